@@ -1,0 +1,555 @@
+"""Load and validate catalogs from JSON or YAML files.
+
+A catalog file holds platform defaults and tools::
+
+    platform:                      # or ``platforms:`` with a list
+      id: dart
+      domain: finance
+      base_url: https://opendart.fss.or.kr
+      auth: {location: query, name: crtfc_key, env: OPENDART_API_KEY}
+      format: json
+      envelope: {records: list, total: total_count, code: status, message: message}
+      pagination: {style: none}
+      result_codes: {"000": ok, "013": no_data, "100": structural, "020": environmental}
+    tools:
+      - name: dart_company
+        title: 기업개황
+        description: {ko: ..., en: ...}
+        http: {path: /api/company.json, envelope: {records: "."}}
+        params:                    # compact form of inputSchema (or give inputSchema)
+          corp_code: {type: string, required: true, pattern: "^[0-9]{8}$", description: ...}
+        output:                    # compact form of one record (or give outputSchema)
+          corp_name: {type: string, description: ...}
+        examples: [{corp_code: "00439743"}]
+
+A tool's ``http`` block overrides the platform's defaults key by key. Every
+problem is reported as a :class:`CatalogError` naming the file, the tool and
+the field; validation collects all problems of a file before raising.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+from kopa_replay.catalog.model import (
+    AUTH_LOCATIONS,
+    FORMATS,
+    OUTCOMES,
+    PAGINATION_STYLES,
+    Auth,
+    Catalog,
+    ClientFilter,
+    Envelope,
+    HttpBinding,
+    Pagination,
+    Tool,
+    path_placeholders,
+)
+from kopa_replay.errors import CatalogError
+
+__all__ = ["load_catalog", "load_catalog_file", "builtin_catalog", "tool_to_dict", "validate_file"]
+
+_NAME = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
+_JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object", "null"}
+_PARAM_LOCATIONS = {"query", "path", "header", "filter"}
+_DEFAULT_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
+                        "openWorldHint": True}
+_TOOL_KEYS = {"name", "title", "description", "platform", "domain", "params", "inputSchema", "output",
+              "outputSchema", "annotations", "http", "examples", "filters"}
+_HTTP_KEYS = {"method", "base_url", "path", "auth", "format", "envelope", "pagination", "result_codes",
+              "fixed_query", "zip_member"}
+
+
+class _Problems:
+    """Collects validation problems so a file reports all of them at once."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.items: list[CatalogError] = []
+
+    def add(self, message: str, tool: str | None = None, field: str | None = None) -> None:
+        self.items.append(CatalogError(message, source=self.source, tool=tool, field=field))
+
+    def raise_if_any(self) -> None:
+        if not self.items:
+            return
+        if len(self.items) == 1:
+            raise self.items[0]
+        first = self.items[0]
+        more = "\n".join(f"  - {e}" for e in self.items)
+        error = CatalogError(f"{len(self.items)} problems:\n{more}", source=None)
+        error.source, error.tool, error.field = first.source, first.tool, first.field
+        raise error
+
+
+def _read_document(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CatalogError("file not found", source=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogError(f"cannot read: {exc}", source=str(path)) from exc
+    try:
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise CatalogError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
+                           source=str(path)) from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise CatalogError(f"invalid YAML{where}: {getattr(exc, 'problem', exc)}", source=str(path)) from exc
+
+
+def _as_paths(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(v) for v in value)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _description(value: Any) -> tuple[str, str]:
+    """(ko, en) from ``{ko, en}`` or a plain string used for both."""
+    if isinstance(value, Mapping):
+        return _text(value.get("ko")).strip(), _text(value.get("en")).strip()
+    if isinstance(value, str):
+        return value.strip(), value.strip()
+    return "", ""
+
+
+def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if key in ("envelope", "pagination", "auth", "fixed_query") and isinstance(value, Mapping) \
+                and isinstance(merged.get(key), Mapping):
+            merged[key] = {**merged[key], **value}
+        elif key == "result_codes" and isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = {**merged[key], **{str(k): v for k, v in value.items()}}
+        else:
+            merged[key] = value
+    return merged
+
+
+def _schema_from_params(params: Mapping[str, Any], problems: _Problems, tool: str) -> tuple[dict, dict]:
+    """(inputSchema, {param: location}) from the compact ``params`` form."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    locations: dict[str, str] = {}
+    for pname, spec in params.items():
+        if not isinstance(spec, Mapping):
+            problems.add("must be a mapping with at least a type", tool, f"params.{pname}")
+            continue
+        prop: dict[str, Any] = {}
+        ptype = spec.get("type", "string")
+        if ptype not in _JSON_TYPES:
+            problems.add(f"unknown JSON type {ptype!r}", tool, f"params.{pname}.type")
+        prop["type"] = ptype
+        ko, en = _description(spec.get("description"))
+        if not (ko or en):
+            problems.add("a parameter needs a description", tool, f"params.{pname}.description")
+        prop["description"] = f"{ko} | {en}" if ko and en and ko != en else (ko or en)
+        for key in ("enum", "pattern", "format", "default", "minimum", "maximum", "examples"):
+            if key in spec:
+                prop[key] = spec[key]
+        if "pattern" in spec:
+            try:
+                re.compile(spec["pattern"])
+            except re.error as exc:
+                problems.add(f"invalid regular expression: {exc}", tool, f"params.{pname}.pattern")
+        location = spec.get("in", "query")
+        if location not in _PARAM_LOCATIONS:
+            problems.add(f"'in' must be one of {sorted(_PARAM_LOCATIONS)}", tool, f"params.{pname}.in")
+        locations[pname] = location
+        properties[pname] = prop
+        if spec.get("required"):
+            required.append(pname)
+    schema = {"type": "object", "properties": properties, "required": required,
+              "additionalProperties": False}
+    return schema, locations
+
+
+def _schema_from_output(output: Mapping[str, Any], problems: _Problems, tool: str) -> dict:
+    properties: dict[str, Any] = {}
+    for fname, spec in output.items():
+        if isinstance(spec, str):
+            spec = {"type": "string", "description": spec}
+        if not isinstance(spec, Mapping):
+            problems.add("must be a mapping or a description string", tool, f"output.{fname}")
+            continue
+        ftype = spec.get("type", "string")
+        if ftype not in _JSON_TYPES:
+            problems.add(f"unknown JSON type {ftype!r}", tool, f"output.{fname}.type")
+        ko, en = _description(spec.get("description"))
+        prop: dict[str, Any] = {"type": [ftype, "null"] if spec.get("nullable") else ftype}
+        if ko or en:
+            prop["description"] = f"{ko} | {en}" if ko and en and ko != en else (ko or en)
+        for key in ("format", "pattern", "enum", "examples"):
+            if key in spec:
+                prop[key] = spec[key]
+        properties[fname] = prop
+    return {
+        "type": "object",
+        "properties": {
+            "records": {"type": "array", "items": {"type": "object", "properties": properties}},
+            "total_count": {"type": ["integer", "null"],
+                            "description": "전체 건수 | Total number of records across all pages"},
+        },
+    }
+
+
+def _build_binding(http: Mapping[str, Any], problems: _Problems, tool: str) -> HttpBinding | None:
+    unknown = sorted(set(http) - _HTTP_KEYS)
+    for key in unknown:
+        problems.add("unknown key", tool, f"http.{key}")
+    method = str(http.get("method", "GET")).upper()
+    if method not in ("GET", "POST"):
+        problems.add("method must be GET or POST", tool, "http.method")
+    base_url = http.get("base_url")
+    if not isinstance(base_url, str) or "://" not in base_url:
+        problems.add("base_url must be an absolute URL such as https://host", tool, "http.base_url")
+        return None
+    path = http.get("path")
+    if not isinstance(path, str) or not path.startswith("/"):
+        problems.add("path must start with '/'", tool, "http.path")
+        return None
+    fmt = http.get("format", "json")
+    if fmt not in FORMATS:
+        problems.add(f"format must be one of {list(FORMATS)}", tool, "http.format")
+    auth_spec = http.get("auth") or {"location": "none", "name": ""}
+    if not isinstance(auth_spec, Mapping) or auth_spec.get("location") not in AUTH_LOCATIONS:
+        problems.add(f"auth.location must be one of {list(AUTH_LOCATIONS)}", tool, "http.auth.location")
+        auth_spec = {"location": "none", "name": ""}
+    auth = Auth(location=auth_spec["location"], name=str(auth_spec.get("name", "")), env=auth_spec.get("env"))
+    if auth.location != "none" and not auth.name:
+        problems.add("auth.name is required", tool, "http.auth.name")
+    if auth.location == "path" and auth.name not in path_placeholders(path):
+        problems.add(f"the key goes in the path but the path has no {{{auth.name}}}", tool, "http.path")
+    env_spec = http.get("envelope") or {}
+    if not isinstance(env_spec, Mapping) or not _as_paths(env_spec.get("records")):
+        problems.add("envelope.records is required", tool, "http.envelope.records")
+        env_spec = {"records": "."}
+    envelope = Envelope(
+        records=_as_paths(env_spec.get("records")),
+        total=_as_paths(env_spec.get("total")),
+        code=_as_paths(env_spec.get("code")),
+        message=_as_paths(env_spec.get("message")),
+    )
+    pag_spec = http.get("pagination") or {"style": "none"}
+    style = pag_spec.get("style", "none") if isinstance(pag_spec, Mapping) else None
+    if style not in PAGINATION_STYLES:
+        problems.add(f"pagination.style must be one of {list(PAGINATION_STYLES)}", tool, "http.pagination.style")
+        pag_spec, style = {}, "none"
+    pagination = Pagination(
+        style=style,
+        page_param=pag_spec.get("page_param"),
+        size_param=pag_spec.get("size_param"),
+        start_param=pag_spec.get("start_param"),
+        end_param=pag_spec.get("end_param"),
+        default_size=pag_spec.get("default_size"),
+        max_size=pag_spec.get("max_size"),
+    )
+    codes = http.get("result_codes") or {}
+    result_codes: dict[str, str] = {}
+    for code, outcome in (codes.items() if isinstance(codes, Mapping) else ()):
+        if outcome not in OUTCOMES:
+            problems.add(f"outcome must be one of {list(OUTCOMES)}, not {outcome!r}", tool,
+                         f"http.result_codes.{code}")
+        result_codes[str(code)] = str(outcome)
+    if "ok" not in result_codes.values():
+        problems.add("the result-code table needs at least one 'ok' code", tool, "http.result_codes")
+    fixed = http.get("fixed_query") or {}
+    return HttpBinding(
+        method=method, base_url=base_url.rstrip("/"), path=path, auth=auth, format=fmt,
+        envelope=envelope, pagination=pagination, result_codes=result_codes,
+        fixed_query={str(k): str(v) for k, v in fixed.items()}, zip_member=http.get("zip_member"),
+    )
+
+
+def _check_value(value: Any, prop: Mapping[str, Any]) -> str | None:
+    """Why ``value`` does not fit the property schema, or None."""
+    ptype = prop.get("type")
+    checks = {
+        "string": lambda v: isinstance(v, str),
+        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "boolean": lambda v: isinstance(v, bool),
+    }
+    if ptype in checks and not checks[ptype](value):
+        return f"expected {ptype}, got {type(value).__name__}"
+    if "enum" in prop and value not in prop["enum"]:
+        return f"{value!r} is not one of {prop['enum']}"
+    if "pattern" in prop and isinstance(value, str):
+        try:
+            if not re.search(prop["pattern"], value):
+                return f"{value!r} does not match {prop['pattern']}"
+        except re.error:
+            return None  # the pattern itself is reported where it is declared
+
+    return None
+
+
+def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems: _Problems,
+                index: int) -> Tool | None:
+    if not isinstance(spec, Mapping):
+        problems.add(f"tools[{index}] must be a mapping")
+        return None
+    name = spec.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        problems.add("name must be snake_case {platform}_{operation}", name if isinstance(name, str) else None,
+                     "name")
+        return None
+    for key in sorted(set(spec) - _TOOL_KEYS):
+        problems.add("unknown key", name, key)
+    platform_id = spec.get("platform")
+    if platform_id is None and len(platforms) == 1:
+        platform_id = next(iter(platforms))
+    if platform_id not in platforms:
+        problems.add(f"unknown platform {platform_id!r} (known: {sorted(platforms)})", name, "platform")
+        return None
+    platform = platforms[platform_id]
+    if not name.startswith(f"{platform_id}_"):
+        problems.add(f"tool names start with the platform id '{platform_id}_'", name, "name")
+    title = spec.get("title")
+    if not isinstance(title, str) or not title.strip():
+        problems.add("a title is required", name, "title")
+    ko, en = _description(spec.get("description"))
+    if not ko:
+        problems.add("a Korean description (description.ko) is required", name, "description.ko")
+    if not en:
+        problems.add("an English description (description.en) is required", name, "description.en")
+
+    locations: dict[str, str] = {}
+    if "inputSchema" in spec:
+        input_schema = spec["inputSchema"]
+        if not isinstance(input_schema, Mapping) or input_schema.get("type") != "object":
+            problems.add("inputSchema must be a JSON schema of type object", name, "inputSchema")
+            return None
+        locations = {p: s.get("x-in", "query") for p, s in input_schema.get("properties", {}).items()}
+    else:
+        params = spec.get("params") or {}
+        if not isinstance(params, Mapping):
+            problems.add("params must be a mapping of parameter name to spec", name, "params")
+            return None
+        input_schema, locations = _schema_from_params(params, problems, name)
+    properties = input_schema.get("properties", {})
+    for req in input_schema.get("required", ()):
+        if req not in properties:
+            problems.add(f"required parameter {req!r} is not among the properties", name, "inputSchema.required")
+
+    if "outputSchema" in spec:
+        output_schema = spec["outputSchema"]
+        if not isinstance(output_schema, Mapping):
+            problems.add("outputSchema must be a JSON schema", name, "outputSchema")
+            return None
+    else:
+        output = spec.get("output")
+        if not isinstance(output, Mapping) or not output:
+            problems.add("output fields are required (output or outputSchema)", name, "output")
+            return None
+        output_schema = _schema_from_output(output, problems, name)
+
+    http_spec = _merge({k: v for k, v in platform.items() if k in _HTTP_KEYS}, spec.get("http") or {})
+    binding = _build_binding(http_spec, problems, name)
+    if binding is None:
+        return None
+    for placeholder in path_placeholders(binding.path):
+        if placeholder == binding.auth.name and binding.auth.location == "path":
+            continue
+        if placeholder not in properties:
+            problems.add(f"path placeholder {{{placeholder}}} is not a parameter", name, "http.path")
+        elif locations.get(placeholder) not in ("path", "query"):
+            problems.add("a path placeholder parameter must be in: path", name, f"params.{placeholder}.in")
+    pag = binding.pagination
+    for role, pname in (("page_param", pag.page_param), ("size_param", pag.size_param),
+                        ("start_param", pag.start_param), ("end_param", pag.end_param)):
+        if pag.style == "page" and role in ("page_param", "size_param") and not pname:
+            problems.add(f"page pagination needs {role}", name, f"http.pagination.{role}")
+        if pag.style == "range" and role in ("start_param", "end_param") and not pname:
+            problems.add(f"range pagination needs {role}", name, f"http.pagination.{role}")
+        if pname and pag.style != "none" and pname not in properties:
+            problems.add(f"pagination parameter {pname!r} must be a tool parameter", name,
+                         f"http.pagination.{role}")
+
+    filters: list[ClientFilter] = []
+    for i, fspec in enumerate(spec.get("filters") or ()):
+        if not isinstance(fspec, Mapping) or fspec.get("param") not in properties or not fspec.get("field"):
+            problems.add("a filter needs a param (one of the tool's parameters) and a field", name,
+                         f"filters[{i}]")
+            continue
+        if fspec.get("match", "exact") not in ("exact", "contains"):
+            problems.add("match must be exact or contains", name, f"filters[{i}].match")
+        filters.append(ClientFilter(param=fspec["param"], field=fspec["field"],
+                                    match=fspec.get("match", "exact"), limit=int(fspec.get("limit", 50))))
+
+    examples: list[Mapping[str, Any]] = []
+    for i, example in enumerate(spec.get("examples") or ()):
+        if not isinstance(example, Mapping):
+            problems.add("an example is a mapping of arguments", name, f"examples[{i}]")
+            continue
+        for req in input_schema.get("required", ()):
+            if req not in example:
+                problems.add(f"missing required argument {req!r}", name, f"examples[{i}]")
+        for arg, value in example.items():
+            if arg not in properties:
+                problems.add(f"unknown argument {arg!r}", name, f"examples[{i}].{arg}")
+                continue
+            why = _check_value(value, properties[arg])
+            if why:
+                problems.add(why, name, f"examples[{i}].{arg}")
+        examples.append(dict(example))
+
+    annotations = {**_DEFAULT_ANNOTATIONS, **(spec.get("annotations") or {})}
+    # Parameter locations ride in the schema as the ``x-in`` extension so that a
+    # tool written back out (tool_to_dict) keeps them.
+    input_schema = _with_locations(input_schema, locations)
+    return Tool(
+        name=name, title=(title or "").strip(), description_ko=ko, description_en=en,
+        platform=platform_id, domain=spec.get("domain") or platform.get("domain") or "",
+        input_schema=input_schema, output_schema=output_schema, annotations=annotations,
+        http=binding, examples=tuple(examples), client_filters=tuple(filters),
+    )
+
+
+def _with_locations(schema: Mapping[str, Any], locations: Mapping[str, str]) -> dict[str, Any]:
+    schema = json.loads(json.dumps(schema))
+    for pname, prop in schema.get("properties", {}).items():
+        location = locations.get(pname, "query")
+        if location != "query":
+            prop["x-in"] = location
+        else:
+            prop.pop("x-in", None)
+    return schema
+
+
+def _platforms_of(document: Mapping[str, Any], problems: _Problems) -> dict[str, Mapping[str, Any]]:
+    raw = document.get("platforms")
+    if raw is None and "platform" in document:
+        raw = [document["platform"]]
+    platforms: dict[str, Mapping[str, Any]] = {}
+    for i, spec in enumerate(raw or ()):
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("id"), str):
+            problems.add(f"platforms[{i}] needs an id", None, f"platforms[{i}].id")
+            continue
+        platforms[spec["id"]] = spec
+    return platforms
+
+
+def _tools_of_document(document: Any, source: str) -> list[Tool]:
+    problems = _Problems(source)
+    if not isinstance(document, Mapping):
+        raise CatalogError("a catalog file is a mapping with 'platform' (or 'platforms') and 'tools'",
+                           source=source)
+    platforms = _platforms_of(document, problems)
+    tools_spec = document.get("tools")
+    if not isinstance(tools_spec, list) or not tools_spec:
+        problems.add("'tools' must be a non-empty list", None, "tools")
+        tools_spec = []
+    tools: list[Tool] = []
+    seen: set[str] = set()
+    for i, spec in enumerate(tools_spec):
+        tool = _build_tool(spec, platforms, problems, i)
+        if tool is None:
+            continue
+        if tool.name in seen:
+            problems.add("duplicate tool name", tool.name, "name")
+        seen.add(tool.name)
+        tools.append(tool)
+    problems.raise_if_any()
+    return tools
+
+
+def load_catalog_file(path: str | Path) -> Catalog:
+    """Load and validate one catalog file (``.json``, ``.yaml`` or ``.yml``)."""
+    path = Path(path)
+    return Catalog(_tools_of_document(_read_document(path), str(path)), source=str(path))
+
+
+def validate_file(path: str | Path) -> Catalog:
+    """Validate one catalog file; raise :class:`CatalogError` listing every problem."""
+    return load_catalog_file(path)
+
+
+def load_catalog(paths: Iterable[str | Path]) -> Catalog:
+    """Load several files (or directories of ``*.yaml``/``*.json``) into one catalog."""
+    tools: list[Tool] = []
+    seen: dict[str, str] = {}
+    sources: list[str] = []
+    for entry in paths:
+        entry = Path(entry)
+        files = sorted(p for p in entry.iterdir() if p.suffix in (".yaml", ".yml", ".json")) \
+            if entry.is_dir() else [entry]
+        for file in files:
+            for tool in load_catalog_file(file):
+                if tool.name in seen:
+                    raise CatalogError(f"duplicate tool name (also in {seen[tool.name]})", source=str(file),
+                                       tool=tool.name, field="name")
+                seen[tool.name] = str(file)
+                tools.append(tool)
+            sources.append(str(file))
+    return Catalog(tools, source=", ".join(sources))
+
+
+_BUILTIN: dict[str, Catalog] = {}
+
+
+def builtin_catalog(scale: str = "builtin") -> Catalog:
+    """The shipped catalog: ``builtin`` (hand-modelled tools) or ``paper`` (2,318 tools)."""
+    if scale not in ("builtin", "paper"):
+        from kopa_replay.errors import UsageError
+
+        raise UsageError(f"unknown catalog scale {scale!r} (use 'builtin' or 'paper')")
+    if scale not in _BUILTIN:
+        if scale == "builtin":
+            tools: list[Tool] = []
+            folder = resources.files("kopa_replay.catalog") / "builtin"
+            for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+                if entry.name.endswith((".yaml", ".yml", ".json")):
+                    document = yaml.safe_load(entry.read_text(encoding="utf-8"))
+                    tools.extend(_tools_of_document(document, f"<built-in>/{entry.name}"))
+            _BUILTIN[scale] = Catalog(tools, source="<built-in>")
+        else:
+            from kopa_replay.catalog.scale import expand_to_paper_scale
+
+            _BUILTIN[scale] = expand_to_paper_scale(builtin_catalog("builtin"))
+    return _BUILTIN[scale]
+
+
+def tool_to_dict(tool: Tool) -> dict[str, Any]:
+    """A tool as one self-contained file entry (full schemas and binding); loads back equal."""
+    http = tool.http
+    pag = {k: v for k, v in vars(http.pagination).items() if v is not None}
+    envelope = {k: list(v) for k, v in vars(http.envelope).items() if v}
+    binding: dict[str, Any] = {
+        "method": http.method, "base_url": http.base_url, "path": http.path,
+        "auth": {k: v for k, v in vars(http.auth).items() if v is not None},
+        "format": http.format, "envelope": envelope, "pagination": pag,
+        "result_codes": dict(http.result_codes),
+    }
+    if http.fixed_query:
+        binding["fixed_query"] = dict(http.fixed_query)
+    if http.zip_member:
+        binding["zip_member"] = http.zip_member
+    entry: dict[str, Any] = {
+        "name": tool.name, "title": tool.title,
+        "description": {"ko": tool.description_ko, "en": tool.description_en},
+        "platform": tool.platform, "domain": tool.domain,
+        "inputSchema": json.loads(json.dumps(tool.input_schema)),
+        "outputSchema": json.loads(json.dumps(tool.output_schema)),
+        "annotations": dict(tool.annotations), "http": binding,
+        "examples": [dict(e) for e in tool.examples],
+    }
+    if tool.client_filters:
+        entry["filters"] = [vars(f).copy() for f in tool.client_filters]
+    return entry

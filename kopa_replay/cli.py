@@ -1,0 +1,294 @@
+"""The ``kopa-replay`` command line: a thin layer over the library.
+
+Each command parses its options, calls one library function and prints. Any
+:class:`~kopa_replay.errors.KopaError` becomes one ``Error: …`` line and exit
+code 1 (in :class:`_Group`, in one place); other exceptions are bugs and keep
+their traceback.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sys
+from typing import Any
+
+import click
+
+from kopa_replay.errors import KopaError, UsageError
+
+__all__ = ["cli", "main"]
+
+
+class _Group(click.Group):
+    """A click group that turns KopaError into a clean ``Error:`` line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KopaError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False)
+
+
+def _date(value: str | None, option: str) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"{option} must be a date YYYY-MM-DD, not {value!r}") from None
+
+
+def _catalog_option(func):
+    func = click.option("--catalog", "catalog_files", multiple=True, type=click.Path(),
+                        help="Catalog file(s) or folder(s) to use instead of the built-in catalog.")(func)
+    func = click.option("--scale", type=click.Choice(["builtin", "paper"]), default="builtin", show_default=True,
+                        help="Built-in catalog size: the hand-modelled tools, or the paper's 2,318.")(func)
+    return func
+
+
+def _load_catalog(catalog_files: tuple[str, ...], scale: str):
+    from kopa_replay.catalog import builtin_catalog, load_catalog
+
+    return load_catalog(catalog_files) if catalog_files else builtin_catalog(scale)
+
+
+@click.group(cls=_Group)
+@click.version_option(package_name="kopa-replay")
+def cli() -> None:
+    """Record, replay and simulate Korean open public APIs for tool-calling research.
+
+    Example: kopa-replay call dart_corp_code --arg corp_name=라이트론
+    """
+
+
+# -- catalog ---------------------------------------------------------------
+@cli.group(cls=_Group)
+def catalog() -> None:
+    """List, show, validate and export tool catalogs.
+
+    Example: kopa-replay catalog list --platform dart
+    """
+
+
+@catalog.command("list")
+@_catalog_option
+@click.option("--platform", help="Only tools of this platform id (dart, krx, seoul …).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def catalog_list(catalog_files, scale, platform, as_json) -> None:
+    """List tools: name, platform, domain and title.
+
+    Example: kopa-replay catalog list --scale paper --json
+    """
+    cat = _load_catalog(catalog_files, scale)
+    if platform and platform not in cat.platforms:
+        raise UsageError(f"no platform {platform!r} in the catalog (platforms: {', '.join(cat.platforms)})")
+    tools = list(cat.filter(platform=platform))
+    if as_json:
+        click.echo(_dump([{"name": t.name, "platform": t.platform, "domain": t.domain, "title": t.title}
+                          for t in tools]))
+        return
+    width = max((len(t.name) for t in tools), default=10)
+    for t in tools:
+        click.echo(f"{t.name:<{width}}  {t.platform:<9} {t.domain:<9} {t.title}")
+    click.echo(f"{len(tools)} tools, {len({t.platform for t in tools})} platforms, "
+               f"{len({t.domain for t in tools})} domains")
+
+
+@catalog.command("show")
+@click.argument("tool")
+@_catalog_option
+def catalog_show(tool, catalog_files, scale) -> None:
+    """Show one tool: its MCP definition and HTTP binding, as JSON.
+
+    Example: kopa-replay catalog show dart_cvbd_is_decsn
+    """
+    from kopa_replay.catalog import tool_to_dict
+
+    click.echo(_dump(tool_to_dict(_load_catalog(catalog_files, scale).get(tool))))
+
+
+@catalog.command("validate")
+@click.argument("files", nargs=-1, type=click.Path())
+def catalog_validate(files) -> None:
+    """Validate catalog files (the built-in catalog when none is given).
+
+    Example: kopa-replay catalog validate my-platform.yaml
+    """
+    from kopa_replay.catalog import builtin_catalog, validate_file
+
+    if not files:
+        cat = builtin_catalog("builtin")
+        click.echo(f"ok: built-in catalog, {len(cat)} tools on {len(cat.platforms)} platforms")
+        return
+    for file in files:
+        cat = validate_file(file)
+        click.echo(f"ok: {file}, {len(cat)} tools")
+
+
+@catalog.command("export")
+@click.option("--format", "fmt", type=click.Choice(["mcp", "openai"]), required=True,
+              help="mcp: tools/list entries; openai: function-calling schemas.")
+@click.option("--tools", "pattern", help="Only tools whose name matches this glob (dart_*).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@_catalog_option
+def catalog_export(fmt, pattern, output, catalog_files, scale) -> None:
+    """Export tool definitions for agents as JSON.
+
+    Example: kopa-replay catalog export --format openai --tools 'dart_*'
+    """
+    from kopa_replay.catalog.export import export_catalog
+
+    cat = _load_catalog(catalog_files, scale).filter(pattern)
+    if pattern and not len(cat):
+        raise UsageError(f"no tool matches {pattern!r}")
+    text = _dump(export_catalog(cat, fmt))
+    if output:
+        from kopa_replay.util import write_atomic
+
+        write_atomic(output, text + "\n")
+        click.echo(f"wrote {len(cat)} tools to {output}", err=True)
+    else:
+        click.echo(text)
+
+
+# -- sim -------------------------------------------------------------------
+@cli.group(cls=_Group)
+def sim() -> None:
+    """Run the built-in simulator of the ten platforms.
+
+    Example: kopa-replay sim serve --port 8765
+    """
+
+
+@sim.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
+@click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on (0: any free port).")
+@click.option("--seed", default=0, show_default=True, type=int, help="World seed.")
+@click.option("--as-of", default="2026-09-01", show_default=True, help="Serve the APIs as they were on this date.")
+@click.option("--fault-rate", default=0.0, show_default=True, type=float,
+              help="Probability that an attempt fails environmentally (5xx, rate limit, maintenance).")
+@click.option("--world-size", type=click.Choice(["default", "full"]), default="default", show_default=True,
+              help="World size preset; 'full' reaches the real platforms' sizes.")
+def sim_serve(host, port, seed, as_of, fault_rate, world_size) -> None:
+    """Serve the simulator over HTTP, the real host as the first path segment.
+
+    Example: kopa-replay sim serve --port 8765 --seed 0 --as-of 2026-09-01
+    then GET http://127.0.0.1:8765/opendart.fss.or.kr/api/company.json?crtfc_key=sim-key&corp_code=…
+    """
+    from kopa_replay.sim import Simulator, make_server
+
+    simulator = Simulator(seed=seed, as_of=_date(as_of, "--as-of"), fault_rate=fault_rate, world_size=world_size)
+    try:
+        server = make_server(simulator, host, port)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    bound = server.server_address[1]
+    click.echo(f"serving the simulator (seed {seed}, as of {simulator.as_of}) on http://{host}:{bound}/"
+               f"<real host>/<path>; key 'sim-key' or $KOPA_API_KEY. Ctrl-C stops.", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+@sim.command("drift-events")
+@click.option("--since", help="Only events after this date (YYYY-MM-DD).")
+@click.option("--until", help="Only events on or before this date (YYYY-MM-DD).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def sim_drift_events(since, until, as_json) -> None:
+    """List the simulator's dated API changes.
+
+    Example: kopa-replay sim drift-events --since 2026-09-01 --until 2026-12-01 --json
+    """
+    from kopa_replay.sim import events_between
+
+    events = events_between(_date(since, "--since"), _date(until, "--until"))
+    if as_json:
+        click.echo(_dump([e.to_dict() for e in events]))
+        return
+    for e in events:
+        click.echo(f"{e.date}  {e.platform:<9} {e.tool:<44} {e.field:<14} {e.kind}")
+    click.echo(f"{len(events)} events")
+
+
+# -- call ------------------------------------------------------------------
+def _parse_kv(pairs: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UsageError(f"--arg takes NAME=VALUE, not {pair!r}")
+        name, value = pair.split("=", 1)
+        out[name.strip()] = value
+    return out
+
+
+@cli.command("call")
+@click.argument("tool")
+@click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="A tool argument (repeatable).")
+@click.option("--source", default="sim", show_default=True,
+              help="sim (in-process simulator), live (real platforms) or a mirror URL (http://127.0.0.1:N).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Simulator seed (source sim).")
+@click.option("--as-of", default="2026-09-01", show_default=True, help="Simulator as-of date (source sim).")
+@click.option("--json", "as_json", is_flag=True, help="Print the parsed result as JSON.")
+@_catalog_option
+def call(tool, args, source, seed, as_of, as_json, catalog_files, scale) -> None:
+    """Execute one tool call and print the parsed records.
+
+    Example: kopa-replay call datagokr_get_stock_price_info --arg srtnCd=069540 --arg basDt=20260831
+    """
+    from kopa_replay.env import call_tool, coerce_args, open_source
+
+    cat = _load_catalog(catalog_files, scale)
+    arguments = coerce_args(cat.get(tool), _parse_kv(args))
+    with open_source(source, seed=seed, as_of=_date(as_of, "--as-of")) as src:
+        result = call_tool(cat, tool, arguments, src)
+    if as_json:
+        click.echo(_dump(result.to_dict()))
+    else:
+        click.echo(f"{result.outcome} (code {result.code}, {result.message or ''}) "
+                   f"total_count={result.total_count} records={len(result.records)}")
+        for record in result.records:
+            click.echo(json.dumps(record, ensure_ascii=False))
+    if result.outcome not in ("ok", "empty"):
+        sys.exit(2)
+
+
+@cli.command("showcase")
+@click.option("--source", default="sim", show_default=True,
+              help="sim (in-process simulator), live (real platforms) or a mirror URL (http://127.0.0.1:N).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Simulator seed (source sim).")
+@click.option("--as-of", default="2026-09-01", show_default=True, help="As-of date: the prior close is the business day before.")
+@click.option("--json", "as_json", is_flag=True, help="Print every step and the answer as JSON.")
+def showcase(source, seed, as_of, as_json) -> None:
+    """Walk the paper's Lightron task: corp_code → CB floor price → prior close → premium.
+
+    Example: kopa-replay showcase --json
+    """
+    from kopa_replay.catalog import builtin_catalog
+    from kopa_replay.env import open_source
+    from kopa_replay.sim.showcase import walk_lightron
+
+    day = _date(as_of, "--as-of")
+    with open_source(source, seed=seed, as_of=day) as src:
+        result = walk_lightron(builtin_catalog(), src, day)
+    if as_json:
+        click.echo(_dump(result.to_dict()))
+        return
+    for number, step in enumerate(result.steps, 1):
+        args = " ".join(f"{k}={v}" for k, v in step.args.items())
+        picked = " ".join(f"{k}={v}" for k, v in step.picked.items())
+        click.echo(f"{number}. {step.tool}({args}) -> {picked}")
+    click.echo(f"4. ({result.prior_close} - {result.floor_price}) / {result.floor_price} = "
+               f"{result.premium_pct:.3f}% above the refixing floor (the paper prints 215.78%)")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="kopa-replay")

@@ -1,0 +1,19 @@
+"""Executing tools: build the real request, send it through an httpx client, parse and classify."""
+
+from kopa_replay.env.call import OUTCOME_CLASSES, CallResult, build_request, execute
+from kopa_replay.env.parse import Parsed, extract, parse_body
+from kopa_replay.env.source import Source, call_tool, coerce_args, open_source
+
+__all__ = [
+    "OUTCOME_CLASSES",
+    "CallResult",
+    "Parsed",
+    "Source",
+    "build_request",
+    "call_tool",
+    "coerce_args",
+    "execute",
+    "extract",
+    "open_source",
+    "parse_body",
+]

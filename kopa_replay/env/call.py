@@ -1,0 +1,164 @@
+"""One tool call: arguments → the real HTTP request → parsed, classified result.
+
+The request is built from the catalog binding alone (path template, key
+placement, fixed query, client-side filters), so the same code calls the
+live platform, a ``sim serve`` mirror (``base_url``) or the in-process
+simulator — whichever transport the httpx client carries.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+from urllib.parse import quote, urlencode
+
+import httpx
+
+from kopa_replay.catalog.model import Tool
+from kopa_replay.env.parse import ParseError, extract, parse_body
+from kopa_replay.errors import SourceError, UsageError
+
+__all__ = ["CallResult", "OUTCOME_CLASSES", "build_request", "execute", "live_key"]
+
+#: What a call can come to. ``empty`` is a well-formed answer with no records.
+OUTCOME_CLASSES = ("ok", "empty", "structural_error", "environmental_error")
+_CODE_TO_OUTCOME = {"ok": "ok", "no_data": "empty", "structural": "structural_error",
+                    "environmental": "environmental_error"}
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """The parsed and classified answer to one call."""
+
+    tool: str
+    outcome: str
+    records: list[dict[str, Any]] = field(default_factory=list)
+    total_count: int | None = None
+    code: str | None = None
+    message: str | None = None
+    status: int = 200
+    url: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tool": self.tool, "outcome": self.outcome, "code": self.code, "message": self.message,
+                "status": self.status, "total_count": self.total_count, "records": self.records}
+
+
+def live_key(tool: Tool) -> str | None:
+    """The key for a live call: the platform's variable named in the catalog, else KOPA_API_KEY."""
+    if tool.http.auth.env and os.environ.get(tool.http.auth.env):
+        return os.environ[tool.http.auth.env]
+    return os.environ.get("KOPA_API_KEY")
+
+
+def _stringify(value: Any) -> str:
+    if isinstance(value, bool):
+        return "Y" if value else "N"
+    return str(value)
+
+
+def build_request(tool: Tool, args: Mapping[str, Any], key: str | None,
+                  base_url: str | None = None) -> tuple[str, str, dict[str, str], str]:
+    """(method, url, headers, redacted_url) for calling ``tool`` with ``args``.
+
+    ``base_url`` points the call at a mirror that takes the real host as the
+    first path segment (``http://127.0.0.1:N``); by default the real base URL.
+    """
+    properties = tool.input_schema.get("properties", {})
+    unknown = sorted(set(args) - set(properties))
+    if unknown:
+        raise UsageError(f"tool {tool.name!r} has no parameter {unknown[0]!r} "
+                         f"(parameters: {', '.join(tool.params) or 'none'})")
+    missing = [name for name in tool.required if args.get(name) in (None, "")]
+    if missing:
+        raise UsageError(f"tool {tool.name!r} needs argument {missing[0]!r}")
+    filters = {f.param for f in tool.client_filters}
+    path = tool.http.path
+    redacted_path = path
+    auth = tool.http.auth
+    for name, prop in properties.items():
+        if prop.get("x-in") == "path" or "{" + name + "}" in path:
+            value = quote(_stringify(args.get(name, prop.get("default", ""))), safe="")
+            path = path.replace("{" + name + "}", value)
+            redacted_path = redacted_path.replace("{" + name + "}", value)
+    if auth.location == "path":
+        path = path.replace("{" + auth.name + "}", quote(key or "", safe=""))
+        redacted_path = redacted_path.replace("{" + auth.name + "}", "***")
+    query: list[tuple[str, str]] = list(tool.http.fixed_query.items())
+    for name in sorted(args):
+        prop = properties[name]
+        if name in filters or prop.get("x-in") in ("path", "filter", "header") or "{" + name + "}" in tool.http.path:
+            continue
+        if args[name] is None:
+            continue
+        query.append((name, _stringify(args[name])))
+    headers: dict[str, str] = {}
+    redacted_query = list(query)
+    if auth.location == "query":
+        query.insert(0, (auth.name, key or ""))
+        redacted_query.insert(0, (auth.name, "***"))
+    elif auth.location == "header":
+        headers[auth.name] = key or ""
+    base = tool.http.base_url if base_url is None else base_url.rstrip("/") + "/" + tool.http.host
+    url = base + path + ("?" + urlencode(query) if query else "")
+    redacted = tool.http.base_url + redacted_path + ("?" + urlencode(redacted_query, safe="*") if redacted_query else "")
+    return tool.http.method, url, headers, redacted
+
+
+def _apply_filters(tool: Tool, args: Mapping[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for spec in tool.client_filters:
+        wanted = args.get(spec.param)
+        if wanted in (None, ""):
+            continue
+        wanted = _stringify(wanted).strip()
+        if spec.match == "contains":
+            records = [r for r in records if wanted in str(r.get(spec.field, ""))]
+        else:
+            records = [r for r in records if str(r.get(spec.field, "")).strip() == wanted]
+    if tool.client_filters:
+        limit = min(f.limit for f in tool.client_filters)
+        records = records[:limit]
+    return records
+
+
+def classify(tool: Tool, status: int, code: str | None, has_records: bool) -> str:
+    """The outcome class from HTTP status and the catalog's result-code table."""
+    if code is not None:
+        outcome = tool.http.classify_code(code)
+        if outcome is not None:
+            if outcome == "ok" and not has_records:
+                return "empty"
+            return _CODE_TO_OUTCOME[outcome]
+    if status >= 500 or status == 429:
+        return "environmental_error"
+    if status in (401, 403):
+        return "environmental_error"
+    if status >= 400:
+        return "structural_error"
+    if code is not None:
+        return "structural_error"  # a code the table does not know: the API changed under us
+    return "ok" if has_records else "empty"
+
+
+def execute(tool: Tool, args: Mapping[str, Any], client: httpx.Client, key: str | None,
+            base_url: str | None = None) -> CallResult:
+    """Send one call through ``client`` and return the classified result."""
+    method, url, headers, redacted = build_request(tool, args, key, base_url)
+    try:
+        response = client.request(method, url, headers=headers)
+    except httpx.HTTPError as exc:
+        raise SourceError(f"{tool.name}: request to {redacted} failed: {type(exc).__name__}") from None
+    try:
+        doc = parse_body(response.content, tool.http.zip_member)
+    except ParseError as exc:
+        outcome = "environmental_error" if response.status_code >= 500 else "structural_error"
+        return CallResult(tool.name, outcome, status=response.status_code, message=str(exc), url=redacted)
+    parsed = extract(tool, doc)
+    records = _apply_filters(tool, args, parsed.records)
+    total = parsed.total if not tool.client_filters else len(records)
+    outcome = classify(tool, response.status_code, parsed.code, bool(records))
+    if outcome not in ("ok", "empty"):
+        records = []
+    return CallResult(tool.name, outcome, records, total, parsed.code, parsed.message, response.status_code,
+                      redacted)

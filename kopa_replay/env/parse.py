@@ -1,0 +1,171 @@
+"""Turn a platform response into records, a total count and a result code.
+
+Pure functions over bytes: sniff the format (ZIP, XML, JSON — the data.go.kr
+gateway answers XML even when JSON was asked), convert XML to the same nested
+shape as JSON (root element as the top key, repeated elements as lists,
+attributes as ``@name``), then read the catalog envelope's paths.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+from xml.etree import ElementTree
+
+from kopa_replay.catalog.model import Tool
+
+__all__ = ["Parsed", "decode_text", "parse_body", "xml_to_dict", "lookup", "extract", "ParseError"]
+
+
+class ParseError(ValueError):
+    """The body is not JSON, XML or a ZIP of XML."""
+
+
+def decode_text(body: bytes) -> str:
+    """UTF-8 (with or without BOM), falling back to EUC-KR/CP949 as some platforms still send."""
+    for encoding in ("utf-8-sig", "cp949"):
+        try:
+            return body.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return body.decode("utf-8", errors="replace")
+
+
+def _element(node: ElementTree.Element) -> Any:
+    children = list(node)
+    if not children and not node.attrib:
+        return (node.text or "").strip() if (node.text or "").strip() else (node.text or "")
+    out: dict[str, Any] = {f"@{k}": v for k, v in node.attrib.items()}
+    for child in children:
+        value = _element(child)
+        tag = child.tag.strip()
+        if tag in out:
+            if not isinstance(out[tag], list) or tag not in _repeated(node):
+                out[tag] = [out[tag]] if not isinstance(out[tag], list) else out[tag]
+            out[tag].append(value)
+        else:
+            out[tag] = value
+    text = (node.text or "").strip()
+    if text and children:
+        out["#text"] = text
+    elif text and not children:
+        out["#text"] = text
+    return out
+
+
+def _repeated(node: ElementTree.Element) -> set[str]:
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for child in node:
+        (twice if child.tag in seen else seen).add(child.tag)
+    return twice
+
+
+def xml_to_dict(text: str | bytes) -> dict[str, Any]:
+    """XML to ``{root_tag: {...}}``; raises ParseError on malformed XML."""
+    try:
+        root = ElementTree.fromstring(text)
+    except ElementTree.ParseError as exc:
+        raise ParseError(f"malformed XML: {exc}") from exc
+    return {root.tag: _element(root)}
+
+
+def parse_body(body: bytes, zip_member: str | None = None) -> Any:
+    """The response body as JSON-shaped data, whatever format it came in."""
+    if body[:2] == b"PK":
+        try:
+            with zipfile.ZipFile(io.BytesIO(body)) as archive:
+                names = archive.namelist()
+                member = zip_member if zip_member in names else (names[0] if names else None)
+                if member is None:
+                    raise ParseError("empty ZIP archive")
+                return xml_to_dict(archive.read(member))
+        except zipfile.BadZipFile as exc:
+            raise ParseError(f"malformed ZIP: {exc}") from exc
+    text = decode_text(body).lstrip()
+    if text.startswith("<"):
+        return xml_to_dict(text.encode("utf-8"))
+    try:
+        return json.loads(text) if text else None
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"malformed JSON at line {exc.lineno} column {exc.colno}") from exc
+
+
+_MISSING = object()
+
+
+def lookup(doc: Any, path: str) -> Any:
+    """The value at a dot path (integers index lists); ``_MISSING`` when absent."""
+    if path in (".", ""):
+        return doc
+    node = doc
+    for part in path.split("."):
+        if isinstance(node, Mapping):
+            if part not in node:
+                return _MISSING
+            node = node[part]
+        elif isinstance(node, list) and part.lstrip("-").isdigit():
+            index = int(part)
+            if not -len(node) <= index < len(node):
+                return _MISSING
+            node = node[index]
+        else:
+            return _MISSING
+    return node
+
+
+def _first(doc: Any, paths: Iterable[str]) -> Any:
+    for path in paths:
+        value = lookup(doc, path)
+        if value is not _MISSING:
+            return value
+    return _MISSING
+
+
+def _records(value: Any) -> list[dict[str, Any]]:
+    """Normalize the envelope quirks: one record as an object, none as "" or null."""
+    if value is _MISSING or value is None or value == "":
+        return []
+    if isinstance(value, Mapping):
+        return [dict(value)]
+    if isinstance(value, list):
+        return [dict(v) if isinstance(v, Mapping) else {"value": v} for v in value]
+    return [{"value": value}]
+
+
+@dataclass(frozen=True)
+class Parsed:
+    records: list[dict[str, Any]]
+    total: int | None
+    code: str | None
+    message: str | None
+
+
+def _scalar(value: Any) -> str | None:
+    if value is _MISSING or value is None:
+        return None
+    if isinstance(value, Mapping):
+        return str(value.get("#text")) if "#text" in value else None
+    return str(value).strip()
+
+
+def extract(tool: Tool, doc: Any) -> Parsed:
+    """Records, total count, code and message of a parsed response, per the tool's envelope."""
+    envelope = tool.http.envelope
+    code = _scalar(_first(doc, envelope.code))
+    message = _scalar(_first(doc, envelope.message))
+    records = _records(_first(doc, envelope.records))
+    if envelope.records == (".",) and records:
+        # A one-object response (DART company.json): the status fields are not part of the record.
+        status_keys = {p.split(".")[-1] for p in envelope.code + envelope.message}
+        records = [{k: v for k, v in records[0].items() if k not in status_keys}] if code is None or \
+            tool.http.classify_code(code) == "ok" else []
+    total_text = _scalar(_first(doc, envelope.total))
+    try:
+        total = int(str(total_text).replace(",", "")) if total_text not in (None, "") else None
+    except ValueError:
+        total = None
+    return Parsed(records, total, code, message)

@@ -1,0 +1,73 @@
+"""The one error family of kopa-replay.
+
+Every failure a user can cause (a bad file, an unknown tool, a wrong argument,
+an unreadable snapshot) is raised as a subclass of :class:`KopaError`. The CLI
+turns any ``KopaError`` into a single ``Error: ...`` line and exit code 1 in one
+place; anything else is a bug and keeps its traceback.
+
+    KopaError
+    ├── UsageError            a bad argument or option value (CLI and library)
+    ├── CatalogError          a catalog file or tool definition is invalid
+    │   └── UnknownTool       a tool name that the catalog does not hold
+    ├── SimError              the simulator cannot serve a request as asked
+    └── SourceError           a call could not be executed against its source
+
+Messages name the thing that is wrong (file, tool, field, request) and never
+contain an API key: callers pass redacted URLs only.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "KopaError",
+    "UsageError",
+    "CatalogError",
+    "UnknownTool",
+    "SimError",
+    "SourceError",
+]
+
+
+class KopaError(Exception):
+    """Root of every error kopa-replay raises on purpose."""
+
+
+class UsageError(KopaError):
+    """A bad argument or option value."""
+
+
+class CatalogError(KopaError):
+    """A catalog file or a tool definition is invalid.
+
+    ``source`` is the file (or "<built-in>"), ``tool`` and ``field`` locate the
+    problem inside it; all three appear in the message.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, tool: str | None = None,
+                 field: str | None = None) -> None:
+        self.source, self.tool, self.field = source, tool, field
+        where = ", ".join(
+            part for part in (
+                source and f"file {source}",
+                tool and f"tool {tool!r}",
+                field and f"field {field!r}",
+            ) if part
+        )
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class UnknownTool(CatalogError):
+    """A tool name that the catalog does not hold."""
+
+    def __init__(self, name: str, suggestions: list[str] | None = None) -> None:
+        hint = f" (did you mean {', '.join(suggestions)}?)" if suggestions else ""
+        super().__init__(f"no tool named {name!r} in the catalog{hint}")
+        self.tool = name
+
+
+class SimError(KopaError):
+    """The simulator cannot serve a request as asked (bad seed, date, world)."""
+
+
+class SourceError(KopaError):
+    """A tool call could not be executed against its source."""

@@ -1,0 +1,160 @@
+"""The dated timeline of API changes the simulator applies at later as-of dates.
+
+Each :class:`DriftEvent` is one change on one tool, in force from its date on.
+Serving at an as-of date applies every event dated on or before it, so a
+snapshot recorded at 2026-09-01 and a refresh at 2026-12-01 differ exactly by
+the events in between. Record-level kinds edit records before pagination;
+envelope, page-cap and result-code kinds edit the protocol's output.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from kopa_replay.sim.core import Doc
+
+__all__ = ["DRIFT_KINDS", "DriftEvent", "TIMELINE", "ActiveDrift", "events_between"]
+
+DRIFT_KINDS = (
+    "field_renamed",
+    "field_removed",
+    "field_added",
+    "type_changed",
+    "became_nullable",
+    "envelope_changed",
+    "page_size_cap_changed",
+    "result_code_changed",
+)
+
+
+@dataclass(frozen=True)
+class DriftEvent:
+    """One dated API change. ``field`` is a record field, or an envelope key/code for doc-level kinds."""
+
+    date: dt.date
+    platform: str
+    tool: str
+    field: str
+    kind: str
+    detail: Mapping[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"date": self.date.isoformat(), "platform": self.platform, "tool": self.tool,
+                "field": self.field, "kind": self.kind, "detail": dict(self.detail), "note": self.note}
+
+
+def _event(date: str, platform: str, tool: str, field_name: str, kind: str, note: str, **detail: Any) -> DriftEvent:
+    return DriftEvent(dt.date.fromisoformat(date), platform, tool, field_name, kind, detail, note)
+
+
+#: The simulated API changes between 2026-09-01 and 2026-12-01, oldest first.
+TIMELINE: tuple[DriftEvent, ...] = (
+    _event("2026-09-15", "datagokr", "datagokr_get_stock_price_info", "fltRt", "type_changed",
+           "등락률이 문자열에서 숫자로 바뀜 | fluctuation rate sent as a JSON number", to="number"),
+    _event("2026-09-22", "dart", "dart_company", "ir_url", "field_removed",
+           "IR 홈페이지 항목 삭제 | IR URL no longer returned"),
+    _event("2026-10-01", "neis", "neis_school_info", "SCHUL_ABRV_NM", "field_added",
+           "학교 약칭 항목 추가 | school short name added", copy="SCHUL_NM"),
+    _event("2026-10-13", "tago", "tago_get_sttn_accto_arvl_prearnge_info_list", "vehicletp", "became_nullable",
+           "차량유형이 비어 올 수 있음 | vehicle type may be null", share=0.4),
+    _event("2026-10-20", "assembly", "assembly_member_info", "ENG_NM", "field_renamed",
+           "영문 이름 항목명 변경 | English name field renamed", to="HG_ENG_NM"),
+    _event("2026-11-02", "seoul", "seoul_card_subway_stats_new", "END", "page_size_cap_changed",
+           "한 번에 요청 가능한 건수 1000 → 500 | page size cap lowered", max_size=500),
+    _event("2026-11-10", "krx", "krx_stk_bydd_trd", "OutBlock_1", "envelope_changed",
+           "응답 블록 이름 변경 | response block renamed", to="OutBlock_2"),
+    _event("2026-11-17", "tago", "tago_get_route_no_list", "resultCode", "result_code_changed",
+           "정상 코드 00 → 0 | normal result code changed", **{"from": "00", "to": "0"}),
+    _event("2026-11-24", "gg", "gg_gen_anmal_hosptl", "BIZPLC_NM", "field_renamed",
+           "사업장명 항목명 변경 | business name field renamed", to="BIZPLC_NM_INFO"),
+)
+
+
+def events_between(since: dt.date | None = None, until: dt.date | None = None,
+                   timeline: Iterable[DriftEvent] = TIMELINE) -> list[DriftEvent]:
+    """Events with ``since < date <= until`` (either bound optional), oldest first."""
+    return sorted((e for e in timeline
+                   if (since is None or e.date > since) and (until is None or e.date <= until)),
+                  key=lambda e: (e.date, e.platform, e.tool, e.field))
+
+
+def _nullable_pick(tool: str, field_name: str, record: Mapping[str, Any], share: float) -> bool:
+    import hashlib
+
+    text = json.dumps(record, ensure_ascii=False, sort_keys=True, default=str)
+    digest = hashlib.sha256(f"{tool}|{field_name}|{text}".encode()).digest()
+    return digest[0] / 256 < share
+
+
+def _to_number(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    text = value.replace(",", "").strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return value
+    return int(number) if number.is_integer() and "." not in text else number
+
+
+class ActiveDrift:
+    """The events in force for one tool at one as-of date."""
+
+    def __init__(self, tool: str | None, events: Iterable[DriftEvent]) -> None:
+        self.tool = tool
+        self.events = tuple(events)
+
+    @classmethod
+    def at(cls, tool: str | None, as_of: dt.date, timeline: Iterable[DriftEvent] = TIMELINE) -> "ActiveDrift":
+        return cls(tool, (e for e in timeline if e.tool == tool and e.date <= as_of) if tool else ())
+
+    def __bool__(self) -> bool:
+        return bool(self.events)
+
+    def result_code(self, code: str) -> str:
+        for event in self.events:
+            if event.kind == "result_code_changed" and event.detail.get("from") == code:
+                code = event.detail["to"]
+        return code
+
+    def page_cap(self, default: int | None) -> int | None:
+        cap = default
+        for event in self.events:
+            if event.kind == "page_size_cap_changed":
+                cap = int(event.detail["max_size"])
+        return cap
+
+    def apply_records(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        record_events = [e for e in self.events if e.kind in
+                         ("field_renamed", "field_removed", "field_added", "type_changed", "became_nullable")]
+        if not record_events:
+            return records
+        out = []
+        for record in records:
+            new = dict(record)
+            for event in record_events:
+                name = event.field
+                if event.kind == "field_renamed" and name in new:
+                    new = {(event.detail["to"] if k == name else k): v for k, v in new.items()}
+                elif event.kind == "field_removed":
+                    new.pop(name, None)
+                elif event.kind == "field_added":
+                    source = event.detail.get("copy")
+                    new[name] = new.get(source, "") if source else event.detail.get("value", "")
+                elif event.kind == "type_changed" and name in new:
+                    new[name] = _to_number(new[name])
+                elif event.kind == "became_nullable" and name in new \
+                        and _nullable_pick(event.tool, name, record, float(event.detail.get("share", 0.3))):
+                    new[name] = None
+            out.append(new)
+        return out
+
+    def apply_doc(self, doc: Doc) -> Doc:
+        for event in self.events:
+            if event.kind == "envelope_changed" and isinstance(doc.body, dict) and event.field in doc.body:
+                doc.body = {(event.detail["to"] if k == event.field else k): v for k, v in doc.body.items()}
+        return doc

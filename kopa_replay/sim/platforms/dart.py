@@ -1,0 +1,4 @@
+"""Simulated platform module (to be filled)."""
+
+ENDPOINTS: list = []
+HOSTS: dict = {}

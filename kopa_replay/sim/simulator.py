@@ -1,0 +1,170 @@
+"""The simulator: a deterministic function of (seed, as-of date, request).
+
+:meth:`Simulator.handle` takes a :class:`SimRequest` on a real host and path
+and returns the platform's answer. The steps, in order: route to an endpoint;
+draw an environmental fault for (seed, request, attempt); check the API key;
+check required parameters; ask the endpoint's handler for the full result
+from the seeded world; apply dated drift; cut the requested page; let the
+protocol spell the envelope; serialize.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from kopa_replay.errors import SimError
+from kopa_replay.sim.core import (
+    BadParam,
+    Context,
+    Doc,
+    ErrorKind,
+    MissingParam,
+    NoData,
+    Query,
+    serialize,
+)
+from kopa_replay.sim.drift import TIMELINE, ActiveDrift, DriftEvent
+from kopa_replay.sim.faults import fault_for
+from kopa_replay.sim.http import SimRequest, SimResponse
+from kopa_replay.sim.registry import Registry, registry
+from kopa_replay.sim.world import World
+
+__all__ = ["Simulator", "DEFAULT_AS_OF", "DEFAULT_KEY", "accepted_key"]
+
+#: The as-of date of the shipped snapshot.
+DEFAULT_AS_OF = dt.date(2026, 9, 1)
+#: The key the simulator accepts unless KOPA_API_KEY says otherwise.
+DEFAULT_KEY = "sim-key"
+
+_HTTP_FAULTS = {"http_500": (500, "Internal Server Error"), "http_502": (502, "Bad Gateway"),
+                "http_504": (504, "Gateway Timeout")}
+
+
+def accepted_key() -> str:
+    """The key the simulator accepts: KOPA_API_KEY when set, else ``sim-key``."""
+    return os.environ.get("KOPA_API_KEY") or DEFAULT_KEY
+
+
+def _as_date(value: dt.date | str | None) -> dt.date:
+    if value is None:
+        return DEFAULT_AS_OF
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError:
+        raise SimError(f"as-of date must be YYYY-MM-DD, not {value!r}") from None
+
+
+class Simulator:
+    """The ten simulated platforms over one seeded world.
+
+    ``fault_rate`` is the probability that an attempt fails environmentally;
+    ``drift=False`` serves every tool as it was at 2026-09-01 whatever the
+    as-of date. Thread-safe: the loopback server shares one instance.
+    """
+
+    def __init__(self, seed: int = 0, as_of: dt.date | str | None = None, *, fault_rate: float = 0.0,
+                 api_key: str | None = None, world_size: str = "default", drift: bool = True,
+                 timeline: tuple[DriftEvent, ...] = TIMELINE, registry_: Registry | None = None) -> None:
+        if not 0.0 <= float(fault_rate) <= 1.0:
+            raise SimError(f"fault rate must be between 0 and 1, not {fault_rate}")
+        self.seed = seed
+        self.as_of = _as_date(as_of)
+        self.fault_rate = float(fault_rate)
+        self.api_key = api_key or accepted_key()
+        self.world = World(seed, world_size)
+        self.timeline = timeline if drift else ()
+        self.registry = registry_ or registry()
+        self._attempts: dict[str, int] = {}
+        self._cache: OrderedDict[tuple, list[dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # -- attempts ---------------------------------------------------------
+    def _next_attempt(self, identity: str) -> int:
+        with self._lock:
+            attempt = self._attempts.get(identity, 0) + 1
+            self._attempts[identity] = attempt
+            return attempt
+
+    def reset_attempts(self) -> None:
+        """Forget attempt counts (a fresh run sees the same faults again)."""
+        with self._lock:
+            self._attempts.clear()
+
+    # -- the request path -------------------------------------------------
+    def handle(self, request: SimRequest) -> SimResponse:
+        protocol = self.registry.hosts.get(request.host)
+        if protocol is None:
+            return SimResponse(404, f"unknown host {request.host}".encode(), "text/plain;charset=UTF-8")
+        route, path_params = protocol.route(request)
+        endpoint = self.registry.find(request.host, route)
+        proto = endpoint.protocol if endpoint is not None else protocol
+        xml = proto.wants_xml(request, endpoint, path_params)
+        drift = ActiveDrift.at(endpoint.tool if endpoint else None, self.as_of, self.timeline)
+        ctx = Context(request, endpoint, path_params, xml, drift)
+
+        secret_segments = [path_params["key"]] if "key" in path_params else []
+        identity = request.identity(secret_segments=secret_segments)
+        header_attempt = request.headers.get("x-kopa-attempt", "")
+        attempt = int(header_attempt) if header_attempt.isdigit() else self._next_attempt(identity)
+        fault = fault_for(self.seed, identity, attempt, self.fault_rate)
+        if fault in _HTTP_FAULTS:
+            status, text = _HTTP_FAULTS[fault]
+            return SimResponse(status, f"<html><body><h1>{status} {text}</h1></body></html>".encode(),
+                               "text/html;charset=UTF-8")
+
+        key = proto.api_key(request, path_params)
+        if key != self.api_key:
+            return self._finish(ctx, proto.error(ctx, ErrorKind.INVALID_KEY))
+        if fault is not None:
+            return self._finish(ctx, proto.error(ctx, fault))
+        if endpoint is None:
+            return self._finish(ctx, proto.error(ctx, ErrorKind.NOT_FOUND, route))
+        params = proto.params(request, path_params)
+        try:
+            for name in endpoint.required:
+                if not (params.get(name) or "").strip():
+                    raise MissingParam(name)
+            records = drift.apply_records(self._records(endpoint, params))
+            offset, limit, meta = proto.window(ctx, params)
+            doc = proto.ok(ctx, records[offset:offset + limit], len(records), meta)
+        except NoData:
+            doc = proto.error(ctx, ErrorKind.NO_DATA)
+        except MissingParam as exc:
+            doc = proto.error(ctx, ErrorKind.MISSING_PARAM, exc.name)
+        except BadParam as exc:
+            doc = proto.error(ctx, ErrorKind.BAD_PARAM, exc.name)
+        return self._finish(ctx, doc)
+
+    def _finish(self, ctx: Context, doc: Doc) -> SimResponse:
+        return serialize(ctx.drift.apply_doc(doc))
+
+    def _records(self, endpoint, params: dict[str, str]) -> list[dict[str, Any]]:
+        """The handler's full result; cached because pages of one list share it."""
+        paging = set(getattr(endpoint.protocol, "paging_params", ()))
+        key = (endpoint.tool, tuple(sorted((k, v) for k, v in params.items() if k not in paging)))
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        records = endpoint.handler(self.world, Query(params, self.as_of))
+        with self._lock:
+            self._cache[key] = records
+            if len(self._cache) > 512:
+                self._cache.popitem(last=False)
+        return records
+
+    # -- conveniences -----------------------------------------------------
+    def get(self, url: str, headers: dict[str, str] | None = None) -> SimResponse:
+        """Handle a GET of an absolute URL on a real host."""
+        return self.handle(SimRequest.from_url("GET", url, headers))
+
+    def drift_events(self, since: dt.date | None = None, until: dt.date | None = None) -> list[DriftEvent]:
+        from kopa_replay.sim.drift import events_between
+
+        return events_between(since, until, self.timeline)

@@ -1,0 +1,103 @@
+"""The seeded world the simulator serves: one object per domain, built lazily.
+
+``World(seed)`` is a pure function of its seed (and size preset): every
+sub-world draws from its own ``numpy.random.Generator`` keyed by
+``(seed, label)``, so adding a new sub-world never shifts the values of
+another. The as-of date is not part of the world; endpoints filter by it
+(prices exist up to the business day before the as-of date, and so on).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cached_property
+from importlib import import_module
+from typing import Any
+
+import numpy as np
+
+from kopa_replay.errors import SimError
+
+__all__ = ["World", "WorldSizes", "WORLD_SIZES", "stable_int"]
+
+
+def stable_int(*parts: object) -> int:
+    """A 64-bit integer from the sha256 of the parts: stable across processes and runs."""
+    text = "\x1f".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
+@dataclass(frozen=True)
+class WorldSizes:
+    """How many entities each sub-world holds.
+
+    ``default`` keeps tests fast; ``full`` reaches the real sizes of
+    ``reference/world-scale.md`` where a benchmark needs them.
+    """
+
+    listed_companies: int
+    unlisted_companies: int
+    dongs_per_sigungu: int
+    tago_cities: int
+    routes_per_city: int
+    seoul_routes: int
+    schools_per_office: int
+    laws: int
+    legislators: int
+    bills: int
+    dataset_rows: int
+
+
+WORLD_SIZES = {
+    "default": WorldSizes(listed_companies=300, unlisted_companies=700, dongs_per_sigungu=12, tago_cities=12,
+                          routes_per_city=25, seoul_routes=60, schools_per_office=40, laws=160,
+                          legislators=300, bills=1200, dataset_rows=600),
+    "full": WorldSizes(listed_companies=2685, unlisted_companies=111_421, dongs_per_sigungu=40, tago_cities=132,
+                       routes_per_city=120, seoul_routes=378, schools_per_office=700, laws=1600,
+                       legislators=300, bills=25_855, dataset_rows=5000),
+}
+
+# sub-world attribute -> "module:Class"; each module lives beside this file.
+_SUBWORLDS = {
+    "regions": "regions:RegionWorld",
+    "finance": "finance:FinanceWorld",
+    "transit": "transit:TransitWorld",
+    "schools": "schools:SchoolWorld",
+    "laws": "laws:LawWorld",
+    "assembly": "assembly:AssemblyWorld",
+    "datasets": "datasets:DatasetWorld",
+}
+
+
+class World:
+    """All entities of one seeded universe."""
+
+    def __init__(self, seed: int = 0, size: str = "default") -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise SimError(f"seed must be a non-negative integer, not {seed!r}")
+        if size not in WORLD_SIZES:
+            raise SimError(f"unknown world size {size!r} (known: {', '.join(WORLD_SIZES)})")
+        self.seed = seed
+        self.size = size
+        self.sizes = WORLD_SIZES[size]
+        self._subworlds: dict[str, Any] = {}
+
+    def rng(self, *labels: object) -> np.random.Generator:
+        """An independent generator for one purpose, keyed by (seed, labels)."""
+        return np.random.default_rng([self.seed, stable_int(*labels)])
+
+    def __getattr__(self, name: str) -> Any:
+        # Sub-worlds are imported and built on first use, so a test of one
+        # platform never pays for the others.
+        spec = _SUBWORLDS.get(name)
+        if spec is None:
+            raise AttributeError(name)
+        if name not in self._subworlds:
+            module, cls = spec.split(":")
+            self._subworlds[name] = getattr(import_module(f"{__name__}.{module}"), cls)(self)
+        return self._subworlds[name]
+
+    @cached_property
+    def fingerprint(self) -> str:
+        return f"seed={self.seed},size={self.size}"

@@ -1,0 +1,60 @@
+"""Shared fixtures: a seeded simulator, an httpx client on it, the built-in catalog.
+
+Tests run offline: HF/hub variables are set so nothing reaches for the network.
+"""
+
+from __future__ import annotations
+
+import os
+
+import httpx
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from kopa_replay.catalog import builtin_catalog  # noqa: E402
+from kopa_replay.env import execute  # noqa: E402
+from kopa_replay.sim import SimTransport, Simulator, running_server  # noqa: E402
+
+KEY = "sim-key"
+
+
+@pytest.fixture(autouse=True)
+def _no_live_key(monkeypatch):
+    # The simulator accepts KOPA_API_KEY when set; tests use the default key.
+    monkeypatch.delenv("KOPA_API_KEY", raising=False)
+
+
+@pytest.fixture(scope="session")
+def catalog():
+    return builtin_catalog()
+
+
+@pytest.fixture
+def sim():
+    return Simulator(seed=0)
+
+
+@pytest.fixture
+def client(sim):
+    with httpx.Client(transport=SimTransport(sim)) as c:
+        yield c
+
+
+@pytest.fixture
+def call(catalog, client):
+    """``call(tool_name, **args)`` → CallResult, in-process against the simulator (seed 0, 2026-09-01)."""
+
+    def _call(tool_name: str, key: str = KEY, **args):
+        return execute(catalog.get(tool_name), args, client, key)
+
+    return _call
+
+
+@pytest.fixture
+def server_url(sim):
+    """A real loopback server over the same simulator; yields http://127.0.0.1:N."""
+    with running_server(sim) as url:
+        yield url

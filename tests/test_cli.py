@@ -1,0 +1,135 @@
+"""The command line: every command's happy path and its user-mistake path (one ``Error:`` line, exit 1)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from kopa_replay.cli import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def run():
+    runner = CliRunner()
+
+    def _run(*args):
+        return runner.invoke(cli, list(args), catch_exceptions=False)
+
+    return _run
+
+
+def _error_line(result):
+    lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(lines) == 1, result.output
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+def test_catalog_validate_passes_on_the_builtin_catalog(run):
+    result = run("catalog", "validate")
+    assert result.exit_code == 0, result.output
+    match = re.search(r"built-in catalog, (\d+) tools on (\d+) platforms", result.output)
+    assert match and int(match.group(1)) >= 80 and int(match.group(2)) == 10
+
+
+def test_catalog_validate_fails_clearly_on_a_broken_file(run, tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("platform: {id: x, base_url: 'https://x.example'}\ntools:\n  - name: x_ping\n    title: ping\n"
+                    "    description: {ko: 핑}\n    output: {a: b}\n    http: {path: /ping, envelope: {records: .},"
+                    " result_codes: {'0': ok}}\n", encoding="utf-8")
+    result = run("catalog", "validate", str(path))
+    assert result.exit_code == 1
+    line = _error_line(result)
+    assert str(path) in line and "tool 'x_ping'" in line and "field 'description.en'" in line
+
+
+def test_catalog_validate_on_a_missing_file(run, tmp_path):
+    result = run("catalog", "validate", str(tmp_path / "nope.yaml"))
+    assert result.exit_code == 1
+    assert "file not found" in _error_line(result)
+
+
+def test_catalog_list_and_show(run):
+    result = run("catalog", "list", "--json")
+    assert result.exit_code == 0
+    tools = json.loads(result.output)
+    assert len({t["platform"] for t in tools}) == 10
+    assert len({t["domain"] for t in tools}) == 6
+    shown = json.loads(run("catalog", "show", "dart_cvbd_is_decsn").output)
+    assert shown["http"]["base_url"] == "https://opendart.fss.or.kr"
+    assert "corp_code" in shown["inputSchema"]["required"]
+
+
+def test_unknown_tool_and_platform_are_named(run):
+    result = run("catalog", "show", "dart_cvbd_is_decsm")
+    assert result.exit_code == 1
+    assert "no tool named 'dart_cvbd_is_decsm'" in _error_line(result)
+    assert "dart_cvbd_is_decsn" in _error_line(result)
+    result = run("catalog", "list", "--platform", "nasdaq")
+    assert result.exit_code == 1 and "no platform 'nasdaq'" in _error_line(result)
+
+
+@pytest.mark.parametrize("fmt, key", [("mcp", "inputSchema"), ("openai", "function")])
+def test_catalog_export(run, fmt, key, tmp_path):
+    result = run("catalog", "export", "--format", fmt, "--tools", "krx_*")
+    assert result.exit_code == 0
+    exported = json.loads(result.output)
+    assert exported and all(key in entry for entry in exported)
+    out = tmp_path / "tools.json"
+    assert run("catalog", "export", "--format", fmt, "-o", str(out)).exit_code == 0
+    assert len(json.loads(out.read_text(encoding="utf-8"))) >= 80
+    result = run("catalog", "export", "--format", fmt, "--tools", "zzz_*")
+    assert result.exit_code == 1 and "no tool matches" in _error_line(result)
+
+
+def test_call_prints_parsed_records(run):
+    result = run("call", "datagokr_get_stock_price_info", "--arg", "srtnCd=069540", "--arg", "basDt=20260831",
+                 "--json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert answer["outcome"] == "ok"
+    assert answer["records"][0]["clpr"] == "1680"
+
+
+def test_call_user_mistakes(run):
+    result = run("call", "datagokr_get_stock_price_info", "--arg", "srtnCd")
+    assert result.exit_code == 1 and "NAME=VALUE" in _error_line(result)
+    result = run("call", "datagokr_get_stock_price_info", "--arg", "ticker=1")
+    assert result.exit_code == 1 and "has no parameter 'ticker'" in _error_line(result)
+    result = run("call", "datagokr_get_stock_price_info", "--arg", "numOfRows=ten")
+    assert result.exit_code == 1 and "must be an integer" in _error_line(result)
+    result = run("call", "datagokr_get_stock_price_info", "--source", "ftp://x")
+    assert result.exit_code == 1 and "unknown source" in _error_line(result)
+    result = run("call", "datagokr_get_stock_price_info", "--as-of", "yesterday")
+    assert result.exit_code == 1 and "--as-of" in _error_line(result)
+
+
+def test_drift_events_json(run):
+    result = run("sim", "drift-events", "--since", "2026-09-01", "--until", "2026-12-01", "--json")
+    events = json.loads(result.output)
+    assert len(events) >= 8 and len({e["platform"] for e in events}) >= 5
+    assert set(events[0]) >= {"date", "platform", "tool", "field", "kind"}
+    assert [e["date"] for e in events] == sorted(e["date"] for e in events)
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()):
+    for name, command in sorted(group.commands.items()):
+        path = prefix + (name,)
+        if isinstance(command, click.Group):
+            yield from _commands(command, path)
+        else:
+            yield " ".join(path), command
+
+
+def test_every_command_has_help_with_an_example_and_is_in_the_readme():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for path, command in _commands(cli):
+        assert command.help and "Example:" in command.help, path
+        assert f"kopa-replay {path}" in readme, f"README lacks 'kopa-replay {path}'"
