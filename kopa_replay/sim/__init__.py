@@ -7,7 +7,7 @@ on loopback with the real host as the first path segment.
 """
 
 from kopa_replay.sim.drift import TIMELINE, DriftEvent, events_between
-from kopa_replay.sim.http import SimRequest, SimResponse
+from kopa_replay.sim.messages import SimRequest, SimResponse
 from kopa_replay.sim.server import make_server, running_server
 from kopa_replay.sim.simulator import DEFAULT_AS_OF, DEFAULT_KEY, Simulator, accepted_key
 from kopa_replay.sim.transport import AsyncSimTransport, SimTransport

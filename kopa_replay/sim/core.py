@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from xml.sax.saxutils import escape, quoteattr
 
-from kopa_replay.sim.http import SimRequest, SimResponse
+from kopa_replay.sim.messages import SimRequest, SimResponse
 from kopa_replay.sim.world.calendar import parse_ymd
 
 if TYPE_CHECKING:
@@ -191,6 +191,8 @@ class Protocol:
     #: query parameters (case-insensitive) that carry the key on this platform
     key_params: tuple[str, ...] = ()
     key_header: str | None = None
+    #: keys every caller may use besides the configured one (Seoul's capped ``sample`` key)
+    public_keys: tuple[str, ...] = ()
     #: parameters that only choose a page (the full result is cached without them)
     paging_params: tuple[str, ...] = ()
 
@@ -205,11 +207,11 @@ class Protocol:
     def wants_xml(self, request: SimRequest, endpoint: Endpoint | None, path_params: Mapping[str, str]) -> bool:
         return False
 
-    def params(self, request: SimRequest, path_params: Mapping[str, str]) -> dict[str, str]:
+    def params(self, ctx: Context) -> dict[str, str]:
         """Handler-visible parameters: query (minus keys) plus path parameters."""
         keys = {k.lower() for k in self.key_params}
-        values = {k: v for k, v in request.params().items() if k.lower() not in keys}
-        values.update(path_params)
+        values = {k: v for k, v in ctx.request.params().items() if k.lower() not in keys}
+        values.update(ctx.path_params)
         return values
 
     def window(self, ctx: Context, params: Mapping[str, str]) -> tuple[int, int, dict[str, Any]]:

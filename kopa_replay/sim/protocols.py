@@ -14,12 +14,13 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from kopa_replay.sim.core import BadParam, Context, Doc, ErrorKind, Protocol, paged
-from kopa_replay.sim.http import SimRequest
+from kopa_replay.sim.messages import SimRequest
 
 __all__ = ["DataGoKrProtocol", "HeadRowProtocol", "DATAGOKR_CODES"]
 
 #: data.go.kr result codes and their messages (reference/korean-public-apis.md §2)
 DATAGOKR_CODES = {
+    "0": "NORMAL SERVICE.",
     "00": "NORMAL SERVICE.",
     "01": "APPLICATION_ERROR",
     "02": "DB_ERROR",
@@ -59,8 +60,8 @@ class DataGoKrProtocol(Protocol):
     def wants_xml(self, request: SimRequest, endpoint, path_params) -> bool:
         return (request.param_ci(self.format_param) or "xml").lower() != "json"
 
-    def params(self, request: SimRequest, path_params: Mapping[str, str]) -> dict[str, str]:
-        values = super().params(request, path_params)
+    def params(self, ctx: Context) -> dict[str, str]:
+        values = super().params(ctx)
         values.pop(self.format_param, None)
         return values
 
@@ -101,6 +102,13 @@ class DataGoKrProtocol(Protocol):
                    content_type="text/xml;charset=UTF-8")
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
+        if kind == ErrorKind.NO_DATA and self.no_data == "empty":
+            # Providers that never send NODATA_ERROR answer "nothing found" with a normal, empty page.
+            try:
+                _, _, meta = self.window(ctx, self.params(ctx))
+            except BadParam:
+                meta = {"page": 1, "size": self.default_size}
+            return self.ok(ctx, [], 0, meta)
         if kind == ErrorKind.INVALID_KEY:
             return self._gateway(ctx, "30")
         if kind == ErrorKind.RATE_LIMIT:
@@ -153,8 +161,8 @@ class HeadRowProtocol(Protocol):
     def wants_xml(self, request: SimRequest, endpoint, path_params) -> bool:
         return (request.param_ci("Type") or "xml").lower() != "json"
 
-    def params(self, request: SimRequest, path_params: Mapping[str, str]) -> dict[str, str]:
-        values = super().params(request, path_params)
+    def params(self, ctx: Context) -> dict[str, str]:
+        values = super().params(ctx)
         values.pop("Type", None)
         return values
 

@@ -29,6 +29,7 @@ PLATFORM_MODULES = (
     "mois",
     "seoul",
     "gg",
+    "generated",
 )
 
 

@@ -13,7 +13,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Iterator
 
-from kopa_replay.sim.http import SimRequest
+from kopa_replay.sim.messages import SimRequest
 from kopa_replay.sim.simulator import Simulator
 
 __all__ = ["make_server", "running_server"]

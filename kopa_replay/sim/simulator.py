@@ -29,7 +29,7 @@ from kopa_replay.sim.core import (
 )
 from kopa_replay.sim.drift import TIMELINE, ActiveDrift, DriftEvent
 from kopa_replay.sim.faults import fault_for
-from kopa_replay.sim.http import SimRequest, SimResponse
+from kopa_replay.sim.messages import SimRequest, SimResponse
 from kopa_replay.sim.registry import Registry, registry
 from kopa_replay.sim.world import World
 
@@ -119,13 +119,13 @@ class Simulator:
                                "text/html;charset=UTF-8")
 
         key = proto.api_key(request, path_params)
-        if key != self.api_key:
+        if key != self.api_key and key not in proto.public_keys:
             return self._finish(ctx, proto.error(ctx, ErrorKind.INVALID_KEY))
         if fault is not None:
             return self._finish(ctx, proto.error(ctx, fault))
         if endpoint is None:
             return self._finish(ctx, proto.error(ctx, ErrorKind.NOT_FOUND, route))
-        params = proto.params(request, path_params)
+        params = proto.params(ctx)
         try:
             for name in endpoint.required:
                 if not (params.get(name) or "").strip():

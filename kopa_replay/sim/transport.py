@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import httpx
 
-from kopa_replay.sim.http import SimRequest, SimResponse
+from kopa_replay.sim.messages import SimRequest, SimResponse
 from kopa_replay.sim.simulator import Simulator
 
 __all__ = ["SimTransport", "AsyncSimTransport"]

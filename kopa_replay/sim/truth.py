@@ -50,6 +50,7 @@ DOMAINS = {
     "seoul_route_no": "Seoul bus route name (rtNm, 143)",
     "seoul_station_id": "Seoul stId, 9 digits",
     "seoul_ars_id": "Seoul arsId, 5 digits",
+    "seoul_stop_name": "Seoul bus stop name (stNm)",
     "subway_station": "subway station name",
     "subway_line": "subway line name (2호선)",
     # education

@@ -1,4 +1,539 @@
-"""Simulated platform module (to be filled)."""
+"""OpenDART (금융감독원 전자공시) — https://opendart.fss.or.kr/api/{name}.json|.xml
 
-ENDPOINTS: list = []
-HOSTS: dict = {}
+What the simulator reproduces:
+
+* The key is the query parameter ``crtfc_key``; the path's extension picks
+  JSON or XML; every answer is HTTP 200 with ``status``/``message`` (``000``
+  정상, ``010`` unknown key, ``013`` 조회된 데이타가 없습니다 — the real
+  spelling —, ``020`` rate limit, ``021`` more than 100 companies, ``100``
+  bad or missing field, ``800`` maintenance, ``900`` undefined error). A path
+  DART does not serve answers the site's HTML 404 page.
+* ``corpCode.xml`` answers a ZIP holding ``CORPCODE.xml`` (``<result><list>
+  <corp_code/><corp_name/><corp_eng_name/><stock_code/><modify_date/></list>…``,
+  ``stock_code`` a single space for unlisted firms); its errors come as a
+  plain XML ``<result><status/><message/></result>``.
+* ``company.json`` is one flat object; list endpoints answer ``{status,
+  message, list}``; ``list.json`` pages with ``page_no``/``page_count``
+  (1–100, default 10) and adds ``total_count``/``total_page``; without
+  ``corp_code`` its window may not exceed three months (status 100).
+* Endpoints keyed by ``corp_code`` answer 013 for a code they do not know —
+  a company name in its place included.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import math
+import zipfile
+from typing import Any, Callable, Mapping
+
+from kopa_replay.sim.core import (
+    BadParam,
+    Context,
+    Doc,
+    Endpoint,
+    ErrorKind,
+    NoData,
+    Protocol,
+    Query,
+    paged,
+    xml_bytes,
+)
+from kopa_replay.sim.messages import SimRequest
+from kopa_replay.sim.world.calendar import ymd
+from kopa_replay.sim.world.finance import REPORT_CODES, Company, Filing
+from kopa_replay.sim.world.fmt import comma
+
+__all__ = ["DartProtocol", "DART_STATUS", "ENDPOINTS", "HOSTS"]
+
+HOST = "opendart.fss.or.kr"
+
+#: Status codes and messages as OpenDART writes them.
+DART_STATUS = {
+    "000": "정상",
+    "010": "등록되지 않은 키입니다.",
+    "011": "사용할 수 없는 키입니다. 오픈API에 등록되었으나, 일시적으로 사용 중지된 키를 통하여 검색하는 경우 발생합니다.",
+    "012": "접근할 수 없는 IP입니다.",
+    "013": "조회된 데이타가 없습니다.",
+    "014": "파일이 존재하지 않습니다.",
+    "020": "요청 제한을 초과하였습니다. 일반적으로는 20,000건 이상의 요청에 대하여 이 에러 메시지가 발생되나, "
+           "요청 제한이 다르게 설정된 경우에는 이에 준하여 발생됩니다.",
+    "021": "조회 가능한 회사 개수가 초과하였습니다.(최대 100건)",
+    "100": "필드의 부적절한 값입니다. 필드 설명에 없는 값을 사용한 경우에 발생하는 메시지입니다.",
+    "101": "부적절한 접근입니다.",
+    "800": "시스템 점검으로 인한 서비스가 중지 중입니다.",
+    "900": "정의되지 않은 오류가 발생하였습니다.",
+}
+#: BadParam name a handler raises when more companies are asked than DART allows (status 021).
+TOO_MANY_COMPANIES = "corp_code[>100]"
+_NOT_FOUND_PAGE = ('<html><head><title>404 Not Found</title></head><body><h1>페이지를 찾을 수 없습니다.</h1>'
+                   '<p>요청하신 페이지가 존재하지 않거나, 잘못된 경로입니다.</p></body></html>').encode("utf-8")
+
+
+class DartProtocol(Protocol):
+    """OpenDART's envelope: status/message at the top, the extension choosing JSON or XML."""
+
+    name = "dart"
+    key_params = ("crtfc_key",)
+    paging_params = ("page_no", "page_count")
+
+    def __init__(self, *, xml_only: tuple[str, ...] = (), max_page_count: int = 100) -> None:
+        self.xml_only = xml_only
+        self.max_page_count = max_page_count
+
+    def route(self, request: SimRequest) -> tuple[str, dict[str, str]]:
+        stem, dot, ext = request.path.rpartition(".")
+        if not dot or ext not in ("json", "xml") or (stem in self.xml_only and ext != "xml"):
+            return request.path, {}
+        return stem, {}
+
+    def wants_xml(self, request: SimRequest, endpoint, path_params) -> bool:
+        return request.path.endswith(".xml")
+
+    def window(self, ctx: Context, params: Mapping[str, str]) -> tuple[int, int, dict[str, Any]]:
+        if ctx.endpoint is None or not ctx.endpoint.options.get("paged"):
+            return 0, 10**9, {}
+        cap = ctx.max_size(self.max_page_count)
+        size = (params.get("page_count") or "").strip()
+        if size.isdigit() and cap is not None and int(size) > cap:
+            raise BadParam("page_count", size)
+        return paged(params, "page_no", "page_count", 10, None)
+
+    def _status(self, ctx: Context, code: str) -> dict[str, str]:
+        code = ctx.code(code)
+        return {"status": code, "message": DART_STATUS.get(code, "")}
+
+    def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
+        options = ctx.endpoint.options if ctx.endpoint is not None else {}
+        if options.get("zip"):
+            return Doc(_corpcode_zip(records), content_type="application/x-msdownload")
+        if total == 0:
+            return self.error(ctx, ErrorKind.NO_DATA)
+        head = self._status(ctx, "000")
+        if options.get("single"):
+            body = {**head, **records[0]}
+        elif options.get("paged"):
+            body = {**head, "page_no": meta["page"], "page_count": meta["size"], "total_count": total,
+                    "total_page": math.ceil(total / meta["size"]), "list": records}
+        else:
+            body = {**head, "list": records}
+        return Doc(body, xml=ctx.xml, xml_root="result")
+
+    def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
+        if kind == ErrorKind.NOT_FOUND:
+            return Doc(_NOT_FOUND_PAGE, status=404, content_type="text/html;charset=UTF-8")
+        code = {
+            ErrorKind.INVALID_KEY: "010",
+            ErrorKind.NO_DATA: "013",
+            ErrorKind.RATE_LIMIT: "020",
+            ErrorKind.MISSING_PARAM: "100",
+            ErrorKind.BAD_PARAM: "021" if detail == TOO_MANY_COMPANIES else "100",
+            ErrorKind.MAINTENANCE: "800",
+            ErrorKind.SERVER_ERROR: "900",
+        }[kind]
+        return Doc(self._status(ctx, code), xml=ctx.xml, xml_root="result")
+
+
+def _corpcode_zip(records: list[dict[str, Any]]) -> bytes:
+    """CORPCODE.xml in a ZIP with a fixed timestamp, so the same world gives the same bytes."""
+    document = xml_bytes("result", {"list": records})
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        info = zipfile.ZipInfo("CORPCODE.xml", date_time=(2026, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.create_system = 0
+        archive.writestr(info, document)
+    return buffer.getvalue()
+
+
+PROTOCOL = DartProtocol(xml_only=("/api/corpCode",))
+
+# -- parameter helpers ----------------------------------------------------------
+
+
+def _company(world, q: Query) -> Company:
+    """The company a corp_code names; unknown codes (names included) have no data."""
+    company = world.finance.by_corp_code.get(q.require("corp_code"))
+    if company is None:
+        raise NoData()
+    return company
+
+
+def _window(q: Query) -> tuple[dt.date, dt.date]:
+    begin, end = q.date("bgn_de", required=True), q.date("end_de", required=True)
+    if begin > end:
+        raise BadParam("bgn_de", q.get("bgn_de"))
+    return begin, end
+
+
+def _year(q: Query) -> str:
+    year = q.require("bsns_year")
+    if not (len(year) == 4 and year.isdigit() and 2015 <= int(year) <= 2100):
+        raise BadParam("bsns_year", year)
+    return year
+
+
+def _reprt_code(q: Query) -> str:
+    code = q.require("reprt_code")
+    if code not in REPORT_CODES:
+        raise BadParam("reprt_code", code)
+    return code
+
+
+def _choice(q: Query, name: str, allowed: tuple[str, ...], default: str | None = None) -> str | None:
+    value = q.get(name, default)
+    if value is not None and value not in allowed:
+        raise BadParam(name, value)
+    return value
+
+
+def _head(company: Company) -> dict[str, str]:
+    return {"corp_cls": company.corp_cls, "corp_code": company.corp_code, "corp_name": company.corp_name}
+
+
+def _dashed(year: str, code: str) -> str:
+    month, day = REPORT_CODES[code][2]
+    return f"{year}-{month:02d}-{day:02d}"
+
+
+# -- handlers -------------------------------------------------------------------
+
+
+def corp_codes(world, q: Query) -> list[dict[str, Any]]:
+    """corpCode.xml: every company, unlisted ones with stock_code " "."""
+    return [{"corp_code": c.corp_code, "corp_name": c.corp_name, "corp_eng_name": c.corp_eng_name,
+             "stock_code": c.stock_code or " ", "modify_date": c.modify_date}
+            for c in world.finance.companies]
+
+
+def company_outline(world, q: Query) -> list[dict[str, Any]]:
+    c = _company(world, q)
+    return [{"corp_code": c.corp_code, "corp_name": c.corp_name, "corp_name_eng": c.corp_eng_name,
+             "stock_name": c.corp_name, "stock_code": c.stock_code, "ceo_nm": c.ceo, "corp_cls": c.corp_cls,
+             "jurir_no": c.crno, "bizr_no": c.bizr_no, "adres": c.address, "hm_url": c.homepage,
+             "ir_url": c.ir_url, "phn_no": c.phone, "fax_no": c.fax, "induty_code": c.induty_code,
+             "est_dt": c.est_dt, "acc_mt": c.acc_mt}]
+
+
+def _months_before(day: dt.date, months: int) -> dt.date:
+    month_index = day.year * 12 + day.month - 1 - months
+    year, month = divmod(month_index, 12)
+    month += 1
+    last = (dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1)).day
+    return dt.date(year, month, min(day.day, last))
+
+
+_SORT_KEYS: dict[str, Callable[[Filing], Any]] = {
+    "date": lambda f: f.rcept_no,
+    "crp": lambda f: (f.company.corp_name, f.rcept_no),
+    "rpt": lambda f: (f.report_nm, f.rcept_no),
+}
+
+
+def disclosures(world, q: Query) -> list[dict[str, Any]]:
+    """list.json: receipts in [bgn_de, end_de] (end_de defaults to today, bgn_de to end_de)."""
+    fin = world.finance
+    end = q.date("end_de", default=q.as_of)
+    begin = q.date("bgn_de", default=end)
+    if begin > end:
+        raise BadParam("bgn_de", q.get("bgn_de"))
+    kind = _choice(q, "pblntf_ty", tuple("ABCDEFGHIJ"))
+    detail = q.get("pblntf_detail_ty")
+    corp_cls = _choice(q, "corp_cls", ("Y", "K", "N", "E"))
+    _choice(q, "last_reprt_at", ("Y", "N"))
+    sort = _choice(q, "sort", tuple(_SORT_KEYS), "date")
+    order = _choice(q, "sort_mth", ("asc", "desc"), "desc")
+    corp_code = q.get("corp_code")
+    if corp_code:
+        pool = [f for f in fin.filings_by_corp.get(corp_code, ()) if begin <= f.rcept_dt <= end]
+    else:
+        # DART limits a search over all companies to three months.
+        if begin < _months_before(end, 3):
+            raise BadParam("bgn_de", q.get("bgn_de"))
+        pool = fin.filings_between(begin, end)
+    rows = [f for f in pool if f.rcept_dt <= q.as_of
+            and (kind is None or f.pblntf_ty == kind)
+            and (detail is None or f.pblntf_detail_ty == detail)
+            and (corp_cls is None or f.company.corp_cls == corp_cls)]
+    if not rows:
+        raise NoData()
+    rows.sort(key=_SORT_KEYS[sort], reverse=order == "desc")
+    return [{**_head(f.company), "stock_code": f.company.stock_code, "report_nm": f.report_nm,
+             "rcept_no": f.rcept_no, "flr_nm": f.flr_nm, "rcept_dt": ymd(f.rcept_dt), "rm": f.rm} for f in rows]
+
+
+def _event_handler(kind: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """A 주요사항보고서 endpoint: the company's decisions of one kind received in [bgn_de, end_de]."""
+    def handler(world, q: Query) -> list[dict[str, Any]]:
+        company = _company(world, q)
+        begin, end = _window(q)
+        rows = [{"rcept_no": f.rcept_no, **_head(company), **f.detail}
+                for f in world.finance.filings_by_corp.get(company.corp_code, ())
+                if f.kind == kind and begin <= f.rcept_dt <= end and f.rcept_dt <= q.as_of]
+        if not rows:
+            raise NoData()
+        return rows
+    handler.__name__ = f"{kind}_decisions"
+    return handler
+
+
+def _ownership_handler(kind: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """majorstock / elestock: every ownership report on the company so far."""
+    def handler(world, q: Query) -> list[dict[str, Any]]:
+        company = _company(world, q)
+        rows = [{"rcept_no": f.rcept_no, "rcept_dt": ymd(f.rcept_dt), "corp_code": company.corp_code,
+                 "corp_name": company.corp_name, **f.detail}
+                for f in world.finance.filings_by_corp.get(company.corp_code, ())
+                if f.kind == kind and f.rcept_dt <= q.as_of]
+        if not rows:
+            raise NoData()
+        return rows
+    handler.__name__ = f"{kind}_reports"
+    return handler
+
+
+# -- financial statements -------------------------------------------------------
+
+#: (account_nm, sj_div, key in FinanceWorld.period_values)
+_ACCOUNTS = (
+    ("유동자산", "BS", "current_assets"), ("비유동자산", "BS", "noncurrent_assets"), ("자산총계", "BS", "assets"),
+    ("유동부채", "BS", "current_debt"), ("비유동부채", "BS", "noncurrent_debt"), ("부채총계", "BS", "debt"),
+    ("자본금", "BS", "capital"), ("이익잉여금", "BS", "retained"), ("자본총계", "BS", "equity"),
+    ("매출액", "IS", "revenue"), ("영업이익", "IS", "op"), ("법인세차감전 순이익", "IS", "pretax"),
+    ("당기순이익", "IS", "net"),
+)
+
+
+def _term(company: Company, year: int) -> int:
+    return year - int(company.est_dt[:4]) + 1
+
+
+def _account_rows(world, company: Company, filing: Filing, year: int, code: str) -> list[dict[str, Any]]:
+    """fnlttSinglAcnt rows of one report: 13 accounts for CFS (when consolidated) and OFS."""
+    fin = world.finance
+    quarter, _, (month, day) = REPORT_CODES[code]
+    annual = quarter == 4
+    label = {1: " 1분기", 2: " 반기", 3: " 3분기", 4: ""}[quarter]
+    q_start = dt.date(year, month - 2, 1)
+    rows = []
+    for fs_div in (("CFS", "OFS") if company.has_cfs else ("OFS",)):
+        consolidated = fs_div == "CFS"
+        now = fin.period_values(company, year, quarter, consolidated)
+        prior_q = fin.period_values(company, year - 1, quarter, consolidated)
+        prior_end = fin.period_values(company, year - 1, 4, consolidated)
+        before_end = fin.period_values(company, year - 2, 4, consolidated)
+        for order, (name, sj_div, key) in enumerate(_ACCOUNTS, start=1):
+            row: dict[str, Any] = {
+                "rcept_no": filing.rcept_no, "bsns_year": str(year), "corp_code": company.corp_code,
+                "stock_code": company.stock_code, "reprt_code": code, "account_nm": name, "fs_div": fs_div,
+                "fs_nm": "연결재무제표" if consolidated else "재무제표", "sj_div": sj_div,
+                "sj_nm": "재무상태표" if sj_div == "BS" else "손익계산서",
+                "thstrm_nm": f"제 {_term(company, year)} 기{label}",
+            }
+            if sj_div == "BS":
+                row.update(thstrm_dt=f"{year}.{month:02d}.{day:02d} 현재", thstrm_amount=comma(now[key]),
+                           frmtrm_nm=f"제 {_term(company, year - 1)} 기" + ("" if annual else "말"),
+                           frmtrm_dt=f"{year - 1}.12.31 현재", frmtrm_amount=comma(prior_end[key]))
+            elif annual:
+                row.update(thstrm_dt=f"{year}.01.01 ~ {year}.12.31", thstrm_amount=comma(now[key]),
+                           frmtrm_nm=f"제 {_term(company, year - 1)} 기",
+                           frmtrm_dt=f"{year - 1}.01.01 ~ {year - 1}.12.31", frmtrm_amount=comma(prior_end[key]))
+            else:
+                row.update(thstrm_dt=f"{q_start:%Y.%m.%d} ~ {year}.{month:02d}.{day:02d}",
+                           thstrm_amount=comma(now[key + "_q"]), thstrm_add_amount=comma(now[key]),
+                           frmtrm_nm=f"제 {_term(company, year - 1)} 기{label}",
+                           frmtrm_dt=f"{q_start.replace(year=year - 1):%Y.%m.%d} ~ {year - 1}.{month:02d}.{day:02d}",
+                           frmtrm_amount=comma(prior_q[key + "_q"]), frmtrm_add_amount=comma(prior_q[key]))
+            if annual:
+                row.update(bfefrmtrm_nm=f"제 {_term(company, year - 2)} 기",
+                           bfefrmtrm_dt=(f"{year - 2}.12.31 현재" if sj_div == "BS"
+                                         else f"{year - 2}.01.01 ~ {year - 2}.12.31"),
+                           bfefrmtrm_amount=comma(before_end[key]))
+            row.update(ord=str(order), currency="KRW")
+            rows.append(row)
+    return rows
+
+
+def single_accounts(world, q: Query) -> list[dict[str, Any]]:
+    company, year, code = _company(world, q), _year(q), _reprt_code(q)
+    filing = world.finance.periodic(company, year, code, q.as_of)
+    if filing is None:
+        raise NoData()
+    return _account_rows(world, company, filing, int(year), code)
+
+
+def multi_accounts(world, q: Query) -> list[dict[str, Any]]:
+    """fnlttMultiAcnt: the same accounts for up to 100 comma-separated corp_codes."""
+    codes = [c.strip() for c in q.require("corp_code").split(",") if c.strip()]
+    if len(codes) > 100:
+        raise BadParam(TOO_MANY_COMPANIES)
+    year, code = _year(q), _reprt_code(q)
+    fin = world.finance
+    rows: list[dict[str, Any]] = []
+    for corp_code in codes:
+        company = fin.by_corp_code.get(corp_code)
+        filing = fin.periodic(company, year, code, q.as_of) if company else None
+        if filing is not None:
+            rows.extend(_account_rows(world, company, filing, int(year), code))
+    if not rows:
+        raise NoData()
+    return rows
+
+
+# -- sections of periodic reports (배당, 최대주주, 직원) -------------------------
+
+
+def _report_section(build: Callable[[Any, Company, int, str], list[dict[str, Any]]]):
+    """An endpoint that reads one section of the company's periodic report for (bsns_year, reprt_code)."""
+    def handler(world, q: Query) -> list[dict[str, Any]]:
+        company, year, code = _company(world, q), _year(q), _reprt_code(q)
+        filing = world.finance.periodic(company, year, code, q.as_of)
+        if filing is None:
+            raise NoData()
+        rows = build(world, company, int(year), code)
+        if not rows:
+            raise NoData()
+        return [{"rcept_no": filing.rcept_no, **_head(company), **row, "stlm_dt": _dashed(year, code)}
+                for row in rows]
+    handler.__name__ = build.__name__
+    return handler
+
+
+def _pct(value: float) -> str:
+    return f"{value:.1f}"
+
+
+def dividend_rows(world, company: Company, year: int, code: str) -> list[dict[str, Any]]:
+    """alotMatter: the dividend table (this year, last year, the year before).
+
+    Interim reports carry the year-to-date profit and no dividend (no interim
+    dividends in this world); the annual report adds the year's cash dividend.
+    """
+    fin = world.finance
+    quarter = REPORT_CODES[code][0]
+    figures = []
+    for y in (year, year - 1, year - 2):
+        cfs = fin.period_values(company, y, quarter, True)["net"] if company.has_cfs else None
+        ofs = fin.period_values(company, y, quarter, False)["net"]
+        dps = fin.dividend_per_share(company, y) if quarter == 4 else 0
+        close = fin.close_on(company, dt.date(y, 12, 30))  # the last trading day of the year
+        figures.append({"cfs": cfs, "ofs": ofs, "dps": dps, "total": dps * company.shares, "close": close,
+                        "eps": (cfs if cfs is not None else ofs) / company.shares})
+
+    def row(se: str, kind: str, fn: Callable[[dict], str]) -> dict[str, Any]:
+        out = {"se": se}
+        if kind:
+            out["stock_knd"] = kind
+        out.update(thstrm=fn(figures[0]), frmtrm=fn(figures[1]), lwfr=fn(figures[2]))
+        return out
+
+    def millions(value: float | None) -> str:
+        return comma(value / 1_000_000) if value is not None else "-"
+
+    return [
+        row("주당액면가액(원)", "", lambda f: comma(company.par_value)),
+        row("(연결)당기순이익(백만원)", "", lambda f: millions(f["cfs"])),
+        row("(별도)당기순이익(백만원)", "", lambda f: millions(f["ofs"])),
+        row("(연결)주당순이익(원)", "보통주", lambda f: comma(f["eps"])),
+        row("현금배당금총액(백만원)", "", lambda f: millions(f["total"]) if f["dps"] else "-"),
+        row("주식배당금총액(백만원)", "", lambda f: "-"),
+        row("(연결)현금배당성향(%)", "", lambda f: _pct(f["total"] / (f["cfs"] or f["ofs"]) * 100)
+            if f["dps"] and (f["cfs"] or f["ofs"]) > 0 else "-"),
+        row("현금배당수익률(%)", "보통주", lambda f: _pct(f["dps"] / f["close"] * 100) if f["dps"] and f["close"] else "-"),
+        row("주식배당수익률(%)", "보통주", lambda f: "-"),
+        row("주당 현금배당금(원)", "보통주", lambda f: comma(f["dps"]) if f["dps"] else "-"),
+        row("주당 주식배당(주)", "보통주", lambda f: "-"),
+    ]
+
+
+def holder_rows(world, company: Company, year: int, code: str) -> list[dict[str, Any]]:
+    """hyslrSttus: the largest shareholder and related parties, with a 계 (total) row."""
+    quarter = REPORT_CODES[code][0]
+    holders = world.finance.holders(company, year, quarter)
+
+    def rate(count: int) -> str:
+        return f"{count / company.shares * 100:.2f}"
+
+    rows = [{"nm": h["nm"], "relate": h["relate"], "stock_knd": "보통주",
+             "bsis_posesn_stock_co": comma(h["start"]), "bsis_posesn_stock_qota_rt": rate(h["start"]),
+             "trmend_posesn_stock_co": comma(h["end"]), "trmend_posesn_stock_qota_rt": rate(h["end"]), "rm": "-"}
+            for h in holders]
+    start, end = sum(h["start"] for h in holders), sum(h["end"] for h in holders)
+    rows.append({"nm": "계", "relate": "-", "stock_knd": "보통주", "bsis_posesn_stock_co": comma(start),
+                 "bsis_posesn_stock_qota_rt": rate(start), "trmend_posesn_stock_co": comma(end),
+                 "trmend_posesn_stock_qota_rt": rate(end), "rm": "-"})
+    return rows
+
+
+def employee_rows(world, company: Company, year: int, code: str) -> list[dict[str, Any]]:
+    """empSttus: headcount, tenure and pay by sex for the whole company (전사)."""
+    prof = world.finance.profile(company)
+    quarter = REPORT_CODES[code][0]
+    total = int(prof["employees"] * (1 + 0.03 * (year - 2025) + 0.005 * quarter))
+    female = int(total * prof["female_share"])
+    rows = []
+    for sex, count, pay_factor in (("남", total - female, 1.08), ("여", female, 0.82)):
+        contract = count // 12
+        pay = prof["salary"] * pay_factor * quarter / 4
+        rows.append({"fo_bbm": "전사", "sexdstn": sex, "reform_bfe_emp_co_rgllbr": "-",
+                     "reform_bfe_emp_co_cnttk": "-", "reform_bfe_emp_co_etc": "-",
+                     "rgllbr_co": comma(count - contract), "rgllbr_abacpt_labrr_co": "-",
+                     "cnttk_co": comma(contract), "cnttk_abacpt_labrr_co": "-", "sm": comma(count),
+                     "avrg_cnwk_sdytrn": f"{prof['tenure'] * (1.05 if sex == '남' else 0.85):.1f}",
+                     "fyer_salary_totamt": comma(pay * count), "jan_salary_am": comma(pay), "rm": "-"})
+    return rows
+
+
+# -- endpoints --------------------------------------------------------------------
+
+_CORP = {"corp_code": "corp_code"}
+_EVENT_OUT = {"rcept_no": "rcept_no", "corp_code": "corp_code", "corp_name": "corp_name"}
+_PERIODIC_IN = {"corp_code": "corp_code", "bsns_year": "year", "reprt_code": "reprt_code"}
+
+
+def _endpoint(tool: str, path: str, handler, required: tuple[str, ...] = (), inputs=None, outputs=None,
+              **options: Any) -> Endpoint:
+    return Endpoint(tool, "dart", HOST, path, PROTOCOL, handler, required, dict(inputs or {}), dict(outputs or {}),
+                    options)
+
+
+ENDPOINTS = [
+    _endpoint("dart_corp_code", "/api/corpCode", corp_codes,
+              inputs={"corp_name": "corp_name", "stock_code": "stock_code"},
+              outputs={"corp_code": "corp_code", "corp_name": "corp_name", "stock_code": "stock_code"}, zip=True),
+    _endpoint("dart_company", "/api/company", company_outline, ("corp_code",), _CORP,
+              {"corp_code": "corp_code", "corp_name": "corp_name", "stock_name": "corp_name",
+               "stock_code": "stock_code", "jurir_no": "crno", "bizr_no": "bizr_no"}, single=True),
+    _endpoint("dart_list", "/api/list", disclosures, (), _CORP,
+              {"corp_code": "corp_code", "corp_name": "corp_name", "stock_code": "stock_code",
+               "rcept_no": "rcept_no", "rcept_dt": "business_date"}, paged=True),
+    _endpoint("dart_cvbd_is_decsn", "/api/cvbdIsDecsn", _event_handler("cvbd"), ("corp_code", "bgn_de", "end_de"),
+              _CORP, _EVENT_OUT),
+    _endpoint("dart_bdwt_is_decsn", "/api/bdwtIsDecsn", _event_handler("bdwt"), ("corp_code", "bgn_de", "end_de"),
+              _CORP, _EVENT_OUT),
+    _endpoint("dart_piic_decsn", "/api/piicDecsn", _event_handler("piic"), ("corp_code", "bgn_de", "end_de"),
+              _CORP, _EVENT_OUT),
+    _endpoint("dart_tsstk_aq_decsn", "/api/tsstkAqDecsn", _event_handler("tsstk"),
+              ("corp_code", "bgn_de", "end_de"), _CORP, _EVENT_OUT),
+    _endpoint("dart_fnltt_single_acnt", "/api/fnlttSinglAcnt", single_accounts,
+              ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN,
+              {"rcept_no": "rcept_no", "bsns_year": "year", "corp_code": "corp_code", "stock_code": "stock_code",
+               "reprt_code": "reprt_code"}),
+    _endpoint("dart_fnltt_multi_acnt", "/api/fnlttMultiAcnt", multi_accounts,
+              ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN,
+              {"rcept_no": "rcept_no", "bsns_year": "year", "corp_code": "corp_code", "stock_code": "stock_code",
+               "reprt_code": "reprt_code"}),
+    _endpoint("dart_majorstock", "/api/majorstock", _ownership_handler("majorstock"), ("corp_code",), _CORP,
+              {**_EVENT_OUT, "rcept_dt": "business_date"}),
+    _endpoint("dart_elestock", "/api/elestock", _ownership_handler("elestock"), ("corp_code",), _CORP,
+              {**_EVENT_OUT, "rcept_dt": "business_date"}),
+    _endpoint("dart_alot_matter", "/api/alotMatter", _report_section(dividend_rows),
+              ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN, _EVENT_OUT),
+    _endpoint("dart_hyslr_sttus", "/api/hyslrSttus", _report_section(holder_rows),
+              ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN, _EVENT_OUT),
+    _endpoint("dart_emp_sttus", "/api/empSttus", _report_section(employee_rows),
+              ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN, _EVENT_OUT),
+]
+
+HOSTS = {HOST: PROTOCOL}

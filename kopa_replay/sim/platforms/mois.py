@@ -1,4 +1,391 @@
-"""Simulated platform module (to be filled)."""
+"""행정안전부 services (and 국토교통부 apartment trades) on the data.go.kr gateway.
 
-ENDPOINTS: list = []
-HOSTS: dict = {}
+Platform id ``datagokr``, domain district, host ``apis.data.go.kr``. Each
+service answers in its own envelope, while key, quota and unknown-service
+errors come from the gateway in its XML whatever format was asked for:
+
+* 법정동코드 ``/1741000/StanReginCd/getStanReginCdList`` — the head/row shape
+  ``{"StanReginCd":[{"head":[{"totalCount":N},{"numOfRows":"10","pageNo":"1",
+  "type":"JSON"},{"RESULT":{"resultCode":"INFO-0","resultMsg":"NOMAL SERVICE"}}]},
+  {"row":[…]}]}`` ("NOMAL" as the real service spells it), no data as a bare
+  ``{"RESULT":{"resultCode":"INFO-3","resultMsg":"데이터없음 에러"}}``; JSON
+  is sent with a text/html content type. ``locatadd_nm`` matches any part of
+  the full name (부분일치).
+* 주민등록 인구 및 세대현황 ``stdgPpltnHhStus`` (법정동) and ``admmPpltnHhStus``
+  (행정동) — ``{"Response":{"head":{"resultCode":"0",…,"totalCount":N},
+  "items":{"item":[…]}}}``, ``items: ""`` when nothing matches. A month's
+  statistics exist once the month is over.
+* 아파트 매매 실거래가 ``/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade`` —
+  XML only, ``resultCode`` ``000``/``OK``, no data as ``000`` with ``<items/>``.
+
+The error codes of the services themselves (not the gateway's) are not
+documented publicly; they are modelled on the gateway's numbers:
+``ERROR-10``/``ERROR-11`` style for 법정동코드 and the plain numbers for the others.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, NoData, Query
+from kopa_replay.sim.protocols import DATAGOKR_CODES, DataGoKrProtocol
+from kopa_replay.sim.world.datasets import AdminDong, DatasetWorld, month_range, previous_month
+from kopa_replay.sim.world.regions import Dong, Sido, Sigungu
+
+__all__ = ["ENDPOINTS", "HOSTS", "StanReginCdProtocol", "PopulationProtocol", "RtmsProtocol"]
+
+HOST = "apis.data.go.kr"
+PLATFORM = "datagokr"
+
+# Kinds of error the gateway itself answers (in its XML), before a service sees the request.
+_GATEWAY_KINDS = (ErrorKind.INVALID_KEY, ErrorKind.RATE_LIMIT, ErrorKind.NOT_FOUND)
+
+
+# ---------------------------------------------------------------------------
+# Protocols
+# ---------------------------------------------------------------------------
+
+#: 법정동코드 service codes: INFO-0 and INFO-3 are observed; the ERROR- ones follow the gateway's numbers.
+STAN_REGIN_CODES = {
+    "INFO-0": "NOMAL SERVICE",
+    "INFO-3": "데이터없음 에러",
+    "ERROR-1": "어플리케이션 에러",
+    "ERROR-5": "서비스 연결실패 에러",
+    "ERROR-10": "잘못된 요청 파라메터 에러",
+    "ERROR-11": "필수 요청 파라메터가 없음",
+}
+
+_SERVICE_CODES = {
+    ErrorKind.MISSING_PARAM: "11",
+    ErrorKind.BAD_PARAM: "10",
+    ErrorKind.MAINTENANCE: "05",
+    ErrorKind.SERVER_ERROR: "01",
+}
+
+
+class StanReginCdProtocol(DataGoKrProtocol):
+    """The 법정동코드 service: head/row envelope with INFO-0 "NOMAL SERVICE"."""
+
+    name = "stanregincd"
+
+    def __init__(self) -> None:
+        super().__init__(format_param="type", default_size=10, max_size=1000)
+
+    def _result(self, ctx: Context, code: str) -> dict[str, str]:
+        code = ctx.code(code)
+        return {"resultCode": code, "resultMsg": STAN_REGIN_CODES.get(code, "")}
+
+    def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
+        if not records:
+            return self.error(ctx, ErrorKind.NO_DATA)
+        paging = {"numOfRows": str(meta["size"]), "pageNo": str(meta["page"]), "type": "XML" if ctx.xml else "JSON"}
+        result = self._result(ctx, "INFO-0")
+        if ctx.xml:
+            return Doc({"head": {"totalCount": total, **paging, "RESULT": result}, "row": records},
+                       xml=True, xml_root="StanReginCd")
+        return Doc({"StanReginCd": [{"head": [{"totalCount": total}, paging, {"RESULT": result}]},
+                                    {"row": records}]}, content_type="text/html;charset=UTF-8")
+
+    def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
+        if kind in _GATEWAY_KINDS:
+            return super().error(ctx, kind, detail)
+        code = "INFO-3" if kind == ErrorKind.NO_DATA else f"ERROR-{int(_SERVICE_CODES[kind])}"
+        result = self._result(ctx, code)
+        if ctx.xml:
+            return Doc(result, xml=True, xml_root="RESULT")
+        return Doc({"RESULT": result}, content_type="text/html;charset=UTF-8")
+
+
+class PopulationProtocol(DataGoKrProtocol):
+    """The 주민등록 population services: ``Response.head`` / ``Response.items.item``, code "0"."""
+
+    name = "ppltn"
+
+    def __init__(self) -> None:
+        super().__init__(format_param="type", default_size=10, max_size=1000)
+
+    def _doc(self, ctx: Context, head: dict[str, Any], items: Any) -> Doc:
+        body: dict[str, Any] = {"head": head}
+        if items is not None:
+            body["items"] = items
+        if ctx.xml:
+            if body.get("items") == "":
+                body["items"] = None  # <items/>
+            return Doc(body, xml=True, xml_root="Response")
+        return Doc({"Response": body})
+
+    def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
+        code = ctx.code("0")
+        head = {"resultCode": code, "resultMsg": "NORMAL SERVICE", "totalCount": total,
+                "numOfRows": meta["size"], "pageNo": meta["page"]}
+        return self._doc(ctx, head, {"item": records} if records else "")
+
+    def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
+        if kind in _GATEWAY_KINDS:
+            return super().error(ctx, kind, detail)
+        if kind == ErrorKind.NO_DATA:
+            return self.ok(ctx, [], 0, _request_paging(ctx, self.default_size))
+        code = ctx.code(_SERVICE_CODES[kind])
+        return self._doc(ctx, {"resultCode": code, "resultMsg": DATAGOKR_CODES.get(code, "")}, None)
+
+
+class RtmsProtocol(DataGoKrProtocol):
+    """국토교통부 RTMS: XML only, ``000``/``OK``, no data as an empty ``<items/>`` with code 000."""
+
+    name = "rtms"
+
+    def __init__(self) -> None:
+        super().__init__(format_param="_type", default_size=10, max_size=1000)
+
+    def wants_xml(self, request, endpoint, path_params) -> bool:
+        return True
+
+    def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
+        body = {"items": {"item": records} if records else None, "numOfRows": meta["size"], "pageNo": meta["page"],
+                "totalCount": total}
+        return Doc({"header": {"resultCode": ctx.code("000"), "resultMsg": "OK"}, "body": body},
+                   xml=True, xml_root="response")
+
+    def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
+        if kind in _GATEWAY_KINDS:
+            return super().error(ctx, kind, detail)
+        if kind == ErrorKind.NO_DATA:
+            return self.ok(ctx, [], 0, _request_paging(ctx, self.default_size))
+        code = ctx.code(_SERVICE_CODES[kind])
+        return Doc({"header": {"resultCode": code, "resultMsg": DATAGOKR_CODES.get(code, "")}},
+                   xml=True, xml_root="response")
+
+
+def _request_paging(ctx: Context, default_size: int) -> dict[str, int]:
+    """pageNo/numOfRows as asked (for an empty answer that never went through window())."""
+    def number(name: str, default: int) -> int:
+        text = (ctx.request.param(name) or "").strip()
+        return int(text) if text.isdigit() and int(text) > 0 else default
+
+    return {"page": number("pageNo", 1), "size": number("numOfRows", default_size)}
+
+
+# ---------------------------------------------------------------------------
+# Parameter helpers
+# ---------------------------------------------------------------------------
+
+def _digits(q: Query, name: str, length: int) -> str:
+    value = q.require(name)
+    if len(value) != length or not value.isdigit():
+        raise BadParam(name, value)
+    return value
+
+
+def _month(q: Query, name: str) -> str:
+    value = _digits(q, name, 6)
+    if not 1 <= int(value[4:]) <= 12:
+        raise BadParam(name, value)
+    return value
+
+
+def _published_months(q: Query) -> list[str]:
+    """srchFrYm..srchToYm cut to the months whose statistics are out at the as-of date."""
+    first, last = _month(q, "srchFrYm"), _month(q, "srchToYm")
+    if first > last:
+        raise BadParam("srchFrYm", first)
+    return month_range(max(first, DatasetWorld.FIRST_MONTH), min(last, previous_month(q.as_of)))
+
+
+def _level(q: Query) -> int:
+    level = q.int("lv", 3)
+    if level not in (1, 2, 3, 4):
+        raise BadParam("lv", str(level))
+    return level
+
+
+#: regSeCd: 1 전체, 2 거주자, 3 거주불명자, 4 재외국민 — the share of residents each counts.
+_REG_SHARE = {"1": 1.0, "2": 0.982, "3": 0.011, "4": 0.007}
+
+
+def _reg_share(q: Query) -> float:
+    value = q.get("regSeCd", "1")
+    if value not in _REG_SHARE:
+        raise BadParam("regSeCd", value)
+    return _REG_SHARE[value]
+
+
+def _counts(pop: Mapping[str, int], share: float) -> dict[str, str]:
+    total = round(pop["total"] * share)
+    male = round(pop["male"] * share)
+    households = max(1, round(pop["households"] * share)) if total else 0
+    female = total - male
+    return {"totNmprCnt": str(total), "hhCnt": str(households),
+            "hhNmpr": f"{total / households:.2f}" if households else "0",
+            "maleNmprCnt": str(male), "femlNmprCnt": str(female),
+            "maleFemlRate": f"{male / female:.2f}" if female else "0"}
+
+
+def _tongs(world, code: str, pop: Mapping[str, int]) -> list[tuple[str, dict[str, int]]]:
+    """Split a dong's residents over its 통 (lv=4), deterministically per dong."""
+    rng = world.rng("mois.tong", code)
+    shares = rng.dirichlet([4.0] * int(rng.integers(4, 10)))
+    out = []
+    for n, share in enumerate(shares, start=1):
+        part = {k: round(v * float(share)) for k, v in pop.items()}
+        part["female"] = part["total"] - part["male"]
+        out.append((str(n), part))
+    return out
+
+
+def _sum_pop(pops: list[Mapping[str, int]]) -> dict[str, int]:
+    return {k: sum(p[k] for p in pops) for k in ("total", "male", "female", "households")}
+
+
+# ---------------------------------------------------------------------------
+# Handlers
+# ---------------------------------------------------------------------------
+
+def stan_regin_cd(world, q: Query) -> list[dict[str, Any]]:
+    flag = q.get("flag")
+    if flag is not None and flag not in ("Y", "N"):
+        raise BadParam("flag", flag)
+    wanted = q.get("locatadd_nm")
+    rows = world.datasets.legal_code_rows
+    if wanted is not None:
+        rows = [r for r in rows if wanted in r["locatadd_nm"]]
+    if not rows:
+        raise NoData()
+    return rows
+
+
+def _depth(unit) -> int:
+    """1 for a 시도, 2 for a 시군구, 3 for a dong (법정동 or 행정동)."""
+    return 1 if isinstance(unit, Sido) else 2 if isinstance(unit, Sigungu) else 3
+
+
+def _descend(unit, depth: int, children: Callable[[Any], list]) -> list:
+    """The units at ``depth`` inside ``unit`` (``unit`` itself when it is that deep or deeper)."""
+    units = [unit]
+    for _ in range(max(0, depth - _depth(unit))):
+        units = [child for u in units for child in children(u)]
+    return units
+
+
+def _population_rows(world, q: Query, unit, children: Callable[[Any], list],
+                     leaf_population: Callable[[Any, str], Mapping[str, int]],
+                     describe: Callable[[Any], dict[str, str]]) -> list[dict[str, Any]]:
+    """Rows of the 주민등록 population services for ``unit`` (a region the code named).
+
+    Both services share the month window, the level (``lv``: 1 시도, 2 시군구,
+    3 dong, 4 통) and the registration class; they differ in the dongs below a
+    시군구 (법정동 or 행정동) and in how a row names its region (``describe``).
+    """
+    months, level, share = _published_months(q), _level(q), _reg_share(q)
+    if unit is None or not months:
+        raise NoData()
+    out = []
+    for month in months:
+        for row_unit in _descend(unit, min(level, 3), children):
+            pop = _sum_pop([leaf_population(leaf, month) for leaf in _descend(row_unit, 3, children)])
+            base = {"statsYm": month, **describe(row_unit)}
+            code = row_unit.code if _depth(row_unit) == 3 else row_unit.region_cd
+            parts = _tongs(world, code, pop) if level == 4 and _depth(row_unit) == 3 else [("", pop)]
+            for tong, part in parts:
+                out.append({**base, "tong": tong, "ban": "", **_counts(part, share)})
+    return out
+
+
+def _names(unit) -> tuple[Sido, Sigungu | None]:
+    sgg = unit if isinstance(unit, Sigungu) else getattr(unit, "sigungu", None)
+    return (sgg.sido if sgg else unit), sgg
+
+
+def stdg_population(world, q: Query) -> list[dict[str, Any]]:
+    """주민등록 population per 법정동 (stdgCd: a 10-digit 법정동 code at any level)."""
+    regions, datasets = world.regions, world.datasets
+
+    def children(unit) -> list:
+        if isinstance(unit, Sido):
+            return regions.sigungu_of(unit)
+        return datasets.dongs_in(unit.code) if isinstance(unit, Sigungu) else []
+
+    def describe(unit) -> dict[str, str]:
+        sido, sgg = _names(unit)
+        legal = unit if isinstance(unit, Dong) else None
+        admin = datasets.admin_of_legal.get(legal.code) if legal else None
+        code = legal.code if legal else unit.region_cd
+        return {"stdgCd": code, "admmCd": admin.admm_cd if admin else code, "ctpvNm": sido.name,
+                "sggNm": sgg.name if sgg else "", "stdgNm": legal.name if legal else "", "liNm": "",
+                "dongNm": admin.name if admin else ""}
+
+    unit = regions.by_code.get(_digits(q, "stdgCd", 10))
+    return _population_rows(world, q, unit, children, regions.population, describe)
+
+
+def admm_population(world, q: Query) -> list[dict[str, Any]]:
+    """주민등록 population per 행정동 (admmCd: a 10-digit 행정기관코드; 시도/시군구 codes equal their 법정동 codes)."""
+    regions, datasets = world.regions, world.datasets
+
+    def children(unit) -> list:
+        if isinstance(unit, Sido):
+            return regions.sigungu_of(unit)
+        return datasets.admin_dongs_by_sgg.get(unit.code, []) if isinstance(unit, Sigungu) else []
+
+    def describe(unit) -> dict[str, str]:
+        sido, sgg = _names(unit)
+        admin = unit if isinstance(unit, AdminDong) else None
+        return {"admmCd": admin.admm_cd if admin else unit.region_cd, "ctpvNm": sido.name,
+                "sggNm": sgg.name if sgg else "", "dongNm": admin.name if admin else ""}
+
+    code = _digits(q, "admmCd", 10)
+    unit = regions.by_code.get(code)
+    if isinstance(unit, Dong):
+        unit = None  # a dong-level 법정동 code is not a 행정기관코드
+    if unit is None and code.endswith("00"):
+        unit = datasets.admin_dong_by_code.get(code[:8])
+    return _population_rows(world, q, unit, children, datasets.admin_population, describe)
+
+
+def apt_trade(world, q: Query) -> list[dict[str, Any]]:
+    lawd = _digits(q, "LAWD_CD", 5)
+    month = _month(q, "DEAL_YMD")
+    rows = world.datasets.apt_trades(lawd, month, q.as_of)
+    if not rows:
+        raise NoData()
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# Endpoints
+# ---------------------------------------------------------------------------
+
+STAN_REGIN = StanReginCdProtocol()
+POPULATION = PopulationProtocol()
+RTMS = RtmsProtocol()
+
+_POPULATION_OUT = {"statsYm": "yearmonth", "ctpvNm": "sido_name", "sggNm": "sigungu_name"}
+
+ENDPOINTS = [
+    Endpoint(
+        "datagokr_get_stan_regin_cd_list", PLATFORM, HOST, "/1741000/StanReginCd/getStanReginCdList",
+        STAN_REGIN, stan_regin_cd,
+        inputs={"locatadd_nm": "sido_name"},
+        outputs={"region_cd": "region_cd", "locatjijuk_cd": "region_cd", "locathigh_cd": "region_cd"},
+    ),
+    Endpoint(
+        "datagokr_select_stdg_ppltn_hh_stus", PLATFORM, HOST, "/1741000/stdgPpltnHhStus/selectStdgPpltnHhStus",
+        POPULATION, stdg_population, required=("stdgCd", "srchFrYm", "srchToYm"),
+        inputs={"stdgCd": "region_cd", "srchFrYm": "yearmonth", "srchToYm": "yearmonth"},
+        outputs={**_POPULATION_OUT, "stdgCd": "region_cd", "stdgNm": "dong_name"},
+    ),
+    Endpoint(
+        "datagokr_select_admm_ppltn_hh_stus", PLATFORM, HOST, "/1741000/admmPpltnHhStus/selectAdmmPpltnHhStus",
+        POPULATION, admm_population, required=("admmCd", "srchFrYm", "srchToYm"),
+        inputs={"srchFrYm": "yearmonth", "srchToYm": "yearmonth"},
+        outputs=dict(_POPULATION_OUT),
+    ),
+    Endpoint(
+        "datagokr_get_rtms_data_svc_apt_trade", PLATFORM, HOST, "/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade",
+        RTMS, apt_trade, required=("LAWD_CD", "DEAL_YMD"),
+        inputs={"LAWD_CD": "lawd_cd", "DEAL_YMD": "yearmonth"},
+        outputs={"sggCd": "lawd_cd", "umdNm": "dong_name", "dealYear": "year"},
+    ),
+]
+
+#: Requests to unknown paths on the gateway get its XML answer; other platforms may own the host entry.
+HOSTS = {HOST: DataGoKrProtocol(format_param="type")}

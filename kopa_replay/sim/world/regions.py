@@ -1,7 +1,8 @@
 """Administrative regions: 시도, 시군구 and 법정동 with 10-digit codes, and populations.
 
-The 17 시도 and the 시군구 of Seoul and Gyeonggi carry their real 법정동 codes;
-other 시군구 and every 읍면동 are generated from the seed. A 법정동 code is
+The 17 시도 and their 시군구 carry real names and 법정동 codes (every 시군구 of
+Seoul, Gyeonggi and the metropolitan cities, a representative subset of each
+province's); every 읍면동 is generated from the seed. A 법정동 code is
 ``sido(2) + sgg(3) + umd(3) + ri(2)``; LAWD_CD is its first five digits.
 """
 
@@ -52,12 +53,33 @@ _REAL_SIGUNGU = {
            ("630", "양주시"), ("650", "포천시"), ("670", "여주시"), ("800", "연천군"), ("820", "가평군"),
            ("830", "양평군")],
     "36": [("110", "세종시")],
+    "26": [("110", "중구"), ("140", "서구"), ("170", "동구"), ("200", "영도구"), ("230", "부산진구"),
+           ("260", "동래구"), ("290", "남구"), ("320", "북구"), ("350", "해운대구"), ("380", "사하구"),
+           ("410", "금정구"), ("440", "강서구"), ("470", "연제구"), ("500", "수영구"), ("530", "사상구"),
+           ("710", "기장군")],
+    "27": [("110", "중구"), ("140", "동구"), ("170", "서구"), ("200", "남구"), ("230", "북구"),
+           ("260", "수성구"), ("290", "달서구"), ("710", "달성군")],
+    "28": [("110", "중구"), ("140", "동구"), ("177", "미추홀구"), ("185", "연수구"), ("200", "남동구"),
+           ("237", "부평구"), ("245", "계양구"), ("260", "서구"), ("710", "강화군"), ("720", "옹진군")],
+    "29": [("110", "동구"), ("140", "서구"), ("155", "남구"), ("170", "북구"), ("200", "광산구")],
+    "30": [("110", "동구"), ("140", "중구"), ("170", "서구"), ("200", "유성구"), ("230", "대덕구")],
+    "31": [("110", "중구"), ("140", "남구"), ("170", "동구"), ("200", "북구"), ("710", "울주군")],
+    "51": [("110", "춘천시"), ("130", "원주시"), ("150", "강릉시"), ("170", "동해시"), ("190", "태백시"),
+           ("210", "속초시"), ("230", "삼척시"), ("720", "홍천군")],
+    "43": [("111", "청주시"), ("130", "충주시"), ("150", "제천시"), ("720", "보은군"), ("730", "옥천군"),
+           ("740", "영동군")],
+    "44": [("131", "천안시"), ("150", "공주시"), ("180", "보령시"), ("200", "아산시"), ("210", "서산시"),
+           ("230", "논산시"), ("760", "부여군")],
+    "52": [("111", "전주시"), ("130", "군산시"), ("140", "익산시"), ("180", "정읍시"), ("190", "남원시"),
+           ("210", "김제시"), ("790", "고창군")],
+    "46": [("110", "목포시"), ("130", "여수시"), ("150", "순천시"), ("170", "나주시"), ("230", "광양시"),
+           ("820", "해남군")],
+    "47": [("111", "포항시"), ("130", "경주시"), ("150", "김천시"), ("170", "안동시"), ("190", "구미시"),
+           ("210", "영주시"), ("930", "울진군")],
+    "48": [("121", "창원시"), ("170", "진주시"), ("220", "통영시"), ("240", "사천시"), ("250", "김해시"),
+           ("270", "밀양시"), ("880", "거창군")],
+    "50": [("110", "제주시"), ("130", "서귀포시")],
 }
-_GU_NAMES = ("중구", "동구", "서구", "남구", "북구", "수성구", "달서구", "해운대구", "연수구", "부평구",
-             "유성구", "광산구", "사하구", "금정구", "계양구")
-_SI_NAMES = ("춘천시", "원주시", "강릉시", "청주시", "충주시", "천안시", "아산시", "전주시", "군산시",
-             "목포시", "여수시", "순천시", "포항시", "경주시", "구미시", "창원시", "김해시", "진주시",
-             "제주시", "서귀포시", "홍천군", "영동군", "부여군", "고창군", "해남군", "울진군", "거창군")
 _DONG_STEMS = ("청운", "신교", "궁정", "효자", "창성", "통의", "적선", "사직", "내수", "세종", "신문",
                "명륜", "혜화", "연지", "효제", "충신", "이화", "원남", "인의", "예지", "봉익", "신설",
                "용두", "제기", "전농", "답십리", "장안", "회기", "휘경", "이문", "상도", "흑석", "노량진",
@@ -118,18 +140,10 @@ class RegionWorld:
 
     @cached_property
     def sigungu(self) -> tuple[Sigungu, ...]:
-        rng = self._world.rng("regions.sigungu")
-        out: list[Sigungu] = []
-        for sido in self.sido:
-            if sido.code in _REAL_SIGUNGU:
-                rows = _REAL_SIGUNGU[sido.code]
-            else:
-                names = _GU_NAMES if sido.name.endswith("광역시") else _SI_NAMES
-                count = int(rng.integers(4, 9))
-                picks = rng.choice(len(names), size=min(count, len(names)), replace=False)
-                rows = [(f"{110 + 30 * i:03d}", names[int(p)]) for i, p in enumerate(sorted(picks))]
-            out.extend(Sigungu(sido.code + suffix, name, sido) for suffix, name in rows)
-        return tuple(out)
+        # Real names and codes everywhere; outside Seoul, Gyeonggi and the metropolitan cities only a
+        # representative subset of each province's 시군, enough for every platform to bind across.
+        return tuple(Sigungu(sido.code + suffix, name, sido)
+                     for sido in self.sido for suffix, name in _REAL_SIGUNGU[sido.code])
 
     @cached_property
     def dongs(self) -> tuple[Dong, ...]:

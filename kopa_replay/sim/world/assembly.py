@@ -1,0 +1,461 @@
+"""The National Assembly: members of the 22nd Assembly, committees, bills, plenary sittings and votes.
+
+Members hold real-shaped constituencies built from the shared region tree
+(``서울 강남구갑``; 시도 short name, 시군구, 갑/을/병 when a 시군구 has several
+seats) or a 비례대표 seat. Bills of the 21st and 22nd Assemblies amend the
+world's 법률 (``도로교통법 일부개정법률안``) and go to the committee in charge of
+the ministry that administers the law. A bill's life is dated — referral,
+committee, 법사위, plenary — and an as-of date shows only the stages that
+have happened: a bill proposed after it does not exist yet, and one decided
+after it is still pending (PROC_RESULT null). 21st-Assembly bills that were
+never decided lapsed on 2024-05-29 (임기만료폐기). Bills passed or rejected in
+plenary were voted on a plenary sitting; every member of that Assembly has a
+vote row (찬성/반대/기권/불참).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from kopa_replay.sim.world.calendar import HOLIDAYS
+from kopa_replay.sim.world.schools import romanize
+
+if TYPE_CHECKING:
+    from kopa_replay.sim.world import World
+
+__all__ = ["AssemblyWorld", "Member", "Committee", "Bill", "Sitting", "AGES"]
+
+#: Assembly number → (first day, last day)
+AGES = {21: (dt.date(2020, 5, 30), dt.date(2024, 5, 29)), 22: (dt.date(2024, 5, 30), dt.date(2028, 5, 29))}
+#: the first session number of each Assembly (제379회 opened the 21st, 제415회 the 22nd)
+_FIRST_SESSION = {21: 379, 22: 415}
+
+# 지역구 seats per 시도 in the 22nd Assembly (254 in all), and the share the 국민의힘 candidate won.
+_SEATS = {"서울": (48, 0.3), "부산": (18, 0.85), "대구": (12, 0.95), "인천": (14, 0.15), "광주": (8, 0.0),
+          "대전": (7, 0.1), "울산": (6, 0.7), "세종": (2, 0.0), "경기": (60, 0.12), "강원": (8, 0.6),
+          "충북": (8, 0.4), "충남": (11, 0.4), "전북": (10, 0.0), "전남": (10, 0.0), "경북": (13, 0.95),
+          "경남": (16, 0.8), "제주": (3, 0.0)}
+#: 비례대표 seats by party (46 in all)
+_LIST_SEATS = (("국민의힘", 18), ("더불어민주당", 10), ("조국혁신당", 12), ("개혁신당", 2), ("진보당", 2),
+               ("기본소득당", 1), ("사회민주당", 1))
+_MINOR_REGIONAL = ("개혁신당", "진보당", "무소속")
+_NEGOTIATING = ("더불어민주당", "국민의힘")   # 교섭단체 (20 seats or more)
+
+# (committee, 위원정수, 상임/특별); the first fourteen are the members' primary committees.
+_COMMITTEES = (
+    ("법제사법위원회", 18), ("정무위원회", 24), ("기획재정위원회", 26), ("교육위원회", 16),
+    ("과학기술정보방송통신위원회", 21), ("외교통일위원회", 21), ("국방위원회", 17), ("행정안전위원회", 22),
+    ("문화체육관광위원회", 16), ("농림축산식품해양수산위원회", 19), ("산업통상자원중소벤처기업위원회", 30),
+    ("보건복지위원회", 24), ("환경노동위원회", 16), ("국토교통위원회", 30),
+)
+_CONCURRENT = (("국회운영위원회", 28), ("정보위원회", 12), ("여성가족위원회", 17))
+_SPECIAL = (("예산결산특별위원회", 50),)
+#: the real order of the committee list (ORDER_NUM)
+_ORDER = ("국회운영위원회", "법제사법위원회", "정무위원회", "기획재정위원회", "교육위원회", "과학기술정보방송통신위원회",
+          "외교통일위원회", "국방위원회", "행정안전위원회", "문화체육관광위원회", "농림축산식품해양수산위원회",
+          "산업통상자원중소벤처기업위원회", "보건복지위원회", "환경노동위원회", "국토교통위원회", "정보위원회",
+          "여성가족위원회", "예산결산특별위원회")
+#: 소관부처 of a law → the committee its bills go to
+_MINISTRY_COMMITTEE = {
+    "법무부": "법제사법위원회", "법제처": "법제사법위원회", "경찰청": "행정안전위원회", "행정안전부": "행정안전위원회",
+    "인사혁신처": "행정안전위원회", "소방청": "행정안전위원회", "중앙선거관리위원회": "행정안전위원회",
+    "국토교통부": "국토교통위원회", "고용노동부": "환경노동위원회", "기후에너지환경부": "환경노동위원회",
+    "보건복지부": "보건복지위원회", "식품의약품안전처": "보건복지위원회", "질병관리청": "보건복지위원회",
+    "개인정보보호위원회": "정무위원회", "금융위원회": "정무위원회", "공정거래위원회": "정무위원회",
+    "과학기술정보통신부": "과학기술정보방송통신위원회", "재정경제부": "기획재정위원회", "교육부": "교육위원회",
+    "문화체육관광부": "문화체육관광위원회", "국가유산청": "문화체육관광위원회", "농림축산식품부": "농림축산식품해양수산위원회",
+    "해양수산부": "농림축산식품해양수산위원회", "산업통상부": "산업통상자원중소벤처기업위원회",
+    "중소벤처기업부": "산업통상자원중소벤처기업위원회", "병무청": "국방위원회", "국방부": "국방위원회",
+    "성평등가족부": "여성가족위원회",
+}
+#: laws only the Assembly's own committees handle
+_HOUSE_LAWS = (("국회법", "국회운영위원회"), ("국회에서의 증언ㆍ감정 등에 관한 법률", "국회운영위원회"),
+               ("남북관계 발전에 관한 법률", "외교통일위원회"), ("국가정보원법", "정보위원회"))
+#: (PROC_RESULT, share of bills, voted in plenary)
+_FATES = (("원안가결", 0.08, True), ("수정가결", 0.06, True), ("대안반영폐기", 0.22, False), ("철회", 0.02, False),
+          ("부결", 0.01, True))
+
+_SURNAMES = (("김", "金", "KIM", 22), ("이", "李", "LEE", 15), ("박", "朴", "PARK", 8), ("최", "崔", "CHOI", 5),
+             ("정", "鄭", "JUNG", 5), ("강", "姜", "KANG", 3), ("조", "趙", "CHO", 3), ("윤", "尹", "YOON", 3),
+             ("장", "張", "JANG", 3), ("임", "林", "LIM", 2), ("한", "韓", "HAN", 2), ("오", "吳", "OH", 2),
+             ("서", "徐", "SEO", 2), ("신", "申", "SHIN", 2), ("권", "權", "KWON", 2), ("황", "黃", "HWANG", 2),
+             ("안", "安", "AHN", 2), ("송", "宋", "SONG", 2), ("전", "全", "JEON", 1), ("홍", "洪", "HONG", 1),
+             ("유", "柳", "YOO", 1), ("고", "高", "KO", 1), ("문", "文", "MOON", 1), ("양", "梁", "YANG", 1),
+             ("손", "孫", "SON", 1), ("배", "裵", "BAE", 1), ("백", "白", "BAEK", 1), ("허", "許", "HEO", 1),
+             ("남", "南", "NAM", 1), ("심", "沈", "SHIM", 1), ("노", "盧", "NOH", 1), ("하", "河", "HA", 1),
+             ("곽", "郭", "KWAK", 1), ("성", "成", "SUNG", 1), ("차", "車", "CHA", 1), ("주", "朱", "JOO", 1),
+             ("우", "禹", "WOO", 1), ("구", "具", "KOO", 1), ("민", "閔", "MIN", 1), ("진", "陳", "JIN", 1))
+_GIVEN = {"민": "民", "수": "洙", "영": "英", "준": "俊", "현": "賢", "진": "鎭", "성": "成", "호": "浩", "재": "在",
+          "동": "東", "석": "錫", "철": "哲", "희": "熙", "정": "正", "은": "恩", "경": "京", "기": "基", "태": "泰",
+          "상": "相", "용": "容", "원": "元", "혁": "赫", "승": "承", "우": "宇", "훈": "勳", "한": "漢", "병": "炳",
+          "규": "奎", "명": "明", "선": "善", "미": "美", "숙": "淑", "혜": "惠", "주": "周", "연": "延", "인": "仁",
+          "해": "海", "광": "光", "종": "鍾", "윤": "允", "지": "志", "환": "煥", "일": "一", "창": "昌", "범": "範",
+          "식": "植", "순": "順", "옥": "玉", "화": "和", "덕": "德", "대": "大", "형": "亨", "찬": "燦", "욱": "旭",
+          "홍": "弘"}
+_ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class Member:
+    mona_cd: str
+    name: str
+    hanja: str
+    english: str
+    birth: dt.date
+    lunar: bool
+    party: str
+    district: str          # ORIG_NM
+    elected_by: str        # 지역구 / 비례대표
+    committee: str         # CMIT_NM
+    committees: tuple[str, ...]   # CMITS
+    terms: int             # 초선 = 1
+    sex: str
+    tel: str
+    room: str
+
+    @property
+    def units(self) -> tuple[int, ...]:
+        return tuple(range(22 - self.terms + 1, 23))
+
+    @property
+    def reelection(self) -> str:
+        return "초선" if self.terms == 1 else "재선" if self.terms == 2 else f"{self.terms}선"
+
+    @property
+    def handle(self) -> str:
+        """An account name for the member's homepage and social media (``minsu.kim``)."""
+        surname = self.english.split(" ", 1)[0].lower()
+        return f"{romanize(self.name[1:])}.{surname}"
+
+
+@dataclass(frozen=True)
+class Committee:
+    name: str
+    dept_cd: str           # HR_DEPT_CD
+    division: str          # 상임위원회 / 특별위원회
+    limit: int
+    members: tuple[str, ...]     # MONA_CDs
+    chair: str             # MONA_CD
+    secretaries: tuple[str, ...]  # 간사 MONA_CDs
+    order: int
+
+
+@dataclass(frozen=True)
+class Sitting:
+    age: int
+    day: dt.date
+    session: int           # 제…회
+    kind: str              # 임시회 / 정기회
+    number: int            # 제…차
+
+
+@dataclass(frozen=True)
+class Bill:
+    bill_id: str
+    bill_no: str
+    age: int
+    name: str
+    law: str
+    committee: str
+    proposed: dt.date
+    proposer: str          # MONA_CD of the 대표발의 member
+    co_proposers: tuple[str, ...]
+    fate: str | None       # final PROC_RESULT when decided, else None (pending)
+    decided: dt.date | None
+    referred: dt.date
+    presented: dt.date | None    # 위원회 상정
+    committee_done: dt.date | None
+    judiciary: tuple[dt.date, dt.date, dt.date] | None   # 법사위 회부, 상정, 처리
+    voted: bool
+
+    def fate_at(self, as_of: dt.date) -> str | None:
+        return self.fate if self.decided is not None and self.decided <= as_of else None
+
+
+class AssemblyWorld:
+    """The seeded Assembly."""
+
+    def __init__(self, world: "World") -> None:
+        self._world = world
+
+    # -- members ---------------------------------------------------------------
+    @cached_property
+    def members(self) -> tuple[Member, ...]:
+        """The members of the 22nd Assembly, ordered by name (the portal's order)."""
+        rng = self._world.rng("assembly.members")
+        total = self._world.sizes.legislators
+        seats = self._seats(rng, total)
+        used_names: set[str] = set()
+        used_codes: set[str] = set()
+        weights = [w for *_, w in _SURNAMES]
+        share = [w / sum(weights) for w in weights]
+        given = list(_GIVEN)
+        drafts = []
+        for district, elected_by, party in seats:
+            while True:
+                surname = _SURNAMES[int(rng.choice(len(_SURNAMES), p=share))]
+                first, second = given[int(rng.integers(len(given)))], given[int(rng.integers(len(given)))]
+                name = surname[0] + first + second
+                if name not in used_names and first != second:
+                    used_names.add(name)
+                    break
+            while True:
+                code = "".join(_ALNUM[int(i)] for i in rng.integers(0, len(_ALNUM), size=8))
+                if code not in used_codes:
+                    used_codes.add(code)
+                    break
+            terms = int(rng.choice(6, p=(0.45, 0.25, 0.15, 0.08, 0.05, 0.02))) + 1
+            if elected_by == "비례대표":
+                terms = 1 if rng.random() < 0.85 else 2
+            birth = dt.date(1955, 1, 1) + dt.timedelta(days=int(rng.integers(0, 14_600)))
+            drafts.append(dict(
+                mona_cd=code, name=name, hanja=surname[1] + _GIVEN[first] + _GIVEN[second],
+                english=f"{surname[2]} {romanize(first).capitalize()} {romanize(second).capitalize()}",
+                birth=birth, lunar=bool(rng.random() < 0.1), party=party, district=district,
+                elected_by=elected_by, terms=terms, sex="여" if rng.random() < 0.2 else "남",
+                tel=f"02-6788-{int(rng.integers(0, 10_000)):04d}",
+                room=f"의원회관 {int(rng.integers(3, 11))}층 {int(rng.integers(1, 50)):02d}호"))
+        # Primary committees fill to their size; concurrent ones draw from everyone.
+        order = rng.permutation(len(drafts))
+        capacity = [max(1, round(size * total / 300)) for _, size in _COMMITTEES]
+        slots = [name for (name, _), cap in zip(_COMMITTEES, capacity) for _ in range(cap)]
+        for position, index in enumerate(order):
+            drafts[int(index)]["committee"] = slots[position % len(slots)]
+            drafts[int(index)]["committees"] = [slots[position % len(slots)]]
+        for name, size in _CONCURRENT + _SPECIAL:
+            for index in rng.choice(len(drafts), size=min(len(drafts), max(1, round(size * total / 300))),
+                                    replace=False):
+                drafts[int(index)]["committees"].append(name)
+        members = [Member(**{**d, "committees": tuple(d["committees"])}) for d in drafts]
+        return tuple(sorted(members, key=lambda m: m.name))
+
+    def _seats(self, rng, total: int) -> list[tuple[str, str, str]]:
+        """(ORIG_NM, ELECT_GBN_NM, POLY_NM) of every seat: 지역구 from the region tree, then 비례대표."""
+        regions = self._world.regions
+        regional = round(total * 254 / 300)
+        scale = regional / 254
+        out: list[tuple[str, str, str]] = []
+        for sido in regions.sido:
+            count, right_share = _SEATS[sido.short]
+            count = max(1, round(count * scale))
+            sigungus = regions.sigungu_of(sido)
+            if count <= len(sigungus):
+                picks = sorted(int(i) for i in rng.choice(len(sigungus), size=count, replace=False))
+                per = {i: 1 for i in picks}
+            else:
+                per = {i: 1 for i in range(len(sigungus))}
+                for i in rng.choice(len(sigungus), size=count - len(sigungus)):
+                    per[int(i)] += 1
+            for i in sorted(per):
+                sgg = sigungus[i]
+                base = "세종특별자치시" if sido.short == "세종" else f"{sido.short} {sgg.name}"
+                suffixes = [""] if per[i] == 1 else ["갑", "을", "병", "정", "무", "기", "경"][:per[i]]
+                for suffix in suffixes:
+                    roll = rng.random()
+                    party = "국민의힘" if roll < right_share else "더불어민주당"
+                    if rng.random() < 0.03:
+                        party = _MINOR_REGIONAL[int(rng.integers(len(_MINOR_REGIONAL)))]
+                    out.append((base + suffix, "지역구", party))
+        out = out[:regional]
+        list_total = total - len(out)
+        for party, seats in _LIST_SEATS:
+            out.extend(("비례대표", "비례대표", party) for _ in range(round(seats * list_total / 46)))
+        return out[:total]
+
+    @cached_property
+    def by_code(self) -> dict[str, Member]:
+        return {m.mona_cd: m for m in self.members}
+
+    @cached_property
+    def staff(self) -> dict[str, tuple[str, str, str]]:
+        """(보좌관, 비서관, 비서) names of each member, by MONA_CD."""
+        rng = self._world.rng("assembly.staff")
+        given = list(_GIVEN)
+
+        def person() -> str:
+            surname = _SURNAMES[int(rng.integers(len(_SURNAMES)))][0]
+            return surname + given[int(rng.integers(len(given)))] + given[int(rng.integers(len(given)))]
+
+        return {m.mona_cd: (f"{person()}, {person()}", f"{person()}, {person()}", f"{person()}, {person()}, {person()}")
+                for m in self.members}
+
+    @cached_property
+    def _sns(self) -> dict[str, tuple[bool, bool, bool, bool]]:
+        rng = self._world.rng("assembly.sns")
+        return {m.mona_cd: tuple(bool(rng.random() < p) for p in (0.5, 0.8, 0.4, 0.5)) for m in self.members}
+
+    def sns_flags(self, member: Member) -> tuple[bool, bool, bool, bool]:
+        """Whether the member lists (X, Facebook, YouTube, blog) accounts."""
+        return self._sns[member.mona_cd]
+
+    def members_of(self, age: int) -> tuple[Member, ...]:
+        """The members who sat in Assembly ``age`` (the 21st: the re-elected among today's members)."""
+        return tuple(m for m in self.members if age in m.units)
+
+    # -- committees --------------------------------------------------------------
+    @cached_property
+    def committees(self) -> tuple[Committee, ...]:
+        rng = self._world.rng("assembly.committees")
+        out = []
+        for order, name in enumerate(_ORDER, start=1):
+            sitting = tuple(m for m in self.members if name in m.committees)
+            size = dict(_COMMITTEES + _CONCURRENT + _SPECIAL)[name]
+            majority = [m for m in sitting if m.party == "더불어민주당"] or list(sitting)
+            minority = [m for m in sitting if m.party == "국민의힘"] or list(sitting)
+            chair_pool = majority if rng.random() < 0.6 else minority
+            chair = chair_pool[int(rng.integers(len(chair_pool)))] if chair_pool else None
+            secretaries = tuple(pool[int(rng.integers(len(pool)))].mona_cd
+                                for pool in (majority, minority) if pool)
+            out.append(Committee(name, str(9_700_005 + order * 3), "특별위원회" if "특별" in name else "상임위원회",
+                                 size, tuple(m.mona_cd for m in sitting), chair.mona_cd if chair else "",
+                                 tuple(s for s in secretaries if not chair or s != chair.mona_cd), order))
+        return tuple(out)
+
+    @cached_property
+    def committee_by_name(self) -> dict[str, Committee]:
+        return {c.name: c for c in self.committees}
+
+    def role(self, member: Member) -> str:
+        """JOB_RES_NM in the member's primary committee."""
+        committee = self.committee_by_name[member.committee]
+        if committee.chair == member.mona_cd:
+            return "위원장"
+        return "간사" if member.mona_cd in committee.secretaries else "위원"
+
+    # -- plenary sittings ------------------------------------------------------------
+    @cached_property
+    def sittings(self) -> dict[int, tuple[Sitting, ...]]:
+        """Plenary sittings of each Assembly: two to four a month; September–December is the 정기회."""
+        rng = self._world.rng("assembly.sittings")
+        out: dict[int, tuple[Sitting, ...]] = {}
+        for age, (start, end) in AGES.items():
+            rows: list[Sitting] = []
+            session = _FIRST_SESSION[age] - 1
+            month = start.replace(day=1)
+            last_kind = None
+            while month <= end:
+                kind = "정기회" if month.month in (9, 10, 11, 12) else "임시회"
+                days = [month + dt.timedelta(days=d) for d in range(28)]
+                days = [d for d in days if start + dt.timedelta(days=6) <= d <= end and d.weekday() in (1, 3)
+                        and d not in HOLIDAYS]
+                count = min(len(days), int(rng.integers(2, 5)))
+                if count:
+                    # a new session each month, except that the 정기회 runs from September to December
+                    if kind == "임시회" or last_kind != "정기회":
+                        session, number = session + 1, 0
+                    last_kind = kind
+                    for day in sorted(days[int(i)] for i in rng.choice(len(days), size=count, replace=False)):
+                        number += 1
+                        rows.append(Sitting(age, day, session, kind, number))
+                month = (month + dt.timedelta(days=32)).replace(day=1)
+            out[age] = tuple(rows)
+        return out
+
+    # -- bills ---------------------------------------------------------------------------
+    @cached_property
+    def bills(self) -> tuple[Bill, ...]:
+        """Every member bill of the 21st and 22nd Assemblies, ordered by BILL_NO."""
+        rng = self._world.rng("assembly.bills")
+        acts = self._world.laws.acts
+        targets = [(s.name, _MINISTRY_COMMITTEE.get(s.ministry, "행정안전위원회")) for s in acts] + list(_HOUSE_LAWS)
+        total = self._world.sizes.bills
+        out: list[Bill] = []
+        used_ids: set[str] = set()
+        for age, share in ((21, 0.4), (22, 0.6)):
+            start, _ = AGES[age]
+            span_end = dt.date(2024, 5, 20) if age == 21 else dt.date(2027, 2, 26)
+            members = self.members_of(age)
+            count = round(total * share)
+            dates = sorted(start + dt.timedelta(days=int(d))
+                           for d in rng.integers(5, (span_end - start).days, size=count))
+            sittings = self.sittings[age]
+            by_party: dict[str, list[Member]] = {}
+            for member in members:
+                by_party.setdefault(member.party, []).append(member)
+            # numbers run to about 25,000 over an Assembly, whatever the number of bills simulated
+            gap = max(2, 50_000 // max(count, 1))
+            serial = 0
+            for proposed in dates:
+                serial += int(rng.integers(1, gap))
+                law, committee = targets[int(rng.integers(len(targets)))]
+                roll = rng.random()
+                name = f"{law} 일부개정법률안" if roll < 0.9 else f"{law} 전부개정법률안" if roll < 0.95 else \
+                    f"{law} 폐지법률안" if roll < 0.97 else f"{law} 일부개정법률안(대안)"
+                proposer = members[int(rng.integers(len(members)))]
+                mates = [m for m in by_party[proposer.party] if m is not proposer]
+                others = members
+                size = int(rng.integers(9, 15))
+                picks = list(rng.choice(len(mates), size=min(size, len(mates)), replace=False)) if mates else []
+                co = [mates[int(i)] for i in picks]
+                while len(co) < size:   # small parties borrow co-sponsors from anyone
+                    co.append(others[int(rng.integers(len(others)))])
+                co_codes = tuple(dict.fromkeys(m.mona_cd for m in co if m is not proposer))
+                referred = proposed + dt.timedelta(days=int(rng.integers(1, 10)))
+                presented = referred + dt.timedelta(days=int(rng.integers(20, 200)))
+                fate, decided, voted, judiciary, committee_done = None, None, False, None, None
+                draw = rng.random()
+                cumulative = 0.0
+                for result, probability, in_plenary in _FATES:
+                    cumulative += probability
+                    if draw < cumulative:
+                        fate, voted = result, in_plenary
+                        break
+                if fate is not None:
+                    earliest = presented + dt.timedelta(days=int(rng.integers(10, 250)))
+                    if voted:
+                        later = [s.day for s in sittings if s.day >= earliest + dt.timedelta(days=14)]
+                        if later:
+                            decided = later[0]
+                            committee_done = earliest
+                            judiciary = (earliest + dt.timedelta(days=2), earliest + dt.timedelta(days=7),
+                                         decided - dt.timedelta(days=int(rng.integers(1, 6))))
+                        else:
+                            fate, voted = None, False
+                    else:
+                        decided = committee_done = earliest
+                if age == 21 and (fate is None or decided is None or decided > AGES[21][1]):
+                    fate, decided, voted, judiciary = "임기만료폐기", AGES[21][1], False, None
+                    committee_done = committee_done if committee_done and committee_done <= AGES[21][1] else None
+                while True:
+                    bill_id = "PRC_" + "".join(_LETTERS[int(rng.integers(26))] + str(int(rng.integers(10)))
+                                               for _ in range(15))
+                    if bill_id not in used_ids:
+                        used_ids.add(bill_id)
+                        break
+                out.append(Bill(bill_id, f"{age}{serial:05d}", age, name, law, committee, proposed,
+                                proposer.mona_cd, co_codes, fate, decided, referred,
+                                presented, committee_done, judiciary, voted))
+        return tuple(out)
+
+    @cached_property
+    def bill_by_id(self) -> dict[str, Bill]:
+        return {b.bill_id: b for b in self.bills}
+
+    def sitting_on(self, age: int, day: dt.date) -> Sitting | None:
+        return next((s for s in self.sittings[age] if s.day == day), None)
+
+    def votes(self, bill: Bill) -> list[tuple[Member, str, int]]:
+        """(member, RESULT_VOTE_MOD, seconds after 14:00) of every member of the bill's Assembly."""
+        rng = self._world.rng("assembly.votes", bill.bill_id)
+        proposer_party = self.by_code[bill.proposer].party if bill.proposer in self.by_code else "더불어민주당"
+        passed = bill.fate in ("원안가결", "수정가결")
+        parties = sorted({m.party for m in self.members})
+        # the chance each party's members vote yes: a passed bill carries every party along; a rejected one
+        # keeps even its proposer's party below half, so the tally always matches the result
+        stance = {p: float(rng.uniform(0.75, 0.99)) if passed else
+                  float(rng.uniform(0.2, 0.4)) if p == proposer_party else float(rng.uniform(0.0, 0.2))
+                  for p in parties}
+        clock = int(rng.integers(0, 10_000))
+        out = []
+        for member in self.members_of(bill.age):
+            if rng.random() < 0.08:
+                out.append((member, "불참", clock))
+                continue
+            roll = rng.random()
+            choice = "찬성" if roll < stance[member.party] else "반대" if rng.random() < 0.6 else "기권"
+            out.append((member, choice, clock))
+        return out

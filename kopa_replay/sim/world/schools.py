@@ -1,0 +1,493 @@
+"""Schools of the 17 시도교육청 and what NEIS publishes about them.
+
+Every school belongs to a real 시도 (its NEIS office code ``B10`` …) and sits
+in a 시군구 of that 시도 from :mod:`regions`; its name is built from a 법정동
+stem of that 시군구 (``서울역삼초등학교``, ``역삼여자중학교``). The static
+facts (code, name, address, founding date) are drawn once per seed; the dated
+facts — school days, meals, the academic calendar, classes and timetables —
+are computed on demand from the school and the date, so a handler pays only for
+the days it is asked about.
+
+What exists at an as-of date (the simulator's decision, mirrored in the
+catalog descriptions):
+
+* meals: monthly menus are published at the start of the month, so meals exist
+  up to the last day of the as-of month;
+* the academic calendar (학사일정) is announced a month ahead: through the end
+  of the month after the as-of month;
+* timetables are weekly: through the Friday of the as-of week, and only for the
+  running academic year (older years are not kept by the simulator);
+* class lists: for every academic year that has started.
+
+History starts with academic year 2024 (2024-03-01).
+"""
+
+from __future__ import annotations
+
+import calendar as _calendar
+import datetime as dt
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Iterator
+
+from kopa_replay.sim.world.calendar import HOLIDAYS, ymd
+
+if TYPE_CHECKING:
+    from kopa_replay.sim.world import World
+    from kopa_replay.sim.world.regions import Sido, Sigungu
+
+__all__ = ["School", "SchoolWorld", "romanize", "academic_year", "HISTORY_START", "KINDS"]
+
+#: The first day of the simulated NEIS history (academic year 2024).
+HISTORY_START = dt.date(2024, 3, 1)
+
+#: school kind → (short suffix, English, grades, NEIS timetable service)
+KINDS = {
+    "초등학교": ("초", "Elementary School", 6, "elsTimetable"),
+    "중학교": ("중", "Middle School", 3, "misTimetable"),
+    "고등학교": ("고", "High School", 3, "hisTimetable"),
+}
+
+# Per 시도: (postal-code prefixes, telephone area code, homepage domain of the office)
+_OFFICE_FACTS = {
+    "B10": ((1, 8), "02", "sen"), "C10": ((46, 49), "051", "pen"), "D10": ((41, 43), "053", "dge"),
+    "E10": ((21, 23), "032", "ice"), "F10": ((61, 62), "062", "gen"), "G10": ((34, 35), "042", "dje"),
+    "H10": ((44, 45), "052", "use"), "I10": ((30, 30), "044", "sje"), "J10": ((10, 18), "031", "goe"),
+    "K10": ((24, 26), "033", "gwe"), "M10": ((27, 29), "043", "cbe"), "N10": ((31, 33), "041", "cne"),
+    "P10": ((54, 56), "063", "jbe"), "Q10": ((57, 59), "061", "jne"), "R10": ((36, 40), "054", "gbe"),
+    "S10": ((50, 53), "055", "gne"), "T10": ((63, 63), "064", "jje"),
+}
+# The first two digits of SD_SCHUL_CODE by office (real codes start 70–96).
+_CODE_PREFIX = {"B10": 70, "C10": 72, "D10": 72, "E10": 73, "F10": 73, "G10": 74, "H10": 74, "I10": 93,
+                "J10": 75, "K10": 78, "M10": 80, "N10": 81, "P10": 83, "Q10": 84, "R10": 87, "S10": 88,
+                "T10": 92}
+# Stems that are not place names, as many real schools use.
+_GENERIC_STEMS = ("한빛", "새솔", "푸른", "중앙", "동부", "서부", "신흥", "대명", "솔빛", "하늘", "은빛",
+                  "새빛", "해오름", "늘푸른", "동산", "샛별", "금빛", "한울")
+# High-school types: (HS_SC_NM, name suffix, English suffix, 특목고 계열)
+_HIGH_TYPES = (
+    ("일반고", "고등학교", "High School", None),
+    ("일반고", "고등학교", "High School", None),
+    ("일반고", "고등학교", "High School", None),
+    ("일반고", "고등학교", "High School", None),
+    ("특성화고", "공업고등학교", "Technical High School", None),
+    ("특성화고", "정보산업고등학교", "Information Industry High School", None),
+    ("특성화고", "상업고등학교", "Commercial High School", None),
+    ("자율고", "고등학교", "High School", None),
+    ("특목고", "외국어고등학교", "Foreign Language High School", "외국어계열"),
+    ("특목고", "과학고등학교", "Science High School", "과학계열"),
+)
+
+_SUBJECTS = {
+    "초등학교_저": ("국어", "수학", "바른 생활", "슬기로운 생활", "즐거운 생활", "창의적 체험활동"),
+    "초등학교": ("국어", "수학", "사회", "과학", "영어", "체육", "음악", "미술", "도덕", "실과",
+              "창의적 체험활동"),
+    "중학교": ("국어", "수학", "영어", "사회", "역사", "과학", "기술・가정", "정보", "체육", "음악", "미술",
+            "도덕", "한문", "진로와 직업", "창의적 체험활동", "스포츠"),
+    "고등학교": ("국어", "문학", "수학Ⅰ", "수학Ⅱ", "확률과 통계", "미적분", "영어Ⅰ", "영어Ⅱ", "한국사",
+             "통합사회", "통합과학", "물리학Ⅰ", "화학Ⅰ", "생명과학Ⅰ", "지구과학Ⅰ", "체육", "음악", "미술",
+             "정보", "일본어Ⅰ", "중국어Ⅰ", "창의적 체험활동"),
+}
+
+# Dishes with their allergy numbers (1 난류 … 19 잣), by course.
+_RICE = (("쌀밥", ""), ("흑미밥", ""), ("현미밥", ""), ("기장밥", ""), ("차수수밥", ""),
+         ("카레라이스", "2.5.6.10.13"), ("김치볶음밥", "1.5.9.10"), ("친환경찰현미밥", ""))
+_SOUP = (("쇠고기미역국", "5.6.16"), ("된장찌개", "5.6.9"), ("김치찌개", "5.9.10"), ("북어국", "1.5.6"),
+         ("콩나물국", "5"), ("어묵국", "1.5.6"), ("육개장", "5.6.16"), ("순두부찌개", "5.9.18"),
+         ("감자국", "5.6.13"), ("닭곰탕", "5.15"))
+_MAIN = (("닭갈비", "5.6.13.15"), ("돼지불고기", "5.6.10.13"), ("생선까스", "1.2.5.6.12"),
+         ("고등어구이", "7"), ("제육볶음", "5.6.10.13"), ("돈까스", "1.2.5.6.10.12"), ("떡갈비", "5.6.10.16"),
+         ("닭볶음탕", "5.6.13.15"), ("오징어볶음", "5.6.13.17"), ("훈제오리구이", "5.6"),
+         ("찜닭", "5.6.13.15"), ("탕수육", "1.5.6.10.13"))
+_SIDE = (("시금치나물", "5"), ("콩나물무침", "5"), ("감자조림", "5.6.13"), ("멸치볶음", "5.6"),
+         ("어묵볶음", "1.5.6"), ("계란말이", "1.5"), ("잡채", "5.6.10"), ("두부조림", "5.6"),
+         ("도라지무침", "5.6.13"), ("진미채볶음", "5.6.13.17"), ("연근조림", "5.6"), ("브로콜리숙회", "5.6"))
+_KIMCHI = (("배추김치", "9.13"), ("깍두기", "9.13"), ("총각김치", "9.13"), ("열무김치", "9.13"))
+_DESSERT = (("요구르트", "2"), ("사과", ""), ("귤", ""), ("수박", ""), ("우유", "2"), ("바나나", ""),
+            ("식혜", ""), ("요플레", "2"), ("방울토마토", "12"))
+_ORIGIN = "<br/>".join(("쌀 : 국내산", "김치류 : 국내산", "고춧가루(김치류) : 국내산", "쇠고기(종류) : 국내산(한우)",
+                        "돼지고기 : 국내산", "닭고기 : 국내산", "오리고기 : 국내산", "쇠고기 식육가공품 : 국내산",
+                        "낙지 : 국내산", "고등어 : 국내산", "오징어 : 원양산"))
+
+_FIXED_HOLIDAY_NAMES = {(1, 1): "신정", (3, 1): "삼일절", (5, 5): "어린이날", (6, 6): "현충일",
+                        (8, 15): "광복절", (10, 3): "개천절", (10, 9): "한글날", (12, 25): "기독탄신일"}
+#: days the exchange closes but schools keep: 근로자의 날 and the last day of the year
+_NOT_SCHOOL_HOLIDAYS = {(5, 1), (12, 31)}
+
+# -- romanization -------------------------------------------------------------
+_INITIALS = ("g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p", "h")
+_MEDIALS = ("a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo", "u", "wo", "we",
+            "wi", "yu", "eu", "ui", "i")
+_FINALS = ("", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m", "p", "p",
+           "t", "t", "ng", "t", "t", "k", "t", "p", "t")
+
+
+def romanize(text: str) -> str:
+    """Hangul in Revised Romanization, syllable by syllable (no sound-change rules): 역삼 → yeoksam."""
+    out = []
+    for char in text:
+        code = ord(char) - 0xAC00
+        if 0 <= code < 11172:
+            out.append(_INITIALS[code // 588] + _MEDIALS[(code % 588) // 28] + _FINALS[code % 28])
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def academic_year(day: dt.date) -> int:
+    """The Korean school year a date belongs to (it starts in March)."""
+    return day.year if day.month >= 3 else day.year - 1
+
+
+def _month_end(day: dt.date) -> dt.date:
+    return day.replace(day=_calendar.monthrange(day.year, day.month)[1])
+
+
+def _add_month(day: dt.date) -> dt.date:
+    return (day.replace(day=1) + dt.timedelta(days=32)).replace(day=1)
+
+
+def _first_weekday_on_or_after(day: dt.date) -> dt.date:
+    while day.weekday() >= 5 or day in HOLIDAYS:
+        day += dt.timedelta(days=1)
+    return day
+
+
+@lru_cache(maxsize=None)
+def holiday_name(day: dt.date) -> str:
+    """A Korean public holiday's name as school calendars write it."""
+    fixed = _FIXED_HOLIDAY_NAMES.get((day.month, day.day))
+    if fixed:
+        return fixed
+    if day.weekday() == 0 and any(day - dt.timedelta(days=k) in HOLIDAYS for k in (1, 2)):
+        return "대체공휴일"
+    if day.month in (1, 2):
+        return "설날"
+    if day.month in (9, 10):
+        return "추석"
+    if day.month == 5:
+        return "부처님오신날"
+    if (day.month, day.day) in ((4, 10), (6, 3)):
+        return "선거일"
+    return "대체공휴일"
+
+
+def school_holiday(day: dt.date) -> bool:
+    return day in HOLIDAYS and (day.month, day.day) not in _NOT_SCHOOL_HOLIDAYS
+
+
+@dataclass(frozen=True)
+class Term:
+    """One academic year of one school: semester bounds and its own days off."""
+
+    ay: int
+    first_start: dt.date     # 1학기 개학 (입학식)
+    first_end: dt.date       # 여름방학식
+    second_start: dt.date    # 2학기 개학
+    second_end: dt.date      # 종업식 (early January)
+    days_off: tuple[dt.date, ...]   # 개교기념일, 재량휴업일
+    exams: tuple[tuple[str, dt.date, int], ...]   # (name, first day, number of days)
+    field_trip: dt.date
+    sports_day: dt.date
+
+    def semester(self, day: dt.date) -> str | None:
+        if self.first_start <= day <= self.first_end:
+            return "1"
+        if self.second_start <= day <= self.second_end:
+            return "2"
+        return None
+
+
+@dataclass(frozen=True)
+class School:
+    code: str                 # SD_SCHUL_CODE, 7 digits
+    name: str                 # SCHUL_NM
+    english: str              # ENG_SCHUL_NM
+    kind: str                 # 초등학교 / 중학교 / 고등학교
+    sido: "Sido"
+    sigungu: "Sigungu"
+    founding: str             # 공립 / 사립
+    coedu: str                # 남여공학 / 남 / 여
+    high_type: str | None     # 일반고 / 특성화고 …
+    special_line: str | None  # 특목고 계열
+    address: str              # ORG_RDNMA
+    address_detail: str       # ORG_RDNDA
+    postal: str
+    tel: str
+    fax: str
+    homepage: str
+    founded: dt.date
+    students: int
+    classes_per_grade: tuple[int, ...]
+
+    @property
+    def office(self) -> str:
+        return self.sido.office
+
+    @property
+    def office_name(self) -> str:
+        return f"{self.sido.name}교육청"
+
+    @property
+    def grades(self) -> int:
+        return KINDS[self.kind][2]
+
+    @property
+    def timetable_service(self) -> str:
+        return KINDS[self.kind][3]
+
+    @property
+    def support_office(self) -> str:
+        """JU_ORG_NM: the 교육지원청 of the school's 시군구."""
+        stem = self.sigungu.name[:-1] if len(self.sigungu.name) > 2 else self.sigungu.name
+        return f"{self.sido.name}{stem}교육지원청"
+
+
+class SchoolWorld:
+    """The seeded schools and their dated NEIS facts."""
+
+    def __init__(self, world: "World") -> None:
+        self._world = world
+        self._terms: dict[tuple[str, int], Term] = {}
+        self._plans: dict[tuple, tuple[tuple[str, ...], ...]] = {}
+
+    # -- static facts ----------------------------------------------------------
+    @cached_property
+    def schools(self) -> tuple[School, ...]:
+        """Every school, ordered by office then code."""
+        regions = self._world.regions
+        per_office = self._world.sizes.schools_per_office
+        used_codes: set[str] = set()
+        out: list[School] = []
+        for sido in regions.sido:
+            rng = self._world.rng("schools.directory", sido.office)
+            sigungus = regions.sigungu_of(sido)
+            dongs = {sgg.code: regions.dongs_of(sgg) for sgg in sigungus}
+            names: set[str] = set()
+            for _ in range(per_office):
+                kind = ("초등학교", "중학교", "고등학교")[int(rng.choice(3, p=(0.5, 0.27, 0.23)))]
+                sgg = sigungus[int(rng.integers(len(sigungus)))]
+                school = self._draw_school(rng, sido, sgg, dongs[sgg.code], kind, names, used_codes)
+                out.append(school)
+        return tuple(sorted(out, key=lambda s: (s.office, s.code)))
+
+    def _draw_school(self, rng, sido, sgg, dongs, kind, names: set[str], used_codes: set[str]) -> School:
+        office = sido.office
+        while True:
+            code = f"{_CODE_PREFIX[office]}{int(rng.integers(0, 100_000)):05d}"
+            if code not in used_codes:
+                used_codes.add(code)
+                break
+        coedu = "남여공학"
+        if kind != "초등학교":
+            coedu = ("남여공학", "남", "여")[int(rng.choice(3, p=(0.7, 0.15, 0.15)))]
+        high_type = special = None
+        suffix, english_suffix = kind, KINDS[kind][1]
+        if kind == "고등학교":
+            high_type, suffix, english_suffix, special = _HIGH_TYPES[int(rng.integers(len(_HIGH_TYPES)))]
+        if coedu == "여":
+            suffix = "여자" + suffix
+            english_suffix = "Girls' " + english_suffix
+        # A place-name stem from the school's own 시군구, else a generic one; Seoul
+        # elementary schools carry the 서울 prefix as the real ones do.
+        for attempt in range(12):
+            if dongs and rng.random() < 0.75:
+                stem = dongs[int(rng.integers(len(dongs)))].name[:-1]
+            else:
+                stem = _GENERIC_STEMS[int(rng.integers(len(_GENERIC_STEMS)))]
+            if attempt >= 6:
+                stem = sgg.name[:-1] + stem
+            prefix = sido.short if (office == "B10" and kind == "초등학교") else ""
+            name = f"{prefix}{stem}{suffix}"
+            if name not in names:
+                names.add(name)
+                break
+        english_stem = " ".join(part.capitalize() for part in (romanize(prefix), romanize(stem)) if part)
+        english = f"{english_stem} {english_suffix}"
+        postal_lo, postal_hi = _OFFICE_FACTS[office][0]
+        area = _OFFICE_FACTS[office][1]
+        road = (dongs[int(rng.integers(len(dongs)))].name[:-1] if dongs else stem) + \
+            ("로" if rng.random() < 0.6 else f"{int(rng.integers(1, 40))}길")
+        dong_name = dongs[int(rng.integers(len(dongs)))].name if dongs else sgg.name
+        number = int(rng.integers(1, 400))
+        level = {"초등학교": "es", "중학교": "ms", "고등학교": "hs"}[kind]
+        founded = dt.date(1920, 1, 1) + dt.timedelta(days=int(rng.integers(0, 37_000)))
+        founded = founded.replace(month=3, day=1) if rng.random() < 0.6 else founded
+        grades = KINDS[kind][2]
+        base_classes = int(rng.integers(2, 6 if kind == "초등학교" else 9))
+        classes = tuple(max(1, base_classes + int(rng.integers(-1, 2))) for _ in range(grades))
+        students = sum(classes) * int(rng.integers(20, 29))
+        private_share = {"초등학교": 0.03, "중학교": 0.2, "고등학교": 0.4}[kind]
+        return School(
+            code=code, name=name, english=english, kind=kind, sido=sido, sigungu=sgg,
+            founding="사립" if rng.random() < private_share else "공립", coedu=coedu,
+            high_type=high_type, special_line=special,
+            address=f"{sido.name} {sgg.name} {road} {number}",
+            address_detail=f"({dong_name})",
+            postal=f"{int(rng.integers(postal_lo, postal_hi + 1)):02d}{int(rng.integers(0, 1000)):03d}",
+            tel=f"{area}-{int(rng.integers(200, 999))}-{int(rng.integers(0, 10_000)):04d}",
+            fax=f"{area}-{int(rng.integers(200, 999))}-{int(rng.integers(0, 10_000)):04d}",
+            homepage=f"https://{romanize(stem)}.{_OFFICE_FACTS[office][2]}.{level}.kr",
+            founded=founded, students=students, classes_per_grade=classes,
+        )
+
+    @cached_property
+    def by_code(self) -> dict[str, School]:
+        return {s.code: s for s in self.schools}
+
+    @cached_property
+    def by_office(self) -> dict[str, tuple[School, ...]]:
+        table: dict[str, list[School]] = {}
+        for school in self.schools:
+            table.setdefault(school.office, []).append(school)
+        return {office: tuple(rows) for office, rows in table.items()}
+
+    # -- the academic calendar -------------------------------------------------
+    def term(self, school: School, ay: int) -> Term:
+        """The school's academic year ``ay`` (March ``ay`` to February ``ay + 1``)."""
+        key = (school.code, ay)
+        if key not in self._terms:
+            self._terms[key] = self._draw_term(school, ay)
+        return self._terms[key]
+
+    def _draw_term(self, school: School, ay: int) -> Term:
+        rng = self._world.rng("schools.term", school.code, ay)
+        first_start = _first_weekday_on_or_after(dt.date(ay, 3, 2))
+        first_end = dt.date(ay, 7, 16) + dt.timedelta(days=int(rng.integers(0, 8)))
+        second_start = _first_weekday_on_or_after(dt.date(ay, 8, 14) + dt.timedelta(days=int(rng.integers(0, 7))))
+        second_end = dt.date(ay + 1, 1, 2) + dt.timedelta(days=int(rng.integers(0, 8)))
+        while second_end.weekday() >= 5 or school_holiday(second_end):
+            second_end -= dt.timedelta(days=1)
+        anniversary = dt.date(ay if school.founded.month >= 3 else ay + 1, school.founded.month,
+                              min(school.founded.day, 28))
+        def around(month: int, day: int, spread: int, least: int = 0) -> dt.date:
+            """The first school weekday on or after a date shifted by up to ``spread`` days."""
+            shift = dt.timedelta(days=int(rng.integers(least, spread)))
+            return _first_weekday_on_or_after(dt.date(ay, month, day) + shift)
+
+        discretionary = (around(5, 2, 4), around(10, 9, 10, least=1))
+        exams: tuple[tuple[str, dt.date, int], ...] = ()
+        if school.kind != "초등학교":
+            exams = (("1학기 중간고사", around(4, 22, 8), 3), ("1학기 기말고사", around(6, 30, 6), 4),
+                     ("2학기 중간고사", around(10, 13, 8), 3), ("2학기 기말고사", around(12, 1, 8), 4))
+        return Term(ay, first_start, first_end, second_start, second_end,
+                    tuple(sorted({anniversary, *discretionary})), exams, around(4, 15, 20), around(5, 12, 12))
+
+    def is_school_day(self, school: School, day: dt.date) -> bool:
+        if day.weekday() >= 5 or school_holiday(day):
+            return False
+        term = self.term(school, academic_year(day))
+        return term.semester(day) is not None and day not in term.days_off
+
+    def school_days(self, school: School, start: dt.date, end: dt.date) -> Iterator[dt.date]:
+        """School days in [start, end], ascending."""
+        day = max(start, HISTORY_START)
+        while day <= end:
+            if self.is_school_day(school, day):
+                yield day
+            day += dt.timedelta(days=1)
+
+    # -- what exists at an as-of date -------------------------------------------
+    @staticmethod
+    def meal_horizon(as_of: dt.date) -> dt.date:
+        return _month_end(as_of)
+
+    @staticmethod
+    def schedule_horizon(as_of: dt.date) -> dt.date:
+        return _month_end(_add_month(as_of))
+
+    @staticmethod
+    def timetable_window(as_of: dt.date) -> tuple[dt.date, dt.date]:
+        friday = as_of + dt.timedelta(days=4 - as_of.weekday())   # a weekend looks back to its Friday
+        return dt.date(academic_year(as_of), 3, 1), friday
+
+    # -- meals -----------------------------------------------------------------
+    def meals(self, school: School, day: dt.date) -> list[dict[str, str]]:
+        """The meals served on a school day: 중식 everywhere, 석식 at high schools."""
+        rng = self._world.rng("schools.meal", school.code, ymd(day))
+        kinds = [("2", "중식")] + ([("3", "석식")] if school.kind == "고등학교" else [])
+        base_kcal = {"초등학교": 640.0, "중학교": 790.0, "고등학교": 880.0}[school.kind]
+        out = []
+        for code, label in kinds:
+            courses = [_RICE, _SOUP, _MAIN, _SIDE, _KIMCHI] + ([_DESSERT] if rng.random() < 0.6 else [])
+            dishes = []
+            for course in courses:
+                name, allergy = course[int(rng.integers(len(course)))]
+                dishes.append(f"{name} ({allergy})" if allergy else name)
+            kcal = base_kcal * (0.85 if code == "3" else 1.0) + float(rng.normal(0, 45))
+            nutrients = (("탄수화물(g)", 0.15), ("단백질(g)", 0.04), ("지방(g)", 0.025), ("비타민A(R.E)", 0.25),
+                         ("티아민(mg)", 0.0006), ("리보플라빈(mg)", 0.0007), ("비타민C(mg)", 0.02),
+                         ("칼슘(mg)", 0.35), ("철분(mg)", 0.004))
+            ntr = "<br/>".join(f"{label_} : {kcal * ratio * float(rng.uniform(0.85, 1.15)):.1f}"
+                               for label_, ratio in nutrients)
+            out.append({"MMEAL_SC_CODE": code, "MMEAL_SC_NM": label,
+                        "MLSV_FGR": str(int(school.students * float(rng.uniform(0.9, 0.99)))
+                                        if code == "2" else int(school.students * float(rng.uniform(0.3, 0.6)))),
+                        "DDISH_NM": "<br/>".join(dishes), "ORPLC_INFO": _ORIGIN,
+                        "CAL_INFO": f"{kcal:.1f} Kcal", "NTR_INFO": ntr})
+        return out
+
+    # -- the academic calendar as NEIS lists it ------------------------------------
+    def schedule(self, school: School, ay: int) -> list[tuple[dt.date, str, str]]:
+        """(date, EVENT_NM, SBTR_DD_SC_NM) of academic year ``ay``, ascending by date."""
+        term = self.term(school, ay)
+        events: list[tuple[dt.date, str, str]] = []
+        events.append((term.first_start, "입학식", "해당없음"))
+        events.append((term.first_start, "1학기 개학식", "해당없음"))
+        events.append((term.field_trip, "현장체험학습", "해당없음"))
+        events.append((term.sports_day, "체육대회", "해당없음"))
+        for name, start, days in term.exams:
+            day, left = start, days
+            while left:
+                if day.weekday() < 5 and not school_holiday(day):
+                    events.append((day, name, "해당없음"))
+                    left -= 1
+                day += dt.timedelta(days=1)
+        events.append((term.first_end, "여름방학식", "해당없음"))
+        events.append((term.second_start, "2학기 개학식", "해당없음"))
+        events.append((term.second_end, "졸업식", "해당없음"))
+        events.append((term.second_end, "종업식", "해당없음"))
+        for off in term.days_off:
+            month_day = (school.founded.month, min(school.founded.day, 28))
+            events.append((off, "개교기념일" if (off.month, off.day) == month_day else "재량휴업일", "휴업일"))
+        day, last = term.first_start, term.second_end
+        while day <= last:
+            if school_holiday(day) and day.weekday() < 5:
+                events.append((day, holiday_name(day), "공휴일"))
+            elif day.weekday() == 5 and term.semester(day):
+                events.append((day, "토요휴업일", "휴업일"))
+            elif term.first_end < day < term.second_start and day.weekday() < 5:
+                events.append((day, "여름방학", "휴업일"))
+            day += dt.timedelta(days=1)
+        order = {name: i for i, name in enumerate(("입학식", "1학기 개학식"))}
+        return sorted(events, key=lambda e: (e[0], order.get(e[1], 9), e[1]))
+
+    # -- classes and timetables ------------------------------------------------------
+    def classes(self, school: School, ay: int) -> list[tuple[int, int]]:
+        """(grade, class number) of academic year ``ay``."""
+        rng = self._world.rng("schools.classes", school.code, ay)
+        out = []
+        for grade, count in enumerate(school.classes_per_grade, start=1):
+            count = max(1, count + int(rng.integers(-1, 2)) if rng.random() < 0.3 else count)
+            out.extend((grade, number) for number in range(1, count + 1))
+        return out
+
+    def periods(self, school: School, grade: int) -> int:
+        if school.kind == "초등학교":
+            return 4 if grade <= 2 else 6 if grade >= 5 else 5
+        return 6 if school.kind == "중학교" else 7
+
+    def week_plan(self, school: School, ay: int, semester: str, grade: int, number: int) -> tuple[tuple[str, ...], ...]:
+        """The class's subjects per weekday and period for one semester."""
+        key = (school.code, ay, semester, grade, number)
+        if key not in self._plans:
+            self._plans[key] = self._draw_week_plan(school, ay, semester, grade, number)
+        return self._plans[key]
+
+    def _draw_week_plan(self, school: School, ay: int, semester: str, grade: int,
+                        number: int) -> tuple[tuple[str, ...], ...]:
+        rng = self._world.rng("schools.timetable", school.code, ay, semester, grade, number)
+        key = "초등학교_저" if school.kind == "초등학교" and grade <= 2 else school.kind
+        pool = _SUBJECTS[key]
+        periods = self.periods(school, grade)
+        return tuple(tuple(pool[int(i)] for i in rng.integers(0, len(pool), size=periods)) for _ in range(5))

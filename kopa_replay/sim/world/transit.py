@@ -1,0 +1,665 @@
+"""Public transit: TAGO city buses across the country and Seoul city buses.
+
+Two networks, both laid out the same way: a city holds *places* (a crossroads,
+a market, a school gate), each served by two stops — one per direction, each
+with its own stop id, both with the place's name (so several stops share a
+name, as on the real platforms). A route runs out along a line of places and
+back (up stops, a turnaround, down stops), so its stop sequence is ordered
+and geographically coherent.
+
+* TAGO (국토교통부 대중교통 정보, ``apis.data.go.kr/1613000``): the real
+  2-digit metro city codes (12 세종, 21 부산 … 25 대전, 26 울산, 39 제주)
+  first, then 5-digit 시군 codes (31010 수원 …). Seoul is not served. Route
+  ids carry a city prefix (DJB30300004), stop ids too (DJB8001793); the stop
+  number shown at the stop (nodeno) is a separate 5-digit number.
+* Seoul (``ws.bus.go.kr``): busRouteId and stId are 9 digits, arsId 5 digits
+  whose first two digits are the 구 (19xxx 영등포구), stations placed in the
+  25 구 of ``world.regions``.
+
+Real-time answers (bus positions, arrival predictions) are a snapshot at
+08:30 of the as-of date: a pure function of (seed, as-of date, route) — no
+wall clock. Night routes (N16 …) are out of service at that hour.
+City networks are built per city on first use, so a call in one city never
+pays for the other 131 of a full-size world.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Callable, Iterable
+
+import numpy as np
+
+from kopa_replay.sim.world.regions import Sido, Sigungu
+
+if TYPE_CHECKING:
+    from kopa_replay.sim.world import World
+
+__all__ = [
+    "TransitWorld",
+    "TagoCity",
+    "TagoStop",
+    "TagoRoute",
+    "TagoNetwork",
+    "SeoulStation",
+    "SeoulRoute",
+    "BusPosition",
+    "Arrival",
+    "SNAPSHOT_TIME",
+    "metres",
+    "seoul_tm",
+]
+
+#: The time of day the real-time snapshot of an as-of date describes.
+SNAPSHOT_TIME = dt.time(8, 30, 0)
+
+# (TAGO city code, cityname as TAGO spells it, id prefix, region 시도 code, centre lat, centre lon)
+_TAGO_METROS = (
+    ("12", "세종특별시", "SJB", "36", 36.4800, 127.2890),
+    ("21", "부산광역시", "BSB", "26", 35.1796, 129.0756),
+    ("22", "대구광역시", "DGB", "27", 35.8714, 128.6014),
+    ("23", "인천광역시", "ICB", "28", 37.4563, 126.7052),
+    ("24", "광주광역시", "GJB", "29", 35.1595, 126.8526),
+    ("25", "대전광역시", "DJB", "30", 36.3504, 127.3845),
+    ("26", "울산광역시", "USB", "31", 35.5384, 129.3114),
+    ("39", "제주도", "JJB", "50", 33.4996, 126.5312),
+)
+# TAGO's 2-digit province part of 5-digit 시군 codes: (prefix, region 시도 code, id prefix, rough centre)
+_TAGO_PROVINCES = (
+    ("31", "41", "GGB", 37.41, 127.25),
+    ("32", "51", "GWB", 37.75, 128.20),
+    ("33", "43", "CBB", 36.80, 127.70),
+    ("34", "44", "CNB", 36.55, 126.85),
+    ("35", "52", "JBB", 35.72, 127.15),
+    ("36", "46", "JNB", 34.90, 126.95),
+    ("37", "47", "GBB", 36.35, 128.75),
+    ("38", "48", "GNB", 35.25, 128.35),
+)
+# Real 시군 of the provinces outside 경기 (경기's come from world.regions, which carries its real ones).
+_PROVINCE_TOWNS = {
+    "51": ("춘천시", "원주시", "강릉시", "동해시", "태백시", "속초시", "삼척시", "홍천군", "횡성군", "영월군",
+           "평창군", "정선군", "철원군", "화천군", "양구군", "인제군", "고성군", "양양군"),
+    "43": ("청주시", "충주시", "제천시", "보은군", "옥천군", "영동군", "증평군", "진천군", "괴산군", "음성군",
+           "단양군"),
+    "44": ("천안시", "공주시", "보령시", "아산시", "서산시", "논산시", "계룡시", "당진시", "금산군", "부여군",
+           "서천군", "청양군", "홍성군", "예산군", "태안군"),
+    "52": ("전주시", "군산시", "익산시", "정읍시", "남원시", "김제시", "완주군", "진안군", "무주군", "장수군",
+           "임실군", "순창군", "고창군", "부안군"),
+    "46": ("목포시", "여수시", "순천시", "나주시", "광양시", "담양군", "곡성군", "구례군", "고흥군", "보성군",
+           "화순군", "장흥군", "강진군", "해남군", "영암군", "무안군", "함평군", "영광군", "장성군", "완도군",
+           "진도군", "신안군"),
+    "47": ("포항시", "경주시", "김천시", "안동시", "구미시", "영주시", "영천시", "상주시", "문경시", "경산시",
+           "의성군", "청송군", "영양군", "영덕군", "청도군", "고령군", "성주군", "칠곡군", "예천군", "봉화군",
+           "울진군", "울릉군"),
+    "48": ("창원시", "진주시", "통영시", "사천시", "김해시", "밀양시", "거제시", "양산시", "의령군", "함안군",
+           "창녕군", "고성군", "남해군", "하동군", "산청군", "함양군", "거창군", "합천군"),
+}
+# Approximate centres of Seoul's 25 구 (lat, lon), keyed by name.
+_SEOUL_GU_CENTRES = {
+    "종로구": (37.5730, 126.9794), "중구": (37.5641, 126.9979), "용산구": (37.5324, 126.9900),
+    "성동구": (37.5634, 127.0369), "광진구": (37.5385, 127.0823), "동대문구": (37.5744, 127.0396),
+    "중랑구": (37.6066, 127.0927), "성북구": (37.5894, 127.0167), "강북구": (37.6397, 127.0255),
+    "도봉구": (37.6688, 127.0471), "노원구": (37.6542, 127.0568), "은평구": (37.6027, 126.9291),
+    "서대문구": (37.5791, 126.9368), "마포구": (37.5663, 126.9019), "양천구": (37.5170, 126.8665),
+    "강서구": (37.5509, 126.8495), "구로구": (37.4954, 126.8874), "금천구": (37.4519, 126.9020),
+    "영등포구": (37.5264, 126.8962), "동작구": (37.5124, 126.9393), "관악구": (37.4784, 126.9516),
+    "서초구": (37.4837, 127.0324), "강남구": (37.5172, 127.0473), "송파구": (37.5145, 127.1059),
+    "강동구": (37.5301, 127.1238),
+}
+
+# Stop names: a neighbourhood stem plus what stands there.
+_STOP_SUFFIXES = ("사거리", "삼거리", "오거리", "네거리", "시장", "초등학교", "중학교", "고등학교", "우체국",
+                  "주민센터", "입구", "공원", "아파트", "파출소", "도서관", "성당", "보건소", "역", "119안전센터",
+                  "체육관", "농협", "교회", "종점", "사무소")
+_SEOUL_SUFFIXES = ("사거리", "삼거리", "오거리", "시장", "초등학교", "중학교", "고등학교", "우체국", "동주민센터",
+                   "입구", "공원", "아파트", "파출소", "도서관", "역", "역.환승센터", "119안전센터", "성당",
+                   "사거리.중앙차로", "교회앞", "자치회관", "먹자골목", "새마을금고", "역2번출구")
+
+_TAGO_ROUTE_TYPES = ("간선버스", "지선버스", "급행버스", "마을버스")
+_TAGO_TYPE_WEIGHTS = (0.35, 0.40, 0.10, 0.15)
+_VEHICLE_TYPES = ("일반차량", "저상버스")
+
+# Seoul routeType codes (busRouteInfo): 1 공항 2 마을 3 간선 4 지선 5 순환 6 광역 7 인천 8 경기 9 폐지 0 공용
+_SEOUL_KINDS = ("간선", "지선", "마을", "광역", "심야", "순환", "공항")
+_SEOUL_KIND_WEIGHTS = (0.30, 0.40, 0.10, 0.06, 0.08, 0.03, 0.03)
+_SEOUL_KIND_TYPE = {"간선": "3", "지선": "4", "마을": "2", "광역": "6", "심야": "3", "순환": "5", "공항": "1"}
+_SEOUL_CORPS = ("대진여객", "삼화상운", "동아운수", "한성여객", "서울승합", "북부운수", "대원여객", "선진운수",
+                "신길교통", "메트로버스", "도원교통", "제일여객", "보성운수", "관악교통", "다모아자동차",
+                "영신여객", "유성운수", "공항리무진")
+_PLATE_LETTERS = ("아", "바", "사", "자", "배")
+
+
+# ---------------------------------------------------------------------------
+# entities
+
+
+@dataclass(frozen=True)
+class TagoCity:
+    code: str          # "25" (metro) or "31010" (시군)
+    name: str          # cityname as TAGO spells it
+    prefix: str        # id prefix of its routes and stops (DJB)
+    sido: Sido
+    sigungu: Sigungu | None
+    lat: float
+    lon: float
+    index: int         # position in the city list; drives the id ranges
+
+    @property
+    def plate_region(self) -> str:
+        return self.sido.short
+
+
+@dataclass(frozen=True)
+class TagoStop:
+    node_id: str       # DJB8001793
+    node_no: int       # the number shown at the stop (41193)
+    name: str
+    lat: float
+    lon: float
+    city_code: str
+
+
+@dataclass(frozen=True)
+class TagoRoute:
+    route_id: str      # DJB30300004
+    route_no: str      # "102", "급행2", "5-1"
+    route_type: str    # 간선버스 …
+    city_code: str
+    stops: tuple[TagoStop, ...]   # nodeord 1..n
+    turn: int          # number of up (updowncd 0) stops; the rest run down (1)
+    first_time: str    # "0530"
+    last_time: str     # "2230"
+    interval: int      # minutes, weekdays
+    interval_sat: int
+    interval_sun: int
+
+    @property
+    def start_name(self) -> str:
+        return self.stops[0].name
+
+    @property
+    def end_name(self) -> str:
+        return self.stops[self.turn - 1].name
+
+    def updown(self, index: int) -> int:
+        """updowncd of the stop at 0-based ``index``: 0 up to the turnaround, 1 after."""
+        return 0 if index < self.turn else 1
+
+
+@dataclass
+class TagoNetwork:
+    """One city's stops and routes with the indexes handlers need."""
+
+    city: TagoCity
+    stops: tuple[TagoStop, ...]
+    routes: tuple[TagoRoute, ...]
+    stop_by_id: dict[str, TagoStop] = field(default_factory=dict)
+    route_by_id: dict[str, TagoRoute] = field(default_factory=dict)
+    #: node id -> [(route, 0-based index in the route's stop sequence)], in route order
+    routes_at: dict[str, list[tuple[TagoRoute, int]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.stop_by_id = {s.node_id: s for s in self.stops}
+        self.route_by_id = {r.route_id: r for r in self.routes}
+        for route in self.routes:
+            for index, stop in enumerate(route.stops):
+                self.routes_at.setdefault(stop.node_id, []).append((route, index))
+
+
+@dataclass(frozen=True)
+class SeoulStation:
+    st_id: str         # 9 digits (118000005)
+    ars_id: str        # 5 digits (19005)
+    name: str
+    lat: float
+    lon: float
+    gu: Sigungu
+
+    @property
+    def tm(self) -> tuple[float, float]:
+        return seoul_tm(self.lat, self.lon)
+
+
+@dataclass(frozen=True)
+class SeoulRoute:
+    route_id: str      # busRouteId, 9 digits
+    name: str          # rtNm / busRouteNm (143, 7612, N16, 종로01)
+    kind: str          # 간선, 지선, 마을, 광역, 심야, 순환, 공항
+    route_type: str    # routeType code
+    corp: str          # "대진여객  02-916-2678" (two spaces, as the API writes it)
+    stations: tuple[SeoulStation, ...]   # seq 1..n
+    turn: int          # seq of the turnaround station
+    first_time: str    # "0400"
+    last_time: str     # "2230"
+    term: int          # headway, minutes
+    length_km: float
+
+    @property
+    def night(self) -> bool:
+        return self.kind == "심야"
+
+    @property
+    def start_name(self) -> str:
+        return self.stations[0].name
+
+    @property
+    def end_name(self) -> str:
+        return self.stations[self.turn - 1].name
+
+    def heading(self, index: int) -> str:
+        """Where a bus at 0-based ``index`` is heading (the ``direction`` field)."""
+        return self.end_name if index < self.turn - 1 else self.start_name
+
+
+@dataclass(frozen=True)
+class BusPosition:
+    index: int         # 0-based index of the stop the bus last left
+    progress: float    # share of the way to the next stop
+    vehicle: int       # index into the route's fleet
+    low_floor: bool
+    congestion: int    # 0 없음, 3 여유, 4 보통, 5 혼잡, 6 매우혼잡
+
+
+@dataclass(frozen=True)
+class Arrival:
+    stops_away: int
+    seconds: int
+    bus: BusPosition
+
+
+# ---------------------------------------------------------------------------
+# layout helpers shared by both networks
+
+
+def _route_line(rng: np.random.Generator, lat: np.ndarray, lon: np.ndarray, count: int,
+                span: float | None, hubs: int = 0) -> tuple[list[int], bool]:
+    """Indexes of ``count`` places along a random line, in travel order, and the travel direction.
+
+    Places nearest a line through a random place are taken (within ``span``
+    degrees along the line when given) and ordered by their position on it.
+    Half the lines pass through one of the first ``hubs`` places (the
+    station, the terminal), as real networks converge on them. The flag says
+    whether the line heads "east" (it picks which of a place's two stops the
+    outbound bus uses, so buses going the same way share stops).
+    """
+    through_hub = hubs > 0 and rng.random() < 0.5
+    origin = int(rng.integers(hubs if through_hub else len(lat)))
+    angle = float(rng.uniform(0, math.pi * 2))
+    dx, dy = math.cos(angle), math.sin(angle)
+    rel_x = (lon - lon[origin]) * math.cos(math.radians(float(lat[origin])))
+    rel_y = lat - lat[origin]
+    along = rel_x * dx + rel_y * dy
+    across = np.abs(rel_x * dy - rel_y * dx)
+    candidates = np.arange(len(lat))
+    if span is not None:
+        # A band span long and a fifth of that wide keeps the route from zig-zagging across town.
+        in_band = (np.abs(along) <= span / 2) & (across <= span / 5)
+        candidates = candidates[in_band] if in_band.sum() >= min(count, 6) else candidates
+    chosen = candidates[np.argsort(across[candidates], kind="stable")[:count]]
+    ordered = chosen[np.argsort(along[chosen], kind="stable")]
+    return [int(i) for i in ordered], dx >= 0
+
+
+def _out_and_back(pairs: list[tuple[object, object]], eastward: bool) -> tuple[list, int]:
+    """A round trip over places (each a pair of stops): out on one side, back on the other.
+
+    Returns the stop sequence and the number of outbound stops (the
+    turnaround stop, counted once, ends the outbound half).
+    """
+    out = [p[0] if eastward else p[1] for p in pairs]
+    back = [p[1] if eastward else p[0] for p in reversed(pairs[:-1])]
+    return out + back, len(out)
+
+
+def _place_names(rng: np.random.Generator, stems: list[str], suffixes: tuple[str, ...], count: int,
+                 landmarks: Iterable[str] = ()) -> list[str]:
+    """``count`` stop names from neighbourhood stems; a few landmarks first. Repeats are allowed."""
+    names = list(landmarks)[:count]
+    while len(names) < count:
+        stem = stems[int(rng.integers(len(stems)))]
+        suffix = suffixes[int(rng.integers(len(suffixes)))]
+        names.append(stem + suffix)
+    return names
+
+
+def _unique(draw: Callable[[int], str], used: set[str]) -> str:
+    """A value from ``draw`` not yet in ``used`` (then added); the draw widens its range as tries fail."""
+    attempt = 0
+    while True:
+        value = draw(attempt // 20)
+        if value not in used:
+            used.add(value)
+            return value
+        attempt += 1
+
+
+def _plate(rng: np.random.Generator, region: str) -> str:
+    return f"{region}{int(rng.integers(70, 80))}{_PLATE_LETTERS[int(rng.integers(len(_PLATE_LETTERS)))]}" \
+           f"{int(rng.integers(1000, 10000))}"
+
+
+# ---------------------------------------------------------------------------
+
+
+class TransitWorld:
+    """The seeded transit networks of one world."""
+
+    def __init__(self, world: "World") -> None:
+        self._world = world
+        self._tago_networks: dict[str, TagoNetwork] = {}
+
+    # -- TAGO cities ------------------------------------------------------
+    @cached_property
+    def tago_cities(self) -> tuple[TagoCity, ...]:
+        """The served cities, in getCtyCodeList order (numeric city code)."""
+        regions = self._world.regions
+        sido_by_code = {s.code: s for s in regions.sido}
+        rows: list[tuple[str, str, str, Sido, Sigungu | None, float, float]] = []
+        for code, name, prefix, sido_code, lat, lon in _TAGO_METROS:
+            rows.append((code, name, prefix, sido_by_code[sido_code], None, lat, lon))
+        candidates = self._tago_town_candidates(sido_by_code)
+        wanted = max(0, self._world.sizes.tago_cities - len(rows))
+        rng = self._world.rng("transit.tago.cities")
+        if wanted < len(candidates):
+            picks = sorted(int(i) for i in rng.choice(len(candidates), size=wanted, replace=False))
+            candidates = [candidates[i] for i in picks]
+        rows.extend(candidates)
+        rows.sort(key=lambda row: int(row[0]))
+        return tuple(TagoCity(code, name, prefix, sido, sgg, round(lat, 4), round(lon, 4), index)
+                     for index, (code, name, prefix, sido, sgg, lat, lon) in enumerate(rows))
+
+    def _tago_town_candidates(self, sido_by_code: dict[str, Sido]) -> list:
+        regions = self._world.regions
+        rng = self._world.rng("transit.tago.towns")
+        out = []
+        for prefix2, sido_code, id_prefix, lat, lon in _TAGO_PROVINCES:
+            sido = sido_by_code[sido_code]
+            in_region = {s.name: s for s in regions.sigungu_of(sido)}
+            names = [s.name for s in regions.sigungu_of(sido)] if sido_code == "41" else \
+                list(_PROVINCE_TOWNS[sido_code])
+            for i, name in enumerate(names):
+                out.append((f"{prefix2}{10 * (i + 1):03d}", name, id_prefix, sido, in_region.get(name),
+                            lat + float(rng.uniform(-0.35, 0.35)), lon + float(rng.uniform(-0.35, 0.35))))
+        return out
+
+    @cached_property
+    def tago_city_by_code(self) -> dict[str, TagoCity]:
+        return {c.code: c for c in self.tago_cities}
+
+    def tago_network(self, city_code: str) -> TagoNetwork | None:
+        """The stops and routes of one city (built on first use); None for a code TAGO does not serve."""
+        city = self.tago_city_by_code.get(city_code)
+        if city is None:
+            return None
+        if city_code not in self._tago_networks:
+            self._tago_networks[city_code] = self._build_tago_network(city)
+        return self._tago_networks[city_code]
+
+    def _stems_for(self, sido: Sido, sigungu: Sigungu | None) -> list[str]:
+        regions = self._world.regions
+        areas = [sigungu] if sigungu is not None else regions.sigungu_of(sido)
+        stems = sorted({d.name[:-1] for a in areas for d in regions.dongs_of(a)})
+        return stems or ["중앙"]
+
+    def _build_tago_network(self, city: TagoCity) -> TagoNetwork:
+        world = self._world
+        rng = world.rng("transit.tago.network", city.code)
+        per_city = world.sizes.routes_per_city
+        places = per_city * 4
+        half = 0.06 if len(city.code) == 2 else 0.035
+        lat = city.lat + rng.uniform(-half, half, size=places) * 0.8
+        lon = city.lon + rng.uniform(-half, half, size=places)
+        town = city.name[:-1] if len(city.code) == 5 else city.sido.short
+        landmarks = (f"{town}역", f"{town}시외버스터미널", f"{city.name}청" if len(city.code) == 5 else "시청",
+                     f"{town}종합운동장")
+        # Names draw from their own stream so that ids and positions do not move when the region tree does.
+        names = _place_names(world.rng("transit.tago.names", city.code), self._stems_for(city.sido, city.sigungu),
+                             _STOP_SUFFIXES, places, landmarks)
+
+        node_base = 8_000_000 + city.index * 10_000
+        node_no = int(rng.integers(10_000, 90_000))
+        pairs: list[tuple[TagoStop, TagoStop]] = []
+        stops: list[TagoStop] = []
+        serial = 0
+        for i in range(places):
+            pair = []
+            for side in (0, 1):
+                # The stop across the street stands a few metres away.
+                offset = 0.00018 if side else 0.0
+                serial += int(rng.integers(1, 4))
+                node_no += int(rng.integers(1, 3))
+                stop = TagoStop(f"{city.prefix}{node_base + serial:07d}", node_no, names[i],
+                                round(float(lat[i]) + offset, 7), round(float(lon[i]) + offset, 7), city.code)
+                pair.append(stop)
+                stops.append(stop)
+            pairs.append((pair[0], pair[1]))
+
+        routes: list[TagoRoute] = []
+        used_numbers: set[str] = set()
+        route_base = 30_300_000 + city.index * 1_000
+        for k in range(per_city):
+            kind = _TAGO_ROUTE_TYPES[int(rng.choice(len(_TAGO_ROUTE_TYPES), p=_TAGO_TYPE_WEIGHTS))]
+            number = self._tago_route_number(rng, kind, used_numbers)
+            length = int(rng.integers(15, 36)) if kind != "마을버스" else int(rng.integers(10, 18))
+            order, eastward = _route_line(rng, lat, lon, length, None, hubs=len(landmarks))
+            sequence, turn = _out_and_back([pairs[i] for i in order], eastward)
+            first = f"{int(rng.integers(5, 7)):02d}{int(rng.choice([0, 10, 20, 30, 40])):02d}"
+            last = f"{int(rng.integers(21, 24)):02d}{int(rng.choice([0, 15, 30, 45])):02d}"
+            interval = int(rng.integers(8, 31))
+            routes.append(TagoRoute(f"{city.prefix}{route_base + k + 1:08d}", number, kind, city.code,
+                                    tuple(sequence), turn, first, last, interval, interval + interval // 5,
+                                    interval + interval * 2 // 5))
+        return TagoNetwork(city, tuple(stops), tuple(routes))
+
+    @staticmethod
+    def _tago_route_number(rng: np.random.Generator, kind: str, used: set[str]) -> str:
+        def draw(widen: int) -> str:
+            if kind == "간선버스":
+                return str(int(rng.integers(100, 200 + widen)) + (500 if rng.random() < 0.4 else 0))
+            if kind == "지선버스":
+                return str(int(rng.integers(300, 1000 + widen)))
+            if kind == "급행버스":
+                return f"급행{int(rng.integers(1, 10 + widen))}"
+            return f"{int(rng.integers(1, 30 + widen))}-{int(rng.integers(1, 4))}"
+
+        return _unique(draw, used)
+
+    def tago_stops_near(self, lat: float, lon: float, radius_m: float) -> list[tuple[float, TagoStop]]:
+        """(distance in metres, stop) for every TAGO stop within ``radius_m``, nearest first."""
+        found: list[tuple[float, TagoStop]] = []
+        for city in self.tago_cities:
+            if abs(city.lat - lat) > 0.2 or abs(city.lon - lon) > 0.2:
+                continue  # stops lie within ~0.06° of their city's centre
+            network = self.tago_network(city.code)
+            for stop in network.stops:
+                distance = metres(lat, lon, stop.lat, stop.lon)
+                if distance <= radius_m:
+                    found.append((distance, stop))
+        found.sort(key=lambda pair: (pair[0], pair[1].node_id))
+        return found
+
+    # -- real time: shared by both networks ------------------------------
+    def _segments(self, label: str, line_id: str, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """Seconds between consecutive stops of a line, and their running sums (stable per line)."""
+        seconds = self._world.rng(label, "segments", line_id).integers(55, 170, size=max(count - 1, 1))
+        return seconds, np.concatenate(([0], np.cumsum(seconds)))
+
+    def _positions(self, label: str, line_id: str, count: int, as_of: dt.date) -> list[BusPosition]:
+        """Where the buses of a line are at the snapshot time of ``as_of``."""
+        rng = self._world.rng(label, "positions", line_id, as_of.isoformat())
+        gap = int(rng.integers(5, 12))
+        offset = int(rng.integers(0, gap))
+        out = []
+        for k, index in enumerate(range(offset, count - 1, gap)):
+            out.append(BusPosition(index=index, progress=round(float(rng.uniform(0, 0.95)), 2),
+                                   vehicle=k, low_floor=bool(rng.random() < 0.6),
+                                   congestion=int(rng.choice([3, 4, 5, 6], p=[0.45, 0.35, 0.15, 0.05]))))
+        return out
+
+    def _arrivals(self, label: str, line_id: str, count: int, stop_index: int, as_of: dt.date,
+                  limit: int = 2) -> list[Arrival]:
+        """The next ``limit`` buses to reach the stop at ``stop_index``, soonest first."""
+        seconds, running = self._segments(label, line_id, count)
+        out = []
+        for bus in self._positions(label, line_id, count, as_of):
+            if bus.index >= stop_index:
+                continue
+            eta = float(running[stop_index] - running[bus.index]) - bus.progress * float(seconds[bus.index])
+            out.append(Arrival(stop_index - bus.index, max(int(eta), 5), bus))
+        out.sort(key=lambda a: a.seconds)
+        return out[:limit]
+
+    def tago_buses(self, route: TagoRoute, as_of: dt.date) -> list[BusPosition]:
+        return self._positions("transit.tago", route.route_id, len(route.stops), as_of)
+
+    def tago_arrivals(self, route: TagoRoute, stop_index: int, as_of: dt.date, limit: int = 2) -> list[Arrival]:
+        return self._arrivals("transit.tago", route.route_id, len(route.stops), stop_index, as_of, limit)
+
+    def tago_vehicle_no(self, route: TagoRoute, bus: BusPosition) -> str:
+        city = self.tago_city_by_code[route.city_code]
+        return _plate(self._world.rng("transit.tago.fleet", route.route_id, bus.vehicle), city.plate_region)
+
+    # -- Seoul ------------------------------------------------------------
+    @cached_property
+    def seoul_gus(self) -> tuple[Sigungu, ...]:
+        return tuple(s for s in self._world.regions.sigungu if s.sido.code == "11")
+
+    @cached_property
+    def seoul_stations(self) -> tuple[SeoulStation, ...]:
+        """Every station, 구 by 구; two per place (one per direction) with the place's name."""
+        world = self._world
+        rng = world.rng("transit.seoul.stations")
+        name_rng = world.rng("transit.seoul.names")
+        per_gu = max(8, round(world.sizes.seoul_routes * 0.35))
+        out: list[SeoulStation] = []
+        for gu_index, gu in enumerate(self.seoul_gus):
+            centre_lat, centre_lon = _SEOUL_GU_CENTRES.get(gu.name, (37.55, 126.99))
+            stems = sorted({d.name[:-1] for d in world.regions.dongs_of(gu)}) or [gu.name[:-1]]
+            landmarks = (f"{gu.name}청", f"{gu.name}보건소")
+            names = _place_names(name_rng, stems, _SEOUL_SUFFIXES, per_gu, landmarks)
+            serial = 0
+            for i in range(per_gu):
+                lat = centre_lat + float(rng.normal(0, 0.011))
+                lon = centre_lon + float(rng.normal(0, 0.013))
+                for side in (0, 1):
+                    serial += int(rng.integers(1, 3))
+                    out.append(SeoulStation(
+                        st_id=f"{100 + gu_index}000{serial:03d}",
+                        ars_id=f"{gu_index + 1:02d}{serial:03d}",
+                        name=names[i],
+                        lat=round(lat + (0.00017 if side else 0.0), 10),
+                        lon=round(lon + (0.00021 if side else 0.0), 10),
+                        gu=gu))
+        return tuple(out)
+
+    @cached_property
+    def seoul_station_by_ars(self) -> dict[str, SeoulStation]:
+        return {s.ars_id: s for s in self.seoul_stations}
+
+    @cached_property
+    def seoul_station_by_id(self) -> dict[str, SeoulStation]:
+        return {s.st_id: s for s in self.seoul_stations}
+
+    @cached_property
+    def seoul_routes(self) -> tuple[SeoulRoute, ...]:
+        world = self._world
+        rng = world.rng("transit.seoul.routes")
+        stations = self.seoul_stations
+        pairs = [(stations[i], stations[i + 1]) for i in range(0, len(stations), 2)]
+        lat = np.array([p[0].lat for p in pairs])
+        lon = np.array([p[0].lon for p in pairs])
+        used_names: set[str] = set()
+        used_ids: set[str] = set()
+        out = []
+        for _ in range(world.sizes.seoul_routes):
+            kind = _SEOUL_KINDS[int(rng.choice(len(_SEOUL_KINDS), p=_SEOUL_KIND_WEIGHTS))]
+            name = self._seoul_route_name(rng, kind, used_names)
+            route_id = self._seoul_route_id(rng, kind, used_ids)
+            length = int(rng.integers(8, 16)) if kind == "마을" else int(rng.integers(18, 42))
+            span = 0.05 if kind == "마을" else 0.16
+            order, eastward = _route_line(rng, lat, lon, length, span)
+            sequence, turn = _out_and_back([pairs[i] for i in order], eastward)
+            if kind == "심야":
+                first, last = "2330", "0400"
+            else:
+                first = f"{int(rng.integers(4, 6)):02d}{int(rng.choice([0, 10, 20, 30, 40])):02d}"
+                last = f"{int(rng.integers(22, 24)):02d}{int(rng.choice([0, 10, 20, 30, 40])):02d}"
+            corp = f"{_SEOUL_CORPS[int(rng.integers(len(_SEOUL_CORPS)))]}  " \
+                   f"02-{int(rng.integers(200, 1000))}-{int(rng.integers(1000, 10000))}"
+            distance = sum(metres(a.lat, a.lon, b.lat, b.lon) for a, b in zip(sequence, sequence[1:]))
+            out.append(SeoulRoute(route_id, name, kind, _SEOUL_KIND_TYPE[kind], corp, tuple(sequence), turn,
+                                  first, last, int(rng.integers(4, 25)), round(distance / 1000, 2)))
+        out.sort(key=lambda r: r.route_id)
+        return tuple(out)
+
+    @staticmethod
+    def _seoul_route_name(rng: np.random.Generator, kind: str, used: set[str]) -> str:
+        def draw(widen: int) -> str:
+            if kind == "간선":
+                return f"{int(rng.integers(1, 8))}{int(rng.integers(0, 100)):02d}"
+            if kind == "지선":
+                return f"{int(rng.integers(1, 8))}{int(rng.integers(0, 10))}{int(rng.integers(0, 100)):02d}"
+            if kind == "마을":
+                area = ("종로", "마포", "강남", "서초", "관악", "성북", "은평", "동작")[int(rng.integers(8))]
+                return f"{area}{int(rng.integers(1, 20 + widen)):02d}"
+            if kind == "광역":
+                return f"9{int(rng.integers(100, 800))}"
+            if kind == "심야":
+                return f"N{int(rng.integers(10, 90 + widen))}"
+            if kind == "순환":
+                return f"{int(rng.integers(1, 10 + widen)):02d}"
+            return f"60{int(rng.integers(0, 100 + widen)):02d}"
+
+        return _unique(draw, used)
+
+    @staticmethod
+    def _seoul_route_id(rng: np.random.Generator, kind: str, used: set[str]) -> str:
+        def draw(widen: int) -> str:
+            head = {"마을": "1209", "심야": "1009"}.get(kind) or str(rng.choice(["1001", "1001", "1111", "1241"]))
+            return f"{head}{int(rng.integers(1, 1000 + widen)):05d}"
+
+        return _unique(draw, used)
+
+    @cached_property
+    def seoul_route_by_id(self) -> dict[str, SeoulRoute]:
+        return {r.route_id: r for r in self.seoul_routes}
+
+    @cached_property
+    def seoul_routes_at(self) -> dict[str, list[tuple[SeoulRoute, int]]]:
+        """stId -> [(route, 0-based index in its station sequence)], in route-id order."""
+        table: dict[str, list[tuple[SeoulRoute, int]]] = {}
+        for route in self.seoul_routes:
+            for index, station in enumerate(route.stations):
+                table.setdefault(station.st_id, []).append((route, index))
+        return table
+
+    def seoul_buses(self, route: SeoulRoute, as_of: dt.date) -> list[BusPosition]:
+        """Buses on the road at the snapshot time; none for a night route (운행 종료)."""
+        if route.night:
+            return []
+        return self._positions("transit.seoul", route.route_id, len(route.stations), as_of)
+
+    def seoul_arrivals(self, route: SeoulRoute, index: int, as_of: dt.date) -> list[Arrival]:
+        if route.night:
+            return []
+        return self._arrivals("transit.seoul", route.route_id, len(route.stations), index, as_of)
+
+    def seoul_vehicle(self, route: SeoulRoute, bus: BusPosition) -> tuple[str, str]:
+        """(vehId, plainNo) of one bus of a route's fleet."""
+        rng = self._world.rng("transit.seoul.fleet", route.route_id, bus.vehicle)
+        return f"1110{int(rng.integers(10000, 100000))}", _plate(rng, "서울")
+
+
+def metres(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    """Equirectangular distance; exact enough at city scale."""
+    x = math.radians(lon2 - lon1) * math.cos(math.radians((lat1 + lat2) / 2))
+    y = math.radians(lat2 - lat1)
+    return 6_371_000.0 * math.hypot(x, y)
+
+
+def seoul_tm(lat: float, lon: float) -> tuple[float, float]:
+    """(posX, posY): GRS80 TM metres, linear around central Seoul (good to a few metres there)."""
+    return 200000.0 + (lon - 127.0) * 88_400.0, 457560.0 + (lat - 37.6176) * 110_950.0

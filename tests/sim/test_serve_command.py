@@ -1,0 +1,43 @@
+"""`kopa-replay sim serve` as a real process: it binds, answers on loopback, and refuses bad options."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _start(*args):
+    return subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "sim", "serve", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_serve_answers_real_paths_under_the_host_segment():
+    process = _start("--port", "0", "--seed", "0")
+    try:
+        line = process.stderr.readline()
+        port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", line).group(1))
+        base = f"http://127.0.0.1:{port}"
+        ok = httpx.get(f"{base}/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
+                       params={"serviceKey": "sim-key", "resultType": "json", "srtnCd": "069540",
+                               "basDt": "20260831"}, timeout=10)
+        assert ok.json()["response"]["body"]["items"]["item"]["clpr"] == "1680"
+        bad = httpx.get(f"{base}/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
+                        params={"serviceKey": "wrong", "resultType": "json"}, timeout=10)
+        assert b"SERVICE_KEY_IS_NOT_REGISTERED_ERROR" in bad.content
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+
+
+def test_serve_with_a_bad_date_is_a_clean_error():
+    process = _start("--as-of", "2026-02-30")
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 1
+    assert err.strip().splitlines()[-1].startswith("Error: --as-of must be a date")
+    assert "Traceback" not in err
