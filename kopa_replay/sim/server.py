@@ -22,6 +22,9 @@ __all__ = ["make_server", "running_server"]
 def _handler_class(simulator: Simulator) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in two writes; without TCP_NODELAY the second waits for a delayed ACK
+        # (40 ms a request on Linux).
+        disable_nagle_algorithm = True
         server_version = "kopa-replay-sim"
         sys_version = ""
 

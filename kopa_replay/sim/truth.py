@@ -14,7 +14,7 @@ from typing import Iterable
 
 from kopa_replay.sim.registry import Registry, registry
 
-__all__ = ["DOMAINS", "binding_executes", "field_domain", "param_domain", "true_bindings"]
+__all__ = ["COMPATIBLE", "DOMAINS", "accepts", "binding_executes", "field_domain", "param_domain", "true_bindings"]
 
 #: The value domains of this world. A field or parameter without a domain
 #: (free text, measures, flags) binds to nothing.
@@ -28,6 +28,7 @@ DOMAINS = {
     "bizr_no": "10-digit business registration number",
     "rcept_no": "14-digit DART receipt number",
     "date": "a calendar date YYYYMMDD",
+    "past_date": "a historical date YYYYMMDD (founding, promulgation, ruling): no daily data exists for it",
     "business_date": "an exchange business day YYYYMMDD (prices exist)",
     "year": "a year YYYY",
     "yearmonth": "a month YYYYMM",
@@ -85,6 +86,16 @@ def field_domain(tool: str, field: str, reg: Registry | None = None) -> str | No
     return endpoint.outputs.get(field) if endpoint else None
 
 
+#: (field domain, parameter domain) pairs that execute although the domains differ. One way only:
+#: a trading day is a calendar date, and a 경기 시군 code is a 시군구 code (LAWD_CD) — not the reverse.
+COMPATIBLE = frozenset({("business_date", "date"), ("sigun_cd", "lawd_cd")})
+
+
+def accepts(param_domain_: str, field_domain_: str) -> bool:
+    """Whether a parameter of one domain accepts values of a field of another."""
+    return param_domain_ == field_domain_ or (field_domain_, param_domain_) in COMPATIBLE
+
+
 def binding_executes(source_tool: str, field: str, target_tool: str, param: str,
                      reg: Registry | None = None) -> bool:
     """True when values of ``source_tool.field`` are accepted by ``target_tool(param=...)``."""
@@ -94,8 +105,7 @@ def binding_executes(source_tool: str, field: str, target_tool: str, param: str,
     target = param_domain(target_tool, param, reg)
     if source is None or target is None:
         return False
-    # A trading day is a calendar date, so business-day fields feed date parameters.
-    return source == target or (source == "business_date" and target == "date")
+    return accepts(target, source)
 
 
 def true_bindings(tools: Iterable[str], reg: Registry | None = None) -> set[tuple[str, str, str, str]]:
@@ -111,7 +121,8 @@ def true_bindings(tools: Iterable[str], reg: Registry | None = None) -> set[tupl
     for target in names:
         endpoint = reg.endpoint_for_tool(target)
         for pname, domain in (endpoint.inputs.items() if endpoint else ()):
-            sources = produced.get(domain, []) + (produced.get("business_date", []) if domain == "date" else [])
+            sources = [pair for field_domain_, pairs in produced.items() if accepts(domain, field_domain_)
+                       for pair in pairs]
             for source, fname in sources:
                 if source != target:
                     out.add((source, fname, target, pname))

@@ -6,7 +6,7 @@ import datetime as dt
 
 import httpx
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from kopa_replay.env.parse import lookup, parse_body, xml_to_dict

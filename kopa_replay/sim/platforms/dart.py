@@ -26,6 +26,7 @@ import datetime as dt
 import io
 import math
 import zipfile
+from collections import OrderedDict
 from typing import Any, Callable, Mapping
 
 from kopa_replay.sim.core import (
@@ -135,8 +136,29 @@ class DartProtocol(Protocol):
         return Doc(self._status(ctx, code), xml=ctx.xml, xml_root="result")
 
 
+_ZIP_CACHE: "OrderedDict[tuple[int, int], tuple[list[dict[str, Any]], bytes]]" = OrderedDict()
+
+
 def _corpcode_zip(records: list[dict[str, Any]]) -> bytes:
-    """CORPCODE.xml in a ZIP with a fixed timestamp, so the same world gives the same bytes."""
+    """CORPCODE.xml in a ZIP with a fixed timestamp, so the same world gives the same bytes.
+
+    Every download of one world and date carries the same (cached) record
+    objects; building the ZIP costs tens of milliseconds, so it is kept and
+    reused when the records are those very objects (the entry holds them, so
+    their ids cannot be reused by others).
+    """
+    key = (len(records), id(records[0]) if records else 0)
+    hit = _ZIP_CACHE.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], records)):
+        return hit[1]
+    data = _build_corpcode_zip(records)
+    _ZIP_CACHE[key] = (list(records), data)
+    while len(_ZIP_CACHE) > 8:
+        _ZIP_CACHE.popitem(last=False)
+    return data
+
+
+def _build_corpcode_zip(records: list[dict[str, Any]]) -> bytes:
     document = xml_bytes("result", {"list": records})
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:

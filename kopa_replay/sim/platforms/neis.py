@@ -266,7 +266,7 @@ _TIMETABLE_OUT = {"ALL_TI_YMD": "date", "AY": "year"}
 ENDPOINTS = [
     _endpoint("neis_school_info", "schoolInfo", school_info, required=(),
               inputs={"SCHUL_NM": "school_name", "LCTN_SC_NM": "sido_name"},
-              outputs={"LCTN_SC_NM": "sido_name", "FOND_YMD": "date"}),
+              outputs={"LCTN_SC_NM": "sido_name", "FOND_YMD": "past_date"}),
     _endpoint("neis_meal_service_diet_info", "mealServiceDietInfo", meal_service_diet_info,
               inputs={"MLSV_FROM_YMD": "date"},
               outputs={"MLSV_YMD": "date"}),
