@@ -133,3 +133,33 @@ def test_every_command_has_help_with_an_example_and_is_in_the_readme():
     for path, command in _commands(cli):
         assert command.help and "Example:" in command.help, path
         assert f"kopa-replay {path}" in readme, f"README lacks 'kopa-replay {path}'"
+
+
+def test_showcase_walks_the_lightron_chain(run):
+    result = run("showcase", "--json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert [s["tool"] for s in answer["steps"]] == ["dart_corp_code", "dart_cvbd_is_decsn",
+                                                     "datagokr_get_stock_price_info"]
+    assert answer["floor_price"] == 532 and answer["prior_close"] == 1680
+    assert abs(answer["premium_pct"] - (1680 - 532) / 532 * 100) < 1e-6
+    assert run("showcase", "--json").output == result.output
+    text = run("showcase").output
+    assert "215.789%" in text
+
+
+def test_showcase_over_a_mirror_url(run, server_url):
+    result = run("showcase", "--json", "--source", server_url)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["prior_close"] == 1680
+
+
+def test_showcase_against_a_mirror_that_refuses_the_key_is_a_clean_error(run):
+    from kopa_replay.sim import Simulator, running_server
+
+    with running_server(Simulator(seed=0, api_key="another-key")) as url:
+        result = run("showcase", "--source", url)
+    assert result.exit_code == 1
+    line = _error_line(result)
+    assert "dart_corp_code" in line and "environmental_error" in line
+    assert "sim-key" not in result.output

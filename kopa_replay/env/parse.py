@@ -36,32 +36,23 @@ def decode_text(body: bytes) -> str:
 
 def _element(node: ElementTree.Element) -> Any:
     children = list(node)
+    text = node.text or ""
     if not children and not node.attrib:
-        return (node.text or "").strip() if (node.text or "").strip() else (node.text or "")
+        # Keep a whitespace-only value as sent: " " is how the platforms write "empty".
+        return text.strip() or text
     out: dict[str, Any] = {f"@{k}": v for k, v in node.attrib.items()}
     for child in children:
-        value = _element(child)
+        value = _element(child)  # a string or a dict, never a list
         tag = child.tag.strip()
-        if tag in out:
-            if not isinstance(out[tag], list) or tag not in _repeated(node):
-                out[tag] = [out[tag]] if not isinstance(out[tag], list) else out[tag]
+        if tag not in out:
+            out[tag] = value
+        elif isinstance(out[tag], list):
             out[tag].append(value)
         else:
-            out[tag] = value
-    text = (node.text or "").strip()
-    if text and children:
-        out["#text"] = text
-    elif text and not children:
-        out["#text"] = text
+            out[tag] = [out[tag], value]
+    if text.strip():
+        out["#text"] = text.strip()
     return out
-
-
-def _repeated(node: ElementTree.Element) -> set[str]:
-    seen: set[str] = set()
-    twice: set[str] = set()
-    for child in node:
-        (twice if child.tag in seen else seen).add(child.tag)
-    return twice
 
 
 def xml_to_dict(text: str | bytes) -> dict[str, Any]:

@@ -15,11 +15,10 @@ through :func:`endpoint_for_spec`.
 
 from __future__ import annotations
 
-from typing import Any
 
-from kopa_replay.sim.core import Endpoint, NoData, Query
+from kopa_replay.sim.core import Endpoint
 from kopa_replay.sim.protocols import HeadRowProtocol
-from kopa_replay.sim.world.datasets import GG_SPECS, DatasetSpec
+from kopa_replay.sim.world.datasets import GG_SPECS, DatasetSpec, spec_handler
 
 __all__ = ["ENDPOINTS", "HOSTS", "GG", "endpoint_for_spec"]
 
@@ -27,21 +26,9 @@ HOST = "openapi.gg.go.kr"
 GG = HeadRowProtocol(prefix="/", default_size=100, max_size=1000)
 
 
-def _handler(spec: DatasetSpec):
-    def handle(world, q: Query) -> list[dict[str, Any]]:
-        keys = {k: v for k in spec.keys if (v := q.get(k)) is not None}
-        rows = world.datasets.rows(spec, q.as_of, keys)
-        if not rows:
-            raise NoData()
-        return rows
-
-    handle.__name__ = f"gg_{spec.service}"
-    return handle
-
-
 def endpoint_for_spec(spec: DatasetSpec) -> Endpoint:
     """The simulated endpoint of a Gyeonggi dataset spec (route = service id, query keys = spec keys)."""
-    return Endpoint(spec.tool, "gg", HOST, spec.service, GG, _handler(spec), required=spec.required,
+    return Endpoint(spec.tool, "gg", HOST, spec.service, GG, spec_handler(spec), required=spec.required,
                     inputs=spec.inputs, outputs=spec.outputs, options={"root": spec.service})
 
 

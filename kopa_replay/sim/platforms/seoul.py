@@ -20,9 +20,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 from urllib.parse import unquote
 
-from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, MissingParam, NoData, Protocol, Query
+from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, MissingParam, Protocol, Query
 from kopa_replay.sim.messages import SimRequest
-from kopa_replay.sim.world.datasets import SEOUL_SPECS, DatasetSpec
+from kopa_replay.sim.world.datasets import SEOUL_SPECS, DatasetSpec, spec_handler
 
 __all__ = ["ENDPOINTS", "HOSTS", "SeoulProtocol", "SEOUL_MESSAGES", "SAMPLE_KEY", "endpoint_for_spec"]
 
@@ -156,23 +156,15 @@ class SeoulProtocol(Protocol):
         return Doc({"RESULT": result})
 
 
-def _handler(spec: DatasetSpec):
-    def handle(world, q: Query) -> list[dict[str, Any]]:
-        if (q.values.get("TYPE") or "").strip().lower() not in ("json", "xml"):
-            raise BadParam("TYPE", q.values.get("TYPE"))
-        keys = {k: v for k in spec.keys if (v := q.get(k)) is not None}
-        rows = world.datasets.rows(spec, q.as_of, keys)
-        if not rows:
-            raise NoData()
-        return rows
-
-    handle.__name__ = f"seoul_{spec.service}"
-    return handle
+def _check_type(q: Query) -> None:
+    # The format segment is part of the path: anything but json/xml is ERROR-301.
+    if (q.values.get("TYPE") or "").strip().lower() not in ("json", "xml"):
+        raise BadParam("TYPE", q.values.get("TYPE"))
 
 
 def endpoint_for_spec(spec: DatasetSpec) -> Endpoint:
     """The simulated endpoint of a Seoul dataset spec (route = service id, positional = spec keys)."""
-    return Endpoint(spec.tool, "seoul", HOST, spec.service, PROTOCOL, _handler(spec),
+    return Endpoint(spec.tool, "seoul", HOST, spec.service, PROTOCOL, spec_handler(spec, _check_type),
                     required=spec.required, inputs=spec.inputs, outputs=spec.outputs,
                     options={"positional": spec.keys})
 

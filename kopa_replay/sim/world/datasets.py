@@ -37,11 +37,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from kopa_replay.sim.world.calendar import HOLIDAYS, ymd
 from kopa_replay.sim.world.fmt import comma
-
 from kopa_replay.sim.world.regions import Dong, Sido, Sigungu
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from kopa_replay.sim.core import Query
 
     from kopa_replay.sim.world import World, WorldSizes
 
@@ -1139,3 +1140,24 @@ _FAMILIES: dict[str, Callable[[DatasetWorld, DatasetSpec, dt.date, Mapping[str, 
     "bike": DatasetWorld._bike,
     "rent": DatasetWorld._rent,
 }
+
+
+def spec_handler(spec: DatasetSpec, validate: "Callable[[Query], None] | None" = None):
+    """The simulator handler of a dataset: its rows at the as-of date, filtered by the spec's key parameters.
+
+    Seoul and Gyeonggi serve their datasets alike; ``validate`` adds a
+    platform's own parameter checks before any row is drawn.
+    """
+    from kopa_replay.sim.core import NoData
+
+    def handle(world, q: "Query") -> list[dict[str, Any]]:
+        if validate is not None:
+            validate(q)
+        keys = {k: v for k in spec.keys if (v := q.get(k)) is not None}
+        rows = world.datasets.rows(spec, q.as_of, keys)
+        if not rows:
+            raise NoData()
+        return rows
+
+    handle.__name__ = f"{spec.tool}_handler"
+    return handle
