@@ -1,0 +1,31 @@
+"""The full-size world reaches the real platforms' sizes and keeps the showcase (slow: builds 114k companies)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from kopa_replay.catalog import builtin_catalog
+from kopa_replay.env import open_source
+from kopa_replay.env.source import Source
+from kopa_replay.sim import SimTransport, Simulator
+from kopa_replay.sim.showcase import walk_lightron
+from kopa_replay.sim.simulator import DEFAULT_AS_OF
+
+
+@pytest.mark.slow
+def test_full_world_has_the_real_corpcode_size_and_the_showcase():
+    simulator = Simulator(seed=0, world_size="full")
+    assert len(simulator.world.finance.companies) == 114_106
+    source = Source("sim-full", httpx.Client(transport=SimTransport(simulator)), None, "sim-key")
+    result = walk_lightron(builtin_catalog(), source, DEFAULT_AS_OF)
+    assert (result.floor_price, result.prior_close) == (532, 1680)
+
+
+def test_open_source_rejects_unknown_world_sizes():
+    from kopa_replay.errors import SimError
+
+    with pytest.raises(SimError, match="unknown world size"):
+        Simulator(world_size="huge")
+    with open_source("sim") as source:
+        assert source.sim_key == "sim-key"
