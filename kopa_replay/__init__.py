@@ -5,10 +5,14 @@ per concept (catalog, sim, env, ...).
 """
 
 from kopa_replay.errors import (
+    CassetteMiss,
     CatalogError,
+    DriftError,
     KopaError,
     SimError,
+    SnapshotError,
     SourceError,
+    StoreError,
     UnknownTool,
     UsageError,
 )
@@ -23,4 +27,8 @@ __all__ = [
     "UnknownTool",
     "SimError",
     "SourceError",
+    "StoreError",
+    "SnapshotError",
+    "CassetteMiss",
+    "DriftError",
 ]

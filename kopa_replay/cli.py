@@ -51,6 +51,31 @@ def _catalog_option(func):
     return func
 
 
+def _store_option(func):
+    return click.option("--store", envvar="KOPA_STORE", type=click.Path(dir_okay=False),
+                        help="Cassette store file [env KOPA_STORE; default cassettes/kopa.sqlite].")(func)
+
+
+def _replay_options(func):
+    func = _store_option(func)
+    func = click.option("--mode", type=click.Choice(["replay", "record", "replay-or-record"]), default=None,
+                        help="With --snapshot: strict offline replay (default), record, or replay-or-record.")(func)
+    func = click.option("--snapshot", help="Answer from (or record into) this snapshot, e.g. 2026-09-01.")(func)
+    return func
+
+
+def _store_path(store: str | None):
+    from kopa_replay.record import default_store_path
+
+    return store or str(default_store_path())
+
+
+def _open_store(store: str | None, readonly: bool = True):
+    from kopa_replay.record import Store
+
+    return Store(_store_path(store), readonly=readonly)
+
+
 def _load_catalog(catalog_files: tuple[str, ...], scale: str):
     from kopa_replay.catalog import builtin_catalog, load_catalog
 
@@ -237,8 +262,9 @@ def _parse_kv(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--seed", default=0, show_default=True, type=int, help="Simulator seed (source sim).")
 @click.option("--as-of", default="2026-09-01", show_default=True, help="Simulator as-of date (source sim).")
 @click.option("--json", "as_json", is_flag=True, help="Print the parsed result as JSON.")
+@_replay_options
 @_catalog_option
-def call(tool, args, source, seed, as_of, as_json, catalog_files, scale) -> None:
+def call(tool, args, source, seed, as_of, as_json, snapshot, mode, store, catalog_files, scale) -> None:
     """Execute one tool call and print the parsed records.
 
     Example: kopa-replay call datagokr_get_stock_price_info --arg srtnCd=069540 --arg basDt=20260831
@@ -247,7 +273,8 @@ def call(tool, args, source, seed, as_of, as_json, catalog_files, scale) -> None
 
     cat = _load_catalog(catalog_files, scale)
     arguments = coerce_args(cat.get(tool), _parse_kv(args))
-    with open_source(source, seed=seed, as_of=_date(as_of, "--as-of")) as src:
+    with open_source(source, seed=seed, as_of=_date(as_of, "--as-of"), snapshot=snapshot, mode=mode,
+                     store=_store_path(store) if snapshot else None, catalog=cat) as src:
         result = call_tool(cat, tool, arguments, src)
     if as_json:
         click.echo(_dump(result.to_dict()))
@@ -266,7 +293,8 @@ def call(tool, args, source, seed, as_of, as_json, catalog_files, scale) -> None
 @click.option("--seed", default=0, show_default=True, type=int, help="Simulator seed (source sim).")
 @click.option("--as-of", default="2026-09-01", show_default=True, help="As-of date: the prior close is the business day before.")
 @click.option("--json", "as_json", is_flag=True, help="Print every step and the answer as JSON.")
-def showcase(source, seed, as_of, as_json) -> None:
+@_replay_options
+def showcase(source, seed, as_of, as_json, snapshot, mode, store) -> None:
     """Walk the paper's Lightron task: corp_code → CB floor price → prior close → premium.
 
     Example: kopa-replay showcase --json
@@ -276,7 +304,8 @@ def showcase(source, seed, as_of, as_json) -> None:
     from kopa_replay.sim.showcase import walk_lightron
 
     day = _date(as_of, "--as-of")
-    with open_source(source, seed=seed, as_of=day) as src:
+    with open_source(source, seed=seed, as_of=day, snapshot=snapshot, mode=mode,
+                     store=_store_path(store) if snapshot else None, catalog=builtin_catalog()) as src:
         result = walk_lightron(builtin_catalog(), src, day)
     if as_json:
         click.echo(_dump(result.to_dict()))
@@ -287,6 +316,220 @@ def showcase(source, seed, as_of, as_json) -> None:
         click.echo(f"{number}. {step.tool}({args}) -> {picked}")
     click.echo(f"4. ({result.prior_close} - {result.floor_price}) / {result.floor_price} = "
                f"{result.premium_pct:.3f}% above the refixing floor (the paper prints 215.78%)")
+
+
+# -- recorder ----------------------------------------------------------------
+def _source_options(func):
+    func = click.option("--base-url", "base_urls", multiple=True, metavar="HOST=URL",
+                        help="Send one catalog host to a mirror (repeatable), e.g. opendart.fss.or.kr=http://127.0.0.1:8765.")(func)
+    func = click.option("--seed", default=0, show_default=True, type=int, help="Simulator seed (source sim).")(func)
+    func = click.option("--as-of", help="As-of date of the new snapshot (source sim serves that date) [default: its name].")(func)
+    func = click.option("--source", default="sim", show_default=True,
+                        help="sim (in-process simulator), live (the real platforms) or a mirror URL.")(func)
+    return func
+
+
+@cli.command("record")
+@click.option("--snapshot", required=True, help="Name of the new snapshot, by convention its as-of date.")
+@click.option("--no-seal", is_flag=True, help="Leave the snapshot open for more recording.")
+@_source_options
+@_store_option
+@_catalog_option
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def record(snapshot, no_seal, source, as_of, seed, base_urls, store, catalog_files, scale, as_json) -> None:
+    """Record every tool's probe calls (catalog examples, largest pages) into a new snapshot.
+
+    Example: kopa-replay record --source sim --as-of 2026-09-01 --snapshot 2026-09-01
+    """
+    from kopa_replay.env.source import parse_mirrors
+    from kopa_replay.record.workflows import record_snapshot
+
+    _date(as_of, "--as-of")
+    summary = record_snapshot(_load_catalog(catalog_files, scale), store_path=_store_path(store), snapshot=snapshot,
+                              source=source, as_of=as_of, seed=seed, mirrors=parse_mirrors(base_urls),
+                              seal=not no_seal)
+    if as_json:
+        click.echo(_dump(summary.to_dict()))
+        return
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary.outcomes.items()))
+    click.echo(f"recorded {summary.calls} calls into snapshot {snapshot} ({outcomes})")
+    if summary.manifest:
+        click.echo(f"sealed: digest {summary.manifest['digest']}")
+
+
+@cli.command("refresh")
+@click.option("--base", required=True, help="The snapshot whose requests are re-executed.")
+@click.option("--snapshot", required=True, help="Name of the new snapshot.")
+@_source_options
+@_store_option
+@_catalog_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@click.option("--fail-on", type=click.Choice(["breaking", "warning"]), help="Exit 1 when a change of this severity is found.")
+def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files, scale, fmt, fail_on) -> None:
+    """Re-execute every request of a snapshot against a source into a new one and report drift.
+
+    Example: kopa-replay refresh --base 2026-09-01 --snapshot 2026-12-01 --source sim --as-of 2026-12-01
+    """
+    from kopa_replay.drift import crosses, render
+    from kopa_replay.env.source import parse_mirrors
+    from kopa_replay.record.workflows import refresh_snapshot
+
+    _date(as_of, "--as-of")
+    summary = refresh_snapshot(_load_catalog(catalog_files, scale), store_path=_store_path(store), base=base,
+                               snapshot=snapshot, source=source, as_of=as_of, seed=seed,
+                               mirrors=parse_mirrors(base_urls))
+    click.echo(render(summary.changes, fmt))
+    if fail_on and crosses(summary.changes, fail_on):
+        sys.exit(1)
+
+
+@cli.group(cls=_Group)
+def snapshot() -> None:
+    """List, show, seal and verify snapshots.
+
+    Example: kopa-replay snapshot list
+    """
+
+
+@snapshot.command("list")
+@_store_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def snapshot_list(store, as_json) -> None:
+    """List the snapshots of a store.
+
+    Example: kopa-replay snapshot list --store cassettes/kopa.sqlite
+    """
+    with _open_store(store) as opened:
+        snapshots = opened.snapshots()
+    if as_json:
+        click.echo(_dump([vars(s) for s in snapshots]))
+        return
+    for s in snapshots:
+        state = "sealed" if s.sealed else "open"
+        click.echo(f"{s.name:<14} {state:<7} {s.interactions:>8} interactions  as of {s.as_of}  source {s.source}")
+
+
+@snapshot.command("show")
+@click.argument("name")
+@_store_option
+def snapshot_show(name, store) -> None:
+    """Show a snapshot's manifest (or its store record when unsealed) as JSON.
+
+    Example: kopa-replay snapshot show 2026-09-01
+    """
+    from kopa_replay.record.snapshots import load_manifest
+
+    with _open_store(store) as opened:
+        info = opened.snapshot(name)
+        manifest = load_manifest(opened, name)
+    click.echo(_dump(manifest if manifest is not None else vars(info)))
+
+
+@snapshot.command("seal")
+@click.argument("name")
+@_store_option
+@_catalog_option
+def snapshot_seal(name, store, catalog_files, scale) -> None:
+    """Seal a snapshot (immutable from now on) and write its manifest.
+
+    Example: kopa-replay snapshot seal 2026-09-01
+    """
+    from kopa_replay.record.snapshots import seal_snapshot
+
+    with _open_store(store, readonly=False) as opened:
+        manifest = seal_snapshot(opened, name, _load_catalog(catalog_files, scale))
+        opened.finalize()
+    click.echo(f"sealed {name}: {manifest['interactions']} interactions, digest {manifest['digest']}")
+
+
+@snapshot.command("verify")
+@click.argument("name")
+@_store_option
+def snapshot_verify(name, store) -> None:
+    """Recompute a snapshot's digest and compare it with the seal and the manifest.
+
+    Example: kopa-replay snapshot verify 2026-09-01
+    """
+    from kopa_replay.errors import SnapshotError
+    from kopa_replay.record.snapshots import verify_snapshot
+
+    with _open_store(store) as opened:
+        problems = verify_snapshot(opened, name)
+    if problems:
+        raise SnapshotError(f"snapshot {name!r}: " + "; ".join(problems))
+    click.echo(f"ok: snapshot {name} matches its digest")
+
+
+@cli.group(cls=_Group)
+def cassette() -> None:
+    """Inspect, verify and import cassette stores.
+
+    Example: kopa-replay cassette stats
+    """
+
+
+@cassette.command("verify")
+@_store_option
+def cassette_verify(store) -> None:
+    """Re-hash every stored body and check the database; exit 1 on corruption.
+
+    Example: kopa-replay cassette verify --store cassettes/kopa.sqlite
+    """
+    from kopa_replay.errors import StoreError
+
+    with _open_store(store) as opened:
+        problems = opened.verify()
+    if problems:
+        raise StoreError(f"store {opened.path} is corrupt: " + "; ".join(problems[:5])
+                         + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""))
+    click.echo(f"ok: every body in {opened.path} matches its digest")
+
+
+@cassette.command("stats")
+@_store_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def cassette_stats(store, as_json) -> None:
+    """Counts and sizes of a store: interactions per snapshot, bodies, bytes.
+
+    Example: kopa-replay cassette stats --json
+    """
+    with _open_store(store) as opened:
+        stats = opened.stats()
+    if as_json:
+        click.echo(_dump(stats))
+        return
+    for key, value in stats.items():
+        click.echo(f"{key}: {value}")
+
+
+@cli.group(cls=_Group)
+def drift() -> None:
+    """Compare the response schemas of two snapshots.
+
+    Example: kopa-replay drift diff 2026-09-01 2026-12-01
+    """
+
+
+@drift.command("diff")
+@click.argument("before")
+@click.argument("after")
+@_store_option
+@_catalog_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@click.option("--fail-on", type=click.Choice(["breaking", "warning"]), help="Exit 1 when a change of this severity is found.")
+def drift_diff(before, after, store, catalog_files, scale, fmt, fail_on) -> None:
+    """Schema changes per tool and field between two snapshots, with severities.
+
+    Example: kopa-replay drift diff 2026-09-01 2026-12-01 --format markdown --fail-on breaking
+    """
+    from kopa_replay.drift import crosses, render
+    from kopa_replay.record.workflows import diff_snapshots
+
+    with _open_store(store) as opened:
+        changes = diff_snapshots(opened, _load_catalog(catalog_files, scale), before, after)
+    click.echo(render(changes, fmt))
+    if fail_on and crosses(changes, fail_on):
+        sys.exit(1)
 
 
 def main() -> None:

@@ -10,7 +10,11 @@ place; anything else is a bug and keeps its traceback.
     ├── CatalogError          a catalog file or tool definition is invalid
     │   └── UnknownTool       a tool name that the catalog does not hold
     ├── SimError              the simulator cannot serve a request as asked
-    └── SourceError           a call could not be executed against its source
+    ├── SourceError           a call could not be executed against its source
+    ├── StoreError            a cassette store is unreadable, foreign or corrupt
+    ├── SnapshotError         a snapshot is missing, sealed, or fails its digest
+    ├── CassetteMiss          strict replay met a request the snapshot never recorded
+    └── DriftError            a drift diff cannot be computed or rendered as asked
 
 Messages name the thing that is wrong (file, tool, field, request) and never
 contain an API key: callers pass redacted URLs only.
@@ -25,6 +29,10 @@ __all__ = [
     "UnknownTool",
     "SimError",
     "SourceError",
+    "StoreError",
+    "SnapshotError",
+    "CassetteMiss",
+    "DriftError",
 ]
 
 
@@ -71,3 +79,28 @@ class SimError(KopaError):
 
 class SourceError(KopaError):
     """A tool call could not be executed against its source."""
+
+
+class StoreError(KopaError):
+    """A cassette store is unreadable, foreign (not ours), from a newer version, or corrupt."""
+
+
+class SnapshotError(KopaError):
+    """A snapshot is missing, sealed against writes, or does not match its manifest digest."""
+
+
+class CassetteMiss(KopaError):
+    """Strict replay met a request the snapshot never recorded; no socket was opened.
+
+    The message names the tool, the method, the redacted URL and the snapshot.
+    """
+
+    def __init__(self, *, tool: str | None, method: str, url: str, snapshot: str, store: str) -> None:
+        self.tool, self.method, self.url, self.snapshot, self.store = tool, method, url, snapshot, store
+        what = f"tool {tool!r}: " if tool else ""
+        super().__init__(f"cassette miss: {what}{method} {url} was not recorded in snapshot {snapshot!r} "
+                         f"(store {store}); record it with --mode record or replay-or-record")
+
+
+class DriftError(KopaError):
+    """A drift diff cannot be computed or rendered as asked."""

@@ -53,6 +53,27 @@ def call(catalog, client):
     return _call
 
 
+class NetworkBlocked(RuntimeError):
+    """A test tried to open a socket while the network was blocked."""
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Block every outgoing socket connection (loopback included) for the test's duration."""
+    import socket
+
+    attempts: list[object] = []
+
+    def refuse(self, address, *args, **kwargs):
+        attempts.append(address)
+        raise NetworkBlocked(f"network blocked in this test: connect to {address!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", lambda address, *a, **k: refuse(None, address))
+    return attempts
+
+
 @pytest.fixture
 def server_url(sim):
     """A real loopback server over the same simulator; yields http://127.0.0.1:N."""

@@ -18,8 +18,11 @@ import httpx
 from kopa_replay.catalog.model import Tool
 from kopa_replay.env.parse import ParseError, extract, parse_body
 from kopa_replay.errors import SourceError, UsageError
+from kopa_replay.record.redact import install_log_filter, register_secret
 
 __all__ = ["CallResult", "OUTCOME_CLASSES", "build_request", "execute", "live_key"]
+
+install_log_filter()
 
 #: What a call can come to. ``empty`` is a well-formed answer with no records.
 OUTCOME_CLASSES = ("ok", "empty", "structural_error", "environmental_error")
@@ -145,8 +148,12 @@ def execute(tool: Tool, args: Mapping[str, Any], client: httpx.Client, key: str 
             base_url: str | None = None) -> CallResult:
     """Send one call through ``client`` and return the classified result."""
     method, url, headers, redacted = build_request(tool, args, key, base_url)
+    # The recorder reads the tool name (for its records and miss messages) and the key we inserted
+    # (to mask it wherever it lands, path segments included) from the request's extensions.
+    extensions = {"kopa_tool": tool.name, "kopa_secrets": (key,) if key else ()}
+    register_secret(key)
     try:
-        response = client.request(method, url, headers=headers)
+        response = client.request(method, url, headers=headers, extensions=extensions)
     except httpx.HTTPError as exc:
         raise SourceError(f"{tool.name}: request to {redacted} failed: {type(exc).__name__}") from None
     try:

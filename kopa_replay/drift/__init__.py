@@ -1,0 +1,61 @@
+"""Schema drift: infer a response schema per tool per snapshot, diff two snapshots, report.
+
+Pure logic over what the recorder hands in::
+
+    responses (RecordedResponse per call) ─► infer_schemas(catalog, responses) ─► {tool: ToolSchema}
+    diff_schemas(before, after) ─► [Change]  ─► render(changes, "text" | "json" | "markdown"), crosses(changes, fail_on)
+
+``probe_requests(catalog)`` is the workload a drift check sends (every catalog
+example plus one largest page per paginated tool).
+"""
+
+from kopa_replay.drift.diff import (
+    CHANGE_KINDS,
+    CHECKS,
+    SEVERITIES,
+    Change,
+    diff_schemas,
+    diff_tool,
+)
+from kopa_replay.drift.probe import max_page_request, probe_requests
+from kopa_replay.drift.report import FAIL_ON, REPORT_FORMATS, crosses, render, summary
+from kopa_replay.drift.schema import (
+    RESPONSE_FORMATS,
+    STRING_FORMATS,
+    VALUE_TYPES,
+    CodeStat,
+    DriftError,
+    FieldStats,
+    PageEvidence,
+    RecordedResponse,
+    ToolSchema,
+    infer_schemas,
+    infer_tool_schema,
+)
+
+__all__ = [
+    "CHANGE_KINDS",
+    "CHECKS",
+    "FAIL_ON",
+    "REPORT_FORMATS",
+    "RESPONSE_FORMATS",
+    "SEVERITIES",
+    "STRING_FORMATS",
+    "VALUE_TYPES",
+    "Change",
+    "CodeStat",
+    "DriftError",
+    "FieldStats",
+    "PageEvidence",
+    "RecordedResponse",
+    "ToolSchema",
+    "crosses",
+    "diff_schemas",
+    "diff_tool",
+    "infer_schemas",
+    "infer_tool_schema",
+    "max_page_request",
+    "probe_requests",
+    "render",
+    "summary",
+]

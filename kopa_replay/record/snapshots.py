@@ -1,0 +1,130 @@
+"""Named, sealable snapshots and their manifests.
+
+A snapshot is named by its as-of date (``2026-09-01``). Sealing computes its
+digest — sha256 over every interaction's (request key, seq, tool, status,
+content type, body digest), sorted, so the same interactions give the same
+digest whatever order or process recorded them — stores it, makes the
+snapshot immutable, and writes ``snapshots/NAME.json``: the digest, the
+per-tool schema digests, the catalog digest, the source, the as-of date.
+
+Pinning (``--snapshot NAME``) checks the store's digest against the manifest;
+``verify`` recomputes it from the interactions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from kopa_replay import __version__
+from kopa_replay.catalog.model import Catalog
+from kopa_replay.errors import SnapshotError
+from kopa_replay.record.store import Store
+from kopa_replay.util import write_atomic
+
+__all__ = ["snapshot_digest", "manifest_dir_for", "manifest_path", "load_manifest", "seal_snapshot",
+           "verify_snapshot", "check_pinned", "recorded_responses"]
+
+
+def snapshot_digest(store: Store, name: str) -> str:
+    """The content digest of a snapshot, independent of recording order."""
+    store.snapshot(name)
+    digest = hashlib.sha256()
+    for item in store.interactions(name):  # ordered by request key, then seq
+        line = "\t".join([item.request_key, str(item.seq), item.tool or "", str(item.status), item.content_type,
+                          item.body_digest])
+        digest.update(line.encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+def manifest_dir_for(store_path: str | Path) -> Path:
+    """Manifests live in ``snapshots/`` beside the ``cassettes/`` folder (or beside the store file)."""
+    folder = Path(store_path).resolve().parent
+    return (folder.parent if folder.name == "cassettes" else folder) / "snapshots"
+
+
+def manifest_path(store: Store, name: str, manifest_dir: str | Path | None = None) -> Path:
+    return Path(manifest_dir or manifest_dir_for(store.path)) / f"{name}.json"
+
+
+def load_manifest(store: Store, name: str, manifest_dir: str | Path | None = None) -> dict[str, Any] | None:
+    path = manifest_path(store, name, manifest_dir)
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise SnapshotError(f"manifest {path} is unreadable: {exc}") from exc
+
+
+def recorded_responses(store: Store, name: str):
+    """The snapshot's responses as the drift module reads them."""
+    from kopa_replay.drift import RecordedResponse
+
+    for item in store.interactions(name):
+        if item.tool is None:
+            continue
+        yield RecordedResponse(item.tool, item.method, item.url, item.status, item.content_type,
+                               store.body(item.body_digest))
+
+
+def tool_schema_digests(store: Store, name: str, catalog: Catalog) -> dict[str, str]:
+    from kopa_replay.drift import infer_schemas
+
+    schemas = infer_schemas(catalog, recorded_responses(store, name))
+    return {tool: schemas[tool].digest() for tool in sorted(schemas)}
+
+
+def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str | Path | None = None) -> dict[str, Any]:
+    """Seal ``name`` (idempotent for a sealed snapshot with the same digest) and write its manifest."""
+    snapshot = store.snapshot(name)
+    digest = snapshot_digest(store, name)
+    if snapshot.sealed and snapshot.digest != digest:
+        raise SnapshotError(f"snapshot {name!r} is sealed with digest {snapshot.digest[:12]}… but its interactions "
+                            f"hash to {digest[:12]}…: the store is corrupt")
+    manifest = {
+        "name": name,
+        "as_of": snapshot.as_of,
+        "created": snapshot.as_of,  # the as-of date, not the wall clock: re-recording gives the same file
+        "source": snapshot.source,
+        "seed": snapshot.seed,
+        "catalog_digest": catalog.digest(),
+        "interactions": snapshot.interactions,
+        "digest": digest,
+        "tools": tool_schema_digests(store, name, catalog),
+        "kopa_replay": __version__,
+    }
+    if not snapshot.sealed:
+        store.seal(name, digest)
+    write_atomic(manifest_path(store, name, manifest_dir),
+                 json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    return manifest
+
+
+def check_pinned(store: Store, name: str, manifest_dir: str | Path | None = None) -> None:
+    """A pinned replay's guard: the store's sealed digest must equal the manifest's."""
+    snapshot = store.snapshot(name)
+    manifest = load_manifest(store, name, manifest_dir)
+    if manifest is None or not snapshot.sealed:
+        return
+    if manifest.get("digest") != snapshot.digest:
+        raise SnapshotError(f"snapshot {name!r}: store digest {str(snapshot.digest)[:12]}… does not match the "
+                            f"manifest {manifest_path(store, name, manifest_dir)} ({str(manifest.get('digest'))[:12]}…)")
+
+
+def verify_snapshot(store: Store, name: str, manifest_dir: str | Path | None = None) -> list[str]:
+    """Problems with a snapshot: recomputed digest vs stored digest vs manifest."""
+    problems: list[str] = []
+    snapshot = store.snapshot(name)
+    digest = snapshot_digest(store, name)
+    if snapshot.sealed and snapshot.digest != digest:
+        problems.append(f"interactions hash to {digest[:12]}… but the snapshot was sealed as {snapshot.digest[:12]}…")
+    manifest = load_manifest(store, name, manifest_dir)
+    if manifest is not None and manifest.get("digest") != digest:
+        problems.append(f"manifest digest {str(manifest.get('digest'))[:12]}… differs from the interactions' "
+                        f"{digest[:12]}…")
+    if manifest is None and snapshot.sealed:
+        problems.append(f"sealed but no manifest at {manifest_path(store, name, manifest_dir)}")
+    return problems

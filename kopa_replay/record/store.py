@@ -1,0 +1,364 @@
+"""The cassette store: one SQLite file of interactions, grouped in snapshots.
+
+Schema (version 1)::
+
+    meta(key, value)                      schema_version, application id
+    blobs(digest, codec, size, data)      response bodies, content-addressed (sha256 of the
+                                          scrubbed bytes), zstd-compressed, stored once
+    snapshots(name, as_of, source, seed, catalog_digest, sealed, digest)
+    interactions(id, snapshot, request_key, seq, tool, method, url, request_headers,
+                 status, response_headers, body)   UNIQUE(snapshot, request_key, seq)
+
+Repeated identical requests get seq 1, 2, 3 … in the order they were
+recorded; replay serves them in that order and then repeats the last. Each
+interaction is written in its own ``BEGIN IMMEDIATE`` transaction (blob,
+sequence number and row together), so a killed recorder leaves only whole
+interactions and several processes can record into one store (WAL, a busy
+timeout). A trigger refuses writes to sealed snapshots. A file that is not
+ours, or from a newer schema, is refused with a clear error rather than
+altered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+import sqlite_utils
+import zstandard
+
+from kopa_replay.errors import SnapshotError, StoreError
+
+__all__ = ["SCHEMA_VERSION", "Interaction", "Snapshot", "Store", "default_store_path"]
+
+SCHEMA_VERSION = 1
+APPLICATION = "kopa-replay cassette store"
+_BUSY_TIMEOUT_MS = 30_000
+_COMPRESS_MIN = 64  # bodies shorter than this are stored raw: compression would not pay
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS blobs (
+    digest TEXT PRIMARY KEY, codec TEXT NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS snapshots (
+    name TEXT PRIMARY KEY, as_of TEXT, source TEXT, seed INTEGER, catalog_digest TEXT,
+    sealed INTEGER NOT NULL DEFAULT 0, digest TEXT)""",
+    """CREATE TABLE IF NOT EXISTS interactions (
+    id INTEGER PRIMARY KEY,
+    snapshot TEXT NOT NULL REFERENCES snapshots(name),
+    request_key TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    tool TEXT,
+    method TEXT NOT NULL,
+    url TEXT NOT NULL,
+    request_headers TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    response_headers TEXT NOT NULL,
+    body TEXT NOT NULL REFERENCES blobs(digest),
+    UNIQUE (snapshot, request_key, seq))""",
+    """CREATE INDEX IF NOT EXISTS interactions_tool ON interactions (snapshot, tool)""",
+    """CREATE TRIGGER IF NOT EXISTS sealed_snapshots_are_immutable_insert
+    BEFORE INSERT ON interactions
+    WHEN (SELECT sealed FROM snapshots WHERE name = NEW.snapshot) = 1
+    BEGIN SELECT RAISE(ABORT, 'snapshot is sealed'); END""",
+    """CREATE TRIGGER IF NOT EXISTS sealed_snapshots_are_immutable_delete
+    BEFORE DELETE ON interactions
+    WHEN (SELECT sealed FROM snapshots WHERE name = OLD.snapshot) = 1
+    BEGIN SELECT RAISE(ABORT, 'snapshot is sealed'); END""",
+)
+
+
+def default_store_path() -> Path:
+    """$KOPA_STORE, else ./cassettes/kopa.sqlite if present, else the checkout's shipped store."""
+    if os.environ.get("KOPA_STORE"):
+        return Path(os.environ["KOPA_STORE"])
+    local = Path("cassettes") / "kopa.sqlite"
+    if local.exists():
+        return local
+    return Path(__file__).resolve().parents[2] / "cassettes" / "kopa.sqlite"
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """One recorded request and its response (URL and headers already redacted)."""
+
+    snapshot: str
+    request_key: str
+    seq: int
+    tool: str | None
+    method: str
+    url: str
+    request_headers: Mapping[str, str]
+    status: int
+    response_headers: Mapping[str, str]
+    body_digest: str
+
+    @property
+    def content_type(self) -> str:
+        return self.response_headers.get("content-type", "")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    name: str
+    as_of: str | None
+    source: str | None
+    seed: int | None
+    catalog_digest: str | None
+    sealed: bool
+    digest: str | None
+    interactions: int
+
+
+def _blob_digest(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+class Store:
+    """A cassette store file. ``readonly=True`` opens it without any write (for replay and CI)."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False, create: bool = True) -> None:
+        self.path = Path(path)
+        self.readonly = readonly
+        self._local = threading.local()
+        self._compressor = zstandard.ZstdCompressor(level=3)
+        self._decompressor = zstandard.ZstdDecompressor()
+        if readonly or not create:
+            if not self.path.exists():
+                raise StoreError(f"store {self.path} does not exist")
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._prepare()
+
+    # -- connections ------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            if self.readonly:
+                conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
+                                       isolation_level=None)
+            else:
+                conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+        return conn
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection (sqlite3 connections are not shared across threads)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._connect()
+        return conn
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _prepare(self) -> None:
+        """Check the file is ours and current; create or migrate the schema when writable."""
+        try:
+            tables = set(sqlite_utils.Database(self.conn).table_names())
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a SQLite cassette store: {exc}") from exc
+        if tables and "meta" not in tables:
+            raise StoreError(f"{self.path} is a SQLite file but not a kopa-replay store "
+                             f"(tables: {', '.join(sorted(tables))}); refusing to touch it")
+        version = 0
+        if "meta" in tables:
+            row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            app = self.conn.execute("SELECT value FROM meta WHERE key='application'").fetchone()
+            if app is None or app[0] != APPLICATION:
+                raise StoreError(f"{self.path} is not a kopa-replay store; refusing to touch it")
+            version = int(row[0]) if row else 0
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"store {self.path} has schema version {version}, newer than this kopa-replay "
+                             f"understands ({SCHEMA_VERSION}); upgrade kopa-replay")
+        if version == SCHEMA_VERSION:
+            return
+        if self.readonly:
+            raise StoreError(f"store {self.path} is empty or needs a migration; open it writable first")
+        self._migrate(version)
+
+    def _migrate(self, version: int) -> None:
+        # One step per schema version; version 0 is a new file.
+        conn = self.conn
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if version < 1:
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('application', ?)", (APPLICATION,))
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    # -- snapshots --------------------------------------------------------------
+    def ensure_snapshot(self, name: str, *, as_of: str | None = None, source: str | None = None,
+                        seed: int | None = None, catalog_digest: str | None = None) -> Snapshot:
+        """The snapshot called ``name``, created (unsealed) if absent."""
+        if self.readonly:
+            return self.snapshot(name)
+        self.conn.execute(
+            "INSERT OR IGNORE INTO snapshots (name, as_of, source, seed, catalog_digest) VALUES (?, ?, ?, ?, ?)",
+            (name, as_of, source, seed, catalog_digest))
+        return self.snapshot(name)
+
+    def snapshot(self, name: str) -> Snapshot:
+        row = self.conn.execute(
+            "SELECT name, as_of, source, seed, catalog_digest, sealed, digest, "
+            "(SELECT COUNT(*) FROM interactions WHERE snapshot = s.name) FROM snapshots s WHERE name = ?",
+            (name,)).fetchone()
+        if row is None:
+            known = ", ".join(self.snapshot_names()) or "none"
+            raise SnapshotError(f"no snapshot {name!r} in store {self.path} (snapshots: {known})")
+        return Snapshot(row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[6], row[7])
+
+    def snapshot_names(self) -> list[str]:
+        return [row[0] for row in self.conn.execute("SELECT name FROM snapshots ORDER BY name")]
+
+    def snapshots(self) -> list[Snapshot]:
+        return [self.snapshot(name) for name in self.snapshot_names()]
+
+    def seal(self, name: str, digest: str) -> None:
+        self.conn.execute("UPDATE snapshots SET sealed = 1, digest = ? WHERE name = ?", (digest, name))
+
+    def delete_snapshot(self, name: str) -> None:
+        """Remove an unsealed snapshot and its interactions (blobs stay until vacuum)."""
+        if self.snapshot(name).sealed:
+            raise SnapshotError(f"snapshot {name!r} is sealed and cannot be deleted")
+        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.execute("DELETE FROM interactions WHERE snapshot = ?", (name,))
+        self.conn.execute("DELETE FROM snapshots WHERE name = ?", (name,))
+        self.conn.execute("COMMIT")
+
+    # -- writing ----------------------------------------------------------------
+    def _encode(self, body: bytes) -> tuple[str, bytes]:
+        if len(body) < _COMPRESS_MIN:
+            return "raw", body
+        packed = self._compressor.compress(body)
+        return ("zstd", packed) if len(packed) < len(body) else ("raw", body)
+
+    def append(self, *, snapshot: str, request_key: str, tool: str | None, method: str, url: str,
+               request_headers: Mapping[str, str], status: int, response_headers: Mapping[str, str],
+               body: bytes) -> int:
+        """Record one interaction atomically; returns its sequence number for this request."""
+        if self.readonly:
+            raise StoreError(f"store {self.path} is open read-only")
+        digest = _blob_digest(body)
+        codec, data = self._encode(body)
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("INSERT OR IGNORE INTO blobs (digest, codec, size, data) VALUES (?, ?, ?, ?)",
+                             (digest, codec, len(body), data))
+                seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM interactions "
+                                   "WHERE snapshot = ? AND request_key = ?", (snapshot, request_key)).fetchone()[0]
+                conn.execute(
+                    "INSERT INTO interactions (snapshot, request_key, seq, tool, method, url, request_headers, "
+                    "status, response_headers, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (snapshot, request_key, seq, tool, method, url,
+                     json.dumps(dict(request_headers), sort_keys=True, ensure_ascii=False), status,
+                     json.dumps(dict(response_headers), sort_keys=True, ensure_ascii=False), digest))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.IntegrityError as exc:
+            if "sealed" in str(exc):
+                raise SnapshotError(f"snapshot {snapshot!r} is sealed: record into a new snapshot") from None
+            raise StoreError(f"cannot record into {self.path}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot record into {self.path}: {exc}") from exc
+        return seq
+
+    # -- reading ----------------------------------------------------------------
+    def _interaction(self, row: tuple) -> Interaction:
+        return Interaction(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7],
+                           json.loads(row[8]), row[9])
+
+    _COLUMNS = ("snapshot, request_key, seq, tool, method, url, request_headers, status, response_headers, body")
+
+    def lookup(self, snapshot: str, request_key: str) -> list[Interaction]:
+        """The recorded answers to one request, in recorded order."""
+        rows = self.conn.execute(f"SELECT {self._COLUMNS} FROM interactions WHERE snapshot = ? AND request_key = ? "
+                                 "ORDER BY seq", (snapshot, request_key)).fetchall()
+        return [self._interaction(r) for r in rows]
+
+    def interactions(self, snapshot: str) -> Iterator[Interaction]:
+        """Every interaction of a snapshot, in a deterministic order (request key, then seq)."""
+        cursor = self.conn.execute(f"SELECT {self._COLUMNS} FROM interactions WHERE snapshot = ? "
+                                   "ORDER BY request_key, seq", (snapshot,))
+        for row in cursor:
+            yield self._interaction(row)
+
+    def body(self, digest: str) -> bytes:
+        row = self.conn.execute("SELECT codec, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
+        if row is None:
+            raise StoreError(f"store {self.path} lacks body {digest[:12]}…: the store is corrupt")
+        codec, data = row
+        if codec == "zstd":
+            return self._decompressor.decompress(data)
+        return bytes(data)
+
+    # -- maintenance ---------------------------------------------------------------
+    def verify(self) -> list[str]:
+        """Problems found: blobs whose bytes do not hash to their digest, rows pointing at missing blobs."""
+        problems: list[str] = []
+        for digest, codec, size, data in self.conn.execute("SELECT digest, codec, size, data FROM blobs ORDER BY digest"):
+            try:
+                raw = self._decompressor.decompress(data) if codec == "zstd" else bytes(data)
+            except zstandard.ZstdError as exc:
+                problems.append(f"blob {digest[:12]}: cannot decompress ({exc})")
+                continue
+            if len(raw) != size or _blob_digest(raw) != digest:
+                problems.append(f"blob {digest[:12]}: content does not match its digest")
+        for snapshot, key, seq in self.conn.execute(
+                "SELECT snapshot, request_key, seq FROM interactions WHERE body NOT IN (SELECT digest FROM blobs) "
+                "ORDER BY snapshot, request_key, seq"):
+            problems.append(f"interaction {snapshot}/{key[:12]}#{seq}: body missing")
+        integrity = self.conn.execute("PRAGMA integrity_check").fetchone()[0]
+        if integrity != "ok":
+            problems.append(f"sqlite integrity check: {integrity}")
+        return problems
+
+    def stats(self) -> dict[str, Any]:
+        conn = self.conn
+        blobs, raw, stored = conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(size), 0), COALESCE(SUM(LENGTH(data)), 0) FROM blobs").fetchone()
+        per_snapshot = {name: count for name, count in conn.execute(
+            "SELECT snapshot, COUNT(*) FROM interactions GROUP BY snapshot ORDER BY snapshot")}
+        return {
+            "path": str(self.path),
+            "schema_version": SCHEMA_VERSION,
+            "file_bytes": self.path.stat().st_size if self.path.exists() else 0,
+            "snapshots": per_snapshot,
+            "interactions": sum(per_snapshot.values()),
+            "blobs": blobs,
+            "body_bytes_raw": raw,
+            "body_bytes_stored": stored,
+        }
+
+    def finalize(self) -> None:
+        """Fold the WAL into the main file and leave WAL mode, so the file can be shipped and opened read-only."""
+        if not self.readonly:
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self.conn.execute("PRAGMA journal_mode = DELETE")

@@ -1,0 +1,148 @@
+"""Recording a probe workload into a snapshot, and refreshing a snapshot against a source.
+
+``record_snapshot`` executes every tool's catalog examples (plus one
+largest-page request per paginated tool: :func:`kopa_replay.drift.probe.probe_requests`)
+through the recorder and seals the result. ``refresh_snapshot`` re-executes
+every request of a base snapshot — each recorded occurrence, in a fixed order
+— against a source into a new snapshot, then diffs the two snapshots' inferred
+schemas.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+
+import httpx
+
+from kopa_replay.catalog.model import Catalog
+from kopa_replay.env.call import execute
+from kopa_replay.env.source import open_source
+from kopa_replay.errors import SnapshotError, UsageError
+from kopa_replay.record.redact import MASK
+from kopa_replay.record.snapshots import recorded_responses, seal_snapshot
+from kopa_replay.record.store import Store
+
+__all__ = ["RecordSummary", "record_snapshot", "refresh_snapshot", "diff_snapshots"]
+
+
+@dataclass
+class RecordSummary:
+    snapshot: str
+    source: str
+    as_of: str
+    calls: int
+    outcomes: dict[str, int] = field(default_factory=dict)
+    manifest: dict[str, Any] | None = None
+    changes: list[Any] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"snapshot": self.snapshot, "source": self.source, "as_of": self.as_of, "calls": self.calls,
+               "outcomes": dict(sorted(self.outcomes.items()))}
+        if self.manifest:
+            out["digest"] = self.manifest["digest"]
+        if self.changes:
+            out["changes"] = [c.to_dict() for c in self.changes]
+        return out
+
+
+def _as_of_text(as_of: dt.date | str | None, fallback: str) -> str:
+    if as_of is None:
+        return fallback
+    return as_of.isoformat() if isinstance(as_of, dt.date) else str(as_of)
+
+
+def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, source: str = "sim",
+                    as_of: dt.date | str | None = None, seed: int = 0, mirrors: Mapping[str, str] | None = None,
+                    seal: bool = True, manifest_dir: str | Path | None = None) -> RecordSummary:
+    """Record the probe workload of ``catalog`` from ``source`` into ``snapshot`` (and seal it)."""
+    from kopa_replay.drift.probe import probe_requests
+
+    as_of_text = _as_of_text(as_of, snapshot)
+    store = Store(store_path)
+    existing = store.snapshot_names()
+    if snapshot in existing and store.snapshot(snapshot).sealed:
+        raise SnapshotError(f"snapshot {snapshot!r} is sealed in {store.path}; record into a new snapshot name")
+    if snapshot in existing and store.snapshot(snapshot).interactions:
+        raise SnapshotError(f"snapshot {snapshot!r} already holds interactions; record into a new name or "
+                            "delete it first")
+    store.ensure_snapshot(snapshot, as_of=as_of_text, source=source if source in ("sim", "live") else "mirror",
+                          seed=seed if source == "sim" else None, catalog_digest=catalog.digest())
+    outcomes: Counter[str] = Counter()
+    calls = 0
+    with open_source(source, seed=seed, as_of=as_of_text if source == "sim" else None, snapshot=snapshot,
+                     mode="record", store=store_path, mirrors=mirrors, catalog=catalog) as src:
+        for tool_name, args in probe_requests(catalog):
+            tool = catalog.get(tool_name)
+            result = execute(tool, args, src.client, src.key_for(tool))
+            outcomes[result.outcome] += 1
+            calls += 1
+    summary = RecordSummary(snapshot, source, as_of_text, calls, dict(outcomes))
+    if seal:
+        summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir)
+    store.finalize()
+    store.close()
+    return summary
+
+
+def _restore_url(url: str, key: str | None, secret_params: set[str]) -> str:
+    """A recorded (redacted) URL with the key put back where the mask stands."""
+    if not key:
+        return url
+    parts = urlsplit(url)
+    path = "/".join(quote(key, safe="") if seg == MASK else seg for seg in parts.path.split("/"))
+    query = [(k, key if (v == MASK or k.lower() in secret_params) else v)
+             for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    return f"{parts.scheme}://{parts.netloc}{path}" + (f"?{urlencode(query)}" if query else "")
+
+
+def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, snapshot: str, source: str = "sim",
+                     as_of: dt.date | str | None = None, seed: int = 0, mirrors: Mapping[str, str] | None = None,
+                     seal: bool = True, manifest_dir: str | Path | None = None) -> RecordSummary:
+    """Re-execute every request of ``base`` against ``source`` into ``snapshot``; diff the two."""
+    from kopa_replay.record.redact import redactor_for
+
+    if base == snapshot:
+        raise UsageError("refresh writes a new snapshot: --snapshot must differ from --base")
+    store = Store(store_path)
+    base_info = store.snapshot(base)
+    as_of_text = _as_of_text(as_of, snapshot)
+    if snapshot in store.snapshot_names() and store.snapshot(snapshot).interactions:
+        raise SnapshotError(f"snapshot {snapshot!r} already holds interactions; refresh into a new name")
+    store.ensure_snapshot(snapshot, as_of=as_of_text, source=source if source in ("sim", "live") else "mirror",
+                          seed=seed if source == "sim" else None, catalog_digest=catalog.digest())
+    secret_params = set(redactor_for(catalog).secret_params)
+    requests = list(store.interactions(base))
+    outcomes: Counter[str] = Counter()
+    with open_source(source, seed=seed, as_of=as_of_text if source == "sim" else None, snapshot=snapshot,
+                     mode="refresh", store=store_path, mirrors=mirrors, catalog=catalog) as src:
+        for item in requests:
+            tool = catalog.get(item.tool) if item.tool and item.tool in catalog else None
+            key = src.key_for(tool) if tool else src.sim_key
+            headers = {k: (key or "") if v == MASK else v for k, v in item.request_headers.items()
+                       if k not in ("host", "content-length")}
+            request = httpx.Request(item.method, _restore_url(item.url, key, secret_params), headers=headers,
+                                    extensions={"kopa_tool": item.tool, "kopa_secrets": (key,) if key else ()})
+            response = src.client.send(request)
+            outcomes[str(response.status_code)] += 1
+    summary = RecordSummary(snapshot, source, as_of_text, len(requests), dict(outcomes))
+    summary.changes = diff_snapshots(store, catalog, base_info.name, snapshot)
+    if seal:
+        summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir)
+    store.finalize()
+    store.close()
+    return summary
+
+
+def diff_snapshots(store: Store, catalog: Catalog, before: str, after: str) -> list[Any]:
+    """Schema changes per tool between two snapshots of one store."""
+    from kopa_replay.drift import diff_schemas, infer_schemas
+
+    store.snapshot(before)
+    store.snapshot(after)
+    return diff_schemas(infer_schemas(catalog, recorded_responses(store, before)),
+                        infer_schemas(catalog, recorded_responses(store, after)))

@@ -1,0 +1,84 @@
+"""The recorder's commands end to end on a temporary store: record, snapshot, cassette, drift, refresh, replay."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kopa_replay.cli import cli
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "cassettes" / "kopa.sqlite"
+    runner = CliRunner()
+    result = runner.invoke(cli, ["record", "--source", "sim", "--snapshot", "2026-09-01", "--store", str(path),
+                                 "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(cli, ["refresh", "--base", "2026-09-01", "--snapshot", "2026-12-01", "--source", "sim",
+                                 "--store", str(path), "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.fixture
+def run():
+    runner = CliRunner()
+    return lambda *args: runner.invoke(cli, list(args), catch_exceptions=False)
+
+
+def _error(result):
+    lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert result.exit_code == 1 and len(lines) == 1 and "Traceback" not in result.output, result.output
+    return lines[0]
+
+
+def test_snapshot_list_show_verify(store, run):
+    listed = json.loads(run("snapshot", "list", "--store", str(store), "--json").output)
+    assert [s["name"] for s in listed] == ["2026-09-01", "2026-12-01"]
+    assert all(s["sealed"] for s in listed)
+    shown = json.loads(run("snapshot", "show", "2026-09-01", "--store", str(store)).output)
+    assert shown["as_of"] == "2026-09-01" and len(shown["digest"]) == 64
+    assert run("snapshot", "verify", "2026-12-01", "--store", str(store)).exit_code == 0
+    assert "no snapshot '2027-01-01'" in _error(run("snapshot", "verify", "2027-01-01", "--store", str(store)))
+
+
+def test_cassette_stats_and_verify(store, run):
+    stats = json.loads(run("cassette", "stats", "--store", str(store), "--json").output)
+    assert set(stats["snapshots"]) == {"2026-09-01", "2026-12-01"}
+    assert stats["blobs"] <= stats["interactions"]
+    assert run("cassette", "verify", "--store", str(store)).exit_code == 0
+
+
+def test_drift_diff_reports_breaking_changes_and_gates_ci(store, run):
+    result = run("drift", "diff", "2026-09-01", "2026-12-01", "--store", str(store), "--format", "json")
+    assert result.exit_code == 0
+    assert run("drift", "diff", "2026-09-01", "2026-12-01", "--store", str(store), "--fail-on", "breaking").exit_code == 1
+    same = run("drift", "diff", "2026-09-01", "2026-09-01", "--store", str(store), "--fail-on", "warning")
+    assert same.exit_code == 0
+
+
+def test_replay_from_the_cli_is_offline_and_misses_are_clean(store, run, no_network):
+    result = run("call", "dart_cvbd_is_decsn", "--arg", "corp_code=00439743", "--arg", "bgn_de=20260101",
+                 "--arg", "end_de=20260131", "--snapshot", "2026-09-01", "--store", str(store), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["records"][0]["act_mktprcfl_cvprc_lwtrsprc"] == "532"
+    miss = run("call", "dart_company", "--arg", "corp_code=12345678", "--snapshot", "2026-09-01",
+               "--store", str(store))
+    assert "cassette miss: tool 'dart_company'" in _error(miss)
+    showcase = run("showcase", "--snapshot", "2026-09-01", "--store", str(store), "--json")
+    assert json.loads(showcase.output)["prior_close"] == 1680
+
+
+def test_recorder_user_mistakes(store, run, tmp_path):
+    assert "sealed" in _error(run("record", "--snapshot", "2026-09-01", "--store", str(store)))
+    assert "must differ" in _error(run("refresh", "--base", "2026-09-01", "--snapshot", "2026-09-01",
+                                       "--store", str(store)))
+    assert "HOST=URL" in _error(run("record", "--snapshot", "x", "--store", str(tmp_path / "n.sqlite"),
+                                    "--base-url", "nonsense"))
+    bad = tmp_path / "bad.sqlite"
+    bad.write_text("hello " * 200)
+    assert "not a SQLite cassette store" in _error(run("cassette", "stats", "--store", str(bad)))
+    assert "does not exist" in _error(run("snapshot", "list", "--store", str(tmp_path / "missing.sqlite")))

@@ -1,0 +1,40 @@
+"""The shipped default: cassettes/kopa.sqlite holds sealed snapshot 2026-09-01, reproducible from the simulator."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kopa_replay.env import open_source
+from kopa_replay.record import Store
+from kopa_replay.record.snapshots import verify_snapshot
+from kopa_replay.record.workflows import record_snapshot
+from kopa_replay.sim.showcase import walk_lightron
+from kopa_replay.sim.simulator import DEFAULT_AS_OF
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "cassettes" / "kopa.sqlite"
+MANIFEST = ROOT / "snapshots" / "2026-09-01.json"
+
+
+def test_the_shipped_snapshot_is_sealed_and_verifies():
+    store = Store(SHIPPED, readonly=True)
+    assert store.snapshot("2026-09-01").sealed
+    assert verify_snapshot(store, "2026-09-01") == []
+    assert store.verify() == []
+
+
+def test_re_recording_from_the_simulator_reproduces_the_shipped_digest(tmp_path, catalog):
+    manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    again = record_snapshot(catalog, store_path=tmp_path / "again.sqlite", snapshot="2026-09-01", source="sim",
+                            as_of="2026-09-01", seed=manifest["seed"])
+    assert again.manifest["digest"] == manifest["digest"], \
+        "the simulator or the catalog examples changed: re-record the shipped snapshot (README)"
+    assert again.manifest == {**manifest, "kopa_replay": again.manifest["kopa_replay"]}
+
+
+def test_the_showcase_replays_offline_from_the_shipped_snapshot(catalog, no_network):
+    with open_source("replay", snapshot="2026-09-01", store=SHIPPED, catalog=catalog) as source:
+        result = walk_lightron(catalog, source, DEFAULT_AS_OF)
+    assert (result.floor_price, result.prior_close) == (532, 1680)
+    assert no_network == []

@@ -1,0 +1,115 @@
+"""Record and replay through the transport: identical answers offline, fast clear misses, recorded order."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kopa_replay.env import call_tool, open_source
+from kopa_replay.errors import CassetteMiss, SnapshotError, UsageError
+from kopa_replay.record import AsyncRecordTransport, RecordTransport, Redactor, Store, decide
+from kopa_replay.sim import AsyncSimTransport, SimTransport, Simulator
+
+CALLS = [
+    ("dart_corp_code", {"corp_name": "라이트론"}),
+    ("dart_cvbd_is_decsn", {"corp_code": "00439743", "bgn_de": "20260101", "end_de": "20260131"}),
+    ("datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"}),
+    ("krx_stk_bydd_trd", {"basDd": "20260831"}),
+    ("seoul_card_subway_stats_new", {"USE_DT": "20260825", "START": 1, "END": 5}),
+    ("law_search_law", {"query": "도로교통법"}),
+    ("neis_school_info", {"ATPT_OFCDC_SC_CODE": "B10", "pSize": 20}),
+]
+
+
+@given(mode=st.sampled_from(["replay", "replay-or-record"]), recorded=st.integers(1, 5), served=st.integers(0, 10))
+def test_replay_serves_recorded_answers_in_order_then_repeats_the_last(mode, recorded, served):
+    assert decide(mode, recorded, served) == "replay"
+
+
+def test_decisions_without_a_recording():
+    assert decide("replay", 0, 0) == "miss"
+    assert decide("replay-or-record", 0, 0) == "send"
+    assert decide("record", 3, 0) == decide("refresh", 3, 0) == "send"
+
+
+@pytest.fixture
+def recorded(tmp_path, catalog):
+    path = tmp_path / "store.sqlite"
+    with open_source("sim", snapshot="t", mode="record", store=path, catalog=catalog) as source:
+        results = [call_tool(catalog, name, args, source) for name, args in CALLS]
+    return path, results
+
+
+def test_replay_offline_returns_identical_results(recorded, catalog, no_network):
+    path, live = recorded
+    with open_source("replay", snapshot="t", store=path, catalog=catalog) as source:
+        replayed = [call_tool(catalog, name, args, source) for name, args in CALLS]
+    assert [r.to_dict() for r in replayed] == [r.to_dict() for r in live]
+    assert no_network == []
+
+
+def test_an_unrecorded_request_fails_fast_naming_tool_url_and_snapshot(recorded, catalog, no_network):
+    path, _ = recorded
+    with open_source("replay", snapshot="t", store=path, catalog=catalog) as source:
+        with pytest.raises(CassetteMiss) as info:
+            call_tool(catalog, "dart_company", {"corp_code": "00439743"}, source)
+    message = str(info.value)
+    assert "tool 'dart_company'" in message and "snapshot 't'" in message
+    assert "GET https://opendart.fss.or.kr/api/company.json?crtfc_key=***&corp_code=00439743" in message
+    assert no_network == []
+
+
+def test_replay_of_a_missing_snapshot_is_a_clear_error(recorded, catalog):
+    path, _ = recorded
+    with pytest.raises(SnapshotError, match="no snapshot 'nope'"):
+        open_source("replay", snapshot="nope", store=path, catalog=catalog)
+    with pytest.raises(UsageError, match="unknown record mode"):
+        RecordTransport(None, Store(path), "t", "rewind")
+
+
+def test_transient_failures_replay_in_their_recorded_order(tmp_path):
+    """A run that saw an environmental failure and then a success replays exactly that."""
+    simulator = Simulator(seed=0, fault_rate=0.5)
+    store = Store(tmp_path / "s.sqlite")
+    url = ("https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
+           "?serviceKey=sim-key&resultType=json&basDt=20260831&pageNo={}")
+    pages = range(1, 15)
+    with httpx.Client(transport=RecordTransport(SimTransport(simulator), store, "f", "record")) as client:
+        live = [[client.get(url.format(p)).status_code for _ in range(3)] for p in pages]
+    assert any(len(set(statuses)) > 1 for statuses in live), "the fault rate should make some attempts differ"
+    with httpx.Client(transport=RecordTransport(None, store, "f", "replay")) as client:
+        replayed = [[client.get(url.format(p)).status_code for _ in range(4)] for p in pages]
+    assert [r[:3] for r in replayed] == live
+    assert [r[3] for r in replayed] == [r[2] for r in live], "after the recording, the last answer repeats"
+
+
+def test_replay_or_record_fills_only_the_gaps(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    simulator = Simulator(seed=0)
+    url = "https://www.law.go.kr/DRF/lawSearch.do?OC=sim-key&target=law&type=JSON&query={}"
+    with httpx.Client(transport=RecordTransport(SimTransport(simulator), store, "g", "replay-or-record")) as client:
+        client.get(url.format("민법"))
+        client.get(url.format("민법"))
+        client.get(url.format("형법"))
+    assert store.stats()["interactions"] == 2
+
+
+def test_async_transport_shares_the_core(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    url = "https://data-dbg.krx.co.kr/svc/apis/sto/stk_bydd_trd?basDd=20260831"
+
+    async def run(transport):
+        async with httpx.AsyncClient(transport=transport) as client:
+            return (await client.get(url, headers={"AUTH_KEY": "sim-key"})).content
+
+    live = asyncio.run(run(AsyncRecordTransport(AsyncSimTransport(Simulator(seed=0)), store, "a", "record",
+                                                Redactor(secret_values=("sim-key",)))))
+    replayed = asyncio.run(run(AsyncRecordTransport(None, store, "a", "replay")))
+    assert live == replayed
+    store.ensure_snapshot("empty")
+    with pytest.raises(CassetteMiss, match="snapshot 'empty'"):
+        asyncio.run(run(AsyncRecordTransport(None, store, "empty", "replay")))
