@@ -378,7 +378,7 @@ def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files
     summary = refresh_snapshot(_load_catalog(catalog_files, scale), store_path=_store_path(store), base=base,
                                snapshot=snapshot, source=source, as_of=as_of, seed=seed,
                                mirrors=parse_mirrors(base_urls))
-    click.echo(render(summary.changes, fmt))
+    click.echo(render(summary.changes, fmt), nl=False)
     if fail_on and crosses(summary.changes, fail_on):
         sys.exit(1)
 
@@ -527,7 +527,7 @@ def drift_diff(before, after, store, catalog_files, scale, fmt, fail_on) -> None
 
     with _open_store(store) as opened:
         changes = diff_snapshots(opened, _load_catalog(catalog_files, scale), before, after)
-    click.echo(render(changes, fmt))
+    click.echo(render(changes, fmt), nl=False)
     if fail_on and crosses(changes, fail_on):
         sys.exit(1)
 

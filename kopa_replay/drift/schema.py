@@ -25,8 +25,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from kopa_replay.catalog.model import Tool
 from kopa_replay.env.call import classify
-from kopa_replay.env.parse import _MISSING, ParseError, extract, lookup, parse_body
-from kopa_replay.errors import KopaError
+from kopa_replay.env.parse import ParseError, extract, first_present, parse_body
+from kopa_replay.errors import DriftError
 
 __all__ = [
     "FORMAT_FAMILIES",
@@ -35,7 +35,6 @@ __all__ = [
     "STRING_FORMATS",
     "VALUE_TYPES",
     "CodeStat",
-    "DriftError",
     "FieldStats",
     "PageEvidence",
     "RecordedResponse",
@@ -84,10 +83,6 @@ _ISO_DATE = re.compile(r"(19|20)\d\d([-./])(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01]
 _ID = re.compile(r"(?=[A-Z0-9_-]*[A-Z])(?=[A-Z0-9_-]*\d)[A-Z0-9_-]+")
 _CODE_WIDTHS = {6: "digits6", 8: "digits8", 10: "digits10"}
 _DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
-
-
-class DriftError(KopaError):
-    """A stored schema cannot be read back (a missing key, a value of the wrong type)."""
 
 
 @dataclass(frozen=True)
@@ -354,18 +349,11 @@ def string_format(text: str) -> str:
 
 # -- per response ----------------------------------------------------------
 
-def _first_present(doc: Any, paths: Iterable[str]) -> tuple[str | None, Any]:
-    """(path, value) of the first envelope path present in ``doc``, as :func:`extract` reads it."""
-    for path in paths:
-        value = lookup(doc, path)
-        if value is not _MISSING:
-            return path, value
-    return None, _MISSING
 
 
 def _code_key(tool: Tool, status: int, doc: Any, code: str | None) -> tuple[str, str, str]:
     """(path leaf, code, outcome class) of one response; the HTTP status when it carries no code."""
-    path, _ = _first_present(doc, tool.http.envelope.code)
+    path, _ = first_present(doc, tool.http.envelope.code)
     if path is None or code is None:
         text = str(status)
         outcome = tool.http.classify_code(text) or classify(tool, status, None, True).removesuffix("_error")

@@ -17,7 +17,8 @@ from xml.etree import ElementTree
 
 from kopa_replay.catalog.model import Tool
 
-__all__ = ["Parsed", "decode_text", "parse_body", "xml_to_dict", "lookup", "extract", "ParseError"]
+__all__ = ["MISSING", "Parsed", "decode_text", "parse_body", "xml_to_dict", "lookup", "first_present", "extract",
+           "ParseError"]
 
 
 class ParseError(ValueError):
@@ -85,7 +86,9 @@ def parse_body(body: bytes, zip_member: str | None = None) -> Any:
         raise ParseError(f"malformed JSON at line {exc.lineno} column {exc.colno}") from exc
 
 
-_MISSING = object()
+#: what :func:`lookup` returns for a path the document does not have (``None`` is a real JSON value)
+MISSING = object()
+_MISSING = MISSING
 
 
 def lookup(doc: Any, path: str) -> Any:
@@ -108,12 +111,17 @@ def lookup(doc: Any, path: str) -> Any:
     return node
 
 
-def _first(doc: Any, paths: Iterable[str]) -> Any:
+def first_present(doc: Any, paths: Iterable[str]) -> tuple[str | None, Any]:
+    """(path, value) of the first of ``paths`` present in ``doc``; ``(None, MISSING)`` when none is."""
     for path in paths:
         value = lookup(doc, path)
-        if value is not _MISSING:
-            return value
-    return _MISSING
+        if value is not MISSING:
+            return path, value
+    return None, MISSING
+
+
+def _first(doc: Any, paths: Iterable[str]) -> Any:
+    return first_present(doc, paths)[1]
 
 
 def _records(value: Any) -> list[dict[str, Any]]:

@@ -32,7 +32,9 @@ its cassettes whatever directory pytest runs from; ``seed`` and ``as_of`` set
 the simulator (``as_of`` defaults to ``name`` when that is an ISO date).
 
 Registered through the ``pytest11`` entry point ``kopa_replay``; without it,
-load it with ``-p kopa_replay.record.pytest_plugin``.
+load it with ``-p kopa_replay.record.pytest_plugin``. Being an entry point,
+it is imported by every pytest session where kopa-replay is installed, so it
+imports the recorder only when a test asks for one of its fixtures.
 """
 
 from __future__ import annotations
@@ -40,21 +42,21 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
-import httpx
 import pytest
 
-from kopa_replay.env import Source, open_source
-from kopa_replay.errors import KopaError, UsageError
-from kopa_replay.record.store import default_store_path
-from kopa_replay.record.transport import MODES
+if TYPE_CHECKING:
+    import httpx
+
+    from kopa_replay.env import Source
 
 __all__ = ["MARKER", "RECORD_MODES", "KopaSettings", "kopa_client", "kopa_settings", "kopa_source", "open_kopa_source"]
 
 MARKER = "kopa_snapshot"
-#: the recorder's modes plus "none" (no recorder at all)
-RECORD_MODES = (*MODES, "none")
+#: the recorder's modes (kopa_replay.record.MODES, spelled out to keep pytest's start-up light; a test
+#: checks they agree) plus "none": no recorder at all
+RECORD_MODES = ("replay", "record", "replay-or-record", "refresh", "none")
 _MARKER_HELP = (f"{MARKER}(name, store=None, seed=0, as_of=None): pin the test's kopa_client/kopa_source to "
                 "snapshot NAME of the kopa-replay store STORE (relative to the rootdir)")
 
@@ -85,6 +87,9 @@ def kopa_settings(marker_args: Sequence[Any] | None, marker_kwargs: Mapping[str,
     ``marker_args``/``marker_kwargs`` are None when the test has no marker,
     which only mode ``none`` allows.
     """
+    from kopa_replay.errors import UsageError
+    from kopa_replay.record.store import default_store_path
+
     if mode not in RECORD_MODES:
         raise UsageError(f"--kopa-record-mode {mode!r} is not one of: {', '.join(RECORD_MODES)}")
     if marker_args is None:
@@ -110,6 +115,7 @@ def kopa_settings(marker_args: Sequence[Any] | None, marker_kwargs: Mapping[str,
 def open_kopa_source(settings: KopaSettings) -> Source:
     """The Source the fixtures hand out for ``settings``."""
     from kopa_replay.catalog import builtin_catalog
+    from kopa_replay.env import open_source
 
     if settings.mode == "none":
         return open_source(settings.source, seed=settings.seed, as_of=settings.as_of)
@@ -143,6 +149,8 @@ def pytest_report_header(config: pytest.Config) -> str:
 @pytest.fixture
 def kopa_source(request: pytest.FixtureRequest) -> Iterator[Source]:
     """A kopa_replay Source on the test's snapshot (see the module docstring for mode and source)."""
+    from kopa_replay.errors import KopaError
+
     marker = request.node.get_closest_marker(MARKER)
     config = request.config
     try:

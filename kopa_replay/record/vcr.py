@@ -60,8 +60,8 @@ from kopa_replay.record.store import Store, _blob_digest
 from kopa_replay.record.transport import _KEPT_RESPONSE_HEADERS
 
 __all__ = [
-    "KOPA_MATCHER",
     "CASSETTE_SEPARATOR",
+    "KOPA_MATCHER",
     "KopaPersister",
     "RecordedRow",
     "append_rows",

@@ -20,12 +20,11 @@ from kopa_replay.drift.report import crosses, render, summary
 from kopa_replay.drift.schema import (
     STRING_FORMATS,
     VALUE_TYPES,
-    DriftError,
     FieldStats,
     PageEvidence,
     ToolSchema,
 )
-from kopa_replay.errors import UsageError
+from kopa_replay.errors import DriftError, UsageError
 
 # -- strategies ------------------------------------------------------------------
 

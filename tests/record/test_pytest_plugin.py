@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from kopa_replay.errors import UsageError
-from kopa_replay.record import Store
-from kopa_replay.record.pytest_plugin import KopaSettings, kopa_settings
+from kopa_replay.record import MODES, Store
+from kopa_replay.record.pytest_plugin import RECORD_MODES, KopaSettings, kopa_settings
 from kopa_replay.sim import Simulator, running_server
 
 pytest_plugins = ["pytester"]
@@ -76,8 +76,8 @@ def test_an_unrecorded_request_fails_the_test_with_a_cassette_miss(inner, no_net
     inner.makepyfile(test_new=TESTS.replace('day="20260831"', 'day="20260828"'))
     result = inner.runpytest("test_new.py")
     result.assert_outcomes(passed=0, failed=2)
-    result.stdout.fnmatch_lines(["*CassetteMiss: cassette miss: GET https://apis.data.go.kr/*serviceKey=**"
-                                 "*basDt=20260828 was not recorded in snapshot '2026-09-01'*",
+    result.stdout.fnmatch_lines([("*CassetteMiss: cassette miss: GET https://apis.data.go.kr/*serviceKey=**"
+                                  "*basDt=20260828 was not recorded in snapshot '2026-09-01'*"),
                                  "*tool 'dart_corp_code'*not recorded*"])
 
 
@@ -102,8 +102,8 @@ def test_setup_mistakes_are_one_line_errors(inner):
     inner.makepyfile(test_unmarked="def test_unmarked(kopa_client):\n    pass\n")
     result = inner.runpytest("test_unmarked.py")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*kopa-replay: test_unmarked.py::test_unmarked uses kopa_client/kopa_source "
-                                 "without @pytest.mark.kopa_snapshot(\"SNAPSHOT\")*"])
+    result.stdout.fnmatch_lines([("*kopa-replay: test_unmarked.py::test_unmarked uses kopa_client/kopa_source "
+                                  "without @pytest.mark.kopa_snapshot(\"SNAPSHOT\")*")])
     result = inner.runpytest("test_recorded.py")  # replay before anything was recorded
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(["*kopa-replay: store */cassettes/kopa.sqlite does not exist*"])
@@ -120,6 +120,10 @@ def test_the_options_are_documented(inner):
 
 
 # -- resolving a marker and the options (pure) ----------------------------------------
+def test_the_plugin_offers_every_recorder_mode():
+    assert RECORD_MODES == (*MODES, "none")
+
+
 def _settings(args=("2026-09-01",), kwargs=None, mode="replay", store_option=None):
     return kopa_settings(args, kwargs, mode=mode, source="sim", store_option=store_option, rootpath=Path("/root"),
                          test="t.py::t")

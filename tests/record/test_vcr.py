@@ -121,9 +121,10 @@ def test_saving_is_a_minimal_change(tmp_path, mirror, kopa_vcr):
         requests.get(first, timeout=10)  # the same answer again: the row stays as it was
     assert [i.tool for i in store.interactions("s") if "getStockPriceInfo" in i.url] == [
         "datagokr_get_stock_price_info"]
-    with running_server(Simulator(seed=1)) as other_world:  # another world: another answer, the same key
-        with kopa_vcr.use_cassette(kopa_cassette_path(store_path, "s"), record_mode="all"):
-            requests.get(other_world + PRICE.format(key=LIVE_KEY), timeout=10)
+    # Another world gives another answer to the same key.
+    with running_server(Simulator(seed=1)) as other_world, \
+            kopa_vcr.use_cassette(kopa_cassette_path(store_path, "s"), record_mode="all"):
+        requests.get(other_world + PRICE.format(key=LIVE_KEY), timeout=10)
     after = {i.request_key: (i.tool, i.seq, i.body_digest) for i in store.interactions("s")}
     assert len(after) == 2
     changed = [key for key in after if after[key][2] != before[key]]
@@ -136,9 +137,9 @@ def test_saving_into_a_sealed_snapshot_names_it(tmp_path, mirror, kopa_vcr):
     store.ensure_snapshot("sealed")
     store.seal("sealed", "digest")
     store.close()
-    with pytest.raises(SnapshotError, match="snapshot 'sealed' in store .*k.sqlite is sealed"):
-        with kopa_vcr.use_cassette(kopa_cassette_path(store_path, "sealed"), record_mode="all"):
-            requests.get(mirror + PRICE.format(key=LIVE_KEY), timeout=10)
+    with pytest.raises(SnapshotError, match="snapshot 'sealed' in store .*k.sqlite is sealed"), \
+            kopa_vcr.use_cassette(kopa_cassette_path(store_path, "sealed"), record_mode="all"):
+        requests.get(mirror + PRICE.format(key=LIVE_KEY), timeout=10)
 
 
 # -- importing YAML cassettes ------------------------------------------------------------

@@ -17,7 +17,7 @@ from kopa_replay.sim.simulator import DEFAULT_AS_OF
 def test_full_world_has_the_real_corpcode_size_and_the_showcase():
     simulator = Simulator(seed=0, world_size="full")
     assert len(simulator.world.finance.companies) == 114_106
-    source = Source("sim-full", httpx.Client(transport=SimTransport(simulator)), None, "sim-key")
+    source = Source("sim-full", httpx.Client(transport=SimTransport(simulator)), "sim-key")
     result = walk_lightron(builtin_catalog(), source, DEFAULT_AS_OF)
     assert (result.floor_price, result.prior_close) == (532, 1680)
 
