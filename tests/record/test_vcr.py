@@ -157,6 +157,7 @@ def vcrpy_yaml(tmp_path, mirror):
 
 def test_import_a_cassette_written_by_vcrpy(tmp_path, vcrpy_yaml, no_network):
     yaml_path, urls, live = vcrpy_yaml
+    print(yaml_path.read_text()[:3000]); print([r.status_code for r in live])
     assert LIVE_KEY in yaml_path.read_text(), "vcrpy itself keeps the key: the import must not"
     store = Store(tmp_path / "k.sqlite")
     assert import_vcr_cassette(yaml_path, store, "imported") == 3

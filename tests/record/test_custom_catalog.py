@@ -1,0 +1,117 @@
+"""A user-written catalog for an arbitrary HTTP server: recorded, replayed, refreshed and diffed end to end."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from kopa_replay.cli import cli
+
+KEY = "acme-secret-key-12345"
+
+
+class _Server:
+    """A tiny JSON API whose field names change when ``version`` is bumped."""
+
+    version = 1
+
+    def __init__(self):
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - stdlib name
+                query = parse_qs(urlsplit(self.path).query)
+                if query.get("apikey") != [KEY]:
+                    body, status = {"code": "401", "msg": "bad key"}, 200
+                else:
+                    page = int(query.get("page", ["1"])[0])
+                    name = "close" if outer.version == 1 else "close_price"
+                    items = [{"date": f"202608{d:02d}", name: str(1000 + d)} for d in range(page, page + 3)]
+                    body, status = {"code": "0", "msg": "ok", "data": {"items": items, "total": 30}}, 200
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                return
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+
+@pytest.fixture
+def api():
+    server = _Server()
+    server.thread.start()
+    yield server
+    server.httpd.shutdown()
+    server.httpd.server_close()
+
+
+def _catalog(tmp_path, base_url):
+    document = {
+        "platform": {"id": "acme", "domain": "finance", "base_url": base_url,
+                     "auth": {"location": "query", "name": "apikey", "env": "ACME_KEY"}, "format": "json",
+                     "envelope": {"records": "data.items", "total": "data.total", "code": "code", "message": "msg"},
+                     "pagination": {"style": "page", "page_param": "page", "size_param": "size", "max_size": 3},
+                     "result_codes": {"0": "ok", "401": "environmental"}},
+        "tools": [{"name": "acme_quotes", "title": "시세", "description": {"ko": "시세", "en": "quotes"},
+                   "http": {"path": "/v1/quotes"},
+                   "params": {"page": {"type": "integer", "description": "page"},
+                              "size": {"type": "integer", "description": "size"}},
+                   "output": {"date": "YYYYMMDD", "close": "closing price"},
+                   "examples": [{"page": 1}, {"page": 2}]}],
+    }
+    path = tmp_path / "acme.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    return path
+
+
+def test_record_replay_refresh_and_diff_a_custom_catalog(tmp_path, api, monkeypatch):
+    monkeypatch.setenv("ACME_KEY", KEY)
+    catalog = str(_catalog(tmp_path, api.url))
+    store = str(tmp_path / "acme.sqlite")
+    runner = CliRunner()
+
+    def run(*args):
+        return runner.invoke(cli, [*args], catch_exceptions=False)
+
+    recorded = run("record", "--source", "live", "--snapshot", "v1", "--store", store, "--catalog", catalog, "--json")
+    assert recorded.exit_code == 0, recorded.output
+    assert json.loads(recorded.output)["outcomes"] == {"ok": 3}
+
+    monkeypatch.delenv("ACME_KEY")
+    with pytest.MonkeyPatch.context() as blocked:  # replay must not touch the network, the server included
+        import socket
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("replay opened a socket")
+
+        blocked.setattr(socket.socket, "connect", refuse)
+        replayed = run("call", "acme_quotes", "--arg", "page=2", "--snapshot", "v1", "--store", store,
+                       "--catalog", catalog, "--json")
+    assert replayed.exit_code == 0, replayed.output
+    assert json.loads(replayed.output)["records"][0] == {"date": "20260802", "close": "1002"}
+
+    api.version = 2  # the API renames a field
+    monkeypatch.setenv("ACME_KEY", KEY)
+    refreshed = run("refresh", "--base", "v1", "--snapshot", "v2", "--source", "live", "--store", store,
+                    "--catalog", catalog, "--format", "json", "--fail-on", "breaking")
+    assert refreshed.exit_code == 1, refreshed.output
+    changes = json.loads(refreshed.output)["changes"]
+    assert [(c["tool"], c["path"], c["kind"]) for c in changes] == [("acme_quotes", "close", "field_renamed")]
+    raw = (tmp_path / "acme.sqlite").read_bytes()
+    assert KEY.encode() not in raw
