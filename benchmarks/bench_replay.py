@@ -46,7 +46,8 @@ import zstandard
 from kopa_replay.catalog import builtin_catalog
 from kopa_replay.env import build_request
 from kopa_replay.record import RecordTransport, Redactor, Store
-from kopa_replay.record.vcr import RecordedRow, append_rows, recorded_row
+from kopa_replay.record.store import RecordedRow
+from kopa_replay.record.vcr import recorded_row
 from kopa_replay.sim import SimTransport, Simulator
 
 SEEDS = (0, 1, 2)
@@ -98,7 +99,7 @@ def build_store(path: Path, exchanges: Sequence[Exchange], size: int) -> float:
     """Write ``size`` interactions into snapshot "bench" in one transaction; returns seconds."""
     start = time.perf_counter()
     with Store(path) as store:
-        append_rows(store, "bench", rows(exchanges, size, Redactor()))
+        store.append_many("bench", rows(exchanges, size, Redactor()))
         store.finalize()  # fold the WAL in: the file size is then the store's size
     return time.perf_counter() - start
 
@@ -158,46 +159,6 @@ def replay_client(path: Path) -> Callable[[], httpx.Client]:
     return lambda: httpx.Client(transport=RecordTransport(None, store, "bench", "replay"))
 
 
-class PrototypeReplay(httpx.BaseTransport):
-    """A prototype of a cheaper strict replay path, for ``--prototype`` (not the shipped transport).
-
-    What it changes against ``RecordTransport`` + ``Store``: one query joins
-    the interaction and its blob (``Store.lookup`` then ``Store.body`` take two
-    and build an ``Interaction``, parsing its request headers, which replay
-    never reads), and decompressed bodies are memoized by digest (bodies
-    repeat: empty results, error envelopes). The request key is the same
-    ``Redactor.request_key``. Repeats and order are left out: each request is
-    served its first recorded answer, as the benchmark's distinct requests are.
-    """
-
-    _QUERY = ("SELECT i.status, i.response_headers, b.digest, b.codec, b.data FROM interactions i "
-              "JOIN blobs b ON b.digest = i.body WHERE i.snapshot = ? AND i.request_key = ? ORDER BY i.seq LIMIT 1")
-
-    def __init__(self, store: Store, snapshot: str, redactor: Redactor | None = None) -> None:
-        self.store, self.snapshot, self.redactor = store, snapshot, redactor or Redactor()
-        self._bodies: dict[str, bytes] = {}
-        self._decompressor = zstandard.ZstdDecompressor()
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        key = self.redactor.request_key(request.method, str(request.url), request.content)
-        row = self.store.conn.execute(self._QUERY, (self.snapshot, key)).fetchone()
-        if row is None:
-            raise RuntimeError(f"prototype replay: {request.url} not recorded")
-        status, headers, digest, codec, data = row
-        body = self._bodies.get(digest)
-        if body is None:
-            body = self._decompressor.decompress(data) if codec == "zstd" else bytes(data)
-            if len(self._bodies) < 4096:  # a bound, not an LRU: enough for a prototype
-                self._bodies[digest] = body
-        return httpx.Response(status, headers=json.loads(headers), content=body, request=request)
-
-
-def prototype_client(path: Path) -> Callable[[], httpx.Client]:
-    store = Store(path, readonly=True)
-    return lambda: httpx.Client(transport=PrototypeReplay(store, "bench"))
-
-
-# -- vcrpy -------------------------------------------------------------------------
 def write_vcr_cassette(path: Path, exchanges: Sequence[Exchange], size: int) -> float:
     """The interactions as vcrpy itself serializes them (all headers, bodies as text or !!binary)."""
     from vcr.persisters.filesystem import FilesystemPersister
@@ -259,17 +220,12 @@ def measure(size: int, exchanges: Sequence[Exchange], folder: Path, options: arg
         for url in urls[:1000]:
             client.get(url)
     clients = {"noop": noop_client(exchanges), "ours": replay}
-    if options.prototype:
-        clients["prototype"] = prototype_client(store_path)
     timings = per_call_us(clients, urls, passes)
     noop_us, ours_us = timings["noop"], timings["ours"]
     row = {"size": size, "ours_us": round(ours_us, 1), "noop_us": round(noop_us, 1),
            "ratio_to_noop": round(ours_us / noop_us, 2), "ours_bytes": round(ours_bytes, 1),
            "ours_unshared_bytes": round(unshared_bytes(store_path, exchanges, size), 1),
            "store_build_s": round(build_s, 1), "vcr_us": None, "vcr_bytes": None, "vcr_skipped": None}
-    if options.prototype:
-        row.update(prototype_us=round(timings["prototype"], 1),
-                   prototype_ratio_to_noop=round(timings["prototype"] / noop_us, 2))
     store_path.unlink()
     estimate = vcr_estimate(size)
     if options.no_vcr:
@@ -298,8 +254,6 @@ def main() -> None:
                         help="skip vcrpy at sizes whose YAML write+load is estimated above this many seconds")
     parser.add_argument("--vcr-call-cap", type=float, default=20.0, help="seconds of vcrpy calls timed per size")
     parser.add_argument("--no-vcr", action="store_true", help="measure our store and the floor only")
-    parser.add_argument("--prototype", action="store_true",
-                        help="also time PrototypeReplay (one joined query, memoized bodies): what a faster store would give")
     parser.add_argument("--dir", type=Path, default=None, help="where to write the store and YAML files (temp dir)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     options = parser.parse_args()
@@ -339,10 +293,6 @@ def main() -> None:
         print(f"{label(r['size']):>6} {r['ours_us']:>8.1f} {r['noop_us']:>9.1f} {r['ratio_to_noop']:>5.2f}x "
               f"{vcr_us:>10} {r['ours_bytes']:>8.0f} {r['ours_unshared_bytes']:>11.0f} "
               f"{(mark + format(vcr_bytes, '.0f')) if vcr_bytes else '-':>9} {ratio:>11}")
-    for r in results:
-        if "prototype_us" in r:
-            print(f"prototype replay at {label(r['size'])}: {r['prototype_us']:.1f} µs/call, "
-                  f"{r['prototype_ratio_to_noop']:.2f}x the no-op floor")
     for r in results:
         if r["vcr_skipped"]:
             print(f"vcrpy at {label(r['size'])}: skipped ({r['vcr_skipped']})")

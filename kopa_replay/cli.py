@@ -502,6 +502,24 @@ def cassette_stats(store, as_json) -> None:
         click.echo(f"{key}: {value}")
 
 
+@cassette.command("import-vcr")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--snapshot", required=True, help="Snapshot to import into (created if absent; not a sealed one).")
+@_store_option
+@_catalog_option
+def cassette_import_vcr(file, snapshot, store, catalog_files, scale) -> None:
+    """Import an existing vcrpy YAML cassette into a snapshot (keys redacted on the way in).
+
+    Example: kopa-replay cassette import-vcr tests/cassettes/dart.yaml --snapshot legacy
+    """
+    from kopa_replay.record import redactor_for
+    from kopa_replay.record.vcr import import_vcr_cassette
+
+    with _open_store(store, readonly=False) as opened:
+        count = import_vcr_cassette(file, opened, snapshot, redactor=redactor_for(_load_catalog(catalog_files, scale)))
+    click.echo(f"imported {count} interactions from {file} into snapshot {snapshot}")
+
+
 @cli.group(cls=_Group)
 def drift() -> None:
     """Compare the response schemas of two snapshots.

@@ -26,21 +26,25 @@ import json
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import sqlite_utils
 import zstandard
 
 from kopa_replay.errors import SnapshotError, StoreError
 
-__all__ = ["SCHEMA_VERSION", "Interaction", "Snapshot", "Store", "default_store_path"]
+__all__ = ["SCHEMA_VERSION", "Interaction", "RecordedRow", "Snapshot", "Store", "default_store_path", "blob_digest"]
 
 SCHEMA_VERSION = 1
 APPLICATION = "kopa-replay cassette store"
 _BUSY_TIMEOUT_MS = 30_000
 _COMPRESS_MIN = 64  # bodies shorter than this are stored raw: compression would not pay
+_CACHED_BODIES = 1024  # decompressed bodies kept for replay
+_CACHED_BODY_MAX = 1 << 20  # larger bodies (the corpCode ZIP) are not kept
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
@@ -105,6 +109,25 @@ class Interaction:
 
 
 @dataclass(frozen=True)
+class RecordedRow:
+    """One interaction as the store writes it (already redacted and scrubbed), without its snapshot."""
+
+    request_key: str
+    tool: str | None
+    method: str
+    url: str
+    request_headers: Mapping[str, str]
+    status: int
+    response_headers: Mapping[str, str]
+    body: bytes
+
+    @property
+    def answer(self) -> tuple[int, tuple[tuple[str, str], ...], str]:
+        """What replay serves: status, headers and body digest (compared to keep unchanged rows)."""
+        return self.status, tuple(sorted(self.response_headers.items())), blob_digest(self.body)
+
+
+@dataclass(frozen=True)
 class Snapshot:
     name: str
     as_of: str | None
@@ -116,7 +139,8 @@ class Snapshot:
     interactions: int
 
 
-def _blob_digest(body: bytes) -> str:
+def blob_digest(body: bytes) -> str:
+    """The content address of a body."""
     return hashlib.sha256(body).hexdigest()
 
 
@@ -128,6 +152,8 @@ class Store:
         self.readonly = readonly
         self._local = threading.local()
         self._compressor = zstandard.ZstdCompressor(level=3)
+        self._bodies: OrderedDict[str, bytes] = OrderedDict()
+        self._bodies_lock = threading.Lock()
         self._decompressor = zstandard.ZstdDecompressor()
         if readonly or not create:
             if not self.path.exists():
@@ -260,35 +286,64 @@ class Store:
                request_headers: Mapping[str, str], status: int, response_headers: Mapping[str, str],
                body: bytes) -> int:
         """Record one interaction atomically; returns its sequence number for this request."""
+        row = RecordedRow(request_key, tool, method, url, request_headers, status, response_headers, body)
+        with self.transaction(snapshot) as conn:
+            return self.insert_rows(conn, snapshot, [row])[-1]
+
+    def append_many(self, snapshot: str, rows: Iterable[RecordedRow]) -> int:
+        """Append ``rows`` to ``snapshot`` (created if absent) in one transaction; returns how many.
+
+        ``rows`` may be a generator, so a million rows take flat memory; a body
+        repeated in the batch is compressed once.
+        """
+        with self.transaction(snapshot) as conn:
+            return len(self.insert_rows(conn, snapshot, rows))
+
+    @contextmanager
+    def transaction(self, snapshot: str, create: bool = True) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction writing ``snapshot``; sqlite errors become store errors."""
         if self.readonly:
             raise StoreError(f"store {self.path} is open read-only")
-        digest = _blob_digest(body)
-        codec, data = self._encode(body)
         conn = self.conn
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                conn.execute("INSERT OR IGNORE INTO blobs (digest, codec, size, data) VALUES (?, ?, ?, ?)",
-                             (digest, codec, len(body), data))
-                seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM interactions "
-                                   "WHERE snapshot = ? AND request_key = ?", (snapshot, request_key)).fetchone()[0]
-                conn.execute(
-                    "INSERT INTO interactions (snapshot, request_key, seq, tool, method, url, request_headers, "
-                    "status, response_headers, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (snapshot, request_key, seq, tool, method, url,
-                     json.dumps(dict(request_headers), sort_keys=True, ensure_ascii=False), status,
-                     json.dumps(dict(response_headers), sort_keys=True, ensure_ascii=False), digest))
+                if create:
+                    self.ensure_snapshot(snapshot)
+                yield conn
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
         except sqlite3.IntegrityError as exc:
             if "sealed" in str(exc):
-                raise SnapshotError(f"snapshot {snapshot!r} is sealed: record into a new snapshot") from None
-            raise StoreError(f"cannot record into {self.path}: {exc}") from exc
+                raise SnapshotError(f"snapshot {snapshot!r} in store {self.path} is sealed: "
+                                    "record into a new snapshot") from None
+            raise StoreError(f"cannot write snapshot {snapshot!r} of {self.path}: {exc}") from exc
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot record into {self.path}: {exc}") from exc
-        return seq
+            raise StoreError(f"cannot write snapshot {snapshot!r} of {self.path}: {exc}") from exc
+
+    def insert_rows(self, conn: sqlite3.Connection, snapshot: str, rows: Iterable[RecordedRow]) -> list[int]:
+        """Write rows inside the caller's transaction; returns their sequence numbers."""
+        written: set[str] = set()
+        seqs: list[int] = []
+        for row in rows:
+            digest = blob_digest(row.body)
+            if digest not in written:
+                codec, data = self._encode(row.body)
+                conn.execute("INSERT OR IGNORE INTO blobs (digest, codec, size, data) VALUES (?, ?, ?, ?)",
+                             (digest, codec, len(row.body), data))
+                written.add(digest)
+            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM interactions WHERE snapshot = ? "
+                               "AND request_key = ?", (snapshot, row.request_key)).fetchone()[0]
+            conn.execute(
+                "INSERT INTO interactions (snapshot, request_key, seq, tool, method, url, request_headers, status, "
+                "response_headers, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (snapshot, row.request_key, seq, row.tool, row.method, row.url,
+                 json.dumps(dict(row.request_headers), sort_keys=True, ensure_ascii=False), row.status,
+                 json.dumps(dict(row.response_headers), sort_keys=True, ensure_ascii=False), digest))
+            seqs.append(seq)
+        return seqs
 
     # -- reading ----------------------------------------------------------------
     def _interaction(self, row: tuple) -> Interaction:
@@ -303,6 +358,12 @@ class Store:
                                  "ORDER BY seq", (snapshot, request_key)).fetchall()
         return [self._interaction(r) for r in rows]
 
+    def answers(self, snapshot: str, request_key: str) -> list[tuple[int, dict[str, str], str]]:
+        """(status, response headers, body digest) of each recorded answer, in order: replay's one query."""
+        rows = self.conn.execute("SELECT status, response_headers, body FROM interactions "
+                                 "WHERE snapshot = ? AND request_key = ? ORDER BY seq", (snapshot, request_key))
+        return [(status, json.loads(headers), digest) for status, headers, digest in rows]
+
     def interactions(self, snapshot: str) -> Iterator[Interaction]:
         """Every interaction of a snapshot, in a deterministic order (request key, then seq)."""
         cursor = self.conn.execute(f"SELECT {self._COLUMNS} FROM interactions WHERE snapshot = ? "
@@ -311,6 +372,19 @@ class Store:
             yield self._interaction(row)
 
     def body(self, digest: str) -> bytes:
+        """A stored body by digest; recently read bodies are kept (many requests share few bodies)."""
+        cached = self._bodies.get(digest)
+        if cached is not None:
+            return cached
+        data = self._read_body(digest)
+        if len(data) <= _CACHED_BODY_MAX:
+            with self._bodies_lock:
+                self._bodies[digest] = data
+                while len(self._bodies) > _CACHED_BODIES:
+                    self._bodies.popitem(last=False)
+        return data
+
+    def _read_body(self, digest: str) -> bytes:
         row = self.conn.execute("SELECT codec, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
         if row is None:
             raise StoreError(f"store {self.path} lacks body {digest[:12]}…: the store is corrupt")
@@ -329,7 +403,7 @@ class Store:
             except zstandard.ZstdError as exc:
                 problems.append(f"blob {digest[:12]}: cannot decompress ({exc})")
                 continue
-            if len(raw) != size or _blob_digest(raw) != digest:
+            if len(raw) != size or blob_digest(raw) != digest:
                 problems.append(f"blob {digest[:12]}: content does not match its digest")
         for snapshot, key, seq in self.conn.execute(
                 "SELECT snapshot, request_key, seq FROM interactions WHERE body NOT IN (SELECT digest FROM blobs) "

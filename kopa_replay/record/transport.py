@@ -27,13 +27,14 @@ import httpx
 
 from kopa_replay.errors import CassetteMiss, UsageError
 from kopa_replay.record.redact import Redactor
-from kopa_replay.record.store import Interaction, Store
+from kopa_replay.record.store import Store
 
-__all__ = ["MODES", "decide", "RecordTransport", "AsyncRecordTransport"]
+__all__ = ["MODES", "KEPT_RESPONSE_HEADERS", "decide", "RecordTransport", "AsyncRecordTransport"]
 
 MODES = ("replay", "record", "replay-or-record", "refresh")
-#: response headers worth keeping; the rest (dates, cookies, server names) is noise or secret
-_KEPT_RESPONSE_HEADERS = ("content-type", "content-encoding", "content-disposition")
+#: response headers worth keeping; the rest (dates, cookies, server names) is noise or secret. Bodies are
+#: stored decoded (httpx undoes gzip), so content-encoding must not be kept: replay would decode twice.
+KEPT_RESPONSE_HEADERS = ("content-type", "content-disposition")
 
 
 def decide(mode: str, recorded: int, served: int) -> str:
@@ -67,20 +68,21 @@ class _Core:
         else:
             self.store.snapshot(self.snapshot)  # a missing snapshot is a clear error up front
         self._served: dict[str, int] = {}
-        self._recorded: dict[str, list[Interaction]] = {}
+        # request key -> recorded (status, headers, body digest) answers, read once per key
+        self._recorded: dict[str, list[tuple[int, dict[str, str], str]]] = {}
         self._lock = threading.Lock()
 
     def _redactor(self, request: httpx.Request) -> Redactor:
         secrets: Iterable[str] = request.extensions.get("kopa_secrets") or ()
         return self.redactor.with_values(s for s in secrets if s) if secrets else self.redactor
 
-    def plan(self, request: httpx.Request) -> tuple[str, str, Redactor, Interaction | None]:
+    def plan(self, request: httpx.Request) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None]:
         """(action, request key, redactor, interaction to replay)."""
         redactor = self._redactor(request)
         key = redactor.request_key(request.method, str(request.url), request.content)
         with self._lock:
             if key not in self._recorded:
-                self._recorded[key] = self.store.lookup(self.snapshot, key) if self.mode != "record" else []
+                self._recorded[key] = self.store.answers(self.snapshot, key) if self.mode != "record" else []
             recorded = self._recorded[key]
             served = self._served.get(key, 0)
             action = decide(self.mode, len(recorded), served)
@@ -89,10 +91,10 @@ class _Core:
                 return action, key, redactor, recorded[min(served, len(recorded) - 1)]
         return action, key, redactor, None
 
-    def replayed(self, request: httpx.Request, interaction: Interaction) -> httpx.Response:
-        body = self.store.body(interaction.body_digest)
-        return httpx.Response(interaction.status, headers=dict(interaction.response_headers), content=body,
-                              request=request, extensions={"kopa_replayed": True})
+    def replayed(self, request: httpx.Request, answer: tuple[int, dict[str, str], str]) -> httpx.Response:
+        status, headers, digest = answer
+        return httpx.Response(status, headers=headers, content=self.store.body(digest), request=request,
+                              extensions={"kopa_replayed": True})
 
     def miss(self, request: httpx.Request, redactor: Redactor) -> CassetteMiss:
         return CassetteMiss(tool=request.extensions.get("kopa_tool"), method=request.method,
@@ -101,7 +103,7 @@ class _Core:
 
     def record(self, request: httpx.Request, key: str, redactor: Redactor, response: httpx.Response,
                body: bytes) -> httpx.Response:
-        headers = {k: v for k, v in ((h, response.headers.get(h)) for h in _KEPT_RESPONSE_HEADERS) if v}
+        headers = {k: v for k, v in ((h, response.headers.get(h)) for h in KEPT_RESPONSE_HEADERS) if v}
         scrubbed = redactor.scrub_bytes(body)
         with self._lock:
             self._recorded.pop(key, None)  # the next identical request re-reads what is now recorded

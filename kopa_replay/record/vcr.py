@@ -27,7 +27,9 @@ recorded answers are unchanged are left alone (their tool names and row ids
 survive), new answers are appended, and re-recorded or dropped requests are
 replaced or removed. ``use_kopa_store`` also sets vcrpy's matching to our
 request key, because stored URLs carry ``***`` where the live request carries
-a key.
+a key. Saving into a sealed snapshot raises :class:`SnapshotError`; note that
+vcrpy's ``use_cassette`` then leaves its patches installed (its ``__exit__``
+does not unpatch after a persister error), so record into unsealed snapshots.
 
 Bodies are stored as ``RecordTransport`` stores them: decoded (a
 ``content-encoding`` is undone, so secrets inside can be masked and httpx does
@@ -38,14 +40,9 @@ Request bodies are not stored; they count only through the request key.
 from __future__ import annotations
 
 import functools
-import hashlib
 import http
-import json
-import sqlite3
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Iterable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 from urllib.parse import parse_qsl, urlsplit
 
 import httpx
@@ -54,17 +51,16 @@ from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.request import Request as VcrRequest
 from vcr.serializers import yamlserializer
 
-from kopa_replay.errors import SnapshotError, StoreError, UsageError
+from kopa_replay.errors import StoreError, UsageError
 from kopa_replay.record.redact import Redactor, redactor_for
-from kopa_replay.record.store import Store, _blob_digest
-from kopa_replay.record.transport import _KEPT_RESPONSE_HEADERS
+from kopa_replay.record.store import RecordedRow, Store
+from kopa_replay.record.transport import KEPT_RESPONSE_HEADERS
 
 __all__ = [
     "CASSETTE_SEPARATOR",
     "KOPA_MATCHER",
     "KopaPersister",
     "RecordedRow",
-    "append_rows",
     "import_vcr_cassette",
     "kopa_cassette_path",
     "parse_cassette_path",
@@ -78,7 +74,7 @@ KOPA_MATCHER = "kopa_request_key"
 #: the attribute on loaded vcrpy requests holding their stored key (their bodies are not stored)
 _KEY_ATTR = "_kopa_request_key"
 # Bodies are stored decoded, so a content-encoding header would make httpx decode them twice on replay.
-_KEPT = tuple(h for h in _KEPT_RESPONSE_HEADERS if h != "content-encoding")
+_KEPT = KEPT_RESPONSE_HEADERS
 
 
 # -- cassette paths -------------------------------------------------------------
@@ -98,25 +94,6 @@ def parse_cassette_path(cassette_path: str | Path) -> tuple[Path, str]:
 
 
 # -- what gets stored -----------------------------------------------------------
-@dataclass(frozen=True)
-class RecordedRow:
-    """One interaction as :meth:`Store.append` takes it (redacted, scrubbed), without the snapshot."""
-
-    request_key: str
-    tool: str | None
-    method: str
-    url: str
-    request_headers: Mapping[str, str]
-    status: int
-    response_headers: Mapping[str, str]
-    body: bytes
-
-    @property
-    def answer(self) -> tuple[int, tuple[tuple[str, str], ...], str]:
-        """What replay serves: status, headers and body digest (compared to keep unchanged rows)."""
-        return self.status, tuple(sorted(self.response_headers.items())), hashlib.sha256(self.body).hexdigest()
-
-
 def _request_redactor(redactor: Redactor, url: str, headers: Mapping[str, str]) -> Redactor:
     """``redactor`` plus the key values this request carries under secret names.
 
@@ -156,75 +133,12 @@ def recorded_row(redactor: Redactor, *, method: str, url: str, request_body: byt
 
 
 # -- writing --------------------------------------------------------------------
-@contextmanager
-def _transaction(store: Store, snapshot: str) -> Iterator[sqlite3.Connection]:
-    """One ``BEGIN IMMEDIATE`` transaction on ``store``; sqlite errors become store errors naming file and snapshot."""
-    if store.readonly:
-        raise StoreError(f"store {store.path} is open read-only")
-    conn = store.conn
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            store.ensure_snapshot(snapshot)
-            yield conn
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-    except sqlite3.IntegrityError as exc:
-        if "sealed" in str(exc):
-            raise SnapshotError(f"snapshot {snapshot!r} in store {store.path} is sealed: "
-                                "record into a new snapshot") from None
-        raise StoreError(f"cannot write snapshot {snapshot!r} of {store.path}: {exc}") from exc
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot write snapshot {snapshot!r} of {store.path}: {exc}") from exc
-
-
-def _insert(conn: sqlite3.Connection, store: Store, snapshot: str, rows: Iterable[RecordedRow]) -> int:
-    # Store.append row by row, inside the caller's transaction; a body already written in this batch is
-    # not compressed again (hashing is cheaper than compressing).
-    written: set[str] = set()
-    count = 0
-    for row in rows:
-        digest = _blob_digest(row.body)
-        if digest not in written:
-            codec, data = store._encode(row.body)
-            conn.execute("INSERT OR IGNORE INTO blobs (digest, codec, size, data) VALUES (?, ?, ?, ?)",
-                         (digest, codec, len(row.body), data))
-            written.add(digest)
-        seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM interactions WHERE snapshot = ? "
-                           "AND request_key = ?", (snapshot, row.request_key)).fetchone()[0]
-        conn.execute(
-            "INSERT INTO interactions (snapshot, request_key, seq, tool, method, url, request_headers, status, "
-            "response_headers, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (snapshot, row.request_key, seq, row.tool, row.method, row.url,
-             _json(row.request_headers), row.status, _json(row.response_headers), digest))
-        count += 1
-    return count
-
-
-def _json(headers: Mapping[str, str]) -> str:
-    return json.dumps(dict(headers), sort_keys=True, ensure_ascii=False)
-
-
-def append_rows(store: Store, snapshot: str, rows: Iterable[RecordedRow]) -> int:
-    """Append ``rows`` to ``snapshot`` (created if absent) in a single transaction; returns how many.
-
-    The bulk twin of :meth:`Store.append` (same rows, same sequence numbers),
-    meant to move into ``Store`` as ``append_many``. Keeping ``rows`` a
-    generator keeps memory flat for a million rows; a body repeated in the
-    batch is compressed once.
-    """
-    with _transaction(store, snapshot) as conn:
-        return _insert(conn, store, snapshot, rows)
-
-
 def _sync_snapshot(store: Store, snapshot: str, rows: Sequence[RecordedRow]) -> None:
     """Make ``snapshot`` hold exactly ``rows`` (grouped by request key, in order) with the fewest writes."""
     wanted: dict[str, list[RecordedRow]] = {}
     for row in rows:
         wanted.setdefault(row.request_key, []).append(row)
-    with _transaction(store, snapshot) as conn:
+    with store.transaction(snapshot) as conn:
         held: dict[str, list[tuple[int, tuple[tuple[str, str], ...], str]]] = {}
         for item in store.interactions(snapshot):
             held.setdefault(item.request_key, []).append(
@@ -239,7 +153,7 @@ def _sync_snapshot(store: Store, snapshot: str, rows: Sequence[RecordedRow]) -> 
             else:
                 conn.execute("DELETE FROM interactions WHERE snapshot = ? AND request_key = ?", (snapshot, key))
                 appended += new
-        _insert(conn, store, snapshot, appended)
+        store.insert_rows(conn, snapshot, appended)
 
 
 # -- vcrpy objects ----------------------------------------------------------------
@@ -439,4 +353,4 @@ def import_vcr_cassette(yaml_path: str | Path, store: Store, snapshot: str, *,
             rows.append(_row_from_vcr(active, *_yaml_interaction(item)))
         except ValueError as exc:
             raise StoreError(f"vcrpy cassette {path}: interaction {index}: {exc}") from None
-    return append_rows(store, snapshot, rows)
+    return store.append_many(snapshot, rows)

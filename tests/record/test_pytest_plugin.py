@@ -42,6 +42,27 @@ def test_source(kopa_source):
 '''
 
 
+def _import_every_module() -> None:
+    """Import all of kopa_replay when this file is collected, before any pytester fixture exists.
+
+    pytester restores ``sys.modules`` when its fixture is torn down (and after
+    each in-process run), dropping the modules first imported meanwhile; a
+    later import would then create a second copy of their classes, and
+    ``isinstance`` across the copies fails in other tests. Importing
+    everything first keeps one copy.
+    """
+    import importlib
+    import pkgutil
+
+    import kopa_replay
+
+    for module in pkgutil.walk_packages(kopa_replay.__path__, "kopa_replay."):
+        importlib.import_module(module.name)
+
+
+_import_every_module()
+
+
 @pytest.fixture
 def inner(pytester, monkeypatch):
     """A pytester directory whose sessions load only the plugin."""

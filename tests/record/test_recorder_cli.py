@@ -82,3 +82,22 @@ def test_recorder_user_mistakes(store, run, tmp_path):
     bad.write_text("hello " * 200)
     assert "not a SQLite cassette store" in _error(run("cassette", "stats", "--store", str(bad)))
     assert "does not exist" in _error(run("snapshot", "list", "--store", str(tmp_path / "missing.sqlite")))
+
+
+def test_import_vcr_from_the_cli(tmp_path, run):
+    import yaml
+
+    cassette = tmp_path / "legacy.yaml"
+    cassette.write_text(yaml.safe_dump({"version": 1, "interactions": [{
+        "request": {"method": "GET", "uri": "https://data-dbg.krx.co.kr/svc/apis/sto/stk_bydd_trd?basDd=20260831",
+                    "body": None, "headers": {"AUTH_KEY": ["legacy-secret-key"]}},
+        "response": {"status": {"code": 200, "message": "OK"}, "headers": {"Content-Type": ["application/json"]},
+                     "body": {"string": '{"OutBlock_1": []}'}}}]}), encoding="utf-8")
+    store = tmp_path / "v.sqlite"
+    result = run("cassette", "import-vcr", str(cassette), "--snapshot", "legacy", "--store", str(store))
+    assert result.exit_code == 0, result.output
+    assert "imported 1 interactions" in result.output
+    assert b"legacy-secret-key" not in store.read_bytes()
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("interactions: [", encoding="utf-8")
+    assert "broken.yaml" in _error(run("cassette", "import-vcr", str(broken), "--snapshot", "x", "--store", str(store)))

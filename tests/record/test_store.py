@@ -39,7 +39,7 @@ def test_a_sealed_snapshot_refuses_writes_and_deletes(tmp_path):
     store.ensure_snapshot("s")
     _append(store)
     store.seal("s", "digest")
-    with pytest.raises(SnapshotError, match="'s' is sealed"):
+    with pytest.raises(SnapshotError, match="snapshot 's' in store .* is sealed"):
         _append(store)
     with pytest.raises(SnapshotError, match="sealed and cannot be deleted"):
         store.delete_snapshot("s")

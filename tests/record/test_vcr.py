@@ -12,6 +12,7 @@ import vcr
 import yaml
 from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
+from vcr.request import Request as VcrRequest
 
 from kopa_replay.errors import SnapshotError, StoreError, UsageError
 from kopa_replay.record import RecordTransport, Store
@@ -131,15 +132,16 @@ def test_saving_is_a_minimal_change(tmp_path, mirror, kopa_vcr):
     assert len(changed) == 1 and after[changed[0]][:2] == (None, 1)
 
 
-def test_saving_into_a_sealed_snapshot_names_it(tmp_path, mirror, kopa_vcr):
-    store_path = tmp_path / "k.sqlite"
-    store = Store(store_path)
+def test_saving_into_a_sealed_snapshot_names_it(tmp_path):
+    # Called directly: vcrpy leaves its patches installed when a persister raises in use_cassette's __exit__.
+    store = Store(tmp_path / "k.sqlite")
     store.ensure_snapshot("sealed")
     store.seal("sealed", "digest")
-    store.close()
-    with pytest.raises(SnapshotError, match="snapshot 'sealed' in store .*k.sqlite is sealed"), \
-            kopa_vcr.use_cassette(kopa_cassette_path(store_path, "sealed"), record_mode="all"):
-        requests.get(mirror + PRICE.format(key=LIVE_KEY), timeout=10)
+    cassette = {"requests": [VcrRequest("GET", "https://apis.data.go.kr/x?serviceKey=abc", None, {})],
+                "responses": [{"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": b"{}"}}]}
+    with pytest.raises(SnapshotError, match="snapshot 'sealed' in store .*k.sqlite is sealed"):
+        KopaPersister.save_cassette(kopa_cassette_path(store.path, "sealed"), cassette, None)
+    assert store.snapshot("sealed").interactions == 0
 
 
 # -- importing YAML cassettes ------------------------------------------------------------
@@ -157,7 +159,6 @@ def vcrpy_yaml(tmp_path, mirror):
 
 def test_import_a_cassette_written_by_vcrpy(tmp_path, vcrpy_yaml, no_network):
     yaml_path, urls, live = vcrpy_yaml
-    print(yaml_path.read_text()[:3000]); print([r.status_code for r in live])
     assert LIVE_KEY in yaml_path.read_text(), "vcrpy itself keeps the key: the import must not"
     store = Store(tmp_path / "k.sqlite")
     assert import_vcr_cassette(yaml_path, store, "imported") == 3
