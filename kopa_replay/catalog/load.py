@@ -424,6 +424,10 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
 
 def _with_locations(schema: Mapping[str, Any], locations: Mapping[str, str]) -> dict[str, Any]:
     schema = json.loads(json.dumps(schema))
+    if "required" in schema:
+        # Order carries no meaning, and YAML merge keys order merged entries differently across PyYAML
+        # versions; sorted, the catalog digest is the same on every machine.
+        schema["required"] = sorted(schema["required"])
     for pname, prop in schema.get("properties", {}).items():
         location = locations.get(pname, "query")
         if location != "query":
