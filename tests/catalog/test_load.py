@@ -159,3 +159,18 @@ def test_result_code_tables_classify_exactly_what_they_list(tmp_path_factory, co
     for code, outcome in {**codes, "0": "ok"}.items():
         assert tool.http.classify_code(code) == outcome
     assert tool.http.classify_code("not-a-code") is None
+
+
+def test_required_parameters_are_listed_in_a_canonical_order(tmp_path):
+    """The catalog digest must not depend on how a YAML library orders merged keys."""
+    document = copy.deepcopy(VALID)
+    params = document["tools"][0]["params"]
+    params["zeta"] = {"type": "string", "required": True, "description": "z"}
+    params["alpha"] = {"type": "string", "required": True, "description": "a"}
+    document["tools"][0]["examples"] = [{"ticker": "069540", "zeta": "z", "alpha": "a"}]
+    first = load_catalog_file(write(tmp_path, document, "one.yaml"))
+    assert first.get("acme_quotes").required == ("alpha", "ticker", "zeta")
+    reordered = copy.deepcopy(document)
+    reordered["tools"][0]["params"] = dict(reversed(list(params.items())))
+    second = load_catalog_file(write(tmp_path, reordered, "two.yaml"))
+    assert first.digest() == second.digest()
