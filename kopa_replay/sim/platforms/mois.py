@@ -102,7 +102,7 @@ class PopulationProtocol(DataGoKrProtocol):
     name = "ppltn"
 
     def __init__(self) -> None:
-        super().__init__(format_param="type", default_size=10, max_size=1000)
+        super().__init__(format_param="type", no_data="empty", default_size=10, max_size=1000)
 
     def _doc(self, ctx: Context, head: dict[str, Any], items: Any) -> Doc:
         body: dict[str, Any] = {"head": head}
@@ -121,10 +121,8 @@ class PopulationProtocol(DataGoKrProtocol):
         return self._doc(ctx, head, {"item": records} if records else "")
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
-        if kind in _GATEWAY_KINDS:
-            return super().error(ctx, kind, detail)
-        if kind == ErrorKind.NO_DATA:
-            return self.ok(ctx, [], 0, _request_paging(ctx, self.default_size))
+        if kind in _GATEWAY_KINDS or kind == ErrorKind.NO_DATA:
+            return super().error(ctx, kind, detail)  # gateway XML, or an empty page for "nothing found"
         code = ctx.code(_SERVICE_CODES[kind])
         return self._doc(ctx, {"resultCode": code, "resultMsg": DATAGOKR_CODES.get(code, "")}, None)
 
@@ -135,7 +133,7 @@ class RtmsProtocol(DataGoKrProtocol):
     name = "rtms"
 
     def __init__(self) -> None:
-        super().__init__(format_param="_type", default_size=10, max_size=1000)
+        super().__init__(format_param="_type", no_data="empty", default_size=10, max_size=1000)
 
     def wants_xml(self, request, endpoint, path_params) -> bool:
         return True
@@ -147,22 +145,11 @@ class RtmsProtocol(DataGoKrProtocol):
                    xml=True, xml_root="response")
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
-        if kind in _GATEWAY_KINDS:
-            return super().error(ctx, kind, detail)
-        if kind == ErrorKind.NO_DATA:
-            return self.ok(ctx, [], 0, _request_paging(ctx, self.default_size))
+        if kind in _GATEWAY_KINDS or kind == ErrorKind.NO_DATA:
+            return super().error(ctx, kind, detail)  # gateway XML, or an empty page for "nothing found"
         code = ctx.code(_SERVICE_CODES[kind])
         return Doc({"header": {"resultCode": code, "resultMsg": DATAGOKR_CODES.get(code, "")}},
                    xml=True, xml_root="response")
-
-
-def _request_paging(ctx: Context, default_size: int) -> dict[str, int]:
-    """pageNo/numOfRows as asked (for an empty answer that never went through window())."""
-    def number(name: str, default: int) -> int:
-        text = (ctx.request.param(name) or "").strip()
-        return int(text) if text.isdigit() and int(text) > 0 else default
-
-    return {"page": number("pageNo", 1), "size": number("numOfRows", default_size)}
 
 
 # ---------------------------------------------------------------------------
