@@ -3,9 +3,18 @@
 from kopa_replay.env.call import OUTCOME_CLASSES, CallResult, build_request, execute
 from kopa_replay.env.parse import Parsed, extract, parse_body
 from kopa_replay.env.source import Source, call_tool, coerce_args, open_source
+from kopa_replay.env.environment import AsyncToolEnvironment, LogEntry, ToolEnvironment, ToolResult, validate_args
+from kopa_replay.env.normalize import as_number, normalize_records
 
 __all__ = [
     "OUTCOME_CLASSES",
+    "AsyncToolEnvironment",
+    "LogEntry",
+    "ToolEnvironment",
+    "ToolResult",
+    "as_number",
+    "normalize_records",
+    "validate_args",
     "CallResult",
     "Parsed",
     "Source",

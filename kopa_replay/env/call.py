@@ -20,7 +20,8 @@ from kopa_replay.env.parse import ParseError, extract, parse_body
 from kopa_replay.errors import SourceError, UsageError
 from kopa_replay.record.redact import install_log_filter, register_secret
 
-__all__ = ["CallResult", "OUTCOME_CLASSES", "build_request", "execute", "live_key"]
+__all__ = ["CallResult", "OUTCOME_CLASSES", "apply_filters", "build_request", "classify", "execute", "interpret",
+           "live_key"]
 
 install_log_filter()
 
@@ -109,7 +110,8 @@ def build_request(tool: Tool, args: Mapping[str, Any], key: str | None,
     return tool.http.method, url, headers, redacted
 
 
-def _apply_filters(tool: Tool, args: Mapping[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def apply_filters(tool: Tool, args: Mapping[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool's client-side filters (whole-file endpoints) applied to downloaded records, capped."""
     for spec in tool.client_filters:
         wanted = args.get(spec.param)
         if wanted in (None, ""):
@@ -156,16 +158,20 @@ def execute(tool: Tool, args: Mapping[str, Any], client: httpx.Client, key: str 
         response = client.request(method, url, headers=headers, extensions=extensions)
     except httpx.HTTPError as exc:
         raise SourceError(f"{tool.name}: request to {redacted} failed: {type(exc).__name__}") from None
+    return interpret(tool, args, response.status_code, response.content, redacted)
+
+
+def interpret(tool: Tool, args: Mapping[str, Any], status: int, content: bytes, redacted: str) -> CallResult:
+    """A response's records, total and outcome, read with the tool's envelope and result-code table."""
     try:
-        doc = parse_body(response.content, tool.http.zip_member)
+        doc = parse_body(content, tool.http.zip_member)
     except ParseError as exc:
-        outcome = "environmental_error" if response.status_code >= 500 else "structural_error"
-        return CallResult(tool.name, outcome, status=response.status_code, message=str(exc), url=redacted)
+        outcome = "environmental_error" if status >= 500 else "structural_error"
+        return CallResult(tool.name, outcome, status=status, message=str(exc), url=redacted)
     parsed = extract(tool, doc)
-    records = _apply_filters(tool, args, parsed.records)
+    records = apply_filters(tool, args, parsed.records)
     total = parsed.total if not tool.client_filters else len(records)
-    outcome = classify(tool, response.status_code, parsed.code, bool(records))
+    outcome = classify(tool, status, parsed.code, bool(records))
     if outcome not in ("ok", "empty"):
         records = []
-    return CallResult(tool.name, outcome, records, total, parsed.code, parsed.message, response.status_code,
-                      redacted)
+    return CallResult(tool.name, outcome, records, total, parsed.code, parsed.message, status, redacted)

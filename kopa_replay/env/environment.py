@@ -1,0 +1,624 @@
+"""The tool-execution environment: validated, recorded, parsed, classified calls with a state log.
+
+Every consumer that executes tools (graph pruning, trajectory synthesis,
+benchmark agents, RL rollouts) goes through :class:`ToolEnvironment` (or its
+async twin :class:`AsyncToolEnvironment`), so calls happen one way:
+
+1. the arguments are validated against the tool's ``inputSchema`` (types, with
+   integer/number coercion from strings, enum, pattern, minimum/maximum,
+   required, unknown names) — a violation is a ``structural_error`` result and
+   **no request is sent**;
+2. the real request is built from the catalog binding and sent through the
+   source's httpx client (simulator, mirror, live — through the recorder when a
+   snapshot is named; strict replay raises :class:`~kopa_replay.errors.CassetteMiss`);
+3. the body is parsed (JSON, XML, ZIP of XML, EUC-KR), the records are
+   normalized (``" "`` → None, see :mod:`kopa_replay.env.normalize`) and the
+   outcome classified from the catalog's result-code table;
+4. the call is appended to the environment's ordered log.
+
+The two front ends share one core, as httpx does: each operation is a
+generator that *yields* what it needs done (``send`` a request, ``sleep``) and
+receives the answer; a sync and an async driver run the same generators.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+import json
+import math
+import re
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Generator, Iterable, Mapping, Sequence
+
+import httpx
+
+from kopa_replay.catalog.model import Catalog, Tool
+from kopa_replay.env.call import OUTCOME_CLASSES, build_request, interpret, live_key
+from kopa_replay.env.normalize import normalize_records
+from kopa_replay.env.source import REPLAY_KEY, Source, open_source
+from kopa_replay.errors import UsageError
+from kopa_replay.record.redact import register_secret
+
+__all__ = [
+    "DEFAULT_SNAPSHOT",
+    "ToolResult",
+    "LogEntry",
+    "validate_args",
+    "result_digest",
+    "ToolEnvironment",
+    "AsyncToolEnvironment",
+    "AsyncSource",
+    "open_async_source",
+]
+
+#: The snapshot shipped in cassettes/kopa.sqlite; ``source="replay"`` uses it unless told otherwise.
+DEFAULT_SNAPSHOT = "2026-09-01"
+
+
+# -- results and the log -----------------------------------------------------
+@dataclass(frozen=True)
+class ToolResult:
+    """The validated, parsed, normalized and classified answer to one call (or one ``fetch_all``).
+
+    ``page`` is what was asked: ``{"page": n, "size": s}`` (page style) or
+    ``{"start": a, "end": b}`` (range style), None for unpaged tools.
+    ``status`` is the HTTP status, 0 when nothing was sent (invalid arguments)
+    or the transport failed. ``attempts`` counts tries (retries included),
+    ``pages`` the pages a ``fetch_all`` read; ``complete`` is False when a
+    ``fetch_all`` stopped on a failed page or its page budget before the total.
+    """
+
+    tool: str
+    args: Mapping[str, Any]
+    records: list[dict[str, Any]]
+    total_count: int | None
+    page: Mapping[str, int] | None
+    outcome: str
+    code: str | None
+    message: str | None
+    digest: str
+    status: int = 200
+    attempts: int = 1
+    pages: int = 1
+    complete: bool = True
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "ok"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tool": self.tool, "args": dict(self.args), "outcome": self.outcome, "code": self.code,
+                "message": self.message, "status": self.status, "total_count": self.total_count,
+                "page": None if self.page is None else dict(self.page), "attempts": self.attempts,
+                "pages": self.pages, "complete": self.complete, "digest": self.digest, "records": self.records}
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One call in the environment's log. ``args`` are the validated, coerced arguments as sorted pairs."""
+
+    tool: str
+    args: tuple[tuple[str, Any], ...]
+    outcome: str
+    digest: str
+    attempts: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tool": self.tool, "args": dict(self.args), "outcome": self.outcome, "digest": self.digest}
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str).encode()
+
+
+def result_digest(tool: str, outcome: str, code: str | None, records: Sequence[Mapping[str, Any]]) -> str:
+    """sha256 of the canonical JSON of (tool, outcome, code, records)."""
+    return hashlib.sha256(_canonical([tool, outcome, code, list(records)])).hexdigest()
+
+
+# -- argument validation -----------------------------------------------------
+_INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
+_TYPE_WORDS = {"integer": "an integer", "number": "a number", "string": "a string", "boolean": "a boolean"}
+
+
+def _coerce(name: str, value: Any, prop: Mapping[str, Any]) -> tuple[Any, str | None]:
+    kind = prop.get("type")
+    if kind == "integer":
+        if isinstance(value, bool):
+            pass
+        elif isinstance(value, int):
+            return value, None
+        elif isinstance(value, float) and value.is_integer():
+            return int(value), None
+        elif isinstance(value, str) and _INTEGER.match(value):
+            return int(value), None
+    elif kind == "number":
+        if isinstance(value, bool):
+            pass
+        elif isinstance(value, (int, float)):
+            return value, None
+        elif isinstance(value, str):
+            text = value.strip()
+            if _INTEGER.match(text):
+                return int(text), None
+            try:
+                number = float(text)
+            except ValueError:
+                pass
+            else:
+                if math.isfinite(number):
+                    return number, None
+    elif kind == "string":
+        if isinstance(value, str):
+            return value, None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value), None  # 20260831 written as a number: the digits the agent meant
+    elif kind == "boolean":
+        if isinstance(value, bool):
+            return value, None
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true", None
+    else:
+        return value, None
+    return value, f"parameter {name!r} must be {_TYPE_WORDS.get(kind, kind)}, not {value!r}"
+
+
+def validate_args(tool: Tool, args: Mapping[str, Any] | None) -> tuple[dict[str, Any], str | None]:
+    """(coerced arguments, None) or (what could be kept, a message naming the offending parameter).
+
+    ``None`` values count as absent. Checks, in order: unknown names, required
+    parameters, then each parameter's type, enum, pattern, minimum and maximum.
+    """
+    if args is None:
+        args = {}
+    if not isinstance(args, Mapping):
+        return {}, f"arguments of tool {tool.name!r} must be an object, not {type(args).__name__}"
+    properties = tool.input_schema.get("properties", {})
+    unknown = sorted(str(name) for name in args if name not in properties)
+    if unknown:
+        return {}, (f"unknown parameter {unknown[0]!r} for tool {tool.name!r} "
+                    f"(parameters: {', '.join(tool.params) or 'none'})")
+    present = {name: value for name, value in args.items() if value is not None}
+    for name in tool.required:
+        if name not in present or (isinstance(present[name], str) and not present[name].strip()):
+            return {}, f"missing required parameter {name!r} for tool {tool.name!r}"
+    out: dict[str, Any] = {}
+    for name in sorted(present):
+        prop = properties[name]
+        value, problem = _coerce(name, present[name], prop)
+        if problem:
+            return out, problem
+        enum = prop.get("enum")
+        if enum is not None and value not in enum and str(value) not in [str(e) for e in enum]:
+            return out, f"parameter {name!r} must be one of {list(enum)!r}, not {value!r}"
+        pattern = prop.get("pattern")
+        if pattern is not None and isinstance(value, str) and not re.search(pattern, value):
+            return out, f"parameter {name!r} does not match pattern {pattern!r}: {value!r}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if "minimum" in prop and value < prop["minimum"]:
+                return out, f"parameter {name!r} must be at least {prop['minimum']}, not {value!r}"
+            if "maximum" in prop and value > prop["maximum"]:
+                return out, f"parameter {name!r} must be at most {prop['maximum']}, not {value!r}"
+        out[name] = value
+    return out, None
+
+
+# -- the shared core ---------------------------------------------------------
+@dataclass(frozen=True)
+class _Reply:
+    status: int
+    content: bytes
+    redacted: str
+    error: str | None = None
+
+
+#: what a flow asks its driver to do: ("send", tool, args) → _Reply, or ("sleep", seconds) → None
+_Op = tuple
+_Flow = Generator[_Op, Any, ToolResult]
+
+
+def _page_info(tool: Tool, args: Mapping[str, Any]) -> dict[str, int] | None:
+    pagination = tool.http.pagination
+    props = tool.input_schema.get("properties", {})
+
+    def value(param: str | None, fallback: int | None) -> int | None:
+        if param is None:
+            return None
+        got = args.get(param, props.get(param, {}).get("default", fallback))
+        try:
+            return int(got) if got is not None else None
+        except (TypeError, ValueError):
+            return None
+
+    if pagination.style == "page":
+        return {"page": value(pagination.page_param, 1),
+                "size": value(pagination.size_param, pagination.default_size)}
+    if pagination.style == "range":
+        start = value(pagination.start_param, 1)
+        end = value(pagination.end_param, (start or 1) + (pagination.default_size or 100) - 1)
+        return {"start": start, "end": end}
+    return None
+
+
+class _Core:
+    """Validation, interpretation, retry and pagination plans, and the log — no I/O."""
+
+    def __init__(self, catalog: Catalog, *, retries: int = 0, backoff: float = 0.5, max_backoff: float = 30.0) -> None:
+        if retries < 0:
+            raise UsageError(f"retries must be 0 or more, not {retries}")
+        self.catalog = catalog
+        self.retries = int(retries)
+        self.backoff = float(backoff)
+        self.max_backoff = float(max_backoff)
+        self._log: list[LogEntry] = []
+        self._lock = threading.Lock()
+
+    # state
+    @property
+    def log(self) -> tuple[LogEntry, ...]:
+        with self._lock:
+            return tuple(self._log)
+
+    def append(self, result: ToolResult) -> None:
+        entry = LogEntry(result.tool, tuple(sorted(result.args.items())), result.outcome, result.digest,
+                         result.attempts)
+        with self._lock:
+            self._log.append(entry)
+
+    def state_digest(self) -> str:
+        entries = [[e.tool, [list(pair) for pair in e.args], e.outcome, e.digest] for e in self.log]
+        return hashlib.sha256(_canonical(entries)).hexdigest()
+
+    def reset(self) -> None:
+        with self._lock:
+            self._log.clear()
+
+    # one result
+    def make(self, tool: Tool, args: Mapping[str, Any], outcome: str, records: list[dict[str, Any]],
+             total: int | None, code: str | None, message: str | None, status: int, attempts: int = 1) -> ToolResult:
+        assert outcome in OUTCOME_CLASSES
+        return ToolResult(tool.name, dict(args), records, total, _page_info(tool, args), outcome, code, message,
+                          result_digest(tool.name, outcome, code, records), status, attempts)
+
+    def interpret(self, tool: Tool, args: Mapping[str, Any], reply: _Reply, attempts: int) -> ToolResult:
+        """What :func:`kopa_replay.env.call.execute` does after the response, plus normalization."""
+        if reply.error is not None:
+            return self.make(tool, args, "environmental_error", [], None, None,
+                             f"request to {reply.redacted} failed: {reply.error}", 0, attempts)
+        answer = interpret(tool, args, reply.status, reply.content, reply.redacted)
+        return self.make(tool, args, answer.outcome, normalize_records(answer.records), answer.total_count,
+                         answer.code, answer.message, reply.status, attempts)
+
+    def delay(self, attempt: int) -> float:
+        """Backoff before retry number ``attempt`` (1-based): backoff · 2^(attempt-1), capped."""
+        return min(self.max_backoff, self.backoff * (2 ** (attempt - 1)))
+
+    # flows
+    def call_flow(self, name: str, args: Mapping[str, Any] | None, *, log: bool = True) -> _Flow:
+        tool = self.catalog.get(name)  # UnknownTool: a programming error, raised
+        coerced, problem = validate_args(tool, args)
+        if problem is not None:
+            shown = dict(args) if isinstance(args, Mapping) else {}
+            result = self.make(tool, shown, "structural_error", [], None, None, problem, 0, 0)
+        else:
+            attempt = 0
+            while True:
+                attempt += 1
+                reply = yield ("send", tool, coerced)
+                result = self.interpret(tool, coerced, reply, attempt)
+                if result.outcome != "environmental_error" or attempt > self.retries:
+                    break
+                yield ("sleep", self.delay(attempt))
+        if log:
+            self.append(result)
+        return result
+
+    def fetch_all_flow(self, name: str, args: Mapping[str, Any] | None, max_pages: int) -> _Flow:
+        if max_pages < 1:
+            raise UsageError(f"max_pages must be at least 1, not {max_pages}")
+        tool = self.catalog.get(name)
+        first = yield from self.call_flow(name, args)
+        pagination = tool.http.pagination
+        if pagination.style == "none" or first.outcome != "ok" or first.page is None:
+            return first
+        args = dict(first.args)
+        records = list(first.records)
+        total = first.total_count
+        pages = 1
+        if pagination.style == "page":
+            number, size = first.page["page"] or 1, first.page["size"] or len(first.records)
+            if number == 1 and total is not None and 0 < len(first.records) < min(size, total):
+                size = len(first.records)  # the server capped the page size: continue at its size
+            position = (number - 1) * size + len(first.records)
+        else:
+            start, end = first.page["start"] or 1, first.page["end"] or len(first.records)
+            size = end - start + 1
+            position = start - 1 + len(first.records)
+        last, failed = first, False
+        while True:
+            if total is not None and position >= total:
+                break
+            if total is None and len(last.records) < size:
+                break
+            if pages >= max_pages:
+                break
+            if pagination.style == "page":
+                number += 1
+                args[pagination.page_param] = number
+                if pagination.size_param:
+                    args[pagination.size_param] = size
+            else:
+                args[pagination.start_param] = position + 1
+                args[pagination.end_param] = position + size
+            last = yield from self.call_flow(name, args)
+            pages += 1
+            if last.outcome != "ok" or not last.records:
+                failed = last.outcome not in ("ok", "empty")
+                break
+            records.extend(last.records)
+            if pagination.style == "page":
+                position = (number - 1) * size + len(last.records)
+            else:
+                position += len(last.records)
+        complete = not failed and (position >= total if total is not None else len(last.records) < size
+                                   or not last.records)
+        return replace(first, records=records, pages=pages, complete=complete,
+                       digest=result_digest(first.tool, first.outcome, first.code, records))
+
+
+def _extensions(tool: Tool, key: str | None) -> dict[str, Any]:
+    # The recorder reads the tool name and the key we inserted from the request's extensions.
+    register_secret(key)
+    return {"kopa_tool": tool.name, "kopa_secrets": (key,) if key else ()}
+
+
+# -- sync front end ----------------------------------------------------------
+class ToolEnvironment:
+    """Execute catalog tools against a :class:`~kopa_replay.env.source.Source`, keeping a log.
+
+    ``retries`` (default 0: pruning measures raw outcomes) retries
+    ``environmental_error`` outcomes with exponential backoff through ``sleep``.
+    """
+
+    def __init__(self, catalog: Catalog, source: Source, *, retries: int = 0, backoff: float = 0.5,
+                 max_backoff: float = 30.0, sleep: Callable[[float], Any] = time.sleep,
+                 owns_source: bool = False) -> None:
+        self.catalog = catalog
+        self.source = source
+        self._sleep = sleep
+        self._core = _Core(catalog, retries=retries, backoff=backoff, max_backoff=max_backoff)
+        self._owns_source = owns_source
+
+    @classmethod
+    def open(cls, catalog: Catalog | None = None, *, source: str = "replay", snapshot: str | None = None,
+             mode: str | None = None, store: Any = None, seed: int = 0, as_of: Any = None, retries: int = 0,
+             fault_rate: float = 0.0, sleep: Callable[[float], Any] = time.sleep,
+             backoff: float = 0.5) -> "ToolEnvironment":
+        """An environment over ``open_source``; by default strict replay of the shipped snapshot.
+
+        ``snapshot`` defaults to :data:`DEFAULT_SNAPSHOT` for ``source="replay"`` and to
+        none (no recorder) for every other source.
+        """
+        if catalog is None:
+            from kopa_replay.catalog import builtin_catalog
+
+            catalog = builtin_catalog()
+        if snapshot is None and source == "replay":
+            snapshot = DEFAULT_SNAPSHOT
+        opened = open_source(source, seed=seed, as_of=as_of, fault_rate=fault_rate, snapshot=snapshot, mode=mode,
+                             store=store, catalog=catalog)
+        return cls(catalog, opened, retries=retries, backoff=backoff, sleep=sleep, owns_source=True)
+
+    # calls
+    def call(self, tool: str, args: Mapping[str, Any] | None = None) -> ToolResult:
+        return self._drive(self._core.call_flow(tool, args))
+
+    def fetch_all(self, tool: str, args: Mapping[str, Any] | None = None, max_pages: int = 50) -> ToolResult:
+        """Follow the tool's pagination until the total, an empty page or ``max_pages`` pages."""
+        return self._drive(self._core.fetch_all_flow(tool, args, max_pages))
+
+    def _send(self, tool: Tool, args: Mapping[str, Any]) -> _Reply:
+        key = self.source.key_for(tool)
+        method, url, headers, redacted = build_request(tool, args, key)
+        try:
+            response = self.source.client.request(method, url, headers=headers, extensions=_extensions(tool, key))
+        except httpx.TransportError as exc:
+            return _Reply(0, b"", redacted, type(exc).__name__)
+        return _Reply(response.status_code, response.content, redacted)
+
+    def _drive(self, flow: _Flow) -> ToolResult:
+        try:
+            op = next(flow)
+            while True:
+                if op[0] == "send":
+                    answer: Any = self._send(op[1], op[2])
+                else:
+                    self._sleep(op[1])
+                    answer = None
+                op = flow.send(answer)
+        except StopIteration as stop:
+            return stop.value
+
+    # state
+    @property
+    def log(self) -> tuple[LogEntry, ...]:
+        return self._core.log
+
+    def state_digest(self) -> str:
+        return self._core.state_digest()
+
+    def reset(self) -> None:
+        self._core.reset()
+
+    def close(self) -> None:
+        if self._owns_source:
+            self.source.close()
+
+    def __enter__(self) -> "ToolEnvironment":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- async front end ---------------------------------------------------------
+@dataclass
+class AsyncSource:
+    """An async httpx client plus the key to send (None: each platform's live key)."""
+
+    name: str
+    client: httpx.AsyncClient
+    sim_key: str | None
+    details: dict[str, Any] = field(default_factory=dict)
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def key_for(self, tool: Tool) -> str | None:
+        return self.sim_key if self.sim_key is not None else live_key(tool)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+        for close in self.closers:
+            close()
+
+
+def open_async_source(source: str = "sim", *, seed: int = 0, as_of: Any = None, fault_rate: float = 0.0,
+                      timeout: float = 30.0, snapshot: str | None = None, mode: str | None = None,
+                      store: Any = None, catalog: Catalog | None = None) -> AsyncSource:
+    """The async counterpart of :func:`~kopa_replay.env.source.open_source` (sim, live, replay)."""
+    from kopa_replay.sim import AsyncSimTransport, Simulator, accepted_key
+
+    inner: httpx.AsyncBaseTransport | None
+    if source == "sim":
+        inner, key = AsyncSimTransport(Simulator(seed=seed, as_of=as_of, fault_rate=fault_rate)), accepted_key()
+    elif source == "live":
+        inner, key = httpx.AsyncHTTPTransport(), None
+    elif source == "replay":
+        inner, key = None, REPLAY_KEY
+    else:
+        raise UsageError(f"the async environment takes source 'sim', 'live' or 'replay', not {source!r}")
+    if snapshot is None:
+        if inner is None:
+            raise UsageError("source 'replay' needs a snapshot")
+        return AsyncSource(source, httpx.AsyncClient(transport=inner, timeout=timeout), key, {"source": source})
+    from pathlib import Path
+
+    from kopa_replay.record import AsyncRecordTransport, Store, default_store_path, redactor_for
+    from kopa_replay.record.snapshots import check_pinned
+
+    mode = mode or "replay"
+    path = Path(store) if store else default_store_path()
+    opened = Store(path, readonly=(mode == "replay"))
+    try:
+        transport = AsyncRecordTransport(None if mode == "replay" else inner, opened, snapshot, mode,
+                                         redactor_for(catalog, extra_values=[key] if key else []))
+        if mode == "replay":
+            check_pinned(opened, snapshot)
+    except Exception:
+        opened.close()
+        raise
+    details = {"source": source, "snapshot": snapshot, "mode": mode, "store": str(path)}
+    return AsyncSource(f"{source}+{mode}", httpx.AsyncClient(transport=transport, timeout=timeout),
+                       key if mode != "replay" else (key or REPLAY_KEY), details, [opened.close])
+
+
+class AsyncToolEnvironment:
+    """The async twin of :class:`ToolEnvironment` (same core), with ``gather`` for fan-out."""
+
+    def __init__(self, catalog: Catalog, source: AsyncSource, *, retries: int = 0, backoff: float = 0.5,
+                 max_backoff: float = 30.0, sleep: Callable[[float], Any] = asyncio.sleep,
+                 owns_source: bool = False) -> None:
+        self.catalog = catalog
+        self.source = source
+        self._sleep = sleep
+        self._core = _Core(catalog, retries=retries, backoff=backoff, max_backoff=max_backoff)
+        self._owns_source = owns_source
+
+    @classmethod
+    def open(cls, catalog: Catalog | None = None, *, source: str = "replay", snapshot: str | None = None,
+             mode: str | None = None, store: Any = None, seed: int = 0, as_of: Any = None, retries: int = 0,
+             fault_rate: float = 0.0, sleep: Callable[[float], Any] = asyncio.sleep,
+             backoff: float = 0.5) -> "AsyncToolEnvironment":
+        if catalog is None:
+            from kopa_replay.catalog import builtin_catalog
+
+            catalog = builtin_catalog()
+        if snapshot is None and source == "replay":
+            snapshot = DEFAULT_SNAPSHOT
+        opened = open_async_source(source, seed=seed, as_of=as_of, fault_rate=fault_rate, snapshot=snapshot,
+                                   mode=mode, store=store, catalog=catalog)
+        return cls(catalog, opened, retries=retries, backoff=backoff, sleep=sleep, owns_source=True)
+
+    async def call(self, tool: str, args: Mapping[str, Any] | None = None) -> ToolResult:
+        return await self._drive(self._core.call_flow(tool, args))
+
+    async def fetch_all(self, tool: str, args: Mapping[str, Any] | None = None, max_pages: int = 50) -> ToolResult:
+        return await self._drive(self._core.fetch_all_flow(tool, args, max_pages))
+
+    async def gather(self, calls: Iterable[tuple[str, Mapping[str, Any] | None]],
+                     concurrency: int = 5) -> list[ToolResult]:
+        """Run ``(tool, args)`` calls concurrently (at most ``concurrency`` in flight).
+
+        Results come back in the order of ``calls``, and are logged in that order
+        (so the state digest does not depend on which answer arrived first).
+        """
+        if concurrency < 1:
+            raise UsageError(f"concurrency must be at least 1, not {concurrency}")
+        semaphore = asyncio.Semaphore(concurrency)
+
+        async def one(name: str, args: Mapping[str, Any] | None) -> ToolResult:
+            async with semaphore:
+                return await self._drive(self._core.call_flow(name, args, log=False))
+
+        results = await asyncio.gather(*(one(name, args) for name, args in calls))
+        for result in results:
+            self._core.append(result)
+        return list(results)
+
+    async def _send(self, tool: Tool, args: Mapping[str, Any]) -> _Reply:
+        key = self.source.key_for(tool)
+        method, url, headers, redacted = build_request(tool, args, key)
+        try:
+            response = await self.source.client.request(method, url, headers=headers,
+                                                        extensions=_extensions(tool, key))
+        except httpx.TransportError as exc:
+            return _Reply(0, b"", redacted, type(exc).__name__)
+        return _Reply(response.status_code, response.content, redacted)
+
+    async def _drive(self, flow: _Flow) -> ToolResult:
+        try:
+            op = next(flow)
+            while True:
+                if op[0] == "send":
+                    answer: Any = await self._send(op[1], op[2])
+                else:
+                    slept = self._sleep(op[1])
+                    if inspect.isawaitable(slept):
+                        await slept
+                    answer = None
+                op = flow.send(answer)
+        except StopIteration as stop:
+            return stop.value
+
+    @property
+    def log(self) -> tuple[LogEntry, ...]:
+        return self._core.log
+
+    def state_digest(self) -> str:
+        return self._core.state_digest()
+
+    def reset(self) -> None:
+        self._core.reset()
+
+    async def aclose(self) -> None:
+        if self._owns_source:
+            await self.source.aclose()
+
+    async def __aenter__(self) -> "AsyncToolEnvironment":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
