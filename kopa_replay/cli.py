@@ -269,13 +269,13 @@ def call(tool, args, source, seed, as_of, as_json, snapshot, mode, store, catalo
 
     Example: kopa-replay call datagokr_get_stock_price_info --arg srtnCd=069540 --arg basDt=20260831
     """
-    from kopa_replay.env import call_tool, coerce_args, open_source
+    from kopa_replay.env import ToolEnvironment, coerce_args, open_source
 
     cat = _load_catalog(catalog_files, scale)
     arguments = coerce_args(cat.get(tool), _parse_kv(args))
     with open_source(source, seed=seed, as_of=_date(as_of, "--as-of"), snapshot=snapshot, mode=mode,
                      store=_store_path(store) if snapshot else None, catalog=cat) as src:
-        result = call_tool(cat, tool, arguments, src)
+        result = ToolEnvironment(cat, src).call(tool, arguments)
     if as_json:
         click.echo(_dump(result.to_dict()))
     else:

@@ -1,0 +1,73 @@
+"""ToolEnvironment throughput on strict replay of the shipped snapshot.
+
+Two workloads, round robin, answered from ``cassettes/kopa.sqlite``: every
+tool's catalog examples (typical calls: a page of 10–100 records), and the whole
+probe workload the snapshot was recorded with (examples plus each tool's
+largest page, up to 1,000 records to parse per call). Beside it in the same run: the same calls through
+``execute`` alone (no validation, normalization or log), and an httpx client
+over a no-op ``MockTransport`` (the floor of any httpx-based call). The corpCode
+ZIP (1,000 companies, parsed on every call) is left out: one call costs ≈20 ms
+and would dominate any average.
+
+    python benchmarks/bench_env.py --calls 5000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import httpx
+
+from kopa_replay.catalog import builtin_catalog
+from kopa_replay.drift.probe import probe_requests
+from kopa_replay.env import ToolEnvironment, build_request, execute, open_source
+
+
+def rate(func, items) -> float:
+    start = time.perf_counter()
+    for item in items:
+        func(item)
+    return len(items) / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=5000, help="calls per mode")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    options = parser.parse_args()
+    catalog = builtin_catalog()
+    workloads = {
+        "examples": [(t.name, dict(a)) for t in catalog for a in t.examples if t.name != "dart_corp_code"],
+        "probe": [(name, args) for name, args in probe_requests(catalog) if name != "dart_corp_code"],
+    }
+    fixed = httpx.Response(200, content=b'{"ok":true}')
+    noop = httpx.Client(transport=httpx.MockTransport(lambda request: fixed))
+    result: dict = {"calls": options.calls, "target_calls_per_second": 5000, "workloads": {}}
+    with open_source("replay", snapshot="2026-09-01", catalog=catalog) as source:
+        env = ToolEnvironment(catalog, source)
+        key = source.key_for(catalog.get("datagokr_get_stock_price_info"))
+        for label, workload in workloads.items():
+            items = [workload[i % len(workload)] for i in range(options.calls)]
+            for item in workload:  # warm the transport's per-request cache and the body cache
+                env.call(*item)
+            env.reset()
+            through_env = rate(lambda it: env.call(*it), items)
+            env.reset()
+            raw = rate(lambda it: execute(catalog.get(it[0]), it[1], source.client, key), items)
+            requests = [build_request(catalog.get(name), args, "k") for name, args in items]
+            floor = rate(lambda r: noop.request(r[0], r[1], headers=r[2]).content, requests)
+            result["workloads"][label] = {"tool_environment_replay": round(through_env),
+                                          "execute_replay": round(raw), "noop_httpx_mocktransport": round(floor)}
+    if options.json:
+        print(json.dumps(result, indent=2))
+        return
+    for label, modes in result["workloads"].items():
+        floor = modes["noop_httpx_mocktransport"]
+        for mode, value in modes.items():
+            print(f"{label:<9} {mode:<26} {value:>7} calls/s  {value / floor:>5.2f}x the no-op floor")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""The MCP server through the ``mcp`` SDK's real client over stdio, on the shipped snapshot (offline)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _params(*extra: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable,
+                                 args=["-m", "kopa_replay.serve.mcp", "--snapshot", "2026-09-01", *extra],
+                                 cwd=str(ROOT), env={"KOPA_API_KEY": ""})
+
+
+async def _session(extra: tuple[str, ...], body):
+    async with stdio_client(_params(*extra)) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            return await body(session)
+
+
+def _run(body, *extra: str):
+    return anyio.run(_session, extra, body)
+
+
+def _payload(result) -> dict:
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    return json.loads(result.content[0].text)
+
+
+def test_full_catalog_lists_every_tool_and_answers_the_stock_price(catalog):
+    async def body(session):
+        tools = (await session.list_tools()).tools
+        price = await session.call_tool("datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"})
+        return tools, price
+
+    tools, price = _run(body)
+    got = _payload(price)
+    assert not price.is_error and got["outcome"] == "ok" and got["records"][0]["clpr"] == "1680"
+    assert len(tools) == len(catalog) == 86
+    by_name = {t.name: t for t in tools}
+    want = catalog.get("dart_cvbd_is_decsn").to_mcp()
+    got = by_name["dart_cvbd_is_decsn"]
+    assert got.input_schema == want["inputSchema"]
+    assert got.description == want["description"] and got.title == want["title"]
+    assert got.annotations.read_only_hint is want["annotations"]["readOnlyHint"]
+
+
+def test_lightron_chain_and_an_invalid_argument():
+    async def body(session):
+        names = [t.name for t in (await session.list_tools()).tools]
+        corp = await session.call_tool("dart_corp_code", {"corp_name": "라이트론"})
+        code = _payload(corp)["records"][0]["corp_code"]
+        cvbd = await session.call_tool("dart_cvbd_is_decsn",
+                                       {"corp_code": code, "bgn_de": "20260101", "end_de": "20260131"})
+        price = await session.call_tool("datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"})
+        bad = await session.call_tool("dart_cvbd_is_decsn",
+                                      {"corp_code": "라이트론", "bgn_de": "20260101", "end_de": "20260131"})
+        return names, corp, cvbd, price, bad
+
+    names, corp, cvbd, price, bad = _run(body, "--tools", "dart_*")
+    assert len(names) == 14 and all(n.startswith("dart_") for n in names)
+    assert not corp.is_error and _payload(corp)["records"][0]["corp_code"] == "00439743"
+    assert not cvbd.is_error
+    got = _payload(cvbd)
+    assert got["outcome"] == "ok" and got["records"][0]["act_mktprcfl_cvprc_lwtrsprc"] == "532"
+    # a tool outside the served subset is refused, naming close matches
+    assert price.is_error and _payload(price)["outcome"] == "structural_error"
+    wrong = _payload(bad)
+    assert bad.is_error and wrong["outcome"] == "structural_error" and "corp_code" in wrong["message"]
+    assert wrong["hint"] and wrong["records"] == []
