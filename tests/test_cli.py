@@ -163,3 +163,9 @@ def test_showcase_against_a_mirror_that_refuses_the_key_is_a_clean_error(run):
     line = _error_line(result)
     assert "dart_corp_code" in line and "environmental_error" in line
     assert "sim-key" not in result.output
+
+
+def test_mcp_serve_with_no_matching_tool_is_a_clean_error(run):
+    result = run("mcp", "serve", "--tools", "zzz_*")
+    assert result.exit_code == 1
+    assert "no tool matches 'zzz_*'" in _error_line(result)

@@ -5,6 +5,7 @@ from kopa_replay.env.parse import Parsed, extract, parse_body
 from kopa_replay.env.source import Source, call_tool, coerce_args, open_source
 from kopa_replay.env.environment import AsyncToolEnvironment, LogEntry, ToolEnvironment, ToolResult, validate_args
 from kopa_replay.env.normalize import as_number, normalize_records
+from kopa_replay.env.retrieval import ToolRetriever, openai_tools
 
 __all__ = [
     "OUTCOME_CLASSES",
@@ -12,6 +13,8 @@ __all__ = [
     "LogEntry",
     "ToolEnvironment",
     "ToolResult",
+    "ToolRetriever",
+    "openai_tools",
     "as_number",
     "normalize_records",
     "validate_args",

@@ -1,5 +1,19 @@
-"""Serving catalog tools to outside agents: an MCP server over the tool-execution environment."""
+"""Serving catalog tools to outside agents: an MCP server over the tool-execution environment.
 
-from kopa_replay.serve.mcp import TRANSPORTS, build_server, result_content, serve
+Names are loaded lazily so ``python -m kopa_replay.serve.mcp`` runs without a
+runpy warning (and without importing the ``mcp`` SDK until it is used).
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["TRANSPORTS", "build_server", "result_content", "serve"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from kopa_replay.serve import mcp
+
+        return getattr(mcp, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
