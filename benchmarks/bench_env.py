@@ -16,20 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import httpx
+from _timing import rate
 
 from kopa_replay.catalog import builtin_catalog
 from kopa_replay.drift.probe import probe_requests
 from kopa_replay.env import ToolEnvironment, build_request, execute, open_source
-
-
-def rate(func, items) -> float:
-    start = time.perf_counter()
-    for item in items:
-        func(item)
-    return len(items) / (time.perf_counter() - start)
 
 
 def main() -> None:

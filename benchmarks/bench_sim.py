@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import time
 
 import httpx
+from _timing import rate
 
 from kopa_replay.catalog import builtin_catalog
 from kopa_replay.env import build_request
@@ -31,13 +31,6 @@ def workload(calls: int, base_url: str | None = None) -> list[tuple[str, str, di
             method, url, headers, _ = build_request(tool, args, "sim-key", base_url)
             requests.append((method, url, headers))
     return [requests[i % len(requests)] for i in range(calls)]
-
-
-def rate(func, items) -> float:
-    start = time.perf_counter()
-    for item in items:
-        func(item)
-    return len(items) / (time.perf_counter() - start)
 
 
 def main() -> None:

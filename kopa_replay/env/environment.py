@@ -377,7 +377,23 @@ def _extensions(tool: Tool, key: str | None) -> dict[str, Any]:
 
 
 # -- sync front end ----------------------------------------------------------
-class ToolEnvironment:
+class _EnvironmentState:
+    """The call log both environments expose, read from their shared core."""
+
+    _core: _Core
+
+    @property
+    def log(self) -> tuple[LogEntry, ...]:
+        return self._core.log
+
+    def state_digest(self) -> str:
+        return self._core.state_digest()
+
+    def reset(self) -> None:
+        self._core.reset()
+
+
+class ToolEnvironment(_EnvironmentState):
     """Execute catalog tools against a :class:`~kopa_replay.env.source.Source`, keeping a log.
 
     ``retries`` (default 0: pruning measures raw outcomes) retries
@@ -442,17 +458,6 @@ class ToolEnvironment:
                 op = flow.send(answer)
         except StopIteration as stop:
             return stop.value
-
-    # state
-    @property
-    def log(self) -> tuple[LogEntry, ...]:
-        return self._core.log
-
-    def state_digest(self) -> str:
-        return self._core.state_digest()
-
-    def reset(self) -> None:
-        self._core.reset()
 
     def close(self) -> None:
         if self._owns_source:
@@ -525,7 +530,7 @@ def open_async_source(source: str = "sim", *, seed: int = 0, as_of: Any = None, 
                        key if mode != "replay" else (key or REPLAY_KEY), details, [opened.close])
 
 
-class AsyncToolEnvironment:
+class AsyncToolEnvironment(_EnvironmentState):
     """The async twin of :class:`ToolEnvironment` (same core), with ``gather`` for fan-out."""
 
     def __init__(self, catalog: Catalog, source: AsyncSource, *, retries: int = 0, backoff: float = 0.5,
@@ -602,16 +607,6 @@ class AsyncToolEnvironment:
                 op = flow.send(answer)
         except StopIteration as stop:
             return stop.value
-
-    @property
-    def log(self) -> tuple[LogEntry, ...]:
-        return self._core.log
-
-    def state_digest(self) -> str:
-        return self._core.state_digest()
-
-    def reset(self) -> None:
-        self._core.reset()
 
     async def aclose(self) -> None:
         if self._owns_source:
