@@ -31,6 +31,7 @@ import math
 import re
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Generator, Iterable, Mapping, Sequence
 
@@ -214,6 +215,35 @@ class _Reply:
     content: bytes
     redacted: str
     error: str | None = None
+    #: content digest of a body served from a snapshot: the interpretation of such a body is memoized
+    body_digest: str | None = None
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What one recorded body says to one tool (records frozen in the memo, copied out per call)."""
+
+    outcome: str
+    records: list[dict[str, Any]]
+    total: int | None
+    code: str | None
+    message: str | None
+    digest: str
+    flat: bool  # no record holds a dict or list: a shallow copy per record is a full copy
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of parsed JSON-like data (dicts and lists copied, scalars shared): callers may mutate records."""
+    kind = type(value)
+    if kind is dict:
+        return {k: (v if type(v) not in (dict, list) else _fresh(v)) for k, v in value.items()}
+    if kind is list:
+        return [_fresh(v) for v in value]
+    return value
+
+
+#: how many records the interpretation memo holds, summed over its entries (oldest evicted first)
+MEMO_RECORDS = 200_000
 
 
 #: what a flow asks its driver to do: ("send", tool, args) → _Reply, or ("sleep", seconds) → None
@@ -256,6 +286,10 @@ class _Core:
         self.max_backoff = float(max_backoff)
         self._log: list[LogEntry] = []
         self._lock = threading.Lock()
+        # (tool, status, body digest, client-filter arguments) → _Reading. A snapshot answers the same
+        # bytes to the same request, so parsing, normalizing and digesting them once is enough.
+        self._memo: OrderedDict[tuple, _Reading] = OrderedDict()
+        self._memo_records = 0
 
     # state
     @property
@@ -289,9 +323,36 @@ class _Core:
         if reply.error is not None:
             return self.make(tool, args, "environmental_error", [], None, None,
                              f"request to {reply.redacted} failed: {reply.error}", 0, attempts)
+        if reply.body_digest is None:
+            answer = interpret(tool, args, reply.status, reply.content, reply.redacted)
+            return self.make(tool, args, answer.outcome, normalize_records(answer.records), answer.total_count,
+                             answer.code, answer.message, reply.status, attempts)
+        reading = self._reading(tool, args, reply)
+        records = [r.copy() for r in reading.records] if reading.flat else _fresh(reading.records)
+        return ToolResult(tool.name, dict(args), records, reading.total, _page_info(tool, args),
+                          reading.outcome, reading.code, reading.message, reading.digest, reply.status, attempts)
+
+    def _reading(self, tool: Tool, args: Mapping[str, Any], reply: _Reply) -> _Reading:
+        filters = tuple((f.param, args.get(f.param)) for f in tool.client_filters)
+        key = (tool.name, reply.status, reply.body_digest, filters)
+        with self._lock:
+            reading = self._memo.get(key)
+            if reading is not None:
+                self._memo.move_to_end(key)
+                return reading
         answer = interpret(tool, args, reply.status, reply.content, reply.redacted)
-        return self.make(tool, args, answer.outcome, normalize_records(answer.records), answer.total_count,
-                         answer.code, answer.message, reply.status, attempts)
+        records = normalize_records(answer.records)
+        flat = all(type(v) not in (dict, list) for record in records for v in record.values())
+        reading = _Reading(answer.outcome, records, answer.total_count, answer.code, answer.message,
+                           result_digest(tool.name, answer.outcome, answer.code, records), flat)
+        with self._lock:
+            if key not in self._memo and len(records) <= MEMO_RECORDS:
+                self._memo[key] = reading
+                self._memo_records += len(records)
+                while self._memo_records > MEMO_RECORDS:
+                    _, evicted = self._memo.popitem(last=False)
+                    self._memo_records -= len(evicted.records)
+        return reading
 
     def delay(self, attempt: int) -> float:
         """Backoff before retry number ``attempt`` (1-based): backoff · 2^(attempt-1), capped."""
@@ -376,6 +437,18 @@ def _extensions(tool: Tool, key: str | None) -> dict[str, Any]:
     return {"kopa_tool": tool.name, "kopa_secrets": (key,) if key else ()}
 
 
+def _replayed(replayer: Callable[..., Any] | None, tool: Tool, method: str, url: str, key: str | None,
+              redacted: str) -> _Reply | None:
+    """The snapshot's answer without a round trip through httpx, when the source has one to give."""
+    if replayer is None:
+        return None
+    register_secret(key)
+    answer = replayer(method, url, (key,) if key else ())
+    if answer is None:
+        return None
+    return _Reply(answer.status, answer.content, redacted, body_digest=answer.body_digest)
+
+
 # -- sync front end ----------------------------------------------------------
 class _EnvironmentState:
     """The call log both environments expose, read from their shared core."""
@@ -440,6 +513,9 @@ class ToolEnvironment(_EnvironmentState):
     def _send(self, tool: Tool, args: Mapping[str, Any]) -> _Reply:
         key = self.source.key_for(tool)
         method, url, headers, redacted = build_request(tool, args, key)
+        replayed = _replayed(self.source.replayer, tool, method, url, key, redacted)
+        if replayed is not None:
+            return replayed
         try:
             response = self.source.client.request(method, url, headers=headers, extensions=_extensions(tool, key))
         except httpx.TransportError as exc:
@@ -480,6 +556,8 @@ class AsyncSource:
     sim_key: str | None
     details: dict[str, Any] = field(default_factory=dict)
     closers: list[Callable[[], None]] = field(default_factory=list)
+    #: the recorder's fast path, as on :class:`~kopa_replay.env.source.Source`
+    replayer: Callable[[str, str, tuple[str, ...]], Any] | None = None
 
     def key_for(self, tool: Tool) -> str | None:
         return self.sim_key if self.sim_key is not None else live_key(tool)
@@ -527,7 +605,8 @@ def open_async_source(source: str = "sim", *, seed: int = 0, as_of: Any = None, 
         raise
     details = {"source": source, "snapshot": snapshot, "mode": mode, "store": str(path)}
     return AsyncSource(f"{source}+{mode}", httpx.AsyncClient(transport=transport, timeout=timeout),
-                       key if mode != "replay" else (key or REPLAY_KEY), details, [opened.close])
+                       key if mode != "replay" else (key or REPLAY_KEY), details, [opened.close],
+                       transport.replay_answer)
 
 
 class AsyncToolEnvironment(_EnvironmentState):
@@ -586,6 +665,9 @@ class AsyncToolEnvironment(_EnvironmentState):
     async def _send(self, tool: Tool, args: Mapping[str, Any]) -> _Reply:
         key = self.source.key_for(tool)
         method, url, headers, redacted = build_request(tool, args, key)
+        replayed = _replayed(self.source.replayer, tool, method, url, key, redacted)
+        if replayed is not None:
+            return replayed
         try:
             response = await self.source.client.request(method, url, headers=headers,
                                                         extensions=_extensions(tool, key))

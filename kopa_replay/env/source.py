@@ -20,13 +20,16 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import httpx
 
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.env.call import CallResult, execute, live_key
 from kopa_replay.errors import UsageError
+
+if TYPE_CHECKING:
+    from kopa_replay.record.transport import Replayed
 
 __all__ = ["Source", "MirrorTransport", "open_source", "call_tool", "coerce_args", "REPLAY_KEY"]
 
@@ -70,6 +73,9 @@ class Source:
     sim_key: str | None
     details: dict[str, Any] = field(default_factory=dict)
     closers: list[Callable[[], None]] = field(default_factory=list)
+    #: the recorder's fast path (``RecordTransport.replay_answer``) when answers can come from a snapshot:
+    #: (method, url, secrets) → the recorded answer, or None to send through ``client``
+    replayer: "Callable[[str, str, tuple[str, ...]], Replayed | None] | None" = None
 
     def key_for(self, tool: Tool) -> str | None:
         return self.sim_key if self.sim_key is not None else live_key(tool)
@@ -137,7 +143,8 @@ def open_source(source: str = "sim", *, seed: int = 0, as_of: dt.date | str | No
         check_pinned(opened, snapshot)
     details.update(snapshot=snapshot, mode=mode, store=str(path))
     return Source(f"{source}+{mode}", httpx.Client(transport=transport, timeout=timeout),
-                  key if mode != "replay" else (key or REPLAY_KEY), details, [opened.close])
+                  key if mode != "replay" else (key or REPLAY_KEY), details, [opened.close],
+                  transport.replay_answer)
 
 
 def coerce_args(tool: Tool, raw: Mapping[str, str]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from kopa_replay.errors import CassetteMiss, UsageError
 from kopa_replay.record.redact import Redactor
 from kopa_replay.record.store import Store
 
-__all__ = ["MODES", "KEPT_RESPONSE_HEADERS", "decide", "RecordTransport", "AsyncRecordTransport"]
+__all__ = ["MODES", "KEPT_RESPONSE_HEADERS", "decide", "Replayed", "RecordTransport", "AsyncRecordTransport"]
 
 MODES = ("replay", "record", "replay-or-record", "refresh")
 #: response headers worth keeping; the rest (dates, cookies, server names) is noise or secret. Bodies are
@@ -51,6 +51,15 @@ def decide(mode: str, recorded: int, served: int) -> str:
     return "miss" if mode == "replay" else "send"
 
 
+@dataclass(frozen=True)
+class Replayed:
+    """A recorded answer served without httpx: status, body, and the body's content digest."""
+
+    status: int
+    content: bytes
+    body_digest: str
+
+
 @dataclass
 class _Core:
     """The shared, I/O-free-as-possible part of the sync and async transports."""
@@ -70,16 +79,23 @@ class _Core:
         self._served: dict[str, int] = {}
         # request key -> recorded (status, headers, body digest) answers, read once per key
         self._recorded: dict[str, list[tuple[int, dict[str, str], str]]] = {}
+        # the redactor that also masks a call's own key, built once per key (a handful per run)
+        self._redactors: dict[tuple[str, ...], Redactor] = {}
         self._lock = threading.Lock()
-
-    def _redactor(self, request: httpx.Request) -> Redactor:
-        secrets: Iterable[str] = request.extensions.get("kopa_secrets") or ()
-        return self.redactor.with_values(s for s in secrets if s) if secrets else self.redactor
 
     def plan(self, request: httpx.Request) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None]:
         """(action, request key, redactor, interaction to replay)."""
-        redactor = self._redactor(request)
-        key = redactor.request_key(request.method, str(request.url), request.content)
+        secrets: Iterable[str] = request.extensions.get("kopa_secrets") or ()
+        return self.plan_raw(request.method, str(request.url), request.content, secrets)
+
+    def plan_raw(self, method: str, url: str, content: bytes,
+                 secrets: Iterable[str] = ()) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None]:
+        """:meth:`plan` for a request that was never built as an ``httpx.Request`` (the replay fast path)."""
+        secrets = tuple(s for s in secrets if s)
+        redactor = self._redactors.get(secrets) if secrets else self.redactor
+        if redactor is None:
+            redactor = self._redactors.setdefault(secrets, self.redactor.with_values(secrets))
+        key = redactor.request_key(method, url, content)
         with self._lock:
             if key not in self._recorded:
                 self._recorded[key] = self.store.answers(self.snapshot, key) if self.mode != "record" else []
@@ -90,6 +106,23 @@ class _Core:
                 self._served[key] = served + 1
                 return action, key, redactor, recorded[min(served, len(recorded) - 1)]
         return action, key, redactor, None
+
+    def replay_answer(self, method: str, url: str, secrets: Iterable[str] = ()) -> Replayed | None:
+        """The recorded answer to a body-less request, or None when it must go through the transport.
+
+        This is the replay fast path: no ``httpx.Request``/``Response`` is built. It
+        serves exactly what :meth:`plan` would (the same request key, the same
+        walk through repeated answers); a request it does not answer — not
+        recorded, or a mode that sends — is left to the client, which records it
+        or raises :class:`~kopa_replay.errors.CassetteMiss`.
+        """
+        if self.mode in ("record", "refresh"):
+            return None
+        action, _key, _redactor, answer = self.plan_raw(method, url, b"", secrets)
+        if action != "replay" or answer is None:
+            return None
+        status, _headers, digest = answer
+        return Replayed(status, self.store.body(digest), digest)
 
     def replayed(self, request: httpx.Request, answer: tuple[int, dict[str, str], str]) -> httpx.Response:
         status, headers, digest = answer
@@ -127,6 +160,10 @@ class RecordTransport(httpx.BaseTransport):
     def mode(self) -> str:
         return self._core.mode
 
+    def replay_answer(self, method: str, url: str, secrets: Iterable[str] = ()) -> Replayed | None:
+        """See :meth:`_Core.replay_answer`: a recorded answer without building httpx objects."""
+        return self._core.replay_answer(method, url, secrets)
+
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         action, key, redactor, interaction = self._core.plan(request)
         if action == "replay":
@@ -150,6 +187,10 @@ class AsyncRecordTransport(httpx.AsyncBaseTransport):
                  redactor: Redactor | None = None) -> None:
         self.inner = inner
         self._core = _Core(store, snapshot, mode, redactor or Redactor())
+
+    def replay_answer(self, method: str, url: str, secrets: Iterable[str] = ()) -> Replayed | None:
+        """See :meth:`_Core.replay_answer` (no I/O besides the store, so it need not be awaited)."""
+        return self._core.replay_answer(method, url, secrets)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         await request.aread()

@@ -266,3 +266,89 @@ def test_async_twin_replays_the_snapshot_and_pages(catalog, no_network):
             return await env.fetch_all("gg_pharmacy", {"pSize": 100})
 
     assert len(asyncio.run(paged()).records) == 896
+
+
+# -- the replay fast path ------------------------------------------------------
+def _answered_by(env: ToolEnvironment) -> list[bool]:
+    """Wrap the source's fast path; the list says, per call, whether it answered (True) or passed (False)."""
+    answered: list[bool] = []
+    inner = env.source.replayer
+
+    def counting(*args):
+        got = inner(*args)
+        answered.append(got is not None)
+        return got
+
+    env.source.replayer = counting
+    return answered
+
+
+def test_the_fast_path_answers_every_recorded_call_exactly_as_httpx_replay_does(catalog, no_network):
+    from kopa_replay.drift.probe import probe_requests
+
+    calls = probe_requests(catalog)
+    with ToolEnvironment.open(catalog) as fast, ToolEnvironment.open(catalog) as slow:
+        answered = _answered_by(fast)
+        slow.source.replayer = None  # every call through httpx and RecordTransport.handle_request
+        for name, args in calls:
+            one, other = fast.call(name, args), slow.call(name, args)
+            assert one == other, name
+        assert answered == [True] * len(calls)  # same request keys: nothing fell back to the client
+        assert fast.state_digest() == slow.state_digest()
+    assert no_network == []
+
+
+def test_memoized_records_are_copies_the_caller_may_change(no_network):
+    with ToolEnvironment.open() as env:
+        first = env.call(STOCK, {"srtnCd": "069540", "basDt": "20260831"})
+        first.records[0]["clpr"] = "0"
+        first.records.clear()
+        again = env.call(STOCK, {"srtnCd": "069540", "basDt": "20260831"})
+    assert again.records[0]["clpr"] == "1680" and again.digest == result_digest(STOCK, "ok", "00", again.records)
+
+
+def test_nested_records_are_copied_too(tmp_path, catalog):
+    from kopa_replay.env.environment import _fresh
+
+    value = [{"a": [1, {"b": None}], "c": {"d": ["x"]}}]
+    copy = _fresh(value)
+    assert copy == value
+    copy[0]["a"][1]["b"] = 2
+    copy[0]["c"]["d"].append("y")
+    assert value == [{"a": [1, {"b": None}], "c": {"d": ["x"]}}]
+
+
+def test_the_memo_stays_within_its_record_budget(monkeypatch, catalog, no_network):
+    from kopa_replay.drift.probe import probe_requests
+    from kopa_replay.env import environment
+
+    monkeypatch.setattr(environment, "MEMO_RECORDS", 300)
+    calls = probe_requests(catalog)
+    with ToolEnvironment.open(catalog) as bounded, ToolEnvironment.open(catalog) as plain:
+        plain.source.replayer = None
+        for name, args in calls + calls:
+            assert bounded.call(name, args) == plain.call(name, args)
+            memo = bounded._core._memo
+            assert sum(len(r.records) for r in memo.values()) == bounded._core._memo_records <= 300
+        assert memo  # small answers were kept
+
+
+def test_a_miss_on_the_fast_path_still_fails_loudly(no_network):
+    with ToolEnvironment.open() as env:
+        answered = _answered_by(env)
+        with pytest.raises(CassetteMiss):
+            env.call(STOCK, {"srtnCd": "069540", "basDt": "20250101"})
+    assert answered == [False]
+
+
+def test_replay_or_record_falls_back_to_the_source_and_then_replays(tmp_path, catalog):
+    from kopa_replay.env import open_source
+
+    store = tmp_path / "kopa.sqlite"
+    args = {"srtnCd": "069540", "basDt": "20260831"}
+    with open_source("sim", snapshot="s", mode="replay-or-record", store=store, catalog=catalog) as source:
+        env = ToolEnvironment(catalog, source)
+        answered = _answered_by(env)
+        recorded, replayed = env.call(STOCK, args), env.call(STOCK, args)
+    assert answered == [False, True]
+    assert recorded == replayed and replayed.records[0]["clpr"] == "1680"

@@ -113,3 +113,35 @@ def test_async_transport_shares_the_core(tmp_path):
     store.ensure_snapshot("empty")
     with pytest.raises(CassetteMiss, match="snapshot 'empty'"):
         asyncio.run(run(AsyncRecordTransport(None, store, "empty", "replay")))
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)
+
+
+@given(corp_name=_TEXT, bgn_de=_TEXT, page=st.integers(1, 10**6), key=st.sampled_from(["sim-key", "a+b/c=d&e%20"]))
+def test_the_fast_path_and_httpx_give_one_request_key(catalog, corp_name, bgn_de, page, key):
+    """The replay fast path keys the URL string it built; httpx re-encodes it. Both must name one request."""
+    from kopa_replay.env.call import build_request
+
+    tool = catalog.get("dart_list")
+    args = {"corp_code": corp_name, "bgn_de": bgn_de, "page_no": page}
+    method, url, headers, _ = build_request(tool, {k: v for k, v in args.items() if v != ""}, key)
+    request = httpx.Request(method, url, headers=headers, extensions={"kopa_secrets": (key,)})
+    redactor = Redactor().with_values([key])
+    assert redactor.request_key(method, url) == redactor.request_key(request.method, str(request.url))
+
+
+def test_the_fast_path_walks_repeated_answers_with_the_transport(tmp_path):
+    simulator = Simulator(seed=0, fault_rate=0.5)
+    store = Store(tmp_path / "s.sqlite")
+    url = ("https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
+           "?serviceKey=sim-key&resultType=json&basDt=20260831&pageNo={}")
+    with httpx.Client(transport=RecordTransport(SimTransport(simulator), store, "f", "record")) as client:
+        live = [[client.get(url.format(p)).status_code for _ in range(3)] for p in range(1, 15)]
+    transport = RecordTransport(None, store, "f", "replay")
+    with httpx.Client(transport=transport) as client:
+        # alternate the two paths: one count of answers served per request, whichever path served it
+        replayed = [[transport.replay_answer("GET", url.format(p)).status if i % 2 == 0
+                     else client.get(url.format(p)).status_code for i in range(3)] for p in range(1, 15)]
+    assert replayed == live
+    assert transport.replay_answer("GET", url.format(99)) is None  # not recorded: left to the client
