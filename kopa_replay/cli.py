@@ -603,7 +603,8 @@ def _build_options(func):
                         help="semantic (offline synonym groups and formats) or llm (an OpenAI-compatible server).")(func)
     func = click.option("--llm-url", envvar="KOPA_LLM_URL", help="Base URL of the OpenAI-compatible server "
                         "(--scorer llm) [env KOPA_LLM_URL], e.g. http://127.0.0.1:8000/v1.")(func)
-    func = click.option("--llm-model", envvar="KOPA_LLM_MODEL", help="Model name for --scorer llm [env KOPA_LLM_MODEL].")(func)
+    func = click.option("--llm-model", envvar="KOPA_LLM_MODEL", help="Model name for --scorer llm [env KOPA_LLM_MODEL]; "
+                        "its answers are recorded in RUN_DIR/llm.sqlite (or --store) and replayed on rebuilds.")(func)
     return func
 
 
@@ -622,8 +623,12 @@ def _build(cat, run_dir, same_domain, cross_domain, min_score, embedder, scorer,
             from kopa_replay.graph.score_llm import LLMScorer
             from kopa_replay.llm import ChatClient
 
-            # the model's answers are recorded (snapshot "llm"), so a rebuild is offline and identical
-            client = stack.enter_context(ChatClient(llm_url, llm_model, store=_store_path(store), snapshot="llm"))
+            # the model's answers are recorded (snapshot "llm"; by default in the run directory, never in the
+            # shipped cassette), so a rebuild is offline and identical
+            from pathlib import Path
+
+            llm_store = store or str(Path(run_dir) / "llm.sqlite")
+            client = stack.enter_context(ChatClient(llm_url, llm_model, store=llm_store, snapshot="llm"))
             chosen = LLMScorer(client)
         return build_graph(cat, run_dir, embedder=embedder_for(embedder), scorer=chosen, config=config,
                            catalog_label=label)
@@ -664,7 +669,7 @@ def graph_build(run_dir, same_domain, cross_domain, min_score, embedder, scorer,
 @click.option("--max-depth", default=3, show_default=True, type=int, help="Links per sampled path.")
 @click.option("--w-s", "w_s", default=2.0, show_default=True, type=float, help="Beta increment of a structural failure.")
 @click.option("--w-e", "w_e", default=0.25, show_default=True, type=float, help="Beta increment of an environmental failure.")
-@click.option("--threshold", default=0.35, show_default=True, type=float, help="Viability: cut below this posterior mean.")
+@click.option("--threshold", default=0.4, show_default=True, type=float, help="Viability: cut below this posterior mean.")
 @click.option("--min-trials", default=2, show_default=True, type=int, help="Trials before a link may be cut.")
 @click.option("--prior-strength", default=2.0, show_default=True, type=float,
               help="Pseudo-trials the scorer's feasibility is worth in each link's prior.")

@@ -5,9 +5,10 @@ successes / (successes + structural failures). Environmental failures are
 left out: a server's bad minute says nothing about a binding (the loop
 itself penalizes them lightly for the same reason).
 
-Against the truth (:mod:`kopa_replay.sim.truth`, which the scorer and the
-loop never see), a link is *sound* when every parameter←field pair of its
-binding executes in the simulated world, *broken* otherwise. Cutting is
+Against the truth (:func:`kopa_replay.sim.truth.link_executes`, which the
+scorer and the loop never see), a link is *sound* when its binding executes in
+the simulated world (every parameter←field pair, and no required entity
+parameter left to an unrelated value), *broken* otherwise. Cutting is
 scored like a classifier of broken links: precision = broken among the cut,
 recall = cut among the broken; true-link retention = sound links kept.
 """
@@ -18,7 +19,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from kopa_replay.graph.model import Link
 
-__all__ = ["execution_rate", "paper_metrics", "truth_metrics", "link_is_sound", "simulator_truth"]
+__all__ = ["execution_rate", "paper_metrics", "truth_metrics", "simulator_truth"]
 
 
 def _rate(link: Link) -> float | None:
@@ -56,30 +57,23 @@ def paper_metrics(links: Sequence[Link]) -> dict[str, Any]:
     }
 
 
-def link_is_sound(link: Link, pair_executes: Callable[[str, str, str, str], bool]) -> bool:
-    """A link executes when every parameter←field pair of its binding does."""
-    return bool(link.binding) and all(pair_executes(link.source, field, link.target, param)
-                                      for param, field in link.binding.items())
-
-
-def simulator_truth(tool_names: Iterable[str]) -> Callable[[str, str, str, str], bool] | None:
-    """The simulator's pair oracle, or None when some tool is unknown to it (a catalog of other APIs)."""
+def simulator_truth(tool_names: Iterable[str]) -> Callable[[Link], bool] | None:
+    """The simulator's link oracle, or None when some tool is unknown to it (a catalog of other APIs)."""
     from kopa_replay.sim.registry import registry
-    from kopa_replay.sim.truth import binding_executes
+    from kopa_replay.sim.truth import link_executes
 
     reg = registry()
     if any(reg.endpoint_for_tool(name) is None for name in sorted(set(tool_names))):
         return None
-    return lambda source, field, target, param: binding_executes(source, field, target, param, reg)
+    return lambda link: link_executes(link.source, link.binding, link.target, reg)
 
 
-def truth_metrics(links: Sequence[Link], pair_executes: Callable[[str, str, str, str], bool] | None
-                  ) -> dict[str, Any]:
+def truth_metrics(links: Sequence[Link], link_executes: Callable[[Link], bool] | None) -> dict[str, Any]:
     """Precision and recall of cutting broken links, true-link retention, sound shares before and after."""
-    if pair_executes is None:
+    if link_executes is None:
         return {"precision": None, "recall": None, "true_link_retention": None, "sound_share_before": None,
                 "sound_share_after": None, "links_sound": None}
-    sound = {link.key: link_is_sound(link, pair_executes) for link in links}
+    sound = {link.key: link_executes(link) for link in links}
     pruned = [link for link in links if link.pruned]
     retained = [link for link in links if not link.pruned]
     broken = [link for link in links if not sound[link.key]]

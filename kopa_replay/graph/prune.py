@@ -26,12 +26,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from kopa_replay.catalog.model import Catalog
+from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
+from kopa_replay.graph.score import CONCEPTS, TEMPORAL, concepts_of
 
 __all__ = ["PruneConfig", "IterationStats", "update", "should_cut", "choose", "prior_posterior", "prune",
-           "bound_arguments"]
+           "bound_arguments", "target_fillers"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class PruneConfig:
     max_depth: int = 3          # links per path
     w_s: float = 2.0            # beta increment for a structural failure (heavy)
     w_e: float = 0.25           # beta increment for an environmental failure (light)
-    threshold: float = 0.35     # viability: cut when the posterior mean falls below it ...
+    threshold: float = 0.4      # viability: cut when the posterior mean falls below it ...
     min_trials: int = 2         # ... and the link was tried at least this often
     prior_strength: float = 2.0  # pseudo-trials the scorer's feasibility is worth in the prior
 
@@ -138,26 +139,22 @@ def bound_arguments(binding: Mapping[str, str], records: Sequence[Mapping[str, A
     return {param: record[field] for param, field in sorted(binding.items())}
 
 
-def _required_example(tool: Any, rng: np.random.Generator) -> dict[str, Any]:
-    """The required arguments of one of the tool's examples: what the bound values do not supply.
+def target_fillers(tool: Tool) -> list[dict[str, Any]]:
+    """What a link's bound values are called beside: each catalog example, less its optional entity arguments.
 
     Optional example arguments that name an entity (a crno, a company name) are
     left out: they pin the example's own entity and would contradict the value
-    handed over. Optional dates and settings stay (a filing search needs its window).
+    handed over. Required arguments, optional dates and settings stay (a filing
+    search needs its window).
     """
-    if not tool.examples:
-        return {}
-    example = tool.examples[int(rng.integers(len(tool.examples)))]
-    return {name: value for name, value in example.items()
-            if name in tool.required or not _names_an_entity(tool, name)}
+    properties = tool.input_schema.get("properties", {})
+    strength = {concept.name: concept.strength for concept in CONCEPTS}
 
+    def names_an_entity(param: str) -> bool:
+        return any(strength[c] > TEMPORAL for c in concepts_of(param, properties.get(param, {})))
 
-def _names_an_entity(tool: Any, param: str) -> bool:
-    from kopa_replay.graph.score import CONCEPTS, TEMPORAL, concepts_of
-
-    strength = {c.name: c.strength for c in CONCEPTS}
-    schema = tool.input_schema.get("properties", {}).get(param, {})
-    return any(strength[c] > TEMPORAL for c in concepts_of(param, schema))
+    return [{name: value for name, value in example.items() if name in tool.required or not names_an_entity(name)}
+            for example in tool.examples] or [{}]
 
 
 def _present(value: Any) -> bool:
@@ -184,11 +181,12 @@ def prune(links: Sequence[Link], catalog: Catalog, env: Any, config: PruneConfig
     starts = sorted(name for name in outgoing if name in catalog and catalog.get(name).examples)
     if not starts:
         raise UsageError("no candidate link starts at a tool with example arguments: nothing to execute")
+    fillers = {name: target_fillers(catalog.get(name)) for name in sorted({link.target for link in ordered})}
     history: list[IterationStats] = []
     for iteration in range(1, config.iterations + 1):
         passed = steps = steps_ok = 0
         for _ in range(config.paths):
-            ok, made, made_ok = _walk(rng, starts, outgoing, catalog, env, config)
+            ok, made, made_ok = _walk(rng, starts, outgoing, fillers, catalog, env, config)
             passed += ok
             steps += made
             steps_ok += made_ok
@@ -206,9 +204,13 @@ def prune(links: Sequence[Link], catalog: Catalog, env: Any, config: PruneConfig
     return history
 
 
-def _walk(rng: np.random.Generator, starts: Sequence[str], outgoing: Mapping[str, list[Link]], catalog: Catalog,
-          env: Any, config: PruneConfig) -> tuple[bool, int, int]:
-    """One sampled path: (passed, calls made, calls ok). A path passes when it crossed a link and every call succeeded."""
+def _walk(rng: np.random.Generator, starts: Sequence[str], outgoing: Mapping[str, list[Link]],
+          fillers: Mapping[str, list[dict[str, Any]]], catalog: Catalog, env: Any,
+          config: PruneConfig) -> tuple[bool, int, int]:
+    """One sampled path: (passed, calls made, calls ok).
+
+    A path passes when it crossed at least one link and every call succeeded.
+    """
     name = starts[int(rng.integers(len(starts)))]
     tool = catalog.get(name)
     args = dict(tool.examples[int(rng.integers(len(tool.examples)))])
@@ -221,13 +223,13 @@ def _walk(rng: np.random.Generator, starts: Sequence[str], outgoing: Mapping[str
         if not options:
             break
         link = choose(rng, options, config.min_trials)
-        target = catalog.get(link.target)
         values = bound_arguments(link.binding, result.records, rng)
         crossed += 1
         if values is None:  # the output never carries what the binding reads: the binding is wrong
             update(link, "structural_error", config)
             return False, steps, steps_ok
-        result = env.call(link.target, {**_required_example(target, rng), **values})
+        beside = fillers[link.target]
+        result = env.call(link.target, {**beside[int(rng.integers(len(beside)))], **values})
         steps += 1
         steps_ok += result.outcome == "ok"
         update(link, result.outcome, config)

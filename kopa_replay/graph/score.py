@@ -207,8 +207,10 @@ class SemanticScorer:
             skip = {p for p in (pagination.page_param, pagination.size_param, pagination.start_param,
                                 pagination.end_param) if p}
             props = tool.input_schema.get("properties", {})
-            # choices from a fixed list (report types, result formats) are settings, not handed-over values
-            skip |= {name for name, prop in props.items() if "enum" in prop or prop.get("type") == "boolean"}
+            # choices from a fixed list (report types, result formats) are settings, not handed-over values —
+            # unless the list is of entities (the 17 education offices)
+            skip |= {name for name, prop in props.items() if prop.get("type") == "boolean"
+                     or ("enum" in prop and not concepts_of(name, prop))}
             self._inputs[tool.name] = _slots(props, skip)
         return self._inputs[tool.name]
 

@@ -10,36 +10,52 @@ scored for precision and recall against them.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from kopa_replay.sim.registry import Registry, registry
 
-__all__ = ["COMPATIBLE", "DOMAINS", "accepts", "binding_executes", "field_domain", "param_domain", "true_bindings"]
+__all__ = ["COMPATIBLE", "DOMAINS", "SCOPED_BY", "accepts", "binding_executes", "field_domain", "link_executes",
+           "param_domain", "true_bindings"]
 
 #: The value domains of this world. A field or parameter without a domain
-#: (free text, measures, flags) binds to nothing.
+#: (free text, measures, flags) binds to nothing. The ``…_part`` domains and
+#: ``since_date`` belong to parameters only: searches and range starts that accept
+#: values of several field domains (see COMPATIBLE).
 DOMAINS = {
     # finance
     "corp_code": "DART 고유번호, 8 digits",
-    "corp_name": "company name as registered (라이트론)",
+    "corp_name": "company name as listed and filed (라이트론)",
+    "corp_registry_name": "법인명 as in the corporate registry, with its form ((주)라이트론)",
+    "corp_name_part": "a substring search over registered 법인명: a company name or the 법인명 itself",
     "stock_code": "6-digit short stock code (srtnCd, stock_code, ISU_SRT_CD)",
     "isin": "12-char ISIN (isinCd, KRX base-info ISU_CD)",
+    "isin_part": "a substring search over ISINs: an ISIN or the 6-digit short code inside it",
     "crno": "13-digit corporate registration number (법인등록번호, jurir_no)",
     "bizr_no": "10-digit business registration number",
     "rcept_no": "14-digit DART receipt number",
-    "date": "a calendar date YYYYMMDD",
-    "past_date": "a historical date YYYYMMDD (founding, promulgation, ruling): no daily data exists for it",
-    "business_date": "an exchange business day YYYYMMDD (prices exist)",
-    "year": "a year YYYY",
+    "date": "a recent calendar date YYYYMMDD (daily records of the services exist for it)",
+    "past_date": "a historical date YYYYMMDD (founding, listing, licence, code adoption): no daily data "
+                 "exists for it, but a window opened on it reaches today",
+    "recent_past_date": "a date of the last decade or two YYYYMMDD (a law's promulgation or enforcement, a "
+                        "ruling, a closure): mostly inside the daily series (2015 on) and before the latest "
+                        "events, so a daily date parameter and a window start both take it",
+    "business_date": "an exchange business day YYYYMMDD (prices exist; schools teach on it in term)",
+    "since_date": "the first day YYYYMMDD of a range that runs on to today: any earlier date, historical "
+                  "or recent, opens it",
+    "year": "a recent year YYYY (what the yearly histories hold: DART reports from 2024, classes from 2015)",
+    "fiscal_year": "a business year YYYY whose annual report is filed (reports exist only then)",
     "yearmonth": "a month YYYYMM",
     "reprt_code": "DART report code 11011/11012/11013/11014",
     # regions
     "region_cd": "10-digit 법정동 code",
     "lawd_cd": "5-digit 시군구 code (LAWD_CD)",
+    "seoul_gu_cd": "5-digit 시군구 code of a Seoul 구 (CGG_CD of Seoul-only datasets)",
     "sido_name": "시도 name (서울특별시)",
     "sigungu_name": "시군구 name (강남구, 수원시)",
     "dong_name": "읍면동 name",
+    "region_name_part": "a substring search over full 법정동 names: a 시도, 시군구 or 읍면동 name",
     "adstrd_cd": "8-digit 행정동 code (Seoul datasets)",
+    "admm_cd": "10-digit 행정기관코드 (주민등록 population by 행정동)",
     # transit
     "tago_city_code": "TAGO city code (25 Daejeon)",
     "tago_route_id": "TAGO route id (DJB30300004)",
@@ -50,6 +66,7 @@ DOMAINS = {
     "seoul_route_id": "Seoul busRouteId, 9 digits",
     "seoul_route_no": "Seoul bus route name (rtNm, 143)",
     "seoul_station_id": "Seoul stId, 9 digits",
+    "seoul_station_ord": "the order of a stop on one Seoul route (ord)",
     "seoul_ars_id": "Seoul arsId, 5 digits",
     "seoul_stop_name": "Seoul bus stop name (stNm)",
     "subway_station": "subway station name",
@@ -57,11 +74,15 @@ DOMAINS = {
     # education
     "neis_office_code": "시도교육청 code (B10)",
     "school_code": "7-digit NEIS school code (SD_SCHUL_CODE)",
+    "elementary_school_code": "a school code of an elementary school (the elsTimetable answers only those)",
+    "middle_school_code": "a school code of a middle school (misTimetable)",
+    "high_school_code": "a school code of a high school (hisTimetable)",
     "school_name": "school name",
     # law
     "law_mst": "법령일련번호 (MST)",
     "law_id": "6-digit 법령ID",
     "law_name": "법령명",
+    "prec_serial": "판례일련번호 (the ID of a precedent)",
     # politics
     "mona_cd": "8-char member code (MONA_CD)",
     "member_name": "legislator name (HG_NM)",
@@ -87,8 +108,21 @@ def field_domain(tool: str, field: str, reg: Registry | None = None) -> str | No
 
 
 #: (field domain, parameter domain) pairs that execute although the domains differ. One way only:
-#: a trading day is a calendar date, and a 경기 시군 code is a 시군구 code (LAWD_CD) — not the reverse.
-COMPATIBLE = frozenset({("business_date", "date"), ("sigun_cd", "lawd_cd")})
+#: a trading day is a calendar date, a 경기 시군 or Seoul 구 code is a 시군구 code (LAWD_CD), a filed
+#: business year is a year — not the reverse. A range start accepts any date up to today; a date of
+#: recent years is recent enough for a daily series and old enough to open a window; a substring
+#: search accepts every name it can find inside the longer names it searches.
+COMPATIBLE = frozenset({
+    ("elementary_school_code", "school_code"), ("middle_school_code", "school_code"),
+    ("high_school_code", "school_code"),
+    ("business_date", "date"), ("sigun_cd", "lawd_cd"), ("seoul_gu_cd", "lawd_cd"), ("fiscal_year", "year"),
+    ("date", "since_date"), ("business_date", "since_date"), ("past_date", "since_date"),
+    ("recent_past_date", "since_date"), ("recent_past_date", "past_date"), ("recent_past_date", "date"),
+    ("corp_name", "corp_name_part"), ("corp_registry_name", "corp_name_part"),
+    ("isin", "isin_part"), ("stock_code", "isin_part"),
+    ("sido_name", "region_name_part"), ("sigungu_name", "region_name_part"), ("sigun_name", "region_name_part"),
+    ("dong_name", "region_name_part"),
+})
 
 
 def accepts(param_domain_: str, field_domain_: str) -> bool:
@@ -106,6 +140,42 @@ def binding_executes(source_tool: str, field: str, target_tool: str, param: str,
     if source is None or target is None:
         return False
     return accepts(target, source)
+
+
+#: A value of the key domain is only meaningful together with a value of these domains: a school code
+#: within its education office, a Seoul stop within a route together with the stop's order on it, a TAGO
+#: city together with one of its routes or stops.
+SCOPED_BY: Mapping[str, frozenset[str]] = {
+    "school_code": frozenset({"neis_office_code"}),
+    "elementary_school_code": frozenset({"neis_office_code"}),
+    "middle_school_code": frozenset({"neis_office_code"}),
+    "high_school_code": frozenset({"neis_office_code"}),
+    "seoul_station_id": frozenset({"seoul_station_ord"}),
+    "seoul_route_id": frozenset({"seoul_station_ord"}),
+    # a TAGO city code only finds a route or a stop of that city
+    "tago_city_code": frozenset({"tago_route_id", "tago_node_id"}),
+}
+
+
+def link_executes(source_tool: str, binding: Mapping[str, str], target_tool: str,
+                  reg: Registry | None = None) -> bool:
+    """Whether calling ``target_tool`` with ``{param: value of source_tool.field}`` executes.
+
+    Every pair of the binding must execute, and a value handed over must not
+    be left beside a required parameter that scopes it (:data:`SCOPED_BY`):
+    filled some other way — a catalog example's education office beside
+    another office's school code — it names a different entity and the call
+    finds nothing.
+    """
+    reg = reg or registry()
+    if not binding or not all(binding_executes(source_tool, field, target_tool, param, reg)
+                              for param, field in binding.items()):
+        return False
+    endpoint = reg.endpoint_for_tool(target_tool)
+    inputs = endpoint.inputs if endpoint else {}
+    scopes = set().union(*(SCOPED_BY.get(inputs.get(param, ""), frozenset()) for param in binding))
+    return not any(inputs.get(param) in scopes for param in (endpoint.required if endpoint else ())
+                   if param not in binding)
 
 
 def true_bindings(tools: Iterable[str], reg: Registry | None = None) -> set[tuple[str, str, str, str]]:

@@ -101,3 +101,26 @@ def test_a_graph_built_from_another_catalog_is_refused(run, built, tmp_path):
     line = _error(run("graph", "prune", "--run-dir", str(run_dir), "--scale", "paper", *SMALL))
     assert "another catalog" in line
     assert (run_dir / "candidates.json").read_bytes() == before
+
+
+def test_build_with_the_llm_scorer_records_and_rebuilds_offline(run, tmp_path):
+    from kopa_replay.llm.fake import running_chat_server
+
+    def answer(request):
+        prompt = json.dumps(request, ensure_ascii=False)
+        if prompt.count("corp_code") >= 2:
+            return '```json\n{"feasibility": 0.9, "bindings": {"corp_code": "corp_code"}, "reason": "same code"}\n```'
+        return '{"feasibility": 0.1, "bindings": {}, "reason": "nothing to hand over"}'
+
+    args = ["graph", "build", "--run-dir", str(tmp_path / "run"), "--scorer", "llm", "--llm-model", "judge",
+            "--same-domain", "2", "--cross-domain", "1", "--json"]
+    with running_chat_server(answer) as server:
+        first = run(*args, "--llm-url", server.url)
+        asked = server.requests
+    assert first.exit_code == 0, first.output
+    assert asked > 0
+    built = (tmp_path / "run" / "candidates.json").read_bytes()
+    assert json.loads(first.output)["links"] > 0 and b'"scorer": "llm:judge"' in built
+    again = run(*args, "--llm-url", server.url)  # the server is gone: every answer comes from llm.sqlite
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "run" / "candidates.json").read_bytes() == built

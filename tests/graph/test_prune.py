@@ -36,6 +36,8 @@ def test_trials_add_up_and_the_posterior_moves_the_right_way(outcomes):
 def test_structural_failures_weigh_more_than_environmental_ones():
     config = PruneConfig()
     structural, environmental = link(), link()
+    for item in (structural, environmental):
+        item.alpha, item.beta = prior_posterior(item.prior, config.prior_strength)
     for _ in range(3):
         update(structural, "structural_error", config)
         update(environmental, "environmental_error", config)
@@ -80,3 +82,16 @@ def test_bound_values_come_from_one_record_that_carries_every_field():
 def test_bad_configuration_is_a_usage_error(kwargs):
     with pytest.raises(UsageError):
         PruneConfig(**kwargs)
+
+
+def test_examples_keep_required_and_date_arguments_and_drop_optional_entities(catalog):
+    from kopa_replay.graph.prune import target_fillers
+
+    divi = catalog.get("datagokr_get_divi_info")
+    assert divi.examples[0].get("crno") and "crno" not in divi.required
+    assert all("crno" not in filler for filler in target_fillers(divi))  # would pin the example's company
+    listing = catalog.get("dart_list")
+    kept = target_fillers(listing)
+    assert len(kept) == len(listing.examples) and any("bgn_de" in e for e in listing.examples)
+    for example, filler in zip(listing.examples, kept):
+        assert ("bgn_de" in filler) == ("bgn_de" in example)  # a filing search keeps its window

@@ -158,3 +158,62 @@ def test_ground_truth_agrees_with_execution(catalog, client):
             broken.append((source, field, target, param))
     decided = [o for o in (runs(*b) for b in broken) if o is not None]
     assert sum(decided) / len(decided) <= 0.05
+
+
+# (source, field, target, parameter, executes): one binding per kind of value the date, range and
+# substring domains tell apart, run as test_ground_truth_agrees_with_execution runs them.
+_DOMAIN_CASES = [
+    # a historical date opens a range or a DART window, but no daily series holds it
+    ("neis_school_info", "FOND_YMD", "neis_school_schedule", "AA_FROM_YMD", True),
+    ("neis_school_info", "FOND_YMD", "dart_piic_decsn", "bgn_de", True),
+    ("neis_school_info", "FOND_YMD", "seoul_card_subway_stats_new", "USE_DT", False),
+    # a recent day opens a range, but comes after a company's decisions
+    ("seoul_card_subway_stats_new", "USE_DT", "datagokr_get_stock_price_info", "beginBasDt", True),
+    ("seoul_card_subway_stats_new", "USE_DT", "dart_piic_decsn", "bgn_de", False),
+    # a date of the last decade does both, but is no school day of this term
+    ("law_get_prec", "선고일자", "seoul_card_subway_stats_new", "USE_DT", True),
+    ("law_get_prec", "선고일자", "dart_piic_decsn", "bgn_de", True),
+    ("law_get_prec", "선고일자", "neis_els_timetable", "ALL_TI_YMD", False),
+    ("krx_stk_bydd_trd", "BAS_DD", "neis_els_timetable", "ALL_TI_YMD", True),
+    # substring searches find shorter names and codes; exact parameters do not
+    ("datagokr_get_item_info", "corpNm", "datagokr_get_corp_outline_v2", "corpNm", True),
+    ("dart_company", "corp_name", "datagokr_get_corp_outline_v2", "corpNm", True),
+    ("dart_company", "corp_name", "datagokr_get_item_info", "corpNm", False),
+    ("gg_gen_anmal_hosptl", "SIGUN_NM", "datagokr_get_stan_regin_cd_list", "locatadd_nm", True),
+    ("krx_stk_bydd_trd", "ISU_CD", "datagokr_get_item_info", "likeIsinCd", True),
+    # a 경기 시군 code is a 시군구 code, but Seoul-only rent data has none of them
+    ("gg_gen_anmal_hosptl", "SIGUN_CD", "datagokr_get_rtms_data_svc_apt_trade", "LAWD_CD", True),
+    ("gg_gen_anmal_hosptl", "SIGUN_CD", "seoul_tb_ln_opendata_rent_v", "CGG_CD", False),
+    ("law_search_prec", "판례일련번호", "law_get_prec", "ID", True),
+]
+
+
+@pytest.mark.parametrize("source,field,target,param,executes", _DOMAIN_CASES)
+def test_domains_tell_apart_what_parameters_answer(catalog, client, source, field, target, param, executes):
+    src, tgt = catalog.get(source), catalog.get(target)
+    value = next(r[field] for r in execute(src, src.examples[0], client, "sim-key").records
+                 if str(r.get(field) or "").strip())
+    outcome = execute(tgt, {**tgt.examples[0], param: value}, client, "sim-key").outcome
+    assert binding_executes(source, field, target, param) is executes
+    assert (outcome == "ok") is executes, (value, outcome)
+
+
+@pytest.mark.parametrize("binding, sound", [
+    ({"SD_SCHUL_CODE": "SD_SCHUL_CODE"}, False),  # the example's education office beside another office's school
+    ({"SD_SCHUL_CODE": "SD_SCHUL_CODE", "ATPT_OFCDC_SC_CODE": "ATPT_OFCDC_SC_CODE"}, True),
+])
+def test_a_link_that_leaves_a_scoping_parameter_behind_is_broken(catalog, binding, sound):
+    """link_executes agrees with running the link the way the pruner does, over many source records."""
+    from kopa_replay.env import ToolEnvironment
+    from kopa_replay.sim.truth import link_executes
+
+    assert link_executes("neis_school_info", binding, "neis_meal_service_diet_info") is sound
+    target = catalog.get("neis_meal_service_diet_info")
+    required = {k: v for k, v in target.examples[0].items() if k in target.required}
+    with ToolEnvironment.open(catalog, source="sim") as env:
+        schools = env.call("neis_school_info", {"pSize": 60}).records
+        other = [r for r in schools if r["ATPT_OFCDC_SC_CODE"] != required.get("ATPT_OFCDC_SC_CODE")][:10]
+        outcomes = [env.call(target.name, {**target.examples[0],
+                                           **{p: r[f] for p, f in binding.items()}}).outcome for r in other]
+    assert len(outcomes) == 10
+    assert (outcomes.count("ok") >= 8) if sound else (outcomes.count("ok") <= 2)

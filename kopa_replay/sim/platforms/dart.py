@@ -511,7 +511,13 @@ def employee_rows(world, company: Company, year: int, code: str) -> list[dict[st
 
 _CORP = {"corp_code": "corp_code"}
 _EVENT_OUT = {"rcept_no": "rcept_no", "corp_code": "corp_code", "corp_name": "corp_name"}
+# Every year of the filing history (2024 on) has a filed report of some kind, this year's half-year
+# report by September: which one is the report code's business, so bsns_year takes a plain year.
 _PERIODIC_IN = {"corp_code": "corp_code", "bsns_year": "year", "reprt_code": "reprt_code"}
+# A decision window must open before the company's decisions: a historical date does, a recent day
+# mostly misses them. What an end date finds depends on the start it comes with (a day before it is
+# refused): no domain; nor for the list search's window, whose ends depend on each other the same way.
+_WINDOW_IN = {**_CORP, "bgn_de": "past_date"}
 
 
 def _endpoint(tool: str, path: str, handler, required: tuple[str, ...] = (), inputs=None, outputs=None,
@@ -521,23 +527,27 @@ def _endpoint(tool: str, path: str, handler, required: tuple[str, ...] = (), inp
 
 
 ENDPOINTS = [
+    # modify_date is the day the record last changed (recent); est_dt is the founding day.
     _endpoint("dart_corp_code", "/api/corpCode", corp_codes,
               inputs={"corp_name": "corp_name", "stock_code": "stock_code"},
-              outputs={"corp_code": "corp_code", "corp_name": "corp_name", "stock_code": "stock_code"}, zip=True),
+              outputs={"corp_code": "corp_code", "corp_name": "corp_name", "stock_code": "stock_code",
+                       "modify_date": "date"}, zip=True),
     _endpoint("dart_company", "/api/company", company_outline, ("corp_code",), _CORP,
               {"corp_code": "corp_code", "corp_name": "corp_name", "stock_name": "corp_name",
-               "stock_code": "stock_code", "jurir_no": "crno", "bizr_no": "bizr_no"}, single=True),
+               "stock_code": "stock_code", "jurir_no": "crno", "bizr_no": "bizr_no", "est_dt": "past_date"},
+              single=True),
+    # flr_nm is the filer: the company itself but for audit and ownership reports.
     _endpoint("dart_list", "/api/list", disclosures, (), _CORP,
               {"corp_code": "corp_code", "corp_name": "corp_name", "stock_code": "stock_code",
-               "rcept_no": "rcept_no", "rcept_dt": "business_date"}, paged=True),
+               "rcept_no": "rcept_no", "rcept_dt": "business_date", "flr_nm": "corp_name"}, paged=True),
     _endpoint("dart_cvbd_is_decsn", "/api/cvbdIsDecsn", _event_handler("cvbd"), ("corp_code", "bgn_de", "end_de"),
-              _CORP, _EVENT_OUT),
+              _WINDOW_IN, _EVENT_OUT),
     _endpoint("dart_bdwt_is_decsn", "/api/bdwtIsDecsn", _event_handler("bdwt"), ("corp_code", "bgn_de", "end_de"),
-              _CORP, _EVENT_OUT),
+              _WINDOW_IN, _EVENT_OUT),
     _endpoint("dart_piic_decsn", "/api/piicDecsn", _event_handler("piic"), ("corp_code", "bgn_de", "end_de"),
-              _CORP, _EVENT_OUT),
+              _WINDOW_IN, _EVENT_OUT),
     _endpoint("dart_tsstk_aq_decsn", "/api/tsstkAqDecsn", _event_handler("tsstk"),
-              ("corp_code", "bgn_de", "end_de"), _CORP, _EVENT_OUT),
+              ("corp_code", "bgn_de", "end_de"), _WINDOW_IN, _EVENT_OUT),
     _endpoint("dart_fnltt_single_acnt", "/api/fnlttSinglAcnt", single_accounts,
               ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN,
               {"rcept_no": "rcept_no", "bsns_year": "year", "corp_code": "corp_code", "stock_code": "stock_code",

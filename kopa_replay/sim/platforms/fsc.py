@@ -273,11 +273,17 @@ def dividends(world, q: Query) -> list[dict[str, Any]]:
 
 # -- endpoints ----------------------------------------------------------------------
 
-_STOCK_IN = {"basDt": "business_date", "srtnCd": "stock_code", "likeSrtnCd": "stock_code", "isinCd": "isin",
+# beginBasDt opens a range of trading days that runs on to today: any earlier date will do (the catalog's
+# pattern refuses years before 2000). What endBasDt and likeBasDt find depends on the days the rest of the
+# query selects: no domain.
+_STOCK_IN = {"basDt": "business_date", "beginBasDt": "since_date",
+             "srtnCd": "stock_code", "likeSrtnCd": "stock_code", "isinCd": "isin",
              "itmsNm": "corp_name", "likeItmsNm": "corp_name"}
 _STOCK_OUT = {"basDt": "business_date", "srtnCd": "stock_code", "isinCd": "isin", "itmsNm": "corp_name"}
-_FIN_IN = {"crno": "crno", "bizYear": "year"}
-_FIN_OUT = {"crno": "crno", "bizYear": "year"}
+# A statement is dated at its year end (a calendar date, not a trading day) and exists once the annual
+# report is filed.
+_FIN_IN = {"crno": "crno", "bizYear": "fiscal_year"}
+_FIN_OUT = {"crno": "crno", "bizYear": "fiscal_year", "basDt": "date"}
 
 
 def _endpoint(tool: str, service: str, operation: str, handler, inputs, outputs) -> Endpoint:
@@ -288,13 +294,19 @@ def _endpoint(tool: str, service: str, operation: str, handler, inputs, outputs)
 ENDPOINTS = [
     _endpoint("datagokr_get_stock_price_info", "GetStockSecuritiesInfoService", "getStockPriceInfo",
               _market_rows(price_item, _PRICE_FILTERS), _STOCK_IN, _STOCK_OUT),
+    # corpNm is the registry's 법인명 ("(주)라이트론"): getItemInfo matches it exactly, likeCorpNm and
+    # getCorpOutline_V2's corpNm as a substring (a company name finds it too). likeIsinCd finds the short
+    # code inside an ISIN (KR7069540007) as well.
     _endpoint("datagokr_get_item_info", "GetKrxListedInfoService", "getItemInfo",
               _market_rows(listing_item, _LISTING_FILTERS),
-              {**_STOCK_IN, "likeIsinCd": "isin", "crno": "crno", "likeCorpNm": "corp_name"},
-              {**_STOCK_OUT, "crno": "crno"}),
+              {**_STOCK_IN, "likeIsinCd": "isin_part", "crno": "crno", "corpNm": "corp_registry_name",
+               "likeCorpNm": "corp_name_part"},
+              {**_STOCK_OUT, "crno": "crno", "corpNm": "corp_registry_name"}),
     _endpoint("datagokr_get_corp_outline_v2", "GetCorpBasicInfoService_V2", "getCorpOutline_V2", corp_outlines,
-              {"crno": "crno", "corpNm": "corp_name"},
-              {"crno": "crno", "enpPbanCmpyNm": "corp_name", "bzno": "bizr_no", "fssCorpUnqNo": "corp_code"}),
+              {"crno": "crno", "corpNm": "corp_name_part"},
+              {"crno": "crno", "enpPbanCmpyNm": "corp_name", "corpNm": "corp_registry_name", "bzno": "bizr_no",
+               "fssCorpUnqNo": "corp_code", "enpEstbDt": "past_date", "enpXchgLstgDt": "past_date",
+               "enpKosdaqLstgDt": "past_date", "enpKrxLstgDt": "past_date"}),
     _endpoint("datagokr_get_summ_fina_stat_v2", "GetFinaStatInfoService_V2", "getSummFinaStat_V2",
               summary_statements, _FIN_IN, _FIN_OUT),
     _endpoint("datagokr_get_bs_v2", "GetFinaStatInfoService_V2", "getBs_V2", _statement_lines(_BS_ACCOUNTS),
@@ -303,8 +315,10 @@ ENDPOINTS = [
               _statement_lines(_IS_ACCOUNTS), _FIN_IN, _FIN_OUT),
     _endpoint("datagokr_get_divi_info", "GetStocDiviInfoService", "getDiviInfo", dividends,
               # basDt is the day a dividend decision was disclosed: an exact match on it is not a join key.
+              # As a value it is a trading day, as is the payment day; the record day is a year end.
               {"crno": "crno", "stckIssuCmpyNm": "corp_name"},
-              {"crno": "crno", "stckIssuCmpyNm": "corp_name", "isinCd": "isin"}),
+              {"crno": "crno", "stckIssuCmpyNm": "corp_name", "isinCd": "isin", "basDt": "business_date",
+               "cashDvdnPayDt": "business_date", "dvdnBasDt": "date"}),
 ]
 
 HOSTS = {HOST: PROTOCOL}

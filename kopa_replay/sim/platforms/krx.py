@@ -151,7 +151,7 @@ def _index_trades(clss: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
 
 _DAY_IN = {"basDd": "business_date"}
 _TRADE_OUT = {"BAS_DD": "business_date", "ISU_CD": "stock_code", "ISU_NM": "corp_name"}
-_BASE_OUT = {"ISU_CD": "isin", "ISU_SRT_CD": "stock_code", "ISU_ABBRV": "corp_name"}
+_BASE_OUT = {"ISU_CD": "isin", "ISU_SRT_CD": "stock_code", "ISU_ABBRV": "corp_name", "LIST_DD": "past_date"}
 
 
 def _endpoint(tool: str, group: str, service: str, handler, outputs) -> Endpoint:

@@ -413,21 +413,26 @@ def _service(tool: str, target: str, handler: Callable, root: str, not_found: st
                     outputs=dict(outputs or {}), options={"kind": "service", "root": root, "not_found": not_found})
 
 
+# Dates of legal acts fall mostly in the last decade (current versions are amended from 2016 on,
+# precedents and rules from 2012–2015 on): recent_past_date.
+_DAY = "recent_past_date"
+
 ENDPOINTS = [
     _search("law_search_law", "law", search_law, "LawSearch", "law", "lawNm", "법령상세링크",
             inputs={"query": "law_name"},
-            outputs={"법령일련번호": "law_mst", "법령ID": "law_id", "법령명한글": "law_name", "공포일자": "past_date",
-                     "시행일자": "past_date"}),
+            outputs={"법령일련번호": "law_mst", "법령ID": "law_id", "법령명한글": "law_name", "공포일자": _DAY,
+                     "시행일자": _DAY}),
     _service("law_get_law", "law", get_law, "법령", LAW_NOT_FOUND,
-             inputs={"MST": "law_mst", "ID": "law_id"}, outputs={"조문시행일자": "past_date"}),
+             inputs={"MST": "law_mst", "ID": "law_id"}, outputs={"조문시행일자": _DAY}),
+    # The search writes 선고일자 dotted (2015.04.19), which no date parameter reads; the service plainly.
     _search("law_search_prec", "prec", search_prec, "PrecSearch", "prec", "evtNm", "판례상세링크",
-            inputs={"JO": "law_name"}),
+            inputs={"JO": "law_name"}, outputs={"판례일련번호": "prec_serial"}),
     _service("law_get_prec", "prec", get_prec, "PrecService", PREC_NOT_FOUND, required=("ID",),
-             outputs={"선고일자": "past_date"}),
+             inputs={"ID": "prec_serial"}, outputs={"선고일자": _DAY, "판례정보일련번호": "prec_serial"}),
     _search("law_search_admrul", "admrul", search_admrul, "AdmRulSearch", "admrul", "admRulNm", "행정규칙상세링크",
-            outputs={"발령일자": "past_date", "시행일자": "past_date"}),
+            outputs={"발령일자": _DAY, "시행일자": _DAY, "생성일자": _DAY}),
     _search("law_search_ordin", "ordin", search_ordin, "OrdinSearch", "law", "ordinNm", "자치법규상세링크",
-            outputs={"공포일자": "past_date", "시행일자": "past_date"}),
+            outputs={"공포일자": _DAY, "시행일자": _DAY}),
     _search("law_search_expc", "expc", search_expc, "ExpcSearch", "expc", "expcNm", "법령해석례상세링크"),
 ]
 

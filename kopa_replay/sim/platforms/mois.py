@@ -351,20 +351,23 @@ ENDPOINTS = [
     Endpoint(
         "datagokr_get_stan_regin_cd_list", PLATFORM, HOST, "/1741000/StanReginCd/getStanReginCdList",
         STAN_REGIN, stan_regin_cd,
-        inputs={"locatadd_nm": "sido_name"},
-        outputs={"region_cd": "region_cd", "locatjijuk_cd": "region_cd", "locathigh_cd": "region_cd"},
+        # locatadd_nm is a substring search over full names; locatjumin_cd is the 주민등록 code (the 행정동's
+        # 행정기관코드 below a 시군구); adpt_de is the day a code took effect, years ago.
+        inputs={"locatadd_nm": "region_name_part"},
+        outputs={"region_cd": "region_cd", "locatjijuk_cd": "region_cd", "locathigh_cd": "region_cd",
+                 "locatjumin_cd": "admm_cd", "adpt_de": "past_date"},
     ),
     Endpoint(
         "datagokr_select_stdg_ppltn_hh_stus", PLATFORM, HOST, "/1741000/stdgPpltnHhStus/selectStdgPpltnHhStus",
         POPULATION, stdg_population, required=("stdgCd", "srchFrYm", "srchToYm"),
         inputs={"stdgCd": "region_cd", "srchFrYm": "yearmonth", "srchToYm": "yearmonth"},
-        outputs={**_POPULATION_OUT, "stdgCd": "region_cd", "stdgNm": "dong_name"},
+        outputs={**_POPULATION_OUT, "stdgCd": "region_cd", "stdgNm": "dong_name", "admmCd": "admm_cd"},
     ),
     Endpoint(
         "datagokr_select_admm_ppltn_hh_stus", PLATFORM, HOST, "/1741000/admmPpltnHhStus/selectAdmmPpltnHhStus",
         POPULATION, admm_population, required=("admmCd", "srchFrYm", "srchToYm"),
-        inputs={"srchFrYm": "yearmonth", "srchToYm": "yearmonth"},
-        outputs=dict(_POPULATION_OUT),
+        inputs={"admmCd": "admm_cd", "srchFrYm": "yearmonth", "srchToYm": "yearmonth"},
+        outputs={**_POPULATION_OUT, "admmCd": "admm_cd"},
     ),
     Endpoint(
         "datagokr_get_rtms_data_svc_apt_trade", PLATFORM, HOST, "/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade",

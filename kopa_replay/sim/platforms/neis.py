@@ -258,28 +258,37 @@ def _endpoint(tool: str, service: str, handler, required=_REQUIRED, inputs=None,
                     outputs={**_SCHOOL_OUT, **(outputs or {})})
 
 
-# Only the from-dates carry the date domain: any past date opens a range that reaches today, while a
-# single day or an end date answers only for school days inside what is published.
-_TIMETABLE_IN = {"TI_FROM_YMD": "date"}
-_TIMETABLE_OUT = {"ALL_TI_YMD": "date", "AY": "year"}
+# A from-date opens a range that reaches today, so any earlier date will do, a historical one too (the
+# history starts in 2024). What an end date finds depends on the day or start it comes with: no domain.
+# A single day answers only when the school teaches on it: a weekday that is no public holiday, as a
+# trading day is (vacations aside). A single day of the school calendar (AA_YMD) answers only when an
+# event falls on it, and a timetable's AY only for the current academic year: no domain.
+# LOAD_DTM is the day a row was loaded (the month's or the week's first day).
+_TIMETABLE_IN = {"TI_FROM_YMD": "since_date", "ALL_TI_YMD": "business_date"}
+_TIMETABLE_OUT = {"ALL_TI_YMD": "date", "AY": "year", "LOAD_DTM": "date"}
 
 ENDPOINTS = [
     _endpoint("neis_school_info", "schoolInfo", school_info, required=(),
               inputs={"SCHUL_NM": "school_name", "LCTN_SC_NM": "sido_name"},
-              outputs={"LCTN_SC_NM": "sido_name", "FOND_YMD": "past_date"}),
+              outputs={"LCTN_SC_NM": "sido_name", "FOND_YMD": "past_date", "FOAS_MEMRD": "past_date"}),
     _endpoint("neis_meal_service_diet_info", "mealServiceDietInfo", meal_service_diet_info,
-              inputs={"MLSV_FROM_YMD": "date"},
-              outputs={"MLSV_YMD": "date"}),
+              inputs={"MLSV_FROM_YMD": "since_date", "MLSV_YMD": "business_date"},
+              outputs={"MLSV_YMD": "date", "MLSV_FROM_YMD": "date", "MLSV_TO_YMD": "date", "LOAD_DTM": "date"}),
     _endpoint("neis_school_schedule", "SchoolSchedule", school_schedule,
-              inputs={"AA_FROM_YMD": "date"},
-              outputs={"AA_YMD": "date", "AY": "year"}),
-    _endpoint("neis_class_info", "classInfo", class_info, inputs={"AY": "year"}, outputs={"AY": "year"}),
+              inputs={"AA_FROM_YMD": "since_date"},
+              outputs={"AA_YMD": "date", "AY": "year", "LOAD_DTM": "date"}),
+    _endpoint("neis_class_info", "classInfo", class_info, inputs={"AY": "year"},
+              outputs={"AY": "year", "LOAD_DTM": "date"}),
+    # each timetable answers for schools of its own level only
     _endpoint("neis_els_timetable", "elsTimetable", _timetable("elsTimetable"),
-              inputs=_TIMETABLE_IN, outputs=_TIMETABLE_OUT),
+              inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "elementary_school_code"},
+              outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "elementary_school_code"}),
     _endpoint("neis_mis_timetable", "misTimetable", _timetable("misTimetable"),
-              inputs=_TIMETABLE_IN, outputs=_TIMETABLE_OUT),
+              inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "middle_school_code"},
+              outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "middle_school_code"}),
     _endpoint("neis_his_timetable", "hisTimetable", _timetable("hisTimetable"),
-              inputs=_TIMETABLE_IN, outputs=_TIMETABLE_OUT),
+              inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "high_school_code"},
+              outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "high_school_code"}),
 ]
 
 HOSTS = {HOST: PROTOCOL}

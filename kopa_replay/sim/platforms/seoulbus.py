@@ -388,7 +388,7 @@ def _names(*fields: str) -> dict[str, str]:
 _ROUTE_ID = {"busRouteId": "seoul_route_id"}
 _ROUTE_NAMES = {"busRouteNm": "seoul_route_no", "busRouteAbrv": "seoul_route_no"}
 _ARRIVAL_OUT = {"arsId": "seoul_ars_id", "stId": "seoul_station_id", "busRouteId": "seoul_route_id",
-                "rtNm": "seoul_route_no", "busRouteAbrv": "seoul_route_no",
+                "rtNm": "seoul_route_no", "busRouteAbrv": "seoul_route_no", "staOrd": "seoul_station_ord",
                 **_names("stNm", "stationNm1", "stationNm2", "dir")}
 _ROUTE_OUT = {**_ROUTE_ID, **_ROUTE_NAMES, **_names("stStationNm", "edStationNm")}
 
@@ -424,7 +424,8 @@ ENDPOINTS = [
     _endpoint("seoulbus_get_arr_info_by_route_all", "arrive", "getArrInfoByRouteAll", arrivals_of_route,
               ("busRouteId",), _ROUTE_ID, _ARRIVAL_OUT, no_data_code="4"),
     _endpoint("seoulbus_get_arr_info_by_route", "arrive", "getArrInfoByRoute", arrival_at_station,
-              ("stId", "busRouteId", "ord"), {"stId": "seoul_station_id", **_ROUTE_ID}, _ARRIVAL_OUT,
+              ("stId", "busRouteId", "ord"), {"stId": "seoul_station_id", "ord": "seoul_station_ord", **_ROUTE_ID},
+              _ARRIVAL_OUT,
               no_data_code="4"),
     _endpoint("seoulbus_get_bus_pos_by_rtid", "buspos", "getBusPosByRtid", bus_positions, ("busRouteId",),
               _ROUTE_ID,

@@ -152,7 +152,7 @@ SEOUL_SPECS: tuple[DatasetSpec, ...] = (
         _cols(("USE_DT", "day", "date"), ("BUS_ROUTE_ID", "text", "seoul_route_id"),
               ("BUS_ROUTE_NO", "text", "seoul_route_no"), ("BUS_ROUTE_NM", "text", "seoul_route_no"),
               ("STND_BSST_ID", "text", "seoul_station_id"), ("BSST_ARS_NO", "text", "seoul_ars_id"),
-              ("BUS_STA_NM", "text"),
+              ("BUS_STA_NM", "text", "seoul_stop_name"),
               ("RIDE_PASGR_NUM", "measure"), ("ALIGHT_PASGR_NUM", "measure"), ("REG_YMD", "day", "date")),
         keys=("USE_DT", "BUS_ROUTE_NO"), required=("USE_DT",)),
     DatasetSpec(
@@ -210,9 +210,10 @@ SEOUL_SPECS: tuple[DatasetSpec, ...] = (
               ("LBRRY_SE_NAME", "choice", None, ("구립도서관", "작은도서관", "어린이도서관")),
               ("XCNTS", "lat", None, 7), ("YDNTS", "lon", None, 7)),
         keys=("CODE_VALUE",), scale=0.5),
+    # Rent contracts cover Seoul only: a 구 code is a 시군구 code, but another 시군구's code finds nothing.
     DatasetSpec(
         "seoul", "tbLnOpendataRentV", "seoul_tb_ln_opendata_rent_v", "서울시 부동산 전월세가 정보", "rent",
-        _cols(("RCPT_YR", "text", "year"), ("CGG_CD", "text", "lawd_cd"), ("CGG_NM", "text", "sigungu_name"),
+        _cols(("RCPT_YR", "text", "year"), ("CGG_CD", "text", "seoul_gu_cd"), ("CGG_NM", "text", "sigungu_name"),
               ("STDG_CD", "text"), ("STDG_NM", "text", "dong_name"), ("LOTNO_SE", "text"), ("LOTNO_SE_NM", "text"),
               ("MNO", "text"), ("SNO", "text"), ("FLR", "measure"), ("CTRT_DAY", "day", "date"),
               ("RENT_SE", "text"), ("RENT_AREA", "measure"), ("GRFE", "measure"), ("RTFE", "measure"),
@@ -222,16 +223,17 @@ SEOUL_SPECS: tuple[DatasetSpec, ...] = (
         keys=("RCPT_YR", "CGG_CD", "CGG_NM", "STDG_CD")),
 )
 
-# Licence and designation dates (open_date) stay out of the ground truth on purpose: they are mostly years
-# old, and a date parameter elsewhere (a day of ridership, a trading day) has no data for them.
+# Licence and designation dates are historical (past_date): mostly decades old, so a date parameter
+# elsewhere (a day of ridership, a trading day) has no data for them; a range start takes them. Closing
+# dates fall mostly in the last decade or two (recent_past_date): daily series since 2015 hold most.
 GG_SPECS: tuple[DatasetSpec, ...] = (
     DatasetSpec(
         "gg", "Animalhosptl", "gg_gen_anmal_hosptl", "경기도 동물병원 현황", "facility",
         _cols(*_GG_SIGUN,
               ("BIZPLC_NM", "name", None, ("동물병원", "동물병원", "동물의료센터", "종합동물병원", "24시동물병원",
                                             "동물메디컬센터")),
-              ("LICENSG_DE", "open_date", None, (1995, 2026)), ("BSN_STATE_NM", "state", None, ("정상", "폐업")),
-              ("CLSBIZ_DE", "close_date", None, 0.18), ("LOCPLC_FACLT_TELNO", "phone"),
+              ("LICENSG_DE", "open_date", "past_date", (1995, 2026)), ("BSN_STATE_NM", "state", None, ("정상", "폐업")),
+              ("CLSBIZ_DE", "close_date", "recent_past_date", 0.18), ("LOCPLC_FACLT_TELNO", "phone"),
               *_GG_PLACE, ("REFINE_ZIP_CD", "zip"), *_GG_COORDS),
         keys=_GG_KEYS, area="41", scale=1.0),
     DatasetSpec(
@@ -239,8 +241,8 @@ GG_SPECS: tuple[DatasetSpec, ...] = (
         _cols(*_GG_SIGUN,
               ("BIZPLC_NM", "name", None, ("식당", "가든", "감자탕", "국밥", "분식", "치킨", "반점", "횟집", "숯불갈비",
                                             "칼국수", "카페", "순대국")),
-              ("LICENSG_DE", "open_date", None, (1985, 2026)), ("BSN_STATE_NM", "state", None, _OPEN_CLOSED),
-              ("CLSBIZ_DE", "close_date", None, 0.35),
+              ("LICENSG_DE", "open_date", "past_date", (1985, 2026)), ("BSN_STATE_NM", "state", None, _OPEN_CLOSED),
+              ("CLSBIZ_DE", "close_date", "recent_past_date", 0.35),
               ("SANITTN_BIZCOND_NM", "choice", None, ("한식", "한식", "한식", "중국식", "분식", "경양식", "일식",
                                                      "호프/통닭", "기타", "김밥(도시락)", "횟집")),
               ("LOCPLC_AR", "decimal", None, (18.0, 420.0, 2)),
@@ -251,8 +253,8 @@ GG_SPECS: tuple[DatasetSpec, ...] = (
         "gg", "Parmacy", "gg_pharmacy", "경기도 약국 현황", "facility",
         _cols(*_GG_SIGUN,
               ("BIZPLC_NM", "name", None, ("약국", "약국", "온누리약국", "메디팜약국", "건강약국", "프라자약국")),
-              ("LICENSG_DE", "open_date", None, (1990, 2026)), ("BSN_STATE_NM", "state", None, _OPEN_CLOSED),
-              ("CLSBIZ_DE", "close_date", None, 0.2), ("LOCPLC_FACLT_TELNO", "phone"),
+              ("LICENSG_DE", "open_date", "past_date", (1990, 2026)), ("BSN_STATE_NM", "state", None, _OPEN_CLOSED),
+              ("CLSBIZ_DE", "close_date", "recent_past_date", 0.2), ("LOCPLC_FACLT_TELNO", "phone"),
               *_GG_PLACE, ("REFINE_ZIPNO", "zip"), *_GG_COORDS),
         keys=_GG_KEYS, area="41", scale=1.5),
     DatasetSpec(
@@ -273,7 +275,7 @@ GG_SPECS: tuple[DatasetSpec, ...] = (
               ("PARK_DIV_NM", "choice", None, ("근린공원", "어린이공원", "소공원", "체육공원", "문화공원", "수변공원")),
               ("PARK_AR", "decimal", None, (300.0, 250000.0, 1)),
               ("MANAGE_INST_NM", "sigun_office"), ("MANAGE_INST_TELNO", "phone"),
-              ("DESIGN_NOTIFY_DE", "open_date", None, (1970, 2025)),
+              ("DESIGN_NOTIFY_DE", "open_date", "past_date", (1970, 2025)),
               *_GG_PLACE, ("REFINE_ZIPNO", "zip"), *_GG_COORDS),
         keys=_GG_KEYS, area="41", scale=1.0),
     DatasetSpec(
