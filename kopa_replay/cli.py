@@ -799,6 +799,152 @@ def graph_show(tool, run_dir, as_json) -> None:
                        f"trials {link.trials} ok {link.successes} {state}")
 
 
+# -- synthesis and filtering (EDGE Phase B) ----------------------------------------
+def _env_options(func):
+    """Where synthesis and filtering execute: the simulator by default, or a snapshot."""
+    func = _replay_options(func)
+    func = click.option("--as-of", default="2026-09-01", show_default=True, help="Simulator as-of date (source sim).")(func)
+    func = click.option("--sim-seed", default=0, show_default=True, type=int, help="World seed (source sim).")(func)
+    func = click.option("--source", default="sim", show_default=True,
+                        help="sim (in-process simulator), replay (a snapshot), live, or a mirror URL.")(func)
+    return func
+
+
+def _llm_options(what: str):
+    def decorate(func):
+        func = click.option("--llm-url", envvar="KOPA_LLM_URL",
+                            help=f"OpenAI-compatible server for the model {what} [env KOPA_LLM_URL].")(func)
+        func = click.option("--llm-model", envvar="KOPA_LLM_MODEL", help="Model name [env KOPA_LLM_MODEL]; its "
+                            "answers are recorded in OUT/llm.sqlite and replayed on reruns.")(func)
+        return func
+    return decorate
+
+
+def _chat_client(stack, llm_url, llm_model, out, option):
+    if not llm_url or not llm_model:
+        raise UsageError(f"{option} llm needs --llm-url and --llm-model (or KOPA_LLM_URL / KOPA_LLM_MODEL)")
+    from pathlib import Path
+
+    from kopa_replay.llm import ChatClient
+
+    return stack.enter_context(ChatClient(llm_url, llm_model, store=str(Path(out) / "llm.sqlite"), snapshot="llm"))
+
+
+def _open_env(stack, cat, source, sim_seed, as_of, snapshot, mode, store):
+    from kopa_replay.env import ToolEnvironment, open_source
+
+    src = stack.enter_context(open_source(source, seed=sim_seed, as_of=_date(as_of, "--as-of"), snapshot=snapshot,
+                                          mode=mode, store=_store_path(store) if snapshot else None, catalog=cat))
+    return ToolEnvironment(cat, src)
+
+
+@cli.command("synth")
+@click.option("--graph-dir", default="runs/graph", show_default=True, type=click.Path(file_okay=False),
+              help="The run directory of `graph prune` (its graph.json).")
+@click.option("--out", default="runs/synth", show_default=True, type=click.Path(file_okay=False),
+              help="Where trajectories, SFT/GRPO datasets and statistics are written.")
+@click.option("--trajectories", default=200, show_default=True, type=int, help="How many trajectories to keep.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the walk.")
+@click.option("--fan-out-budget", default=5, show_default=True, type=int,
+              help="B: 1 value = sequential, 2..B = fan-out, more = derived (reduced to at most B first).")
+@click.option("--max-links", default=3, show_default=True, type=int, help="Links per trajectory at most.")
+@click.option("--page-budget", default=5, show_default=True, type=int, help="Pages read per step at most.")
+@click.option("--writer", type=click.Choice(["template", "llm"]), default="template", show_default=True,
+              help="Korean template questions (offline), or a model over an OpenAI-compatible server.")
+@_llm_options("that writes questions")
+@_env_options
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as one JSON object.")
+@_catalog_option
+def synth(graph_dir, out, trajectories, seed, fan_out_budget, max_links, page_budget, writer, llm_url, llm_model,
+          source, sim_seed, as_of, snapshot, mode, store, as_json, catalog_files, scale) -> None:
+    """Walk the pruned graph into executed trajectories with typed junctions; write datasets and statistics.
+
+    Example: kopa-replay synth --graph-dir runs/graph --out runs/synth --trajectories 200 --json
+    """
+    from contextlib import ExitStack
+    from pathlib import Path
+
+    from kopa_replay.synth import SynthConfig
+    from kopa_replay.synth.pipeline import retained_links, run_synthesis
+
+    cat = _load_catalog(catalog_files, scale)
+    config = SynthConfig(trajectories=trajectories, seed=seed, fan_out_budget=fan_out_budget, max_links=max_links,
+                         page_budget=page_budget)
+    links = retained_links(Path(graph_dir) / "graph.json", cat)
+    with ExitStack() as stack:
+        chosen = None
+        if writer == "llm":
+            from kopa_replay.synth.questions import LLMWriter
+
+            chosen = LLMWriter(_chat_client(stack, llm_url, llm_model, out, "--writer"))
+        env = _open_env(stack, cat, source, sim_seed, as_of, snapshot, mode, store)
+        stats = run_synthesis(cat, links, env, out, config, chosen)
+    if as_json:
+        click.echo(_dump(stats))
+        return
+    from kopa_replay.synth.stats import stats_table
+
+    click.echo(stats_table(stats))
+    click.echo(f"{stats['trajectories']} trajectories in {stats['attempts']} attempts -> {out} "
+               f"(output digest {stats['output_digest'][:16]}…)")
+
+
+@cli.command("filter")
+@click.option("--in", "in_dir", default="runs/synth", show_default=True, type=click.Path(file_okay=False),
+              help="A `synth` output directory (its trajectories.jsonl).")
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Where the kept datasets and filter_report.json go [default: IN/filtered].")
+@click.option("--judges", type=click.Choice(["deterministic", "llm"]), default="deterministic", show_default=True,
+              help="Stage 2's two judges: the offline pair, or the offline regex judge beside a model.")
+@_llm_options("that judges")
+@_env_options
+@click.option("--no-reproduce", is_flag=True, help="Skip stage 1's re-execution check.")
+@click.option("--no-resolve", is_flag=True, help="Skip stage 3 (re-solve and replace answers).")
+@click.option("--json", "as_json", is_flag=True, help="Print the filter report as one JSON object.")
+@_catalog_option
+def filter_(in_dir, out, judges, llm_url, llm_model, source, sim_seed, as_of, snapshot, mode, store, no_reproduce,
+            no_resolve, as_json, catalog_files, scale) -> None:
+    """Three stages over synthesized trajectories: rules, two agreeing judges, re-solve; every discard with a reason.
+
+    Example: kopa-replay filter --in runs/synth --json
+    """
+    from contextlib import ExitStack
+    from pathlib import Path
+
+    from kopa_replay.filter import FilterConfig, default_judges, run_filter
+    from kopa_replay.synth.pipeline import SynthDir, read_trajectories, write_datasets
+    from kopa_replay.util import write_atomic
+
+    cat = _load_catalog(catalog_files, scale)
+    out = Path(out) if out else Path(in_dir) / "filtered"
+    trajectories = read_trajectories(SynthDir(in_dir).trajectories)
+    with ExitStack() as stack:
+        chosen = default_judges()
+        if judges == "llm":
+            from kopa_replay.filter import LLMJudge
+
+            chosen = (chosen[0], LLMJudge(_chat_client(stack, llm_url, llm_model, out, "--judges")))
+        env = _open_env(stack, cat, source, sim_seed, as_of, snapshot, mode, store)
+        result = run_filter(trajectories, cat, env, chosen,
+                            config=FilterConfig(reproduce=not no_reproduce, resolve=not no_resolve))
+    stats = write_datasets(out, result.kept, cat)
+    report = {**result.report, "output_digest": stats["output_digest"], "out": str(out),
+              "discards": [d._asdict() for d in result.discarded],
+              "replacements": [{"trajectory_id": r.trajectory_id, "old": r.old.value, "new": r.new.value,
+                                "reason": r.reason} for r in result.replaced]}
+    write_atomic(out / "filter_report.json", json.dumps(report, ensure_ascii=False, sort_keys=True, indent=2,
+                                                        default=str) + "\n")
+    if as_json:
+        click.echo(_dump(report))
+        return
+    click.echo(f"kept {report['kept']} of {report['input']}, discarded {report['discarded']}, "
+               f"answers replaced {report['replaced']} -> {out}")
+    for discard in result.discarded[:20]:
+        click.echo(f"  {discard.trajectory_id}: {discard.stage}/{discard.check}: {discard.detail}")
+    if len(result.discarded) > 20:
+        click.echo(f"  … {len(result.discarded) - 20} more in {out / 'filter_report.json'}")
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="kopa-replay")

@@ -79,3 +79,16 @@ def server_url(sim):
     """A real loopback server over the same simulator; yields http://127.0.0.1:N."""
     with running_server(sim) as url:
         yield url
+
+
+@pytest.fixture
+def cli_error():
+    """``cli_error(result)`` → the one ``Error:`` line of a failed CLI run (exit 1, no traceback)."""
+
+    def check(result) -> str:
+        assert result.exit_code == 1, result.output
+        lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
+        assert len(lines) == 1 and "Traceback" not in result.output, result.output
+        return lines[0]
+
+    return check

@@ -47,6 +47,7 @@ from kopa_replay.record.redact import register_secret
 __all__ = [
     "DEFAULT_SNAPSHOT",
     "ToolResult",
+    "PageRead",
     "LogEntry",
     "validate_args",
     "result_digest",
@@ -378,57 +379,112 @@ class _Core:
             self.append(result)
         return result
 
-    def fetch_all_flow(self, name: str, args: Mapping[str, Any] | None, max_pages: int) -> _Flow:
+    def pages_flow(self, name: str, args: Mapping[str, Any] | None, max_pages: int) -> _Flow:
+        """Every page of one read, each a logged call: returns a :class:`PageRead`."""
         if max_pages < 1:
             raise UsageError(f"max_pages must be at least 1, not {max_pages}")
         tool = self.catalog.get(name)
         first = yield from self.call_flow(name, args)
-        pagination = tool.http.pagination
-        if pagination.style == "none" or first.outcome != "ok" or first.page is None:
+        walk = _PageWalk(tool, first, max_pages)
+        while (page_args := walk.next_args()) is not None:
+            walk.add((yield from self.call_flow(name, page_args)))
+        return walk.read()
+
+    def fetch_all_flow(self, name: str, args: Mapping[str, Any] | None, max_pages: int) -> _Flow:
+        read = yield from self.pages_flow(name, args, max_pages)
+        first = read.pages[0]
+        if len(read.pages) == 1 and (first.outcome != "ok" or first.page is None):
             return first
-        args = dict(first.args)
-        records = list(first.records)
-        total = first.total_count
-        pages = 1
-        if pagination.style == "page":
-            number, size = first.page["page"] or 1, first.page["size"] or len(first.records)
-            if number == 1 and total is not None and 0 < len(first.records) < min(size, total):
-                size = len(first.records)  # the server capped the page size: continue at its size
-            position = (number - 1) * size + len(first.records)
+        return replace(first, records=read.records, pages=len(read.pages), complete=read.complete,
+                       digest=result_digest(first.tool, first.outcome, first.code, read.records))
+
+
+@dataclass(frozen=True)
+class PageRead:
+    """The pages of one read and what they add up to.
+
+    ``outcome`` is the first page's, or that of a later page that failed (the
+    records are then not what the tool would give); ``complete``: every record
+    the tool reported was read.
+    """
+
+    pages: tuple[ToolResult, ...]
+    records: list[dict[str, Any]]
+    total_count: int | None
+    complete: bool
+    outcome: str
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "ok"
+
+
+class _PageWalk:
+    """Which page to ask for next, from the pages read so far (pure: no I/O).
+
+    Page style continues at the server's size when it capped the first page;
+    range style moves its window. A read stops at the reported total, at an
+    empty or short page, at a failed page, or at the page budget.
+    """
+
+    def __init__(self, tool: Tool, first: ToolResult, max_pages: int) -> None:
+        self.pagination = tool.http.pagination
+        self.pages = [first]
+        self.records = list(first.records)
+        self.total = first.total_count
+        self.max_pages = max_pages
+        self.outcome = first.outcome
+        self.done = self.pagination.style == "none" or first.outcome != "ok" or first.page is None
+        if self.done:
+            return
+        self.args = dict(first.args)
+        if self.pagination.style == "page":
+            self.number, self.size = first.page["page"] or 1, first.page["size"] or len(first.records)
+            if self.number == 1 and self.total is not None and 0 < len(first.records) < min(self.size, self.total):
+                self.size = len(first.records)  # the server capped the page size: continue at its size
+            self.position = (self.number - 1) * self.size + len(first.records)
         else:
             start, end = first.page["start"] or 1, first.page["end"] or len(first.records)
-            size = end - start + 1
-            position = start - 1 + len(first.records)
-        last, failed = first, False
-        while True:
-            if total is not None and position >= total:
-                break
-            if total is None and len(last.records) < size:
-                break
-            if pages >= max_pages:
-                break
-            if pagination.style == "page":
-                number += 1
-                args[pagination.page_param] = number
-                if pagination.size_param:
-                    args[pagination.size_param] = size
-            else:
-                args[pagination.start_param] = position + 1
-                args[pagination.end_param] = position + size
-            last = yield from self.call_flow(name, args)
-            pages += 1
-            if last.outcome != "ok" or not last.records:
-                failed = last.outcome not in ("ok", "empty")
-                break
-            records.extend(last.records)
-            if pagination.style == "page":
-                position = (number - 1) * size + len(last.records)
-            else:
-                position += len(last.records)
-        complete = not failed and (position >= total if total is not None else len(last.records) < size
-                                   or not last.records)
-        return replace(first, records=records, pages=pages, complete=complete,
-                       digest=result_digest(first.tool, first.outcome, first.code, records))
+            self.size = end - start + 1
+            self.position = start - 1 + len(first.records)
+
+    def next_args(self) -> dict[str, Any] | None:
+        last = self.pages[-1]
+        if (self.done or (self.total is not None and self.position >= self.total)
+                or (self.total is None and len(last.records) < self.size) or len(self.pages) >= self.max_pages):
+            return None
+        if self.pagination.style == "page":
+            self.number += 1
+            self.args[self.pagination.page_param] = self.number
+            if self.pagination.size_param:
+                self.args[self.pagination.size_param] = self.size
+        else:
+            self.args[self.pagination.start_param] = self.position + 1
+            self.args[self.pagination.end_param] = self.position + self.size
+        return dict(self.args)
+
+    def add(self, page: ToolResult) -> None:
+        self.pages.append(page)
+        if page.outcome != "ok" or not page.records:
+            if page.outcome not in ("ok", "empty"):
+                self.outcome = page.outcome
+            self.done = True
+            return
+        self.records.extend(page.records)
+        if self.pagination.style == "page":
+            self.position = (self.number - 1) * self.size + len(page.records)
+        else:
+            self.position += len(page.records)
+
+    def read(self) -> PageRead:
+        first, last = self.pages[0], self.pages[-1]
+        if self.pagination.style == "none" or first.outcome != "ok" or first.page is None:
+            return PageRead((first,), list(first.records), first.total_count, first.outcome in ("ok", "empty"),
+                            first.outcome)
+        failed = self.outcome != "ok"
+        complete = not failed and (self.position >= self.total if self.total is not None
+                                   else len(last.records) < self.size or not last.records)
+        return PageRead(tuple(self.pages), self.records, self.total, complete, self.outcome)
 
 
 def _extensions(tool: Tool, key: str | None) -> dict[str, Any]:
@@ -509,6 +565,10 @@ class ToolEnvironment(_EnvironmentState):
     def fetch_all(self, tool: str, args: Mapping[str, Any] | None = None, max_pages: int = 50) -> ToolResult:
         """Follow the tool's pagination until the total, an empty page or ``max_pages`` pages."""
         return self._drive(self._core.fetch_all_flow(tool, args, max_pages))
+
+    def fetch_pages(self, tool: str, args: Mapping[str, Any] | None = None, max_pages: int = 50) -> PageRead:
+        """What :meth:`fetch_all` reads, page by page: each page's result (each a logged call) and their sum."""
+        return self._drive(self._core.pages_flow(tool, args, max_pages))
 
     def _send(self, tool: Tool, args: Mapping[str, Any]) -> _Reply:
         key = self.source.key_for(tool)
@@ -641,6 +701,9 @@ class AsyncToolEnvironment(_EnvironmentState):
 
     async def fetch_all(self, tool: str, args: Mapping[str, Any] | None = None, max_pages: int = 50) -> ToolResult:
         return await self._drive(self._core.fetch_all_flow(tool, args, max_pages))
+
+    async def fetch_pages(self, tool: str, args: Mapping[str, Any] | None = None, max_pages: int = 50) -> PageRead:
+        return await self._drive(self._core.pages_flow(tool, args, max_pages))
 
     async def gather(self, calls: Iterable[tuple[str, Mapping[str, Any] | None]],
                      concurrency: int = 5) -> list[ToolResult]:

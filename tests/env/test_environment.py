@@ -154,6 +154,17 @@ def test_fetch_all_pages_through_more_than_500_records(counted):
     assert dict(env.log[-1].args)["START"] == 501 and dict(env.log[-1].args)["END"] == 600
 
 
+def test_fetch_pages_gives_each_page_and_the_sum_fetch_all_gives(counted):
+    env, transport = counted
+    read = env.fetch_pages("gg_pharmacy", {"pSize": 100}, max_pages=4)
+    assert [len(p.records) for p in read.pages] == [100] * 4 and len(transport.requests) == 4
+    assert read.records == [r for p in read.pages for r in p.records] and not read.complete and read.ok
+    merged = env.fetch_all("gg_pharmacy", {"pSize": 100}, max_pages=4)
+    assert merged.records == read.records and merged.pages == 4 and merged.complete is False
+    missing = env.fetch_pages("dart_company", {"corp_code": "99999999"})
+    assert len(missing.pages) == 1 and not missing.ok
+
+
 def test_fetch_all_reduces_over_every_listed_stock(counted):
     env, _ = counted
     every = env.fetch_all(STOCK, {"basDt": "20260831", "numOfRows": 100})

@@ -22,13 +22,6 @@ def run():
     return _run
 
 
-def _error(result) -> str:
-    assert result.exit_code == 1, result.output
-    lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
-    assert len(lines) == 1 and "Traceback" not in result.output, result.output
-    return lines[0]
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("graph") / "run"
@@ -88,17 +81,17 @@ def test_prune_builds_the_candidates_when_missing_and_prints_a_summary(run, tmp_
     (["graph", "build", "--run-dir", "{tmp}/x", "--embedder", "{tmp}/no-model"], "no-model"),
     (["graph", "build", "--run-dir", "{tmp}/x", "--same-domain", "-1"], "same_domain"),
 ])
-def test_user_mistakes_are_one_error_line(run, built, tmp_path, args, needle):
+def test_user_mistakes_are_one_error_line(run, built, tmp_path, args, needle, cli_error):
     args = [a.replace("{tmp}", str(tmp_path)).replace("{built}", str(built[0])) for a in args]
-    assert needle in _error(run(*args))
+    assert needle in cli_error(run(*args))
 
 
-def test_a_graph_built_from_another_catalog_is_refused(run, built, tmp_path):
+def test_a_graph_built_from_another_catalog_is_refused(run, built, tmp_path, cli_error):
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     (run_dir / "candidates.json").write_bytes((built[0] / "candidates.json").read_bytes())
     before = (run_dir / "candidates.json").read_bytes()
-    line = _error(run("graph", "prune", "--run-dir", str(run_dir), "--scale", "paper", *SMALL))
+    line = cli_error(run("graph", "prune", "--run-dir", str(run_dir), "--scale", "paper", *SMALL))
     assert "another catalog" in line
     assert (run_dir / "candidates.json").read_bytes() == before
 

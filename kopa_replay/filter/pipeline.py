@@ -1,0 +1,196 @@
+"""The three filter stages over a list of trajectories: rules → two judges → re-solve.
+
+``run_filter(trajectories, catalog, env)`` returns what was kept, every
+discard with its reason ``(trajectory_id, stage, check, detail)``, every
+replaced answer, and a report of counts per stage and check. The planner (by
+default :mod:`kopa_replay.synth.walk`: ``run_plan``, ``candidate_values``,
+``Perturbation``) is passed in, so the decision logic can be tested with fakes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from kopa_replay.errors import KopaError, UsageError
+from kopa_replay.filter.judges import default_judges
+from kopa_replay.filter.model import (
+    JUDGE_CHECKS, RULE_CHECKS, Case, Discard, FilterResult, Judge, Planner, Replacement, verdict_summary,
+)
+from kopa_replay.filter.resolve import resolve
+from kopa_replay.filter.rules import DUPLICATE_THRESHOLD, NGRAM, malformed, near_duplicates, reproduce
+from kopa_replay.synth.model import Answer, Trajectory
+from kopa_replay.synth.plan import decided_figure
+
+__all__ = ["FilterConfig", "run_filter", "default_planner", "make_case"]
+
+
+@dataclass(frozen=True)
+class FilterConfig:
+    """How the filter runs; every field says what it changes."""
+
+    duplicate_threshold: float = field(default=DUPLICATE_THRESHOLD, metadata={
+        "help": "character-n-gram Jaccard similarity of two normalized questions at which the later one "
+                "(by id) is a near-duplicate"})
+    ngram: int = field(default=NGRAM, metadata={"help": "n of the character n-grams compared for near-duplicates"})
+    reproduce: bool = field(default=True, metadata={
+        "help": "stage 1 re-runs every plan and drops items whose state digest or answer differs"})
+    resolve: bool = field(default=True, metadata={
+        "help": "stage 3 re-solves every kept item reading all pages and replaces answers it judges worse"})
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.duplicate_threshold <= 1.0:
+            raise UsageError(f"duplicate_threshold must be in (0, 1], not {self.duplicate_threshold!r}")
+        if self.ngram < 1:
+            raise UsageError(f"ngram must be at least 1, not {self.ngram!r}")
+
+
+def default_planner() -> Planner:
+    """:mod:`kopa_replay.synth.walk`, imported when first needed (it executes tools; the rules do not)."""
+    return importlib.import_module("kopa_replay.synth.walk")  # type: ignore[return-value]
+
+
+def make_case(trajectory: Trajectory, catalog: Any, env: Any, planner: Planner) -> Case:
+    """A judge's view of one item, with a probe that re-runs its plan with one junction's values replaced."""
+    def candidates(junction: int) -> tuple:
+        try:
+            return tuple(planner.candidate_values(trajectory, catalog, env, junction))
+        except KopaError:
+            return ()  # no alternative could be read: the junction is untestable, not convicted
+
+    def figure(run: Any) -> Answer | None:
+        return decided_figure(trajectory, run)
+
+    def perturbed(junction: int, values: tuple) -> Answer | None:
+        perturbation = planner.Perturbation(junction, tuple(values))  # type: ignore[attr-defined]
+        try:
+            run = planner.run_plan(trajectory, catalog, env, perturb=perturbation)
+        except KopaError:
+            return None  # the plan broke under these values: the judges take that as no evidence
+        return figure(run) if run.ok else None
+
+    def reference() -> Answer | None:
+        try:
+            run = planner.run_plan(trajectory, catalog, env)
+        except KopaError:
+            return None
+        return figure(run) if run.ok else None
+
+    # a yes/no threshold is compared on the figure it tests, which the stored answer does not carry
+    spec = trajectory.meta.get("answer_spec") or {}
+    needs_reference = spec.get("op") == "threshold" and isinstance(spec.get("of"), dict)
+    return Case(trajectory, catalog, candidates, perturbed, reference if needs_reference else None)
+
+
+def _check_judges(judges: Sequence[Judge]) -> None:
+    if len(judges) < 2:
+        raise UsageError(f"the second filter stage needs at least two independent judges, got {len(judges)}")
+    names = [getattr(j, "name", None) for j in judges]
+    for judge, name in zip(judges, names):
+        if not isinstance(name, str) or not name or not callable(getattr(judge, "judge", None)):
+            raise UsageError(f"judge {judge!r} needs a non-empty 'name' and a 'judge(check, case)' method")
+    if len(set(names)) != len(names):
+        raise UsageError(f"judge names must differ (got {names}): discards quote each judge by name")
+
+
+def _judge(case: Case, judges: Sequence[Judge], disagreed: dict[str, list[str]]) -> Discard | None:
+    """The first check every judge votes to discard on; split votes are noted and the item is kept."""
+    for check in JUDGE_CHECKS:
+        verdicts = [(judge.name, judge.judge(check, case)) for judge in judges]
+        votes = sum(v.discard for _, v in verdicts)
+        if votes == len(verdicts):
+            return Discard(case.trajectory.id, "judges", check, verdict_summary(verdicts))
+        if votes:
+            disagreed[check].append(case.trajectory.id)
+    return None
+
+
+def run_filter(trajectories: Sequence[Trajectory], catalog: Any, env: Any,
+               judges: Sequence[Judge] | None = None, *, config: FilterConfig | None = None,
+               planner: Planner | None = None) -> FilterResult:
+    """Run the three stages; input trajectories are never modified (replacements are copies)."""
+    config = config or FilterConfig()
+    judges = tuple(judges) if judges is not None else default_judges()
+    _check_judges(judges)
+    ids = [t.id for t in trajectories]
+    if len(set(ids)) != len(ids):
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        raise UsageError(f"trajectory ids must be unique; repeated: {', '.join(map(str, dup[:5]))}")
+    planner = planner if planner is not None else default_planner()
+    discarded: list[Discard] = []
+    survivors, rules = _rules_stage(trajectories, catalog, env, planner, config, discarded)
+    judged, judging = _judges_stage(survivors, catalog, env, planner, judges, discarded)
+    kept, replaced, resolving = _resolve_stage(judged, catalog, env, planner, config)
+    report: dict[str, Any] = {
+        "input": len(trajectories), "kept": len(kept), "discarded": len(discarded), "replaced": len(replaced),
+        "judges": [j.name for j in judges], "config": dataclasses.asdict(config),
+        "stages": {"rules": rules, "judges": judging, "resolve": resolving},
+    }
+    return FilterResult(kept, discarded, replaced, report)
+
+
+def _rules_stage(trajectories: Sequence[Trajectory], catalog: Any, env: Any, planner: Planner,
+                 config: FilterConfig, discarded: list[Discard]) -> tuple[list[Trajectory], dict[str, Any]]:
+    counts = dict.fromkeys(RULE_CHECKS, 0)
+    survivors: list[Trajectory] = []
+    for trajectory in trajectories:
+        problem, check = malformed(trajectory, catalog), "malformed"
+        if problem is None and config.reproduce:
+            problem, check = reproduce(trajectory, catalog, env, planner), "not_reproducible"
+        if problem is not None:
+            discarded.append(Discard(trajectory.id, "rules", check, problem))
+            counts[check] += 1
+        else:
+            survivors.append(trajectory)
+    # duplicates are looked for only among items that are otherwise sound, so a broken first copy
+    # does not take a sound second one down with it
+    duplicates = near_duplicates(survivors, catalog, threshold=config.duplicate_threshold, n=config.ngram)
+    for trajectory in survivors:
+        if trajectory.id in duplicates:
+            discarded.append(Discard(trajectory.id, "rules", "near_duplicate", duplicates[trajectory.id]))
+            counts["near_duplicate"] += 1
+    survivors = [t for t in survivors if t.id not in duplicates]
+    return survivors, {"in": len(trajectories), "out": len(survivors), "discarded": counts}
+
+
+def _judges_stage(items: Sequence[Trajectory], catalog: Any, env: Any, planner: Planner, judges: Sequence[Judge],
+                  discarded: list[Discard]) -> tuple[list[Trajectory], dict[str, Any]]:
+    counts = dict.fromkeys(JUDGE_CHECKS, 0)
+    disagreed: dict[str, list[str]] = {check: [] for check in JUDGE_CHECKS}
+    runs = 0
+    judged: list[Trajectory] = []
+    for trajectory in items:
+        case = make_case(trajectory, catalog, env, planner)
+        verdict = _judge(case, judges, disagreed)
+        runs += case.runs
+        if verdict is None:
+            judged.append(trajectory)
+        else:
+            discarded.append(verdict)
+            counts[verdict.check] += 1
+    return judged, {"in": len(items), "out": len(judged), "discarded": counts,
+                    "disagreements": {c: len(ids) for c, ids in disagreed.items()}, "disagreed": disagreed,
+                    "probe_runs": runs}
+
+
+def _resolve_stage(items: Sequence[Trajectory], catalog: Any, env: Any, planner: Planner,
+                   config: FilterConfig) -> tuple[list[Trajectory], list[Replacement], dict[str, Any]]:
+    kept: list[Trajectory] = []
+    replaced: list[Replacement] = []
+    outcomes = {"replaced": 0, "agrees": 0, "failed": 0, "differs_kept": 0, "skipped": 0}
+    for trajectory in items:
+        if not config.resolve:
+            outcomes["skipped"] += 1
+            kept.append(trajectory)
+            continue
+        resolution = resolve(trajectory, catalog, env, planner)
+        outcomes[resolution.outcome] += 1
+        if resolution.outcome == "replaced" and resolution.answer is not None:
+            replaced.append(Replacement(trajectory.id, trajectory.answer, resolution.answer, resolution.reason))
+            meta = {**trajectory.meta, "answer_replaced": {"old": dataclasses.asdict(trajectory.answer),
+                                                           "reason": resolution.reason}}
+            trajectory = dataclasses.replace(trajectory, answer=resolution.answer, meta=meta)
+        kept.append(trajectory)
+    return kept, replaced, {"in": len(items), **outcomes}

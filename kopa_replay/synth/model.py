@@ -1,0 +1,111 @@
+"""The vocabulary of synthesized tasks: steps, typed junctions, answers, trajectories.
+
+A trajectory is a plan that was *executed*: every step carries the arguments
+it ran with, what came back (outcome, record count, result digest), and how
+its inputs were obtained from earlier steps (a :class:`Junction`). The final
+answer is computed from executed results, never written by hand.
+
+Junction kinds, by the number of distinct values handed over (fan-out budget B):
+
+* ``sequential`` — one value, one call;
+* ``fan_out`` — 2..B values, that many parallel calls;
+* ``derived`` — more than B values: a :class:`Reduction` (max, min, threshold,
+  most frequent) first cuts the set to at most B, then one call per value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping
+
+__all__ = ["JUNCTION_KINDS", "ANSWER_KINDS", "Reduction", "Junction", "Step", "Answer", "Trajectory"]
+
+JUNCTION_KINDS = ("sequential", "fan_out", "derived")
+#: number (with tolerance), text (normalized), set (of normalized texts), bool (yes/no)
+ANSWER_KINDS = ("number", "text", "set", "bool")
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """How a derived junction cut its value set: ``op`` over ``field`` of the source records.
+
+    ``op`` is ``max`` / ``min`` (the values of the records with the largest /
+    smallest ``field``), ``threshold`` (records whose ``field`` is above
+    ``threshold``), or ``most_frequent`` (the most common values of ``field``).
+    """
+
+    op: str
+    field: str
+    threshold: float | None = None
+    kept: int = 0
+
+
+@dataclass(frozen=True)
+class Junction:
+    """Where step ``source`` feeds step ``target``: bound parameters, distinct values available and passed."""
+
+    source: int
+    target: int
+    binding: Mapping[str, str]      # target param -> source field
+    kind: str                       # one of JUNCTION_KINDS
+    cardinality: int                # records of the source output consumed at this junction
+    distinct: int                   # distinct values available for the binding
+    values: tuple[Any, ...]         # the values actually handed over (<= B)
+    reduction: Reduction | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One executed call. ``group`` numbers parallel calls: steps sharing a group ran side by side."""
+
+    index: int
+    tool: str
+    args: Mapping[str, Any]
+    outcome: str
+    records: int
+    total_count: int | None
+    digest: str
+    group: int
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The graded answer: ``kind`` in ANSWER_KINDS, the value, and how it was computed (``derivation``)."""
+
+    kind: str
+    value: Any
+    tolerance: float = 0.0
+    derivation: str = ""
+    unit: str = ""
+
+
+@dataclass
+class Trajectory:
+    """An executed multi-step task: steps, junctions, answer, the question, provenance."""
+
+    id: str
+    pattern: str                    # chain | fan_out | derived | comparison | condition
+    steps: list[Step]
+    junctions: list[Junction]
+    answer: Answer
+    question: str = ""
+    handed: tuple[str, ...] = ()    # every intermediate value handed between calls (must not be disclosed)
+    state_digest: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Trajectory":
+        def reduction(item: Any) -> Reduction | None:
+            return Reduction(**item) if item else None
+
+        return cls(
+            id=data["id"], pattern=data["pattern"],
+            steps=[Step(**step) for step in data["steps"]],
+            junctions=[Junction(**{**j, "values": tuple(j["values"]), "reduction": reduction(j.get("reduction"))})
+                       for j in data["junctions"]],
+            answer=Answer(**data["answer"]), question=data.get("question", ""),
+            handed=tuple(data.get("handed", ())), state_digest=data.get("state_digest", ""),
+            meta=dict(data.get("meta", {})))

@@ -1,0 +1,29 @@
+"""Fixtures for the filter tests: verified links and a corpus synthesized from the built-in catalog (slow).
+
+Hand-made trajectories and the fake planner live in ``filter_fixtures.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def verified_links(catalog):
+    """Candidate links that really execute on the simulator (its ground truth stands in for pruning)."""
+    from kopa_replay.graph.metrics import simulator_truth
+    from kopa_replay.graph.pipeline import build_links
+
+    truth = simulator_truth(catalog.names)
+    return [link for link in build_links(catalog) if truth(link)]
+
+
+@pytest.fixture(scope="session")
+def synthesized(catalog, verified_links):
+    """120 trajectories over the built-in catalog with template questions (≈ 10 s, once per session)."""
+    from kopa_replay.env import ToolEnvironment
+    from kopa_replay.synth import SynthConfig, synthesize
+    from kopa_replay.synth.questions import TemplateWriter
+
+    with ToolEnvironment.open(catalog, source="sim") as env:
+        return synthesize(catalog, verified_links, env, SynthConfig(trajectories=120, seed=0), TemplateWriter())
