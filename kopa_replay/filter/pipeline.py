@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.filter.judges import default_judges

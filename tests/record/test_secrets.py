@@ -7,7 +7,6 @@ import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -50,6 +50,8 @@ def test_synth_then_filter_write_datasets_and_rerun_byte_identically(graph_dir, 
     kept = (a / "filtered" / "trajectories.jsonl").read_text().splitlines()
     assert len(kept) == report["kept"] and (a / "filtered" / "filter_report.json").exists()
     assert "kept" in _run("filter", "--in", str(a), "--out", str(tmp_path / "f2")).output
+    for name in ("trajectories.jsonl", "sft.jsonl", "grpo.jsonl"):  # the same input filters to the same bytes
+        assert (a / "filtered" / name).read_bytes() == (tmp_path / "f2" / name).read_bytes(), name
 
 
 def test_synth_needs_a_pruned_graph(graph_dir, tmp_path, cli_error):
