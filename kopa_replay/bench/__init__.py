@@ -5,8 +5,10 @@
 each with the reason; :mod:`.report` aggregates grades into pass@1 and pass@k,
 per axis, per domain and per split, as JSON and Markdown; :mod:`.audit` measures
 contamination between a training corpus and the benchmark (the paper's four
-measures). No I/O, no clock. Tasks, agents and the ``bench`` commands are still
-to come (issue 7).
+measures); :mod:`.tasks` turns synthesized trajectories into tasks and
+:mod:`.agents` holds the oracle and the two failure-mode baselines. The shipped
+task set, the model-backed agents and the ``bench`` commands are still to come
+(issue 7).
 """
 
 from kopa_replay.bench.audit import AuditItem, audit, items_from_sft_rows, items_from_trajectories

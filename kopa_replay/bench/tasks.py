@@ -1,0 +1,97 @@
+"""Benchmark tasks from executed trajectories: the question, the answer, the calls a solution must make.
+
+:func:`task_from_trajectory` turns one :class:`~kopa_replay.synth.model.Trajectory`
+(made by :func:`kopa_replay.synth.synthesize`) into a :class:`~kopa_replay.bench.model.Task`
+with the trajectory's id, question, answer and state digest. The reference calls
+are the trajectory's HTTP calls in order, one per page read (``meta["calls"]``, as
+the environment logs them; one call per step for a trajectory made without them).
+
+The required actions — what ACTION checks — follow one rule, in this order:
+
+1. **the prerequisite lookup**: every step of a group whose output hands values
+   to a junction (the codes a later call needs are read from it) must be called
+   with its arguments (its first page). Skipping it means guessing the code:
+   ``why = "the code lookup was skipped"``.
+2. **the last page**: a step whose output was read over several pages must have
+   its last page called with that page's arguments, so an answer read from the
+   first page only fails: ``why = "only the first page was read"``.
+
+Duplicates (the same tool and arguments) are listed once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kopa_replay.bench.model import RequiredAction, Task
+from kopa_replay.catalog.model import Catalog
+from kopa_replay.errors import UsageError
+from kopa_replay.synth.model import Trajectory
+
+__all__ = ["FIRST_PAGE_ONLY", "LOOKUP_SKIPPED", "required_actions", "task_from_trajectory", "trajectory_calls"]
+
+#: ``why`` of a required prerequisite lookup
+LOOKUP_SKIPPED = "the code lookup was skipped"
+#: ``why`` of a required last page
+FIRST_PAGE_ONLY = "only the first page was read"
+
+
+def trajectory_calls(trajectory: Trajectory) -> list[tuple[int, str, dict[str, Any]]]:
+    """Every HTTP call of ``trajectory`` in order as (step index, tool, args): one per page read."""
+    calls = trajectory.meta.get("calls")
+    if calls:
+        return [(int(call["step"]), call["tool"], dict(call["args"])) for call in calls]
+    return [(step.index, step.tool, dict(step.args)) for step in trajectory.steps]
+
+
+def required_actions(trajectory: Trajectory) -> tuple[RequiredAction, ...]:
+    """The calls a solution must make (see the module docstring): prerequisite lookups, then last pages."""
+    calls = trajectory_calls(trajectory)
+    pages: dict[int, list[Mapping[str, Any]]] = {}
+    tools: dict[int, str] = {}
+    for step, tool, args in calls:
+        pages.setdefault(step, []).append(args)
+        tools[step] = tool
+    groups = {step.index: step.group for step in trajectory.steps}
+    source_groups = {groups[junction.source] for junction in trajectory.junctions}
+    actions: list[RequiredAction] = []
+    seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+
+    def add(step: int, args: Mapping[str, Any], why: str) -> None:
+        key = (tools[step], tuple(sorted((k, repr(v)) for k, v in args.items())))
+        if key not in seen:
+            seen.add(key)
+            actions.append(RequiredAction(tools[step], dict(args), why))
+
+    for step in trajectory.steps:
+        if step.group in source_groups and step.index in pages:
+            add(step.index, pages[step.index][0], LOOKUP_SKIPPED)
+    for step in trajectory.steps:
+        if len(pages.get(step.index, ())) > 1:
+            add(step.index, pages[step.index][-1], FIRST_PAGE_ONLY)
+    return tuple(actions)
+
+
+def task_from_trajectory(trajectory: Trajectory, catalog: Catalog, *, split: str = "main") -> Task:
+    """The benchmark task ``trajectory`` poses; the task id is the trajectory id.
+
+    Platforms are those of the tools called (sorted); the domain is the first step's tool's.
+    """
+    if not trajectory.steps:
+        raise UsageError(f"trajectory {trajectory.id} has no steps")
+    if not trajectory.question:
+        raise UsageError(f"trajectory {trajectory.id} has no question: synthesize it with a question writer")
+    tools = [catalog.get(step.tool) for step in trajectory.steps]
+    return Task(
+        id=trajectory.id,
+        question_ko=trajectory.question,
+        answer=trajectory.answer,
+        required_actions=required_actions(trajectory),
+        reference_calls=tuple((tool, args) for _, tool, args in trajectory_calls(trajectory)),
+        reference_state_digest=trajectory.state_digest,
+        platforms=tuple(sorted({tool.platform for tool in tools})),
+        domain=tools[0].domain,
+        split=split,
+        tags=(trajectory.pattern,),
+    )
