@@ -576,6 +576,15 @@ def mcp_serve(snapshot, transport, tools_pattern, host, port, store) -> None:
     serve(snapshot, transport, tools_pattern, _store_path(store), host, port)
 
 
+def _open_env(stack, cat, source, sim_seed, as_of, snapshot, mode, store, fault_rate=0.0):
+    """A ToolEnvironment over the chosen source (closed with ``stack``): what graph prune, synth and filter run on."""
+    from kopa_replay.env import ToolEnvironment, open_source
+
+    src = stack.enter_context(open_source(source, seed=sim_seed, as_of=_date(as_of, "--as-of"), fault_rate=fault_rate,
+                                          snapshot=snapshot, mode=mode,
+                                          store=_store_path(store) if snapshot else None, catalog=cat))
+    return ToolEnvironment(cat, src)
+
 # -- graph (EDGE Phase A) ----------------------------------------------------------
 @cli.group(cls=_Group)
 def graph() -> None:
@@ -690,7 +699,8 @@ def graph_prune(run_dir, iterations, paths, seed, fault_rate, max_depth, w_s, w_
     Builds the candidate graph first when the run directory has none.
     Example: kopa-replay graph prune --iterations 20 --paths 200 --fault-rate 0.1 --json
     """
-    from kopa_replay.env import ToolEnvironment, open_source
+    from contextlib import ExitStack
+
     from kopa_replay.graph.pipeline import RunDir, prune_graph
     from kopa_replay.graph.prune import PruneConfig
 
@@ -705,10 +715,8 @@ def graph_prune(run_dir, iterations, paths, seed, fault_rate, max_depth, w_s, w_
     described = {"source": source, "snapshot": snapshot, "mode": mode if snapshot else None,
                  "sim_seed": sim_seed if source == "sim" else None, "as_of": as_of if source == "sim" else None,
                  "fault_rate": fault_rate}
-    with open_source(source, seed=sim_seed, as_of=_date(as_of, "--as-of"), fault_rate=fault_rate,
-                     snapshot=snapshot, mode=mode, store=_store_path(store) if snapshot else None,
-                     catalog=cat) as src:
-        env = ToolEnvironment(cat, src)
+    with ExitStack() as stack:
+        env = _open_env(stack, cat, source, sim_seed, as_of, snapshot, mode, store, fault_rate)
         progress = None if as_json else (lambda h: click.echo(
             f"iteration {h.iteration:>3}: paths passed {h.path_pass_rate:6.1%}  steps ok {h.step_success_rate:6.1%}"
             f"  cut {h.links_cut:>4}  retained {h.links_retained}", err=True))
@@ -830,12 +838,6 @@ def _chat_client(stack, llm_url, llm_model, out, option):
     return stack.enter_context(ChatClient(llm_url, llm_model, store=str(Path(out) / "llm.sqlite"), snapshot="llm"))
 
 
-def _open_env(stack, cat, source, sim_seed, as_of, snapshot, mode, store):
-    from kopa_replay.env import ToolEnvironment, open_source
-
-    src = stack.enter_context(open_source(source, seed=sim_seed, as_of=_date(as_of, "--as-of"), snapshot=snapshot,
-                                          mode=mode, store=_store_path(store) if snapshot else None, catalog=cat))
-    return ToolEnvironment(cat, src)
 
 
 @cli.command("synth")

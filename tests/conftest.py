@@ -92,3 +92,32 @@ def cli_error():
         return lines[0]
 
     return check
+
+
+#: Links known to execute on the simulator, chosen so a short walk meets every junction kind: a code lookup
+#: (sequential), three routes at a stop (fan-out), 50 stations by name and 200 stops (derived).
+_SCHOOL = {"ATPT_OFCDC_SC_CODE": "ATPT_OFCDC_SC_CODE", "SD_SCHUL_CODE": "SD_SCHUL_CODE"}
+HAND_LINKS = (
+    ("dart_corp_code", "dart_cvbd_is_decsn", {"corp_code": "corp_code"}),
+    ("dart_cvbd_is_decsn", "datagokr_get_stock_price_info", {"itmsNm": "corp_name"}),
+    ("tago_get_sttn_no_list", "tago_get_sttn_accto_arvl_prearnge_info_list", {"nodeId": "nodeid"}),
+    ("tago_get_sttn_accto_arvl_prearnge_info_list", "tago_get_route_info_iem", {"routeId": "routeid"}),
+    ("neis_school_info", "neis_school_schedule", _SCHOOL),
+    ("neis_school_schedule", "neis_meal_service_diet_info", _SCHOOL),
+    ("seoulbus_get_station_by_name", "seoulbus_get_station_by_uid", {"arsId": "arsId"}),
+    ("seoulbus_get_station_by_uid", "seoulbus_get_route_info", {"busRouteId": "busRouteId"}),
+)
+
+
+@pytest.fixture(scope="session")
+def hand_link_specs():
+    """(source, target, binding) of the hand-picked links the synthesis and benchmark tests walk."""
+    return HAND_LINKS
+
+
+@pytest.fixture
+def hand_links(hand_link_specs):
+    """Fresh :class:`~kopa_replay.graph.Link` objects for the hand-picked links."""
+    from kopa_replay.graph import Link
+
+    return [Link(source, target, dict(binding), 0.9) for source, target, binding in hand_link_specs]

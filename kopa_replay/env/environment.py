@@ -493,12 +493,11 @@ def _extensions(tool: Tool, key: str | None) -> dict[str, Any]:
     return {"kopa_tool": tool.name, "kopa_secrets": (key,) if key else ()}
 
 
-def _replayed(replayer: Callable[..., Any] | None, tool: Tool, method: str, url: str, key: str | None,
+def _replayed(replayer: Callable[..., Any] | None, method: str, url: str, key: str | None,
               redacted: str) -> _Reply | None:
     """The snapshot's answer without a round trip through httpx, when the source has one to give."""
     if replayer is None:
         return None
-    register_secret(key)
     answer = replayer(method, url, (key,) if key else ())
     if answer is None:
         return None
@@ -507,9 +506,37 @@ def _replayed(replayer: Callable[..., Any] | None, tool: Tool, method: str, url:
 
 # -- sync front end ----------------------------------------------------------
 class _EnvironmentState:
-    """The call log both environments expose, read from their shared core."""
+    """What both environments share: construction, the call log, and preparing one request."""
 
     _core: _Core
+    source: Any
+
+    def __init__(self, catalog: Catalog, source: Any, *, retries: int, backoff: float, max_backoff: float,
+                 sleep: Callable[[float], Any], owns_source: bool) -> None:
+        self.catalog = catalog
+        self.source = source
+        self._sleep = sleep
+        self._core = _Core(catalog, retries=retries, backoff=backoff, max_backoff=max_backoff)
+        self._owns_source = owns_source
+
+    @staticmethod
+    def _open_defaults(catalog: Catalog | None, source: str, snapshot: str | None) -> tuple[Catalog, str | None]:
+        """The built-in catalog when none is given; the shipped snapshot for ``source="replay"``."""
+        if catalog is None:
+            from kopa_replay.catalog import builtin_catalog
+
+            catalog = builtin_catalog()
+        if snapshot is None and source == "replay":
+            snapshot = DEFAULT_SNAPSHOT
+        return catalog, snapshot
+
+    def _prepare(self, tool: Tool, args: Mapping[str, Any]) -> tuple[_Reply | None, tuple[str, str, dict, str, dict]]:
+        """(the snapshot's answer when the recorder has it, else None; method, url, headers, redacted, extensions)."""
+        key = self.source.key_for(tool)
+        method, url, headers, redacted = build_request(tool, args, key)
+        extensions = _extensions(tool, key)  # registers the key with the log filter, replayed or not
+        replayed = _replayed(self.source.replayer, method, url, key, redacted)
+        return replayed, (method, url, headers, redacted, extensions)
 
     @property
     def log(self) -> tuple[LogEntry, ...]:
@@ -532,11 +559,8 @@ class ToolEnvironment(_EnvironmentState):
     def __init__(self, catalog: Catalog, source: Source, *, retries: int = 0, backoff: float = 0.5,
                  max_backoff: float = 30.0, sleep: Callable[[float], Any] = time.sleep,
                  owns_source: bool = False) -> None:
-        self.catalog = catalog
-        self.source = source
-        self._sleep = sleep
-        self._core = _Core(catalog, retries=retries, backoff=backoff, max_backoff=max_backoff)
-        self._owns_source = owns_source
+        super().__init__(catalog, source, retries=retries, backoff=backoff, max_backoff=max_backoff, sleep=sleep,
+                         owns_source=owns_source)
 
     @classmethod
     def open(cls, catalog: Catalog | None = None, *, source: str = "replay", snapshot: str | None = None,
@@ -548,12 +572,7 @@ class ToolEnvironment(_EnvironmentState):
         ``snapshot`` defaults to :data:`DEFAULT_SNAPSHOT` for ``source="replay"`` and to
         none (no recorder) for every other source.
         """
-        if catalog is None:
-            from kopa_replay.catalog import builtin_catalog
-
-            catalog = builtin_catalog()
-        if snapshot is None and source == "replay":
-            snapshot = DEFAULT_SNAPSHOT
+        catalog, snapshot = cls._open_defaults(catalog, source, snapshot)
         opened = open_source(source, seed=seed, as_of=as_of, fault_rate=fault_rate, snapshot=snapshot, mode=mode,
                              store=store, catalog=catalog)
         return cls(catalog, opened, retries=retries, backoff=backoff, sleep=sleep, owns_source=True)
@@ -571,13 +590,11 @@ class ToolEnvironment(_EnvironmentState):
         return self._drive(self._core.pages_flow(tool, args, max_pages))
 
     def _send(self, tool: Tool, args: Mapping[str, Any]) -> _Reply:
-        key = self.source.key_for(tool)
-        method, url, headers, redacted = build_request(tool, args, key)
-        replayed = _replayed(self.source.replayer, tool, method, url, key, redacted)
+        replayed, (method, url, headers, redacted, extensions) = self._prepare(tool, args)
         if replayed is not None:
             return replayed
         try:
-            response = self.source.client.request(method, url, headers=headers, extensions=_extensions(tool, key))
+            response = self.source.client.request(method, url, headers=headers, extensions=extensions)
         except httpx.TransportError as exc:
             return _Reply(0, b"", redacted, type(exc).__name__)
         return _Reply(response.status_code, response.content, redacted)
@@ -675,23 +692,15 @@ class AsyncToolEnvironment(_EnvironmentState):
     def __init__(self, catalog: Catalog, source: AsyncSource, *, retries: int = 0, backoff: float = 0.5,
                  max_backoff: float = 30.0, sleep: Callable[[float], Any] = asyncio.sleep,
                  owns_source: bool = False) -> None:
-        self.catalog = catalog
-        self.source = source
-        self._sleep = sleep
-        self._core = _Core(catalog, retries=retries, backoff=backoff, max_backoff=max_backoff)
-        self._owns_source = owns_source
+        super().__init__(catalog, source, retries=retries, backoff=backoff, max_backoff=max_backoff, sleep=sleep,
+                         owns_source=owns_source)
 
     @classmethod
     def open(cls, catalog: Catalog | None = None, *, source: str = "replay", snapshot: str | None = None,
              mode: str | None = None, store: Any = None, seed: int = 0, as_of: Any = None, retries: int = 0,
              fault_rate: float = 0.0, sleep: Callable[[float], Any] = asyncio.sleep,
              backoff: float = 0.5) -> "AsyncToolEnvironment":
-        if catalog is None:
-            from kopa_replay.catalog import builtin_catalog
-
-            catalog = builtin_catalog()
-        if snapshot is None and source == "replay":
-            snapshot = DEFAULT_SNAPSHOT
+        catalog, snapshot = cls._open_defaults(catalog, source, snapshot)
         opened = open_async_source(source, seed=seed, as_of=as_of, fault_rate=fault_rate, snapshot=snapshot,
                                    mode=mode, store=store, catalog=catalog)
         return cls(catalog, opened, retries=retries, backoff=backoff, sleep=sleep, owns_source=True)
@@ -726,14 +735,11 @@ class AsyncToolEnvironment(_EnvironmentState):
         return list(results)
 
     async def _send(self, tool: Tool, args: Mapping[str, Any]) -> _Reply:
-        key = self.source.key_for(tool)
-        method, url, headers, redacted = build_request(tool, args, key)
-        replayed = _replayed(self.source.replayer, tool, method, url, key, redacted)
+        replayed, (method, url, headers, redacted, extensions) = self._prepare(tool, args)
         if replayed is not None:
             return replayed
         try:
-            response = await self.source.client.request(method, url, headers=headers,
-                                                        extensions=_extensions(tool, key))
+            response = await self.source.client.request(method, url, headers=headers, extensions=extensions)
         except httpx.TransportError as exc:
             return _Reply(0, b"", redacted, type(exc).__name__)
         return _Reply(response.status_code, response.content, redacted)

@@ -27,19 +27,6 @@ from kopa_replay.synth.pager import read_pages
 from kopa_replay.synth.plan import branches_of, make_step
 from kopa_replay.synth.questions import TemplateWriter
 
-SCHOOL = {"ATPT_OFCDC_SC_CODE": "ATPT_OFCDC_SC_CODE", "SD_SCHUL_CODE": "SD_SCHUL_CODE"}
-#: the synthesis tests' hand links (tests/synth/conftest.py): every junction kind, each a code hand-off
-HAND_LINKS = (
-    ("dart_corp_code", "dart_cvbd_is_decsn", {"corp_code": "corp_code"}),
-    ("dart_cvbd_is_decsn", "datagokr_get_stock_price_info", {"itmsNm": "corp_name"}),
-    ("tago_get_sttn_no_list", "tago_get_sttn_accto_arvl_prearnge_info_list", {"nodeId": "nodeid"}),
-    ("tago_get_sttn_accto_arvl_prearnge_info_list", "tago_get_route_info_iem", {"routeId": "routeid"}),
-    ("neis_school_info", "neis_school_schedule", SCHOOL),
-    ("neis_school_schedule", "neis_meal_service_diet_info", SCHOOL),
-    ("seoulbus_get_station_by_name", "seoulbus_get_station_by_uid", {"arsId": "arsId"}),
-    ("seoulbus_get_station_by_uid", "seoulbus_get_route_info", {"busRouteId": "busRouteId"}),
-)
-
 
 def _paged_trajectory(catalog, env) -> Trajectory:
     """One real step read over 20 pages (Sejong's 200 stops, 10 a page): how many stops are there?
@@ -58,9 +45,9 @@ def _paged_trajectory(catalog, env) -> Trajectory:
 
 
 @pytest.fixture(scope="module")
-def bench(catalog):
+def bench(catalog, hand_link_specs):
     """12 synthesized trajectories plus the paged one, their tasks, and a simulator environment (≈ 1 s)."""
-    links = [Link(source, target, dict(binding), 0.9) for source, target, binding in HAND_LINKS]
+    links = [Link(source, target, dict(binding), 0.9) for source, target, binding in hand_link_specs]
     with ToolEnvironment.open(catalog, source="sim") as env:
         trajectories = synthesize(catalog, links, env, SynthConfig(trajectories=12, seed=0, distinct_tool_sets=False),
                                   TemplateWriter())

@@ -199,25 +199,17 @@ def test_trajectory_rows_give_junctions_by_tool_name():
 
 
 # -- real data: trajectories synthesized on the simulator ------------------------------------------
-HAND_LINKS = (
-    ("dart_corp_code", "dart_cvbd_is_decsn", {"corp_code": "corp_code"}),
-    ("dart_cvbd_is_decsn", "datagokr_get_stock_price_info", {"itmsNm": "corp_name"}),
-    ("tago_get_sttn_no_list", "tago_get_sttn_accto_arvl_prearnge_info_list", {"nodeId": "nodeid"}),
-    ("tago_get_sttn_accto_arvl_prearnge_info_list", "tago_get_route_info_iem", {"routeId": "routeid"}),
-    ("seoulbus_get_station_by_name", "seoulbus_get_station_by_uid", {"arsId": "arsId"}),
-    ("seoulbus_get_station_by_uid", "seoulbus_get_route_info", {"busRouteId": "busRouteId"}),
-)
-
-
 @pytest.fixture(scope="module")
-def synthesized(catalog):
+def synthesized(catalog, hand_link_specs):
     """20 executed trajectories with template questions (≈ 2 s): (trajectories, SFT rows)."""
     from kopa_replay.env import ToolEnvironment
     from kopa_replay.graph import Link
     from kopa_replay.synth import SynthConfig, sft_rows, synthesize_report
     from kopa_replay.synth.questions import TemplateWriter, write_all
 
-    links = [Link(source, target, dict(binding), 0.9) for source, target, binding in HAND_LINKS]
+    # the shared hand links without NEIS's school hand-offs (they pass on values the question already gives)
+    links = [Link(source, target, dict(binding), 0.9) for source, target, binding in hand_link_specs
+             if not source.startswith("neis_")]
     with ToolEnvironment.open(catalog, source="sim") as env:
         result = synthesize_report(catalog, links, env, SynthConfig(trajectories=20, seed=0, distinct_tool_sets=False))
     trajectories = write_all(TemplateWriter(), result.trajectories, catalog)
