@@ -332,12 +332,15 @@ def _source_options(func):
 @cli.command("record")
 @click.option("--snapshot", required=True, help="Name of the new snapshot, by convention its as-of date.")
 @click.option("--no-seal", is_flag=True, help="Leave the snapshot open for more recording.")
+@click.option("--bench/--no-bench", default=None,
+              help="Also record the calls of the benchmark's oracle and baseline agents [default: with source sim, "
+                   "whose world the tasks are written over].")
 @_source_options
 @_store_option
 @_catalog_option
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def record(snapshot, no_seal, source, as_of, seed, base_urls, store, catalog_files, scale, as_json) -> None:
-    """Record every tool's probe calls (catalog examples, largest pages) into a new snapshot.
+def record(snapshot, no_seal, bench, source, as_of, seed, base_urls, store, catalog_files, scale, as_json) -> None:
+    """Record every tool's probe calls (catalog examples, largest pages) and the benchmark's calls into a new snapshot.
 
     Example: kopa-replay record --source sim --as-of 2026-09-01 --snapshot 2026-09-01
     """
@@ -345,9 +348,17 @@ def record(snapshot, no_seal, source, as_of, seed, base_urls, store, catalog_fil
     from kopa_replay.record.workflows import record_snapshot
 
     _date(as_of, "--as-of")
-    summary = record_snapshot(_load_catalog(catalog_files, scale), store_path=_store_path(store), snapshot=snapshot,
-                              source=source, as_of=as_of, seed=seed, mirrors=parse_mirrors(base_urls),
-                              seal=not no_seal)
+    cat = _load_catalog(catalog_files, scale)
+    mirrors = parse_mirrors(base_urls)
+    requests = []
+    if bench if bench is not None else source == "sim":
+        from kopa_replay.bench.suite import benchmark_workload
+
+        # the oracle's and the baselines' calls, so `bench run` with those agents is offline on this snapshot
+        requests = benchmark_workload(cat, source=source, seed=seed, as_of=(as_of or snapshot) if source == "sim"
+                                      else None, mirrors=mirrors)
+    summary = record_snapshot(cat, store_path=_store_path(store), snapshot=snapshot, source=source, as_of=as_of,
+                              seed=seed, mirrors=mirrors, seal=not no_seal, requests=requests)
     if as_json:
         click.echo(_dump(summary.to_dict()))
         return
@@ -853,12 +864,15 @@ def _chat_client(stack, llm_url, llm_model, out, option):
 @click.option("--page-budget", default=5, show_default=True, type=int, help="Pages read per step at most.")
 @click.option("--writer", type=click.Choice(["template", "llm"]), default="template", show_default=True,
               help="Korean template questions (offline), or a model over an OpenAI-compatible server.")
+@click.option("--exclude-platform", "excluded", multiple=True, metavar="PLATFORM",
+              help="Never call this platform's tools (repeatable); the benchmark's held-out split is "
+                   "dart, krx and seoul.")
 @_llm_options("that writes questions")
 @_env_options
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as one JSON object.")
 @_catalog_option
-def synth(graph_dir, out, trajectories, seed, fan_out_budget, max_links, page_budget, writer, llm_url, llm_model,
-          source, sim_seed, as_of, snapshot, mode, store, as_json, catalog_files, scale) -> None:
+def synth(graph_dir, out, trajectories, seed, fan_out_budget, max_links, page_budget, excluded, writer, llm_url,
+          llm_model, source, sim_seed, as_of, snapshot, mode, store, as_json, catalog_files, scale) -> None:
     """Walk the pruned graph into executed trajectories with typed junctions; write datasets and statistics.
 
     Example: kopa-replay synth --graph-dir runs/graph --out runs/synth --trajectories 200 --json
@@ -870,8 +884,12 @@ def synth(graph_dir, out, trajectories, seed, fan_out_budget, max_links, page_bu
     from kopa_replay.synth.pipeline import retained_links, run_synthesis
 
     cat = _load_catalog(catalog_files, scale)
+    unknown = sorted(set(excluded) - {tool.platform for tool in cat})
+    if unknown:
+        raise UsageError(f"--exclude-platform: no platform {', '.join(unknown)} in the catalog "
+                         f"(platforms: {', '.join(sorted({tool.platform for tool in cat}))})")
     config = SynthConfig(trajectories=trajectories, seed=seed, fan_out_budget=fan_out_budget, max_links=max_links,
-                         page_budget=page_budget)
+                         page_budget=page_budget, exclude_platforms=tuple(sorted(excluded)))
     links = retained_links(Path(graph_dir) / "graph.json", cat)
     with ExitStack() as stack:
         chosen = None
@@ -945,6 +963,196 @@ def filter_(in_dir, out, judges, llm_url, llm_model, source, sim_seed, as_of, sn
         click.echo(f"  {discard.trajectory_id}: {discard.stage}/{discard.check}: {discard.detail}")
     if len(result.discarded) > 20:
         click.echo(f"  … {len(result.discarded) - 20} more in {out / 'filter_report.json'}")
+
+
+# -- bench (KOPA-Bench) --------------------------------------------------------------
+@cli.group(cls=_Group)
+def bench() -> None:
+    """Run agents on the benchmark tasks, grade them on three axes, audit training data against them.
+
+    Example: kopa-replay bench run --agent oracle --rollouts 4
+    """
+
+
+def _task_set(tasks_dir, split=None, domain=None, ids=()):
+    from kopa_replay.bench.suite import load_task_set
+
+    return load_task_set(tasks_dir).select(split=split, domain=domain, ids=ids)
+
+
+def _tasks_option(func):
+    return click.option("--tasks", "tasks_dir", type=click.Path(file_okay=False),
+                        help="A task-set directory (tasks.jsonl, plans.jsonl) instead of the shipped one.")(func)
+
+
+@bench.command("run")
+@click.option("--agent", "agent_name", required=True,
+              type=click.Choice(["oracle", "skip-lookup", "first-page", "openai", "transformers"]),
+              help="oracle (replays the reference), skip-lookup / first-page (failure-mode baselines), openai "
+                   "(an OpenAI-compatible server with tool calling), transformers (a local model).")
+@click.option("--snapshot", default="2026-09-01", show_default=True,
+              help="The pinned snapshot the tools answer from (source replay).")
+@click.option("--source", type=click.Choice(["replay", "sim"]), default="replay", show_default=True,
+              help="replay: the snapshot, offline (a call it never recorded is answered as missing); "
+                   "sim: the in-process simulator at --sim-seed / --as-of.")
+@click.option("--sim-seed", default=0, show_default=True, type=int, help="World seed (source sim).")
+@click.option("--as-of", default="2026-09-01", show_default=True, help="Simulator as-of date (source sim).")
+@click.option("--rollouts", "k", default=1, show_default=True, type=int, help="Rollouts per task (k of pass@k).")
+@_tasks_option
+@click.option("--split", type=click.Choice(["main", "held_out"]), help="Only the tasks of this split.")
+@click.option("--domain", help="Only the tasks of this domain (finance, traffic, district, education, politics, law).")
+@click.option("--task", "task_ids", multiple=True, metavar="ID", help="Only this task (repeatable).")
+@click.option("--out", type=click.Path(file_okay=False),
+              help="Where rollouts, grades and reports are written [default: runs/bench/AGENT].")
+@_llm_options("under test (--agent openai)")
+@click.option("--model-path", type=click.Path(), help="Local checkpoint directory (--agent transformers).")
+@click.option("--top-k", default=24, show_default=True, type=int,
+              help="Tools offered to a model agent per task (retrieved for the question); 0: every tool.")
+@click.option("--max-turns", default=16, show_default=True, type=int, help="Assistant turns a model agent gets.")
+@_store_option
+@_catalog_option
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def bench_run(agent_name, snapshot, source, sim_seed, as_of, k, tasks_dir, split, domain, task_ids, out, llm_url,
+              llm_model, model_path, top_k, max_turns, store, catalog_files, scale, as_json) -> None:
+    """Run an agent on the tasks (K rollouts each) and grade RESPONSE, ACTION and ENVIRONMENT.
+
+    Example: kopa-replay bench run --agent skip-lookup --split held_out --json
+    """
+    from contextlib import ExitStack
+    from pathlib import Path
+
+    from kopa_replay.bench.report import markdown, report_json
+    from kopa_replay.bench.suite import make_agent, run_benchmark
+    from kopa_replay.synth.export import write_jsonl
+    from kopa_replay.util import write_atomic
+
+    if k < 1:
+        raise UsageError(f"--rollouts must be at least 1, not {k}")
+    task_set = _task_set(tasks_dir, split, domain, task_ids)
+    cat = _load_catalog(catalog_files, scale)
+    out = Path(out or Path("runs") / "bench" / agent_name)
+    options = {}
+    if agent_name in ("openai", "transformers"):
+        options = {"top_k": top_k or None, "max_turns": max_turns}
+        if agent_name == "openai":
+            # the model's answers are recorded beside the run (never in the shipped cassette): a rerun is offline
+            options.update(base_url=llm_url, model=llm_model, store=str(out / "llm.sqlite"), snapshot="llm")
+        else:
+            options["model_path"] = model_path
+    with ExitStack() as stack:
+        agent = make_agent(agent_name, task_set, **options)
+        if hasattr(agent, "close"):
+            stack.callback(agent.close)
+        env = _open_env(stack, cat, "sim" if source == "sim" else "replay", sim_seed, as_of,
+                        snapshot if source == "replay" else None, None, store)
+        run = run_benchmark(task_set.tasks, agent, cat, env, k)
+    out.mkdir(parents=True, exist_ok=True)
+    write_jsonl(out / "rollouts.jsonl", [r.to_dict() for r in run.rollouts])
+    text = report_json(run.report)
+    write_atomic(out / "report.json", text)
+    write_atomic(out / "report.md", markdown(run.report))
+    if as_json:
+        click.echo(text, nl=False)
+        return
+    p1, pk = run.report["pass_at_1"], run.report["pass_at_k"]
+    click.echo(f"{agent_name}: {run.report['n_tasks']} tasks x {k} rollouts: pass@1 {p1['combined']:.3f}, "
+               f"pass@{k} {pk['combined']:.3f} (response {p1['response']:.3f}, action {p1['action']:.3f}, "
+               f"environment {p1['environment']:.3f}) -> {out}")
+
+
+@bench.command("report")
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@_tasks_option
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+def bench_report(run_dir, tasks_dir, fmt) -> None:
+    """Re-grade a run's rollouts against the tasks and print the report.
+
+    Example: kopa-replay bench report runs/bench/oracle --format markdown
+    """
+    from pathlib import Path
+
+    from kopa_replay.bench.grade import grade_all
+    from kopa_replay.bench.model import Rollout
+    from kopa_replay.bench.report import markdown, report, report_json
+    from kopa_replay.synth.export import read_jsonl
+
+    path = Path(run_dir) / "rollouts.jsonl"
+    if not path.exists():
+        raise UsageError(f"no rollouts at {path}: run `kopa-replay bench run --out {run_dir}` first")
+    try:
+        rollouts = [Rollout.from_dict(row) for row in read_jsonl(path)]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"{path}: not a rollouts file ({type(exc).__name__}: {exc})") from None
+    if not rollouts:
+        raise UsageError(f"{path} holds no rollout")
+    task_set = _task_set(tasks_dir, ids=sorted({r.task_id for r in rollouts}))
+    data = report(task_set.tasks, grade_all(task_set.tasks, rollouts))
+    click.echo(report_json(data) if fmt == "json" else markdown(data), nl=False)
+
+
+@bench.command("audit")
+@click.option("--train", "train_file", required=True, type=click.Path(dir_okay=False),
+              help="The training data: trajectories.jsonl (exact links) or sft.jsonl (links inferred) of `synth`.")
+@_tasks_option
+@click.option("--near", default=0.9, show_default=True, type=float,
+              help="Question 3-gram Jaccard at or above which a pair counts as near-verbatim.")
+@click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
+def bench_audit(train_file, tasks_dir, near, as_json) -> None:
+    """Contamination between training data and the benchmark: questions, tools, links, consecutive calls.
+
+    Example: kopa-replay bench audit --train runs/synth/trajectories.jsonl
+    """
+    from pathlib import Path
+
+    from kopa_replay.bench.audit import audit, items_from_sft_rows, items_from_trajectories, markdown
+    from kopa_replay.synth.export import read_jsonl
+
+    path = Path(train_file)
+    if not path.exists():
+        raise UsageError(f"no training file {path}")
+    try:
+        rows = read_jsonl(path)
+    except ValueError as exc:
+        raise UsageError(f"{path}: not JSONL ({exc})") from None
+    if not rows:
+        raise UsageError(f"{path} holds no row")
+    train = items_from_trajectories(rows) if "steps" in rows[0] else items_from_sft_rows(rows)
+    task_set = _task_set(tasks_dir)
+    if len(task_set.plans) != len(task_set.tasks):
+        raise UsageError(f"{task_set.source} has no plan for every task (plans.jsonl): the audit needs the links")
+    bench_items = items_from_trajectories([task_set.plans[t.id].to_dict() for t in task_set.tasks])
+    result = audit(train, bench_items, near=near)
+    click.echo(_dump(result) if as_json else markdown(result), nl=not as_json)
+
+
+@bench.command("build")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Where the task set is written.")
+@click.option("--seed", "seeds", multiple=True, type=int, help="Walk seed (repeatable) [default: 0 1 2].")
+@click.option("--per-run", default=150, show_default=True, type=int, help="Walks kept per synthesis run.")
+@click.option("--sim-seed", default=0, show_default=True, type=int, help="World seed of the simulator.")
+@click.option("--as-of", default="2026-09-01", show_default=True, help="Simulator as-of date.")
+@click.option("--json", "as_json", is_flag=True, help="Print the set's summary as JSON.")
+def bench_build(out, seeds, per_run, sim_seed, as_of, as_json) -> None:
+    """Rebuild a task set on the simulator (how the shipped one was made; several minutes).
+
+    Example: kopa-replay bench build --out runs/bench-tasks
+    """
+    from contextlib import ExitStack
+
+    from kopa_replay.bench.build import BuildSpec, build_tasks, summary
+    from kopa_replay.bench.suite import save_task_set
+
+    spec = BuildSpec(seeds=tuple(seeds) or BuildSpec.seeds, per_run=per_run)
+    cat = _load_catalog((), "builtin")
+    with ExitStack() as stack:
+        env = _open_env(stack, cat, "sim", sim_seed, as_of, None, None, None)
+        tasks, plans = build_tasks(cat, env, spec)
+    info = {**summary(tasks, plans), "spec": spec.to_dict(), "sim_seed": sim_seed, "as_of": as_of}
+    save_task_set(out, tasks, plans, info)
+    if as_json:
+        click.echo(_dump(info))
+        return
+    click.echo(f"{info['tasks']} tasks ({info['by_split']}) -> {out}")
 
 
 def main() -> None:

@@ -119,7 +119,8 @@ def _run(plan: Trajectory, catalog: Catalog, env: Any, *, skip_lookups: bool, pa
 
     groups.append(read(start.tool, start.args, None, skip_lookups and start.index in sources))
     for junction in plan.junctions:
-        records = [record for branch in groups[-1] for record in branch.records]
+        source_group = plan.steps[junction.source].group
+        records = [record for branch in groups[source_group] for record in branch.records]
         if skip_lookups:
             values = [_guess(start.args, junction.binding)]
         else:

@@ -38,6 +38,8 @@ __all__ = [
     "parse_bool",
     "parse_items",
     "same_value",
+    "call_window",
+    "first_unread",
     "grade_response",
     "grade_action",
     "grade_environment",
@@ -272,19 +274,89 @@ def _satisfies(args: Mapping[str, Any], action: RequiredAction) -> bool:
     return all(key in args and same_value(args[key], value) for key, value in action.args_subset.items())
 
 
+def _int(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def call_window(args: Mapping[str, Any], paging: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The records a call asks for, as a 0-based half-open window; None when its paging arguments are invalid.
+
+    ``page`` style: page p of size s is ``[(p-1)s, ps)``; ``range`` style: START..END (1-based, inclusive) is
+    ``[START-1, END)``. A size above the server's ``max_size`` counts as ``max_size`` (the server cuts it).
+    """
+    default = paging.get("default_size") or 0
+    cap = paging.get("max_size") or 0
+
+    def arg(name: str | None, fallback: Any) -> int | None:
+        return _int(args[name]) if name and args.get(name) is not None else _int(fallback)
+
+    if paging.get("style") == "page":
+        page, size = arg(paging.get("page"), 1), arg(paging.get("size"), default)
+        if page is None or size is None or page < 1 or size < 1:
+            return None
+        size = min(size, cap) if cap else size
+        return (page - 1) * size, page * size
+    if paging.get("style") == "range":
+        start = arg(paging.get("start"), 1)
+        end = arg(paging.get("end"), (start or 1) + default - 1)
+        if start is None or end is None or start < 1 or end < start:
+            return None
+        end = min(end, start + cap - 1) if cap else end
+        return start - 1, end
+    return None
+
+
+def first_unread(windows: Iterable[tuple[int, int]], through: int, since: int = 0) -> int | None:
+    """The first 0-based record position in ``[since, through)`` that no window covers; None when all are."""
+    position = since
+    for low, high in sorted(windows):
+        if position >= through or low > position:
+            break
+        position = max(position, high)
+    return position if position < through else None
+
+
+def _missing_read(action: RequiredAction, rollout: Rollout) -> str | None:
+    """Why a read action is not met (None: the calls cover records 1..through)."""
+    windows = [window for tool, args, outcome in rollout.calls
+               if tool == action.tool and outcome not in NOT_STATE and _satisfies(args, action)
+               and (window := call_window(args, action.paging)) is not None]
+    gap = first_unread(windows, action.through, action.since)
+    if gap is None:
+        return None
+    reason = f"record {gap + 1} of {_show_call(action.tool, action.args_subset)} was never read"
+    if action.why:
+        reason += f": {action.why}"
+    return reason + (f" (records {action.since + 1}–{gap} were)" if gap > action.since
+                     else " (no call read the records it starts at)")
+
+
+def _missing_call(action: RequiredAction, rollout: Rollout) -> str | None:
+    """Why a call action is not met (None: some call made it)."""
+    if any(tool == action.tool and _satisfies(args, action) for tool, args, _ in rollout.calls):
+        return None
+    reason = f"no call to {_show_call(action.tool, action.args_subset)}"
+    if action.why:
+        reason += f": {action.why}"
+    near = [args for tool, args, _ in rollout.calls if tool == action.tool]
+    if near:
+        reason += f" ({action.tool} was called {len(near)} time{'s' if len(near) > 1 else ''}, " \
+                  f"first with {_show_args(near[0]) or 'no arguments'})"
+    return reason
+
+
 def grade_action(task: Task, rollout: Rollout) -> AxisResult:
-    """ACTION: every required action made; the reason names the first one missing (and why it matters)."""
-    for action in task.required_actions:
-        if any(tool == action.tool and _satisfies(args, action) for tool, args, _ in rollout.calls):
-            continue
-        reason = f"no call to {_show_call(action.tool, action.args_subset)}"
-        if action.why:
-            reason += f": {action.why}"
-        near = [args for tool, args, _ in rollout.calls if tool == action.tool]
-        if near:
-            reason += f" ({action.tool} was called {len(near)} time{'s' if len(near) > 1 else ''}, " \
-                      f"first with {_show_args(near[0]) or 'no arguments'})"
-        return AxisResult(False, reason)
+    """ACTION: every required action made; the reason names each one missing, in task order, and why it matters.
+
+    A read action (``through`` > 0) is met by any page sizes that together cover its records.
+    """
+    missing = [reason for action in task.required_actions
+               if (reason := (_missing_read if action.through else _missing_call)(action, rollout)) is not None]
+    if missing:
+        return AxisResult(False, "; ".join(missing))
     count = len(task.required_actions)
     return AxisResult(True, f"all {count} required action{'s' if count != 1 else ''} made")
 

@@ -13,7 +13,7 @@ Everything here is plain data with ``to_dict``/``from_dict`` (JSON-ready).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
 from kopa_replay.errors import UsageError
@@ -26,6 +26,9 @@ SPLITS = ("main", "held_out")
 #: the three grading axes, in the order they are reported
 AXES = ("response", "action", "environment")
 
+#: how a read's calls name their window of records (see :class:`RequiredAction`)
+PAGING_STYLES = ("page", "range")
+
 #: one call: (tool, arguments, outcome)
 Call = tuple[str, Mapping[str, Any], str]
 
@@ -34,19 +37,40 @@ Call = tuple[str, Mapping[str, Any], str]
 class RequiredAction:
     """A call to ``tool`` whose arguments include ``args_subset`` (values compared normalized).
 
-    ``why`` says what skipping it means ("the code lookup was skipped"); it ends the failure reason.
+    With ``through`` > 0 the action is a *read*: the calls to ``tool`` matching
+    ``args_subset`` (which then leaves the paging parameters out) must together
+    cover records ``since`` + 1 .. ``through`` (1-based; ``since`` is how many
+    records the reference skipped, when it started past page 1), whatever page
+    size they asked for. ``paging``
+    says how a call's arguments name its window: ``style`` (``page`` or ``range``),
+    the parameter names (``page``, ``size`` / ``start``, ``end``), the page size a
+    call that names none gets (``default_size``) and the most a server returns
+    (``max_size``). ``why`` says what skipping it means ("the code lookup was
+    skipped"); it ends the failure reason.
     """
 
     tool: str
     args_subset: Mapping[str, Any]
     why: str = ""
+    through: int = 0
+    paging: Mapping[str, Any] = field(default_factory=dict)
+    since: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tool": self.tool, "args_subset": dict(self.args_subset), "why": self.why}
+        out = {"tool": self.tool, "args_subset": dict(self.args_subset), "why": self.why}
+        if self.through:
+            out.update(through=self.through, paging=dict(self.paging), since=self.since)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RequiredAction":
-        return cls(data["tool"], dict(data.get("args_subset", {})), data.get("why", ""))
+        through, since = int(data.get("through", 0)), int(data.get("since", 0))
+        if through < 0 or (through and (data.get("paging", {}).get("style") not in PAGING_STYLES
+                                        or not 0 <= since < through)):
+            raise UsageError(f"required action on {data.get('tool')!r}: a read needs 0 <= since < through and a "
+                             f"paging style, one of {', '.join(PAGING_STYLES)}")
+        return cls(data["tool"], dict(data.get("args_subset", {})), data.get("why", ""), through,
+                   dict(data.get("paging", {})), since)
 
 
 @dataclass(frozen=True)

@@ -12,24 +12,28 @@ The required actions — what ACTION checks — follow one rule, in this order:
    to a junction (the codes a later call needs are read from it) must be called
    with its arguments (its first page). Skipping it means guessing the code:
    ``why = "the code lookup was skipped"``.
-2. **the last page**: a step whose output was read over several pages must have
-   its last page called with that page's arguments, so an answer read from the
-   first page only fails: ``why = "only the first page was read"``.
+2. **the whole read**: a step whose output was read over several pages must be
+   read through its last page — a *read* action (``through``: the first record of
+   the reference's last page) over the step's arguments without the paging
+   ones, met by any page sizes that cover those records (from where the
+   reference started: an example may start past page 1) — so an answer read
+   from the first page only fails: ``why = "only the first page was read"``.
 
 Duplicates (the same tool and arguments) are listed once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kopa_replay.bench.model import RequiredAction, Task
-from kopa_replay.catalog.model import Catalog
+from kopa_replay.bench.model import PAGING_STYLES, RequiredAction, Task
+from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Trajectory
 
-__all__ = ["FIRST_PAGE_ONLY", "LOOKUP_SKIPPED", "required_actions", "task_from_trajectory", "trajectory_calls"]
+__all__ = ["FIRST_PAGE_ONLY", "LOOKUP_SKIPPED", "paging_of", "required_actions", "task_from_trajectory",
+           "trajectory_calls"]
 
 #: ``why`` of a required prerequisite lookup
 LOOKUP_SKIPPED = "the code lookup was skipped"
@@ -45,8 +49,35 @@ def trajectory_calls(trajectory: Trajectory) -> list[tuple[int, str, dict[str, A
     return [(step.index, step.tool, dict(step.args)) for step in trajectory.steps]
 
 
-def required_actions(trajectory: Trajectory) -> tuple[RequiredAction, ...]:
-    """The calls a solution must make (see the module docstring): prerequisite lookups, then last pages."""
+def paging_of(tool: Tool) -> dict[str, Any]:
+    """How ``tool``'s arguments name a window of records (the ``paging`` of a read action); {} if unpaged."""
+    pagination = tool.http.pagination
+    if pagination.style not in PAGING_STYLES:
+        return {}
+    names = {"page": pagination.page_param, "size": pagination.size_param,
+             "start": pagination.start_param, "end": pagination.end_param}
+    return {"style": pagination.style, **{k: v for k, v in names.items() if v},
+            "default_size": pagination.default_size, "max_size": pagination.max_size}
+
+
+def _read_action(tool: Tool, args: Sequence[Mapping[str, Any]]) -> RequiredAction | None:
+    """The read action over a step read in pages ``args`` (first to last); None when the window is unknown."""
+    from kopa_replay.bench.grade import call_window
+
+    paging = paging_of(tool)
+    first, last = (call_window(args[0], paging), call_window(args[-1], paging)) if paging else (None, None)
+    if first is None or last is None or last[0] < first[0]:
+        return None
+    params = {paging.get(name) for name in ("page", "size", "start", "end")}
+    subset = {key: value for key, value in args[0].items() if key not in params}
+    return RequiredAction(tool.name, subset, FIRST_PAGE_ONLY, last[0] + 1, paging, since=first[0])
+
+
+def required_actions(trajectory: Trajectory, catalog: Catalog | None = None) -> tuple[RequiredAction, ...]:
+    """The calls a solution must make (see the module docstring): prerequisite lookups, then whole reads.
+
+    Without ``catalog`` (which says how each tool pages) a multi-page read requires its last page's exact call.
+    """
     calls = trajectory_calls(trajectory)
     pages: dict[int, list[Mapping[str, Any]]] = {}
     tools: dict[int, str] = {}
@@ -68,8 +99,14 @@ def required_actions(trajectory: Trajectory) -> tuple[RequiredAction, ...]:
         if step.group in source_groups and step.index in pages:
             add(step.index, pages[step.index][0], LOOKUP_SKIPPED)
     for step in trajectory.steps:
-        if len(pages.get(step.index, ())) > 1:
-            add(step.index, pages[step.index][-1], FIRST_PAGE_ONLY)
+        read = pages.get(step.index, ())
+        if len(read) <= 1:
+            continue
+        action = _read_action(catalog.get(tools[step.index]), read) if catalog is not None else None
+        if action is None:
+            add(step.index, read[-1], FIRST_PAGE_ONLY)
+        elif action not in actions:
+            actions.append(action)
     return tuple(actions)
 
 
@@ -87,7 +124,7 @@ def task_from_trajectory(trajectory: Trajectory, catalog: Catalog, *, split: str
         id=trajectory.id,
         question_ko=trajectory.question,
         answer=trajectory.answer,
-        required_actions=required_actions(trajectory),
+        required_actions=required_actions(trajectory, catalog),
         reference_calls=tuple((tool, args) for _, tool, args in trajectory_calls(trajectory)),
         reference_state_digest=trajectory.state_digest,
         platforms=tuple(sorted({tool.platform for tool in tools})),

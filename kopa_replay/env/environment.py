@@ -46,6 +46,7 @@ from kopa_replay.record.redact import register_secret
 
 __all__ = [
     "DEFAULT_SNAPSHOT",
+    "next_page_args",
     "ToolResult",
     "PageRead",
     "LogEntry",
@@ -485,6 +486,12 @@ class _PageWalk:
         complete = not failed and (self.position >= self.total if self.total is not None
                                    else len(last.records) < self.size or not last.records)
         return PageRead(tuple(self.pages), self.records, self.total, complete, self.outcome)
+
+
+def next_page_args(tool: Tool, result: ToolResult) -> dict[str, Any] | None:
+    """The arguments of the page after ``result`` by the same rules as :meth:`ToolEnvironment.fetch_all`;
+    None when the read ends there (unpaged tool, failed call, reported total reached, short page)."""
+    return _PageWalk(tool, result, 2).next_args()
 
 
 def _extensions(tool: Tool, key: str | None) -> dict[str, Any]:

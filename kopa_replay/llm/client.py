@@ -12,6 +12,11 @@ serialized canonically (sorted keys, no insignificant whitespace): the same
 messages and options always give the same request key. The API key travels
 only in the ``Authorization`` header, which the recorder masks by name, and is
 also passed as a secret value so it is scrubbed should a server echo it.
+
+Two verbs share one request path: :meth:`ChatClient.chat_message` sends
+optional ``tools`` (OpenAI function schemas) and returns the whole first-choice
+assistant message (``content`` may be null when it holds ``tool_calls``);
+:meth:`ChatClient.chat` is that message's text.
 """
 
 from __future__ import annotations
@@ -38,23 +43,34 @@ _EXCERPT = 200
 
 
 def chat_body(model: str, messages: Sequence[Mapping[str, Any]], *, temperature: float = 0.0,
-              max_tokens: int | None = None, response_format: Mapping[str, Any] | None = None) -> bytes:
-    """The canonical request body: equal arguments always give byte-identical bodies (stable request keys)."""
+              max_tokens: int | None = None, response_format: Mapping[str, Any] | None = None,
+              tools: Sequence[Mapping[str, Any]] | None = None) -> bytes:
+    """The canonical request body: equal arguments always give byte-identical bodies (stable request keys).
+
+    ``tools`` (OpenAI function schemas) is sent only when not empty, so a body without tools is unchanged.
+    """
     body: dict[str, Any] = {"model": model, "messages": [dict(m) for m in messages], "temperature": temperature}
     if max_tokens is not None:
         body["max_tokens"] = max_tokens
     if response_format is not None:
         body["response_format"] = dict(response_format)
+    if tools:
+        body["tools"] = [dict(tool) for tool in tools]
     return json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _check_messages(messages: Sequence[Mapping[str, Any]]) -> None:
+    """Each message has a string role and string content; an assistant message with tool calls may have none."""
     if not messages:
         raise UsageError("chat needs at least one message")
     for i, message in enumerate(messages):
-        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str) \
-                or not isinstance(message.get("content"), str):
+        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
             raise UsageError(f"chat message {i} must be a mapping with string 'role' and 'content', not {message!r}")
+        content = message.get("content")
+        calls = message.get("role") == "assistant" and bool(message.get("tool_calls"))
+        if not isinstance(content, str) and not (content is None and calls):
+            raise UsageError(f"chat message {i} must be a mapping with string 'role' and 'content' "
+                             f"(null content only beside tool_calls), not {message!r}")
 
 
 class ChatClient:
@@ -112,7 +128,7 @@ class ChatClient:
             raise
         self._http = httpx.Client(transport=recorder, timeout=timeout)
 
-    # -- the one verb -----------------------------------------------------------
+    # -- the verbs --------------------------------------------------------------
     def chat(self, messages: Sequence[Mapping[str, Any]], *, temperature: float = 0.0,
              max_tokens: int | None = None, response_format: Mapping[str, Any] | None = None) -> str:
         """The first choice's message content for ``messages``.
@@ -121,9 +137,27 @@ class ChatClient:
         answers an HTTP error, or answers something that is not a completion;
         :class:`~kopa_replay.errors.CassetteMiss` when strict replay has no record.
         """
+        message = self.chat_message(messages, temperature=temperature, max_tokens=max_tokens,
+                                    response_format=response_format)
+        content = message.get("content")
+        if not isinstance(content, str):
+            raise SourceError(f"{self._where} answered tool calls with a non-text message content "
+                              f"({type(content).__name__}) where text was asked for")
+        return content
+
+    def chat_message(self, messages: Sequence[Mapping[str, Any]], *, tools: Sequence[Mapping[str, Any]] | None = None,
+                     temperature: float = 0.0, max_tokens: int | None = None,
+                     response_format: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The first choice's whole assistant message for ``messages``, offering ``tools`` (OpenAI schemas).
+
+        The message is returned as the server sent it: ``content`` is a string
+        or None, ``tool_calls`` (when present) a list of ``{"id", "type",
+        "function": {"name", "arguments"}}``. Raises as :meth:`chat` does, and
+        :class:`~kopa_replay.errors.SourceError` for a message with neither text nor tool calls.
+        """
         _check_messages(messages)
         content = chat_body(self.model, messages, temperature=temperature, max_tokens=max_tokens,
-                            response_format=response_format)
+                            response_format=response_format, tools=tools)
         headers = {"content-type": "application/json", "accept": "application/json"}
         if self._api_key:
             headers["authorization"] = f"Bearer {self._api_key}"
@@ -133,10 +167,14 @@ class ChatClient:
         except httpx.HTTPError as exc:
             raise SourceError(f"LLM request to {self.url} (model {self.model!r}) failed: "
                               f"{type(exc).__name__}: {self._redactor.scrub_text(str(exc))}") from exc
-        return self._content(response)
+        return self._message(response)
 
-    def _content(self, response: httpx.Response) -> str:
-        where = f"LLM endpoint {self.url} (model {self.model!r})"
+    @property
+    def _where(self) -> str:
+        return f"LLM endpoint {self.url} (model {self.model!r})"
+
+    def _message(self, response: httpx.Response) -> dict[str, Any]:
+        where = self._where
         body = response.content
         if response.status_code >= 400:
             raise SourceError(f"{where} answered HTTP {response.status_code}: {self._excerpt(body)}")
@@ -146,14 +184,21 @@ class ChatClient:
             raise SourceError(f"{where} answered HTTP {response.status_code} with a body that is not JSON: "
                               f"{self._excerpt(body)}") from None
         try:
-            content = doc["choices"][0]["message"]["content"]
+            message = doc["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):
+            message = None
+        if not isinstance(message, dict):
             raise SourceError(f"{where} answered HTTP {response.status_code} without choices[0].message.content: "
-                              f"{self._excerpt(body)}") from None
-        if not isinstance(content, str):
+                              f"{self._excerpt(body)}")
+        content = message.get("content")
+        if not isinstance(content, str) and not (content is None and message.get("tool_calls")):
             raise SourceError(f"{where} answered HTTP {response.status_code} with a non-text message content "
-                              f"({type(content).__name__})")
-        return content
+                              f"({type(content).__name__}) and no tool_calls")
+        calls = message.get("tool_calls")
+        if calls is not None and not isinstance(calls, list):
+            raise SourceError(f"{where} answered HTTP {response.status_code} with tool_calls that are not a list: "
+                              f"{self._excerpt(body)}")
+        return message
 
     def _excerpt(self, body: bytes) -> str:
         text = self._redactor.scrub_text(body.decode("utf-8", "replace")).strip()

@@ -2,10 +2,12 @@
 
 ``running_chat_server(answer)`` serves ``POST /v1/chat/completions`` on
 127.0.0.1 from a background thread. ``answer(request)`` gets the decoded JSON
-body and returns either the assistant's content (a ``str``, wrapped in a
-completion) or a :class:`Reply` (a raw status and body, to play a failing or
-garbled server). The server counts requests and keeps what it received, so a
-test can prove that a replay never reached it.
+body and returns the assistant's content (a ``str``, wrapped in a completion),
+a whole assistant message (a ``dict``, e.g. ``{"role": "assistant", "content":
+None, "tool_calls": [tool_call(...)]}``, wrapped likewise), or a :class:`Reply`
+(a raw status and body, to play a failing or garbled server). The server counts
+requests and keeps what it received, so a test can prove that a replay never
+reached it.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
-__all__ = ["Reply", "Received", "FakeChatServer", "running_chat_server", "completion"]
+__all__ = ["Reply", "Received", "FakeChatServer", "running_chat_server", "completion", "tool_call"]
 
 
 @dataclass(frozen=True)
@@ -41,13 +43,21 @@ class Received:
         return json.loads(self.body)
 
 
-def completion(model: str, content: str) -> bytes:
-    """A minimal chat-completion response body holding ``content``."""
+def completion(model: str, content: "str | dict[str, Any]") -> bytes:
+    """A minimal chat-completion response body holding ``content`` (text, or a whole assistant message)."""
+    message = {"role": "assistant", "content": content} if isinstance(content, str) else dict(content)
     return json.dumps({
         "id": "chatcmpl-fake", "object": "chat.completion", "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": message,
+                     "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
     }, ensure_ascii=False).encode("utf-8")
+
+
+def tool_call(name: str, arguments: "Mapping[str, Any] | str", call_id: str = "call_0") -> dict[str, Any]:
+    """One OpenAI ``tool_calls`` entry; ``arguments`` as a mapping is JSON-encoded, as a ``str`` sent verbatim."""
+    text = arguments if isinstance(arguments, str) else json.dumps(dict(arguments), ensure_ascii=False)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
 
 
 @dataclass
@@ -62,7 +72,7 @@ class FakeChatServer:
         return len(self.received)
 
 
-def _handler_class(state: FakeChatServer, answer: Callable[[Any], "str | Reply"],
+def _handler_class(state: FakeChatServer, answer: Callable[[Any], "str | dict[str, Any] | Reply"],
                    lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -98,7 +108,7 @@ def _handler_class(state: FakeChatServer, answer: Callable[[Any], "str | Reply"]
 
 
 @contextmanager
-def running_chat_server(answer: Callable[[Any], "str | Reply"]) -> Iterator[FakeChatServer]:
+def running_chat_server(answer: Callable[[Any], "str | dict[str, Any] | Reply"]) -> Iterator[FakeChatServer]:
     """Serve ``answer`` on a free loopback port until the block ends (then shut down and join)."""
     lock = threading.Lock()
     state = FakeChatServer("")

@@ -11,10 +11,11 @@ schemas.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import httpx
@@ -58,9 +59,17 @@ def _as_of_text(as_of: dt.date | str | None, fallback: str) -> str:
 
 def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, source: str = "sim",
                     as_of: dt.date | str | None = None, seed: int = 0, mirrors: Mapping[str, str] | None = None,
-                    seal: bool = True, manifest_dir: str | Path | None = None) -> RecordSummary:
-    """Record the probe workload of ``catalog`` from ``source`` into ``snapshot`` (and seal it)."""
+                    seal: bool = True, manifest_dir: str | Path | None = None,
+                    requests: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> RecordSummary:
+    """Record the probe workload of ``catalog`` from ``source`` into ``snapshot`` (and seal it).
+
+    ``requests`` are more calls recorded after the probe workload (the benchmark's, see
+    :func:`kopa_replay.bench.suite.benchmark_requests`): each goes through a
+    :class:`~kopa_replay.env.ToolEnvironment`, validated as an agent's call would be, and
+    one that repeats an earlier request is not sent again.
+    """
     from kopa_replay.drift.probe import probe_requests
+    from kopa_replay.env.environment import ToolEnvironment
 
     as_of_text = _as_of_text(as_of, snapshot)
     store = Store(store_path)
@@ -76,10 +85,19 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
     calls = 0
     with open_source(source, seed=seed, as_of=as_of_text if source == "sim" else None, snapshot=snapshot,
                      mode="record", store=store_path, mirrors=mirrors, catalog=catalog) as src:
+        sent: set[str] = set()
         for tool_name, args in probe_requests(catalog):
             tool = catalog.get(tool_name)
             result = execute(tool, args, src.client, src.key_for(tool))
             outcomes[result.outcome] += 1
+            calls += 1
+            sent.add(_request_key(tool_name, args))
+        env = ToolEnvironment(catalog, src)
+        for tool_name, args in requests:
+            if _request_key(tool_name, args) in sent:
+                continue
+            sent.add(_request_key(tool_name, args))
+            outcomes[env.call(tool_name, dict(args)).outcome] += 1
             calls += 1
     summary = RecordSummary(snapshot, source, as_of_text, calls, dict(outcomes))
     if seal:
@@ -87,6 +105,10 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
     store.finalize()
     store.close()
     return summary
+
+
+def _request_key(tool: str, args: Mapping[str, Any]) -> str:
+    return json.dumps([tool, dict(args)], sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _restore_url(url: str, key: str | None, secret_params: set[str]) -> str:

@@ -121,7 +121,9 @@ def _execute(trajectory: Trajectory, catalog: Catalog, env: Any, perturb: Pertur
     for k, junction in enumerate(trajectory.junctions):
         if until is not None and k >= until:
             break
-        records = _records(run.groups[k])
+        # the source's group: the group before (a chain) or an earlier one (two calls that need one lookup)
+        source_group = trajectory.steps[junction.source].group
+        records = _records(run.groups[source_group])
         distinct = distinct_values(records, junction.binding)
         perturbed = perturb is not None and perturb.junction == k
         if perturbed:
@@ -138,7 +140,7 @@ def _execute(trajectory: Trajectory, catalog: Catalog, env: Any, perturb: Pertur
         kind = junction.kind if perturbed or junction.reduction else junction_kind(len(values), budget)
         target = trajectory.steps[junction.target]
         beside = {p: v for p, v in target.args.items() if p not in junction.binding}
-        run.junctions.append(Junction(run.starts[k], len(run.steps), dict(junction.binding), kind, len(records),
+        run.junctions.append(Junction(run.starts[source_group], len(run.steps), dict(junction.binding), kind, len(records),
                                       len(distinct), tuple(values), junction.reduction))
         tool = catalog.get(target.tool)
         try:
@@ -203,7 +205,7 @@ def candidate_values(trajectory: Trajectory, catalog: Catalog, env: Any, junctio
                 used.add(value_key(value))
                 out.append(value)
 
-    offer(distinct_values(_records(run.groups[junction]), recorded.binding))
+    offer(distinct_values(_records(run.groups[trajectory.steps[recorded.source].group]), recorded.binding))
     if out or not beyond_source:
         return tuple(out)
     params = sorted(recorded.binding)

@@ -74,6 +74,7 @@ class SynthConfig:
     max_page_size: bool = True       # ask paged tools for their largest page when the arguments leave it unset
     require_constrained: bool = True  # keep only chains whose every intermediate call moves the answer
     distinct_tool_sets: bool = True  # one task per set of tools (else: one per calls and question)
+    exclude_platforms: tuple[str, ...] = ()  # never call these platforms' tools (a benchmark's held-out split)
 
     def __post_init__(self) -> None:
         problems = []
@@ -92,7 +93,7 @@ class SynthConfig:
             raise UsageError("; ".join(problems))
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "patterns": list(self.patterns)}
+        return {**asdict(self), "patterns": list(self.patterns), "exclude_platforms": list(self.exclude_platforms)}
 
 
 @dataclass
@@ -170,8 +171,11 @@ class _Walker:
     def __init__(self, catalog: Catalog, links: Sequence[Link], env: Any, config: SynthConfig) -> None:
         self.catalog, self.env, self.config = catalog, env, config
         self.rng = np.random.default_rng(config.seed)
+        excluded = set(config.exclude_platforms)
         retained = sorted((link for link in links if not link.pruned and link.binding
-                           and link.source in catalog and link.target in catalog), key=lambda link: link.key)
+                           and link.source in catalog and link.target in catalog
+                           and not {catalog.get(link.source).platform, catalog.get(link.target).platform} & excluded),
+                          key=lambda link: link.key)
         self.outgoing: dict[str, list[Link]] = {}
         for link in retained:
             self.outgoing.setdefault(link.source, []).append(link)

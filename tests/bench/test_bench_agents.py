@@ -11,7 +11,7 @@ from kopa_replay.bench.agents import (
     run_rollouts,
 )
 from kopa_replay.bench.grade import grade
-from kopa_replay.bench.model import RequiredAction, Task
+from kopa_replay.bench.model import RequiredAction, Rollout, Task
 from kopa_replay.bench.tasks import (
     FIRST_PAGE_ONLY,
     LOOKUP_SKIPPED,
@@ -75,8 +75,13 @@ def test_tasks_carry_the_trajectory(bench, catalog):
         assert {a.tool for a in lookups} == {plan.steps[j.source].tool for j in plan.junctions}
     paged = next(task for task in tasks if task.id == "paged")
     assert len(paged.reference_calls) == 20
-    assert paged.required_actions == (
-        RequiredAction("tago_get_sttn_no_list", dict(paged.reference_calls[-1][1]), FIRST_PAGE_ONLY),)
+    last = paged.reference_calls[-1][1]
+    (action,) = paged.required_actions
+    # a read through the first record of the last page, over the arguments without the paging ones
+    assert (action.tool, dict(action.args_subset), action.why) == ("tago_get_sttn_no_list", {"cityCode": "12"},
+                                                                   FIRST_PAGE_ONLY)
+    assert action.through == (last["pageNo"] - 1) * last["numOfRows"] + 1
+    assert RequiredAction.from_dict(action.to_dict()) == action
 
 
 def test_a_task_needs_a_question(bench, catalog):
@@ -121,6 +126,22 @@ def test_first_page_fails_every_task_read_over_pages(bench, catalog):
         assert not g.environment.passed and "19 reference calls missing" in g.environment.reason
     # read in single pages, the rest are solved as the oracle solves them
     assert all(grades[task.id].passed for task in tasks if task not in paged)
+
+
+def test_a_read_is_met_by_any_page_size_that_covers_it(bench, catalog):
+    tasks, _, env = bench
+    paged = next(task for task in tasks if task.id == "paged")
+    env.reset()
+    env.call("tago_get_sttn_no_list", {"cityCode": "12", "numOfRows": 1000})  # everything in one big page
+    big = grade(paged, Rollout.from_environment(paged.id, "big-pages", 0, None, env))
+    assert big.action.passed, big.action.reason
+    env.reset()
+    for page in (1, 2, 3):  # 50 a page, but only three of the four
+        env.call("tago_get_sttn_no_list", {"cityCode": "12", "numOfRows": 50, "pageNo": page})
+    short = grade(paged, Rollout.from_environment(paged.id, "two-pages", 0, None, env))
+    assert not short.action.passed
+    assert short.action.reason.startswith("record 151 of tago_get_sttn_no_list(cityCode=12) was never read")
+    assert FIRST_PAGE_ONLY in short.action.reason and "records 1–150 were" in short.action.reason
 
 
 def test_run_rollouts_checks_k_and_plans(bench, catalog):

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kopa_replay.bench.grade import call_window, first_unread
 from kopa_replay.bench import (AxisResult, Grade, RequiredAction, Rollout, Task, grade, grade_action, grade_all,
                                grade_environment, grade_response, parse_bool, parse_items, parse_numbers, same_value)
 from kopa_replay.env.environment import LogEntry
@@ -286,3 +287,46 @@ def test_rollout_from_environment_log() -> None:
 
     run = Rollout.from_environment("lightron-premium", "oracle", 0, "215.79%", Env())
     assert run.calls == (("dart_corp_code", {"corp_name": "라이트론"}, "ok"),) and run.state_digest == "s"
+
+
+# -- read actions: windows of records and what they cover ---------------------------------------------------
+PAGE = {"style": "page", "page": "pageNo", "size": "numOfRows", "default_size": 10, "max_size": 1000}
+RANGE = {"style": "range", "start": "START_INDEX", "end": "END_INDEX", "default_size": 100, "max_size": 1000}
+
+
+@given(size=st.integers(1, 50), through=st.integers(1, 500), data=st.data())
+def test_pages_cover_a_read_exactly_when_none_is_missing(size, through, data):
+    needed = -(-through // size)  # pages holding records 1..through
+    pages = list(range(1, needed + 1))
+    windows = [call_window({"pageNo": p, "numOfRows": size}, PAGE) for p in pages]
+    assert first_unread(windows, through) is None
+    dropped = data.draw(st.sampled_from(pages))
+    rest = [w for p, w in zip(pages, windows) if p != dropped]
+    assert first_unread(rest, through) == (dropped - 1) * size
+
+
+@given(cuts=st.lists(st.integers(1, 400), unique=True, max_size=6), through=st.integers(1, 400))
+def test_ranges_of_any_widths_cover_what_they_span(cuts, through):
+    bounds = [0, *sorted(cuts), 400]
+    windows = [call_window({"START_INDEX": low + 1, "END_INDEX": high}, RANGE)
+               for low, high in zip(bounds, bounds[1:]) if high > low]
+    assert first_unread(windows, through) is None
+    assert first_unread(windows[1:], through) == (0 if bounds[1] > 0 else None)
+
+
+def test_call_windows_follow_defaults_caps_and_refuse_nonsense():
+    assert call_window({}, PAGE) == (0, 10)                                  # page 1 of the default size
+    assert call_window({"pageNo": "3", "numOfRows": "100"}, PAGE) == (200, 300)
+    assert call_window({"pageNo": 2, "numOfRows": 5000}, PAGE) == (1000, 2000)  # the server cuts the page
+    assert call_window({"START_INDEX": 1, "END_INDEX": 5000}, RANGE) == (0, 1000)
+    assert call_window({"START_INDEX": 101}, RANGE) == (100, 200)
+    for bad in ({"pageNo": 0}, {"pageNo": "x"}, {"numOfRows": -1}):
+        assert call_window(bad, PAGE) is None
+    assert call_window({"START_INDEX": 5, "END_INDEX": 4}, RANGE) is None
+    assert call_window({"pageNo": 1}, {"style": "none"}) is None
+    assert first_unread([(0, 10), (20, 30)], 25) == 10 and first_unread([], 1) == 0
+
+
+def test_a_read_action_needs_a_paging_style():
+    with pytest.raises(UsageError, match="paging style"):
+        RequiredAction.from_dict({"tool": "t", "args_subset": {}, "through": 5, "paging": {"style": "cursor"}})

@@ -73,3 +73,18 @@ def test_filter_needs_trajectories(tmp_path, cli_error):
     broken.mkdir()
     (broken / "trajectories.jsonl").write_text('{"id": "t1"}\n')
     assert "not a trajectories file" in cli_error(_run("filter", "--in", str(broken)))
+
+
+def test_synth_keeps_excluded_platforms_out_of_every_trajectory(graph_dir, tmp_path, catalog, cli_error):
+    held_out = ("dart", "krx", "seoul")
+    options = [item for platform in held_out for item in ("--exclude-platform", platform)]
+    result = _run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "x"), "--trajectories", "8",
+                  *options, "--json")
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (tmp_path / "x" / "trajectories.jsonl").read_text().splitlines()]
+    assert rows
+    touched = {catalog.get(step["tool"]).platform for row in rows for step in row["steps"]}
+    assert not touched & set(held_out)
+    line = cli_error(_run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "y"),
+                          "--exclude-platform", "nasdaq"))
+    assert "no platform nasdaq" in line
