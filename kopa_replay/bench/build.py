@@ -14,10 +14,12 @@ and nothing else, so it can be rebuilt and reviewed:
    leaving the page size at the server's default, which is how tasks come to read
    several pages — plus walks that start in each sparse domain (only links out of
    that domain's tools). Questions are the offline Korean :class:`TemplateWriter`'s.
-3. **Selection.** Walks of at most :data:`MAX_CALLS` HTTP calls, one per set of
-   tools across all runs, then per domain in quota order: multi-page walks first
-   (the first-page baseline needs them), then parallel ones, then the rest, each
-   kind in the walk's seeded order.
+3. **Selection.** Walks that hand on an entity code or name (not only a date) or
+   read over several pages, of at most :data:`MAX_CALLS` HTTP calls, one per set of
+   tools across all runs (in a sparse domain one per set of tools and start
+   arguments), then per domain in quota order (see :func:`_select`): up to a
+   quarter of the quota in multi-page walks (the first-page baseline needs
+   them), then parallel walks, then the rest, nearest :data:`TARGET_CALLS` first.
 4. **The Lightron task** of the paper's appendix (:func:`lightron_plan`): the
    corp-code lookup, the convertible-bond decision and the prior close, answer
    215.789…% graded with a tolerance of 0.01 (the paper printed 215.78%).
@@ -45,7 +47,8 @@ from kopa_replay.graph.model import Link
 from kopa_replay.synth.model import Answer, Junction, Step, Trajectory
 
 __all__ = ["BuildSpec", "CURATED_LINKS", "HELD_OUT_PLATFORMS", "LIGHTRON_ID", "MAX_CALLS", "benchmark_links",
-           "build_tasks", "lightron_plan", "split_of", "summary"]
+           "build_tasks", "hands_a_code", "has_parallel_calls", "lightron_plan", "reads_pages", "split_of",
+           "summary"]
 
 #: platforms whose tasks form the held-out split (and that training synthesis should leave out)
 HELD_OUT_PLATFORMS = ("dart", "krx", "seoul")
@@ -101,12 +104,27 @@ def benchmark_links(catalog: Catalog) -> list[Link]:
     return [links[key] for key in sorted(links)]
 
 
-def _multi_page(trajectory: Trajectory) -> bool:
+#: value domains of the simulator's truth that are times, not entities: handing one on is no code lookup
+TIME_DOMAINS = frozenset({"date", "past_date", "recent_past_date", "business_date", "since_date", "year",
+                          "fiscal_year", "yearmonth"})
+
+
+def hands_a_code(trajectory: Trajectory) -> bool:
+    """Whether some junction hands on an entity code or name (a parameter outside :data:`TIME_DOMAINS`)."""
+    from kopa_replay.sim.truth import param_domain
+
+    return any(param_domain(trajectory.steps[j.target].tool, param) not in TIME_DOMAINS
+               for j in trajectory.junctions for param in j.binding)
+
+
+def reads_pages(trajectory: Trajectory) -> bool:
+    """Whether some step was read over several pages."""
     steps = [step for step, _, _ in trajectory_calls(trajectory)]
     return len(steps) > len(set(steps))
 
 
-def _parallel(trajectory: Trajectory) -> bool:
+def has_parallel_calls(trajectory: Trajectory) -> bool:
+    """Whether some group holds several calls (made side by side)."""
     groups = Counter(step.group for step in trajectory.steps)
     return any(count > 1 for count in groups.values())
 
@@ -126,6 +144,8 @@ class _Pool:
                 key += (json.dumps(dict(trajectory.steps[0].args), sort_keys=True, ensure_ascii=False),)
             if key in self.seen or len(trajectory_calls(trajectory)) > max_calls:
                 continue
+            if not (hands_a_code(trajectory) or reads_pages(trajectory)):
+                continue  # only a date handed on: the task needs neither a code lookup nor pagination
             self.seen.add(key)
             self.walks.append(trajectory)
 
@@ -164,10 +184,10 @@ def _select(walks: Sequence[Trajectory], catalog: Catalog, spec: BuildSpec) -> l
     for domain in quotas:
         items = by_domain.get(domain, [])
         calls = {id(t): len(trajectory_calls(t)) for t in items}
-        paged = sorted((t for t in items if _multi_page(t)), key=lambda t: calls[id(t)])
+        paged = sorted((t for t in items if reads_pages(t)), key=lambda t: calls[id(t)])
         paged = paged[:-(-quotas[domain] // 4)]
         rest = sorted((t for t in items if t not in paged),
-                      key=lambda t: (not _parallel(t), abs(calls[id(t)] - TARGET_CALLS), calls[id(t)]))
+                      key=lambda t: (not has_parallel_calls(t), abs(calls[id(t)] - TARGET_CALLS), calls[id(t)]))
         ranked[domain] = paged + rest
     chosen = {domain: ranked[domain][:quota] for domain, quota in quotas.items()}
     short = sum(quota - len(chosen[domain]) for domain, quota in quotas.items())
@@ -248,7 +268,7 @@ def build_tasks(catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec()) -> tu
         walk.id = f"kopa-{domain}-{counters[domain]:03d}"
         platforms = {catalog.get(step.tool).platform for step in walk.steps}
         task = task_from_trajectory(walk, catalog, split=split_of(platforms))
-        tags = task.tags + (("paged",) if _multi_page(walk) else ()) + (("parallel",) if _parallel(walk) else ())
+        tags = task.tags + (("paged",) if reads_pages(walk) else ()) + (("parallel",) if has_parallel_calls(walk) else ())
         plans.append(walk)
         tasks.append(replace(task, tags=tags))
     if spec.lightron:
@@ -266,9 +286,9 @@ def summary(tasks: Sequence[Task], plans: Sequence[Trajectory]) -> dict[str, Any
         "tasks": len(tasks),
         "calls_mean": round(float(np.mean(calls)), 3) if calls else 0.0,
         "calls_max": max(calls, default=0),
-        "parallel": sum(_parallel(plan) for plan in plans),
-        "paged": sum(_multi_page(plan) for plan in plans),
-        "with_lookup": sum(bool(plan.junctions) for plan in plans),
+        "parallel": sum(has_parallel_calls(plan) for plan in plans),
+        "paged": sum(reads_pages(plan) for plan in plans),
+        "with_code_lookup": sum(hands_a_code(plan) for plan in plans),
         "by_domain": dict(sorted(Counter(task.domain for task in tasks).items())),
         "by_split": dict(sorted(Counter(task.split for task in tasks).items())),
         "by_platform": dict(sorted(Counter(p for task in tasks for p in task.platforms).items())),

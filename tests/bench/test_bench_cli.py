@@ -118,3 +118,22 @@ def test_a_rollouts_file_that_is_not_one_is_named(tmp_path, cli_error):
     (tmp_path / "rollouts.jsonl").write_text('{"task_id": 1}\n', encoding="utf-8")
     line = cli_error(CliRunner().invoke(cli, ["bench", "report", str(tmp_path)]))
     assert "rollouts.jsonl: not a rollouts file" in line
+
+
+@pytest.mark.slow
+def test_record_takes_the_benchmark_calls_along_unless_told_not_to(tmp_path, cli_error):
+    # each store in its own folder: a sealed snapshot's manifest is written beside its store
+    with_bench, without = tmp_path / "with" / "kopa.sqlite", tmp_path / "without" / "kopa.sqlite"
+    counts = {}
+    for store, extra in ((with_bench, []), (without, ["--no-bench"])):
+        result = run("record", "--snapshot", "s1", "--as-of", "2026-09-01", "--store", str(store), "--json", *extra)
+        assert result.exit_code == 0, result.output
+        counts[store] = json.loads(result.output)["calls"]
+    assert counts[with_bench] > counts[without]
+    ok = run("bench", "run", "--agent", "first-page", "--snapshot", "s1", "--store", str(with_bench),
+             "--out", str(tmp_path / "fp"), "--json", *FEW)
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.output)["n_tasks"] == 3
+    line = cli_error(CliRunner().invoke(cli, ["bench", "run", "--agent", "oracle", "--snapshot", "s1", "--store",
+                                              str(without), "--out", str(tmp_path / "o"), *FEW]))
+    assert "was not recorded in snapshot 's1'" in line
