@@ -47,8 +47,8 @@ from kopa_replay.graph.model import Link
 from kopa_replay.synth.model import Answer, Junction, Step, Trajectory
 
 __all__ = ["BuildSpec", "CURATED_LINKS", "HELD_OUT_PLATFORMS", "LIGHTRON_ID", "MAX_CALLS", "benchmark_links",
-           "build_tasks", "hands_a_code", "has_parallel_calls", "lightron_plan", "reads_pages", "split_of",
-           "summary"]
+           "build_tasks", "hands_a_code", "has_parallel_calls", "junction_hands_a_code", "lightron_plan",
+           "reads_pages", "split_of", "summary"]
 
 #: platforms whose tasks form the held-out split (and that training synthesis should leave out)
 HELD_OUT_PLATFORMS = ("dart", "krx", "seoul")
@@ -109,12 +109,17 @@ TIME_DOMAINS = frozenset({"date", "past_date", "recent_past_date", "business_dat
                           "fiscal_year", "yearmonth"})
 
 
-def hands_a_code(trajectory: Trajectory) -> bool:
-    """Whether some junction hands on an entity code or name (a parameter outside :data:`TIME_DOMAINS`)."""
+def junction_hands_a_code(trajectory: Trajectory, junction: Junction) -> bool:
+    """Whether ``junction`` hands on an entity code or name (a parameter outside :data:`TIME_DOMAINS`)."""
     from kopa_replay.sim.truth import param_domain
 
-    return any(param_domain(trajectory.steps[j.target].tool, param) not in TIME_DOMAINS
-               for j in trajectory.junctions for param in j.binding)
+    target = trajectory.steps[junction.target].tool
+    return any(param_domain(target, param) not in TIME_DOMAINS for param in junction.binding)
+
+
+def hands_a_code(trajectory: Trajectory) -> bool:
+    """Whether some junction hands on an entity code or name, not only a date."""
+    return any(junction_hands_a_code(trajectory, junction) for junction in trajectory.junctions)
 
 
 def reads_pages(trajectory: Trajectory) -> bool:
@@ -247,7 +252,8 @@ def lightron_plan(catalog: Catalog, env: Any, as_of: str = "2026-09-01") -> tupl
                       f"라이트론이 2026년 1월에 발행을 결정한 전환사채의 리픽싱 최저 조정가액과 비교해, "
                       f"{int(prior[4:6])}월 {int(prior[6:])}일 종가는 몇 % 높습니까? 소수점 둘째 자리까지 답하세요.",
                       handed_text, run.state_digest, {**skeleton.meta, "calls": calls, "complete": run.complete})
-    task = task_from_trajectory(plan, catalog, split=split_of(catalog.get(s.tool).platform for s in run.steps))
+    task = task_from_trajectory(plan, catalog, split=split_of(catalog.get(s.tool).platform for s in run.steps),
+                                hands_code=junction_hands_a_code)
     return plan, replace(task, tags=("chain", "paper-appendix"))
 
 
@@ -267,7 +273,7 @@ def build_tasks(catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec()) -> tu
         counters[domain] += 1
         walk.id = f"kopa-{domain}-{counters[domain]:03d}"
         platforms = {catalog.get(step.tool).platform for step in walk.steps}
-        task = task_from_trajectory(walk, catalog, split=split_of(platforms))
+        task = task_from_trajectory(walk, catalog, split=split_of(platforms), hands_code=junction_hands_a_code)
         tags = task.tags + (("paged",) if reads_pages(walk) else ()) + (("parallel",) if has_parallel_calls(walk) else ())
         plans.append(walk)
         tasks.append(replace(task, tags=tags))

@@ -24,19 +24,21 @@ Duplicates (the same tool and arguments) are listed once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kopa_replay.bench.model import PAGING_STYLES, RequiredAction, Task
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.errors import UsageError
-from kopa_replay.synth.model import Trajectory
+from kopa_replay.synth.model import Junction, Trajectory
 
-__all__ = ["FIRST_PAGE_ONLY", "LOOKUP_SKIPPED", "paging_of", "required_actions", "task_from_trajectory",
+__all__ = ["DATE_SKIPPED", "FIRST_PAGE_ONLY", "LOOKUP_SKIPPED", "paging_of", "required_actions", "task_from_trajectory",
            "trajectory_calls"]
 
 #: ``why`` of a required prerequisite lookup
 LOOKUP_SKIPPED = "the code lookup was skipped"
+#: ``why`` of a required prerequisite call whose output hands on only a date (no entity code)
+DATE_SKIPPED = "the call that gives the date was skipped"
 #: ``why`` of a required last page
 FIRST_PAGE_ONLY = "only the first page was read"
 
@@ -73,10 +75,13 @@ def _read_action(tool: Tool, args: Sequence[Mapping[str, Any]]) -> RequiredActio
     return RequiredAction(tool.name, subset, FIRST_PAGE_ONLY, last[0] + 1, paging, since=first[0])
 
 
-def required_actions(trajectory: Trajectory, catalog: Catalog | None = None) -> tuple[RequiredAction, ...]:
+def required_actions(trajectory: Trajectory, catalog: Catalog | None = None,
+                     hands_code: Callable[[Trajectory, Junction], bool] | None = None) -> tuple[RequiredAction, ...]:
     """The calls a solution must make (see the module docstring): prerequisite lookups, then whole reads.
 
     Without ``catalog`` (which says how each tool pages) a multi-page read requires its last page's exact call.
+    ``hands_code`` says whether a junction hands on an entity code (not only a date): a prerequisite all of
+    whose junctions do not is required ``why = DATE_SKIPPED``; without it every prerequisite is a code lookup.
     """
     calls = trajectory_calls(trajectory)
     pages: dict[int, list[Mapping[str, Any]]] = {}
@@ -86,6 +91,7 @@ def required_actions(trajectory: Trajectory, catalog: Catalog | None = None) -> 
         tools[step] = tool
     groups = {step.index: step.group for step in trajectory.steps}
     source_groups = {groups[junction.source] for junction in trajectory.junctions}
+    code_groups = {groups[j.source] for j in trajectory.junctions if hands_code is None or hands_code(trajectory, j)}
     actions: list[RequiredAction] = []
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
 
@@ -97,7 +103,7 @@ def required_actions(trajectory: Trajectory, catalog: Catalog | None = None) -> 
 
     for step in trajectory.steps:
         if step.group in source_groups and step.index in pages:
-            add(step.index, pages[step.index][0], LOOKUP_SKIPPED)
+            add(step.index, pages[step.index][0], LOOKUP_SKIPPED if step.group in code_groups else DATE_SKIPPED)
     for step in trajectory.steps:
         read = pages.get(step.index, ())
         if len(read) <= 1:
@@ -110,10 +116,12 @@ def required_actions(trajectory: Trajectory, catalog: Catalog | None = None) -> 
     return tuple(actions)
 
 
-def task_from_trajectory(trajectory: Trajectory, catalog: Catalog, *, split: str = "main") -> Task:
+def task_from_trajectory(trajectory: Trajectory, catalog: Catalog, *, split: str = "main",
+                         hands_code: Callable[[Trajectory, Junction], bool] | None = None) -> Task:
     """The benchmark task ``trajectory`` poses; the task id is the trajectory id.
 
-    Platforms are those of the tools called (sorted); the domain is the first step's tool's.
+    Platforms are those of the tools called (sorted); the domain is the first step's tool's;
+    ``hands_code`` as in :func:`required_actions`.
     """
     if not trajectory.steps:
         raise UsageError(f"trajectory {trajectory.id} has no steps")
@@ -124,7 +132,7 @@ def task_from_trajectory(trajectory: Trajectory, catalog: Catalog, *, split: str
         id=trajectory.id,
         question_ko=trajectory.question,
         answer=trajectory.answer,
-        required_actions=required_actions(trajectory, catalog),
+        required_actions=required_actions(trajectory, catalog, hands_code),
         reference_calls=tuple((tool, args) for _, tool, args in trajectory_calls(trajectory)),
         reference_state_digest=trajectory.state_digest,
         platforms=tuple(sorted({tool.platform for tool in tools})),

@@ -13,7 +13,7 @@ from kopa_replay.bench.grade import grade
 from kopa_replay.bench.model import Rollout
 from kopa_replay.bench.report import report_json
 from kopa_replay.bench.suite import load_task_set, make_agent, run_benchmark
-from kopa_replay.bench.tasks import FIRST_PAGE_ONLY, LOOKUP_SKIPPED
+from kopa_replay.bench.tasks import DATE_SKIPPED, FIRST_PAGE_ONLY, LOOKUP_SKIPPED
 from kopa_replay.env import ToolEnvironment
 from kopa_replay.errors import UsageError
 
@@ -53,7 +53,8 @@ def test_the_shipped_set_has_the_shape_the_paper_describes(task_set, catalog):
         assert task.answer.kind in ("number", "text", "set", "bool")
         # every task needs an entity-code lookup or a read over several pages, and its required actions say which
         assert hands_a_code(plan) or reads_pages(plan), task.id
-        assert not hands_a_code(plan) or any(a.why == LOOKUP_SKIPPED for a in task.required_actions), task.id
+        assert any(a.why == (LOOKUP_SKIPPED if hands_a_code(plan) else DATE_SKIPPED)
+                   for a in task.required_actions), task.id
         assert not reads_pages(plan) or any(a.why == FIRST_PAGE_ONLY for a in task.required_actions), task.id
         assert task.platforms and task.domain and task.reference_calls and task.reference_state_digest
         assert task.domain == catalog.get(plan.steps[0].tool).domain
@@ -87,11 +88,13 @@ def test_oracle_passes_every_task_on_the_shipped_snapshot_offline(runs, no_netwo
 
 def test_skip_lookup_fails_every_task_that_needs_a_lookup_on_the_action_axis(runs, task_set):
     rows = {row["id"]: row for row in runs["skip-lookup"].report["tasks"]}
-    needing = [t for t in task_set.tasks if any(a.why == LOOKUP_SKIPPED for a in t.required_actions)]
-    assert len(needing) >= 145
-    for task in needing:
+    for task in task_set.tasks:
+        plan = task_set.plans[task.id]
+        why = LOOKUP_SKIPPED if hands_a_code(plan) else DATE_SKIPPED
+        assert any(a.why == why for a in task.required_actions), task.id
         action = rows[task.id]["rollouts"][0]["action"]
-        assert not action["passed"] and LOOKUP_SKIPPED in action["reason"], (task.id, action)
+        assert not action["passed"] and why in action["reason"], (task.id, action)
+    assert sum(hands_a_code(task_set.plans[t.id]) for t in task_set.tasks) >= 140
     assert runs["skip-lookup"].report["pass_at_1"]["combined"] == 0.0
 
 
