@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kopa_replay.bench.grade import call_window, first_unread
 from kopa_replay.bench import (AxisResult, Grade, RequiredAction, Rollout, Task, grade, grade_action, grade_all,
                                grade_environment, grade_response, parse_bool, parse_items, parse_numbers, same_value)
+from kopa_replay.bench.grade import call_window, first_unread
 from kopa_replay.env.environment import LogEntry
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Answer
