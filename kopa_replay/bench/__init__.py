@@ -5,7 +5,9 @@
 each with the reason; :mod:`.report` aggregates grades into pass@1 and pass@k,
 per axis, per domain and per split, as JSON and Markdown; :mod:`.audit` measures
 contamination between a training corpus and the benchmark (the paper's four
-measures). :mod:`.tasks` turns executed trajectories into tasks, :mod:`.build`
+measures and shared plans) and :mod:`.contamination` keeps benchmark tasks out
+of training data (the ``exclude`` hook of synthesis and filtering), both over
+the question and plan measures of :mod:`.overlap`. :mod:`.tasks` turns executed trajectories into tasks, :mod:`.build`
 makes the shipped task set (``data/``) and :mod:`.suite` loads it, names the
 agents and runs them; :mod:`.agents` holds the oracle and the two failure-mode
 baselines, :mod:`.chat_agent` the model-backed ones (OpenAI-compatible server,
@@ -13,15 +15,17 @@ local transformers model).
 """
 
 from kopa_replay.bench.audit import AuditItem, audit, items_from_sft_rows, items_from_trajectories
+from kopa_replay.bench.contamination import Decontaminator, Match
 from kopa_replay.bench.grade import (MAX_NUMBERS, MIN_ROUNDED_DIGITS, NOT_STATE, NumberMention, grade, grade_action,
                                      grade_all, grade_environment, grade_response, parse_bool, parse_items,
                                      parse_numbers, same_value)
 from kopa_replay.bench.model import AXES, SPLITS, AxisResult, Call, Grade, RequiredAction, Rollout, Task
+from kopa_replay.bench.overlap import plan_signature
 from kopa_replay.bench.report import (COLUMNS, axis_scores, breakdown, markdown, pass_at_1, pass_at_k, report,
                                       report_json)
 from kopa_replay.bench.suite import AGENTS, BenchRun, TaskSet, load_task_set, make_agent, run_benchmark
 
-__all__ = ["AGENTS", "BenchRun", "TaskSet", "load_task_set", "make_agent", "run_benchmark", "AXES", "AuditItem", "COLUMNS", "MAX_NUMBERS", "MIN_ROUNDED_DIGITS", "NOT_STATE", "SPLITS", "AxisResult", "Call",
+__all__ = ["AGENTS", "BenchRun", "TaskSet", "load_task_set", "make_agent", "run_benchmark", "AXES", "AuditItem", "COLUMNS", "Decontaminator", "Match", "MAX_NUMBERS", "MIN_ROUNDED_DIGITS", "NOT_STATE", "SPLITS", "AxisResult", "Call",
            "Grade", "NumberMention", "RequiredAction", "Rollout", "Task", "audit", "axis_scores", "breakdown", "grade",
            "grade_action", "grade_all", "grade_environment", "grade_response", "items_from_sft_rows", "items_from_trajectories", "markdown", "parse_bool",
-           "parse_items", "parse_numbers", "pass_at_1", "pass_at_k", "report", "report_json", "same_value"]
+           "parse_items", "parse_numbers", "pass_at_1", "pass_at_k", "plan_signature", "report", "report_json", "same_value"]

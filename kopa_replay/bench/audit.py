@@ -1,4 +1,4 @@
-"""Contamination audit between a training set and the benchmark: the paper's four measures.
+"""Contamination audit between a training set and the benchmark: the paper's four measures, and shared plans.
 
 Training data and benchmark draw on the same pool of public APIs, so the audit
 asks how much of the benchmark a model could have seen in training:
@@ -15,10 +15,19 @@ asks how much of the benchmark a model could have seen in training:
    trajectories, and the share of benchmark link *occurrences* unseen in
    training (the paper: Jaccard 0.000, all 178 occurrences unseen);
 4. **consecutive calls** — the same for any two consecutive calls, dependent or
-   not (the paper: 95.6 % of occurrences unseen).
+   not (the paper: 95.6 % of occurrences unseen);
+5. **shared plans** — benchmark tasks whose plan signature
+   (:func:`~kopa_replay.bench.overlap.plan_signature`: the distinct calls, tools
+   and arguments with paging parameters left out) equals some training item's:
+   the same calls under another wording (the paper: 0).
+
+Questions and plans are compared with :mod:`kopa_replay.bench.overlap`, the
+helpers the decontaminator (:mod:`kopa_replay.bench.contamination`) uses too, so
+a corpus decontaminated against a task set audits at 0 verbatim, 0
+near-verbatim and 0 shared plans against it.
 
 Each side is a sequence of :class:`AuditItem` (question, tool calls in order,
-links), read from SFT rows (:func:`items_from_sft_rows`) or from
+links, plan signature), read from SFT rows (:func:`items_from_sft_rows`) or from
 ``trajectories.jsonl`` rows (:func:`items_from_trajectories`), or built by hand.
 :func:`audit` is pure and deterministic (every list sorted); :func:`markdown`
 renders its result.
@@ -30,67 +39,43 @@ pagination does not fill the measure with ``(a, a)`` pairs.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import json
-import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from kopa_replay.bench.overlap import (NEAR_VERBATIM, PAGING_PARAMS, PlanSignature, QuestionIndex, arguments_of,
+                                       char_ngrams, jaccard, normalize_question, plan_signature)
 from kopa_replay.errors import UsageError
 
 __all__ = ["NEAR_VERBATIM", "PAPER", "AuditItem", "normalize_question", "char_ngrams", "jaccard",
            "consecutive_pairs", "items_from_sft_rows", "items_from_trajectories", "audit", "markdown"]
 
-#: char 3-gram Jaccard at or above which a non-identical question counts as near-verbatim
-NEAR_VERBATIM = 0.9
 #: the paper's figures, shown beside ours in :func:`markdown`
-PAPER = {"verbatim": 0, "tool_overlap": 0.622, "link_jaccard": 0.0, "pair_unseen_share": 0.956}
+PAPER = {"verbatim": 0, "tool_overlap": 0.622, "link_jaccard": 0.0, "pair_unseen_share": 0.956, "shared_plans": 0}
 
 Link = tuple[str, str]
 
 
 @dataclass(frozen=True)
 class AuditItem:
-    """One task or training example: its question, the tools it calls in order, its dependency links.
+    """One task or training example: its question, the tools it calls in order, its dependency links, its plan.
 
     ``calls`` are tool names in call order (pages and parallel calls included);
     ``links`` are ``(source_tool, target_tool)`` pairs, one per value handed
-    from one call to another; ``id`` only labels examples in the report.
+    from one call to another; ``id`` only labels examples in the report;
+    ``plan`` is the :func:`~kopa_replay.bench.overlap.plan_signature` of its
+    calls with their arguments (``()``: unknown, never shared).
     """
 
     question: str
     calls: tuple[str, ...]
     links: tuple[Link, ...] = ()
     id: str = ""
+    plan: PlanSignature = ()
 
 
-# -- pure helpers ---------------------------------------------------------------------------
-_SPACE = re.compile(r"\s+")
-
-
-def normalize_question(text: str) -> str:
-    """NFKC, case-folded, every punctuation character turned into a space, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
-    return _SPACE.sub(" ", text).strip()
-
-
-def char_ngrams(text: str, n: int = 3) -> frozenset[str]:
-    """The character n-grams of ``text`` (a text shorter than ``n`` is its own only gram; ``""`` has none)."""
-    if len(text) < n:
-        return frozenset([text]) if text else frozenset()
-    return frozenset(text[i:i + n] for i in range(len(text) - n + 1))
-
-
-def jaccard(a: Iterable[Any], b: Iterable[Any]) -> float:
-    """``|a ∩ b| / |a ∪ b|``; two empty sets are identical, so 1.0."""
-    a, b = set(a), set(b)
-    union = len(a | b)
-    return len(a & b) / union if union else 1.0
-
-
+# -- pure helpers (normalize_question, char_ngrams, jaccard: kopa_replay.bench.overlap) ----------
 def consecutive_pairs(calls: Sequence[str]) -> list[Link]:
     """``(a, b)`` for each two consecutive calls, after collapsing runs of one tool into one call."""
     runs = [tool for i, tool in enumerate(calls) if i == 0 or calls[i - 1] != tool]
@@ -123,11 +108,13 @@ def _json_leaves(text: Any) -> set[str]:
         return _leaves(text)
 
 
-def items_from_sft_rows(rows: Iterable[Mapping[str, Any]]) -> list[AuditItem]:
+def items_from_sft_rows(rows: Iterable[Mapping[str, Any]], *,
+                        paging: Iterable[str] = PAGING_PARAMS) -> list[AuditItem]:
     """Audit items from SFT conversations (OpenAI tool-calling format, as ``kopa-replay synth`` writes).
 
     The question is the first user message; the calls are the assistant
-    ``tool_calls`` in order. Links are inferred, as the rows do not record them.
+    ``tool_calls`` in order, and the plan is their signature (function names and
+    arguments, ``paging`` parameters left out). Links are inferred, as the rows do not record them.
     A value is *handed* when it first shows up in a tool result: the question
     does not contain it and no earlier call was made with it (so defaults such
     as ``numOfRows`` and values the user gave are not). Calls are grouped into
@@ -144,6 +131,7 @@ def items_from_sft_rows(rows: Iterable[Mapping[str, Any]]) -> list[AuditItem]:
     ``trajectories.jsonl`` (:func:`items_from_trajectories`) when you have it:
     links inferred from SFT rows tend to understate the link overlap.
     """
+    paging = frozenset(paging)
     items = []
     for n, row in enumerate(rows):
         messages = row.get("messages")
@@ -151,6 +139,7 @@ def items_from_sft_rows(rows: Iterable[Mapping[str, Any]]) -> list[AuditItem]:
             raise UsageError(f"SFT row {n}: no 'messages' list")
         question = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
         calls: list[tuple[str, str]] = []          # (tool, call id)
+        made: list[tuple[str, Mapping[str, Any]]] = []   # (tool, arguments)
         args: dict[str, set[str]] = {}
         results: dict[str, set[str]] = {}
         given: set[str] = set()                    # values the calls were made with before any result had them
@@ -163,6 +152,7 @@ def items_from_sft_rows(rows: Iterable[Mapping[str, Any]]) -> list[AuditItem]:
                         raise UsageError(f"SFT row {n}: a tool call without a function name")
                     call_id = str(call.get("id") or f"#{len(calls)}.{k}")
                     calls.append((str(function["name"]), call_id))
+                    made.append((str(function["name"]), arguments_of(function.get("arguments"))))
                     args[call_id] = _json_leaves(function.get("arguments") or {})
                     given |= args[call_id] - handed
             elif m.get("role") == "tool":
@@ -176,26 +166,33 @@ def items_from_sft_rows(rows: Iterable[Mapping[str, Any]]) -> list[AuditItem]:
             runs[-1][1].update(args.get(call_id, ()))
             runs[-1][2].update(results.get(call_id, ()))
         links = tuple((a[0], b[0]) for a, b in itertools.pairwise(runs) if b[1] & a[2] & handed)
-        items.append(AuditItem(question, tuple(tool for tool, _ in calls), links, str(row.get("id", ""))))
+        items.append(AuditItem(question, tuple(tool for tool, _ in calls), links, str(row.get("id", "")),
+                               plan_signature(made, paging)))
     return items
 
 
-def items_from_trajectories(rows: Iterable[Mapping[str, Any]]) -> list[AuditItem]:
+def items_from_trajectories(rows: Iterable[Mapping[str, Any]], *,
+                            paging: Iterable[str] = PAGING_PARAMS) -> list[AuditItem]:
     """Audit items from ``trajectories.jsonl`` rows (``Trajectory.to_dict``).
 
     Calls are the steps' tools in index order; each junction is one link,
     ``(tool of source step, tool of target step)`` — exact, unlike the SFT reader.
+    The plan is the signature of every HTTP call (``meta["calls"]``, one per page
+    read; the steps' calls for a row without them), ``paging`` parameters left out.
     """
+    paging = frozenset(paging)
     items = []
     for n, row in enumerate(rows):
         try:
             steps = sorted(row["steps"], key=lambda s: s["index"])
             tool_of = {s["index"]: str(s["tool"]) for s in steps}
             links = tuple((tool_of[j["source"]], tool_of[j["target"]]) for j in row.get("junctions", ()))
-        except (KeyError, TypeError) as exc:
+            made = (row.get("meta") or {}).get("calls") or steps
+            plan = plan_signature([(call["tool"], call.get("args") or {}) for call in made], paging)
+        except (KeyError, TypeError, AttributeError) as exc:
             raise UsageError(f"trajectory row {n}: not a trajectory ({exc!r})") from exc
         items.append(AuditItem(str(row.get("question") or ""), tuple(tool_of[s["index"]] for s in steps), links,
-                               str(row.get("id", ""))))
+                               str(row.get("id", "")), plan))
     return items
 
 
@@ -205,14 +202,10 @@ def _ratio(part: int, whole: int) -> float | None:
 
 
 def _verbatim(train: Sequence[AuditItem], bench: Sequence[AuditItem], near: float) -> dict[str, Any]:
-    train_texts = sorted({q for q in (normalize_question(t.question) for t in train) if q})
-    train_set = set(train_texts)
-    # near-verbatim candidates by gram count: J(A, B) >= t needs t*|A| <= |B| <= |A|/t
-    grams = sorted((len(g), text, g) for text in train_texts for g in [char_ngrams(text)])
-    sizes = [size for size, _, _ in grams]
     originals: dict[str, str] = {}
-    for t in train:
+    for t in sorted(train, key=lambda t: (t.question, t.id)):   # the same example whatever the training order
         originals.setdefault(normalize_question(t.question), t.question)
+    index = QuestionIndex(originals)
     exact, close = [], []
     asked = 0
     for item in bench:
@@ -220,17 +213,12 @@ def _verbatim(train: Sequence[AuditItem], bench: Sequence[AuditItem], near: floa
         if not text:
             continue
         asked += 1
-        if text in train_set:
+        if text in index:
             exact.append({"id": item.id, "question": item.question})
             continue
-        mine = char_ngrams(text)
-        best, best_text = 0.0, ""
-        lo, hi = bisect.bisect_left(sizes, near * len(mine)), bisect.bisect_right(sizes, len(mine) / near)
-        for _, other_text, other in grams[lo:hi]:
-            score = jaccard(mine, other)
-            if score > best:
-                best, best_text = score, other_text
-        if best >= near:
+        found = index.nearest(text, near)
+        if found is not None:
+            best, best_text = found
             close.append({"id": item.id, "question": item.question, "train_question": originals[best_text],
                           "similarity": round(best, 4)})
     exact.sort(key=lambda e: (e["question"], e["id"]))
@@ -255,13 +243,35 @@ def _occurrences(train: Sequence[Sequence[Link]], bench: Sequence[Sequence[Link]
             "shared_examples": [list(link) for link in shared]}
 
 
+def _plans(train: Sequence[AuditItem], bench: Sequence[AuditItem]) -> dict[str, Any]:
+    owners: dict[PlanSignature, str] = {}
+    for item in sorted(train, key=lambda t: t.id):
+        if item.plan:
+            owners.setdefault(item.plan, item.id)
+    examples = []
+    planned = 0
+    for item in bench:
+        if not item.plan:
+            continue
+        planned += 1
+        if item.plan in owners:
+            examples.append({"id": item.id, "train_id": owners[item.plan],
+                             "tools": sorted({tool for tool, _ in item.plan})})
+    examples.sort(key=lambda e: (e["id"], e["train_id"]))
+    return {"bench": planned, "train": len({t.plan for t in train if t.plan}), "shared": len(examples),
+            "shared_ratio": _ratio(len(examples), planned), "examples": examples}
+
+
 def audit(train_items: Iterable[AuditItem], bench_items: Iterable[AuditItem], *,
           near: float = NEAR_VERBATIM) -> dict[str, Any]:
-    """The four contamination measures of ``bench_items`` against ``train_items``, as a JSON-ready dict.
+    """The five contamination measures of ``bench_items`` against ``train_items``, as a JSON-ready dict.
 
     Keys: ``train`` and ``bench`` (sizes), ``verbatim``, ``tools``, ``links``,
-    ``pairs``. Ratios whose denominator is zero (no questions, no links) are
-    ``None``. Every list is sorted, so equal inputs give equal reports.
+    ``pairs``, ``plans`` (``bench``: items with a known plan, ``train``: distinct
+    training plans, ``shared``: benchmark items whose plan some training item
+    makes, ``examples``: each with the first such training id). Ratios whose
+    denominator is zero (no questions, no links) are ``None``. Every list is
+    sorted, so equal inputs give equal reports.
     """
     if not 0.0 < near <= 1.0:
         raise UsageError(f"near-verbatim threshold must be in (0, 1], got {near}")
@@ -279,6 +289,7 @@ def audit(train_items: Iterable[AuditItem], bench_items: Iterable[AuditItem], *,
         "links": _occurrences([item.links for item in train], [item.links for item in bench]),
         "pairs": _occurrences([consecutive_pairs(item.calls) for item in train],
                               [consecutive_pairs(item.calls) for item in bench]),
+        "plans": _plans(train, bench),
     }
 
 
@@ -301,8 +312,9 @@ def _listing(title: str, lines: list[str], limit: int) -> list[str]:
 
 
 def markdown(report: Mapping[str, Any], *, limit: int = 20) -> str:
-    """The audit as Markdown: one table of the four measures (with the paper's figures), then the overlaps."""
+    """The audit as Markdown: one table of the five measures (with the paper's figures), then the overlaps."""
     v, t, li, p = report["verbatim"], report["tools"], report["links"], report["pairs"]
+    plans = report.get("plans")
     lines = [
         "## Contamination audit", "",
         f"{report['train']['items']} training items against {report['bench']['items']} benchmark items.", "",
@@ -319,9 +331,16 @@ def markdown(report: Mapping[str, Any], *, limit: int = 20) -> str:
         f"{p['bench_occurrences']} occurrences unseen; Jaccard {_fixed(p['jaccard'])} "
         f"| {_pct(PAPER['pair_unseen_share'])} unseen |",
     ]
+    if plans is not None:
+        lines.append(f"| shared plans | {plans['shared']} / {plans['bench']} ({_pct(plans['shared_ratio'])}) "
+                     f"| benchmark tasks whose calls (tools and arguments, paging aside) a training item makes "
+                     f"| {PAPER['shared_plans']} |")
     lines += _listing("Verbatim questions", [e["question"] for e in v["verbatim_examples"]], limit)
     lines += _listing("Near-verbatim questions", [f"{e['question']} ≈ {e['train_question']} ({e['similarity']:.3f})"
                                                   for e in v["near_verbatim_examples"]], limit)
+    if plans is not None:
+        lines += _listing("Shared plans", [f"{e['id']} = training {e['train_id']}: "
+                                           + ", ".join(f"`{x}`" for x in e["tools"]) for e in plans["examples"]], limit)
     lines += _listing("Shared dependency links", [f"`{a}` → `{b}`" for a, b in li["shared_examples"]], limit)
     lines += _listing("Shared consecutive calls", [f"`{a}` → `{b}`" for a, b in p["shared_examples"]], limit)
     lines += _listing("Benchmark tools unseen in training", [f"`{x}`" for x in t["bench_only_tools"]], limit)

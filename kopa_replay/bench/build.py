@@ -1,28 +1,31 @@
-"""Building the benchmark's task set: executed walks over links the simulator's ground truth says work.
+"""Building the benchmark's task set: executed walks over the links a person would follow, asked as a person would.
 
 The shipped task set (:mod:`kopa_replay.bench.data`) is made by :func:`build_tasks`
 and nothing else, so it can be rebuilt and reviewed:
 
-1. **Links.** The candidate links of :func:`kopa_replay.graph.pipeline.build_links`
-   (the same retrieval and scorer as EDGE Phase A) that the simulator's ground
-   truth (:func:`kopa_replay.sim.truth.link_executes`) says execute, plus a few
-   curated links the scorer misses (:data:`CURATED_LINKS`; each is checked against
-   the same truth). The benchmark does *not* walk the pruned graph: a benchmark
-   built from the pipeline it measures would inherit its mistakes.
-2. **Walks.** :func:`kopa_replay.synth.synthesize` over those links, several
-   seeds, two page policies — asking paged tools for their largest page, and
-   leaving the page size at the server's default, which is how tasks come to read
-   several pages — plus walks that start in each sparse domain (only links out of
-   that domain's tools). Questions are the offline Korean :class:`TemplateWriter`'s.
-3. **Selection.** Walks that hand on an entity code or name (not only a date) or
-   read over several pages, of at most :data:`MAX_CALLS` HTTP calls, one per set of
-   tools across all runs (in a sparse domain one per set of tools and start
-   arguments), then per domain in quota order (see :func:`_select`): up to a
-   quarter of the quota in multi-page walks (the first-page baseline needs
-   them), then parallel walks, then the rest, nearest :data:`TARGET_CALLS` first.
-4. **The Lightron task** of the paper's appendix (:func:`lightron_plan`): the
-   corp-code lookup, the convertible-bond decision and the prior close, answer
-   215.789…% graded with a tolerance of 0.01 (the paper printed 215.78%).
+1. **Links.** The meaningful links of the intent table (:mod:`kopa_replay.synth.intents`:
+   a company's convertible bonds, the routes that stop at a stop, the city a library
+   is in …) — not the pruned graph (a benchmark built from the pipeline it measures
+   would inherit its mistakes) and not every link that merely executes (a chain that
+   hands a date from a dividend report to a school lunch means nothing to anyone).
+2. **Walks.** :func:`kopa_replay.synth.synthesize` with the table, from the named
+   entities (a company name, a stop number on a sign, a school), over several seeds
+   and two page policies — asking paged tools for their largest page, and leaving the
+   page size at the server's default, which is how tasks come to read several pages.
+   Questions are the :class:`~kopa_replay.synth.questions.IntentWriter`'s: the start,
+   the relation phrase of every link, each reduction, the answer's phrase.
+3. **Selection** per domain (:func:`_select`): up to a third of the quota in walks read
+   over several pages (the first-page baseline needs them), then the patterns in
+   turn (chain, fan-out, derived, comparison, condition), one walk per set of tools
+   first, a second one (another start) only when a domain has no other, nearest
+   :data:`TARGET_CALLS` calls first.
+4. **The Lightron task** of the paper's appendix (:func:`lightron_plan`).
+5. **Checks** (:func:`task_problems`) that fail the build: a tool name or title, or
+   호출, in a question; a value handed between calls (or the answer) in it; a code the
+   person would not know given to the first call (a corp_code, a stId, a 법정동코드 —
+   only names, places, dates and numbers on signs); an argument the question does not
+   state; a link without an authored relation phrase; a chain that hands back what it
+   just read, takes a lookup it does not use, or hands on only a date.
 
 A task is ``held_out`` when it touches a platform of :data:`HELD_OUT_PLATFORMS`
 (the paper kept Seoul Open Data and DART/KRX-grounded tasks out of synthesis;
@@ -34,7 +37,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -46,9 +49,9 @@ from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
 from kopa_replay.synth.model import Answer, Junction, Step, Trajectory
 
-__all__ = ["BuildSpec", "CURATED_LINKS", "HELD_OUT_PLATFORMS", "LIGHTRON_ID", "MAX_CALLS", "benchmark_links",
+__all__ = ["BuildSpec", "CODE_DOMAINS", "HELD_OUT_PLATFORMS", "LIGHTRON_ID", "MAX_CALLS", "benchmark_links",
            "build_tasks", "hands_a_code", "has_parallel_calls", "junction_hands_a_code", "lightron_plan",
-           "reads_pages", "split_of", "summary"]
+           "reads_pages", "split_of", "summary", "task_problems"]
 
 #: platforms whose tasks form the held-out split (and that training synthesis should leave out)
 HELD_OUT_PLATFORMS = ("dart", "krx", "seoul")
@@ -57,13 +60,8 @@ MAX_CALLS = 14
 #: the paper's tasks averaged about five calls; selection prefers walks near it
 TARGET_CALLS = 5
 LIGHTRON_ID = "kopa-finance-lightron"
-
-#: (source, target, binding) the candidate scorer does not propose, though the catalog says they are the way in:
-#: a statute's text needs its serial from the statute search, a decision's text its serial from the case search
-CURATED_LINKS: tuple[tuple[str, str, dict[str, str]], ...] = (
-    ("law_search_law", "law_get_law", {"MST": "법령일련번호"}),
-    ("law_search_prec", "law_get_prec", {"ID": "판례일련번호"}),
-)
+#: the patterns selection takes in turn
+PATTERN_ORDER = ("chain", "fan_out", "derived", "comparison", "condition")
 
 
 @dataclass(frozen=True)
@@ -72,16 +70,13 @@ class BuildSpec:
 
     seeds: tuple[int, ...] = (0, 1, 2)
     per_run: int = 150
-    sparse_per_run: int = 40
     quotas: tuple[tuple[str, int], ...] = (("finance", 40), ("traffic", 34), ("district", 30),
                                            ("education", 18), ("politics", 15), ("law", 12))
-    sparse_domains: tuple[str, ...] = ("education", "politics", "law")
     max_calls: int = MAX_CALLS
     lightron: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seeds": list(self.seeds), "per_run": self.per_run, "sparse_per_run": self.sparse_per_run,
-                "quotas": dict(self.quotas), "sparse_domains": list(self.sparse_domains),
+        return {"seeds": list(self.seeds), "per_run": self.per_run, "quotas": dict(self.quotas),
                 "max_calls": self.max_calls, "lightron": self.lightron}
 
 
@@ -89,24 +84,26 @@ def split_of(platforms: Iterable[str]) -> str:
     return "held_out" if set(platforms) & set(HELD_OUT_PLATFORMS) else "main"
 
 
-def benchmark_links(catalog: Catalog) -> list[Link]:
-    """Candidate links the simulator's truth says execute, plus :data:`CURATED_LINKS`, sorted by key."""
-    from kopa_replay.graph.pipeline import build_links
-    from kopa_replay.sim.truth import link_executes
+def benchmark_links(catalog: Catalog, intents: Any = None) -> list[Link]:
+    """The meaningful links of the intent table between tools of ``catalog``, sorted (what the walks take)."""
+    from kopa_replay.synth.intents import load_intents
 
-    links = {link.key: link for link in build_links(catalog) if link_executes(link.source, link.binding, link.target)}
-    for source, target, binding in CURATED_LINKS:
-        if source not in catalog or target not in catalog:
-            continue
-        if not link_executes(source, binding, target):
-            raise UsageError(f"curated link {source} -> {target} {binding} does not execute in the simulator")
-        links.setdefault((source, target), Link(source, target, dict(binding), 0.9))
-    return [links[key] for key in sorted(links)]
+    intents = intents if intents is not None else load_intents(catalog=catalog)
+    return [Link(link.source, link.target, dict(link.binding), 0.9) for link in intents.links
+            if link.source in catalog and link.target in catalog]
 
 
 #: value domains of the simulator's truth that are times, not entities: handing one on is no code lookup
 TIME_DOMAINS = frozenset({"date", "past_date", "recent_past_date", "business_date", "since_date", "year",
                           "fiscal_year", "yearmonth"})
+#: value domains a person does not hold: codes a lookup must find (names, places, dates, stop numbers printed on
+#: signs, route and stock names are what a question may give)
+CODE_DOMAINS = frozenset({"corp_code", "stock_code", "isin", "isin_part", "crno", "bizr_no", "rcept_no",
+                          "region_cd", "lawd_cd", "seoul_gu_cd", "admm_cd", "adstrd_cd",
+                          "tago_city_code", "tago_route_id", "tago_node_id", "seoul_route_id", "seoul_station_id",
+                          "seoul_station_ord", "neis_office_code", "school_code", "elementary_school_code",
+                          "middle_school_code", "high_school_code", "law_mst", "law_id", "prec_serial", "mona_cd",
+                          "bill_id", "bill_no", "sigun_cd"})
 
 
 def junction_hands_a_code(trajectory: Trajectory, junction: Junction) -> bool:
@@ -134,66 +131,44 @@ def has_parallel_calls(trajectory: Trajectory) -> bool:
     return any(count > 1 for count in groups.values())
 
 
-@dataclass
-class _Pool:
-    """Walks from every run in the order they were made: one per set of tools, or in a sparse domain (few
-    tools, so few sets) one per set of tools and start arguments."""
-
-    walks: list[Trajectory] = field(default_factory=list)
-    seen: set[tuple[Any, ...]] = field(default_factory=set)
-
-    def add(self, trajectories: Iterable[Trajectory], max_calls: int, by_start: bool = False) -> None:
-        for trajectory in trajectories:
-            key: tuple[Any, ...] = tuple(sorted({step.tool for step in trajectory.steps}))
-            if by_start:
-                key += (json.dumps(dict(trajectory.steps[0].args), sort_keys=True, ensure_ascii=False),)
-            if key in self.seen or len(trajectory_calls(trajectory)) > max_calls:
-                continue
-            if not (hands_a_code(trajectory) or reads_pages(trajectory)):
-                continue  # only a date handed on: the task needs neither a code lookup nor pagination
-            self.seen.add(key)
-            self.walks.append(trajectory)
+def _shape(trajectory: Trajectory) -> tuple[str, ...]:
+    return tuple(sorted({step.tool for step in trajectory.steps}))
 
 
-def _walks(catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec) -> list[Trajectory]:
-    from kopa_replay.synth.questions import TemplateWriter
+def _walks(catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec, intents: Any) -> list[Trajectory]:
+    """Every walk of every run, in the order made, one per plan (state digest and answer program) and per
+    question; those over :data:`MAX_CALLS` calls and those that hand on only a date and read one page left out."""
+    from kopa_replay.synth.questions import IntentWriter
     from kopa_replay.synth.walk import SynthConfig, synthesize
 
-    writer = TemplateWriter()
-    pool = _Pool()
+    writer = IntentWriter(intents)
+    seen: set[tuple[str, str]] = set()
+    questions: set[str] = set()
+    out: list[Trajectory] = []
     for seed in spec.seeds:
         for largest_page in (True, False):
-            config = SynthConfig(trajectories=spec.per_run, seed=seed, max_page_size=largest_page)
-            pool.add(synthesize(catalog, links, env, config, writer), spec.max_calls)
-    for domain in spec.sparse_domains:
-        own = [link for link in links if catalog.get(link.source).domain == domain]
-        if not own:
-            continue
-        for seed in spec.seeds:
-            config = SynthConfig(trajectories=spec.sparse_per_run, seed=seed, max_attempts=40 * spec.sparse_per_run,
+            config = SynthConfig(trajectories=spec.per_run, seed=seed, max_page_size=largest_page,
                                  distinct_tool_sets=False)
-            pool.add(synthesize(catalog, own, env, config, writer), spec.max_calls, by_start=True)
-    return pool.walks
+            for walk in synthesize(catalog, links, env, config, writer, intents=intents):
+                identity = (walk.state_digest, walk.answer.derivation)
+                if identity in seen or walk.question in questions or len(trajectory_calls(walk)) > spec.max_calls:
+                    continue
+                if not (hands_a_code(walk) or reads_pages(walk)):
+                    continue  # only a date handed on: the task needs neither a code lookup nor pagination
+                seen.add(identity)
+                questions.add(walk.question)
+                out.append(walk)
+    return out
 
 
 def _select(walks: Sequence[Trajectory], catalog: Catalog, spec: BuildSpec) -> list[Trajectory]:
-    """Per domain: up to a quarter of its quota in walks read over several pages (fewest calls first: the
-    first-page baseline needs them, and long reads would crowd out the rest), then parallel walks and then the
-    others, each closest to :data:`TARGET_CALLS` calls first. Quota a domain cannot fill goes to the domains
-    with walks to spare, in quota order."""
+    """Per domain (see the module docstring); quota a domain cannot fill goes to the domains with walks to spare,
+    in quota order."""
     by_domain: dict[str, list[Trajectory]] = {}
     for walk in walks:
         by_domain.setdefault(catalog.get(walk.steps[0].tool).domain, []).append(walk)
     quotas = dict(spec.quotas)
-    ranked: dict[str, list[Trajectory]] = {}
-    for domain in quotas:
-        items = by_domain.get(domain, [])
-        calls = {id(t): len(trajectory_calls(t)) for t in items}
-        paged = sorted((t for t in items if reads_pages(t)), key=lambda t: calls[id(t)])
-        paged = paged[:-(-quotas[domain] // 4)]
-        rest = sorted((t for t in items if t not in paged),
-                      key=lambda t: (not has_parallel_calls(t), abs(calls[id(t)] - TARGET_CALLS), calls[id(t)]))
-        ranked[domain] = paged + rest
+    ranked = {domain: _ranked(by_domain.get(domain, []), quota) for domain, quota in quotas.items()}
     chosen = {domain: ranked[domain][:quota] for domain, quota in quotas.items()}
     short = sum(quota - len(chosen[domain]) for domain, quota in quotas.items())
     for domain in quotas:
@@ -203,6 +178,39 @@ def _select(walks: Sequence[Trajectory], catalog: Catalog, spec: BuildSpec) -> l
         chosen[domain] += spare
         short -= len(spare)
     return [walk for domain in quotas for walk in chosen[domain]]
+
+
+def _ranked(items: Sequence[Trajectory], quota: int) -> list[Trajectory]:
+    """One domain's walks in the order selection takes them: a third of the quota in paged reads, then the
+    patterns in turn; within each pass a set of tools once before it comes again, calls nearest 5 first."""
+    calls = {id(t): len(trajectory_calls(t)) for t in items}
+    order = sorted(items, key=lambda t: (abs(calls[id(t)] - TARGET_CALLS), calls[id(t)], not has_parallel_calls(t),
+                                         t.question))
+    taken: list[Trajectory] = []
+    used: set[int] = set()
+    shapes: Counter[tuple[str, ...]] = Counter()
+
+    def take(candidates: Iterable[Trajectory], limit: int, per_shape: int) -> None:
+        for walk in candidates:
+            if len(taken) >= limit:
+                return
+            if id(walk) in used or shapes[_shape(walk)] >= per_shape:
+                continue
+            used.add(id(walk))
+            shapes[_shape(walk)] += 1
+            taken.append(walk)
+
+    paged = [t for t in order if reads_pages(t)]
+    for per_shape in (1, 2):
+        take(paged, -(-quota // 3), per_shape)
+    for per_shape in (1, 2, 3, 4, 6, 8):  # a sparse domain (few tools, so few sets) takes more starts per set
+        while True:
+            before = len(taken)
+            for pattern in PATTERN_ORDER:
+                take((t for t in order if t.pattern == pattern), len(taken) + 1, per_shape)
+            if len(taken) == before:
+                break
+    return taken
 
 
 def lightron_plan(catalog: Catalog, env: Any, as_of: str = "2026-09-01") -> tuple[Trajectory, Task]:
@@ -257,12 +265,19 @@ def lightron_plan(catalog: Catalog, env: Any, as_of: str = "2026-09-01") -> tupl
     return plan, replace(task, tags=("chain", "paper-appendix"))
 
 
-def build_tasks(catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec()) -> tuple[list[Task], list[Trajectory]]:
-    """The task set and the plans behind it (same order, same ids), deterministic for one source."""
-    links = benchmark_links(catalog)
+def build_tasks(catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec(),
+                intents: Any = None) -> tuple[list[Task], list[Trajectory]]:
+    """The task set and the plans behind it (same order, same ids), deterministic for one source.
+
+    Raises :class:`UsageError` listing every task that fails a check of :func:`task_problems`.
+    """
+    from kopa_replay.synth.intents import load_intents
+
+    intents = intents if intents is not None else load_intents(catalog=catalog)
+    links = benchmark_links(catalog, intents)
     if not links:
-        raise UsageError("no candidate link executes in the simulator: nothing to build tasks from")
-    selected = _select(_walks(catalog, links, env, spec), catalog, spec)
+        raise UsageError("the intent table has no link between tools of this catalog: nothing to build tasks from")
+    selected = _select(_walks(catalog, links, env, spec, intents), catalog, spec)
     plans: list[Trajectory] = []
     tasks: list[Task] = []
     counters: Counter[str] = Counter()
@@ -282,7 +297,50 @@ def build_tasks(catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec()) -> tu
         plans.append(plan)
         tasks.append(task)
     order = np.argsort([task.id for task in tasks], kind="stable")
-    return [tasks[i] for i in order], [plans[i] for i in order]
+    tasks, plans = [tasks[i] for i in order], [plans[i] for i in order]
+    problems = [f"{task.id}: {problem}" for task, plan in zip(tasks, plans)
+                for problem in task_problems(task, plan, catalog, intents)]
+    if problems:
+        raise UsageError(f"{len(problems)} problem(s) in the built task set: " + "; ".join(problems[:20]))
+    return tasks, plans
+
+
+def task_problems(task: Task, plan: Trajectory, catalog: Catalog, intents: Any) -> list[str]:
+    """What makes ``task`` not a question a person would ask (see the module docstring); [] when nothing does."""
+    from kopa_replay.filter.facts import given_args, handed_values
+    from kopa_replay.filter.normalize import question_keys, text_form, value_keys
+    from kopa_replay.sim.truth import param_domain
+    from kopa_replay.synth.intents import IntentError, Phrasing
+
+    question = task.question_ko
+    problems = []
+    flat = text_form(question)
+    for tool in catalog:
+        if tool.name.casefold() in question.casefold() or (tool.title and text_form(tool.title) in flat):
+            problems.append(f"the question names the tool {tool.name} ({tool.title})")
+    if "호출" in question:
+        problems.append("the question says 호출 (a call)")
+    keys = question_keys(question)
+    for value in [*handed_values(plan), *([] if task.answer.kind == "bool" else [task.answer.value])]:
+        for key in value_keys(value):
+            if key in keys or (key.startswith("T:") and key[2:] in flat):
+                problems.append(f"the question states {value!r}, a value a call returns")
+                break
+    steps = {step.index: step for step in plan.steps}
+    for index, param, value in given_args(plan, catalog):
+        domain = param_domain(steps[index].tool, param)
+        if domain in CODE_DOMAINS:
+            problems.append(f"the question gives {param}={value!r}, a {domain} the person would not know")
+    try:
+        phrasing = Phrasing(intents, plan)
+    except IntentError as exc:
+        return problems + [str(exc)]
+    problems += phrasing.unstated(question)
+    problems += phrasing.incoherent()
+    for junction in plan.junctions:
+        if not junction_hands_a_code(plan, junction):
+            problems.append(f"junction {junction.source}->{junction.target} hands on only a date")
+    return problems
 
 
 def summary(tasks: Sequence[Task], plans: Sequence[Trajectory]) -> dict[str, Any]:
@@ -299,4 +357,6 @@ def summary(tasks: Sequence[Task], plans: Sequence[Trajectory]) -> dict[str, Any
         "by_split": dict(sorted(Counter(task.split for task in tasks).items())),
         "by_platform": dict(sorted(Counter(p for task in tasks for p in task.platforms).items())),
         "by_answer": dict(sorted(Counter(task.answer.kind for task in tasks).items())),
+        "by_pattern": dict(sorted(Counter(plan.pattern for plan in plans).items())),
+        "junctions": dict(sorted(Counter(j.kind for plan in plans for j in plan.junctions).items())),
     }

@@ -11,9 +11,11 @@ async twin :class:`AsyncToolEnvironment`), so calls happen one way:
 2. the real request is built from the catalog binding and sent through the
    source's httpx client (simulator, mirror, live — through the recorder when a
    snapshot is named; strict replay raises :class:`~kopa_replay.errors.CassetteMiss`);
-3. the body is parsed (JSON, XML, ZIP of XML, EUC-KR), the records are
-   normalized (``" "`` → None, see :mod:`kopa_replay.env.normalize`) and the
-   outcome classified from the catalog's result-code table;
+3. the body is parsed (JSON, XML, ZIP of XML, EUC-KR) with the request's key
+   masked as the recorder masks stored bodies (so every source gives the same
+   records and digests), the records are normalized (``" "`` → None, see
+   :mod:`kopa_replay.env.normalize`) and the outcome classified from the
+   catalog's result-code table;
 4. the call is appended to the environment's ordered log.
 
 The two front ends share one core, as httpx does: each operation is a
@@ -42,7 +44,7 @@ from kopa_replay.env.call import OUTCOME_CLASSES, build_request, interpret, live
 from kopa_replay.env.normalize import normalize_records
 from kopa_replay.env.source import REPLAY_KEY, Source, open_source
 from kopa_replay.errors import UsageError
-from kopa_replay.record.redact import register_secret
+from kopa_replay.record.redact import Redactor, redactor_for, register_secret
 
 __all__ = [
     "DEFAULT_SNAPSHOT",
@@ -219,6 +221,8 @@ class _Reply:
     error: str | None = None
     #: content digest of a body served from a snapshot: the interpretation of such a body is memoized
     body_digest: str | None = None
+    #: the keys the request carried (``kopa_secrets``): masked in a body no snapshot served
+    secrets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -292,6 +296,8 @@ class _Core:
         # bytes to the same request, so parsing, normalizing and digesting them once is enough.
         self._memo: OrderedDict[tuple, _Reading] = OrderedDict()
         self._memo_records = 0
+        # a request's keys → the recorder's masking of them (built on first use: a handful per run)
+        self._redactors: dict[tuple[str, ...], Redactor] = {}
 
     # state
     @property
@@ -326,7 +332,7 @@ class _Core:
             return self.make(tool, args, "environmental_error", [], None, None,
                              f"request to {reply.redacted} failed: {reply.error}", 0, attempts)
         if reply.body_digest is None:
-            answer = interpret(tool, args, reply.status, reply.content, reply.redacted)
+            answer = interpret(tool, args, reply.status, self.masked(reply.content, reply.secrets), reply.redacted)
             return self.make(tool, args, answer.outcome, normalize_records(answer.records), answer.total_count,
                              answer.code, answer.message, reply.status, attempts)
         reading = self._reading(tool, args, reply)
@@ -334,7 +340,23 @@ class _Core:
         return ToolResult(tool.name, dict(args), records, reading.total, _page_info(tool, args),
                           reading.outcome, reading.code, reading.message, reading.digest, reply.status, attempts)
 
+    def masked(self, content: bytes, secrets: tuple[str, ...]) -> bytes:
+        """``content`` with the request's keys masked exactly as the recorder masks the bodies it stores.
+
+        Some platforms echo the caller's key in their answers (law.go.kr's detail links carry
+        ``OC=<key>``). A snapshot holds such bodies masked, so records read from any other source are
+        masked the same way: the same call then gives the same records and digest from the simulator,
+        a mirror, the live API or a replay, and no key reaches a result, a trajectory or ``--json``.
+        """
+        redactor = self._redactors.get(secrets)
+        if redactor is None:
+            redactor = self._redactors.setdefault(secrets, redactor_for(self.catalog, extra_values=secrets))
+        return redactor.scrub_bytes(content)
+
     def _reading(self, tool: Tool, args: Mapping[str, Any], reply: _Reply) -> _Reading:
+        # Not masked again: a body served from a snapshot was masked when it was stored (every writer,
+        # RecordTransport.record and the vcr import, scrubs with the key the request carried), and the
+        # key a replay sends (REPLAY_KEY) never leaves this process, so no stored body can hold it.
         filters = tuple((f.param, args.get(f.param)) for f in tool.client_filters)
         key = (tool.name, reply.status, reply.body_digest, filters)
         with self._lock:
@@ -604,7 +626,7 @@ class ToolEnvironment(_EnvironmentState):
             response = self.source.client.request(method, url, headers=headers, extensions=extensions)
         except httpx.TransportError as exc:
             return _Reply(0, b"", redacted, type(exc).__name__)
-        return _Reply(response.status_code, response.content, redacted)
+        return _Reply(response.status_code, response.content, redacted, secrets=extensions["kopa_secrets"])
 
     def _drive(self, flow: _Flow) -> ToolResult:
         try:
@@ -749,7 +771,7 @@ class AsyncToolEnvironment(_EnvironmentState):
             response = await self.source.client.request(method, url, headers=headers, extensions=extensions)
         except httpx.TransportError as exc:
             return _Reply(0, b"", redacted, type(exc).__name__)
-        return _Reply(response.status_code, response.content, redacted)
+        return _Reply(response.status_code, response.content, redacted, secrets=extensions["kopa_secrets"])
 
     async def _drive(self, flow: _Flow) -> ToolResult:
         try:

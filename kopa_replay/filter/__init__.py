@@ -10,14 +10,16 @@ perturbation evidence of :mod:`.probe`; :mod:`.llm` for model judges); then
 re-solves each kept item reading every page and replaces answers the
 re-solution beats (:mod:`.resolve`). Every discard carries
 ``(trajectory_id, stage, check, detail)``. :mod:`.defects` injects labelled
-defects to measure the filter.
+defects to measure the filter. ``run_filter(..., exclude=f)`` first drops the
+items that repeat a benchmark task (``f`` says which; see :mod:`.pipeline`).
 """
 
 from kopa_replay.filter.judges import RegexJudge, TokenJudge, default_judges
 from kopa_replay.filter.llm import LLMJudge
-from kopa_replay.filter.model import (JUDGE_CHECKS, RULE_CHECKS, STAGES, Case, Discard, FilterResult, Judge,
-                                      Replacement, Verdict)
+from kopa_replay.filter.model import (DECONTAMINATION_CHECK, JUDGE_CHECKS, RULE_CHECKS, STAGES, Case, Discard,
+                                      FilterResult, Judge, Replacement, Verdict)
 from kopa_replay.filter.pipeline import FilterConfig, run_filter
 
-__all__ = ["JUDGE_CHECKS", "RULE_CHECKS", "STAGES", "Case", "Discard", "FilterConfig", "FilterResult", "Judge",
-           "LLMJudge", "RegexJudge", "Replacement", "TokenJudge", "Verdict", "default_judges", "run_filter"]
+__all__ = ["DECONTAMINATION_CHECK", "JUDGE_CHECKS", "RULE_CHECKS", "STAGES", "Case", "Discard", "FilterConfig",
+           "FilterResult", "Judge", "LLMJudge", "RegexJudge", "Replacement", "TokenJudge", "Verdict", "default_judges",
+           "run_filter"]

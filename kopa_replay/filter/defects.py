@@ -251,16 +251,28 @@ def defect_pool(clean: Sequence[Trajectory], injected: Sequence[Injected]) -> tu
 
 def measure(clean: Sequence[Trajectory], catalog: Any, env: Any, *, seed: int = 0, per_kind: int = 10,
             judges: Sequence[Judge] | None = None, planner: Planner | None = None,
-            config: Any = None) -> dict[str, Any]:
-    """Catch rate per defect kind and drop rate of clean items (see the module docstring)."""
+            config: Any = None, injector: str = "seeded") -> dict[str, Any]:
+    """Catch rate per defect kind and drop rate of clean items (see the module docstring).
+
+    ``injector`` says who makes the defects: ``seeded`` (this module) or ``independent``
+    (:mod:`kopa_replay.filter.adversary`, written without the filter's code, measured by
+    :func:`kopa_replay.filter.recall.measure_independent`, each kind in its own pool).
+    """
     from kopa_replay.filter.pipeline import default_planner, run_filter
 
+    if injector not in ("seeded", "independent"):
+        raise UsageError(f"unknown injector {injector!r} (known: seeded, independent)")
     planner = planner if planner is not None else default_planner()
+    if injector == "independent":
+        from kopa_replay.filter.recall import measure_independent
+
+        return measure_independent(clean, catalog, env, seed=seed, per_kind=per_kind, judges=judges,
+                                   planner=planner, config=config)
     injected = inject_defects(clean, catalog, env, seed=seed, per_kind=per_kind, planner=planner)
     pool, labels = defect_pool(clean, injected)
     result = run_filter(pool, catalog, env, judges, config=config, planner=planner)
     reasons = result.reasons()
-    report: dict[str, Any] = {"input": len(clean), "defects": {}, "seed": seed}
+    report: dict[str, Any] = {"injector": "seeded", "input": len(clean), "defects": {}, "seed": seed}
     for kind in DEFECT_KINDS:
         ids = [i for i, label in labels.items() if label == kind]
         caught = [i for i in ids if i in reasons]

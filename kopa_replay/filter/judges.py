@@ -9,13 +9,24 @@ check           :class:`RegexJudge` (``regex``)            :class:`TokenJudge` (
 ==============  =========================================  ==============================================
 wrong_script    Unicode block ranges (regex)               ``unicodedata.name`` of each character
 ungradable      normalized character length, kind rules    whitespace token counts, ``float()`` parsing
-disclosed       regex canonical keys                       tokenize, re-assemble digit windows, character
-                (:mod:`~kopa_replay.filter.normalize`)     3-gram containment for texts
+disclosed       regex canonical keys, Korean numerals and  tokenize, re-assemble digit windows, read
+                units by a regex grammar, roundings        numerals and units with an accumulator,
+                (:mod:`~kopa_replay.filter.normalize`)     roundings by floor/ceil; 3-gram containment
 unconstrained   first candidates, tolerance comparison     last candidates, canonical-string comparison
 ==============  =========================================  ==============================================
 
 Both are pure: the only "I/O" is the :class:`~kopa_replay.filter.model.Case`
 probe, which re-runs the plan with a junction's values replaced.
+
+A number is disclosed however it is written — ``1,680``, ``１６８０``, ``1 680``,
+``천육백팔십``, ``1.68천``, ``0.168만`` — and so is a rounding or truncation that
+keeps three significant digits (``215.8``, ``216`` or ``약 215.79`` for
+215.789; ``약 3,660만`` for 36,601,732): each judge reads every number the
+question writes with the precision it is written at, the regex judge with a
+grammar (:func:`~kopa_replay.filter.normalize.number_mentions`), the token
+judge with an accumulator over tokens (``_number_phrases``), and compares
+exactly or within that precision. Measured against an injector written
+without this code: :mod:`kopa_replay.filter.adversary`.
 """
 
 from __future__ import annotations
@@ -109,30 +120,19 @@ class RegexJudge(_CheckTable):
         trajectory = case.trajectory
         secrets = secret_values(trajectory, case.catalog)
         keys = secret_keys(secrets)
-        mentioned = norm.question_keys(trajectory.question)
+        mentioned = norm.question_keys(trajectory.question) | norm.comma_codes(trajectory.question)
+        numbers = norm.number_mentions(trajectory.question)
         for key, (role, value) in keys.items():
             if key.startswith("T:"):
                 hit = norm.mentions_text(trajectory.question, key)
             else:
-                hit = key in mentioned or (key.startswith("N:") and _rounded_in(key, mentioned))
+                hit = key in mentioned or (key.startswith("N:") and norm.discloses_number(key[2:], numbers))
             if hit:
                 return _drop(f"{role} value {value!r} appears in the question (as {key})")
         return _keep(f"{len(secrets)} secret value(s) checked")
 
     def _unconstrained(self, case: Case) -> Verdict:
         return unconstrained_verdict(case, answers_equal, from_end=False)
-
-
-def _rounded_in(key: str, mentioned: Iterable[str]) -> bool:
-    """A secret 215.7834 is disclosed by a question saying 215.78 (rounded to the places written)."""
-    secret = float(key[2:])
-    if secret.is_integer():
-        return False
-    for other in mentioned:
-        places = norm.decimal_places(other) if other.startswith("N:") else 0
-        if places and round(secret, places) == float(other[2:]):
-            return True
-    return False
 
 
 # -- the token judge ------------------------------------------------------------
@@ -207,7 +207,6 @@ def _forms_of_window(groups: list[str], seps: list[str], negative: bool = False)
     forms = _unsigned_forms(groups, seps)
     if negative:
         forms |= {("num", -f[1]) for f in forms if f[0] == "num"}
-        forms |= {("dec", f[1], -f[2]) for f in forms if f[0] == "dec"}
     return forms
 
 
@@ -225,7 +224,6 @@ def _unsigned_forms(groups: list[str], seps: list[str]) -> set[tuple]:
             and all(len(g) == 3 for g in groups[1:-1]):
         whole = "".join(groups[:-1])
         forms.add(("num", Fraction(f"{whole}.{groups[-1]}")))
-        forms.add(("dec", len(groups[-1]), Fraction(f"{whole}.{groups[-1]}")))
     if len(groups) == 1:
         day = _date_of(groups)
         if day:
@@ -246,13 +244,13 @@ def _forms_of_secret(value: Any) -> set[tuple]:
         number = None
     if number is not None:
         forms.add(("num", number))
-        if number.denominator != 1:
-            forms.add(("decimal", number))
     groups = _tokens(text)
     digit_groups = [g for g in groups if g.isdigit()]
     if digit_groups and all(g.isdigit() or g in _SECRET_GLUE for g in groups):
         digits = "".join(digit_groups)
-        if number is None or "." not in plain:  # "1680.0" is a number, not the code 16800
+        if number is not None and "." in plain:  # "1680.0" is a number, not the code 16800 — but 1680 it is
+            digits = str(number.numerator) if number.denominator == 1 and number >= 0 else ""
+        if digits:
             forms.add(("code", digits))
             if len(digits.lstrip("0")) >= 4:
                 forms.add(("code", digits.lstrip("0")))
@@ -262,6 +260,152 @@ def _forms_of_secret(value: Any) -> set[tuple]:
     if not forms:
         forms.add(("text", "".join(ch for ch in text.casefold() if ch.isalnum())))
     return forms
+
+
+# Korean numerals, read token by token with an accumulator (the regex judge reads the same texts with a
+# grammar of regular expressions, :func:`kopa_replay.filter.normalize.korean_numbers`).
+_HANGUL_DIGITS = {ch: n for n, ch in enumerate("일이삼사오육칠팔구", start=1)}
+_HANGUL_SMALL = {"십": 10, "백": 100, "천": 1000}
+_HANGUL_BIG = {"만": 10**4, "억": 10**8, "조": 10**12}
+
+
+class _Reading:
+    """A number being read, atom by atom (an Arabic figure or one numeral syllable). Each ``take_*`` returns
+    False, leaving the reading as it was, when the atom cannot continue the number."""
+
+    def __init__(self) -> None:
+        self.total = Fraction(0)        # closed groups (… 만, … 억)
+        self.section = Fraction(0)      # the open group below 10^4
+        self.section_res: Fraction | None = None
+        self.pending: Fraction | None = None
+        self.pending_res = Fraction(1)
+        self.resolution: Fraction | None = None
+        self.smallest = 10**5           # units must fall within a group and across groups
+        self.biggest = 10**17
+        self.syllables = 0
+        self.arabic = False
+
+    def take_number(self, value: Fraction, resolution: Fraction) -> bool:
+        if self.pending is not None or self.section:
+            return False  # 2 after 20, or 500 after 2천
+        self.pending, self.pending_res, self.arabic = value, resolution, True
+        return True
+
+    def take_syllable(self, ch: str) -> bool:
+        if ch in _HANGUL_DIGITS:
+            if self.pending is not None:
+                return False
+            self.pending, self.pending_res = Fraction(_HANGUL_DIGITS[ch]), Fraction(1)
+        elif ch in _HANGUL_SMALL:
+            unit = _HANGUL_SMALL[ch]
+            if unit >= self.smallest:
+                return False
+            count = self.pending if self.pending is not None else Fraction(1)
+            self.section += count * unit
+            self.section_res = (self.pending_res if self.pending is not None else Fraction(1)) * unit
+            self.pending, self.smallest = None, unit
+        elif ch in _HANGUL_BIG:
+            unit = _HANGUL_BIG[ch]
+            if unit >= self.biggest:
+                return False
+            group = self.section + (self.pending or 0)
+            if self.pending is not None:
+                res = self.pending_res
+            else:
+                res = self.section_res if self.section else Fraction(1)
+            if not group:
+                group = Fraction(1)  # 만 이천: one 만
+            self.total += group * unit
+            self.resolution = res * unit
+            self.section, self.section_res, self.pending = Fraction(0), None, None
+            self.smallest, self.biggest = 10**5, unit
+        else:
+            return False
+        self.syllables += 1
+        return True
+
+    def result(self) -> tuple[Fraction, Fraction, bool] | None:
+        """(value, resolution, written with Hangul) or None when too little was read to be a number."""
+        if self.syllables == 1 and not self.arabic or (not self.syllables and not self.arabic):
+            return None  # a lone 만, 구 or 조 is a word (조회, 동작구)
+        value = self.total + self.section + (self.pending or 0)
+        if self.pending is not None:
+            res = self.pending_res
+        elif self.section:
+            res = self.section_res or Fraction(1)
+        else:
+            res = self.resolution or Fraction(1)
+        return value, res, bool(self.syllables)
+
+
+def _arabic_at(tokens: list[str], i: int, used: set[int]) -> tuple[Fraction, Fraction, int]:
+    """The figure starting at digit token ``i`` — thousands grouped by commas or by spaces (which tokens drop),
+    then a decimal part — as (value, resolution, next index)."""
+    groups, j, mode = [tokens[i]], i + 1, ""
+    while len(groups[0]) <= 3:
+        if (mode in ("", ",") and j + 1 < len(tokens) and tokens[j] == "," and len(tokens[j + 1]) == 3
+                and tokens[j + 1].isdigit() and j + 1 not in used):
+            groups.append(tokens[j + 1])
+            j, mode = j + 2, ","
+        elif mode in ("", " ") and j < len(tokens) and len(tokens[j]) == 3 and tokens[j].isdigit() and j not in used:
+            groups.append(tokens[j])
+            j, mode = j + 1, " "
+        else:
+            break
+    value, resolution = Fraction(int("".join(groups))), Fraction(1)
+    if j + 1 < len(tokens) and tokens[j] == "." and tokens[j + 1].isdigit() and j + 1 not in used:
+        resolution = Fraction(1, 10 ** len(tokens[j + 1]))
+        value += int(tokens[j + 1]) * resolution
+        j += 2
+    return value, resolution, j
+
+
+def _number_phrases(tokens: list[str], used: set[int]) -> list[tuple[Fraction, Fraction, bool]]:
+    """Every number the tokens write, as (value, resolution, with Hangul): figures at the precision written,
+    Korean numerals and figures times Korean units (1.68천, 3,660만 1,732, 천육백팔십)."""
+    out = []
+    read_to = 0  # a number read from an earlier token ends here: its tail (만 1,732) is not a number of its own
+    for start, token in enumerate(tokens):
+        if start in used or start < read_to:
+            continue
+        before = tokens[start - 1] if start else ""
+        if token.isdigit():
+            if (before.isascii() and before.isalpha()) or before.isdigit() \
+                    or (before in _JOINERS and start > 1 and tokens[start - 2].isdigit()):
+                continue  # an identifier's digits, or the middle of a figure read from its start
+        elif token[0] not in _HANGUL_DIGITS and token[0] not in _HANGUL_SMALL and token[0] not in _HANGUL_BIG:
+            continue
+        reading, j = _Reading(), start
+        while j < len(tokens) and j not in used:
+            if tokens[j].isdigit():
+                value, resolution, after = _arabic_at(tokens, j, used)
+                if not reading.take_number(value, resolution):
+                    break
+                j = after
+                continue
+            taken = 0
+            for ch in tokens[j]:
+                if not reading.take_syllable(ch):
+                    break
+                taken += 1
+            if taken < len(tokens[j]):
+                break  # the token goes on as a word: the number ends inside it
+            j += 1
+        got = reading.result()
+        if got is not None:
+            read_to = j
+            negative = before == "-" and not (start > 1 and tokens[start - 2].isdigit())
+            out.append((-got[0], got[1], got[2]) if negative else got)
+    return out
+
+
+def _near(secret: Fraction, value: Fraction, resolution: Fraction) -> bool:
+    """``value`` is ``secret`` cut or rounded to ``resolution``, showing three significant digits or more."""
+    steps = secret / resolution
+    if value not in (math.floor(steps) * resolution, math.ceil(steps) * resolution) or not value:
+        return False
+    shown = abs(value / resolution)
+    return len(str(shown.numerator // shown.denominator).rstrip("0")) >= 3
 
 
 def _trigrams(text: str) -> set[str]:
@@ -330,16 +474,17 @@ class TokenJudge(_CheckTable):
         mentioned, used = _date_spans(tokens)
         for groups, seps, negative in _windows(tokens, used):
             mentioned |= _forms_of_window(groups, seps, negative)
-        decimals = [(f[1], f[2]) for f in mentioned if f[0] == "dec"]
-        flat = "".join(ch for ch in trajectory.question.casefold() if ch.isalnum())
+        phrases = _number_phrases(tokens, used)
+        mentioned |= {("num", value) for value, _, _ in phrases}
+        flat = "".join(ch for ch in unicodedata.normalize("NFKC", trajectory.question).casefold() if ch.isalnum())
         grams = _trigrams(flat)
         for role, value in secret_values(trajectory, case.catalog):
             forms = _forms_of_secret(value)
             for form in forms:
                 if form[0] == "text":
                     hit = self._text_in(form[1], flat, grams)
-                elif form[0] == "decimal":
-                    hit = any(round(float(form[1]), places) == float(shown) for places, shown in decimals)
+                elif form[0] == "num":
+                    hit = form in mentioned or any(_near(form[1], shown, res) for shown, res, _ in phrases)
                 else:
                     hit = form in mentioned
                 if hit:

@@ -17,6 +17,7 @@ from kopa_replay.synth.model import Answer, Trajectory
 
 __all__ = [
     "STAGES",
+    "DECONTAMINATION_CHECK",
     "RULE_CHECKS",
     "JUDGE_CHECKS",
     "Discard",
@@ -28,7 +29,9 @@ __all__ = [
     "FilterResult",
 ]
 
-STAGES = ("rules", "judges", "resolve")
+STAGES = ("decontaminate", "rules", "judges", "resolve")
+#: stage 0's one check: the item repeats a benchmark task (the ``exclude`` hook gave a reason)
+DECONTAMINATION_CHECK = "benchmark_task"
 #: stage 1, in the order they run (a malformed item is not replayed; duplicates are looked for among the rest)
 RULE_CHECKS = ("malformed", "not_reproducible", "near_duplicate")
 #: stage 2, cheapest first (``unconstrained`` re-runs plans)

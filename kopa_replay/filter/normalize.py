@@ -14,6 +14,15 @@ Keys are strings with a prefix: ``N:`` a number (``Decimal`` normalized, so
 kept, and stripped when enough digits remain), ``T:`` a text (case-folded,
 without spaces, hyphens, underscores or quotes).
 
+Numbers are also read as *mentions* with the precision they are written at
+(:func:`number_mentions`): Arabic figures (``215.8`` to a tenth, ``11 394.87``
+grouped by spaces), Korean numerals and unit rescaling (:func:`korean_numbers`:
+``천육백팔십``, ``3,660만 1,732``, ``만 이천``, ``1.68천``, ``0.125억``), so that
+:func:`discloses_number` sees an exact restatement and a rounding or
+truncation that keeps three significant digits (``215.8``, ``216`` for
+215.789; ``약 3,660만`` for 36,601,732). Digit groups joined by commas without
+spaces read as one code (:func:`comma_codes`: ``1,6 8 0``).
+
 Pure: no I/O, no state.
 """
 
@@ -38,6 +47,10 @@ __all__ = [
     "foreign_script",
     "has_hangul",
     "decimal_places",
+    "korean_numbers",
+    "number_mentions",
+    "discloses_number",
+    "comma_codes",
 ]
 
 #: a code whose zeros are stripped must keep this many digits: "00000012" must not match "12건"
@@ -155,7 +168,8 @@ def value_keys(value: Any) -> frozenset[str]:
     number = number_key(value)
     if number:
         keys.add(number)
-    digits = re.sub(r"[ \-]", "", text)
+    # a whole number stored as a float (1987.0) is written with its digits (1,9 8 7 reads as a code of them)
+    digits = re.sub(r"[ \-]", "", str(int(value)) if isinstance(value, float) and value.is_integer() else text)
     if digits.isdigit():
         keys.add(f"C:{digits}")
         stripped = digits.lstrip("0")
@@ -175,9 +189,8 @@ def _number_spans(question: str, taken: list[tuple[int, int]]) -> Iterable[str]:
             yield f"N:{_canonical_decimal(number)}"
 
 
-def question_keys(question: str) -> frozenset[str]:
-    """The number, date and code keys a question mentions (texts are matched by :func:`mentions_text`)."""
-    text = unicodedata.normalize("NFKC", question)
+def _dates_in(text: str) -> tuple[set[str], list[tuple[int, int]]]:
+    """The date keys of an NFKC text and the spans they take (so their digits are not read again)."""
     keys: set[str] = set()
     taken: list[tuple[int, int]] = []
     for pattern in _DATE_PATTERNS:
@@ -188,6 +201,13 @@ def question_keys(question: str) -> frozenset[str]:
             if day:
                 keys.add(f"D:{day}")
                 taken.append(match.span())
+    return keys, taken
+
+
+def question_keys(question: str) -> frozenset[str]:
+    """The number, date and code keys a question mentions (texts are matched by :func:`mentions_text`)."""
+    text = unicodedata.normalize("NFKC", question)
+    keys, taken = _dates_in(text)
     keys.update(_number_spans(text, taken))
     for match in _CODE.finditer(text):
         if any(a <= match.start() < b for a, b in taken):
@@ -201,6 +221,149 @@ def question_keys(question: str) -> frozenset[str]:
                 stripped = digits.lstrip("0")
                 if len(stripped) >= _MIN_STRIPPED_CODE:
                     keys.add(f"C:{stripped}")
+    return frozenset(keys)
+
+
+# -- numbers as written: Korean numerals, unit rescaling, precision -------------------------------------
+_KO_DIGIT = {"일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "칠": 7, "팔": 8, "구": 9}
+_KO_SMALL = {"십": 10, "백": 100, "천": 1000}
+_KO_BIG = {"만": 4, "억": 8, "조": 12}
+_KO_CHARS = "".join([*_KO_DIGIT, *_KO_SMALL, *_KO_BIG])
+# A run that may hold a Korean number: it starts a word, holds digits, commas, points and numeral syllables,
+# and may take one space after a big unit (3660만 1732, 만 이천). It is then read by the grammar below.
+_KO_RUN = re.compile(rf"(?<![\w.,])(?=[\d{_KO_CHARS}])(?:[\d,.{_KO_CHARS}]|(?<=[만억조]) (?=[\d{_KO_CHARS}]))+")
+# below 10^4: an Arabic figure, optionally times 십/백/천 (1.68천, 2천, 12.5백), or Hangul numerals (천육백팔십)
+_KO_ARABIC = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?([십백천]?)")
+_D = "([일이삼사오육칠팔구])"
+_KO_HANGUL = re.compile(rf"(?:{_D}?(천))?(?:{_D}?(백))?(?:{_D}?(십))?{_D}?")
+_SPACED_NUMBER = re.compile(r"(?<![\d.,A-Za-z])[-+]?\d{1,3}(?: \d{3})+(?:\.\d+)?(?![\d])")
+_COMMA_CODE = re.compile(r"(?<![\dA-Za-z])\d+(?:,\d+)+(?:[ \-]\d+)*(?![\d])")
+
+
+def _ko_below_10000(text: str) -> tuple[Decimal, Decimal] | None:
+    """(value, resolution) of a group below 10^4, or None."""
+    match = _KO_ARABIC.fullmatch(text)
+    if match:
+        whole, fraction, unit = match.groups()
+        scale = Decimal(_KO_SMALL[unit]) if unit else Decimal(1)
+        number = Decimal(whole.replace(",", "") + (f".{fraction}" if fraction else ""))
+        return number * scale, Decimal(1).scaleb(-len(fraction or "")) * scale
+    match = _KO_HANGUL.fullmatch(text)
+    if not text or not match:
+        return None
+    value, resolution = 0, 1
+    for digit, unit in ((match[1], match[2]), (match[3], match[4]), (match[5], match[6])):
+        if unit:
+            value += (_KO_DIGIT[digit] if digit else 1) * _KO_SMALL[unit]
+            resolution = _KO_SMALL[unit]
+    if match[7]:
+        value, resolution = value + _KO_DIGIT[match[7]], 1
+    return Decimal(value), Decimal(resolution)
+
+
+def _ko_value(run: str) -> tuple[Decimal, Decimal] | None:
+    """(value, resolution) of a whole run — big units in falling order, each after its group (an empty group
+    before 만 is one: 만 이천) — or None when the run is not one number."""
+    pieces = re.split(r"([만억조])", run.replace(" ", ""))
+    total, resolution, previous = Decimal(0), None, 99
+    for i in range(0, len(pieces), 2):
+        part, big = pieces[i], (pieces[i + 1] if i + 1 < len(pieces) else None)
+        if big is None:
+            if part:
+                got = _ko_below_10000(part)
+                if got is None:
+                    return None
+                total, resolution = total + got[0], got[1]
+            break
+        exponent = _KO_BIG[big]
+        if exponent >= previous:
+            return None
+        previous = exponent
+        got = _ko_below_10000(part) if part else (Decimal(1), Decimal(1))
+        if got is None:
+            return None
+        total, resolution = total + got[0].scaleb(exponent), got[1].scaleb(exponent)
+    return None if resolution is None else (total, resolution)
+
+
+def korean_numbers(text: str, taken: Iterable[tuple[int, int]] = ()) -> list[tuple[Decimal, Decimal]]:
+    """(value, resolution) of each number written with Korean numerals or units in an NFKC ``text``.
+
+    The longest prefix of each run that reads as one number counts; it must hold two numeral syllables, or
+    digits and a unit (a lone 만, 조 or 구 is a word, not a number: 조회, 동작구).
+    """
+    taken = list(taken)
+    out: list[tuple[Decimal, Decimal]] = []
+    for match in _KO_RUN.finditer(text):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
+        run = match.group()
+        for end in range(len(run), 0, -1):
+            head = run[:end]
+            if head[-1] in ", .":
+                continue
+            got = _ko_value(head)
+            if got is None:
+                continue
+            syllables = sum(ch in _KO_CHARS for ch in head)
+            if syllables >= 2 or (syllables and any(ch.isdigit() for ch in head)):
+                out.append(got)
+            break
+    return out
+
+
+def number_mentions(question: str) -> list[tuple[Decimal, Decimal]]:
+    """(value, resolution) of every number the question writes, outside dates: ``215.8`` → (215.8, 0.1),
+    ``11 394.87`` → (11394.87, 0.01), ``3,660만`` → (36600000, 10000), ``천육백팔십`` → (1680, 10)."""
+    text = unicodedata.normalize("NFKC", question)
+    _, taken = _dates_in(text)
+    out: list[tuple[Decimal, Decimal]] = []
+    for pattern in (_NUMBER, _SPACED_NUMBER):
+        for match in pattern.finditer(text):
+            if any(a <= match.start() < b for a, b in taken):
+                continue
+            written = match.group().replace(",", "").replace(" ", "")
+            number = _as_decimal(written)
+            if number is not None:
+                _, _, fraction = written.partition(".")
+                out.append((number, Decimal(1).scaleb(-len(fraction))))
+    # eight bare digits read as a date (20380401) are a number all the same: a rounding may look like a date
+    out += [(Decimal(m.group()), Decimal(1)) for m in re.finditer(r"(?<![\d,.])\d{8}(?![\d,.])", text)]
+    return out + korean_numbers(text, taken)
+
+
+def _significant(value: Decimal, resolution: Decimal) -> int:
+    """Significant digits a mention shows: its digits down to its resolution, without trailing zeros."""
+    return len(str(abs(int((value / resolution).to_integral_value()))).rstrip("0"))
+
+
+def discloses_number(secret: Any, mentions: Iterable[tuple[Decimal, Decimal]]) -> bool:
+    """Whether a mention states ``secret`` exactly, or rounded or cut to its resolution with at least three
+    significant digits (215.8 or 216 for 215.789; not 200, not 2.2백)."""
+    key = number_key(secret)
+    if key is None:
+        return False
+    number = Decimal(key[2:])
+    for value, resolution in mentions:
+        if value == number:
+            return True
+        if value and abs(number - value) < resolution and _significant(value, resolution) >= 3:
+            return True
+    return False
+
+
+def comma_codes(question: str) -> frozenset[str]:
+    """``C:`` keys of digit groups joined by commas without spaces, then possibly by spaces (``1,6 8 0`` is
+    the code 1680) — the whole run only, not its parts."""
+    text = unicodedata.normalize("NFKC", question)
+    keys: set[str] = set()
+    for match in _COMMA_CODE.finditer(text):
+        if re.fullmatch(r"\d{1,3}(?:,\d{3})+", match.group()):
+            continue  # 1,680 is a number, already read as one
+        digits = re.sub(r"\D", "", match.group())
+        keys.add(f"C:{digits}")
+        if len(digits.lstrip("0")) >= _MIN_STRIPPED_CODE:
+            keys.add(f"C:{digits.lstrip('0')}")
     return frozenset(keys)
 
 

@@ -2,7 +2,12 @@
 
 ``run_filter(trajectories, catalog, env)`` returns what was kept, every
 discard with its reason ``(trajectory_id, stage, check, detail)``, every
-replaced answer, and a report of counts per stage and check. The planner (by
+replaced answer, and a report of counts per stage and check. With
+``exclude=f`` a stage ``decontaminate`` runs first: ``f(trajectory)`` returns
+the reason an item must go (the benchmark task it repeats: the
+:class:`kopa_replay.bench.contamination.Decontaminator`, which this module
+never imports) or None; each drop is a discard ``(id, "decontaminate",
+"benchmark_task", reason)``. The planner (by
 default :mod:`kopa_replay.synth.walk`: ``run_plan``, ``candidate_values``,
 ``Perturbation``) is passed in, so the decision logic can be tested with fakes.
 """
@@ -12,12 +17,13 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.filter.judges import default_judges
 from kopa_replay.filter.model import (
-    JUDGE_CHECKS, RULE_CHECKS, Case, Discard, FilterResult, Judge, Planner, Replacement, verdict_summary,
+    DECONTAMINATION_CHECK, JUDGE_CHECKS, RULE_CHECKS, Case, Discard, FilterResult, Judge, Planner, Replacement,
+    verdict_summary,
 )
 from kopa_replay.filter.resolve import resolve
 from kopa_replay.filter.rules import DUPLICATE_THRESHOLD, NGRAM, malformed, near_duplicates, reproduce
@@ -109,8 +115,14 @@ def _judge(case: Case, judges: Sequence[Judge], disagreed: dict[str, list[str]])
 
 def run_filter(trajectories: Sequence[Trajectory], catalog: Any, env: Any,
                judges: Sequence[Judge] | None = None, *, config: FilterConfig | None = None,
-               planner: Planner | None = None) -> FilterResult:
-    """Run the three stages; input trajectories are never modified (replacements are copies)."""
+               planner: Planner | None = None,
+               exclude: Callable[[Trajectory], str | None] | None = None) -> FilterResult:
+    """Run the three stages (after decontamination with ``exclude``); input trajectories are never modified.
+
+    The report's ``decontaminated`` is how many items ``exclude`` dropped (None without it),
+    ``decontaminated_against`` the hook's ``name`` (when it has one); its stage ``decontaminate`` lists each
+    (id, reason).
+    """
     config = config or FilterConfig()
     judges = tuple(judges) if judges is not None else default_judges()
     _check_judges(judges)
@@ -120,15 +132,34 @@ def run_filter(trajectories: Sequence[Trajectory], catalog: Any, env: Any,
         raise UsageError(f"trajectory ids must be unique; repeated: {', '.join(map(str, dup[:5]))}")
     planner = planner if planner is not None else default_planner()
     discarded: list[Discard] = []
-    survivors, rules = _rules_stage(trajectories, catalog, env, planner, config, discarded)
+    clean, decontaminating = _decontaminate_stage(trajectories, exclude, discarded)
+    survivors, rules = _rules_stage(clean, catalog, env, planner, config, discarded)
     judged, judging = _judges_stage(survivors, catalog, env, planner, judges, discarded)
     kept, replaced, resolving = _resolve_stage(judged, catalog, env, planner, config)
     report: dict[str, Any] = {
         "input": len(trajectories), "kept": len(kept), "discarded": len(discarded), "replaced": len(replaced),
+        "decontaminated": decontaminating["discarded"] if exclude is not None else None,
+        "decontaminated_against": getattr(exclude, "name", None),
         "judges": [j.name for j in judges], "config": dataclasses.asdict(config),
-        "stages": {"rules": rules, "judges": judging, "resolve": resolving},
+        "stages": {"decontaminate": decontaminating, "rules": rules, "judges": judging, "resolve": resolving},
     }
     return FilterResult(kept, discarded, replaced, report)
+
+
+def _decontaminate_stage(trajectories: Sequence[Trajectory], exclude: Callable[[Trajectory], str | None] | None,
+                         discarded: list[Discard]) -> tuple[list[Trajectory], dict[str, Any]]:
+    """Drop every item ``exclude`` gives a reason for; without ``exclude`` everything passes (``applied``: false)."""
+    survivors: list[Trajectory] = []
+    items: list[dict[str, str]] = []
+    for trajectory in trajectories:
+        reason = exclude(trajectory) if exclude is not None else None
+        if reason is None:
+            survivors.append(trajectory)
+            continue
+        discarded.append(Discard(trajectory.id, "decontaminate", DECONTAMINATION_CHECK, str(reason)))
+        items.append({"id": trajectory.id, "reason": str(reason)})
+    return survivors, {"in": len(trajectories), "out": len(survivors), "applied": exclude is not None,
+                       "discarded": len(items), "items": items}
 
 
 def _rules_stage(trajectories: Sequence[Trajectory], catalog: Any, env: Any, planner: Planner,

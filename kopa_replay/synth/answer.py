@@ -16,6 +16,14 @@ same spec recomputes the answer when the plan is re-run (perturbed or not):
 ``threshold``         whether a numeric spec is above (``>``) / below (``<``) t
 ====================  ==========================================================
 
+``sum``, ``value`` and a comparison's metric may carry ``where`` (``{field: text}``):
+only the records reading those texts count — one row of a table-like answer
+(the 자산총계 row of a financial statement, the 주당 현금배당금 row of a
+dividend table). A comparison names its winner by ``label``: a field of the
+winning branch's own records, or ``{"group": g, "match": …, "field": name}`` —
+the name an earlier group's records give the value handed to that branch (the
+routes at a stop carry their names; the bus positions of one route do not).
+
 Evaluation refuses what has no single right answer: a sum over a partly read
 output, a "value" a field does not hold constant, a comparison with a tie.
 """
@@ -33,8 +41,8 @@ from kopa_replay.synth.fields import ADDITIVE, label_fields, measure_fields, num
 from kopa_replay.synth.junction import value_strings
 from kopa_replay.synth.model import Answer
 
-__all__ = ["AnswerError", "Branch", "evaluate", "render", "answer_for", "propose", "pct_change", "difference",
-           "total", "finish", "PATTERN_FAMILIES"]
+__all__ = ["AnswerError", "Branch", "evaluate", "render", "answer_for", "propose", "draw", "condition_specs", "pct_change",
+           "difference", "total", "finish", "PATTERN_FAMILIES"]
 
 #: which spec families answer which pattern
 PATTERN_FAMILIES: Mapping[str, tuple[str, ...]] = {
@@ -108,17 +116,24 @@ def _count(branch: Branch) -> int:
     raise AnswerError("a count over a partly read output with no reported total")
 
 
-def _sum(branches: Sequence[Branch], field: str) -> float | int:
+def _where(records: Sequence[Mapping[str, Any]], where: Mapping[str, Any] | None) -> Sequence[Mapping[str, Any]]:
+    """The records whose fields read the texts of ``where`` (all of them when there is none)."""
+    if not where:
+        return records
+    return [r for r in records if all(str(r.get(k, "")).strip() == str(v).strip() for k, v in where.items())]
+
+
+def _sum(branches: Sequence[Branch], field: str, where: Mapping[str, Any] | None = None) -> float | int:
     if not all(b.complete for b in branches):
         raise AnswerError("a sum over a partly read output")
-    numbers = numbers_of([r for b in branches for r in b.records], field)
+    numbers = numbers_of(_where([r for b in branches for r in b.records], where), field)
     if not numbers:
         raise AnswerError(f"no number in field {field!r}")
     return total(numbers)
 
 
-def _value(branch: Branch, field: str) -> float | int:
-    numbers = numbers_of(branch.records, field)
+def _value(branch: Branch, field: str, where: Mapping[str, Any] | None = None) -> float | int:
+    numbers = numbers_of(_where(branch.records, where), field)
     if not numbers:
         raise AnswerError(f"no number in field {field!r}")
     if len(set(numbers)) != 1:
@@ -129,20 +144,40 @@ def _value(branch: Branch, field: str) -> float | int:
 def _metric(branch: Branch, metric: Mapping[str, Any]) -> float | int:
     agg = metric["agg"]
     if agg == "count":
+        if metric.get("where"):  # only the records read can be sorted by their fields
+            if not branch.complete:
+                raise AnswerError("a count of some records over a partly read output")
+            return len(_where(branch.records, metric["where"]))
         return _count(branch)
     if agg == "sum":
-        return _sum([branch], metric["field"])
+        return _sum([branch], metric["field"], metric.get("where"))
     if agg == "value":
-        return _value(branch, metric["field"])
+        return _value(branch, metric["field"], metric.get("where"))
     raise AnswerError(f"unknown metric {agg!r}")
 
 
-def _label(branch: Branch, field: str | None) -> str:
-    if field is None:
+def _label(branch: Branch, label: str | Mapping[str, Any] | None,
+           groups: Sequence[Sequence[Branch]] = ()) -> str:
+    if label is None:
         return " / ".join(value_strings(branch.value)) if branch.value is not None else ""
-    texts = {str(r.get(field)).strip() for r in branch.records if r.get(field) is not None}
+    if isinstance(label, Mapping):  # the name an earlier group gives the value handed to this branch
+        if branch.value is None:
+            raise AnswerError("a branch named from its source needs the value handed to it")
+        match, field = label["match"], label["field"]
+        keys = dict(match) if isinstance(match, Mapping) else None
+        source = [r for b in _group(groups, label["group"]) for r in b.records]
+        if keys is None:
+            wanted = value_strings(branch.value)
+            rows = [r for r in source if [str(r.get(match)).strip()] == wanted]
+        else:
+            handed = dict(branch.value) if isinstance(branch.value, Mapping) else {}
+            rows = [r for r in source if handed and all(str(r.get(f)).strip() == str(handed.get(p)).strip()
+                                                         for p, f in keys.items())]
+        texts = {str(r.get(field)).strip() for r in rows if r.get(field) is not None}
+    else:
+        texts = {str(r.get(label)).strip() for r in branch.records if r.get(label) is not None}
     if len(texts) != 1:
-        raise AnswerError(f"label field {field!r} does not name the branch once")
+        raise AnswerError(f"label {label!r} does not name the branch once")
     return texts.pop()
 
 
@@ -154,7 +189,7 @@ def _compare(spec: Mapping[str, Any], groups: Sequence[Sequence[Branch]]) -> str
     best = max(metrics) if spec["op"] == "argmax" else min(metrics)
     if metrics.count(best) != 1:
         raise AnswerError("the comparison is tied")
-    labels = [_label(b, spec.get("label")) for b in branches]
+    labels = [_label(b, spec.get("label"), groups) for b in branches]
     if len(set(labels)) != len(labels) or not all(labels):
         raise AnswerError("branch labels do not tell the branches apart")
     return labels[metrics.index(best)]
@@ -169,10 +204,19 @@ def _threshold(spec: Mapping[str, Any], groups: Sequence[Sequence[Branch]]) -> b
     raise AnswerError(f"unknown comparison {spec['cmp']!r}")
 
 
+def _count_of(spec: Mapping[str, Any], groups: Sequence[Sequence[Branch]]) -> int:
+    branches = _group(groups, spec["group"])
+    if not spec.get("where"):
+        return sum(_count(b) for b in branches)
+    if not all(b.complete for b in branches):  # only the records read can be sorted by their fields
+        raise AnswerError("a count of some records over a partly read output")
+    return sum(len(_where(b.records, spec["where"])) for b in branches)
+
+
 _OPS: Mapping[str, Callable[[Mapping[str, Any], Sequence[Sequence[Branch]]], Any]] = {
-    "count": lambda s, gs: sum(_count(b) for b in _group(gs, s["group"])),
-    "sum": lambda s, gs: _sum(_group(gs, s["group"]), s["field"]),
-    "value": lambda s, gs: _value(_branch(gs, s), s["field"]),
+    "count": _count_of,
+    "sum": lambda s, gs: _sum(_group(gs, s["group"]), s["field"], s.get("where")),
+    "value": lambda s, gs: _value(_branch(gs, s), s["field"], s.get("where")),
     "pct_change": lambda s, gs: pct_change(evaluate(s["a"], gs), evaluate(s["b"], gs)),
     "difference": lambda s, gs: difference(evaluate(s["a"], gs), evaluate(s["b"], gs)),
     "argmax": _compare,
@@ -203,21 +247,29 @@ def render(spec: Mapping[str, Any]) -> str:
     ``pct_change(value(g2[0].clpr), value(g1[0].act_mktprcfl_cvprc_lwtrsprc))``."""
     op = spec["op"]
     if op == "count":
-        return f"count(g{spec['group']})"
+        return f"count(g{spec['group']}{_where_text(spec)})"
     if op == "sum":
-        return f"sum(g{spec['group']}.{spec['field']})"
+        return f"sum(g{spec['group']}.{spec['field']}{_where_text(spec)})"
     if op == "value":
-        return f"value(g{spec['group']}[{spec.get('branch', 0)}].{spec['field']})"
+        return f"value(g{spec['group']}[{spec.get('branch', 0)}].{spec['field']}{_where_text(spec)})"
     if op in ("pct_change", "difference"):
         return f"{op}({render(spec['a'])}, {render(spec['b'])})"
     if op in ("argmax", "argmin"):
         metric = spec["metric"]
-        inner = f"{metric['agg']}({metric['field']})" if metric.get("field") else metric["agg"]
+        inner = f"{metric['agg']}({metric['field']}{_where_text(metric)})" if metric.get("field") \
+            else f"{metric['agg']}{_where_text(metric)}"
         label = spec.get("label") or "handed value"
+        if isinstance(label, Mapping):
+            label = f"g{label['group']}.{label['field']}"
         return f"{op}(g{spec['group']} branches by {inner}) -> {label}"
     if op == "threshold":
         return f"{render(spec['of'])} {spec['cmp']} {spec['threshold']}"
     raise AnswerError(f"unknown answer op {op!r}")
+
+
+def _where_text(spec: Mapping[str, Any]) -> str:
+    where = spec.get("where")
+    return f" where {', '.join(f'{k}={v}' for k, v in sorted(where.items()))}" if where else ""
 
 
 def answer_for(spec: Mapping[str, Any], value: Any, unit: str = "") -> Answer:
@@ -307,8 +359,8 @@ def _comparison_specs(groups: Sequence[Sequence[Branch]], tools: Sequence[Tool])
     return out
 
 
-def _condition_specs(numeric: list[tuple[dict, str]], groups: Sequence[Sequence[Branch]],
-                     rng: np.random.Generator) -> list[tuple[dict, str]]:
+def condition_specs(numeric: list[tuple[dict, str]], groups: Sequence[Sequence[Branch]],
+                    rng: np.random.Generator) -> list[tuple[dict, str]]:
     """One threshold over one of the numeric specs (drawn), well away from the computed value (a factor of
     0.5–2) and stated with few digits; [] when every draw lands too close to call."""
     from kopa_replay.synth.junction import nice_threshold
@@ -353,7 +405,14 @@ def propose(pattern: str, groups: Sequence[Sequence[Branch]], tools: Sequence[To
             candidates[family] = numeric[family]
     if "condition" in families:
         pool = [item for family in ("value", "count", "sum", "cross", "between") for item in numeric.get(family, [])]
-        candidates["condition"] = _condition_specs(pool, groups, rng)
+        candidates["condition"] = condition_specs(pool, groups, rng)
+    return draw(candidates, families, groups, rng)
+
+
+def draw(candidates: Mapping[str, Sequence[tuple[dict, str]]], families: Sequence[str],
+         groups: Sequence[Sequence[Branch]], rng: np.random.Generator) -> tuple[dict, Any, str] | None:
+    """A family drawn first (uniformly among those with a candidate), then a candidate within it — so one tool
+    with many numeric fields does not crowd out counts and comparisons: (spec, value, unit), or None."""
     usable = [family for family in families if candidates.get(family)]
     if not usable:
         return None

@@ -32,7 +32,7 @@ from kopa_replay.synth.model import Reduction
 __all__ = ["REDUCTION_OPS", "JunctionError", "value_key", "distinct_values", "junction_kind", "bound_args",
            "value_strings", "scores", "apply_reduction", "propose_reductions", "derive_values", "nice_threshold"]
 
-REDUCTION_OPS = ("max", "min", "threshold", "most_frequent")
+REDUCTION_OPS = ("max", "min", "threshold", "most_frequent", "match")
 
 
 class JunctionError(ValueError):
@@ -159,6 +159,13 @@ def apply_reduction(records: Sequence[Mapping[str, Any]], binding: Mapping[str, 
             raise JunctionError("a threshold reduction needs a threshold")
         return [value for value, score in scores(records, binding, reduction.field, "max")
                 if score > reduction.threshold]
+    if reduction.op == "match":
+        if reduction.value is None:
+            raise JunctionError("a match reduction needs the value to match")
+        wanted = value_key(reduction.value)
+        return distinct_values([record for record in records
+                                if not isinstance(record.get(reduction.field), (dict, list))
+                                and value_key(record.get(reduction.field)) == wanted], binding)
     raise JunctionError(f"unknown reduction {reduction.op!r} (known: {', '.join(REDUCTION_OPS)})")
 
 

@@ -31,13 +31,16 @@ class Reduction:
 
     ``op`` is ``max`` / ``min`` (the values of the records with the largest /
     smallest ``field``), ``threshold`` (records whose ``field`` is above
-    ``threshold``), or ``most_frequent`` (the most common values of ``field``).
+    ``threshold``), ``most_frequent`` (the most common values of ``field``), or
+    ``match`` (the records whose ``field`` reads ``value``: the one a person
+    named — a city, a statute, a district — picked out of a lookup's list).
     """
 
     op: str
     field: str
     threshold: float | None = None
     kept: int = 0
+    value: str | None = None
 
 
 @dataclass(frozen=True)

@@ -5,17 +5,26 @@ A synthesis directory holds::
     trajectories.jsonl   every executed trajectory (plan, junctions, answer, question, state digest)
     sft.jsonl            SFT rows: messages with assistant tool calls and tool turns, the tools used
     grpo.jsonl           GRPO prompt rows with the grading columns
-    stats.json           the corpus statistics (output_digest names trajectories.jsonl)
+    stats.json           the corpus statistics (output_digest names trajectories.jsonl), and what was
+                         decontaminated: ``decontaminated`` (how many candidates an ``exclude`` hook
+                         dropped; null without one), ``decontaminated_against`` (the hook's ``name``),
+                         ``decontaminated_items`` (each: id, question, reason)
     stats.md             the statistics beside the paper's
 
 Everything is a function of (graph, snapshot or simulator seed, configuration, seed).
+
+Decontamination is a hook, not a dependency: ``run_synthesis(..., exclude=f)``
+calls ``f(trajectory)`` on every finished candidate; a reason (not None) drops
+it and the walk goes on until the requested number is kept. The benchmark's
+matcher (:class:`kopa_replay.bench.contamination.Decontaminator`) is one such
+``f``; this module never imports the benchmark.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
@@ -26,7 +35,10 @@ from kopa_replay.synth.stats import corpus_stats, stats_table
 from kopa_replay.synth.walk import QuestionWriter, SynthConfig, synthesize_report
 from kopa_replay.util import write_atomic
 
-__all__ = ["SynthDir", "retained_links", "run_synthesis", "write_datasets", "read_trajectories"]
+__all__ = ["Exclude", "SynthDir", "retained_links", "run_synthesis", "write_datasets", "read_trajectories"]
+
+#: the decontamination hook: the reason a candidate must not be kept (the benchmark task it repeats), or None
+Exclude = Callable[[Trajectory], "str | None"]
 
 
 class SynthDir:
@@ -56,29 +68,53 @@ def retained_links(graph_path: str | Path, catalog: Catalog) -> list[Link]:
     return kept
 
 
-def write_datasets(out: str | Path, trajectories: Sequence[Trajectory], catalog: Catalog) -> dict[str, Any]:
-    """Write trajectories, SFT and GRPO rows, statistics; returns the statistics."""
+def write_datasets(out: str | Path, trajectories: Sequence[Trajectory], catalog: Catalog,
+                   extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Write trajectories, SFT and GRPO rows, statistics (with ``extra`` keys); returns the statistics."""
     target = SynthDir(out)
     write_jsonl(target.trajectories, [t.to_dict() for t in trajectories])
     write_jsonl(target.sft, sft_rows(trajectories, catalog))
     write_jsonl(target.grpo, grpo_rows(trajectories, catalog))
-    stats = corpus_stats(trajectories)
+    stats = {**corpus_stats(trajectories), **(extra or {})}
     write_atomic(target.stats, json.dumps(stats, ensure_ascii=False, sort_keys=True, indent=2) + "\n")
     write_atomic(target.table, stats_table(stats) + "\n")
     return stats
 
 
 def run_synthesis(catalog: Catalog, links: Sequence[Link], env: Any, out: str | Path, config: SynthConfig,
-                  writer: QuestionWriter | None = None) -> dict[str, Any]:
-    """Synthesize, write the directory; the statistics plus attempts and skip reasons."""
-    if writer is None:
-        from kopa_replay.synth.questions import TemplateWriter
+                  writer: QuestionWriter | None = None, *, exclude: Exclude | None = None,
+                  intents: Any = None) -> dict[str, Any]:
+    """Synthesize, write the directory; the statistics plus attempts and skip reasons.
 
-        writer = TemplateWriter()
-    result = synthesize_report(catalog, links, env, config, writer)
-    stats = write_datasets(out, result.trajectories, catalog)
+    ``exclude`` (see the module docstring) drops candidates that repeat a benchmark task; each drop is in
+    ``decontaminated_items`` (the id the candidate was made under, its question, the reason). ``intents``
+    (:mod:`kopa_replay.synth.intents`) keeps the walk to the links a person would follow; without a writer
+    the questions are then the :class:`~kopa_replay.synth.questions.IntentWriter`'s, and with neither the
+    shipped table is used (the catalog must hold its tools).
+    """
+    if writer is None:
+        from kopa_replay.synth.intents import load_intents
+        from kopa_replay.synth.questions import IntentWriter
+
+        intents = intents if intents is not None else load_intents(catalog=catalog)
+        writer = IntentWriter(intents)
+    dropped: list[dict[str, str]] = []
+
+    def recording(trajectory: Trajectory) -> str | None:
+        reason = exclude(trajectory) if exclude is not None else None
+        if reason is not None:
+            dropped.append({"id": trajectory.id, "question": trajectory.question, "reason": str(reason)})
+        return reason
+
+    result = synthesize_report(catalog, links, env, config, writer, exclude=recording if exclude is not None else None,
+                               intents=intents)
+    stats = write_datasets(out, result.trajectories, catalog,
+                           {"decontaminated": len(dropped) if exclude is not None else None,
+                            "decontaminated_against": getattr(exclude, "name", None),
+                            "decontaminated_items": dropped})
     return {**stats, "attempts": result.attempts, "skipped": dict(sorted(result.skipped.items())),
-            "writer": getattr(writer, "name", type(writer).__name__), "config": _config(config)}
+            "writer": getattr(writer, "name", type(writer).__name__), "config": _config(config),
+            "intents": None if intents is None else str(getattr(intents, "source", "intents"))}
 
 
 def read_trajectories(path: str | Path) -> list[Trajectory]:

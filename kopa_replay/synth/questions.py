@@ -29,9 +29,10 @@ from datetime import date
 from typing import Any, Mapping, Protocol, Sequence
 
 from kopa_replay.errors import KopaError, SourceError
+from kopa_replay.synth.intents import josa
 from kopa_replay.synth.model import Trajectory
 
-__all__ = ["QuestionWriter", "TemplateWriter", "LLMWriter", "WRITER_SYSTEM", "SELF_CHECK", "clean_question",
+__all__ = ["QuestionWriter", "TemplateWriter", "IntentWriter", "LLMWriter", "WRITER_SYSTEM", "SELF_CHECK", "clean_question",
            "blinded", "field_label", "param_label", "josa", "write_all"]
 
 
@@ -43,38 +44,7 @@ class QuestionWriter(Protocol):
     def write(self, trajectory: Trajectory, catalog: Any) -> str: ...
 
 
-# -- Korean helpers ---------------------------------------------------------------
-_DIGIT_BATCHIM = {"0": True, "1": True, "2": False, "3": True, "4": False, "5": False, "6": True, "7": True,
-                  "8": True, "9": False}
-_PAIRS = {"이/가": ("이", "가"), "을/를": ("을", "를"), "은/는": ("은", "는"), "과/와": ("과", "와"),
-          "으로/로": ("으로", "로")}
-
-
-def _final(word: str) -> tuple[bool, bool] | None:
-    """(has a final consonant, that consonant is ㄹ) for the last readable character of ``word``."""
-    for ch in reversed(word.strip()):
-        if "가" <= ch <= "힣":
-            tail = (ord(ch) - 0xAC00) % 28
-            return tail != 0, tail == 8
-        if ch.isdigit():
-            return _DIGIT_BATCHIM[ch], ch in "178"
-        if ch.isalpha():
-            return False, False  # read as a Latin name: no final consonant
-    return None
-
-
-def josa(word: str, pair: str) -> str:
-    """``word`` with the particle of ``pair`` (``"이/가"``, ``"을/를"``, ``"은/는"``, ``"과/와"``, ``"으로/로"``)."""
-    with_final, without = _PAIRS[pair]
-    final = _final(word)
-    if final is None:
-        return f"{word}{with_final}({without})"
-    has, rieul = final
-    if pair == "으로/로":
-        return word + ("으로" if has and not rieul else "로")
-    return word + (with_final if has else without)
-
-
+# -- Korean helpers (particles: one reading for every writer, kopa_replay.synth.intents.josa) ------------------
 _PAREN = re.compile(r"\([^)]*\)|（[^）]*）")
 _CUT = re.compile(r"[;:.=]|\s예[:\s]|\s예$|,")
 _FORMAT = re.compile(r"\b(?:YYYYMMDDHHMMSS|YYYYMMDD|YYYYMM|YYYY|HHMMSS|HHMM)\b|\d+\s*자리|\b부분일치\b|정확히 일치|일부$")
@@ -324,6 +294,36 @@ class TemplateWriter:
         return question
 
 
+class IntentWriter:
+    """The question a person would ask (:mod:`kopa_replay.synth.intents`): the named start, the authored
+    relation phrase of every link, each junction's reduction, the answer program's phrase — never a tool, a
+    call or a handed code. Deterministic; refuses (``IntentError``, a :class:`KopaError`) what the table
+    cannot phrase, and, like :class:`TemplateWriter`, any text that changes when the handed values and the
+    answer are blinded."""
+
+    name = "intent"
+
+    def __init__(self, intents: Any = None) -> None:
+        self._intents = intents
+
+    def intents(self, catalog: Any) -> Any:
+        if self._intents is None:
+            from kopa_replay.synth.intents import load_intents
+
+            self._intents = load_intents(catalog=catalog)
+        return self._intents
+
+    def write(self, trajectory: Trajectory, catalog: Any) -> str:
+        from kopa_replay.synth.intents import Phrasing
+
+        intents = self.intents(catalog)
+        question = Phrasing(intents, trajectory).question()
+        if Phrasing(intents, blinded(trajectory)).question() != question:
+            raise KopaError(f"question writer 'intent': the question for trajectory {trajectory.id} depends on "
+                            "a value handed between calls or on the answer")
+        return question
+
+
 def blinded(trajectory: Trajectory) -> Trajectory:
     """``trajectory`` with every handed value and the answer value replaced by placeholders (same shapes)."""
     import dataclasses
@@ -392,7 +392,7 @@ class LLMWriter:
 
     def __init__(self, client: Any, *, draft: QuestionWriter | None = None) -> None:
         self.client = client
-        self.draft = draft if draft is not None else TemplateWriter()
+        self.draft = draft if draft is not None else IntentWriter()
         self.name = f"llm:{getattr(client, 'model', 'model')}"
 
     def messages(self, trajectory: Trajectory, catalog: Any) -> list[dict[str, str]]:

@@ -28,9 +28,10 @@ the environment reset before each attempt.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -40,6 +41,8 @@ from kopa_replay.graph.model import Link
 from kopa_replay.graph.prune import target_fillers
 from kopa_replay.synth.answer import PATTERN_FAMILIES, answer_for, propose
 from kopa_replay.synth.fields import measure_fields
+from kopa_replay.synth.intents import Entry, IntentLink, Intents
+from kopa_replay.synth.intents import propose as propose_intent
 from kopa_replay.synth.junction import (apply_reduction, bound_args, distinct_values, junction_kind,
                                         propose_reductions, value_strings)
 from kopa_replay.synth.model import Junction, Reduction, Trajectory
@@ -111,15 +114,28 @@ class _Skip(Exception):
 
 
 def synthesize(catalog: Catalog, links: Sequence[Link], env: Any, config: SynthConfig = SynthConfig(),
-               writer: QuestionWriter | None = None) -> list[Trajectory]:
+               writer: QuestionWriter | None = None, *, intents: Intents | None = None) -> list[Trajectory]:
     """Executed trajectories over the retained ``links`` (see the module docstring)."""
-    return synthesize_report(catalog, links, env, config, writer).trajectories
+    return synthesize_report(catalog, links, env, config, writer, intents=intents).trajectories
 
 
 def synthesize_report(catalog: Catalog, links: Sequence[Link], env: Any, config: SynthConfig = SynthConfig(),
-                      writer: QuestionWriter | None = None) -> SynthResult:
-    """:func:`synthesize`, also saying how many attempts were made and why the skipped ones were skipped."""
-    walker = _Walker(catalog, links, env, config)
+                      writer: QuestionWriter | None = None, *,
+                      exclude: Callable[[Trajectory], str | None] | None = None,
+                      intents: Intents | None = None) -> SynthResult:
+    """:func:`synthesize`, also saying how many attempts were made and why the skipped ones were skipped.
+
+    ``exclude`` sees each finished candidate (its question written) and returns the reason it must not be
+    kept (a benchmark task it repeats), or None; an excluded candidate does not count toward
+    ``config.trajectories`` (the walk goes on), frees its set of tools for another walk, and is counted
+    under the skip reason ``"excluded"``.
+
+    With ``intents`` (:mod:`kopa_replay.synth.intents`) the walk keeps to what a person would ask: it
+    starts from the named entities, takes only the links the table gives a meaning (and ``links``
+    retains), calls each target with the arguments its relation states, ranks only by the quantities the
+    table names, and answers only what the table can phrase.
+    """
+    walker = _Walker(catalog, links, env, config, intents)
     quotas = _quotas(config.trajectories, config.patterns)
     made: Counter[str] = Counter()
     skipped: Counter[str] = Counter()
@@ -140,7 +156,9 @@ def synthesize_report(catalog: Catalog, links: Sequence[Link], env: Any, config:
         # one task per set of tools: the same tools over another start value, in another order, reduced
         # another way or asked about another way make questions the filter rightly calls near-duplicates
         identity = (trajectory.state_digest, trajectory.answer.derivation)
-        shape = tuple(sorted({step.tool for step in trajectory.steps}))
+        shape: tuple[str, ...] = tuple(sorted({step.tool for step in trajectory.steps}))
+        if intents is not None:  # a named start is a question of its own: 19001번 정류소 is not 16010번
+            shape += (json.dumps(dict(trajectory.steps[0].args), sort_keys=True, ensure_ascii=False, default=str),)
         if identity in seen or (config.distinct_tool_sets and shape in shapes):
             skipped["duplicate"] += 1
             continue
@@ -156,6 +174,10 @@ def synthesize_report(catalog: Catalog, links: Sequence[Link], env: Any, config:
             except KopaError:  # a writer that cannot phrase it without leaking: the task goes, the run goes on
                 skipped["question writer refused"] += 1
                 continue
+        if exclude is not None and exclude(trajectory) is not None:
+            skipped["excluded"] += 1
+            shapes.discard(shape)
+            continue
         made[pattern] += 1
         out.append(trajectory)
     return SynthResult(out, attempts, dict(sorted(skipped.items())), dict(sorted(made.items())))
@@ -168,21 +190,48 @@ def _quotas(total: int, patterns: Sequence[str]) -> dict[str, int]:
 
 
 class _Walker:
-    def __init__(self, catalog: Catalog, links: Sequence[Link], env: Any, config: SynthConfig) -> None:
-        self.catalog, self.env, self.config = catalog, env, config
+    def __init__(self, catalog: Catalog, links: Sequence[Link], env: Any, config: SynthConfig,
+                 intents: Intents | None = None) -> None:
+        self.catalog, self.env, self.config, self.intents = catalog, env, config, intents
         self.rng = np.random.default_rng(config.seed)
         excluded = set(config.exclude_platforms)
         retained = sorted((link for link in links if not link.pruned and link.binding
                            and link.source in catalog and link.target in catalog
                            and not {catalog.get(link.source).platform, catalog.get(link.target).platform} & excluded),
-                          key=lambda link: link.key)
+                          key=lambda link: (link.key, sorted(link.binding.items())))
+        self.meaning: dict[int, IntentLink] = {}
+        if intents is not None:
+            retained = self._meaningful(retained, intents)
         self.outgoing: dict[str, list[Link]] = {}
         for link in retained:
             self.outgoing.setdefault(link.source, []).append(link)
-        self.starts = sorted(name for name in self.outgoing if catalog.get(name).examples)
+        self.entries: dict[str, list[Entry]] = {}
+        if intents is not None:
+            for entry in intents.entries:
+                if entry.tool in self.outgoing and catalog.get(entry.tool).platform not in excluded:
+                    self.entries.setdefault(entry.tool, []).append(entry)
+            self.starts = sorted(self.entries)
+        else:
+            self.starts = sorted(name for name in self.outgoing if catalog.get(name).examples)
         if not self.starts:
             raise UsageError("no retained link starts at a tool with example arguments: nothing to walk")
         self.fillers = {link.target: target_fillers(catalog.get(link.target)) for link in retained}
+
+    def _meaningful(self, retained: Sequence[Link], intents: Intents) -> list[Link]:
+        """The links the table gives a meaning, among those retained: execution said the source can feed the
+        target (the link's posterior weighs the draw), the table says which of its fields a person would hand
+        on — the scorer's binding where the table has it, else the table's own for the same two tools."""
+        by_pair: dict[tuple[str, str], list[IntentLink]] = {}
+        for meaning in intents.links:
+            by_pair.setdefault((meaning.source, meaning.target), []).append(meaning)
+        out: list[Link] = []
+        for link in retained:
+            exact = intents.link_for(link.source, link.target, link.binding)
+            for meaning in [exact] if exact is not None else by_pair.get((link.source, link.target), []):
+                walked = link if exact is not None else replace(link, binding=dict(meaning.binding))
+                self.meaning[id(walked)] = meaning
+                out.append(walked)
+        return out
 
     def _pick(self, items: Sequence[Any]) -> Any:
         return items[int(self.rng.integers(len(items)))]
@@ -202,12 +251,20 @@ class _Walker:
         env.reset()
         n_links = int(self.rng.integers(1, config.max_links + 1))
         start = self.catalog.get(self._pick(self.starts))
-        example = int(self.rng.integers(len(start.examples)))
+        entry: Entry | None = None
+        if self.intents is not None:
+            entries = self.entries[start.name]
+            example = int(self.rng.integers(len(entries)))
+            entry = entries[example]
+            start_args = dict(entry.args)
+        else:
+            example = int(self.rng.integers(len(start.examples)))
+            start_args = dict(start.examples[example])
         run = Execution()
-        if not run.add([read_pages(env, start, self._args(start, dict(start.examples[example])),
-                                   config.page_budget)], [None]):
+        if not run.add([read_pages(env, start, self._args(start, start_args), config.page_budget)], [None]):
             raise _Skip("start call failed")
         tools, links_taken, visited = [start], [], {start.name}
+        meanings: list[IntentLink] = []
         for depth in range(n_links):
             last = depth == n_links - 1
             source = tools[-1]
@@ -215,15 +272,24 @@ class _Walker:
             if not all(read.complete for read in reads):
                 break  # a partly read output has an unknown number of distinct values: stop here
             records = [record for read in reads for record in read.records]
+            match = self._match(entry, depth)
+            into = (meanings[-1].relation if meanings else entry.relation) if entry is not None else None
             options = []
             for link in self.outgoing.get(source.name, ()):
                 if link.target in visited:
                     continue
+                if self.intents is not None and (
+                        self.intents.round_trip(into, self.meaning[id(link)])
+                        or self.intents.detour(meanings[-1] if meanings else entry, self.meaning[id(link)])):
+                    continue
                 values = distinct_values(records, link.binding)
-                if values:
+                if match is not None:  # the record the person named: a lookup, one value handed on
+                    if len(apply_reduction(records, link.binding, match)) == 1:
+                        options.append((link, values, "sequential"))
+                elif values:
                     options.append((link, values, junction_kind(len(values), budget)))
             options = [o for o in options if _allowed(pattern, o[2], last, run.junctions)]
-            chosen = self._choose(options, pattern, last, records, source)
+            chosen = self._choose(options, pattern, last, records, source, match)
             if chosen is None:
                 break
             link, values, kind, reduction = chosen
@@ -231,8 +297,14 @@ class _Walker:
             if reduction is not None:
                 values = apply_reduction(records, link.binding, reduction)
             target = self.catalog.get(link.target)
-            beside = {p: v for p, v in self._args(target, dict(self._pick(self.fillers[link.target]))).items()
-                      if p not in link.binding}
+            if self.intents is not None:
+                meaning = self.meaning[id(link)]
+                meanings.append(meaning)
+                beside = {p: v for p, v in self._args(target, dict(self._pick(meaning.relation.with_))).items()
+                          if p not in link.binding}
+            else:
+                beside = {p: v for p, v in self._args(target, dict(self._pick(self.fillers[link.target]))).items()
+                          if p not in link.binding}
             run.junctions.append(Junction(run.starts[-1], len(run.steps), dict(link.binding), kind, len(records),
                                           distinct, tuple(values), reduction))
             calls = [read_pages(env, target, {**beside, **bound_args(link.binding, v)}, config.page_budget)
@@ -246,18 +318,36 @@ class _Walker:
             raise _Skip("no usable link from the start")
         if not _met(pattern, run):
             raise _Skip(f"pattern {pattern} not met")
-        proposal = propose(pattern, branches_of(run.groups, run.handed), tools, self.rng)
+        if self.intents is not None:
+            proposal = propose_intent(self.intents, pattern, branches_of(run.groups, run.handed), tools, meanings,
+                                      run.junctions, self.rng)
+        else:
+            proposal = propose(pattern, branches_of(run.groups, run.handed), tools, self.rng)
         if proposal is None:
             raise _Skip("no answer determined")
         spec, value, unit = proposal
-        return self._trajectory(trajectory_id, pattern, run, spec, answer_for(spec, value, unit), example, links_taken)
+        trajectory = self._trajectory(trajectory_id, pattern, run, spec, answer_for(spec, value, unit), example,
+                                      links_taken)
+        if entry is not None:  # two starts may call the same tool alike (a statute by name, or a name search)
+            trajectory.meta["entry"] = entry.relation.id
+        return trajectory
+
+    def _match(self, entry: Entry | None, depth: int) -> Reduction | None:
+        """At a start the person named by a name (a city, a statute), the reduction that picks it out."""
+        if entry is None or depth != 0 or entry.relation.select is None:
+            return None
+        select = entry.relation.select
+        return Reduction("match", select["field"], None, 1, str(entry.named.attrs[select["attr"]]))
 
     def _choose(self, options: list[tuple[Link, list[Any], str]], pattern: str, last: bool,
-                records: list[dict[str, Any]], source: Tool) -> tuple[Link, list[Any], str, Reduction | None] | None:
+                records: list[dict[str, Any]], source: Tool,
+                match: Reduction | None = None) -> tuple[Link, list[Any], str, Reduction | None] | None:
         """The next link (weighted draw); a derived one only if its value set has a well-defined reduction."""
         options = list(options)
         while options:
             link, values, kind = chosen = self._weighted(options)
+            if match is not None:
+                return link, values, kind, match
             if kind != "derived":
                 return link, values, kind, None
             reduction = self._reduction(pattern, last, records, link, source)
@@ -269,8 +359,11 @@ class _Walker:
     def _reduction(self, pattern: str, last: bool, records: list[dict[str, Any]], link: Link,
                    source: Tool) -> Reduction | None:
         """A reduction drawn op first (so a tool with many numeric fields does not crowd out the others)."""
-        options = propose_reductions(records, link.binding, measure_fields(source, records),
-                                     self.config.fan_out_budget)
+        if self.intents is not None:
+            options = self._intent_reductions(records, link, source)
+        else:
+            options = propose_reductions(records, link.binding, measure_fields(source, records),
+                                         self.config.fan_out_budget)
         if pattern == "comparison" and last:
             options = [r for r in options if r.kept >= 2]  # the branches are the point
         ops = sorted({r.op for r in options})
@@ -278,6 +371,20 @@ class _Walker:
             return None
         op = self._pick(ops)
         return self._pick([r for r in options if r.op == op])
+
+    def _intent_reductions(self, records: list[dict[str, Any]], link: Link, source: Tool) -> list[Reduction]:
+        """Reductions the table can phrase: by a named quantity of the source (a date-like one only by rank),
+        or — for an entity the records are related to, not the records themselves — the most frequent."""
+        assert self.intents is not None
+        intent = self.intents.tool(source.name)
+        if intent is None:
+            return []
+        rankable = sorted({m.field for m in intent.measures if not m.where})
+        options = propose_reductions(records, link.binding, rankable, self.config.fan_out_budget)
+        rank_only = {m.field for m in intent.measures if m.rank_only}
+        via = self.meaning[id(link)].via is not None
+        return [r for r in options if (r.op != "threshold" or r.field not in rank_only)
+                and (r.op != "most_frequent" or via)]
 
     def _trajectory(self, trajectory_id: str, pattern: str, run: Execution, spec: dict[str, Any], answer: Any,
                     example: int, links_taken: list[list[str]]) -> Trajectory:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from kopa_replay.bench.audit import (AuditItem, audit, char_ngrams, consecutive_pairs, items_from_sft_rows,
                                      items_from_trajectories, jaccard, markdown, normalize_question)
+from kopa_replay.bench.overlap import plan_signature
 from kopa_replay.errors import UsageError
 
 LONG_Q = ("학사시작일자 2026년 8월 1일, 학사종료일자 2026년 9월 30일에 「학사일정 조회」를 호출하고, 그 결과의 "
@@ -93,6 +94,23 @@ def test_consecutive_calls_regardless_of_dependency():
     assert p["jaccard"] == pytest.approx(1 / 4)            # {a>b} of {a>b, b>c, b>d, c>a}
     assert p["shared_examples"] == [["a", "b"]]
     assert audit(train, bench)["links"]["jaccard"] is None  # no links on either side: nothing to compare
+
+
+def test_shared_plans_count_benchmark_tasks_whose_calls_training_makes():
+    plan_a = plan_signature([("a", {"x": "1", "pageNo": 1}), ("b", {"y": "2"})])
+    plan_b = plan_signature([("a", {"x": "9"})])
+    train = [AuditItem("질문 가", ("a", "b"), (), "t2", plan_signature([("b", {"y": 2}), ("a", {"x": 1, "pageNo": 3})])),
+             AuditItem("질문 나", ("a", "b"), (), "t1", plan_a),
+             AuditItem("질문 다", ("a",), (), "t3")]                         # no plan known: never shared
+    bench = [AuditItem("질문 라", ("a", "b"), (), "b1", plan_a), AuditItem("질문 마", ("a",), (), "b2", plan_b),
+             AuditItem("질문 바", ("a",), (), "b3")]
+    plans = audit(train, bench)["plans"]
+    assert plans == {"bench": 2, "train": 1, "shared": 1, "shared_ratio": 0.5,
+                     "examples": [{"id": "b1", "train_id": "t1", "tools": ["a", "b"]}]}
+    assert audit(list(reversed(train)), bench)["plans"] == plans
+    text = markdown(audit(train, bench))
+    assert "| shared plans | 1 / 2 (50.0%) |" in text and "| 0 |" in text
+    assert "### Shared plans (1)" in text and "b1 = training t1: `a`, `b`" in text
 
 
 def test_disjoint_sets_overlap_nowhere():
@@ -187,15 +205,19 @@ def test_sft_links_follow_handed_values_only():
         {"role": "assistant", "content": "R-8"},
     ]
     [it] = items_from_sft_rows([{"id": "t1", "messages": messages}])
+    # the plan: each distinct call once, paging (numOfRows, pageNo) aside, "19001" and 19001 alike
+    plan = (("route", (("routeId", "R-7"),)), ("route", (("routeId", "R-8"),)), ("stop", (("arsId", "19001"),)),
+            ("weather", (("arsId", "19001"),)))
     assert it == AuditItem("정류소 19001의 노선 중 배차간격이 가장 짧은 것은?",
-                           ("stop", "stop", "route", "route", "weather"), (("stop", "route"),), "t1")
+                           ("stop", "stop", "route", "route", "weather"), (("stop", "route"),), "t1", plan)
 
 
 def test_trajectory_rows_give_junctions_by_tool_name():
     row = {"id": "t9", "question": "질문", "steps": [{"index": 1, "tool": "b"}, {"index": 0, "tool": "a"},
                                                      {"index": 2, "tool": "b"}],
            "junctions": [{"source": 0, "target": 1}, {"source": 0, "target": 2}]}
-    assert items_from_trajectories([row]) == [AuditItem("질문", ("a", "b", "b"), (("a", "b"), ("a", "b")), "t9")]
+    assert items_from_trajectories([row]) == [AuditItem("질문", ("a", "b", "b"), (("a", "b"), ("a", "b")), "t9",
+                                                        (("a", ()), ("b", ())))]
 
 
 # -- real data: trajectories synthesized on the simulator ------------------------------------------
@@ -226,6 +248,15 @@ def test_sft_links_agree_with_the_junctions(synthesized):
         assert consecutive_pairs(a.calls) == consecutive_pairs(b.calls)
         assert set(a.links) <= set(b.links)                 # never a link the trajectory lacks
     assert sum(a.links == b.links for a, b in zip(from_sft, exact)) >= 0.8 * len(exact)
+
+
+def test_sft_plans_equal_the_trajectories_plans(synthesized):
+    trajectories, rows = synthesized
+    from_sft = items_from_sft_rows(rows)
+    exact = items_from_trajectories([t.to_dict() for t in trajectories])
+    assert all(a.plan and a.plan == b.plan for a, b in zip(from_sft, exact))
+    report = audit(from_sft, exact)
+    assert report["plans"]["shared"] == report["plans"]["bench"] == len(exact)
 
 
 def test_audit_on_synthesized_data(synthesized):

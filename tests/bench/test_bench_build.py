@@ -1,17 +1,19 @@
-"""Building a task set: ground-truth links, executed walks, selection, the Lightron plan; reruns are identical."""
+"""Building a task set: meaningful links, executed walks, selection, the Lightron plan, the checks; reruns are identical."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from kopa_replay.bench.build import (CURATED_LINKS, HELD_OUT_PLATFORMS, LIGHTRON_ID, BuildSpec, benchmark_links,
-                                     build_tasks, lightron_plan, split_of, summary)
+from kopa_replay.bench.build import (HELD_OUT_PLATFORMS, LIGHTRON_ID, BuildSpec, benchmark_links, build_tasks,
+                                     lightron_plan, split_of, summary, task_problems)
 from kopa_replay.bench.suite import load_task_set, save_task_set
 from kopa_replay.env import ToolEnvironment
-from kopa_replay.sim.truth import link_executes
+from kopa_replay.synth.intents import load_intents
 from kopa_replay.synth.plan import run_plan
 
-SMALL = BuildSpec(seeds=(0,), per_run=12, sparse_per_run=4,
+SMALL = BuildSpec(seeds=(0,), per_run=14,
                   quotas=(("finance", 4), ("traffic", 4), ("district", 3), ("education", 2), ("politics", 2),
                           ("law", 1)))
 
@@ -22,12 +24,17 @@ def sim_env(catalog):
         yield env
 
 
-def test_benchmark_links_are_the_ones_the_world_answers(catalog):
-    links = benchmark_links(catalog)
-    assert [link.key for link in links] == sorted(link.key for link in links)
-    assert all(link_executes(link.source, link.binding, link.target) for link in links)
-    keys = {link.key for link in links}
-    assert all((source, target) in keys for source, target, _ in CURATED_LINKS)
+@pytest.fixture(scope="module")
+def intents(catalog):
+    return load_intents(catalog=catalog)
+
+
+def test_benchmark_links_are_the_meaningful_links_of_the_intent_table(catalog, intents):
+    links = benchmark_links(catalog, intents)
+    assert [(link.source, link.target, link.binding) for link in links] == \
+        [(link.source, link.target, dict(link.binding)) for link in intents.links]
+    # a date handed from a dividend report to a school lunch executes, but means nothing: it is not there
+    assert not any(link.source.startswith("dart_") and link.target.startswith("neis_") for link in links)
 
 
 def test_split_follows_the_held_out_platforms():
@@ -62,3 +69,58 @@ def test_a_small_build_is_deterministic_and_every_plan_reruns(catalog, sim_env, 
     first = {name: (root / name).read_bytes() for name in ("tasks.jsonl", "plans.jsonl", "build.json")}
     save_task_set(root, again, plans_again, summary(again, plans_again))
     assert first == {name: (root / name).read_bytes() for name in first}
+
+
+# -- the checks that fail the build -------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def shipped():
+    return load_task_set()
+
+
+def _first(shipped, predicate):
+    return next(task for task in shipped.tasks if predicate(task))
+
+
+def test_every_shipped_task_passes_every_check(shipped, catalog, intents):
+    problems = {task.id: task_problems(task, shipped.plans[task.id], catalog, intents) for task in shipped.tasks}
+    assert {task_id: found for task_id, found in problems.items() if found} == {}
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (lambda q, t, p: q + " 「서울버스 정류소 경유노선 조회」를 쓰세요.", "names the tool"),
+    (lambda q, t, p: q.replace("입니까", "입니까, 호출해서"), "호출"),
+    (lambda q, t, p: f"{p.junctions[0].values[0]}: {q}", "a value a call returns"),
+])
+def test_a_question_that_scripts_or_leaks_fails_the_checks(shipped, catalog, intents, edit, expected):
+    task = _first(shipped, lambda t: t.domain == "traffic" and shipped.plans[t.id].junctions)
+    plan = shipped.plans[task.id]
+    bad = dataclasses.replace(task, question_ko=edit(task.question_ko, task, plan))
+    assert any(expected in problem for problem in task_problems(bad, plan, catalog, intents))
+
+
+def test_a_code_given_to_the_first_call_fails_the_checks(shipped, catalog, intents):
+    task = _first(shipped, lambda t: shipped.plans[t.id].steps[0].tool == "neis_school_info")
+    plan = shipped.plans[task.id]
+    # the start looks the school up under an education-office code nobody reads off a sign
+    steps = [dataclasses.replace(plan.steps[0], args={**plan.steps[0].args, "ATPT_OFCDC_SC_CODE": "B10"})]
+    problems = task_problems(task, dataclasses.replace(plan, steps=steps + plan.steps[1:]), catalog, intents)
+    assert any("neis_office_code the person would not know" in p for p in problems), problems
+
+
+def test_a_link_without_a_relation_phrase_fails_the_checks(shipped, catalog, intents):
+    task = _first(shipped, lambda t: shipped.plans[t.id].junctions and shipped.plans[t.id].steps[0].tool.startswith(
+        "seoulbus_"))
+    plan = shipped.plans[task.id]
+    odd = dataclasses.replace(plan.junctions[0], binding={"arsId": "stNm"})
+    problems = task_problems(task, dataclasses.replace(plan, junctions=[odd, *plan.junctions[1:]]), catalog, intents)
+    assert any("no relation phrase for the link" in p for p in problems), problems
+
+
+def test_no_shipped_question_gives_a_code(shipped):
+    import re
+
+    for task in shipped.tasks:
+        # codes are long digit runs or letter-digit ids (corp_code 00439743, stId 118000001, SJB8000016, B10 …);
+        # what may appear: dates, amounts, stop numbers (5 digits) printed on signs, route numbers
+        assert not re.search(r"(?<![\d,.])\d{7,}(?![\d,.])", task.question_ko.replace("-", "")), task.question_ko
+        assert not re.search(r"\b[A-Z]{2,3}\d{3,}\b|\b[A-Z]\d{2}\b", task.question_ko), task.question_ko

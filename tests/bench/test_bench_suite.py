@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kopa_replay.bench.agents import OracleAgent, run_rollouts
 from kopa_replay.bench.build import HELD_OUT_PLATFORMS, LIGHTRON_ID, MAX_CALLS, hands_a_code, reads_pages, summary
 from kopa_replay.bench.grade import grade
 from kopa_replay.bench.model import Rollout
@@ -83,6 +84,34 @@ def test_oracle_passes_every_task_on_the_shipped_snapshot_offline(runs, no_netwo
     assert run.report["pass_at_1"]["combined"] == 1.0
     failed = [(row["id"], row["rollouts"][0]) for row in run.report["tasks"] if row["pass_at_1"]["combined"] != 1.0]
     assert failed == []
+    assert no_network == []
+
+
+def test_the_oracle_passes_environment_by_state_digest_not_by_the_multiset_fallback(task_set, catalog, no_network):
+    # A fresh environment (not the module's): replay serves repeated answers in order, so state is per env.
+    with ToolEnvironment.open(catalog) as env:  # strict replay of the shipped snapshot
+        rollouts = run_rollouts(task_set.tasks, OracleAgent(), catalog, env)
+    reasons = {task.id: grade(task, rollout).environment.reason for task, rollout in zip(task_set.tasks, rollouts)}
+    assert len(reasons) == len(task_set.tasks)
+    assert {tid: why for tid, why in reasons.items() if why != "state digest matches the reference"} == {}
+    assert no_network == []
+
+
+def test_the_law_tasks_calls_give_one_state_digest_on_the_simulator_and_on_replay(task_set, catalog, no_network):
+    # law.go.kr echoes the caller's key in its answers: masked in the snapshot, it must be masked on the simulator
+    # too, or a task built on the simulator carries a reference digest replay can never match.
+    law = [task for task in task_set.tasks if task.domain == "law"]
+    assert len(law) >= 5
+    build = task_set.build
+    with ToolEnvironment.open(catalog, source="sim", seed=build["sim_seed"], as_of=build["as_of"]) as sim, \
+            ToolEnvironment.open(catalog) as replay:
+        for task in law:
+            sim.reset()
+            replay.reset()
+            for tool, args in task.reference_calls:
+                sim.call(tool, dict(args))
+                replay.call(tool, dict(args))
+            assert sim.state_digest() == replay.state_digest(), task.id
     assert no_network == []
 
 

@@ -20,10 +20,14 @@ def verified_links(catalog):
 
 @pytest.fixture(scope="session")
 def synthesized(catalog, verified_links):
-    """120 trajectories over the built-in catalog with template questions (≈ 10 s, once per session)."""
+    """120 trajectories over the built-in catalog as synthesis makes them by default: walks the intent table
+    gives a meaning, questions a person would ask (≈ 30 s, once per session)."""
     from kopa_replay.env import ToolEnvironment
     from kopa_replay.synth import SynthConfig, synthesize
-    from kopa_replay.synth.questions import TemplateWriter
+    from kopa_replay.synth.intents import load_intents
+    from kopa_replay.synth.questions import IntentWriter
 
+    intents = load_intents(catalog=catalog)
     with ToolEnvironment.open(catalog, source="sim") as env:
-        return synthesize(catalog, verified_links, env, SynthConfig(trajectories=120, seed=0), TemplateWriter())
+        return synthesize(catalog, verified_links, env, SynthConfig(trajectories=120, seed=0), IntentWriter(intents),
+                          intents=intents)

@@ -91,7 +91,12 @@ def test_digits_of_an_identifier_are_not_a_number():
 
 def test_a_rounded_decimal_answer_is_still_disclosed():
     assert votes("정답은 약 215.78%입니다. " + BASE, answer_value=215.7834) == [True, True]
-    assert votes("참고로 216 " + BASE, answer_value=215.7834) == [False, False]  # an integer is not the answer
+    assert votes("정답은 215.7%쯤입니다. " + BASE, answer_value=215.7834) == [True, True]  # cut, not rounded
+    # a rounding to an integer still discloses when it keeps three significant digits (216 for 215.78) …
+    assert votes("참고로 216 " + BASE, answer_value=215.7834) == [True, True]
+    # … not with fewer (22 for 21.78), and not an integer the value does not round or cut to
+    assert votes("참고로 22 " + BASE, answer_value=21.7834) == [False, False]
+    assert votes("참고로 214 " + BASE, answer_value=215.7834) == [False, False]
 
 
 def test_text_values_match_across_spacing_and_case():

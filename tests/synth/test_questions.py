@@ -16,7 +16,7 @@ from kopa_replay.filter.normalize import foreign_script, has_hangul
 from kopa_replay.llm import ChatClient
 from kopa_replay.llm.fake import running_chat_server
 from kopa_replay.synth.model import Answer, Junction, Reduction, Step, Trajectory
-from kopa_replay.synth.questions import (SELF_CHECK, LLMWriter, TemplateWriter, clean_question, josa,
+from kopa_replay.synth.questions import (SELF_CHECK, IntentWriter, LLMWriter, TemplateWriter, clean_question, josa,
                                          param_label, write_all)
 
 CATALOG = builtin_catalog()
@@ -152,7 +152,7 @@ def test_josa_and_labels():
     assert josa("라이트론", "으로/로") == "라이트론으로" and josa("노선", "으로/로") == "노선으로"
     assert josa("서울", "으로/로") == "서울로" and josa("00439743", "으로/로") == "00439743으로"
     assert josa("정류소", "이/가") == "정류소가" and josa("「조회」", "을/를") == "「조회」를"
-    assert josa("ppm", "이/가") == "ppm가" and josa("", "은/는") == "은(는)"
+    assert josa("ppm", "이/가") == "ppm이" and josa("", "은/는") == "은(는)"  # 피피엠이
     assert param_label(CATALOG, "dart_cvbd_is_decsn", "corp_code") == "DART 고유번호"
     assert param_label(CATALOG, "no_such_tool", "x") == "x"
 
@@ -162,8 +162,9 @@ def test_the_llm_writer_prompts_with_the_papers_rules_and_cleans_the_answer():
     item = lightron()
     with running_chat_server(lambda r: '```\n질문: "라이트론의 전환사채 하한가 대비 전일 종가는 몇 % 높습니까?"\n```') \
             as server, ChatClient(server.url, "writer-model") as client:
-        writer = LLMWriter(client)
+        writer = LLMWriter(client, draft=TemplateWriter())
         question = writer.write(item, CATALOG)
+    assert isinstance(LLMWriter(client).draft, IntentWriter)  # by default the draft is the person's question
     assert question == "라이트론의 전환사채 하한가 대비 전일 종가는 몇 % 높습니까?"
     assert writer.name == "llm:writer-model"
     system, user = (m["content"] for m in server.received[0].json()["messages"])

@@ -1,0 +1,1001 @@
+"""Intents: what a person means by each tool and each link, authored by hand, and the questions they compose.
+
+A benchmark or training question states what a citizen, analyst or journalist
+wants — names, places, dates, stop numbers printed on signs — never a tool,
+the call order, or a code the person would not know. The table behind it
+(``intents.yaml`` beside this module, validated against the catalog on load)
+says, in Korean:
+
+* **entities** — the kinds of things people talk about (a company, a bus
+  stop, a school …), each with the attributes that identify it (``corp_code``,
+  ``ars_id`` …) and how one is counted (곳, 개, 명);
+* **tools** — what one record of a tool's output *is* (a route, a trade, a
+  disclosure), which output fields give which attribute of that entity or of a
+  related one (``via``: "the city a library is in"), the field that names it,
+  and the quantities a question may ask about (``measures``, with their unit
+  and whether adding them up means something) or the table rows it may read
+  (``facts``: the 자산총계 row of a financial statement);
+* **relations** — a phrase per meaningful link from an entity to a tool:
+  ``"{e}에 서는 노선"`` (the routes that stop at a stop), ``"{e}가 {bgn_de:month}에
+  결정한 전환사채 발행"``; the arguments it binds from the entity and the other
+  arguments it is called with (each alternative stated in the phrase);
+* **named** — the entities a question may start from, as a person names them
+  (``라이트론``, ``정류소 번호 19001번 정류소``, ``2026년 8월 25일``).
+
+A link between two tools is *meaningful* exactly when the source's records give
+an entity a relation starts from; nothing else is walked, so a chain that only
+hands a date across unrelated domains is never built. The question composes the
+start's phrase, the relation phrases along the chain (with each junction's
+reduction: "그중 노선 길이가 가장 긴 2개 노선"), and the answer program's phrase
+("… 모두 몇 개입니까?"). :class:`IntentWriter` writes it; :func:`propose` picks an
+answer the table can phrase; :class:`Intents` enumerates the meaningful links
+and the starts for the walk (:func:`kopa_replay.synth.walk.synthesize` with
+``intents=``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from kopa_replay.catalog.model import Catalog
+from kopa_replay.errors import KopaError, UsageError
+from kopa_replay.synth.answer import PATTERN_FAMILIES, AnswerError, Branch, evaluate
+from kopa_replay.synth.model import Junction, Reduction, Trajectory
+
+__all__ = ["DEFAULT_INTENTS", "Entity", "Measure", "Via", "ToolIntent", "Relation", "Named", "IntentLink", "Entry",
+           "Intents", "load_intents", "render", "josa"]
+
+#: the authored table shipped with the package
+DEFAULT_INTENTS = Path(__file__).resolve().parent / "intents.yaml"
+
+
+# -- Korean --------------------------------------------------------------------------
+_DIGIT_BATCHIM = {"0": (True, False), "1": (True, True), "2": (False, False), "3": (True, False),
+                  "4": (False, False), "5": (False, False), "6": (True, False), "7": (True, True),
+                  "8": (True, True), "9": (False, False)}
+_PAIRS = {"이/가": ("이", "가"), "을/를": ("을", "를"), "은/는": ("은", "는"), "과/와": ("과", "와"),
+          "으로/로": ("으로", "로"), "이다/다": ("이다", "다"), "이나/나": ("이나", "나")}
+#: units read aloud after a number: the particle follows the unit's Korean reading
+_UNIT_READING = {"km": "킬로미터", "㎡": "제곱미터", "%": "퍼센트", "m": "미터", "ppm": "피피엠",
+                 "㎍/㎥": "마이크로그램"}
+
+
+def _final(word: str) -> tuple[bool, bool] | None:
+    """(has a final consonant, that consonant is ㄹ) for the last readable character of ``word``."""
+    word = word.rstrip(" )」』'\"")
+    for unit, reading in sorted(_UNIT_READING.items(), key=lambda item: -len(item[0])):
+        if word.endswith(unit):
+            word = reading
+            break
+    for ch in reversed(word):
+        if "가" <= ch <= "힣":
+            tail = (ord(ch) - 0xAC00) % 28
+            return tail != 0, tail == 8
+        if ch.isdigit():
+            return _DIGIT_BATCHIM[ch]
+        if ch.isalpha():
+            return ch.lower() in "lmnr", ch.lower() == "l"
+    return None
+
+
+def josa(word: str, pair: str) -> str:
+    """``word`` with the particle of ``pair`` (``"이/가"``, ``"을/를"``, ``"은/는"``, ``"과/와"``, ``"으로/로"``)."""
+    with_final, without = _PAIRS[pair]
+    final = _final(word)
+    if final is None:
+        return f"{word}{with_final}({without})"
+    has, rieul = final
+    if pair == "으로/로":
+        return word + ("으로" if has and not rieul else "로")
+    return word + (with_final if has else without)
+
+
+def _date_text(value: Any, form: str) -> str:
+    """A date argument as Korean writes it: ``date`` 20260831 → 2026년 8월 31일, ``month`` 202608 or
+    20260801 → 2026년 8월, ``year`` → 2026년."""
+    text = str(value).strip()
+    try:
+        if form == "date" and re.fullmatch(r"\d{8}", text):
+            when = date(int(text[:4]), int(text[4:6]), int(text[6:]))
+            return f"{when.year}년 {when.month}월 {when.day}일"
+        if form == "month" and re.fullmatch(r"\d{6}(\d{2})?", text):
+            return f"{text[:4]}년 {int(text[4:6])}월"
+        if form == "year" and re.fullmatch(r"\d{4}", text[:4]):
+            return f"{text[:4]}년"
+    except ValueError:
+        pass
+    raise UsageError(f"intents: {value!r} is not a {form} (YYYYMMDD, YYYYMM, YYYY)")
+
+
+_SLOT = re.compile(r"\{([A-Za-z_가-힣][\w가-힣]*)(?::([^{}]+))?\}")
+
+
+def render(template: str, values: Mapping[str, Any]) -> str:
+    """``template`` with each ``{name}`` or ``{name:form}`` filled from ``values``.
+
+    A form is a particle pair (``{e:이/가}``: 라이트론이, 노선이), a date form
+    (``{basDt:date}`` 2026년 8월 31일, ``{DEAL_YMD:month}``, ``{bsns_year:year}``),
+    a number (``{t:number}`` 1,500) or a fixed particle (``{e:의}``).
+    """
+    def fill(match: re.Match[str]) -> str:
+        name, form = match.group(1), match.group(2)
+        if name not in values:
+            raise UsageError(f"intents: {template!r} has a slot {{{name}}} nothing fills")
+        value = values[name]
+        if form is None:
+            return str(value)
+        if form in _PAIRS:
+            return josa(str(value), form)
+        if form.startswith("~") and form[1:] in _PAIRS:  # the particle alone, after a quote: '{e}'{e:~이/가}
+            return josa(str(value), form[1:])[len(str(value)):]
+        if form in ("date", "month", "year"):
+            return _date_text(value, form)
+        if form == "number":
+            return _number(value)
+        return f"{value}{form}"
+
+    return _SLOT.sub(fill, template)
+
+
+def _number(x: Any) -> str:
+    if isinstance(x, float) and x.is_integer():
+        x = int(x)
+    return f"{x:,}" if isinstance(x, (int, float)) and not isinstance(x, bool) else str(x)
+
+
+def _amount(x: Any, unit: str) -> str:
+    """A round number as people write it: 500,000,000,000원 → 5,000억원, 73,000,000,000,000원 → 73조원;
+    other numbers with thousands separators."""
+    if isinstance(x, float) and x.is_integer():
+        x = int(x)
+    if isinstance(x, int) and not isinstance(x, bool):
+        for size, word in ((10 ** 12, "조"), (10 ** 8, "억")):
+            if abs(x) >= size and x % size == 0:
+                return f"{x // size:,}{word}{unit}"
+        if abs(x) >= 10 ** 4 and x % 10 ** 4 == 0 and unit in ("원", "명", "주"):
+            return f"{x // 10 ** 4:,}만{unit}"
+    return f"{_number(x)}{unit}"
+
+
+# -- the table -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Entity:
+    """A kind of thing people talk about: how it is called and counted, the attributes that identify it."""
+
+    kind: str
+    noun: str
+    counter: str
+    attrs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A quantity (or, with ``where``, one row's quantity) a question may ask about.
+
+    ``add``: adding it over records means something (boardings, won, ㎡), not
+    (prices, rates). ``rank_only``: only ever ranked by ("가장 최근에 설립된"),
+    never stated or added (a date). ``more`` / ``less``: the adjective of the
+    largest / smallest ("긴" / "짧은").
+    """
+
+    field: str
+    says: str
+    unit: str = ""
+    add: bool = False
+    rank_only: bool = False
+    more: str = "큰"
+    less: str = "작은"
+    where: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.field, json.dumps(dict(self.where), sort_keys=True, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Via:
+    """An entity related to a record other than itself: ``fields`` give its attributes, ``says`` turns the
+    records' phrase into its own ("{e}가 있는 시군")."""
+
+    entity: str
+    fields: Mapping[str, str]
+    says: str
+
+
+@dataclass(frozen=True)
+class ToolIntent:
+    """What one record of ``tool`` is and what a question may read from it."""
+
+    tool: str
+    entity: str | None
+    noun: str
+    counter: str | None
+    fields: Mapping[str, str]
+    via: tuple[Via, ...]
+    name: str | None
+    measures: tuple[Measure, ...]
+    of: str
+    count_where: Mapping[str, str] = field(default_factory=dict)
+
+    def measure(self, field_name: str, where: Mapping[str, Any] | None = None) -> Measure | None:
+        key = (field_name, json.dumps(dict(where or {}), sort_keys=True, ensure_ascii=False))
+        return next((m for m in self.measures if m.key == key), None)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A meaningful link from an entity to a tool: the parameters it binds from the entity's attributes, the
+    other arguments it is called with (alternatives, each stated in ``says``), and the phrase for the records.
+
+    ``select`` (``{field, attr}``), used when the relation starts from a named entity: the junction out of
+    it picks the record whose ``field`` reads the named attribute (a lookup of the code by the name)."""
+
+    id: str
+    entity: str
+    tool: str
+    bind: Mapping[str, str]
+    with_: tuple[Mapping[str, Any], ...]
+    says: str
+    select: Mapping[str, str] | None = None
+    not_from: tuple[str, ...] = ()
+    words: tuple[Mapping[str, str], ...] = ()   # per alternative of ``with_``: the phrase slots it fills ({_when})
+    lookup: bool = False                         # taken mid-chain only where it adds an attribute
+
+    @property
+    def is_lookup(self) -> bool:
+        return self.lookup or self.select is not None
+
+    def words_for(self, beside: Mapping[str, Any]) -> Mapping[str, str]:
+        """The phrase slots of the alternative ``beside`` is (``{}`` when none)."""
+        for args, words in zip(self.with_, self.words):
+            if dict(args) == dict(beside):
+                return words
+        return {}
+
+
+@dataclass(frozen=True)
+class Named:
+    """An entity a question starts from, as a person names it."""
+
+    id: str
+    entity: str
+    attrs: Mapping[str, Any]
+    says: str
+
+
+@dataclass(frozen=True)
+class IntentLink:
+    """A meaningful link: ``source``'s records give the entity ``relation`` starts from (through ``via`` or
+    as the records themselves), with the resulting ``binding`` {target param: source field}."""
+
+    source: str
+    target: str
+    binding: Mapping[str, str]
+    relation: Relation
+    via: Via | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.source, self.target, json.dumps(dict(self.binding), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A start: a named entity, the relation applied to it, the arguments of that first call."""
+
+    named: Named
+    relation: Relation
+    args: Mapping[str, Any]
+
+    @property
+    def tool(self) -> str:
+        return self.relation.tool
+
+
+def _key(source: str, target: str, binding: Mapping[str, str]) -> tuple[str, str, str]:
+    return source, target, json.dumps(dict(binding), sort_keys=True)
+
+
+class Intents:
+    """The validated table (see the module docstring): meaningful links, starts, phrases."""
+
+    def __init__(self, entities: Mapping[str, Entity], tools: Mapping[str, ToolIntent],
+                 relations: Sequence[Relation], named: Sequence[Named], source: str = "<intents>") -> None:
+        self.entities = dict(entities)
+        self.tools = dict(tools)
+        self.relations = tuple(relations)
+        self.named = tuple(named)
+        self.source = source
+
+    # -- links and starts
+    @cached_property
+    def links(self) -> tuple[IntentLink, ...]:
+        """Every meaningful link, sorted: a source whose records give all the attributes a relation binds."""
+        out: dict[tuple[str, str, str], IntentLink] = {}
+        for source in sorted(self.tools):
+            intent = self.tools[source]
+            givers: list[tuple[str | None, Mapping[str, str], Via | None]] = [(intent.entity, intent.fields, None)]
+            givers += [(via.entity, via.fields, via) for via in intent.via]
+            for entity, fields, via in givers:
+                by_attr: dict[str, str] = {}
+                for output, attr in sorted(fields.items()):
+                    by_attr.setdefault(attr, output)
+                for relation in self.relations:
+                    if relation.entity != entity or relation.tool == source or source in relation.not_from \
+                            or relation.select is not None:  # a lookup by a name the person gave: starts only
+                        continue
+                    if not relation.bind or not all(attr in by_attr for attr in relation.bind.values()):
+                        continue
+                    if relation.is_lookup and not self._adds(relation, set(fields.values())):
+                        continue  # a lookup of what the source already gives: a detour, not a step
+                    binding = {param: by_attr[attr] for param, attr in sorted(relation.bind.items())}
+                    link = IntentLink(source, relation.tool, binding, relation, via)
+                    out.setdefault(link.key, link)
+        return tuple(out[key] for key in sorted(out))
+
+    def _adds(self, relation: Relation, known: set[str]) -> bool:
+        """Whether the target says more than the source's attributes: another attribute, a related entity,
+        a quantity."""
+        target = self.tools.get(relation.tool)
+        if target is None or target.entity != relation.entity or target.via or target.measures:
+            return True
+        return bool(set(target.fields.values()) - known)
+
+    @cached_property
+    def _by_key(self) -> dict[tuple[str, str, str], IntentLink]:
+        return {link.key: link for link in self.links}
+
+    def link_for(self, source: str, target: str, binding: Mapping[str, str]) -> IntentLink | None:
+        """The meaningful link with exactly this binding, or None (a link no phrase was written for)."""
+        return self._by_key.get(_key(source, target, binding))
+
+    @cached_property
+    def entries(self) -> tuple[Entry, ...]:
+        """Every start: each named entity with each relation that binds only attributes it has."""
+        out = []
+        for named in self.named:
+            for relation in self.relations:
+                if relation.entity != named.entity or not all(a in named.attrs for a in relation.bind.values()):
+                    continue
+                bound = {param: named.attrs[attr] for param, attr in relation.bind.items()}
+                for beside in relation.with_:
+                    out.append(Entry(named, relation, {**beside, **bound}))
+        return tuple(out)
+
+    def entry_for(self, tool: str, args: Mapping[str, Any], relation: str | None = None,
+                  picked: bool | None = None) -> Entry | None:
+        """The start a first call came from: its tool, every argument of the entry among ``args`` — and, where
+        two starts call a tool alike (a statute by its name, or every statute with the name in it), the
+        relation ``relation`` names, or one that picks a record by name exactly when ``picked``."""
+        for entry in self.entries:
+            if entry.tool == tool and all(_same(args.get(k), v) for k, v in entry.args.items()) \
+                    and all(k in entry.args or k in self._paging(tool) for k in args) \
+                    and (relation is None or entry.relation.id == relation) \
+                    and (picked is None or (entry.relation.select is not None) == picked):
+                return entry
+        return None
+
+    def beside_for(self, relation: Relation, args: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The alternative of ``relation.with_`` a call was made with (its other arguments), or None."""
+        for beside in relation.with_:
+            if all(_same(args.get(k), v) for k, v in beside.items()) and \
+                    all(k in beside or k in relation.bind or k in self._paging(relation.tool) for k in args):
+                return beside
+        return None
+
+    def _paging(self, tool: str) -> frozenset[str]:
+        return self._paging_params.get(tool, frozenset())
+
+    _paging_params: Mapping[str, frozenset[str]] = {}
+
+    def bind_catalog(self, catalog: Catalog) -> "Intents":
+        """Check every name against ``catalog`` (tools, parameters, output fields); remember paging parameters."""
+        problems: list[str] = []
+        for name, intent in sorted(self.tools.items()):
+            if name not in catalog:
+                problems.append(f"tool {name}: not in the catalog")
+                continue
+            tool = catalog.get(name)
+            outputs = set(tool.output_fields)
+            for output in [*intent.fields, *(f for via in intent.via for f in via.fields),
+                           *(m.field for m in intent.measures), *([intent.name] if intent.name else []),
+                           *(k for m in intent.measures for k in m.where), *intent.count_where]:
+                if output not in outputs:
+                    problems.append(f"tool {name}: no output field {output!r}")
+        for relation in self.relations:
+            if relation.tool not in catalog:
+                problems.append(f"relation {relation.id}: tool {relation.tool} is not in the catalog")
+                continue
+            params = set(catalog.get(relation.tool).params)
+            for param in [*relation.bind, *(k for beside in relation.with_ for k in beside)]:
+                if param not in params:
+                    problems.append(f"relation {relation.id}: tool {relation.tool} has no parameter {param!r}")
+            if relation.select and relation.select["field"] not in catalog.get(relation.tool).output_fields:
+                problems.append(f"relation {relation.id}: tool {relation.tool} has no output field "
+                                f"{relation.select['field']!r} to select by")
+        if problems:
+            raise UsageError(f"{self.source}: " + "; ".join(problems))
+        paging = {}
+        for name in self.tools:
+            pagination = catalog.get(name).http.pagination
+            paging[name] = frozenset(p for p in (pagination.page_param, pagination.size_param,
+                                                 pagination.start_param, pagination.end_param) if p)
+        for relation in self.relations:
+            pagination = catalog.get(relation.tool).http.pagination
+            paging.setdefault(relation.tool, frozenset(p for p in (pagination.page_param, pagination.size_param,
+                                                                   pagination.start_param, pagination.end_param)
+                                                       if p))
+        self._paging_params = paging
+        return self
+
+    @staticmethod
+    def round_trip(into: Relation | None, link: IntentLink) -> bool:
+        """Whether ``link`` hands back the entity whose records it reads: "the city the pharmacies of
+        성남시 are in" is 성남시 again — a detour no question motivates."""
+        return into is not None and link.via is not None and link.via.entity == into.entity
+
+    def detour(self, into: IntentLink | Entry | None, link: IntentLink) -> bool:
+        """Whether ``into`` was a lookup ("{e}": the same entity again) whose records ``link`` does not use
+        for anything new: it hands on only attributes known before it (the source's, or the ones the person
+        named) — a call a solver rightly skips."""
+        if into is None or into.relation.says.strip() != "{e}" or link.via is not None \
+                or link.relation.entity != into.relation.entity:
+            return False
+        if isinstance(into, Entry):
+            before = set(into.named.attrs)
+        else:
+            source = self.tools.get(into.source)
+            if source is None:
+                return False
+            before = set((into.via.fields if into.via is not None else source.fields).values())
+        return set(link.relation.bind.values()) <= before
+
+    def entity(self, kind: str) -> Entity:
+        return self.entities[kind]
+
+    def tool(self, name: str) -> ToolIntent | None:
+        return self.tools.get(name)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is not None and str(a).strip() == str(b).strip()
+
+
+# -- loading ---------------------------------------------------------------------------
+def _kind(entities: Mapping[str, Entity], item: Mapping[str, Any], key: str, where: str) -> str:
+    """The entity kind ``item[key]`` names; an unknown one is an error naming ``where``."""
+    kind = str(_require(item, key, where))
+    if kind not in entities:
+        raise UsageError(f"intents: {where}: unknown entity {kind!r}")
+    return kind
+
+
+def _require(data: Mapping[str, Any], key: str, where: str) -> Any:
+    if key not in data:
+        raise UsageError(f"intents: {where} lacks {key!r}")
+    return data[key]
+
+
+def _mapping(value: Any, where: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise UsageError(f"intents: {where} must be a mapping, not {type(value).__name__}")
+    return {str(k): v for k, v in value.items()}
+
+
+def load_intents(path: str | Path | None = None, catalog: Catalog | None = None) -> Intents:
+    """The table at ``path`` (default: the shipped one), validated; against ``catalog`` when one is given."""
+    import yaml
+
+    path = Path(path) if path is not None else DEFAULT_INTENTS
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"intents: cannot read {path}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"intents: {path} is not YAML: {exc}") from None
+    if not isinstance(data, Mapping):
+        raise UsageError(f"intents: {path} must hold a mapping")
+    entities = {}
+    for kind, item in _mapping(data.get("entities"), "entities").items():
+        item = _mapping(item, f"entity {kind}")
+        entities[kind] = Entity(kind, str(_require(item, "noun", f"entity {kind}")),
+                                str(_require(item, "counter", f"entity {kind}")),
+                                tuple(str(a) for a in item.get("attrs", ())))
+    tools = {}
+    for name, item in _mapping(data.get("tools"), "tools").items():
+        where = f"tool {name}"
+        item = _mapping(item, where)
+        entity = item.get("entity")
+        if entity is not None and entity not in entities:
+            raise UsageError(f"intents: {where}: unknown entity {entity!r}")
+        fields = {str(k): str(v) for k, v in _mapping(item.get("fields"), f"{where} fields").items()}
+        if entity is not None:
+            unknown = sorted(set(fields.values()) - set(entities[entity].attrs))
+            if unknown:
+                raise UsageError(f"intents: {where}: entity {entity} has no attribute {', '.join(unknown)}")
+        vias = []
+        for n, via in enumerate(item.get("via", ()) or ()):
+            via = _mapping(via, f"{where} via {n}")
+            kind = _kind(entities, via, "entity", f"{where} via {n}")
+            vias.append(Via(kind, {str(k): str(v) for k, v in _mapping(via.get("fields"), where).items()},
+                            str(_require(via, "says", f"{where} via {n}"))))
+        measures = []
+        for field_name, spec in _mapping(item.get("measures"), f"{where} measures").items():
+            spec = _mapping(spec if not isinstance(spec, str) else {"says": spec}, f"{where} measure {field_name}")
+            measures.append(_measure(str(spec.get("field", field_name)), spec, f"{where} measure {field_name}"))
+        for n, spec in enumerate(item.get("facts", ()) or ()):
+            spec = _mapping(spec, f"{where} fact {n}")
+            measures.append(_measure(str(_require(spec, "field", f"{where} fact {n}")), spec, f"{where} fact {n}"))
+        tools[name] = ToolIntent(name, entity, str(_require(item, "noun", where)), item.get("counter"), fields,
+                                 tuple(vias), item.get("name"), tuple(measures), str(item.get("of", "의")),
+                                 {str(k): str(v) for k, v in _mapping(item.get("count_where"), where).items()})
+    relations = []
+    seen: set[str] = set()
+    for n, item in enumerate(data.get("relations", ()) or ()):
+        item = _mapping(item, f"relation {n}")
+        rid = str(_require(item, "id", f"relation {n}"))
+        if rid in seen:
+            raise UsageError(f"intents: relation id {rid!r} is used twice")
+        seen.add(rid)
+        kind = _kind(entities, item, "from", f"relation {rid}")
+        bind = {str(k): str(v) for k, v in _mapping(item.get("bind"), f"relation {rid} bind").items()}
+        unknown = sorted(set(bind.values()) - set(entities[kind].attrs))
+        if unknown:
+            raise UsageError(f"intents: relation {rid}: entity {kind} has no attribute {', '.join(unknown)}")
+        with_ = item.get("with") or [{}]
+        if isinstance(with_, Mapping):
+            with_ = [with_]
+        says = str(_require(item, "says", f"relation {rid}"))
+        slots = set(_SLOT_NAMES(says))
+        alternatives, words = [], []
+        for raw in with_:
+            raw = _mapping(raw, f"relation {rid} with")
+            said = {str(p) for p in raw.get("_said", ())}
+            args = {k: v for k, v in raw.items() if not k.startswith("_")}
+            phrase = {k: str(v) for k, v in raw.items() if k.startswith("_") and k != "_said"}
+            # every argument the call is made with is stated: a {param} slot fills it, or the words say it
+            unstated = sorted(set(args) - slots - said)
+            if unstated:
+                raise UsageError(f"intents: relation {rid}: the phrase {says!r} does not state "
+                                 f"{', '.join(unstated)} (write {{{unstated[0]}}} where it goes, or list it in _said)")
+            missing = sorted({s for s in slots if s.startswith("_")} - set(phrase))
+            if missing:
+                raise UsageError(f"intents: relation {rid}: an alternative of 'with' gives no {', '.join(missing)}")
+            alternatives.append(args)
+            words.append(phrase)
+        select = _mapping(item.get("select"), f"relation {rid} select") or None
+        if select is not None and (set(select) != {"field", "attr"} or select["attr"] not in entities[kind].attrs):
+            raise UsageError(f"intents: relation {rid}: select needs 'field' (of the records) and 'attr' "
+                             f"(of entity {kind})")
+        relations.append(Relation(rid, kind, str(_require(item, "to", f"relation {rid}")), bind, tuple(alternatives),
+                                  says, select, tuple(str(t) for t in item.get("not_from", ()) or ()),
+                                  tuple(words), bool(item.get("lookup", False))))
+    named = []
+    for n, item in enumerate(data.get("named", ()) or ()):
+        item = _mapping(item, f"named {n}")
+        kind = _kind(entities, item, "entity", f"named {n}")
+        attrs = {str(k): v for k, v in item.items() if k not in ("entity", "says", "id")}
+        unknown = sorted(set(attrs) - set(entities[kind].attrs))
+        if unknown:
+            raise UsageError(f"intents: named {n} ({kind}): no attribute {', '.join(unknown)}")
+        named.append(Named(str(item.get("id", f"{kind}:{n}")), kind, attrs,
+                           str(_require(item, "says", f"named {n}"))))
+    # the shipped table is named, not located: a path would make outputs differ from machine to machine
+    intents = Intents(entities, tools, relations, named,
+                      "the shipped intent table" if path == DEFAULT_INTENTS else str(path))
+    return intents.bind_catalog(catalog) if catalog is not None else intents
+
+
+def _SLOT_NAMES(template: str) -> list[str]:  # noqa: N802 - reads as a set of names
+    return [m.group(1) for m in _SLOT.finditer(template)]
+
+
+def _measure(field_name: str, spec: Mapping[str, Any], where: str) -> Measure:
+    return Measure(field_name, str(_require(spec, "says", where)), str(spec.get("unit", "")),
+                   bool(spec.get("add", False)), bool(spec.get("rank_only", False)), str(spec.get("more", "큰")),
+                   str(spec.get("less", "작은")), {str(k): str(v) for k, v in _mapping(spec.get("where"), where).items()})
+
+
+# -- composing a question ----------------------------------------------------------------
+class IntentError(KopaError):
+    """A trajectory the table cannot phrase: a start, link, reduction or answer with no authored words."""
+
+
+_SIDO_SUFFIX = re.compile(r"(특별자치시|특별자치도|특별시|광역시|도)$")
+
+
+def _names(flat_question: str, value: Any) -> bool:
+    """Whether a question (spaces removed) names ``value``: a date as Korean writes it, one of its words,
+    that word without the 시도 suffix people drop (서울특별시 → 서울), or a one-letter search quoted ('N')."""
+    text = str(value).strip()
+    if re.fullmatch(r"\d{6}(\d{2})?", text):  # a date or month: written out, or its year and month ("2026년 7~8월")
+        if len(text) == 8 and _date_text(text, "date").replace(" ", "") in flat_question:
+            return True
+        month = int(text[4:6])
+        return bool(re.search(rf"{text[:4]}년([0-9~,]*~)?{month}(월|~)", flat_question))
+    if len(text) == 1:
+        return f"'{text}'" in flat_question
+    for word in text.split():
+        short = _SIDO_SUFFIX.sub("", word)
+        if len(word) >= 2 and (word in flat_question or (len(short) >= 2 and short in flat_question)):
+            return True
+    return False
+
+
+def _ends_in_hangul(text: str) -> bool:
+    text = text.rstrip()
+    return bool(text) and "가" <= text[-1] <= "힣"
+
+
+def _plural(np_: str) -> str:
+    """A set of entities handed on one by one (a fan-out): "버스 노선" → "버스 노선들"."""
+    return np_ + "들" if _ends_in_hangul(np_) and not np_.endswith("들") else np_
+
+
+def _ask_amount(unit: str) -> str:
+    if unit in ("", "원", "만원", "백만원"):
+        return "얼마입니까?"
+    return f"몇 {unit}입니까?"
+
+
+def _join(np_: str, of: str, says: str) -> str:
+    return f"{np_}{of} {says}" if of == "의" else f"{np_}{of}{says}".replace("  ", " ")
+
+
+@dataclass
+class _Hop:
+    """What the question knows about one step group: the phrase of its records, the tool's intent, and the
+    phrase and noun of the entity handed *into* it (None for the start)."""
+
+    records: str
+    intent: ToolIntent
+    handed: str | None = None
+    handed_noun: str = ""
+    relation: Relation | None = None
+    args: Mapping[str, Any] = field(default_factory=dict)
+    link: IntentLink | None = None
+
+
+class Phrasing:
+    """Composes the question of one trajectory from the table (see the module docstring); every part it
+    cannot find an authored phrase for raises :class:`IntentError` naming it."""
+
+    def __init__(self, intents: Intents, trajectory: Trajectory) -> None:
+        self.intents, self.t = intents, trajectory
+        self.group_of = {step.index: step.group for step in trajectory.steps}
+        first: dict[int, Any] = {}
+        for step in trajectory.steps:
+            first.setdefault(step.group, step)
+        self.first = first
+        self.hops = self._hops()
+
+    def _tool(self, name: str) -> ToolIntent:
+        intent = self.intents.tool(name)
+        if intent is None:
+            raise IntentError(f"intents: no record phrase for tool {name} (trajectory {self.t.id})")
+        return intent
+
+    def _values(self, relation: Relation, args: Mapping[str, Any], e: str) -> dict[str, Any]:
+        beside = {k: v for k, v in args.items() if k not in relation.bind}
+        chosen = self.intents.beside_for(relation, beside)
+        if chosen is None:
+            raise IntentError(f"intents: relation {relation.id} was not made for the arguments "
+                              f"{dict(sorted(beside.items()))} (trajectory {self.t.id})")
+        return {**{k: v for k, v in args.items()}, **relation.words_for(chosen), "e": e}
+
+    def _hops(self) -> list[_Hop]:
+        start = self.first[0]
+        first = self.t.junctions[0].reduction if self.t.junctions else None
+        entry = self.intents.entry_for(start.tool, start.args, self.t.meta.get("entry"),
+                                       None if not self.t.junctions else bool(first and first.op == "match")) \
+            or self.intents.entry_for(start.tool, start.args, self.t.meta.get("entry"))
+        if entry is None:
+            raise IntentError(f"intents: no named start for {start.tool} {dict(start.args)} (trajectory {self.t.id})")
+        self.entry = entry
+        named = render(entry.named.says, entry.named.attrs)
+        self.named = named
+        hops = [_Hop(render(entry.relation.says, self._values(entry.relation, start.args, named)),
+                     self._tool(start.tool), relation=entry.relation, args=start.args)]
+        for k, junction in enumerate(self.t.junctions):
+            source_group = self.group_of[junction.source]
+            source = hops[source_group]
+            target = self.first[self.group_of[junction.target]]
+            source_tool = self.t.steps[junction.source].tool
+            link = self.intents.link_for(source_tool, target.tool, junction.binding)
+            if link is None and source_group == 0 and entry.relation.select is not None:
+                link = self._entry_link(source_tool, target.tool, junction.binding)
+            if link is None:
+                raise IntentError(f"intents: no relation phrase for the link {source_tool} -> {target.tool} "
+                                  f"{dict(junction.binding)} (trajectory {self.t.id})")
+            handed, noun = self._handed(k, junction, source, link)
+            e = _plural(handed) if junction.kind == "fan_out" or len(junction.values) > 1 else handed
+            hops.append(_Hop(render(link.relation.says, self._values(link.relation, target.args, e)),
+                             self._tool(target.tool), handed, noun, link.relation, target.args, link))
+        return hops
+
+    # -- checks (the benchmark build runs them on every task)
+    def unstated(self, question: str) -> list[str]:
+        """Arguments the question does not state: a value taken from the named entity that its words do not
+        name (loosely: "서울" states 서울특별시), or an argument no relation of the table makes."""
+        problems = []
+        flat = re.sub(r"\s+", "", question)
+        named = self.entry.named
+        for param, attr in self.entry.relation.bind.items():
+            if not _names(flat, named.attrs[attr]):
+                problems.append(f"the question does not state {param}={named.attrs[attr]!r} (named {named.says!r})")
+        for index, hop in enumerate(self.hops):
+            relation = hop.relation
+            if relation is None:
+                continue
+            paging = self.intents._paging(relation.tool)
+            allowed = set(relation.bind) | {k for beside in relation.with_ for k in beside} | set(paging)
+            extra = sorted(set(hop.args) - allowed)
+            if extra:
+                problems.append(f"group {index} calls {relation.tool} with {', '.join(extra)}, which "
+                                f"relation {relation.id} neither binds nor states")
+        return problems
+
+    def incoherent(self) -> list[str]:
+        """Links no question motivates: one that hands back the entity it read, or a lookup left unused."""
+        problems = []
+        into: IntentLink | Entry | None = self.entry
+        for k, hop in enumerate(self.hops[1:]):
+            link = hop.link
+            if link is None:
+                continue
+            previous = into.relation if isinstance(into, (IntentLink, Entry)) else None
+            if self.intents.round_trip(previous, link):
+                problems.append(f"junction {k} hands back the {link.via.entity if link.via else ''} its records "
+                                f"belong to ({link.source} -> {link.target})")
+            if self.intents.detour(into, link):
+                problems.append(f"junction {k} follows a lookup it does not use ({link.source} -> {link.target})")
+            into = link
+        return problems
+
+    def _entry_link(self, source: str, target: str, binding: Mapping[str, str]) -> IntentLink | None:
+        """A start whose records were picked by name gives the named entity's attributes like any source."""
+        intent = self.intents.tool(source)
+        if intent is None:
+            return None
+        for relation in self.intents.relations:
+            if relation.tool == target and relation.entity == intent.entity and relation.select is None:
+                by_attr = {attr: out for out, attr in sorted(intent.fields.items())}
+                wanted = {p: by_attr.get(a) for p, a in relation.bind.items()}
+                if wanted == dict(binding):
+                    return IntentLink(source, target, dict(binding), relation)
+        return None
+
+    def _handed(self, k: int, junction: Junction, source: _Hop, link: IntentLink) -> tuple[str, str]:
+        """The phrase and noun of the entity handed at junction ``k``: the source records, reduced, then related."""
+        reduction = junction.reduction
+        entity = self.intents.entity(link.relation.entity)
+        if reduction is not None and reduction.op == "match":
+            return self.named, entity.noun
+        own_noun = source.intent.noun if link.via is None else entity.noun
+        counter = (source.intent.counter or entity.counter) if link.via is None else entity.counter
+        records = source.records
+        if reduction is None:
+            reduced = records
+        elif reduction.op == "most_frequent":
+            if link.via is None:
+                raise IntentError(f"intents: 'most frequent' over {source.intent.tool}'s own records says nothing "
+                                  f"(trajectory {self.t.id})")
+            many = f"{reduction.kept}{entity.counter}의 " if reduction.kept > 1 else ""
+            return f"{josa(records, '이/가')} 가장 많은 {many}{entity.noun}", entity.noun
+        else:
+            measure = source.intent.measure(reduction.field)
+            if measure is None:
+                raise IntentError(f"intents: no phrase for {source.intent.tool}.{reduction.field} to rank by "
+                                  f"(trajectory {self.t.id})")
+            noun = source.intent.noun
+            if reduction.op in ("max", "min"):
+                adjective = measure.more if reduction.op == "max" else measure.less
+                many = f" {reduction.kept}{source.intent.counter or entity.counter}의" if reduction.kept > 1 else ""
+                reduced = f"{records} 중 {josa(measure.says, '이/가')} 가장 {adjective}{many} {noun}"
+            elif reduction.op == "threshold":
+                if measure.rank_only:
+                    raise IntentError(f"intents: {source.intent.tool}.{reduction.field} is only ranked by "
+                                      f"(trajectory {self.t.id})")
+                limit = _amount(reduction.threshold, measure.unit)
+                reduced = f"{records} 중 {josa(measure.says, '이/가')} {josa(limit, '을/를')} 넘는 {noun}"
+            else:
+                raise IntentError(f"intents: no phrase for the reduction {reduction.op!r} (trajectory {self.t.id})")
+        if link.via is not None:
+            return render(link.via.says, {"e": reduced}), entity.noun
+        return reduced, own_noun if counter else own_noun
+
+    # -- the ask
+    def ask(self, spec: Mapping[str, Any]) -> str:
+        op = spec.get("op")
+        if op in ("argmax", "argmin"):
+            return self._ask_compare(spec)
+        if op == "threshold":
+            return self._ask_threshold(spec)
+        figure, verb = self._figure(spec)
+        return f"{figure} {verb}"
+
+    def _last(self, spec: Mapping[str, Any]) -> _Hop:
+        group = int(spec.get("group", -1))
+        if group != len(self.hops) - 1:
+            raise IntentError(f"intents: an answer over group {group}, not the last one (trajectory {self.t.id})")
+        return self.hops[group]
+
+    def _measure(self, hop: _Hop, spec: Mapping[str, Any]) -> Measure:
+        measure = hop.intent.measure(spec["field"], spec.get("where"))
+        if measure is None or measure.rank_only:
+            raise IntentError(f"intents: no phrase for {hop.intent.tool}.{spec['field']} "
+                              f"{dict(spec.get('where') or {})} (trajectory {self.t.id})")
+        return measure
+
+    def _figure(self, spec: Mapping[str, Any]) -> tuple[str, str]:
+        """(the noun phrase of a numeric spec with its particle, the question verb)."""
+        op = spec.get("op")
+        hop = self._last(spec)
+        if op == "count":
+            if not hop.intent.counter:
+                raise IntentError(f"intents: {hop.intent.tool}'s records are not counted (trajectory {self.t.id})")
+            together = "모두 합쳐" if len(self.t.junctions) and self._branches(spec) > 1 else "모두"
+            return josa(hop.records, "은/는"), f"{together} 몇 {hop.intent.counter}입니까?"
+        if op == "sum":
+            measure = self._measure(hop, spec)
+            if not measure.add:
+                raise IntentError(f"intents: {hop.intent.tool}.{spec['field']} does not add up (trajectory {self.t.id})")
+            return josa(_join(hop.records, hop.intent.of, measure.says), "을/를"), \
+                f"모두 더하면 {_ask_amount(measure.unit)}"
+        if op == "value":
+            measure = self._measure(hop, spec)
+            return josa(_join(hop.records, hop.intent.of, measure.says), "은/는"), _ask_amount(measure.unit)
+        raise IntentError(f"intents: no phrase for the answer {op!r} (trajectory {self.t.id})")
+
+    def _branches(self, spec: Mapping[str, Any]) -> int:
+        group = int(spec.get("group", 0))
+        return sum(1 for step in self.t.steps if step.group == group)
+
+    def _unit(self, spec: Mapping[str, Any]) -> str:
+        hop = self._last(spec)
+        if spec.get("op") == "count":
+            return hop.intent.counter or ""
+        return self._measure(hop, spec).unit
+
+    def _ask_threshold(self, spec: Mapping[str, Any]) -> str:
+        of = spec["of"]
+        figure, _ = self._figure(of)
+        limit = _amount(spec["threshold"], self._unit(of))
+        more = spec["cmp"] == ">"
+        if of.get("op") == "count":
+            return f"{figure} {limit}보다 {'많습니까' if more else '적습니까'}? (예/아니오)"
+        if of.get("op") == "sum":
+            return f"{figure} 모두 더하면 {limit}보다 {'큽니까' if more else '작습니까'}? (예/아니오)"
+        return f"{figure} {limit}보다 {'큽니까' if more else '작습니까'}? (예/아니오)"
+
+    def _ask_compare(self, spec: Mapping[str, Any]) -> str:
+        hop = self._last(spec)
+        if hop.handed is None or hop.relation is None:
+            raise IntentError(f"intents: a comparison needs the entities handed to the last step (trajectory {self.t.id})")
+        noun = hop.handed_noun or self.intents.entity(hop.relation.entity).noun
+        each = render(hop.relation.says, {**self._values(hop.relation, hop.args, f"그 {noun}")})
+        metric = spec["metric"]
+        most = spec["op"] == "argmax"
+        if metric["agg"] == "count":
+            if not hop.intent.counter:
+                raise IntentError(f"intents: {hop.intent.tool}'s records are not counted (trajectory {self.t.id})")
+            what = f"{josa(each, '이/가')} 가장 {'많은' if most else '적은'}"
+        else:
+            measure = hop.intent.measure(metric["field"], metric.get("where"))
+            if measure is None or measure.rank_only or (metric["agg"] == "sum" and not measure.add):
+                raise IntentError(f"intents: no phrase to compare by {hop.intent.tool}.{metric['field']} "
+                                  f"(trajectory {self.t.id})")
+            figure = _join(each, hop.intent.of, measure.says)
+            if metric["agg"] == "sum":
+                what = f"{figure} 합계가 가장 {'큰' if most else '작은'}"
+            else:
+                what = f"{josa(figure, '이/가')} 가장 {measure.more if most else measure.less}"
+        return f"{hop.handed} 중 {what} 것은 어느 {noun}입니까?"
+
+    def question(self) -> str:
+        spec = self.t.meta.get("answer_spec")
+        if not spec:
+            raise IntentError(f"intents: trajectory {self.t.id} has no answer spec to phrase")
+        return self.ask(spec)
+
+
+# -- answers the table can phrase ---------------------------------------------------------------
+def propose(intents: Intents, pattern: str, groups: Sequence[Sequence[Branch]], tools: Sequence[Any],
+            links: Sequence[IntentLink], junctions: Sequence[Junction],
+            rng: np.random.Generator) -> tuple[dict, Any, str] | None:
+    """An answer spec for ``pattern`` that the table can phrase, over the executed groups: (spec, value, unit).
+
+    Like :func:`kopa_replay.synth.answer.propose` (a family drawn first, then a candidate) but every
+    candidate reads only what the last tool's intent lists: counts of counted records (``count_where``
+    applied), sums of additive measures, values of measures and table rows, comparisons of the branches
+    named by a name field, thresholds over those.
+    """
+    from kopa_replay.synth.answer import condition_specs, draw
+
+    families = PATTERN_FAMILIES.get(pattern)
+    if families is None:
+        raise UsageError(f"unknown pattern {pattern!r} (known: {', '.join(PATTERN_FAMILIES)})")
+    last = len(groups) - 1
+    intent = intents.tool(tools[last].name)
+    if intent is None:
+        return None
+    final = groups[last]
+    found: dict[str, list[tuple[dict, str]]] = {}
+
+    def add(family: str, spec: dict, unit: str) -> None:
+        try:
+            evaluate(spec, groups)
+        except (AnswerError, KeyError, TypeError, ValueError):
+            return
+        found.setdefault(family, []).append((spec, unit))
+
+    if intent.counter:
+        spec: dict[str, Any] = {"op": "count", "group": last}
+        if intent.count_where:
+            spec["where"] = dict(intent.count_where)
+        add("count", spec, "")
+    records = sum(len(b.records) for b in final)
+    for measure in intent.measures:
+        if measure.rank_only:
+            continue
+        where = {"where": dict(measure.where)} if measure.where else {}
+        if measure.add and records >= 2:
+            add("sum", {"op": "sum", "group": last, "field": measure.field, **where}, measure.unit)
+        if len(final) == 1:
+            add("value", {"op": "value", "group": last, "branch": 0, "field": measure.field, **where}, measure.unit)
+    if "compare" in families and len(final) >= 2 and junctions:
+        label = _branch_label(intents, tools, links, junctions, last)
+        if label is not None:
+            counted = {"agg": "count", **({"where": dict(intent.count_where)} if intent.count_where else {})}
+            metrics: list[dict[str, Any]] = [counted] if intent.counter else []
+            several = any(len(b.records) >= 2 for b in final)
+            for measure in intent.measures:
+                if measure.rank_only:
+                    continue
+                where = {"where": dict(measure.where)} if measure.where else {}
+                metrics.append({"agg": "value", "field": measure.field, **where})
+                if several and measure.add:
+                    metrics.append({"agg": "sum", "field": measure.field, **where})
+            for metric in metrics:
+                for op in ("argmax", "argmin"):
+                    add("compare", {"op": op, "group": last, "metric": metric, "label": label}, "")
+    if "condition" in families:
+        pool = [item for family in ("value", "count", "sum") for item in found.get(family, [])]
+        found["condition"] = condition_specs(pool, groups, rng)
+    return draw(found, families, groups, rng)
+
+
+def _branch_label(intents: Intents, tools: Sequence[Any], links: Sequence[IntentLink],
+                  junctions: Sequence[Junction], last: int) -> Any:
+    """How the branches of the last group are named: the last tool's own name field when its records are the
+    entity handed to them, else the name the source records give the handed value; None if neither."""
+    link, junction = links[-1], junctions[-1]
+    target = intents.tool(tools[last].name)
+    if target is not None and target.entity == link.relation.entity and target.name:
+        return target.name
+    source = intents.tool(link.source)
+    if source is None or len(junction.binding) != 1:
+        return None
+    (param, field_name), = junction.binding.items()
+    fields = link.via.fields if link.via is not None else source.fields
+    name = next((out for out, attr in sorted(fields.items()) if attr == "name"), None)
+    if link.via is None and source.name:
+        name = source.name
+    if name is None:
+        return None
+    return {"group": _source_group(junctions, junction), "match": field_name, "field": name}
+
+
+def _source_group(junctions: Sequence[Junction], junction: Junction) -> int:
+    """The group a junction reads from (walks are chains: junction k reads group k)."""
+    return junctions.index(junction)
