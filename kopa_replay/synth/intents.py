@@ -50,11 +50,24 @@ from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.synth.answer import PATTERN_FAMILIES, AnswerError, Branch, evaluate
 from kopa_replay.synth.model import Junction, Reduction, Trajectory
 
-__all__ = ["DEFAULT_INTENTS", "Entity", "Measure", "Via", "ToolIntent", "Relation", "Named", "IntentLink", "Entry",
+__all__ = ["DEFAULT_INTENTS", "MEANINGS", "Entity", "Measure", "Via", "ToolIntent", "Relation", "Named", "IntentLink", "Entry",
            "Intents", "load_intents", "render", "josa"]
 
 #: the authored table shipped with the package
 DEFAULT_INTENTS = Path(__file__).resolve().parent / "intents.yaml"
+#: what a relation's records are to the entity it starts from (a link carries a meaning, or it is not walked)
+MEANINGS = {
+    "same": "the entity itself, looked up (its code by its name)",
+    "part_of": "parts of it (a statute's articles, a route's stops, a school's classes, a district's 동)",
+    "located_in": "things located in it (a city's pharmacies, a 구's libraries)",
+    "near": "things near it (stops around a place)",
+    "serves": "what serves it or passes through it (the routes at a stop, the buses due there)",
+    "issued_by": "documents it issued (a company's filings, bonds, accounts)",
+    "member_of": "its members (a party's legislators)",
+    "about": "records about it (votes on a bill, a stock's price, a school's lunch on a day)",
+    "on_date": "what happened on that date (a day's trades, air quality)",
+    "named": "what a name search finds (statutes with the word in their name)",
+}
 
 
 # -- Korean --------------------------------------------------------------------------
@@ -248,6 +261,7 @@ class Relation:
     not_from: tuple[str, ...] = ()
     words: tuple[Mapping[str, str], ...] = ()   # per alternative of ``with_``: the phrase slots it fills ({_when})
     lookup: bool = False                         # taken mid-chain only where it adds an attribute
+    means: str = "about"                         # one of MEANINGS: what the records are to the entity
 
     @property
     def is_lookup(self) -> bool:
@@ -573,13 +587,16 @@ def load_intents(path: str | Path | None = None, catalog: Catalog | None = None)
                 raise UsageError(f"intents: relation {rid}: an alternative of 'with' gives no {', '.join(missing)}")
             alternatives.append(args)
             words.append(phrase)
+        meaning = str(_require(item, "means", f"relation {rid}"))
+        if meaning not in MEANINGS:
+            raise UsageError(f"intents: relation {rid}: means {meaning!r} is not one of {', '.join(MEANINGS)}")
         select = _mapping(item.get("select"), f"relation {rid} select") or None
         if select is not None and (set(select) != {"field", "attr"} or select["attr"] not in entities[kind].attrs):
             raise UsageError(f"intents: relation {rid}: select needs 'field' (of the records) and 'attr' "
                              f"(of entity {kind})")
         relations.append(Relation(rid, kind, str(_require(item, "to", f"relation {rid}")), bind, tuple(alternatives),
                                   says, select, tuple(str(t) for t in item.get("not_from", ()) or ()),
-                                  tuple(words), bool(item.get("lookup", False))))
+                                  tuple(words), bool(item.get("lookup", False)), meaning))
     named = []
     for n, item in enumerate(data.get("named", ()) or ()):
         item = _mapping(item, f"named {n}")

@@ -48,6 +48,9 @@ def test_the_shipped_set_has_the_shape_the_paper_describes(task_set, catalog):
     assert 4.0 <= facts["calls_mean"] <= 6.5 and facts["calls_max"] <= MAX_CALLS
     assert facts["parallel"] * 2 >= facts["tasks"]
     assert facts["paged"] >= 10
+    # the paper's mix: fan-out and derived junctions beside sequential ones, and every answer pattern
+    assert all(facts["junctions"].get(kind, 0) >= 20 for kind in ("sequential", "fan_out", "derived"))
+    assert set(facts["by_pattern"]) == {"chain", "fan_out", "derived", "comparison", "condition"}
     for task in tasks:
         plan = task_set.plans[task.id]
         assert HANGUL.search(task.question_ko), task.id

@@ -111,7 +111,7 @@ entities:
 tools:
   seoulbus_get_route_by_station: {entity: null, noun: 버스 노선, counter: 개}
 relations:
-  - {id: stop.routes, from: seoul_stop, to: seoulbus_get_route_by_station, bind: {arsId: ars_id}, says: "{e}에 서는 버스 노선"}
+  - {id: stop.routes, means: serves, from: seoul_stop, to: seoulbus_get_route_by_station, bind: {arsId: ars_id}, says: "{e}에 서는 버스 노선"}
 named:
   - {entity: seoul_stop, ars_id: "19001", says: 19001번 정류소}
 """
@@ -133,6 +133,8 @@ def test_a_small_table_loads_and_starts_where_named(tmp_path, catalog):
     (("{entity: null, noun", "{entity: null, name: routeName, noun"),
      "tool seoulbus_get_route_by_station: no output field 'routeName'"),
     (("named:\n", "named:\n  - {entity: seoul_stop, arsid: '1', says: x}\n"), "no attribute arsid"),
+    (("means: serves", "means: near_by"), "relation stop.routes: means 'near_by' is not one of"),
+    (("means: serves, ", ""), "relation stop.routes lacks 'means'"),
 ])
 def test_a_broken_table_is_refused_with_what_is_wrong(tmp_path, catalog, change, message):
     with pytest.raises(UsageError, match=re.escape(message)):
