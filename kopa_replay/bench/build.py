@@ -35,7 +35,6 @@ The plans (trajectories) ship beside the tasks: the baseline agents run them.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
@@ -310,7 +309,8 @@ def task_problems(task: Task, plan: Trajectory, catalog: Catalog, intents: Any) 
     from kopa_replay.filter.facts import given_args, handed_values
     from kopa_replay.filter.normalize import question_keys, text_form, value_keys
     from kopa_replay.sim.truth import param_domain
-    from kopa_replay.synth.intents import IntentError, Phrasing
+    from kopa_replay.synth.intents import IntentError
+    from kopa_replay.synth.phrasing import Phrasing
 
     question = task.question_ko
     problems = []

@@ -10,7 +10,10 @@ perturbation evidence of :mod:`.probe`; :mod:`.llm` for model judges); then
 re-solves each kept item reading every page and replaces answers the
 re-solution beats (:mod:`.resolve`). Every discard carries
 ``(trajectory_id, stage, check, detail)``. :mod:`.defects` injects labelled
-defects to measure the filter. ``run_filter(..., exclude=f)`` first drops the
+defects to measure the filter, and :mod:`.adversary` does so written
+independently of the filter's code (it imports none of its normalizers or
+rules); :mod:`.recall` measures recall per kind and clean-item drop with either
+(``kopa-replay filter-defects``). ``run_filter(..., exclude=f)`` first drops the
 items that repeat a benchmark task (``f`` says which; see :mod:`.pipeline`).
 """
 

@@ -314,7 +314,7 @@ class IntentWriter:
         return self._intents
 
     def write(self, trajectory: Trajectory, catalog: Any) -> str:
-        from kopa_replay.synth.intents import Phrasing
+        from kopa_replay.synth.phrasing import Phrasing
 
         intents = self.intents(catalog)
         question = Phrasing(intents, trajectory).question()

@@ -42,7 +42,7 @@ from kopa_replay.graph.prune import target_fillers
 from kopa_replay.synth.answer import PATTERN_FAMILIES, answer_for, propose
 from kopa_replay.synth.fields import measure_fields
 from kopa_replay.synth.intents import Entry, IntentLink, Intents
-from kopa_replay.synth.intents import propose as propose_intent
+from kopa_replay.synth.phrasing import propose as propose_intent
 from kopa_replay.synth.junction import (apply_reduction, bound_args, distinct_values, junction_kind,
                                         propose_reductions, value_strings)
 from kopa_replay.synth.model import Junction, Reduction, Trajectory

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.graph import Link
 from kopa_replay.synth import SynthConfig
-from kopa_replay.synth.intents import IntentError, Phrasing, josa, load_intents, render
+from kopa_replay.synth.intents import IntentError, josa, load_intents, render
+from kopa_replay.synth.phrasing import Phrasing
 from kopa_replay.synth.model import Answer, Junction, Reduction, Step, Trajectory
 from kopa_replay.synth.questions import IntentWriter
 from kopa_replay.synth.walk import synthesize
