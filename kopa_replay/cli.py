@@ -1133,8 +1133,9 @@ def bench_run(agent_name, snapshot, source, sim_seed, as_of, k, tasks_dir, split
         click.echo(text, nl=False)
         return
     p1, pk = run.report["pass_at_1"], run.report["pass_at_k"]
-    click.echo(f"{agent_name}: {run.report['n_tasks']} tasks x {k} rollouts: pass@1 {p1['combined']:.3f}, "
-               f"pass@{k} {pk['combined']:.3f} (response {p1['response']:.3f}, action {p1['action']:.3f}, "
+    at_k = f", pass@{k} {pk['combined']:.3f}" if k > 1 else ""
+    click.echo(f"{agent_name}: {run.report['n_tasks']} tasks x {k} rollout{'s' if k > 1 else ''}: pass@1 "
+               f"{p1['combined']:.3f}{at_k} (response {p1['response']:.3f}, action {p1['action']:.3f}, "
                f"environment {p1['environment']:.3f}) -> {out}")
 
 
@@ -1205,7 +1206,7 @@ def bench_audit(train_file, tasks_dir, near, as_json) -> None:
 
 @bench.command("build")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Where the task set is written.")
-@click.option("--seed", "seeds", multiple=True, type=int, help="Walk seed (repeatable) [default: 0 1 2].")
+@click.option("--seed", "seeds", multiple=True, type=int, help="Walk seed (repeatable) [default: 0 to 5].")
 @click.option("--per-run", default=150, show_default=True, type=int, help="Walks kept per synthesis run.")
 @click.option("--sim-seed", default=0, show_default=True, type=int, help="World seed of the simulator.")
 @click.option("--as-of", default="2026-09-01", show_default=True, help="Simulator as-of date.")

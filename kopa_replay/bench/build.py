@@ -21,11 +21,16 @@ and nothing else, so it can be rebuilt and reviewed:
    :data:`TARGET_CALLS` calls first.
 4. **The Lightron task** of the paper's appendix (:func:`lightron_plan`).
 5. **Checks** (:func:`task_problems`) that fail the build: a tool name or title, or
-   호출, in a question; a value handed between calls (or the answer) in it; a code the
-   person would not know given to the first call (a corp_code, a stId, a 법정동코드 —
-   only names, places, dates and numbers on signs); an argument the question does not
-   state; a link without an authored relation phrase; a chain that hands back what it
-   just read, takes a lookup it does not use, or hands on only a date.
+   호출, in a question; a value handed between calls (or the answer) in it; a yes/no
+   threshold stated to more than two significant digits (2 × the figure gives it away);
+   a code the person would not know given to the first call (a corp_code, a stId, a
+   법정동코드 — only names, places, dates and numbers on signs); an argument the
+   question does not state; a link without an authored relation phrase; a chain that
+   hands back what it just read, takes a lookup it does not use, or hands on only a date.
+
+Walks through real-time tools (arrivals, bus positions: their answers change minute to
+minute; the paper filtered such tasks out) are not taken, nor two walks with the same
+plan (tools and arguments) or with near-verbatim questions.
 
 A task is ``held_out`` when it touches a platform of :data:`HELD_OUT_PLATFORMS`
 (the paper kept Seoul Open Data and DART/KRX-grounded tasks out of synthesis;
@@ -35,6 +40,7 @@ The plans (trajectories) ship beside the tasks: the baseline agents run them.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
@@ -67,7 +73,7 @@ PATTERN_ORDER = ("chain", "fan_out", "derived", "comparison", "condition")
 class BuildSpec:
     """What the task set is made of: walk seeds, how many walks per run, the domain quotas."""
 
-    seeds: tuple[int, ...] = (0, 1, 2)
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
     per_run: int = 150
     quotas: tuple[tuple[str, int], ...] = (("finance", 40), ("traffic", 34), ("district", 30),
                                            ("education", 18), ("politics", 15), ("law", 12))
@@ -137,11 +143,12 @@ def _shape(trajectory: Trajectory) -> tuple[str, ...]:
 def _walks(catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec, intents: Any) -> list[Trajectory]:
     """Every walk of every run, in the order made, one per plan (state digest and answer program) and per
     question; those over :data:`MAX_CALLS` calls and those that hand on only a date and read one page left out."""
+    from kopa_replay.bench.overlap import plan_signature
     from kopa_replay.synth.questions import IntentWriter
     from kopa_replay.synth.walk import SynthConfig, synthesize
 
     writer = IntentWriter(intents)
-    seen: set[tuple[str, str]] = set()
+    plans: set[Any] = set()
     questions: set[str] = set()
     out: list[Trajectory] = []
     for seed in spec.seeds:
@@ -149,12 +156,15 @@ def _walks(catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec, i
             config = SynthConfig(trajectories=spec.per_run, seed=seed, max_page_size=largest_page,
                                  distinct_tool_sets=False)
             for walk in synthesize(catalog, links, env, config, writer, intents=intents):
-                identity = (walk.state_digest, walk.answer.derivation)
-                if identity in seen or walk.question in questions or len(trajectory_calls(walk)) > spec.max_calls:
+                # one task per plan: the same calls asked another way (a threshold of 26 or of 71) test nothing new
+                plan = plan_signature((tool, args) for _, tool, args in trajectory_calls(walk))
+                if plan in plans or walk.question in questions or len(trajectory_calls(walk)) > spec.max_calls:
                     continue
                 if not (hands_a_code(walk) or reads_pages(walk)):
                     continue  # only a date handed on: the task needs neither a code lookup nor pagination
-                seen.add(identity)
+                if any(intents.tool(step.tool) is not None and intents.tool(step.tool).realtime for step in walk.steps):
+                    continue  # arrivals and bus positions change minute to minute: the paper kept such tasks out
+                plans.add(plan)
                 questions.add(walk.question)
                 out.append(walk)
     return out
@@ -183,24 +193,35 @@ def _ranked(items: Sequence[Trajectory], quota: int) -> list[Trajectory]:
     """One domain's walks in the order selection takes them: a third of the quota in paged reads, then the
     patterns in turn; within each pass a set of tools once before it comes again, calls nearest 5 first."""
     calls = {id(t): len(trajectory_calls(t)) for t in items}
-    order = sorted(items, key=lambda t: (abs(calls[id(t)] - TARGET_CALLS), calls[id(t)], not has_parallel_calls(t),
+    order = sorted(items, key=lambda t: (abs(calls[id(t)] - TARGET_CALLS), -calls[id(t)], not has_parallel_calls(t),
                                          t.question))
+    from kopa_replay.bench.overlap import NEAR_VERBATIM, QuestionIndex, normalize_question
+
     taken: list[Trajectory] = []
     used: set[int] = set()
     shapes: Counter[tuple[str, ...]] = Counter()
+    starts: Counter[str] = Counter()
+    asked = QuestionIndex(())
 
     def take(candidates: Iterable[Trajectory], limit: int, per_shape: int) -> None:
+        nonlocal asked
         for walk in candidates:
             if len(taken) >= limit:
                 return
-            if id(walk) in used or shapes[_shape(walk)] >= per_shape:
+            start = json.dumps([walk.steps[0].tool, dict(walk.steps[0].args)], sort_keys=True, ensure_ascii=False)
+            # one start asked about everything it leads to reads as one question told many ways
+            if id(walk) in used or shapes[_shape(walk)] >= per_shape or starts[start] >= per_shape + 1:
                 continue
+            if asked.nearest(normalize_question(walk.question), NEAR_VERBATIM) is not None:
+                continue  # a question this close to one taken is the same task to a reader
             used.add(id(walk))
             shapes[_shape(walk)] += 1
+            starts[start] += 1
             taken.append(walk)
+            asked = QuestionIndex(normalize_question(t.question) for t in taken)
 
     paged = [t for t in order if reads_pages(t)]
-    for per_shape in (1, 2):
+    for per_shape in (1, 2, 3, 4):  # paged reads come from few tools: let them repeat with other starts
         take(paged, -(-quota // 3), per_shape)
     for per_shape in (1, 2, 3, 4, 6, 8):  # a sparse domain (few tools, so few sets) takes more starts per set
         while True:
@@ -304,6 +325,12 @@ def build_tasks(catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec(),
     return tasks, plans
 
 
+def _round(threshold: Any) -> bool:
+    """At most two significant digits (230, 1,000억, 0.026): a threshold that says nothing exact."""
+    digits = str(threshold).lstrip("-").replace(".", "").lstrip("0").rstrip("0")
+    return len(digits) <= 2
+
+
 def task_problems(task: Task, plan: Trajectory, catalog: Catalog, intents: Any) -> list[str]:
     """What makes ``task`` not a question a person would ask (see the module docstring); [] when nothing does."""
     from kopa_replay.filter.facts import given_args, handed_values
@@ -326,6 +353,10 @@ def task_problems(task: Task, plan: Trajectory, catalog: Catalog, intents: Any) 
             if key in keys or (key.startswith("T:") and key[2:] in flat):
                 problems.append(f"the question states {value!r}, a value a call returns")
                 break
+    spec = plan.meta.get("answer_spec") or {}
+    if spec.get("op") == "threshold" and not _round(spec["threshold"]):
+        problems.append(f"the yes/no threshold {spec['threshold']!r} is stated to more than two significant "
+                        "digits: a multiple of the figure it tests gives that figure away")
     steps = {step.index: step for step in plan.steps}
     for index, param, value in given_args(plan, catalog):
         domain = param_domain(steps[index].tool, param)

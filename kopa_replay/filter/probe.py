@@ -23,8 +23,10 @@ __all__ = ["PROBES", "TRIES", "probe_windows", "unconstrained_verdict", "answers
 
 #: successful perturbed runs each judge gathers per junction before it decides
 PROBES = 2
-#: replacement value sets each judge tries per junction (runs that break count as no evidence)
-TRIES = 4
+#: replacement value sets each judge tries per junction (runs that break count as no evidence). Eight, not
+#: four: on real-time chains the values at one end of a list (routes with no bus running now) break four
+#: runs in a row, and a judge that gives up there keeps an item the other judge convicts
+TRIES = 8
 
 
 def probe_windows(values: tuple, candidates: tuple, count: int, from_end: bool) -> list[tuple]:

@@ -30,6 +30,7 @@ output, a "value" a field does not hold constant, a comparison with a tie.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
@@ -96,8 +97,6 @@ def total(numbers: Sequence[float | int]) -> float | int:
     """A sum that stays an integer over integers (``math.fsum`` for floats: order does not matter)."""
     if all(isinstance(n, int) for n in numbers):
         return int(sum(numbers))
-    import math
-
     return finish(math.fsum(numbers))
 
 
@@ -206,11 +205,14 @@ def _threshold(spec: Mapping[str, Any], groups: Sequence[Sequence[Branch]]) -> b
 
 def _count_of(spec: Mapping[str, Any], groups: Sequence[Sequence[Branch]]) -> int:
     branches = _group(groups, spec["group"])
-    if not spec.get("where"):
+    if not spec.get("where") and not spec.get("distinct"):
         return sum(_count(b) for b in branches)
     if not all(b.complete for b in branches):  # only the records read can be sorted by their fields
         raise AnswerError("a count of some records over a partly read output")
-    return sum(len(_where(b.records, spec["where"])) for b in branches)
+    records = [r for b in branches for r in _where(b.records, spec.get("where"))]
+    if spec.get("distinct"):  # the same route at two stops is one route
+        return len({str(r.get(spec["distinct"])).strip() for r in records if r.get(spec["distinct"]) is not None})
+    return len(records)
 
 
 _OPS: Mapping[str, Callable[[Mapping[str, Any], Sequence[Sequence[Branch]]], Any]] = {
@@ -247,7 +249,8 @@ def render(spec: Mapping[str, Any]) -> str:
     ``pct_change(value(g2[0].clpr), value(g1[0].act_mktprcfl_cvprc_lwtrsprc))``."""
     op = spec["op"]
     if op == "count":
-        return f"count(g{spec['group']}{_where_text(spec)})"
+        distinct = f" distinct {spec['distinct']}" if spec.get("distinct") else ""
+        return f"count(g{spec['group']}{distinct}{_where_text(spec)})"
     if op == "sum":
         return f"sum(g{spec['group']}.{spec['field']}{_where_text(spec)})"
     if op == "value":
@@ -372,12 +375,18 @@ def condition_specs(numeric: list[tuple[dict, str]], groups: Sequence[Sequence[B
         factor = float(rng.choice([0.5, 0.7, 1.4, 2.0]))
         target = x * factor if x != 0 else float(rng.choice([-1.0, 1.0]))
         threshold: float | int
+        # the roundest number within a quarter of the gap around the target — never the target itself:
+        # 224 = 2 × 112 or 100,836,569,412 = 0.7 × 144,052,242,017 would state the figure being tested
+        reach = 0.25 * abs(target - x)
         if isinstance(value, int):  # a count or a sum of counts: "more than 2.8 records" is no question
-            threshold = int(round(target))
+            low, high = math.ceil(target - reach), math.floor(target + max(1.0, reach))
+            if low > high:
+                continue
+            threshold = int(nice_threshold(low, high + 1))
             if threshold == value:
                 continue
         else:
-            threshold = nice_threshold(target, target + 0.1 * abs(target - x))
+            threshold = nice_threshold(target - reach, target + reach)
             if abs(threshold - x) < 0.05 * max(abs(x), 1e-9):
                 continue  # too close to call: a rounding would flip it
         cmp = str(rng.choice([">", "<"]))

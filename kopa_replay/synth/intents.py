@@ -74,7 +74,7 @@ _PAIRS = {"이/가": ("이", "가"), "을/를": ("을", "를"), "은/는": ("은
           "으로/로": ("으로", "로"), "이다/다": ("이다", "다"), "이나/나": ("이나", "나")}
 #: units read aloud after a number: the particle follows the unit's Korean reading
 _UNIT_READING = {"km": "킬로미터", "㎡": "제곱미터", "%": "퍼센트", "m": "미터", "ppm": "피피엠",
-                 "㎍/㎥": "마이크로그램"}
+                 "㎍/㎥": "마이크로그램 퍼 세제곱미터"}
 
 
 def _final(word: str) -> tuple[bool, bool] | None:
@@ -179,16 +179,19 @@ class Entity:
 class Measure:
     """A quantity (or, with ``where``, one row's quantity) a question may ask about.
 
-    ``add``: adding it over records means something (boardings, won, ㎡), not
-    (prices, rates). ``rank_only``: only ever ranked by ("가장 최근에 설립된"),
-    never stated or added (a date). ``more`` / ``less``: the adjective of the
-    largest / smallest ("긴" / "짧은").
+    ``add``: adding it over records means something — ``"across"`` also over
+    several entities (boardings, won, ㎡ of different cities), ``"within"`` only
+    over one entity's records (a company's largest holders' stakes add up to its
+    float held by them; two companies' stakes do not); ``""`` never (prices,
+    rates). ``rank_only``: only ever ranked by ("가장 최근에 설립된"), never stated
+    or added (a date). ``more`` / ``less``: the adjective of the largest /
+    smallest ("긴" / "짧은").
     """
 
     field: str
     says: str
     unit: str = ""
-    add: bool = False
+    add: str = ""
     rank_only: bool = False
     more: str = "큰"
     less: str = "작은"
@@ -223,6 +226,8 @@ class ToolIntent:
     measures: tuple[Measure, ...]
     of: str
     count_where: Mapping[str, str] = field(default_factory=dict)
+    distinct: str | None = None  # the field that tells two records of one thing apart (counted once)
+    realtime: bool = False       # answers change minute to minute (arrivals, positions): no benchmark task
 
     def measure(self, field_name: str, where: Mapping[str, Any] | None = None) -> Measure | None:
         key = (field_name, json.dumps(dict(where or {}), sort_keys=True, ensure_ascii=False))
@@ -371,15 +376,18 @@ class Intents:
         return tuple(out)
 
     def entry_for(self, tool: str, args: Mapping[str, Any], relation: str | None = None,
-                  picked: bool | None = None) -> Entry | None:
+                  picked: bool | None = None, name: str | None = None) -> Entry | None:
         """The start a first call came from: its tool, every argument of the entry among ``args`` — and, where
-        two starts call a tool alike (a statute by its name, or every statute with the name in it), the
-        relation ``relation`` names, or one that picks a record by name exactly when ``picked``."""
+        two starts call a tool alike (a statute by its name, or every statute with the name in it; a city list
+        asked for no city at all), the relation ``relation`` names, one that picks a record by name exactly
+        when ``picked``, and the one whose named attribute is ``name`` (the record picked)."""
         for entry in self.entries:
+            select = entry.relation.select
             if entry.tool == tool and all(_same(args.get(k), v) for k, v in entry.args.items()) \
                     and all(k in entry.args or k in self._paging(tool) for k in args) \
                     and (relation is None or entry.relation.id == relation) \
-                    and (picked is None or (entry.relation.select is not None) == picked):
+                    and (picked is None or (select is not None) == picked) \
+                    and (name is None or select is None or _same(entry.named.attrs.get(select["attr"]), name)):
                 return entry
         return None
 
@@ -407,7 +415,8 @@ class Intents:
             outputs = set(tool.output_fields)
             for output in [*intent.fields, *(f for via in intent.via for f in via.fields),
                            *(m.field for m in intent.measures), *([intent.name] if intent.name else []),
-                           *(k for m in intent.measures for k in m.where), *intent.count_where]:
+                           *(k for m in intent.measures for k in m.where), *intent.count_where,
+                           *([intent.distinct] if intent.distinct else [])]:
                 if output not in outputs:
                     problems.append(f"tool {name}: no output field {output!r}")
         for relation in self.relations:
@@ -422,7 +431,11 @@ class Intents:
                 problems.append(f"relation {relation.id}: tool {relation.tool} has no output field "
                                 f"{relation.select['field']!r} to select by")
         if problems:
-            raise UsageError(f"{self.source}: " + "; ".join(problems))
+            more = f"; … and {len(problems) - 5} more" if len(problems) > 5 else ""
+            raise UsageError(f"{self.source} does not fit this catalog ({len(problems)} problem"
+                             f"{'s' if len(problems) > 1 else ''}): " + "; ".join(problems[:5]) + more +
+                             " — for another catalog write a table of its own (synth --intents FILE) or use "
+                             "synth --writer template")
         paging = {}
         for name in self.tools:
             pagination = catalog.get(name).http.pagination
@@ -502,9 +515,13 @@ def load_intents(path: str | Path | None = None, catalog: Catalog | None = None)
     except OSError as exc:
         raise UsageError(f"intents: cannot read {path}: {exc}") from None
     except yaml.YAMLError as exc:
-        raise UsageError(f"intents: {path} is not YAML: {exc}") from None
+        raise UsageError(f"intents: {path} is not YAML: {' '.join(str(exc).split())}") from None
     if not isinstance(data, Mapping):
         raise UsageError(f"intents: {path} must hold a mapping")
+    unknown = sorted(set(data) - {"entities", "tools", "relations", "named"})
+    if unknown:
+        raise UsageError(f"intents: {path}: unknown section(s) {', '.join(map(str, unknown))} "
+                         "(known: entities, tools, relations, named)")
     entities = {}
     for kind, item in _mapping(data.get("entities"), "entities").items():
         item = _mapping(item, f"entity {kind}")
@@ -527,8 +544,11 @@ def load_intents(path: str | Path | None = None, catalog: Catalog | None = None)
         for n, via in enumerate(item.get("via", ()) or ()):
             via = _mapping(via, f"{where} via {n}")
             kind = _kind(entities, via, "entity", f"{where} via {n}")
-            vias.append(Via(kind, {str(k): str(v) for k, v in _mapping(via.get("fields"), where).items()},
-                            str(_require(via, "says", f"{where} via {n}"))))
+            says = str(_require(via, "says", f"{where} via {n}"))
+            if not says.endswith(entities[kind].noun):  # a reduction's count goes before the noun: "2곳의 시군"
+                raise UsageError(f"intents: {where} via {n}: the phrase {says!r} must end with the noun of "
+                                 f"{kind}, {entities[kind].noun!r}")
+            vias.append(Via(kind, {str(k): str(v) for k, v in _mapping(via.get("fields"), where).items()}, says))
         measures = []
         for field_name, spec in _mapping(item.get("measures"), f"{where} measures").items():
             spec = _mapping(spec if not isinstance(spec, str) else {"says": spec}, f"{where} measure {field_name}")
@@ -538,7 +558,8 @@ def load_intents(path: str | Path | None = None, catalog: Catalog | None = None)
             measures.append(_measure(str(_require(spec, "field", f"{where} fact {n}")), spec, f"{where} fact {n}"))
         tools[name] = ToolIntent(name, entity, str(_require(item, "noun", where)), item.get("counter"), fields,
                                  tuple(vias), item.get("name"), tuple(measures), str(item.get("of", "의")),
-                                 {str(k): str(v) for k, v in _mapping(item.get("count_where"), where).items()})
+                                 {str(k): str(v) for k, v in _mapping(item.get("count_where"), where).items()},
+                                 item.get("distinct"), bool(item.get("realtime", False)))
     relations = []
     seen: set[str] = set()
     for n, item in enumerate(data.get("relations", ()) or ()):
@@ -604,6 +625,9 @@ def _SLOT_NAMES(template: str) -> list[str]:  # noqa: N802 - reads as a set of n
 
 
 def _measure(field_name: str, spec: Mapping[str, Any], where: str) -> Measure:
-    return Measure(field_name, str(_require(spec, "says", where)), str(spec.get("unit", "")),
-                   bool(spec.get("add", False)), bool(spec.get("rank_only", False)), str(spec.get("more", "큰")),
+    add = spec.get("add", False)
+    adds = {True: "across", False: "", "across": "across", "within": "within"}.get(add)
+    if adds is None:
+        raise UsageError(f"intents: {where}: add must be true, false or within, not {add!r}")
+    return Measure(field_name, str(_require(spec, "says", where)), str(spec.get("unit", "")), adds, bool(spec.get("rank_only", False)), str(spec.get("more", "큰")),
                    str(spec.get("less", "작은")), {str(k): str(v) for k, v in _mapping(spec.get("where"), where).items()})

@@ -33,10 +33,12 @@ def _amount(x: Any, unit: str) -> str:
     if isinstance(x, float) and x.is_integer():
         x = int(x)
     if isinstance(x, int) and not isinstance(x, bool):
-        for size, word in ((10 ** 12, "조"), (10 ** 8, "억")):
-            if abs(x) >= size and x % size == 0:
-                return f"{x // size:,}{word}{unit}"
-        if abs(x) >= 10 ** 4 and x % 10 ** 4 == 0 and unit in ("원", "명", "주"):
+        if abs(x) >= 10 ** 12 and x % 10 ** 8 == 0:  # 1,400,000,000,000 → 1조 4,000억
+            jo, eok = divmod(x, 10 ** 12)
+            return f"{jo:,}조{f' {eok // 10 ** 8:,}억' if eok else ''}{unit}"
+        if abs(x) >= 10 ** 8 and x % 10 ** 8 == 0:
+            return f"{x // 10 ** 8:,}억{unit}"
+        if abs(x) >= 10 ** 5 and x % 10 ** 4 == 0:
             return f"{x // 10 ** 4:,}만{unit}"
     return f"{number_text(x)}{unit}"
 
@@ -127,8 +129,10 @@ class Phrasing:
     def _hops(self) -> list[_Hop]:
         start = self.first[0]
         first = self.t.junctions[0].reduction if self.t.junctions else None
+        picked = bool(first and first.op == "match")
         entry = self.intents.entry_for(start.tool, start.args, self.t.meta.get("entry"),
-                                       None if not self.t.junctions else bool(first and first.op == "match")) \
+                                       None if not self.t.junctions else picked,
+                                       first.value if first is not None and picked else None) \
             or self.intents.entry_for(start.tool, start.args, self.t.meta.get("entry"))
         if entry is None:
             raise IntentError(f"intents: no named start for {start.tool} {dict(start.args)} (trajectory {self.t.id})")
@@ -149,7 +153,10 @@ class Phrasing:
                 raise IntentError(f"intents: no relation phrase for the link {source_tool} -> {target.tool} "
                                   f"{dict(junction.binding)} (trajectory {self.t.id})")
             handed, noun = self._handed(k, junction, source, link)
-            e = _plural(handed) if junction.kind == "fan_out" or len(junction.values) > 1 else handed
+            # a threshold may keep one value or five: the phrase must not tell which (the plural says "those")
+            several = junction.kind == "fan_out" or len(junction.values) > 1 or (
+                junction.reduction is not None and junction.reduction.op == "threshold")
+            e = _plural(handed) if several else handed
             hops.append(_Hop(render(link.relation.says, self._values(link.relation, target.args, e)),
                              self._tool(target.tool), handed, noun, link.relation, target.args, link))
         return hops
@@ -231,6 +238,14 @@ class Phrasing:
             noun = source.intent.noun
             if reduction.op in ("max", "min"):
                 adjective = measure.more if reduction.op == "max" else measure.less
+                if link.via is not None:
+                    # the related entities are ranked by their best record: "the 2 cities of the libraries with
+                    # the most books" — the count belongs to the cities, not to the libraries
+                    reduced = f"{records} 중 {josa(measure.says, '이/가')} 가장 {adjective} {noun}"
+                    related = render(link.via.says, {"e": reduced})
+                    if reduction.kept > 1:
+                        related = f"{related[:-len(entity.noun)]}{reduction.kept}{entity.counter}의 {entity.noun}"
+                    return related, entity.noun
                 many = f" {reduction.kept}{source.intent.counter or entity.counter}의" if reduction.kept > 1 else ""
                 reduced = f"{records} 중 {josa(measure.says, '이/가')} 가장 {adjective}{many} {noun}"
             elif reduction.op == "threshold":
@@ -275,14 +290,21 @@ class Phrasing:
         if op == "count":
             if not hop.intent.counter:
                 raise IntentError(f"intents: {hop.intent.tool}'s records are not counted (trajectory {self.t.id})")
-            together = "모두 합쳐" if len(self.t.junctions) and self._branches(spec) > 1 else "모두"
-            return josa(hop.records, "은/는"), f"{together} 몇 {hop.intent.counter}입니까?"
+            if hop.intent.distinct and spec.get("distinct") != hop.intent.distinct:
+                raise IntentError(f"intents: {hop.intent.tool}'s records are counted once each by "
+                                  f"{hop.intent.distinct} (trajectory {self.t.id})")
+            several = self._branches(spec) > 1 and not spec.get("distinct")
+            return josa(hop.records, "은/는"), f"{'모두 합쳐' if several else '모두'} 몇 {hop.intent.counter}입니까?"
         if op == "sum":
             measure = self._measure(hop, spec)
-            if not measure.add:
-                raise IntentError(f"intents: {hop.intent.tool}.{spec['field']} does not add up (trajectory {self.t.id})")
-            return josa(_join(hop.records, hop.intent.of, measure.says), "을/를"), \
-                f"모두 더하면 {_ask_amount(measure.unit)}"
+            several = self._branches(spec) > 1
+            if not measure.add or (several and measure.add != "across"):
+                raise IntentError(f"intents: {hop.intent.tool}.{spec['field']} does not add up "
+                                  f"{'across entities' if several else ''} (trajectory {self.t.id})")
+            figure = _join(hop.records, hop.intent.of, measure.says)
+            if not several:  # one thing's records: its total, not a sum someone asks to add up
+                return josa(figure, "은/는"), f"모두 {_ask_amount(measure.unit)}"
+            return josa(figure, "을/를"), f"모두 더하면 {_ask_amount(measure.unit)}"
         if op == "value":
             measure = self._measure(hop, spec)
             return josa(_join(hop.records, hop.intent.of, measure.says), "은/는"), _ask_amount(measure.unit)
@@ -305,7 +327,9 @@ class Phrasing:
         more = spec["cmp"] == ">"
         if of.get("op") == "count":
             return f"{figure} {limit}보다 {'많습니까' if more else '적습니까'}? (예/아니오)"
-        if of.get("op") == "sum":
+        if of.get("op") == "sum":  # "…는 20만명보다 작습니까" of many records would ask about each of them
+            hop = self._last(of)
+            figure = josa(_join(hop.records, hop.intent.of, self._measure(hop, of).says), "을/를")
             return f"{figure} 모두 더하면 {limit}보다 {'큽니까' if more else '작습니까'}? (예/아니오)"
         return f"{figure} {limit}보다 {'큽니까' if more else '작습니까'}? (예/아니오)"
 
@@ -374,13 +398,15 @@ def propose(intents: Intents, pattern: str, groups: Sequence[Sequence[Branch]], 
         spec: dict[str, Any] = {"op": "count", "group": last}
         if intent.count_where:
             spec["where"] = dict(intent.count_where)
+        if intent.distinct:
+            spec["distinct"] = intent.distinct
         add("count", spec, "")
     records = sum(len(b.records) for b in final)
     for measure in intent.measures:
         if measure.rank_only:
             continue
         where = {"where": dict(measure.where)} if measure.where else {}
-        if measure.add and records >= 2:
+        if (measure.add == "across" or (measure.add and len(final) == 1)) and records >= 2:
             add("sum", {"op": "sum", "group": last, "field": measure.field, **where}, measure.unit)
         if len(final) == 1:
             add("value", {"op": "value", "group": last, "branch": 0, "field": measure.field, **where}, measure.unit)

@@ -8,7 +8,7 @@ A synthesis directory holds::
     stats.json           the corpus statistics (output_digest names trajectories.jsonl), and what was
                          decontaminated: ``decontaminated`` (how many candidates an ``exclude`` hook
                          dropped; null without one), ``decontaminated_against`` (the hook's ``name``),
-                         ``decontaminated_items`` (each: id, question, reason)
+                         ``decontaminated_items`` (each: candidate, question, reason)
     stats.md             the statistics beside the paper's
 
 Everything is a function of (graph, snapshot or simulator seed, configuration, seed).
@@ -57,6 +57,8 @@ def retained_links(graph_path: str | Path, catalog: Catalog) -> list[Link]:
     """The links a pruned graph kept; a candidate graph (never pruned) or another catalog is refused."""
     from kopa_replay.graph.store import load_graph
 
+    if not Path(graph_path).exists():  # synthesis walks a *pruned* graph: building candidates is not enough
+        raise UsageError(f"no pruned graph at {graph_path}: run `kopa-replay graph prune` first")
     links, meta = load_graph(graph_path)
     if meta.get("stage") != "pruned":
         raise UsageError(f"{graph_path} is not a pruned graph: run `kopa-replay graph prune` first")
@@ -87,7 +89,8 @@ def run_synthesis(catalog: Catalog, links: Sequence[Link], env: Any, out: str | 
     """Synthesize, write the directory; the statistics plus attempts and skip reasons.
 
     ``exclude`` (see the module docstring) drops candidates that repeat a benchmark task; each drop is in
-    ``decontaminated_items`` (the id the candidate was made under, its question, the reason). ``intents``
+    ``decontaminated_items`` (which finished candidate it was, counting from 1 over kept and dropped alike —
+    a dropped candidate's id is given again to the next one —, its question, the reason). ``intents``
     (:mod:`kopa_replay.synth.intents`) keeps the walk to the links a person would follow; without a writer
     the questions are then the :class:`~kopa_replay.synth.questions.IntentWriter`'s, and with neither the
     shipped table is used (the catalog must hold its tools).
@@ -98,12 +101,15 @@ def run_synthesis(catalog: Catalog, links: Sequence[Link], env: Any, out: str | 
 
         intents = intents if intents is not None else load_intents(catalog=catalog)
         writer = IntentWriter(intents)
-    dropped: list[dict[str, str]] = []
+    dropped: list[dict[str, Any]] = []
+    finished = 0
 
     def recording(trajectory: Trajectory) -> str | None:
+        nonlocal finished
+        finished += 1
         reason = exclude(trajectory) if exclude is not None else None
         if reason is not None:
-            dropped.append({"id": trajectory.id, "question": trajectory.question, "reason": str(reason)})
+            dropped.append({"candidate": finished, "question": trajectory.question, "reason": str(reason)})
         return reason
 
     result = synthesize_report(catalog, links, env, config, writer, exclude=recording if exclude is not None else None,

@@ -13,7 +13,8 @@ from kopa_replay.env import ToolEnvironment
 from kopa_replay.synth.intents import load_intents
 from kopa_replay.synth.plan import run_plan
 
-SMALL = BuildSpec(seeds=(0,), per_run=14,
+# 30 walks per run: one plan per task and the per-start caps leave a pool the quotas can fill from
+SMALL = BuildSpec(seeds=(0,), per_run=30,
                   quotas=(("finance", 4), ("traffic", 4), ("district", 3), ("education", 2), ("politics", 2),
                           ("law", 1)))
 

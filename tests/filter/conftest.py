@@ -20,8 +20,9 @@ def verified_links(catalog):
 
 @pytest.fixture(scope="session")
 def synthesized(catalog, verified_links):
-    """120 trajectories over the built-in catalog as synthesis makes them by default: walks the intent table
-    gives a meaning, questions a person would ask (≈ 30 s, once per session)."""
+    """Up to 200 trajectories (the `synth` default; the table's links and named starts give ≈ 190) over the
+    built-in catalog as synthesis makes them by default: walks the intent table gives a meaning, questions a person
+    would ask (≈ 50 s, once per session; fewer leave too few large or decimal figures to round)."""
     from kopa_replay.env import ToolEnvironment
     from kopa_replay.synth import SynthConfig, synthesize
     from kopa_replay.synth.intents import load_intents
@@ -29,5 +30,5 @@ def synthesized(catalog, verified_links):
 
     intents = load_intents(catalog=catalog)
     with ToolEnvironment.open(catalog, source="sim") as env:
-        return synthesize(catalog, verified_links, env, SynthConfig(trajectories=120, seed=0), IntentWriter(intents),
+        return synthesize(catalog, verified_links, env, SynthConfig(trajectories=200, seed=0), IntentWriter(intents),
                           intents=intents)

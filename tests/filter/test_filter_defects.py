@@ -133,7 +133,7 @@ def test_the_filter_catches_injected_defects_on_synthesized_trajectories(catalog
     """≥ 95% of each defect kind caught, < 2% of clean items dropped (rates printed; run with -s to see)."""
     from kopa_replay.env import ToolEnvironment
 
-    assert len(synthesized) == 120
+    assert 150 <= len(synthesized) <= 200  # the walk stops where the table's coherent walks run out
     with ToolEnvironment.open(catalog, source="sim") as env:
         report = measure(synthesized, catalog, env, seed=0, per_kind=15)
     summary = {kind: {k: v for k, v in entry.items() if k in ("injected", "caught", "rate", "intended_rate")}

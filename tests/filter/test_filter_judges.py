@@ -133,6 +133,15 @@ def test_judges_look_past_broken_runs_for_evidence():
     assert asked[:4] == [("a",), ("b",), ("c",), ("d",)]
 
 
+def test_judges_look_past_a_run_of_broken_values_at_their_end_of_the_list():
+    # the last four values break the plan (nothing running now on those routes); the token judge, which probes
+    # from the end, must still reach values that run, as the regex judge does from the start
+    answers = {(v,): 3 for v in "abcd"}
+    case, asked = probe_case(answers, tuple("abcdwxyz"))
+    assert verdicts("unconstrained", case) == [True, True]
+    assert ("d",) in asked
+
+
 def test_no_candidates_means_untestable_not_guilty():
     case, asked = probe_case({}, ())
     assert verdicts("unconstrained", case) == [False, False]

@@ -30,7 +30,7 @@ def intents(catalog):
     ("라이트론", "이/가", "라이트론이"), ("노선", "을/를", "노선을"), ("버스", "을/를", "버스를"),
     ("정류소", "은/는", "정류소는"), ("서울", "으로/로", "서울로"), ("강남구", "으로/로", "강남구로"),
     ("학교", "으로/로", "학교로"), ("19001", "이/가", "19001이"), ("4882", "이/가", "4882가"),
-    ("0.023ppm", "을/를", "0.023ppm을"), ("50km", "을/를", "50km를"), ("46㎍/㎥", "을/를", "46㎍/㎥을"),
+    ("0.023ppm", "을/를", "0.023ppm을"), ("50km", "을/를", "50km를"), ("46㎍/㎥", "을/를", "46㎍/㎥를"),  # 마이크로그램 퍼 세제곱미터를
     ("N", "이/가", "N이"),
 ])
 def test_particles_follow_the_last_sound(word, pair, expected):
@@ -226,3 +226,14 @@ def test_intent_walks_take_only_meaningful_links_and_ask_without_tools_or_codes(
             if len(str(value)) >= 4:
                 assert str(value) not in walk.question, (walk.id, value)
         assert Phrasing(intents, walk).incoherent() == [], walk.question
+
+
+def test_starts_that_call_a_tool_alike_are_told_apart_by_the_record_picked(intents):
+    # every TAGO city start calls the city list with no argument: only the name picked tells them apart
+    alike = [e for e in intents.entries if e.tool == "tago_get_cty_code_list"]
+    names = sorted(e.named.attrs["name"] for e in alike)
+    assert len(names) >= 2 and len(set(names)) == len(names)
+    for name in names:
+        entry = intents.entry_for("tago_get_cty_code_list", {}, name=name)
+        assert entry is not None and entry.named.attrs["name"] == name
+    assert intents.entry_for("tago_get_cty_code_list", {}, name="평양직할시") is None

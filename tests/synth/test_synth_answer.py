@@ -153,3 +153,14 @@ def test_conditions_over_counts_use_whole_thresholds(catalog):
         assert spec["op"] == "threshold" and isinstance(value, bool)
         if isinstance(evaluate(spec["of"], groups), int):
             assert isinstance(spec["threshold"], int) and spec["threshold"] != evaluate(spec["of"], groups)
+
+
+def test_a_distinct_count_counts_each_thing_once_however_often_it_is_listed():
+    # the same route passes two stops: two records, one route (and a blank id names no route)
+    stops = [[branch({"busRouteId": "100100118", "n": "1"}, {"busRouteId": "100100124"}, total=2),
+              branch({"busRouteId": "100100118 "}, {"busRouteId": None}, total=2)]]
+    assert evaluate({"op": "count", "group": 0}, stops) == 4
+    assert evaluate({"op": "count", "group": 0, "distinct": "busRouteId"}, stops) == 2
+    partial = [[branch({"busRouteId": "1"}, total=9, complete=False)]]
+    with pytest.raises(AnswerError, match="partly read"):  # the records unread may repeat or not
+        evaluate({"op": "count", "group": 0, "distinct": "busRouteId"}, partial)

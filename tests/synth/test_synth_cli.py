@@ -55,7 +55,7 @@ def test_synth_then_filter_write_datasets_and_rerun_byte_identically(graph_dir, 
 
 
 def test_synth_needs_a_pruned_graph(graph_dir, tmp_path, cli_error):
-    assert "graph build" in cli_error(_run("synth", "--graph-dir", str(tmp_path / "none"), "--out", str(tmp_path / "o")))
+    assert "graph prune" in cli_error(_run("synth", "--graph-dir", str(tmp_path / "none"), "--out", str(tmp_path / "o")))
     candidates_only = tmp_path / "cand"
     candidates_only.mkdir()
     (candidates_only / "graph.json").write_bytes((graph_dir / "candidates.json").read_bytes())

@@ -67,11 +67,14 @@ def test_run_synthesis_decontaminates_against_a_task_set_and_reports_each_drop(c
     on_disk = json.loads((tmp_path / "stats.json").read_text())
     assert on_disk["decontaminated"] == stats["decontaminated"] and on_disk["decontaminated_against"] == "two tasks"
     items = on_disk["decontaminated_items"]
-    assert len(items) == stats["decontaminated"] and all({"id", "question", "reason"} == set(i) for i in items)
-    assert items[0] == {"id": "t0001", "question": tasks[0].question_ko,
+    assert len(items) == stats["decontaminated"] and all({"candidate", "question", "reason"} == set(i) for i in items)
+    assert items[0] == {"candidate": 1, "question": tasks[0].question_ko,
                         "reason": f"verbatim question of benchmark task {tasks[0].id}"}
     rows = [json.loads(line) for line in (tmp_path / "trajectories.jsonl").read_text().splitlines()]
     assert len(rows) == CONFIG.trajectories
+    # every finished candidate is kept or dropped, and each drop says which one it was
+    candidates = [i["candidate"] for i in items]
+    assert candidates == sorted(set(candidates)) and candidates[-1] <= len(rows) + len(items)
     report = audit(items_from_trajectories(rows), items_from_trajectories([t.to_dict() for t in
                                                                           baseline.trajectories[:2]]))
     assert (report["verbatim"]["verbatim"], report["verbatim"]["near_verbatim"], report["plans"]["shared"]) == (0, 0, 0)
