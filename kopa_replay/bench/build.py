@@ -48,6 +48,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from kopa_replay.bench.model import Task
+from kopa_replay.bench.overlap import NEAR_VERBATIM, QuestionIndex, normalize_question, plan_signature
 from kopa_replay.bench.tasks import task_from_trajectory, trajectory_calls
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
@@ -143,7 +144,6 @@ def _shape(trajectory: Trajectory) -> tuple[str, ...]:
 def _walks(catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec, intents: Any) -> list[Trajectory]:
     """Every walk of every run, in the order made, one per plan (state digest and answer program) and per
     question; those over :data:`MAX_CALLS` calls and those that hand on only a date and read one page left out."""
-    from kopa_replay.bench.overlap import plan_signature
     from kopa_replay.synth.questions import IntentWriter
     from kopa_replay.synth.walk import SynthConfig, synthesize
 
@@ -162,7 +162,7 @@ def _walks(catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec, i
                     continue
                 if not (hands_a_code(walk) or reads_pages(walk)):
                     continue  # only a date handed on: the task needs neither a code lookup nor pagination
-                if any(intents.tool(step.tool) is not None and intents.tool(step.tool).realtime for step in walk.steps):
+                if any(getattr(intents.tool(step.tool), "realtime", False) for step in walk.steps):
                     continue  # arrivals and bus positions change minute to minute: the paper kept such tasks out
                 plans.add(plan)
                 questions.add(walk.question)
@@ -195,16 +195,13 @@ def _ranked(items: Sequence[Trajectory], quota: int) -> list[Trajectory]:
     calls = {id(t): len(trajectory_calls(t)) for t in items}
     order = sorted(items, key=lambda t: (abs(calls[id(t)] - TARGET_CALLS), -calls[id(t)], not has_parallel_calls(t),
                                          t.question))
-    from kopa_replay.bench.overlap import NEAR_VERBATIM, QuestionIndex, normalize_question
-
     taken: list[Trajectory] = []
     used: set[int] = set()
     shapes: Counter[tuple[str, ...]] = Counter()
     starts: Counter[str] = Counter()
-    asked = QuestionIndex(())
+    asked = QuestionIndex()
 
     def take(candidates: Iterable[Trajectory], limit: int, per_shape: int) -> None:
-        nonlocal asked
         for walk in candidates:
             if len(taken) >= limit:
                 return
@@ -212,13 +209,14 @@ def _ranked(items: Sequence[Trajectory], quota: int) -> list[Trajectory]:
             # one start asked about everything it leads to reads as one question told many ways
             if id(walk) in used or shapes[_shape(walk)] >= per_shape or starts[start] >= per_shape + 1:
                 continue
-            if asked.nearest(normalize_question(walk.question), NEAR_VERBATIM) is not None:
+            question = normalize_question(walk.question)
+            if asked.nearest(question, NEAR_VERBATIM) is not None:
                 continue  # a question this close to one taken is the same task to a reader
             used.add(id(walk))
             shapes[_shape(walk)] += 1
             starts[start] += 1
             taken.append(walk)
-            asked = QuestionIndex(normalize_question(t.question) for t in taken)
+            asked.add(question)
 
     paged = [t for t in order if reads_pages(t)]
     for per_shape in (1, 2, 3, 4):  # paged reads come from few tools: let them repeat with other starts

@@ -61,9 +61,6 @@ class Match:
             return f"near-verbatim question of benchmark task {self.task_id} (3-gram Jaccard {self.similarity:.3f})"
         return f"same plan as benchmark task {self.task_id}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"task_id": self.task_id, "kind": self.kind, "similarity": round(self.similarity, 4)}
-
 
 class Decontaminator:
     """Which benchmark task a training item repeats; ``__call__`` is the ``exclude`` hook (reason or None).

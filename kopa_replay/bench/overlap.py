@@ -32,15 +32,13 @@ import unicodedata
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
+from kopa_replay.catalog.model import PAGING_PARAMS
+
 __all__ = ["PAGING_PARAMS", "NEAR_VERBATIM", "PlanSignature", "QuestionIndex", "char_ngrams", "jaccard",
            "normalize_question", "paging_params", "plan_signature", "canonical_value", "arguments_of"]
 
 #: char 3-gram Jaccard at or above which a non-identical question counts as near-verbatim
 NEAR_VERBATIM = 0.9
-#: the paging parameters of the built-in catalog (page number, page size, range start/end): a plan read over
-#: other pages or page sizes is the same plan
-PAGING_PARAMS = frozenset({"pageNo", "numOfRows", "pIndex", "pSize", "page", "display", "page_no", "page_count",
-                           "START", "END"})
 
 #: one call of a plan: (tool, ((argument, canonical value), …) sorted by argument)
 Call = tuple[str, tuple[tuple[str, Any], ...]]
@@ -85,13 +83,21 @@ class QuestionIndex:
     the text with fewer grams, then the smaller text.
     """
 
-    def __init__(self, texts: Iterable[str]) -> None:
-        self.texts = frozenset(text for text in texts if text)
-        self._grams = {text: char_ngrams(text) for text in sorted(self.texts)}
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self.texts: set[str] = set()
+        self._grams: dict[str, frozenset[str]] = {}
         self._postings: dict[str, list[str]] = {}
-        for text, grams in self._grams.items():
-            for gram in grams:
-                self._postings.setdefault(gram, []).append(text)
+        for text in sorted(set(texts)):
+            self.add(text)
+
+    def add(self, text: str) -> None:
+        """Index one more normalized text (an empty or known one changes nothing)."""
+        if not text or text in self.texts:
+            return
+        self.texts.add(text)
+        self._grams[text] = grams = char_ngrams(text)
+        for gram in grams:
+            self._postings.setdefault(gram, []).append(text)
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -175,9 +181,4 @@ def plan_signature(calls: Iterable[tuple[str, Mapping[str, Any]]],
 
 def paging_params(catalog: Iterable[Any]) -> frozenset[str]:
     """The names of every paging parameter (page, size, start, end) of a catalog's tools."""
-    names: set[str] = set()
-    for tool in catalog:
-        pagination = tool.http.pagination
-        names.update(n for n in (pagination.page_param, pagination.size_param, pagination.start_param,
-                                 pagination.end_param) if n)
-    return frozenset(names)
+    return frozenset().union(*(tool.http.pagination.params for tool in catalog))

@@ -6,6 +6,7 @@ expands it to the paper's 2,318 tools); ``load_catalog`` reads user files.
 
 from kopa_replay.catalog.load import builtin_catalog, load_catalog, load_catalog_file, tool_to_dict, validate_file
 from kopa_replay.catalog.model import (
+    PAGING_PARAMS,
     Auth,
     Catalog,
     ClientFilter,
@@ -16,6 +17,7 @@ from kopa_replay.catalog.model import (
 )
 
 __all__ = [
+    "PAGING_PARAMS",
     "Auth",
     "Catalog",
     "ClientFilter",

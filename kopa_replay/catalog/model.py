@@ -19,6 +19,7 @@ __all__ = [
     "FORMATS",
     "AUTH_LOCATIONS",
     "PAGINATION_STYLES",
+    "PAGING_PARAMS",
     "Auth",
     "Envelope",
     "Pagination",
@@ -36,6 +37,10 @@ OUTCOMES = ("ok", "no_data", "structural", "environmental")
 FORMATS = ("json", "xml", "zip-xml")
 AUTH_LOCATIONS = ("query", "header", "path", "none")
 PAGINATION_STYLES = ("page", "range", "none")
+#: every paging parameter of the built-in platforms (page number and size, range start and end), for code that
+#: compares calls without a catalog at hand: a call read over other pages is the same call
+PAGING_PARAMS = frozenset({"pageNo", "numOfRows", "pIndex", "pSize", "page", "display", "page_no", "page_count",
+                           "START", "END"})
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -95,6 +100,11 @@ class Pagination:
     end_param: str | None = None
     default_size: int | None = None
     max_size: int | None = None
+
+    @property
+    def params(self) -> frozenset[str]:
+        """The names of the arguments that choose a window of records (page, size, start, end)."""
+        return frozenset(p for p in (self.page_param, self.size_param, self.start_param, self.end_param) if p)
 
 
 @dataclass(frozen=True)

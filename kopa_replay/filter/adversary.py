@@ -53,6 +53,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from kopa_replay.catalog.model import PAGING_PARAMS
 from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.synth.model import Trajectory
 
@@ -67,8 +68,6 @@ INTENDED_CHECK = {**{kind: "disclosed" for kind in LEAK_KINDS}, "paraphrase": "n
                   "unconstrained": "unconstrained"}
 
 #: paging parameters of the built-in platforms, for when no catalog says which they are
-_PAGING = frozenset({"pageNo", "numOfRows", "pIndex", "pSize", "START", "END", "page", "display", "page_no",
-                     "page_count", "perPage"})
 
 
 @dataclass(frozen=True)
@@ -149,13 +148,12 @@ def _shape(value: Any, role: str) -> str | None:
 
 def _paging(catalog: Any, tool: str) -> frozenset[str]:
     if catalog is None:
-        return _PAGING
+        return PAGING_PARAMS
     try:
         pagination = catalog.get(tool).http.pagination
     except (KopaError, AttributeError):
-        return _PAGING
-    return frozenset(p for p in (pagination.page_param, pagination.size_param, pagination.start_param,
-                                 pagination.end_param) if p)
+        return PAGING_PARAMS
+    return pagination.params
 
 
 def _stated(trajectory: Trajectory, catalog: Any) -> list[Any]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Mapping
 
+from kopa_replay.catalog.model import PAGING_PARAMS
 from kopa_replay.errors import KopaError
 from kopa_replay.filter.normalize import informative, value_keys
 from kopa_replay.synth.model import Trajectory
@@ -24,9 +25,6 @@ from kopa_replay.synth.model import Trajectory
 __all__ = ["PAGING_PARAMS", "given_args", "given_values", "handed_values", "answer_values", "secret_values",
            "secret_keys", "given_keys"]
 
-#: paging parameters of the built-in platforms, used when no catalog is at hand
-PAGING_PARAMS = frozenset({"pageNo", "numOfRows", "pIndex", "pSize", "START", "END", "page", "display",
-                           "page_no", "page_count", "perPage"})
 
 
 def _paging(catalog: Any, tool_name: str) -> frozenset[str]:
@@ -36,8 +34,7 @@ def _paging(catalog: Any, tool_name: str) -> frozenset[str]:
         pagination = catalog.get(tool_name).http.pagination
     except KopaError:  # an unknown tool is the malformed check's business, not ours
         return PAGING_PARAMS
-    names = {pagination.page_param, pagination.size_param, pagination.start_param, pagination.end_param}
-    return frozenset(n for n in names if n)
+    return pagination.params
 
 
 def given_args(trajectory: Trajectory, catalog: Any = None) -> list[tuple[int, str, Any]]:

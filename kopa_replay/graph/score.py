@@ -203,9 +203,7 @@ class SemanticScorer:
 
     def _inputs_of(self, tool: Tool) -> list[Slot]:
         if tool.name not in self._inputs:
-            pagination = tool.http.pagination
-            skip = {p for p in (pagination.page_param, pagination.size_param, pagination.start_param,
-                                pagination.end_param) if p}
+            skip = set(tool.http.pagination.params)
             props = tool.input_schema.get("properties", {})
             # choices from a fixed list (report types, result formats) are settings, not handed-over values —
             # unless the list is of entities (the 17 education offices)

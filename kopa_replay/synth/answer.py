@@ -143,11 +143,7 @@ def _value(branch: Branch, field: str, where: Mapping[str, Any] | None = None) -
 def _metric(branch: Branch, metric: Mapping[str, Any]) -> float | int:
     agg = metric["agg"]
     if agg == "count":
-        if metric.get("where"):  # only the records read can be sorted by their fields
-            if not branch.complete:
-                raise AnswerError("a count of some records over a partly read output")
-            return len(_where(branch.records, metric["where"]))
-        return _count(branch)
+        return _counted([branch], metric.get("where"), metric.get("distinct"))
     if agg == "sum":
         return _sum([branch], metric["field"], metric.get("where"))
     if agg == "value":
@@ -203,20 +199,21 @@ def _threshold(spec: Mapping[str, Any], groups: Sequence[Sequence[Branch]]) -> b
     raise AnswerError(f"unknown comparison {spec['cmp']!r}")
 
 
-def _count_of(spec: Mapping[str, Any], groups: Sequence[Sequence[Branch]]) -> int:
-    branches = _group(groups, spec["group"])
-    if not spec.get("where") and not spec.get("distinct"):
+def _counted(branches: Sequence[Branch], where: Mapping[str, Any] | None = None, distinct: str | None = None) -> int:
+    """How many records the branches hold (their reported totals), or only those reading ``where``, or how
+    many distinct values of ``distinct`` they hold (the same route at two stops is one route)."""
+    if not where and not distinct:
         return sum(_count(b) for b in branches)
     if not all(b.complete for b in branches):  # only the records read can be sorted by their fields
         raise AnswerError("a count of some records over a partly read output")
-    records = [r for b in branches for r in _where(b.records, spec.get("where"))]
-    if spec.get("distinct"):  # the same route at two stops is one route
-        return len({str(r.get(spec["distinct"])).strip() for r in records if r.get(spec["distinct"]) is not None})
+    records = [r for b in branches for r in _where(b.records, where)]
+    if distinct:
+        return len({str(r.get(distinct)).strip() for r in records if r.get(distinct) is not None})
     return len(records)
 
 
 _OPS: Mapping[str, Callable[[Mapping[str, Any], Sequence[Sequence[Branch]]], Any]] = {
-    "count": _count_of,
+    "count": lambda s, gs: _counted(_group(gs, s["group"]), s.get("where"), s.get("distinct")),
     "sum": lambda s, gs: _sum(_group(gs, s["group"]), s["field"], s.get("where")),
     "value": lambda s, gs: _value(_branch(gs, s), s["field"], s.get("where")),
     "pct_change": lambda s, gs: pct_change(evaluate(s["a"], gs), evaluate(s["b"], gs)),

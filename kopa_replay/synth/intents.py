@@ -436,17 +436,8 @@ class Intents:
                              f"{'s' if len(problems) > 1 else ''}): " + "; ".join(problems[:5]) + more +
                              " — for another catalog write a table of its own (synth --intents FILE) or use "
                              "synth --writer template")
-        paging = {}
-        for name in self.tools:
-            pagination = catalog.get(name).http.pagination
-            paging[name] = frozenset(p for p in (pagination.page_param, pagination.size_param,
-                                                 pagination.start_param, pagination.end_param) if p)
-        for relation in self.relations:
-            pagination = catalog.get(relation.tool).http.pagination
-            paging.setdefault(relation.tool, frozenset(p for p in (pagination.page_param, pagination.size_param,
-                                                                   pagination.start_param, pagination.end_param)
-                                                       if p))
-        self._paging_params = paging
+        self._paging_params = {name: catalog.get(name).http.pagination.params
+                               for name in {*self.tools, *(relation.tool for relation in self.relations)}}
         return self
 
     @staticmethod

@@ -12,7 +12,7 @@ from typing import Any, Callable
 from kopa_replay.synth.model import Answer, Junction, Reduction, Step, Trajectory
 from kopa_replay.synth.plan import Perturbation
 
-__all__ = ["trajectory", "FakeRun", "FakePlanner", "moves_with"]
+__all__ = ["trajectory", "company_items", "FakeRun", "FakePlanner", "moves_with"]
 
 
 def trajectory(id: str = "t0001", *, question: str | None = None, answer: Answer | None = None,
@@ -33,6 +33,15 @@ def trajectory(id: str = "t0001", *, question: str | None = None, answer: Answer
         "회사명 라이트론으로 「공시대상회사 고유번호 검색」을 호출하고, 그 결과의 DART 고유번호로 "
         "「전환사채권 발행결정」을 호출했을 때, 전환가액 대비 종가는 몇 %입니까?",
         tuple(handed), "digest-" + id, dict(meta or {"page_budget": 5, "fan_out_budget": 5}))
+
+
+def company_items() -> list[Trajectory]:
+    """Three items, one per company, whose questions differ only in the company and the report asked about."""
+    return [trajectory(f"t{i:04d}", start_args={"corp_name": name},
+                       question=f"회사명 {name}으로 「공시대상회사 고유번호 검색」을 호출하고, 그 결과로 "
+                                f"{topic}을 찾으면 몇 %입니까?")
+            for i, (name, topic) in enumerate([("라이트론", "전환사채 발행결정"), ("삼성전자", "자기주식 취득"),
+                                               ("카카오", "유상증자 결정")])]
 
 
 @dataclass

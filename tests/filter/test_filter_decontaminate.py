@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-from filter_fixtures import FakePlanner, moves_with, trajectory
+from filter_fixtures import FakePlanner, company_items, moves_with
 from kopa_replay.filter import DECONTAMINATION_CHECK, STAGES, Discard, run_filter
-
-
-def _items():
-    return [trajectory(f"t{i:04d}", start_args={"corp_name": name},
-                       question=f"회사명 {name}으로 「공시대상회사 고유번호 검색」을 호출하고, 그 결과로 "
-                                f"{topic}을 찾으면 몇 %입니까?")
-            for i, (name, topic) in enumerate([("라이트론", "전환사채 발행결정"), ("삼성전자", "자기주식 취득"),
-                                               ("카카오", "유상증자 결정")])]
 
 
 class Named:
@@ -29,7 +21,7 @@ class Named:
 def test_an_excluded_item_is_discarded_first_with_its_reason(catalog):
     planner = FakePlanner(answer=moves_with({}), candidates={0: ("00999999",)})
     hook = Named({"t0001": "same plan as benchmark task kopa-finance-007"})
-    result = run_filter(_items(), catalog, None, planner=planner, exclude=hook)
+    result = run_filter(company_items(), catalog, None, planner=planner, exclude=hook)
     assert [t.id for t in result.kept] == ["t0000", "t0002"]
     assert result.discarded == [Discard("t0001", "decontaminate", DECONTAMINATION_CHECK,
                                         "same plan as benchmark task kopa-finance-007")]
@@ -46,7 +38,7 @@ def test_an_excluded_item_is_discarded_first_with_its_reason(catalog):
 
 def test_without_a_hook_the_stage_passes_everything(catalog):
     planner = FakePlanner(answer=moves_with({}), candidates={0: ("00999999",)})
-    result = run_filter(_items(), catalog, None, planner=planner)
+    result = run_filter(company_items(), catalog, None, planner=planner)
     assert len(result.kept) == 3 and result.report["decontaminated"] is None
     assert result.report["stages"]["decontaminate"] == {"in": 3, "out": 3, "applied": False, "discarded": 0,
                                                         "items": []}
@@ -57,7 +49,7 @@ def test_the_benchmark_matcher_as_the_hook(catalog):
     from kopa_replay.bench.model import Task
     from kopa_replay.synth.model import Answer
 
-    items = _items()
+    items = company_items()
     same_question = Task("kopa-a", items[0].question + "  ", Answer("number", 1))
     same_plan = Task("kopa-b", "전혀 다른 질문", Answer("number", 1),
                      reference_calls=tuple((s.tool, {**s.args, "page_no": 2}) for s in reversed(items[2].steps)))

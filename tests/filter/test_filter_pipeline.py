@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from filter_fixtures import FakePlanner, moves_with, trajectory
+from filter_fixtures import FakePlanner, company_items, moves_with, trajectory
 from kopa_replay.errors import UsageError
 from kopa_replay.filter import (JUDGE_CHECKS, Discard, FilterConfig, RegexJudge, TokenJudge, Verdict,
                                 run_filter)
@@ -23,17 +23,9 @@ class Always:
         return Verdict(self.discard, f"{self.name} always says {'discard' if self.discard else 'keep'}")
 
 
-def _items():
-    return [trajectory(f"t{i:04d}", start_args={"corp_name": name},
-                       question=f"회사명 {name}으로 「공시대상회사 고유번호 검색」을 호출하고, 그 결과로 "
-                                f"{topic}을 찾으면 몇 %입니까?")
-            for i, (name, topic) in enumerate([("라이트론", "전환사채 발행결정"), ("삼성전자", "자기주식 취득"),
-                                               ("카카오", "유상증자 결정")])]
-
-
 def test_clean_items_pass_every_stage(catalog):
     planner = FakePlanner(answer=moves_with({}), candidates={0: ("00999999",)})
-    result = run_filter(_items(), catalog, None, planner=planner)
+    result = run_filter(company_items(), catalog, None, planner=planner)
     assert [t.id for t in result.kept] == ["t0000", "t0001", "t0002"]
     assert result.discarded == [] and result.replaced == []
     stages = result.report["stages"]
@@ -46,14 +38,14 @@ def test_clean_items_pass_every_stage(catalog):
 
 def test_one_judge_saying_discard_is_not_enough(catalog):
     planner = FakePlanner(answer=moves_with({}))
-    result = run_filter(_items(), catalog, None, [Always("strict", True), RegexJudge()], planner=planner)
+    result = run_filter(company_items(), catalog, None, [Always("strict", True), RegexJudge()], planner=planner)
     assert len(result.kept) == 3
     assert result.report["stages"]["judges"]["disagreements"] == dict.fromkeys(JUDGE_CHECKS, 3)
 
 
 def test_two_judges_agreeing_discard_and_both_are_quoted(catalog):
     planner = FakePlanner(answer=moves_with({}))
-    result = run_filter(_items()[:1], catalog, None, [Always("a", True), Always("b", True)], planner=planner)
+    result = run_filter(company_items()[:1], catalog, None, [Always("a", True), Always("b", True)], planner=planner)
     (discard,) = result.discarded
     assert discard == Discard("t0000", "judges", "wrong_script",
                               "a: a always says discard; b: b always says discard")
@@ -68,7 +60,7 @@ def test_two_judges_agreeing_discard_and_both_are_quoted(catalog):
 ])
 def test_the_judge_panel_is_checked(catalog, judges, words):
     with pytest.raises(UsageError, match=words):
-        run_filter(_items(), catalog, None, judges, planner=FakePlanner())
+        run_filter(company_items(), catalog, None, judges, planner=FakePlanner())
 
 
 def test_ids_must_be_unique(catalog):
@@ -84,7 +76,7 @@ def test_config_is_checked():
 
 
 def test_every_stage_leaves_a_reason(catalog):
-    items = _items()
+    items = company_items()
     items.append(dataclasses.replace(trajectory("t0003"), question=""))                       # malformed
     items.append(trajectory("t0004", start_args={"corp_name": "네이버"}))                       # not reproducible
     items.append(dataclasses.replace(items[0], id="t0005"))                                      # duplicate of t0000
@@ -155,7 +147,7 @@ def test_a_failed_resolution_keeps_the_stored_answer(catalog):
 def test_stages_can_be_switched_off(catalog):
     planner = FakePlanner(answer=lambda t, p, c: None)  # every re-run would fail
     config = FilterConfig(reproduce=False, resolve=False)
-    result = run_filter(_items(), catalog, None, planner=planner, config=config)
+    result = run_filter(company_items(), catalog, None, planner=planner, config=config)
     assert len(result.kept) == 3 and result.report["stages"]["resolve"]["skipped"] == 3
     assert not any(call[0] == "run_plan" and call[2] is None for call in planner.calls)
 
