@@ -69,17 +69,17 @@ CONCEPTS: tuple[Concept, ...] = (
              "시군명|시군구명|자치구명|시도명|지역명|법정동명|자치구|district name|region name"),
     # transit
     _concept("city_code", IDENTIFIER, "cityCode citycode", "도시코드|city code"),
-    _concept("route_id", IDENTIFIER, "routeId routeid busRouteId BUS_ROUTE_ID", "노선id|route id"),
-    _concept("route_no", NAME, "routeNo routeno routenm busRouteNm rtNm BUS_ROUTE_NO BUS_ROUTE_NM strSrch "
+    _concept("route_id", IDENTIFIER, "routeId routeid busRouteId BUS_ROUTE_ID RTE_ID", "노선id|route id"),
+    _concept("route_no", NAME, "routeNo routeno routenm busRouteNm rtNm BUS_ROUTE_NO BUS_ROUTE_NM RTE_NO RTE_NM strSrch "
              "busRouteAbrv", "노선번호|노선명|route number|route name"),
-    _concept("stop_id", IDENTIFIER, "nodeId nodeid stId STND_BSST_ID nextStId lastStnId station trnstnid",
+    _concept("stop_id", IDENTIFIER, "nodeId nodeid stId STND_BSST_ID STOPS_ID nextStId lastStnId station trnstnid",
              "정류소id|정류장id|stop id|station id"),
-    _concept("stop_no", IDENTIFIER, "nodeNo nodeno arsId BSST_ARS_NO stationNo",
+    _concept("stop_no", IDENTIFIER, "nodeNo nodeno arsId BSST_ARS_NO STOPS_ARS_NO stationNo",
              "정류소번호|정류소 고유번호|정류장 ars|number printed"),
     _concept("stop_name", NAME, "nodeNm nodenm stSrch stNm startnodenm endnodenm nxtStn stBegin stEnd "
              "edStationNm", "정류소명|정류장명|stop name|station name"),
-    _concept("subway_station", NAME, "SUB_STA_NM", "역명"),
-    _concept("subway_line", NAME, "LINE_NUM", "호선"),
+    _concept("subway_station", NAME, "SUB_STA_NM SBWY_STNS_NM", "역명"),
+    _concept("subway_line", NAME, "LINE_NUM SBWY_ROUT_LN_NM", "호선"),
     # education
     _concept("office_code", IDENTIFIER, "ATPT_OFCDC_SC_CODE", "교육청코드|education office"),
     _concept("school_code", IDENTIFIER, "SD_SCHUL_CODE", "행정표준코드|school code"),

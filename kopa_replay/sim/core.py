@@ -195,6 +195,9 @@ class Protocol:
     public_keys: tuple[str, ...] = ()
     #: parameters that only choose a page (the full result is cached without them)
     paging_params: tuple[str, ...] = ()
+    #: rows a page may hold when the request carries no key at all (NEIS serves such calls as a
+    #: sample); None: a request without a key is refused like a wrong key
+    keyless_rows: int | None = None
 
     def route(self, request: SimRequest) -> tuple[str, dict[str, str]]:
         return request.path, {}
@@ -203,6 +206,10 @@ class Protocol:
         if self.key_header:
             return request.headers.get(self.key_header.lower())
         return request.param_ci(*self.key_params) if self.key_params else None
+
+    def keyless(self, request: SimRequest, path_params: Mapping[str, str]) -> bool:
+        """Whether this request is a keyless sample call the platform answers (see ``keyless_rows``)."""
+        return self.keyless_rows is not None and not (self.api_key(request, path_params) or "").strip()
 
     def wants_xml(self, request: SimRequest, endpoint: Endpoint | None, path_params: Mapping[str, str]) -> bool:
         return False

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from kopa_replay.sim.core import Doc
 
-__all__ = ["DRIFT_KINDS", "DriftEvent", "TIMELINE", "ActiveDrift", "events_between"]
+__all__ = ["DRIFT_KINDS", "DriftEvent", "HISTORY", "TIMELINE", "ActiveDrift", "current_names", "events_between"]
 
 DRIFT_KINDS = (
     "field_renamed",
@@ -51,8 +51,41 @@ def _event(date: str, platform: str, tool: str, field_name: str, kind: str, note
     return DriftEvent(dt.date.fromisoformat(date), platform, tool, field_name, kind, detail, note)
 
 
-#: The simulated API changes between 2026-09-01 and 2026-12-01, oldest first.
-TIMELINE: tuple[DriftEvent, ...] = (
+def _renames(date: str, platform: str, tool: str, note: str, names: Mapping[str, str]) -> tuple[DriftEvent, ...]:
+    return tuple(_event(date, platform, tool, old, "field_renamed", note, to=new) for old, new in names.items())
+
+
+# Seoul's card-ridership datasets replaced their field names (older clients read USE_DT/RIDE_PASGR_NUM, current
+# clients and a 2026-03-27 live response read USE_YMD/GTON_TNOPE). The date was not announced: PublicDataReader
+# still used the old names at its last change (2023-01-19), clients used the new ones by 2026-02-09. It is placed
+# in the middle of that span; a date is needed so that an as-of date before it serves the old names.
+_SEOUL_RIDERSHIP_RENAMED = "2024-08-01"
+_RIDERSHIP_NOTE = "승하차 인원 항목명 표준화 | ridership field names standardised"
+
+#: Renames from before the snapshot window (2026-09-01): the simulated datasets are built with the names they were
+#: first published under, and these events give them the names the platforms use today.
+HISTORY: tuple[DriftEvent, ...] = (
+    *_renames(_SEOUL_RIDERSHIP_RENAMED, "seoul", "seoul_card_subway_stats_new", _RIDERSHIP_NOTE, {
+        "USE_DT": "USE_YMD", "LINE_NUM": "SBWY_ROUT_LN_NM", "SUB_STA_NM": "SBWY_STNS_NM",
+        "RIDE_PASGR_NUM": "GTON_TNOPE", "ALIGHT_PASGR_NUM": "GTOFF_TNOPE", "WORK_DT": "REG_YMD"}),
+    *_renames(_SEOUL_RIDERSHIP_RENAMED, "seoul", "seoul_card_bus_statistics_service_new", _RIDERSHIP_NOTE, {
+        "USE_DT": "USE_YMD", "BUS_ROUTE_ID": "RTE_ID", "BUS_ROUTE_NO": "RTE_NO", "BUS_ROUTE_NM": "RTE_NM",
+        "STND_BSST_ID": "STOPS_ID", "BSST_ARS_NO": "STOPS_ARS_NO", "BUS_STA_NM": "SBWY_STNS_NM",
+        "RIDE_PASGR_NUM": "GTON_TNOPE", "ALIGHT_PASGR_NUM": "GTOFF_TNOPE", "WORK_DT": "REG_YMD"}),
+)
+
+
+def current_names(tool: str, names: Mapping[str, Any], history: Iterable[DriftEvent] = HISTORY) -> dict[str, Any]:
+    """``names`` (field → anything) with each field under the name it has today, after the historical renames."""
+    renamed = dict(names)
+    for event in history:
+        if event.tool == tool and event.kind == "field_renamed" and event.field in renamed:
+            renamed = {(event.detail["to"] if k == event.field else k): v for k, v in renamed.items()}
+    return renamed
+
+
+#: The simulated API changes: the historical renames, then those between 2026-09-01 and 2026-12-01, oldest first.
+TIMELINE: tuple[DriftEvent, ...] = HISTORY + (
     _event("2026-09-15", "datagokr", "datagokr_get_stock_price_info", "fltRt", "type_changed",
            "등락률이 문자열에서 숫자로 바뀜 | fluctuation rate sent as a JSON number", to="number"),
     _event("2026-09-22", "dart", "dart_company", "ir_url", "field_removed",

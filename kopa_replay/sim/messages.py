@@ -47,7 +47,9 @@ class SimRequest:
         """From a loopback request target whose first path segment is the real host name."""
         parts = urlsplit(target)
         segments = parts.path.lstrip("/").split("/", 1)
-        host = segments[0].lower()
+        # A client rerouted with the host kept as written may keep its port too
+        # (Seoul's real base URL is openapi.seoul.go.kr:8088): the host is the name alone.
+        host = segments[0].lower().split(":", 1)[0]
         path = "/" + (segments[1] if len(segments) > 1 else "")
         return cls(method.upper(), host, path, tuple(parse_qsl(parts.query, keep_blank_values=True)),
                    {k.lower(): v for k, v in (headers or {}).items()}, body)

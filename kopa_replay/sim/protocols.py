@@ -147,10 +147,12 @@ class HeadRowProtocol(Protocol):
     key_params = ("KEY",)
     paging_params = ("pIndex", "pSize")
 
-    def __init__(self, *, prefix: str = "/", default_size: int = 100, max_size: int = 1000) -> None:
+    def __init__(self, *, prefix: str = "/", default_size: int = 100, max_size: int = 1000,
+                 keyless_rows: int | None = None) -> None:
         self.prefix = prefix
         self.default_size = default_size
         self.max_size = max_size
+        self.keyless_rows = keyless_rows
 
     def route(self, request: SimRequest) -> tuple[str, dict[str, str]]:
         path = request.path
@@ -171,6 +173,8 @@ class HeadRowProtocol(Protocol):
         size_text = (params.get("pSize") or "").strip()
         if size_text.isdigit() and cap is not None and int(size_text) > cap:
             raise BadParam("pSize", size_text)
+        if self.keyless(ctx.request, ctx.path_params):
+            return paged(params, "pIndex", "pSize", self.default_size, self.keyless_rows)
         return paged(params, "pIndex", "pSize", self.default_size, None)
 
     def _root(self, ctx: Context) -> str:

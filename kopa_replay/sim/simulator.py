@@ -27,7 +27,7 @@ from kopa_replay.sim.core import (
     Query,
     serialize,
 )
-from kopa_replay.sim.drift import TIMELINE, ActiveDrift, DriftEvent
+from kopa_replay.sim.drift import HISTORY, TIMELINE, ActiveDrift, DriftEvent
 from kopa_replay.sim.faults import fault_for
 from kopa_replay.sim.messages import SimRequest, SimResponse
 from kopa_replay.sim.registry import Registry, registry
@@ -78,7 +78,8 @@ class Simulator:
         self.fault_rate = float(fault_rate)
         self.api_key = api_key or accepted_key()
         self.world = World(seed, world_size)
-        self.timeline = timeline if drift else ()
+        # Without drift the platforms stay as they were at 2026-09-01: the renames from before then still hold.
+        self.timeline = timeline if drift else tuple(e for e in timeline if e in HISTORY)
         self.registry = registry_ or registry()
         self._attempts: dict[str, int] = {}
         self._cache: OrderedDict[tuple, list[dict[str, Any]]] = OrderedDict()
@@ -119,7 +120,7 @@ class Simulator:
                                "text/html;charset=UTF-8")
 
         key = proto.api_key(request, path_params)
-        if key != self.api_key and key not in proto.public_keys:
+        if key != self.api_key and key not in proto.public_keys and not proto.keyless(request, path_params):
             return self._finish(ctx, proto.error(ctx, ErrorKind.INVALID_KEY))
         if fault is not None:
             return self._finish(ctx, proto.error(ctx, fault))

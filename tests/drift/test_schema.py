@@ -162,15 +162,15 @@ def test_the_http_status_stands_in_when_the_body_has_no_code(catalog):
 # -- pagination ----------------------------------------------------------------
 
 def seoul_rows(count: int, total: int) -> dict:
-    rows = [{"USE_DT": "20260825", "SUB_STA_NM": f"역{i}", "RIDE_PASGR_NUM": i} for i in range(count)]
+    rows = [{"USE_YMD": "20260825", "SBWY_STNS_NM": f"역{i}", "GTON_TNOPE": i} for i in range(count)]
     return {"CardSubwayStatsNew": {"list_total_count": total, "RESULT": {"CODE": "INFO-000", "MESSAGE": "정상"},
                                    "row": rows}}
 
 
 def test_page_evidence_reads_start_and_end_from_the_path(catalog):
     too_big = {"RESULT": {"CODE": "ERROR-336", "MESSAGE": "데이터요청은 한번에 최대 500건을 넘을 수 없습니다."}}
-    responses = [recorded(catalog, SUBWAY, {"USE_DT": "20260825", "START": 1, "END": 100}, seoul_rows(100, 580)),
-                 recorded(catalog, SUBWAY, {"USE_DT": "20260825", "START": 1, "END": 1000}, too_big)]
+    responses = [recorded(catalog, SUBWAY, {"USE_YMD": "20260825", "START": 1, "END": 100}, seoul_rows(100, 580)),
+                 recorded(catalog, SUBWAY, {"USE_YMD": "20260825", "START": 1, "END": 1000}, too_big)]
     schema = infer_tool_schema(catalog.get(SUBWAY), responses)
     assert schema.pagination == PageEvidence("END", max_answered=100, max_probed=1000, size_error=True)
     assert infer_tool_schema(catalog.get(SUBWAY), responses[:1]).pagination.size_error is False

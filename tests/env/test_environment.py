@@ -149,7 +149,7 @@ def test_fetch_all_pages_through_more_than_500_records(counted):
     assert result.ok and result.complete and result.total_count == 896
     assert len(result.records) == 896 and result.pages == 9 == len(transport.requests)
     assert [e.args for e in env.log][:2] == [(("pSize", 100),), (("pIndex", 2), ("pSize", 100))]
-    ranged = env.fetch_all("seoul_card_subway_stats_new", {"USE_DT": "20260825", "START": 1, "END": 100})
+    ranged = env.fetch_all("seoul_card_subway_stats_new", {"USE_YMD": "20260825", "START": 1, "END": 100})
     assert ranged.ok and ranged.total_count == len(ranged.records) == 580 and ranged.pages == 6
     assert dict(env.log[-1].args)["START"] == 501 and dict(env.log[-1].args)["END"] == 600
 

@@ -17,7 +17,7 @@ from kopa_replay.errors import CassetteMiss
 CALLS = [
     ("dart_company", {"corp_code": "00439743"}),
     ("krx_stk_bydd_trd", {"basDd": "20260831"}),
-    ("seoul_card_subway_stats_new", {"USE_DT": "20260825", "START": 1, "END": 3}),
+    ("seoul_card_subway_stats_new", {"USE_YMD": "20260825", "START": 1, "END": 3}),
     ("law_search_law", {"query": "도로교통법"}),
 ]
 

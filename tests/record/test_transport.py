@@ -19,7 +19,7 @@ CALLS = [
     ("dart_cvbd_is_decsn", {"corp_code": "00439743", "bgn_de": "20260101", "end_de": "20260131"}),
     ("datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"}),
     ("krx_stk_bydd_trd", {"basDd": "20260831"}),
-    ("seoul_card_subway_stats_new", {"USE_DT": "20260825", "START": 1, "END": 5}),
+    ("seoul_card_subway_stats_new", {"USE_YMD": "20260825", "START": 1, "END": 5}),
     ("law_search_law", {"query": "도로교통법"}),
     ("neis_school_info", {"ATPT_OFCDC_SC_CODE": "B10", "pSize": 20}),
 ]

@@ -13,7 +13,7 @@ from kopa_replay.env.parse import lookup, parse_body, xml_to_dict
 from kopa_replay.errors import SimError
 from kopa_replay.sim import SimRequest, Simulator, SimTransport
 from kopa_replay.sim.core import BadParam, Doc, paged, xml_bytes
-from kopa_replay.sim.drift import TIMELINE, ActiveDrift, DriftEvent, events_between
+from kopa_replay.sim.drift import ActiveDrift, DriftEvent, events_between
 from kopa_replay.sim.faults import FAULT_KINDS, fault_for
 
 _tag = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True)
@@ -102,7 +102,7 @@ def test_doc_level_drift_kinds():
 
 
 def test_drift_is_in_force_from_its_date_on():
-    event = TIMELINE[0]
+    event = events_between(dt.date(2026, 9, 1))[0]   # a single event on its tool and day
     assert not ActiveDrift.at(event.tool, event.date - dt.timedelta(days=1))
     assert ActiveDrift.at(event.tool, event.date).events == (event,)
 

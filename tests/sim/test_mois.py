@@ -15,6 +15,8 @@ REGION = "datagokr_get_stan_regin_cd_list"
 STDG = "datagokr_select_stdg_ppltn_hh_stus"
 ADMM = "datagokr_select_admm_ppltn_hh_stus"
 TRADE = "datagokr_get_rtms_data_svc_apt_trade"
+TRADE_DEV = "datagokr_get_rtms_data_svc_apt_trade_dev"
+RENT = "datagokr_get_rtms_data_svc_apt_rent"
 
 
 def raw(client, catalog, tool: str, key: str = "sim-key", **args) -> httpx.Response:
@@ -167,10 +169,49 @@ def test_trade_codes_are_five_digits_and_future_months_are_empty(call):
     assert call(TRADE, LAWD_CD="99999", DEAL_YMD="202607").outcome == "empty"
 
 
+# The 일반 service's 20 fields, and what the 상세 service adds (국토교통부 실거래가 open API guide, 2024-07-17).
+_TRADE_FIELDS = {"sggCd", "umdNm", "aptNm", "jibun", "excluUseAr", "dealYear", "dealMonth", "dealDay", "dealAmount",
+                 "floor", "buildYear", "cdealType", "cdealDay", "dealingGbn", "estateAgentSggNm", "rgstDate", "aptDong",
+                 "slerGbn", "buyerGbn", "landLeaseholdGbn"}
+_DETAIL_ONLY = {"umdCd", "landCd", "bonbun", "bubun", "roadNm", "roadNmSggCd", "roadNmCd", "roadNmSeq", "roadNmbCd",
+                "roadNmBonbun", "roadNmBubun", "aptSeq"}
+
+
+def test_the_detailed_service_is_the_ordinary_one_plus_lot_and_road_codes(call):
+    basic = call(TRADE, LAWD_CD="11680", DEAL_YMD="202607", numOfRows=9999)
+    detail = call(TRADE_DEV, LAWD_CD="11680", DEAL_YMD="202607", numOfRows=9999)
+    assert {k for r in basic.records for k in r} == _TRADE_FIELDS
+    assert {k for r in detail.records for k in r} == _TRADE_FIELDS | _DETAIL_ONLY
+    assert [{k: r[k] for k in _TRADE_FIELDS} for r in detail.records] == basic.records
+    row = detail.records[0]
+    assert row["aptSeq"].startswith("11680-") and row["roadNmSggCd"] == "11680" and len(row["umdCd"]) == 5
+    assert len(row["bonbun"]) == len(row["bubun"]) == 4 and len(row["roadNmCd"]) == 7
+
+
+def test_rtms_pages_are_not_capped_at_a_thousand_rows(call):
+    month = call(TRADE, LAWD_CD="11680", DEAL_YMD="202607", numOfRows=9999)
+    assert month.total_count == len(month.records)
+    whole = call(RENT, LAWD_CD="41110", DEAL_YMD="202606", numOfRows=5000)
+    assert len(whole.records) == whole.total_count and whole.outcome == "ok"
+
+
+def test_rents_are_deposits_and_monthly_rents_in_manwon_with_renewals_spelled_out(call):
+    result = call(RENT, LAWD_CD="11680", DEAL_YMD="202607", numOfRows=9999)
+    assert result.outcome == "ok" and result.total_count == len(result.records) >= 30
+    for row in result.records:
+        assert row["deposit"].replace(",", "").isdigit() and row["monthlyRent"].replace(",", "").isdigit()
+        assert row["contractType"] in ("신규", "갱신", " ")
+        renewed = row["contractType"] == "갱신"
+        assert (row["preDeposit"] != " ") == renewed and (row["useRRRight"] == " " or renewed)
+        assert row["contractTerm"] == " " or (row["contractTerm"][6] == "~" and len(row["contractTerm"]) == 13)
+        assert row["roadnmsggcd"] == "11680" and row["aptSeq"].startswith("11680-")
+    assert {r["monthlyRent"] == "0" for r in result.records} == {True, False}   # both 전세 and 월세
+
+
 def test_late_reports_fill_the_latest_month_in(catalog):
     def trades(as_of):
         with httpx.Client(transport=SimTransport(Simulator(seed=0, as_of=as_of))) as client:
-            result = execute(catalog.get(TRADE), {"LAWD_CD": "41110", "DEAL_YMD": "202608", "numOfRows": 1000},
+            result = execute(catalog.get(TRADE_DEV), {"LAWD_CD": "41110", "DEAL_YMD": "202608", "numOfRows": 1000},
                              client, "sim-key")
         return {(r["aptSeq"], r["dealDay"], r["floor"], r["dealAmount"]) for r in result.records}
 

@@ -86,6 +86,17 @@ def test_invalid_key_is_error_290_in_a_bare_result():
                                "MESSAGE": "인증키가 유효하지 않습니다. 인증키가 없는 경우, 홈페이지에서 인증키를 신청하십시오."}}
 
 
+def test_a_call_without_key_is_answered_as_a_sample_of_five_rows_a_page():
+    keyed_total, keyed = _rows(_get("schoolInfo", ATPT_OFCDC_SC_CODE="B10", pSize=100).json(), "schoolInfo")
+    for params in ({"KEY": None}, {"KEY": ""}):
+        total, rows = _rows(_get("schoolInfo", ATPT_OFCDC_SC_CODE="B10", pSize=100, **params).json(), "schoolInfo")
+        assert (total, rows) == (keyed_total, keyed[:5])
+    _, second = _rows(_get("schoolInfo", KEY=None, ATPT_OFCDC_SC_CODE="B10", pIndex=2, pSize=100).json(),
+                      "schoolInfo")
+    assert second == keyed[5:10]
+    assert _get("schoolInfo", KEY="wrong").json()["RESULT"]["CODE"] == "ERROR-290"
+
+
 def test_no_data_is_info_200_and_missing_school_code_is_error_300():
     assert _get("schoolInfo", SCHUL_NM="존재하지않는학교").json()["RESULT"]["CODE"] == "INFO-200"
     assert _get("mealServiceDietInfo", ATPT_OFCDC_SC_CODE="B10").json()["RESULT"]["CODE"] == "ERROR-300"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 
 import httpx
 import numpy as np
@@ -12,7 +13,7 @@ from kopa_replay.env.call import classify
 from kopa_replay.env.parse import extract, parse_body
 from kopa_replay.sim import SimRequest, SimTransport, Simulator
 from kopa_replay.sim.core import Context, ErrorKind, serialize
-from kopa_replay.sim.drift import ActiveDrift, TIMELINE
+from kopa_replay.sim.drift import HISTORY, ActiveDrift, TIMELINE
 from kopa_replay.sim.registry import registry
 from kopa_replay.errors import UsageError
 from kopa_replay.sim.truth import DOMAINS, binding_executes, true_bindings
@@ -85,27 +86,39 @@ def test_every_error_the_platform_can_send_is_classified_by_the_catalog(catalog,
 
 
 def test_drift_events_name_real_tools_and_fields(catalog):
+    """The catalog describes the platforms at 2026-09-01: after the historical renames, before the window's events."""
     for event in TIMELINE:
         tool = catalog.get(event.tool)
         assert tool.platform == event.platform
-        if event.kind in ("field_renamed", "field_removed", "type_changed", "became_nullable"):
+        if event in HISTORY:
+            assert event.date < dt.date(2026, 9, 1) and event.kind == "field_renamed"
+            assert event.detail["to"] in tool.output_fields and event.field not in tool.output_fields, event
+        elif event.kind in ("field_renamed", "field_removed", "type_changed", "became_nullable"):
             assert event.field in tool.output_fields, (event.tool, event.field)
         if event.kind == "field_added":
             assert event.field not in tool.output_fields
 
 
 def test_every_drift_event_changes_what_its_tool_answers(catalog):
-    before = httpx.Client(transport=SimTransport(Simulator(seed=0, as_of="2026-09-01")))
-    after = httpx.Client(transport=SimTransport(Simulator(seed=0, as_of="2026-12-01")))
+    clients: dict[dt.date, httpx.Client] = {}
+
+    def answer(as_of: dt.date, method, url, headers) -> bytes:
+        if as_of not in clients:
+            clients[as_of] = httpx.Client(transport=SimTransport(Simulator(seed=0, as_of=as_of)))
+        return clients[as_of].request(method, url, headers=headers).content
+
     for event in TIMELINE:
         tool = catalog.get(event.tool)
         args = dict(tool.examples[0])
         if event.kind == "page_size_cap_changed" and tool.http.pagination.style == "range":
             args.update({tool.http.pagination.start_param: 1, tool.http.pagination.end_param: 800})
+        if event in HISTORY:   # ask for a day both sides of the change hold
+            day = (event.date - dt.timedelta(days=2)).strftime("%Y%m%d")
+            args.update({name: day for name in tool.required if name.endswith("YMD")})
         method, url, headers, _ = build_request(tool, args, "sim-key")
-        a = before.request(method, url, headers=headers).content
-        b = after.request(method, url, headers=headers).content
-        assert a != b, f"{event.tool}: {event.kind} not visible at 2026-12-01"
+        before = answer(event.date - dt.timedelta(days=1), method, url, headers)
+        after = answer(event.date if event in HISTORY else dt.date(2026, 12, 1), method, url, headers)
+        assert before != after, f"{event.tool}: {event.kind} of {event.field} not visible from {event.date}"
 
 
 def test_same_seed_same_bytes_other_seed_other_world(catalog):
@@ -166,12 +179,12 @@ _DOMAIN_CASES = [
     # a historical date opens a range or a DART window, but no daily series holds it
     ("neis_school_info", "FOND_YMD", "neis_school_schedule", "AA_FROM_YMD", True),
     ("neis_school_info", "FOND_YMD", "dart_piic_decsn", "bgn_de", True),
-    ("neis_school_info", "FOND_YMD", "seoul_card_subway_stats_new", "USE_DT", False),
+    ("neis_school_info", "FOND_YMD", "seoul_card_subway_stats_new", "USE_YMD", False),
     # a recent day opens a range, but comes after a company's decisions
-    ("seoul_card_subway_stats_new", "USE_DT", "datagokr_get_stock_price_info", "beginBasDt", True),
-    ("seoul_card_subway_stats_new", "USE_DT", "dart_piic_decsn", "bgn_de", False),
+    ("seoul_card_subway_stats_new", "USE_YMD", "datagokr_get_stock_price_info", "beginBasDt", True),
+    ("seoul_card_subway_stats_new", "USE_YMD", "dart_piic_decsn", "bgn_de", False),
     # a date of the last decade does both, but is no school day of this term
-    ("law_get_prec", "선고일자", "seoul_card_subway_stats_new", "USE_DT", True),
+    ("law_get_prec", "선고일자", "seoul_card_subway_stats_new", "USE_YMD", True),
     ("law_get_prec", "선고일자", "dart_piic_decsn", "bgn_de", True),
     ("law_get_prec", "선고일자", "neis_els_timetable", "ALL_TI_YMD", False),
     ("krx_stk_bydd_trd", "BAS_DD", "neis_els_timetable", "ALL_TI_YMD", True),

@@ -30,6 +30,11 @@ def test_serve_answers_real_paths_under_the_host_segment():
         bad = httpx.get(f"{base}/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
                         params={"serviceKey": "wrong", "resultType": "json"}, timeout=10)
         assert b"SERVICE_KEY_IS_NOT_REGISTERED_ERROR" in bad.content
+        # Seoul's real base URL carries its port; a client rerouted with the host as written keeps it.
+        seoul = "openapi.seoul.go.kr{}/sample/json/CardSubwayStatsNew/1/5/20260825"
+        with_port, without = (httpx.get(f"{base}/{seoul.format(port)}", timeout=10) for port in (":8088", ""))
+        assert with_port.status_code == 200 and with_port.json()["CardSubwayStatsNew"]["list_total_count"] > 5
+        assert with_port.content == without.content
     finally:
         process.terminate()
         process.communicate(timeout=10)

@@ -123,7 +123,7 @@ def test_fields_tell_measures_from_codes(catalog):
     cvbd = catalog.get("dart_cvbd_is_decsn")
     assert quantity_class(cvbd, "act_mktprcfl_cvprc_lwtrsprc") == "price"
     assert unit_of(cvbd, "rmislmt_lt70p") == "원"  # the unit that trails the name, not the 70% inside it
-    assert quantity_class(catalog.get("seoul_card_bus_statistics_service_new"), "RIDE_PASGR_NUM") == "count"
+    assert quantity_class(catalog.get("seoul_card_bus_statistics_service_new"), "GTON_TNOPE") == "count"
 
 
 def test_propose_answers_each_pattern(catalog):

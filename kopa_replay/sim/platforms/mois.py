@@ -15,8 +15,10 @@ errors come from the gateway in its XML whatever format was asked for:
   (행정동) — ``{"Response":{"head":{"resultCode":"0",…,"totalCount":N},
   "items":{"item":[…]}}}``, ``items: ""`` when nothing matches. A month's
   statistics exist once the month is over.
-* 아파트 매매 실거래가 ``/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade`` —
-  XML only, ``resultCode`` ``000``/``OK``, no data as ``000`` with ``<items/>``.
+* 국토교통부 아파트 실거래가 (RTMS, since 2024-07-17 under ``/1613000``): 매매 ``RTMSDataSvcAptTrade``,
+  매매 상세 ``RTMSDataSvcAptTradeDev`` (adds lot and road-address codes and ``aptSeq``) and 전월세
+  ``RTMSDataSvcAptRent`` — XML only, ``resultCode`` ``000``/``OK``, no data as ``000`` with ``<items/>``,
+  ``numOfRows`` uncapped.
 
 The error codes of the services themselves (not the gateway's) are not
 documented publicly; they are modelled on the gateway's numbers:
@@ -133,7 +135,8 @@ class RtmsProtocol(DataGoKrProtocol):
     name = "rtms"
 
     def __init__(self) -> None:
-        super().__init__(format_param="_type", no_data="empty", default_size=10, max_size=1000)
+        # numOfRows is not capped: the guide sizes it at four digits and clients ask for 99999 in one page
+        super().__init__(format_param="_type", no_data="empty", default_size=10, max_size=None)
 
     def wants_xml(self, request, endpoint, path_params) -> bool:
         return True
@@ -328,13 +331,28 @@ def admm_population(world, q: Query) -> list[dict[str, Any]]:
     return _population_rows(world, q, unit, children, datasets.admin_population, describe)
 
 
-def apt_trade(world, q: Query) -> list[dict[str, Any]]:
-    lawd = _digits(q, "LAWD_CD", 5)
-    month = _month(q, "DEAL_YMD")
-    rows = world.datasets.apt_trades(lawd, month, q.as_of)
-    if not rows:
-        raise NoData()
-    return rows
+#: The fields of the 일반 trade service: the 상세 (Dev) service adds the lot and road-address codes
+#: (umdCd, landCd, bonbun, bubun, roadNm…) and the complex serial aptSeq (국토교통부 open API guide, 2024).
+_TRADE_BASIC = ("aptDong", "aptNm", "buildYear", "buyerGbn", "cdealDay", "cdealType", "dealAmount", "dealDay",
+                "dealingGbn", "dealMonth", "dealYear", "estateAgentSggNm", "excluUseAr", "floor", "jibun",
+                "landLeaseholdGbn", "rgstDate", "sggCd", "slerGbn", "umdNm")
+
+
+def _rtms(contracts: Callable[[Any, str, str, Any], list[dict[str, Any]]], fields: tuple[str, ...] | None = None):
+    """A handler for one RTMS service: a 시군구's contracts of a month, optionally cut to ``fields``."""
+
+    def handler(world, q: Query) -> list[dict[str, Any]]:
+        rows = contracts(world.datasets, _digits(q, "LAWD_CD", 5), _month(q, "DEAL_YMD"), q.as_of)
+        if not rows:
+            raise NoData()
+        return rows if fields is None else [{k: row[k] for k in fields} for row in rows]
+
+    return handler
+
+
+apt_trade = _rtms(DatasetWorld.apt_trades, _TRADE_BASIC)
+apt_trade_detail = _rtms(DatasetWorld.apt_trades)
+apt_rent = _rtms(DatasetWorld.apt_rents)
 
 
 # ---------------------------------------------------------------------------
@@ -369,12 +387,15 @@ ENDPOINTS = [
         inputs={"admmCd": "admm_cd", "srchFrYm": "yearmonth", "srchToYm": "yearmonth"},
         outputs={**_POPULATION_OUT, "admmCd": "admm_cd"},
     ),
-    Endpoint(
-        "datagokr_get_rtms_data_svc_apt_trade", PLATFORM, HOST, "/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade",
-        RTMS, apt_trade, required=("LAWD_CD", "DEAL_YMD"),
-        inputs={"LAWD_CD": "lawd_cd", "DEAL_YMD": "yearmonth"},
-        outputs={"sggCd": "lawd_cd", "umdNm": "dong_name", "dealYear": "year"},
-    ),
+    *(Endpoint(tool, PLATFORM, HOST, f"/1613000/{service}/get{service}", RTMS, handler,
+               required=("LAWD_CD", "DEAL_YMD"), inputs={"LAWD_CD": "lawd_cd", "DEAL_YMD": "yearmonth"},
+               outputs={"sggCd": "lawd_cd", "umdNm": "dong_name", "dealYear": "year", **outputs})
+      for tool, service, handler, outputs in (
+          ("datagokr_get_rtms_data_svc_apt_trade", "RTMSDataSvcAptTrade", apt_trade, {}),
+          ("datagokr_get_rtms_data_svc_apt_trade_dev", "RTMSDataSvcAptTradeDev", apt_trade_detail,
+           {"roadNmSggCd": "lawd_cd"}),
+          ("datagokr_get_rtms_data_svc_apt_rent", "RTMSDataSvcAptRent", apt_rent, {"roadnmsggcd": "lawd_cd"}),
+      )),
 ]
 
 #: Requests to unknown paths on the gateway get its XML answer; other platforms may own the host entry.

@@ -2,7 +2,8 @@
 
 The portal software's head/row envelope (:class:`HeadRowProtocol`): ``KEY``,
 ``Type`` (XML unless ``json``), ``pIndex``/``pSize`` (100 by default, ERROR-336
-above 1,000), INFO-200 for no data. Every service but ``schoolInfo`` needs the
+above 1,000; five rows a page for a call without ``KEY``, which the portal answers
+as a sample), INFO-200 for no data. Every service but ``schoolInfo`` needs the
 office code and the 7-digit school code; a school *name* in ``SD_SCHUL_CODE``
 simply matches nothing (INFO-200), as on the real portal. Date parameters
 accept a whole day (``YYYYMMDD``) or, like the real portal, a month
@@ -23,7 +24,9 @@ from kopa_replay.sim.world.calendar import parse_ymd, ymd
 from kopa_replay.sim.world.schools import HISTORY_START, School, academic_year
 
 HOST = "open.neis.go.kr"
-PROTOCOL = HeadRowProtocol(prefix="/hub/")
+# Without a KEY the portal answers sample data, five rows a page at most (what client libraries rely on:
+# ezneis caps pSize at 5 without a key, neispy warns it "requests with the sample key"); a wrong key is ERROR-290.
+PROTOCOL = HeadRowProtocol(prefix="/hub/", keyless_rows=5)
 
 _YES_NO = {True: "Y", False: "N"}
 _GRADE_FLAGS = ("ONE_GRADE_EVENT_YN", "TW_GRADE_EVENT_YN", "THREE_GRADE_EVENT_YN", "FR_GRADE_EVENT_YN",
@@ -134,6 +137,8 @@ def school_info(world, q: Query) -> list[dict[str, Any]]:
             "DGHT_SC_NM": "주간",
             "FOND_YMD": ymd(school.founded),
             "FOAS_MEMRD": ymd(school.founded),
+            # the portal reloads school facts monthly
+            "LOAD_DTM": ymd(q.as_of.replace(day=1)),
         }
         if _matches(record, q, ("SCHUL_KND_SC_NM", "LCTN_SC_NM", "FOND_SC_NM")):
             rows.append(record)
@@ -232,13 +237,16 @@ def _timetable(service: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
             for grade, number in world.schools.classes(school, ay):
                 plan = world.schools.week_plan(school, ay, semester, grade, number)[day.weekday()]
                 for period, subject in enumerate(plan, start=1):
-                    record = {**_school_fields(school), "AY": str(ay), "SEM": semester}
+                    # the portal's field order; only middle and high schools have a course, only high
+                    # schools a track and a classroom name
+                    record = {**_school_fields(school), "AY": str(ay), "SEM": semester, "ALL_TI_YMD": ymd(day)}
                     if service != "elsTimetable":
                         record["DGHT_CRSE_SC_NM"] = "주간"
                     if service == "hisTimetable":
-                        record.update({"ORD_SC_NM": order, "DDDEP_NM": department})
-                    record.update({"ALL_TI_YMD": ymd(day), "GRADE": str(grade), "CLASS_NM": str(number),
-                                   "PERIO": str(period), "ITRT_CNTNT": subject, "LOAD_DTM": ymd(monday)})
+                        record.update({"ORD_SC_NM": order, "DDDEP_NM": department, "GRADE": str(grade),
+                                       "CLRM_NM": str(number)})
+                    record.update({"GRADE": str(grade), "CLASS_NM": str(number), "PERIO": str(period),
+                                   "ITRT_CNTNT": subject, "LOAD_DTM": ymd(monday)})
                     if _matches(record, q, ("AY", "SEM", "GRADE", "CLASS_NM", "PERIO")):
                         rows.append(record)
         return _nonempty(rows)

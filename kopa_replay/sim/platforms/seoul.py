@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from urllib.parse import unquote
 
 from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, MissingParam, Protocol, Query
+from kopa_replay.sim.drift import current_names
 from kopa_replay.sim.messages import SimRequest
 from kopa_replay.sim.world.datasets import SEOUL_SPECS, DatasetSpec, spec_handler
 
@@ -163,10 +164,15 @@ def _check_type(q: Query) -> None:
 
 
 def endpoint_for_spec(spec: DatasetSpec) -> Endpoint:
-    """The simulated endpoint of a Seoul dataset spec (route = service id, positional = spec keys)."""
+    """The simulated endpoint of a Seoul dataset spec (route = service id, positional = spec keys).
+
+    A spec names its columns as the dataset was first published; the ground-truth domains are keyed by
+    today's names (:data:`~kopa_replay.sim.drift.HISTORY` renames), as the catalog an agent reads is.
+    Positional parameters are matched by position, so the handler keeps the spec's names for them.
+    """
     return Endpoint(spec.tool, "seoul", HOST, spec.service, PROTOCOL, spec_handler(spec, _check_type),
-                    required=spec.required, inputs=spec.inputs, outputs=spec.outputs,
-                    options={"positional": spec.keys})
+                    required=spec.required, inputs=current_names(spec.tool, spec.inputs),
+                    outputs=current_names(spec.tool, spec.outputs), options={"positional": spec.keys})
 
 
 PROTOCOL = SeoulProtocol()

@@ -11,12 +11,16 @@ after it is still pending (PROC_RESULT null). 21st-Assembly bills that were
 never decided lapsed on 2024-05-29 (임기만료폐기). Bills passed or rejected in
 plenary were voted on a plenary sitting; every member of that Assembly has a
 vote row (찬성/반대/기권/불참).
+
+One *anchor* bill (:data:`ANCHOR_BILLS`) exists in every world, whatever the
+seed and size, because the catalog's examples name it; everything else is drawn
+from the seed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -26,7 +30,7 @@ from kopa_replay.sim.world.schools import romanize
 if TYPE_CHECKING:
     from kopa_replay.sim.world import World
 
-__all__ = ["AssemblyWorld", "Member", "Committee", "Bill", "Sitting", "AGES"]
+__all__ = ["AssemblyWorld", "Member", "Committee", "Bill", "Sitting", "AGES", "ANCHOR_BILLS"]
 
 #: Assembly number → (first day, last day)
 AGES = {21: (dt.date(2020, 5, 30), dt.date(2024, 5, 29)), 22: (dt.date(2024, 5, 30), dt.date(2028, 5, 29))}
@@ -77,6 +81,18 @@ _HOUSE_LAWS = (("국회법", "국회운영위원회"), ("국회에서의 증언�
 #: (PROC_RESULT, share of bills, voted in plenary)
 _FATES = (("원안가결", 0.08, True), ("수정가결", 0.06, True), ("대안반영폐기", 0.22, False), ("철회", 0.02, False),
           ("부결", 0.01, True))
+
+# Anchor bills: the catalog's examples (bill votes with 반대 among them, the proposers) name this BILL_ID, so it
+# exists in every world (seed and size): a 22nd-Assembly bill passed in plenary. It takes the place of the drawn
+# bill of its Assembly proposed nearest its day (or the one with its id), keeping that bill's number and
+# proposers (members are drawn from the seed); it is decided on the first plenary sitting two weeks after the
+# committee, as drawn bills are. The values are those seed 0 drew.
+ANCHOR_BILLS = (
+    dict(bill_id="PRC_E2G2O4M7O2X6D8H4J9T4I1O7D0V6C1", age=22, name="부동산 거래신고 등에 관한 법률 일부개정법률안(대안)",
+         law="부동산 거래신고 등에 관한 법률", committee="국토교통위원회", proposed=dt.date(2026, 1, 17),
+         referred=dt.date(2026, 1, 20), presented=dt.date(2026, 6, 22), committee_done=dt.date(2026, 7, 4),
+         fate="원안가결"),
+)
 
 _SURNAMES = (("김", "金", "KIM", 22), ("이", "李", "LEE", 15), ("박", "朴", "PARK", 8), ("최", "崔", "CHOI", 5),
              ("정", "鄭", "JUNG", 5), ("강", "姜", "KANG", 3), ("조", "趙", "CHO", 3), ("윤", "尹", "YOON", 3),
@@ -429,6 +445,30 @@ class AssemblyWorld:
                 out.append(Bill(bill_id, f"{age}{serial:05d}", age, name, law, committee, proposed,
                                 proposer.mona_cd, co_codes, fate, decided, referred,
                                 presented, committee_done, judiciary, voted))
+        return self._place_anchors(out)
+
+    def _place_anchors(self, bills: list[Bill]) -> tuple[Bill, ...]:
+        """The drawn bills with each anchor bill in place of one of them (see ANCHOR_BILLS)."""
+        out = list(bills)
+        taken: set[int] = set()
+        for spec in ANCHOR_BILLS:
+            target = next((i for i, b in enumerate(out) if b.bill_id == spec["bill_id"]), None)
+            if target is None:
+                alike = [i for i, b in enumerate(out) if b.age == spec["age"] and i not in taken]
+                if not alike:
+                    continue
+                target = min(alike, key=lambda i: (abs((out[i].proposed - spec["proposed"]).days), i))
+            taken.add(target)
+            voted = any(spec["fate"] == fate and plenary for fate, _, plenary in _FATES)
+            done = spec["committee_done"]
+            decided, judiciary = done, None
+            if voted:
+                decided = next((s.day for s in self.sittings[spec["age"]] if s.day >= done + dt.timedelta(days=14)))
+                judiciary = (done + dt.timedelta(days=2), done + dt.timedelta(days=7), decided - dt.timedelta(days=5))
+            out[target] = replace(out[target], bill_id=spec["bill_id"], name=spec["name"], law=spec["law"],
+                                  committee=spec["committee"], proposed=spec["proposed"], referred=spec["referred"],
+                                  presented=spec["presented"], committee_done=done, fate=spec["fate"],
+                                  decided=decided, judiciary=judiciary, voted=voted)
         return tuple(out)
 
     @cached_property

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.calendar import HOLIDAYS, ymd
 from kopa_replay.sim.world.fmt import comma
 from kopa_replay.sim.world.regions import Dong, Sido, Sigungu
@@ -153,7 +154,7 @@ SEOUL_SPECS: tuple[DatasetSpec, ...] = (
               ("BUS_ROUTE_NO", "text", "seoul_route_no"), ("BUS_ROUTE_NM", "text", "seoul_route_no"),
               ("STND_BSST_ID", "text", "seoul_station_id"), ("BSST_ARS_NO", "text", "seoul_ars_id"),
               ("BUS_STA_NM", "text", "seoul_stop_name"),
-              ("RIDE_PASGR_NUM", "measure"), ("ALIGHT_PASGR_NUM", "measure"), ("REG_YMD", "day", "date")),
+              ("RIDE_PASGR_NUM", "measure"), ("ALIGHT_PASGR_NUM", "measure"), ("WORK_DT", "day", "date")),
         keys=("USE_DT", "BUS_ROUTE_NO"), required=("USE_DT",)),
     DatasetSpec(
         "seoul", "SPOP_LOCAL_RESD_DONG", "seoul_spop_local_resd_dong", "서울 생활인구 (내국인, 행정동 단위)", "spop",
@@ -706,7 +707,7 @@ class DatasetWorld:
             out.append({"USE_DT": ymd(day), "BUS_ROUTE_ID": route.route_id, "BUS_ROUTE_NO": route.name,
                         "BUS_ROUTE_NM": route.name, "STND_BSST_ID": station.st_id, "BSST_ARS_NO": station.ars_id,
                         "BUS_STA_NM": station.name, "RIDE_PASGR_NUM": boarded,
-                        "ALIGHT_PASGR_NUM": max(0, round(boarded * float(a))), "REG_YMD": registered})
+                        "ALIGHT_PASGR_NUM": max(0, round(boarded * float(a))), "WORK_DT": registered})
         return out, ("USE_DT",)
 
     # -- 행정동 and living population ---------------------------------------------------
@@ -911,13 +912,26 @@ class DatasetWorld:
             table[sgg.code] = out
         return table
 
+    @staticmethod
+    def _lot_fields(apt: Complex) -> dict[str, str]:
+        """The lot and road-address codes of a complex, as the RTMS 상세 services give them.
+
+        Derived from the complex alone (no draw), so adding them shifts no other value.
+        """
+        road_code = stable_int("rtms.road", apt.dong.sigungu.code, apt.road) % 10**7
+        return {"umdCd": apt.dong.code[5:], "landCd": "1", "bonbun": f"{apt.bonbun:04d}",
+                "bubun": f"{apt.bubun:04d}", "roadNm": apt.road, "roadNmSggCd": apt.dong.sigungu.code,
+                "roadNmCd": f"{road_code:07d}", "roadNmSeq": "01", "roadNmbCd": "0",
+                "roadNmBonbun": f"{apt.bonbun % 300 + 1:05d}", "roadNmBubun": "00000", "aptSeq": apt.seq}
+
     def apt_trades(self, lawd_cd: str, deal_ym: str, as_of: dt.date) -> list[dict[str, Any]]:
         """Apartment sales of a 시군구 in a month, as reported by the day before ``as_of``.
 
         Buyers report within 30 days, so the latest month is incomplete and
-        the current one almost empty. Fields as the RTMS XML spells them:
-        all strings, dealAmount in 만원 with thousands commas and leading
-        spaces, " " for an empty value.
+        the current one almost empty. Every field of the 상세 (Dev) service, in
+        its alphabetical order, as the RTMS XML spells them: all strings,
+        dealAmount in 만원 with thousands commas and leading spaces, " " for an
+        empty value. The 일반 service shows a subset.
         """
         complexes = self.complexes(lawd_cd)
         if not complexes:
@@ -954,9 +968,6 @@ class DatasetWorld:
             trades.append({
                 "aptDong": _pick(rng, (" ", f"{int(rng.integers(101, 130))}")),
                 "aptNm": apt.name,
-                "aptSeq": apt.seq,
-                "bonbun": f"{apt.bonbun:04d}",
-                "bubun": f"{apt.bubun:04d}",
                 "buildYear": str(apt.build_year),
                 "buyerGbn": _pick(rng, ("개인",) * 12 + ("법인", "기타")),
                 "cdealDay": cancel_day if cancelled else " ",
@@ -972,19 +983,81 @@ class DatasetWorld:
                 "jibun": f"{apt.bonbun}" + (f"-{apt.bubun}" if apt.bubun else ""),
                 "landLeaseholdGbn": "N",
                 "rgstDate": registered.strftime("%y.%m.%d") if registered < as_of else " ",
-                "roadNm": apt.road,
                 "sggCd": lawd_cd,
                 "slerGbn": _pick(rng, ("개인",) * 10 + ("법인", "공공기관")),
-                "umdCd": apt.dong.code[5:],
                 "umdNm": apt.dong.name,
+                **self._lot_fields(apt),
                 "_day": day,
                 "_reported": reported,
             })
-        trades = [t for t in trades if t.pop("_reported") < as_of]
-        trades.sort(key=lambda t: (t["_day"], t["umdNm"], t["aptNm"]))
-        for trade in trades:
-            del trade["_day"]
-        return trades
+        return _reported_in_order(trades, as_of)
+
+    def apt_rents(self, lawd_cd: str, deal_ym: str, as_of: dt.date) -> list[dict[str, Any]]:
+        """Apartment 전월세 contracts of a 시군구 in a month, as reported by the day before ``as_of``.
+
+        Landlords report within 30 days, like sales. Fields of the RTMS rent
+        service (the official guide's list, with its lower-case road fields and
+        the complex serial added in 2024), alphabetical, all strings: deposit and
+        monthlyRent in 만원 with commas, monthlyRent "0" for 전세, contractTerm
+        ``YYYYMM~YYYYMM``; renewal fields a space unless a contract is renewed.
+        """
+        complexes = self.complexes(lawd_cd)
+        year, month = int(deal_ym[:4]), int(deal_ym[4:6])
+        if not complexes or dt.date(year, month, 1) >= as_of:
+            return []
+        sgg = complexes[0].dong.sigungu
+        rng = self._world.rng("datasets.apt.rents", lawd_cd, deal_ym)
+        base = float(self._world.rng("datasets.apt.rent_volume", lawd_cd).uniform(
+            *((150, 900) if sgg.sido.code == "11" else (100, 800) if sgg.sido.code == "41" else (40, 300))))
+        count = max(1, int(base * float(rng.lognormal(0, 0.2))))
+        trend = 1.0 + 0.003 * ((year - 2024) * 12 + month - 1)
+        days = _calendar.monthrange(year, month)[1]
+        rents = []
+        for _ in range(count):
+            apt = _pick(rng, complexes)
+            day = int(rng.integers(1, days + 1))
+            reported = dt.date(year, month, day) + dt.timedelta(days=int(rng.integers(0, 30)))
+            area = _pick(rng, apt.areas)
+            # 전세 deposits run at about 55% of the sale price; 월세 trades deposit for rent at ~5% a year
+            full = apt.price_m2 * area * trend * 0.55 * float(rng.lognormal(0, 0.08))
+            monthly = 0 if rng.random() < 0.55 else int(round(full * float(rng.uniform(0.2, 0.8)) * 0.05 / 12))
+            deposit = max(500, int(round((full - monthly * 12 / 0.05) / 500.0)) * 500) if monthly else \
+                max(1000, int(round(full / 500.0)) * 500)
+            renewed = rng.random() < 0.3
+            start = dt.date(year, month, 1) + dt.timedelta(days=int(rng.integers(0, 60)))
+            term = f"{start:%Y%m}~{start.year + 2}{start.month:02d}" if rng.random() < 0.8 else " "
+            renewed = renewed and term != " "   # a contract reported without its term says nothing of renewal
+            lot = self._lot_fields(apt)
+            rents.append({
+                "aptNm": apt.name,
+                "aptSeq": apt.seq,
+                "buildYear": str(apt.build_year),
+                "contractTerm": term,
+                "contractType": ("갱신" if renewed else "신규") if term != " " else " ",
+                "dealDay": str(day),
+                "dealMonth": str(month),
+                "dealYear": str(year),
+                "deposit": comma(deposit),
+                "excluUseAr": f"{area:g}",
+                "floor": str(int(rng.integers(1, apt.floors + 1))),
+                "jibun": f"{apt.bonbun}" + (f"-{apt.bubun}" if apt.bubun else ""),
+                "monthlyRent": comma(monthly),
+                "preDeposit": comma(int(round(deposit * 0.95 / 500.0)) * 500) if renewed else " ",
+                "preMonthlyRent": comma(monthly) if renewed else " ",
+                "roadnm": lot["roadNm"],
+                "roadnmbcd": lot["roadNmbCd"],
+                "roadnmbonbun": lot["roadNmBonbun"],
+                "roadnmbubun": lot["roadNmBubun"],
+                "roadnmcd": lot["roadNmCd"],
+                "roadnmseq": lot["roadNmSeq"],
+                "roadnmsggcd": lot["roadNmSggCd"],
+                "sggCd": lawd_cd,
+                "umdNm": apt.dong.name,
+                "useRRRight": "사용" if renewed and rng.random() < 0.6 else " ",
+                "_day": day,
+                "_reported": reported,
+            })
+        return _reported_in_order(rents, as_of)
 
     # -- Seoul rent contracts -------------------------------------------------------------------
     def _rent_year(self, sgg: Sigungu, year: int) -> list[dict[str, Any]]:
@@ -1142,6 +1215,13 @@ _FAMILIES: dict[str, Callable[[DatasetWorld, DatasetSpec, dt.date, Mapping[str, 
     "bike": DatasetWorld._bike,
     "rent": DatasetWorld._rent,
 }
+
+
+def _reported_in_order(contracts: list[dict[str, Any]], as_of: dt.date) -> list[dict[str, Any]]:
+    """The RTMS contracts reported before ``as_of``, by contract day, dong and complex, in the
+    services' alphabetical field order, without the drawing's private ``_day``/``_reported``."""
+    kept = sorted((c for c in contracts if c["_reported"] < as_of), key=lambda c: (c["_day"], c["umdNm"], c["aptNm"]))
+    return [{k: c[k] for k in sorted(c, key=str.lower) if not k.startswith("_")} for c in kept]
 
 
 def spec_handler(spec: DatasetSpec, validate: "Callable[[Query], None] | None" = None):

@@ -9,12 +9,16 @@ the real service. Families keep the real naming: ``도로교통법`` (법률),
 Precedents cite those statutes in 참조조문 and are named after them
 (``도로교통법위반(음주운전)``); ordinances belong to the 시도 and 시군구 of
 :mod:`regions`. Article texts are drawn per version on demand.
+
+A few *anchors* (:data:`ANCHOR_STATUTES`, :data:`ANCHOR_PRECEDENTS`) carry the
+same codes in every world, whatever the seed and size, because the catalog's
+examples name them; everything else is drawn from the seed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -22,6 +26,7 @@ if TYPE_CHECKING:
     from kopa_replay.sim.world import World
 
 __all__ = ["LawWorld", "Statute", "LawVersion", "Precedent", "AdminRule", "Ordinance", "Interpretation",
+           "ANCHOR_STATUTES", "ANCHOR_PRECEDENTS",
            "MINISTRIES", "KIND_CODES"]
 
 #: 소관부처 → 7-digit 소관부처코드
@@ -150,6 +155,24 @@ _NUMBER_ANCHORS = {
 }
 _REVISIONS = ("일부개정", "일부개정", "일부개정", "타법개정", "전부개정")
 
+# Anchors: what the catalog's examples name (law_get_law MST 106607 and ID 013104, law_get_prec ID 205882,
+# law_search_law 개인정보), the same in every world so that an example answers whatever the seed and size.
+# Every anchored statute's family exists in every world (a world too small for all real statutes leaves out
+# others instead); 도로교통법 also gets its 법령ID and a version promulgated on 2024-05-22 with 법령일련번호
+# 106607 (its other versions, and every number and date of the other statutes, stay drawn from the seed).
+# The values are those seed 0 drew.
+ANCHOR_STATUTES: dict[str, dict] = {
+    "도로교통법": dict(law_id="013104", promulgated=dt.date(2024, 5, 22), mst="106607"),
+    "개인정보 보호법": dict(),
+}
+# The precedent takes the place of one drawn case (the one with its serial, else a case about its statute
+# decided near its day), so the number of cases and the others stay as drawn.
+ANCHOR_PRECEDENTS = (
+    dict(serial="205882", name="도로교통법위반", case_no="2022고단6783", decided=dt.date(2023, 5, 22),
+         court="대구지방법원", court_code="400202", case_kind="형사", case_kind_code="400102", judgment="판결",
+         references=(("도로교통법", 3), ("해운법", 20))),
+)
+
 
 @dataclass(frozen=True)
 class LawVersion:
@@ -238,6 +261,17 @@ class Interpretation:
     article: int
 
 
+def _with_version(dates: list[dt.date], day: dt.date) -> list[dt.date]:
+    """Version dates with ``day`` among them: it replaces the drawn amendment nearest to it (else is added)."""
+    if day in dates:
+        return dates
+    amendments = dates[1:]
+    if amendments and dates[0] < day:
+        nearest = min(amendments, key=lambda d: (abs((d - day).days), d))
+        dates = [d for d in dates if d != nearest]
+    return sorted(set(dates) | {day})
+
+
 def _subject(law_name: str) -> str:
     """What a 법률 is about, for article texts: 도로교통법 → 도로교통."""
     for tail in (" 등에 관한 법률", "에 관한 법률", "에 관한 특별법", " 기본법", "기본법", "법"):
@@ -268,18 +302,19 @@ class LawWorld:
             ministry = list(MINISTRIES)[int(extra.integers(len(MINISTRIES)))]
             families.append((template.format(topic), ministry, "", bool(extra.random() < 0.85),
                              bool(extra.random() < 0.6)))
-        chosen: list[tuple[str, str, str, str | None, str]] = []   # (name, kind, ministry, parent, abbrev)
-        for name, ministry, abbrev, decree, rule in families:
-            if len(chosen) >= size:
-                break
-            chosen.append((name, "법률", ministry, None, abbrev))
-            if decree and len(chosen) < size:
-                chosen.append((f"{name} 시행령", "대통령령", ministry, name, ""))
-            if rule and len(chosen) < size:
-                chosen.append((f"{name} 시행규칙", "총리령" if ministry in _PM_RULES else "부령", ministry, name, ""))
+        chosen = self._choose(families, size)
+        # An anchored family the size leaves out takes the place of the last family that made it.
+        present = {name for name, *_ in chosen}
+        missing = [i for i, (name, *_) in enumerate(families) if name in ANCHOR_STATUTES and name not in present]
+        if missing:
+            slots = [i for i, (name, *_) in enumerate(families) if name in present and name not in ANCHOR_STATUTES]
+            for at, slot in zip(missing, reversed(slots)):
+                families[slot], families[at] = families[at], families[slot]
+            chosen = self._choose(families, size)
         # Version dates first, then serial numbers that grow with the date, as real MSTs do.
         enacted_of: dict[str, dt.date] = {}
         drafts = []
+        drawn: list[list[dt.date]] = []   # the version dates as drawn, before an anchor adds its own
         for name, kind, ministry, parent, abbrev in chosen:
             if parent is None:
                 enacted = dt.date(1953, 1, 1) + dt.timedelta(days=int(rng.integers(0, 23_000)))
@@ -290,13 +325,29 @@ class LawWorld:
             for _ in range(int(rng.integers(1, 5))):
                 dates.append(dt.date(2016, 1, 1) + dt.timedelta(days=int(rng.integers(0, 4_200))))
             dates = sorted(set(d for d in dates if d >= enacted))
+            drawn.append(dates)
+            if "promulgated" in ANCHOR_STATUTES.get(name, {}):
+                dates = _with_version(dates, ANCHOR_STATUTES[name]["promulgated"])
             drafts.append((name, kind, ministry, parent, abbrev, dates))
-        # every version gets its own serial; serials grow with the promulgation date
+        # every version gets its own serial; serials grow with the promulgation date (of the drawn versions:
+        # an anchored version takes the place of the one it replaced, then the anchored serial from whoever
+        # drew it, so the other statutes keep theirs)
         mst_of: dict[tuple[int, dt.date], str] = {}
         serial = 100_000
-        for day, index in sorted((d, i) for i, draft in enumerate(drafts) for d in draft[5]):
+        for day, index in sorted((d, i) for i, dates in enumerate(drawn) for d in dates):
             serial += int(rng.integers(1, 30))
             mst_of[(index, day)] = f"{serial:06d}"
+        for index, draft in enumerate(drafts):
+            anchor = ANCHOR_STATUTES.get(draft[0], {})
+            if "mst" not in anchor:
+                continue
+            for old, new in zip(sorted(set(drawn[index]) - set(draft[5])), sorted(set(draft[5]) - set(drawn[index]))):
+                mst_of[(index, new)] = mst_of.pop((index, old))
+            key = (index, anchor["promulgated"])
+            holder = next((k for k, v in mst_of.items() if v == anchor["mst"]), None)
+            if holder is not None and holder != key:
+                mst_of[holder] = mst_of.get(key) or f"{serial + 1:06d}"
+            mst_of[key] = anchor["mst"]
         used_ids: set[int] = set()
         out = []
         for index, (name, kind, ministry, parent, abbrev, dates) in enumerate(drafts):
@@ -312,7 +363,28 @@ class LawWorld:
                                            day + dt.timedelta(days=delay),
                                            "제정" if i == 0 else _REVISIONS[int(rng.integers(len(_REVISIONS)))]))
             out.append(Statute(f"{law_id:06d}", name, abbrev, kind, ministry, parent, tuple(versions)))
+        for i, statute in enumerate(out):   # an anchored 법령ID, swapped with the statute that drew it
+            anchor = ANCHOR_STATUTES.get(statute.name, {})
+            if "law_id" in anchor and statute.law_id != anchor["law_id"]:
+                holder = next((j for j, other in enumerate(out) if other.law_id == anchor["law_id"]), None)
+                if holder is not None:
+                    out[holder] = replace(out[holder], law_id=statute.law_id)
+                out[i] = replace(statute, law_id=anchor["law_id"])
         return tuple(sorted(out, key=lambda s: s.name))
+
+    @staticmethod
+    def _choose(families: list[tuple], size: int) -> list[tuple[str, str, str, str | None, str]]:
+        """(name, kind, ministry, parent, abbrev) of the first ``size`` statutes: each family's 법률, 시행령, 시행규칙."""
+        chosen: list[tuple[str, str, str, str | None, str]] = []
+        for name, ministry, abbrev, decree, rule in families:
+            if len(chosen) >= size:
+                break
+            chosen.append((name, "법률", ministry, None, abbrev))
+            if decree and len(chosen) < size:
+                chosen.append((f"{name} 시행령", "대통령령", ministry, name, ""))
+            if rule and len(chosen) < size:
+                chosen.append((f"{name} 시행규칙", "총리령" if ministry in _PM_RULES else "부령", ministry, name, ""))
+        return chosen
 
     @staticmethod
     def _promulgation_number(kind: str, day: dt.date, rng) -> str:
@@ -457,6 +529,22 @@ class LawWorld:
             judgment = "판결" if rng.random() < 0.9 else "결정"
             drafts.append([serial, name, case_no, decided, court, court_code, kind, code, judgment,
                            tuple(references)])
+        taken: set[int] = set()
+        for spec in ANCHOR_PRECEDENTS:
+            serial = int(spec["serial"])
+            statute = spec["references"][0][0]
+            target = next((i for i, d in enumerate(drafts) if d[0] == serial), None)
+            if target is None:
+                # the case about the same statute in the same kind of court decided nearest the anchor's day,
+                # so that the order of decisions (and what later cases cite) moves as little as possible
+                free = [i for i in range(len(drafts)) if i not in taken]
+                alike = [i for i in free if drafts[i][9][0][0] == statute
+                         and (drafts[i][4] == "대법원") == (spec["court"] == "대법원")] or free
+                target = min(alike, key=lambda i: (abs((drafts[i][3] - spec["decided"]).days), i))
+            taken.add(target)
+            drafts[target] = [serial, spec["name"], spec["case_no"], spec["decided"], spec["court"],
+                              spec["court_code"], spec["case_kind"], spec["case_kind_code"], spec["judgment"],
+                              tuple(spec["references"])]
         drafts.sort(key=lambda d: d[3])
         out: list[Precedent] = []
         for draft in drafts:

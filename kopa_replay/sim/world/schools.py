@@ -20,13 +20,17 @@ catalog descriptions):
 * class lists: for every academic year that has started.
 
 History starts with academic year 2024 (2024-03-01).
+
+A few *anchor* schools (:data:`ANCHOR_SCHOOLS`) exist in every world, whatever
+the seed and size, because the catalog's examples and the documentation name
+them by code; every other school is drawn from the seed.
 """
 
 from __future__ import annotations
 
 import calendar as _calendar
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Iterator
 
@@ -36,7 +40,7 @@ if TYPE_CHECKING:
     from kopa_replay.sim.world import World
     from kopa_replay.sim.world.regions import Sido, Sigungu
 
-__all__ = ["School", "SchoolWorld", "romanize", "academic_year", "HISTORY_START", "KINDS"]
+__all__ = ["School", "SchoolWorld", "romanize", "academic_year", "HISTORY_START", "KINDS", "ANCHOR_SCHOOLS"]
 
 #: The first day of the simulated NEIS history (academic year 2024).
 HISTORY_START = dt.date(2024, 3, 1)
@@ -76,6 +80,30 @@ _HIGH_TYPES = (
     ("자율고", "고등학교", "High School", None),
     ("특목고", "외국어고등학교", "Foreign Language High School", "외국어계열"),
     ("특목고", "과학고등학교", "Science High School", "과학계열"),
+)
+
+# Anchor schools: the same in every world (seed and size), because the catalog's NEIS examples name them
+# (서현고등학교 7005449 for meals, the calendar, classes and the high-school timetable; 7001820 and 7009872
+# for the elementary and middle-school timetables) and an example must answer in every world. Their facts
+# are those seed 0 drew for them. Each takes the place of one drawn school of its office — the one with its
+# code or its name when the seed drew one, else the last drawn school of its kind — so the office keeps its
+# size and every other school stays as the seed drew it.
+ANCHOR_SCHOOLS = (
+    dict(code="7005449", name="서현고등학교", english="Seohyeon High School", kind="고등학교", sigungu="11290",
+         founding="사립", coedu="남여공학", high_type="일반고", special_line=None,
+         address="서울특별시 성북구 원지로 320", address_detail="(이매동)", postal="06846", tel="02-421-4946",
+         fax="02-757-3346", homepage="https://seohyeon.sen.hs.kr", founded=dt.date(1936, 3, 1), students=168,
+         classes_per_grade=(2, 3, 2)),
+    dict(code="7001820", name="서울대명초등학교", english="Seoul Daemyeong Elementary School", kind="초등학교",
+         sigungu="11500", founding="공립", coedu="남여공학", high_type=None, special_line=None,
+         address="서울특별시 강서구 답십리7길 22", address_detail="(답십리동)", postal="07697", tel="02-579-0202",
+         fax="02-629-6822", homepage="https://daemyeong.sen.es.kr", founded=dt.date(1986, 3, 1), students=588,
+         classes_per_grade=(5, 6, 4, 4, 4, 5)),
+    dict(code="7009872", name="답십리중학교", english="Dapsipri Middle School", kind="중학교", sigungu="11170",
+         founding="사립", coedu="남여공학", high_type=None, special_line=None,
+         address="서울특별시 용산구 효제34길 10", address_detail="(통의동)", postal="07690", tel="02-845-1489",
+         fax="02-547-9461", homepage="https://dapsipri.sen.ms.kr", founded=dt.date(1979, 3, 1), students=648,
+         classes_per_grade=(9, 8, 7)),
 )
 
 _SUBJECTS = {
@@ -264,12 +292,50 @@ class SchoolWorld:
             sigungus = regions.sigungu_of(sido)
             dongs = {sgg.code: regions.dongs_of(sgg) for sgg in sigungus}
             names: set[str] = set()
+            drawn: list[School] = []
             for _ in range(per_office):
                 kind = ("초등학교", "중학교", "고등학교")[int(rng.choice(3, p=(0.5, 0.27, 0.23)))]
                 sgg = sigungus[int(rng.integers(len(sigungus)))]
                 school = self._draw_school(rng, sido, sgg, dongs[sgg.code], kind, names, used_codes)
-                out.append(school)
+                drawn.append(school)
+            out.extend(self._place_anchors(sido, drawn))
         return tuple(sorted(out, key=lambda s: (s.office, s.code)))
+
+    def _place_anchors(self, sido: "Sido", drawn: list[School]) -> list[School]:
+        """The office's drawn schools with its anchor schools in place of as many of them (see ANCHOR_SCHOOLS)."""
+        anchors = [a for a in ANCHOR_SCHOOLS if a["sigungu"][:2] == sido.code]
+        if not anchors:
+            return drawn
+        out = list(drawn)
+        # Whom each anchor replaces: the school with its code, else the one with its name, else the last
+        # drawn school of its kind (else the last one left) — codes first, so no anchor takes another's match.
+        places: dict[int, int] = {}   # anchor index -> index in out
+        rules = (lambda spec, school: school.code == spec["code"],
+                 lambda spec, school: school.name == spec["name"],
+                 lambda spec, school: school.kind == spec["kind"],
+                 lambda spec, school: True)
+        for rule in rules:
+            for a, spec in enumerate(anchors):
+                if a in places:
+                    continue
+                free = [i for i, school in enumerate(out) if i not in places.values() and rule(spec, school)]
+                if free:
+                    places[a] = free[-1]
+        regions = self._world.regions
+        for a, i in places.items():
+            spec = anchors[a]
+            out[i] = School(sido=sido, **{**spec, "sigungu": regions.by_code[spec["sigungu"] + "00000"]})
+        # A drawn school left with an anchor's name gets its 시군구 in front, as the drawing does when a stem is taken.
+        anchored = {anchors[a]["name"] for a in places}
+        used = {school.name for school in out}
+        for i, school in enumerate(out):
+            if i in places.values() or school.name not in anchored:
+                continue
+            stem = school.sigungu.name[:-1]
+            name = stem + school.name if stem + school.name not in used else sido.short + stem + school.name
+            used.add(name)
+            out[i] = replace(school, name=name, english=f"{romanize(stem).capitalize()} {school.english}")
+        return out
 
     def _draw_school(self, rng, sido, sgg, dongs, kind, names: set[str], used_codes: set[str]) -> School:
         office = sido.office

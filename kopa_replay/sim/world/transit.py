@@ -21,13 +21,20 @@ Real-time answers (bus positions, arrival predictions) are a snapshot at
 wall clock. Night routes (N16 …) are out of service at that hour.
 City networks are built per city on first use, so a call in one city never
 pays for the other 131 of a full-size world.
+
+A few *anchors* exist in every world, whatever the seed and size, because the
+catalog's examples and descriptions name them: Seoul station 19001 (영등포구청)
+with route 100100110 (4882) stopping there at seq 13, route number 143 (간선), and in
+세종 (cityCode 12) stop SJB8000016 at 세종종합운동장 with route SJB30300001
+through it. Each takes the place of a drawn stop or route; the rest of the
+network stays as the seed drew it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -130,6 +137,29 @@ _SEOUL_CORPS = ("대진여객", "삼화상운", "동아운수", "한성여객", 
                 "신길교통", "메트로버스", "도원교통", "제일여객", "보성운수", "관악교통", "다모아자동차",
                 "영신여객", "유성운수", "공항리무진")
 _PLATE_LETTERS = ("아", "바", "사", "자", "배")
+
+# Anchors: stops and routes the catalog's examples and descriptions name, the same in every world (seed and size)
+# so that an example answers whatever the world. A stop anchor gives one stop of a place its fixed ids (the other
+# stops keep the numbers the seed drew for them); a route anchor takes the place of one drawn route — the one with
+# its id, else the one with its number, else the last drawn route of its kind — and keeps what it does not fix
+# (its line unless told otherwise, times, headway, operator's telephone). A route through a stop keeps its drawn
+# line when the line already puts the stop at the anchored seq, else runs a new line through it; so seed 0, whose
+# draws gave these values, keeps its own lines.
+#: Seoul: (구, place — 0 is the 구청 —, side, stId, arsId)
+_SEOUL_STATION_ANCHORS = (("영등포구", 0, 0, "118000001", "19001"),)
+#: Seoul routes: the examples' route (busRouteId 100100110 stopping at stId 118000001 as seq 13), and 143, the
+#: route number the catalog's descriptions give: a 간선 route run by 대진여객, as the real one is. 143 is anchored
+#: by its number only; it keeps the id and line of the drawn route it replaces, so no other route's data moves.
+_SEOUL_ROUTE_ANCHORS = (
+    dict(route_id="100100110", name="4882", kind="지선", through=("118000001", 13)),
+    dict(name="143", kind="간선", corp="대진여객"),
+)
+#: TAGO: per city code, the stop (place, side, nodeId, the place's position) and the route through it at a seq.
+#: Place 3 is the city's 종합운동장 (세종종합운동장).
+_TAGO_ANCHORS = {
+    "12": dict(place=3, side=1, node_id="SJB8000016", lat=36.4778712, lon=127.2568738,
+               route_id="SJB30300001", seq=17),
+}
 
 
 # ---------------------------------------------------------------------------
@@ -314,6 +344,55 @@ def _out_and_back(pairs: list[tuple[object, object]], eastward: bool) -> tuple[l
     return out + back, len(out)
 
 
+def _line_through(lat: np.ndarray, lon: np.ndarray, origin: int, heading: float, before: int, after: int,
+                  reach: float | None = None) -> list[int]:
+    """Indexes of places along a line through place ``origin`` heading ``heading`` (radians, 0 = east), in
+    travel order: ``before`` places behind it, the origin, then ``after`` ahead.
+
+    On each side the places nearest the line are taken, preferring those within ``reach`` degrees along it and a
+    fifth of that across (as :func:`_route_line` keeps a route from zig-zagging), then any width; a side short
+    of places takes what it has.
+    """
+    dx, dy = math.cos(heading), math.sin(heading)
+    rel_x = (lon - lon[origin]) * math.cos(math.radians(float(lat[origin])))
+    rel_y = lat - lat[origin]
+    along = rel_x * dx + rel_y * dy
+    across = np.abs(rel_x * dy - rel_y * dx)
+
+    def side(mask: np.ndarray, count: int) -> list[int]:
+        pool = np.flatnonzero(mask)
+        if reach is not None:
+            for width in (reach / 5, math.inf):
+                near = pool[(np.abs(along[pool]) <= reach) & (across[pool] <= width)]
+                if len(near) >= count:
+                    pool = near
+                    break
+        chosen = pool[np.argsort(across[pool], kind="stable")[:count]]
+        return [int(i) for i in chosen[np.argsort(along[chosen], kind="stable")]]
+
+    others = np.arange(len(lat)) != origin
+    return side(others & (along < 0), before) + [origin] + side(others & (along >= 0), after)
+
+
+def _anchored_line(rng: np.random.Generator, lat: np.ndarray, lon: np.ndarray, place: int, side: int,
+                   index: int, outbound: int, reach: float | None) -> tuple[list[int], bool]:
+    """A line of ``outbound`` places whose outbound half reaches ``place`` as its ``index``-th (0-based) stop.
+
+    The outbound half uses a place's stop on side 0 heading east and on side 1 heading west (see
+    :func:`_out_and_back`), so the heading is drawn on the half that uses the anchored stop's side; of a few
+    headings, the first with ``index`` places behind the place is taken.
+    """
+    eastward = side == 0
+    heading = 0.0
+    for _ in range(16):
+        heading = float(rng.uniform(-math.pi / 2, math.pi / 2)) + (0.0 if eastward else math.pi)
+        dx, dy = math.cos(heading), math.sin(heading)
+        along = (lon - lon[place]) * math.cos(math.radians(float(lat[place]))) * dx + (lat - lat[place]) * dy
+        if int((along < 0).sum()) >= index:
+            break
+    return _line_through(lat, lon, place, heading, index, outbound - index - 1, reach), eastward
+
+
 def _place_names(rng: np.random.Generator, stems: list[str], suffixes: tuple[str, ...], count: int,
                  landmarks: Iterable[str] = ()) -> list[str]:
     """``count`` stop names from neighbourhood stems; a few landmarks first. Repeats are allowed."""
@@ -412,6 +491,11 @@ class TransitWorld:
         half = 0.06 if len(city.code) == 2 else 0.035
         lat = city.lat + rng.uniform(-half, half, size=places) * 0.8
         lon = city.lon + rng.uniform(-half, half, size=places)
+        anchor = _TAGO_ANCHORS.get(city.code)
+        if anchor is not None and anchor["place"] >= places:
+            anchor = None
+        if anchor is not None:
+            lat[anchor["place"]], lon[anchor["place"]] = anchor["lat"], anchor["lon"]
         town = city.name[:-1] if len(city.code) == 5 else city.sido.short
         landmarks = (f"{town}역", f"{town}시외버스터미널", f"{city.name}청" if len(city.code) == 5 else "시청",
                      f"{town}종합운동장")
@@ -436,6 +520,15 @@ class TransitWorld:
                 pair.append(stop)
                 stops.append(stop)
             pairs.append((pair[0], pair[1]))
+        if anchor is not None:
+            # The anchored stop takes its id; a stop that drew that id takes the one the anchored stop drew.
+            fixed = pairs[anchor["place"]][anchor["side"]]
+            swapped = {fixed.node_id: replace(fixed, node_id=anchor["node_id"])}
+            for stop in stops:
+                if stop.node_id == anchor["node_id"] and stop is not fixed:
+                    swapped[stop.node_id] = replace(stop, node_id=fixed.node_id)
+            stops = [swapped.get(stop.node_id, stop) for stop in stops]
+            pairs = [(swapped.get(a.node_id, a), swapped.get(b.node_id, b)) for a, b in pairs]
 
         routes: list[TagoRoute] = []
         used_numbers: set[str] = set()
@@ -452,7 +545,24 @@ class TransitWorld:
             routes.append(TagoRoute(f"{city.prefix}{route_base + k + 1:08d}", number, kind, city.code,
                                     tuple(sequence), turn, first, last, interval, interval + interval // 5,
                                     interval + interval * 2 // 5))
+        if anchor is not None:
+            self._anchor_tago_route(city, anchor, routes, pairs, lat, lon)
         return TagoNetwork(city, tuple(stops), tuple(routes))
+
+    def _anchor_tago_route(self, city: TagoCity, anchor: dict, routes: list[TagoRoute],
+                           pairs: list[tuple[TagoStop, TagoStop]], lat: np.ndarray, lon: np.ndarray) -> None:
+        """Make the anchored route stop at the anchored stop as its ``seq``-th stop (see _TAGO_ANCHORS)."""
+        k = next((k for k, r in enumerate(routes) if r.route_id == anchor["route_id"]), None)
+        if k is None:
+            return
+        route, index = routes[k], anchor["seq"] - 1
+        if index < len(route.stops) and route.stops[index].node_id == anchor["node_id"]:
+            return   # the drawn line already does
+        rng = self._world.rng("transit.tago.anchor", city.code)
+        outbound = max(route.turn, index + 4)
+        order, eastward = _anchored_line(rng, lat, lon, anchor["place"], anchor["side"], index, outbound, None)
+        sequence, turn = _out_and_back([pairs[i] for i in order], eastward)
+        routes[k] = replace(route, stops=tuple(sequence), turn=turn)
 
     @staticmethod
     def _tago_route_number(rng: np.random.Generator, kind: str, used: set[str]) -> str:
@@ -540,6 +650,9 @@ class TransitWorld:
             stems = sorted({d.name[:-1] for d in world.regions.dongs_of(gu)}) or [gu.name[:-1]]
             landmarks = (f"{gu.name}청", f"{gu.name}보건소")
             names = _place_names(name_rng, stems, _SEOUL_SUFFIXES, per_gu, landmarks)
+            anchors = {(place, side): (st_id, ars_id)
+                       for gu_name, place, side, st_id, ars_id in _SEOUL_STATION_ANCHORS if gu_name == gu.name}
+            first = len(out)
             serial = 0
             for i in range(per_gu):
                 lat = centre_lat + float(rng.normal(0, 0.011))
@@ -553,6 +666,16 @@ class TransitWorld:
                         lat=round(lat + (0.00017 if side else 0.0), 10),
                         lon=round(lon + (0.00021 if side else 0.0), 10),
                         gu=gu))
+            # An anchored station takes its ids; a station of the 구 that drew them takes the ones it drew.
+            for (place, side), (st_id, ars_id) in anchors.items():
+                k = first + 2 * place + side
+                if k >= len(out):
+                    continue
+                fixed = out[k]
+                for j in range(first, len(out)):
+                    if out[j].st_id == st_id and j != k:
+                        out[j] = replace(out[j], st_id=fixed.st_id, ars_id=fixed.ars_id)
+                out[k] = replace(fixed, st_id=st_id, ars_id=ars_id)
         return tuple(out)
 
     @cached_property
@@ -592,8 +715,52 @@ class TransitWorld:
             distance = sum(metres(a.lat, a.lon, b.lat, b.lon) for a, b in zip(sequence, sequence[1:]))
             out.append(SeoulRoute(route_id, name, kind, _SEOUL_KIND_TYPE[kind], corp, tuple(sequence), turn,
                                   first, last, int(rng.integers(4, 25)), round(distance / 1000, 2)))
+        self._place_route_anchors(out, pairs, lat, lon, used_names)
         out.sort(key=lambda r: r.route_id)
         return tuple(out)
+
+    def _place_route_anchors(self, routes: list[SeoulRoute], pairs: list[tuple[SeoulStation, SeoulStation]],
+                             lat: np.ndarray, lon: np.ndarray, used_names: set[str]) -> None:
+        """Put each anchored route in place of a drawn one (see _SEOUL_ROUTE_ANCHORS)."""
+        rng = self._world.rng("transit.seoul.anchors")
+        taken: list[int] = []
+        rules = (lambda spec, r: r.route_id == spec.get("route_id"), lambda spec, r: r.name == spec["name"],
+                 lambda spec, r: r.kind == spec["kind"], lambda spec, r: True)
+        for spec in _SEOUL_ROUTE_ANCHORS:
+            target = None
+            for rule in rules:
+                found = [k for k, r in enumerate(routes) if k not in taken and rule(spec, r)]
+                if found:
+                    target = found[-1]
+                    break
+            if target is None:
+                return
+            taken.append(target)
+            route = routes[target]
+            stations, turn = route.stations, route.turn
+            if "through" in spec:
+                st_id, seq = spec["through"]
+                index = seq - 1
+                if not (index < len(stations) and stations[index].st_id == st_id):
+                    place, side = next((k, p.index(s)) for k, p in enumerate(pairs) for s in p if s.st_id == st_id)
+                    # within 0.08° along the line, as drawn routes keep to a 0.16° span (_route_line)
+                    order, eastward = _anchored_line(rng, lat, lon, place, side, index, max(turn, index + 4), 0.08)
+                    stations, turn = _out_and_back([pairs[k] for k in order], eastward)
+            first, last = route.first_time, route.last_time
+            if (spec["kind"] == "심야") != route.night:
+                first, last = ("2330", "0400") if spec["kind"] == "심야" else ("0430", "2300")
+            corp = f"{spec['corp']}  {route.corp.split('  ', 1)[-1]}" if "corp" in spec else route.corp
+            distance = sum(metres(a.lat, a.lon, b.lat, b.lon) for a, b in zip(stations, stations[1:]))
+            routes[target] = replace(route, route_id=spec.get("route_id", route.route_id), name=spec["name"],
+                                     kind=spec["kind"],
+                                     route_type=_SEOUL_KIND_TYPE[spec["kind"]], corp=corp, stations=tuple(stations),
+                                     turn=turn, first_time=first, last_time=last, length_km=round(distance / 1000, 2))
+        # a drawn route left with an anchor's number takes another
+        anchored = {routes[k].name for k in taken}
+        used_names |= anchored
+        for k, route in enumerate(routes):
+            if k not in taken and route.name in anchored:
+                routes[k] = replace(route, name=self._seoul_route_name(rng, route.kind, used_names))
 
     @staticmethod
     def _seoul_route_name(rng: np.random.Generator, kind: str, used: set[str]) -> str:
