@@ -195,8 +195,8 @@ class Protocol:
     public_keys: tuple[str, ...] = ()
     #: parameters that only choose a page (the full result is cached without them)
     paging_params: tuple[str, ...] = ()
-    #: rows a page may hold when the request carries no key at all (NEIS serves such calls as a
-    #: sample); None: a request without a key is refused like a wrong key
+    #: rows a request without any key is served (NEIS answers such calls as a sample of the first
+    #: rows); None: a request without a key is refused like a wrong key
     keyless_rows: int | None = None
 
     def route(self, request: SimRequest) -> tuple[str, dict[str, str]]:

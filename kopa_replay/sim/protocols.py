@@ -173,9 +173,11 @@ class HeadRowProtocol(Protocol):
         size_text = (params.get("pSize") or "").strip()
         if size_text.isdigit() and cap is not None and int(size_text) > cap:
             raise BadParam("pSize", size_text)
+        offset, limit, meta = paged(params, "pIndex", "pSize", self.default_size, None)
         if self.keyless(ctx.request, ctx.path_params):
-            return paged(params, "pIndex", "pSize", self.default_size, self.keyless_rows)
-        return paged(params, "pIndex", "pSize", self.default_size, None)
+            # a sample: the first rows only, whatever page is asked (a page past them is empty: INFO-200)
+            limit = max(0, min(limit, self.keyless_rows - offset))
+        return offset, limit, meta
 
     def _root(self, ctx: Context) -> str:
         if ctx.endpoint is not None:

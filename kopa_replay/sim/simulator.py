@@ -78,8 +78,9 @@ class Simulator:
         self.fault_rate = float(fault_rate)
         self.api_key = api_key or accepted_key()
         self.world = World(seed, world_size)
-        # Without drift the platforms stay as they were at 2026-09-01: the renames from before then still hold.
-        self.timeline = timeline if drift else tuple(e for e in timeline if e in HISTORY)
+        # The renames from before 2026-09-01 are how the platforms came to be as the catalog describes them: they
+        # hold under any timeline, and without drift (the platforms as they were at 2026-09-01).
+        self.timeline = HISTORY + tuple(e for e in timeline if e not in HISTORY) if drift else HISTORY
         self.registry = registry_ or registry()
         self._attempts: dict[str, int] = {}
         self._cache: OrderedDict[tuple, list[dict[str, Any]]] = OrderedDict()

@@ -86,14 +86,16 @@ def test_invalid_key_is_error_290_in_a_bare_result():
                                "MESSAGE": "인증키가 유효하지 않습니다. 인증키가 없는 경우, 홈페이지에서 인증키를 신청하십시오."}}
 
 
-def test_a_call_without_key_is_answered_as_a_sample_of_five_rows_a_page():
+def test_a_call_without_key_is_answered_as_a_sample_of_the_first_five_rows():
     keyed_total, keyed = _rows(_get("schoolInfo", ATPT_OFCDC_SC_CODE="B10", pSize=100).json(), "schoolInfo")
     for params in ({"KEY": None}, {"KEY": ""}):
         total, rows = _rows(_get("schoolInfo", ATPT_OFCDC_SC_CODE="B10", pSize=100, **params).json(), "schoolInfo")
         assert (total, rows) == (keyed_total, keyed[:5])
-    _, second = _rows(_get("schoolInfo", KEY=None, ATPT_OFCDC_SC_CODE="B10", pIndex=2, pSize=100).json(),
+    _, second = _rows(_get("schoolInfo", KEY=None, ATPT_OFCDC_SC_CODE="B10", pIndex=2, pSize=3).json(),
                       "schoolInfo")
-    assert second == keyed[5:10]
+    assert second == keyed[3:5]
+    past = _get("schoolInfo", KEY=None, ATPT_OFCDC_SC_CODE="B10", pIndex=2, pSize=100).json()
+    assert past["RESULT"]["CODE"] == "INFO-200"
     assert _get("schoolInfo", KEY="wrong").json()["RESULT"]["CODE"] == "ERROR-290"
 
 

@@ -204,3 +204,7 @@ def test_ridership_field_names_changed_on_a_date_and_older_snapshots_keep_the_ol
             body = json.loads(simulator.get(f"http://openapi.seoul.go.kr:8088/sim-key/json/{service}/1/2/20240725").body)
             assert {k for row in body[service]["row"] for k in row} == fields, (as_of, service)
     assert "GTON_TNOPE" in catalog.get(SUBWAY).output_fields and "REG_YMD" in catalog.get(SUBWAY).output_fields
+    # the rename is history: it holds without drift and under a timeline of one's own
+    for simulator in (Simulator(seed=0, drift=False), Simulator(seed=0, timeline=())):
+        body = json.loads(simulator.get(f"{BASE}/sim-key/json/CardSubwayStatsNew/1/1/20260825").body)
+        assert set(body["CardSubwayStatsNew"]["row"][0]) == set(catalog.get(SUBWAY).output_fields)

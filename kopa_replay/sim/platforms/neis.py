@@ -2,8 +2,8 @@
 
 The portal software's head/row envelope (:class:`HeadRowProtocol`): ``KEY``,
 ``Type`` (XML unless ``json``), ``pIndex``/``pSize`` (100 by default, ERROR-336
-above 1,000; five rows a page for a call without ``KEY``, which the portal answers
-as a sample), INFO-200 for no data. Every service but ``schoolInfo`` needs the
+above 1,000; a call without ``KEY`` is answered as a sample, the first five rows),
+INFO-200 for no data. Every service but ``schoolInfo`` needs the
 office code and the 7-digit school code; a school *name* in ``SD_SCHUL_CODE``
 simply matches nothing (INFO-200), as on the real portal. Date parameters
 accept a whole day (``YYYYMMDD``) or, like the real portal, a month
@@ -24,8 +24,9 @@ from kopa_replay.sim.world.calendar import parse_ymd, ymd
 from kopa_replay.sim.world.schools import HISTORY_START, School, academic_year
 
 HOST = "open.neis.go.kr"
-# Without a KEY the portal answers sample data, five rows a page at most (what client libraries rely on:
-# ezneis caps pSize at 5 without a key, neispy warns it "requests with the sample key"); a wrong key is ERROR-290.
+# Without a KEY the portal answers sample data (what client libraries rely on: ezneis caps pSize at 5 without a
+# key, neispy warns it "requests with the sample key"): served as the first five rows, like Seoul's sample key;
+# whether later pages are refused is not documented. A wrong key is ERROR-290.
 PROTOCOL = HeadRowProtocol(prefix="/hub/", keyless_rows=5)
 
 _YES_NO = {True: "Y", False: "N"}

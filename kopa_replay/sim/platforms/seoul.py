@@ -68,6 +68,7 @@ class SeoulProtocol(Protocol):
 
     name = "seoul"
     paging_params = ("START", "END")
+    max_size = 1000   # rows a call (ERROR-336 above)
     # The sample key opens every service, capped at five rows in window().
     public_keys = (SAMPLE_KEY,)
 
@@ -112,7 +113,7 @@ class SeoulProtocol(Protocol):
             raise BadParam("ORDER", f"{start}>{end}")
         if ctx.path_params.get("key") == SAMPLE_KEY and end > SAMPLE_MAX_ROWS:
             raise BadParam("SAMPLE", str(end))
-        cap = ctx.max_size(1000)
+        cap = ctx.max_size(self.max_size)
         if cap is not None and end - start + 1 > cap:
             raise BadParam("RANGE", str(end - start + 1))
         return start - 1, end - start + 1, {"start": start, "end": end}

@@ -12,10 +12,15 @@ each endpoint names its sources. A file holds:
     the catalog's path syntax for ``records``, ``total`` and ``code`` of a success, with
     ``{route}`` standing for the service name where the envelope is keyed by it.
 ``paging``
-    ``max``: the most rows one call may ask for (``null``: no cap), ``default``: the rows a
-    call gets when it does not say.
+    ``max``: the most rows one call may ask for as documented (``null``: none documented),
+    ``default``: the rows a call gets when it does not say, ``enforced: false`` where the
+    servers take more than the documented maximum (RTMS).
 ``codes``
-    every result code the platform documents, with its meaning.
+    every result code the platform documents, with how a client reads it (ok, no_data,
+    structural, environmental — the catalog's classes).
+``empty``
+    values besides ``null``, ``""`` and a single space that mean "none" on this platform
+    (OpenDART writes ``-``).
 ``endpoints``
     tool name → ``route``, ``sources``, ``fields`` and, where they differ from the platform's,
     its own ``envelope`` and ``paging``. A field has a ``type`` (``string``,
@@ -85,6 +90,7 @@ class EndpointSpec:
     fields: tuple[FieldSpec, ...]
     envelope: Mapping[str, str]
     paging: Mapping[str, Any]
+    empty: tuple[Any, ...] = _EMPTY
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -131,6 +137,14 @@ def _field(where: str, name: str, raw: Any) -> FieldSpec:
     return FieldSpec(name, raw["type"], fmt, bool(raw.get("optional", False)))
 
 
+def _mapping(where: str, key: str, raw: Any) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise _problem(where, f"{key} must be a mapping, not {type(raw).__name__}")
+    return dict(raw)
+
+
 def _sources(where: str, raw: Any) -> tuple[str, ...]:
     if not isinstance(raw, list) or not raw or not all(isinstance(s, str) and s.strip() for s in raw):
         raise _problem(where, "sources must be a non-empty list of citations")
@@ -142,15 +156,20 @@ def parse_platform(module: str, document: Any) -> PlatformSpec:
     where = f"{module}.yaml"
     if not isinstance(document, Mapping):
         raise _problem(where, "the file must hold a mapping")
-    unknown = sorted(set(document) - {"platform", "sources", "envelope", "paging", "codes", "endpoints"})
+    unknown = sorted(set(document) - {"platform", "sources", "envelope", "paging", "codes", "empty", "endpoints"})
     if unknown:
         raise _problem(where, f"unknown key {unknown[0]!r}")
     platform = document.get("platform")
     if not isinstance(platform, str):
         raise _problem(where, "platform must be a platform id")
-    envelope, paging = dict(document.get("envelope") or {}), dict(document.get("paging") or {})
+    envelope, paging, codes, raw_endpoints = (_mapping(where, key, document.get(key))
+                                              for key in ("envelope", "paging", "codes", "endpoints"))
+    extra_empty = document.get("empty") or []
+    if not isinstance(extra_empty, list) or not all(isinstance(v, str) for v in extra_empty):
+        raise _problem(where, "empty must be a list of strings")
+    empty = _EMPTY + tuple(extra_empty)
     endpoints = []
-    for tool, raw in (document.get("endpoints") or {}).items():
+    for tool, raw in raw_endpoints.items():
         at = f"{where} endpoints.{tool}"
         if not isinstance(raw, Mapping) or not isinstance(raw.get("fields"), Mapping) or not raw["fields"]:
             raise _problem(at, "an endpoint has a route, sources and a mapping of fields")
@@ -158,14 +177,17 @@ def parse_platform(module: str, document: Any) -> PlatformSpec:
         if unknown:
             raise _problem(at, f"unknown key {unknown[0]!r}")
         route = str(raw.get("route", ""))
+        own = {key: _mapping(at, key, raw.get(key)) for key in ("envelope", "paging")}
+        if not all(isinstance(v, str) or v is None for v in {**envelope, **own["envelope"]}.values()):
+            raise _problem(at, "envelope paths must be strings (or null to drop a role)")
         fields = tuple(_field(f"{at}.fields.{name}", str(name), spec) for name, spec in raw["fields"].items())
         # an endpoint's own envelope replaces the platform's role by role; null drops a role
         own_envelope = {k: v.replace("{route}", route)
-                        for k, v in {**envelope, **(raw.get("envelope") or {})}.items() if v is not None}
+                        for k, v in {**envelope, **own["envelope"]}.items() if v is not None}
         endpoints.append(EndpointSpec(tool, platform, route, _sources(f"{at}.sources", raw.get("sources")), fields,
-                                      own_envelope, {**paging, **(raw.get("paging") or {})}))
+                                      own_envelope, {**paging, **own["paging"]}, empty))
     return PlatformSpec(module, platform, _sources(f"{where} sources", document.get("sources")), envelope, paging,
-                        {str(k): str(v) for k, v in (document.get("codes") or {}).items()}, tuple(endpoints))
+                        {str(k): str(v) for k, v in codes.items()}, tuple(endpoints))
 
 
 @lru_cache(maxsize=1)
@@ -196,9 +218,9 @@ def _is_day(text: str) -> bool:
     return True
 
 
-def value_problem(spec: FieldSpec, value: Any) -> str | None:
-    """Why ``value`` breaks the field's spec, or None."""
-    if value in _EMPTY or (isinstance(value, str) and not value.strip()):
+def value_problem(spec: FieldSpec, value: Any, empty: tuple[Any, ...] = _EMPTY) -> str | None:
+    """Why ``value`` breaks the field's spec, or None; ``empty`` are the values that mean "none"."""
+    if value in empty or (isinstance(value, str) and not value.strip()):
         return None if spec.optional else f"{spec.name} is empty ({value!r}) but not optional"
     if spec.type == "string":
         if not isinstance(value, str):
@@ -224,7 +246,7 @@ def record_problems(spec: EndpointSpec, record: Mapping[str, Any]) -> list[str]:
             if not field.optional:
                 problems.append(f"{spec.tool}: missing field {field.name}")
             continue
-        problem = value_problem(field, record[field.name])
+        problem = value_problem(field, record[field.name], spec.empty)
         if problem:
             problems.append(f"{spec.tool}: {problem}")
     return problems

@@ -1007,8 +1007,9 @@ class DatasetWorld:
             return []
         sgg = complexes[0].dong.sigungu
         rng = self._world.rng("datasets.apt.rents", lawd_cd, deal_ym)
+        # 전월세 reports outnumber sales several times (서울 ≈ 15,000–20,000 a month over 25 구)
         base = float(self._world.rng("datasets.apt.rent_volume", lawd_cd).uniform(
-            *((150, 900) if sgg.sido.code == "11" else (100, 800) if sgg.sido.code == "41" else (40, 300))))
+            *((400, 1800) if sgg.sido.code == "11" else (300, 1500) if sgg.sido.code == "41" else (60, 400))))
         count = max(1, int(base * float(rng.lognormal(0, 0.2))))
         trend = 1.0 + 0.003 * ((year - 2024) * 12 + month - 1)
         days = _calendar.monthrange(year, month)[1]
