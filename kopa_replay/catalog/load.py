@@ -251,6 +251,16 @@ def _build_binding(http: Mapping[str, Any], problems: _Problems, tool: str) -> H
     if style not in PAGINATION_STYLES:
         problems.add(f"pagination.style must be one of {list(PAGINATION_STYLES)}", tool, "http.pagination.style")
         pag_spec, style = {}, "none"
+    for role in ("default_size", "max_size"):
+        size = pag_spec.get(role)
+        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
+            problems.add(f"pagination.{role} must be a positive integer or null, not {size!r}", tool,
+                         f"http.pagination.{role}")
+            pag_spec = {**pag_spec, role: None}
+    for role in ("page_param", "size_param", "start_param", "end_param"):
+        if pag_spec.get(role) is not None and not isinstance(pag_spec.get(role), str):
+            problems.add(f"pagination.{role} must be a parameter name", tool, f"http.pagination.{role}")
+            pag_spec = {**pag_spec, role: None}
     pagination = Pagination(
         style=style,
         page_param=pag_spec.get("page_param"),
@@ -394,7 +404,12 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
                                     match=fspec.get("match", "exact"), limit=int(fspec.get("limit", 50))))
 
     examples: list[Mapping[str, Any]] = []
-    for i, example in enumerate(spec.get("examples") or ()):
+    raw_examples = spec.get("examples") or ()
+    if not isinstance(raw_examples, (list, tuple)):
+        problems.add(f"examples must be a list of argument mappings, not {type(raw_examples).__name__}", name,
+                     "examples")
+        raw_examples = ()
+    for i, example in enumerate(raw_examples):
         if not isinstance(example, Mapping):
             problems.add("an example is a mapping of arguments", name, f"examples[{i}]")
             continue

@@ -463,7 +463,7 @@ def _observe(tool: Tool, response: RecordedResponse) -> _Observation:
     fmt = sniff_format(response.body)
     page = _page_request(tool, response.url)
     try:
-        doc = parse_body(response.body, tool.http.zip_member) if fmt != "html" else None
+        doc = parse_body(response.body, tool.http.zip_member, response.content_type) if fmt != "html" else None
     except ParseError:
         doc = None
     if doc is None:

@@ -158,13 +158,15 @@ def execute(tool: Tool, args: Mapping[str, Any], client: httpx.Client, key: str 
         response = client.request(method, url, headers=headers, extensions=extensions)
     except httpx.HTTPError as exc:
         raise SourceError(f"{tool.name}: request to {redacted} failed: {type(exc).__name__}") from None
-    return interpret(tool, args, response.status_code, response.content, redacted)
+    return interpret(tool, args, response.status_code, response.content, redacted,
+                     response.headers.get("content-type"))
 
 
-def interpret(tool: Tool, args: Mapping[str, Any], status: int, content: bytes, redacted: str) -> CallResult:
+def interpret(tool: Tool, args: Mapping[str, Any], status: int, content: bytes, redacted: str,
+              content_type: str | None = None) -> CallResult:
     """A response's records, total and outcome, read with the tool's envelope and result-code table."""
     try:
-        doc = parse_body(content, tool.http.zip_member)
+        doc = parse_body(content, tool.http.zip_member, content_type)
     except ParseError as exc:
         outcome = "environmental_error" if status >= 500 else "structural_error"
         return CallResult(tool.name, outcome, status=status, message=str(exc), url=redacted)

@@ -8,8 +8,10 @@ attributes as ``@name``), then read the catalog envelope's paths.
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
+import re
 import zipfile
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
@@ -17,7 +19,7 @@ from xml.etree import ElementTree
 
 from kopa_replay.catalog.model import Tool
 
-__all__ = ["MISSING", "Parsed", "decode_text", "parse_body", "xml_to_dict", "lookup", "first_present", "extract",
+__all__ = ["MISSING", "Parsed", "declared_charset", "decode_text", "parse_body", "xml_to_dict", "lookup", "first_present", "extract",
            "ParseError"]
 
 
@@ -25,9 +27,39 @@ class ParseError(ValueError):
     """The body is not JSON, XML or a ZIP of XML."""
 
 
-def decode_text(body: bytes) -> str:
-    """UTF-8 (with or without BOM), falling back to EUC-KR/CP949 as some platforms still send."""
-    for encoding in ("utf-8-sig", "cp949"):
+# A declared charset: the XML declaration, an HTML meta tag, or a Content-Type header's parameter.
+_DECLARED = (re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']"""),
+             re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9._-]+)""", re.IGNORECASE))
+_HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9._-]+)", re.IGNORECASE)
+# Korean servers that say EUC-KR send CP949, its superset (똠, 햏 … are CP949 only).
+_SUPERSETS = {"euc-kr": "cp949", "euckr": "cp949", "ks_c_5601-1987": "cp949", "ksc5601": "cp949", "x-windows-949": "cp949"}
+
+
+def declared_charset(body: bytes, content_type: str | None = None) -> str | None:
+    """The charset a response declares for itself (body declaration first, then the header), as Python names it."""
+    found = None
+    for pattern in _DECLARED:
+        match = pattern.search(body[:1024])
+        if match:
+            found = match.group(1).decode("ascii")
+            break
+    if found is None and content_type:
+        match = _HEADER_CHARSET.search(content_type)
+        found = match.group(1) if match else None
+    if found is None:
+        return None
+    name = _SUPERSETS.get(found.lower(), found.lower())
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def decode_text(body: bytes, content_type: str | None = None) -> str:
+    """The declared charset when there is one; else UTF-8 (with or without BOM), falling back to CP949 as some
+    platforms still send."""
+    declared = declared_charset(body, content_type)
+    for encoding in ((declared,) if declared else ()) + ("utf-8-sig", "cp949"):
         try:
             return body.decode(encoding)
         except UnicodeDecodeError:
@@ -57,16 +89,20 @@ def _element(node: ElementTree.Element) -> Any:
 
 
 def xml_to_dict(text: str | bytes) -> dict[str, Any]:
-    """XML to ``{root_tag: {...}}``; raises ParseError on malformed XML."""
+    """XML to ``{root_tag: {...}}``; raises ParseError on malformed XML.
+
+    Bytes are decoded here by their declared charset: expat itself reads no multi-byte encoding but UTF-8/16,
+    so an ``encoding="EUC-KR"`` document is parsed as the text it decodes to.
+    """
     try:
-        root = ElementTree.fromstring(text)
-    except ElementTree.ParseError as exc:
+        root = ElementTree.fromstring(decode_text(text) if isinstance(text, bytes) else text)
+    except (ElementTree.ParseError, ValueError) as exc:
         raise ParseError(f"malformed XML: {exc}") from exc
     return {root.tag: _element(root)}
 
 
-def parse_body(body: bytes, zip_member: str | None = None) -> Any:
-    """The response body as JSON-shaped data, whatever format it came in."""
+def parse_body(body: bytes, zip_member: str | None = None, content_type: str | None = None) -> Any:
+    """The response body as JSON-shaped data, whatever format and charset it came in."""
     if body[:2] == b"PK":
         try:
             with zipfile.ZipFile(io.BytesIO(body)) as archive:
@@ -77,9 +113,9 @@ def parse_body(body: bytes, zip_member: str | None = None) -> Any:
                 return xml_to_dict(archive.read(member))
         except zipfile.BadZipFile as exc:
             raise ParseError(f"malformed ZIP: {exc}") from exc
-    text = decode_text(body).lstrip()
+    text = decode_text(body, content_type).lstrip()
     if text.startswith("<"):
-        return xml_to_dict(text.encode("utf-8"))
+        return xml_to_dict(text)
     try:
         return json.loads(text) if text else None
     except json.JSONDecodeError as exc:

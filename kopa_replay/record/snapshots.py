@@ -7,8 +7,9 @@ digest whatever order or process recorded them — stores it, makes the
 snapshot immutable, and writes ``snapshots/NAME.json``: the digest, the
 per-tool schema digests, the catalog digest, the source, the as-of date.
 
-Pinning (``--snapshot NAME``) checks the store's digest against the manifest;
-``verify`` recomputes it from the interactions.
+Pinning (``--snapshot NAME``) rehashes the interactions and checks them against
+the sealed digest and the manifest; ``verify`` does that and rehashes every
+body the snapshot uses.
 """
 
 from __future__ import annotations
@@ -104,12 +105,20 @@ def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str |
 
 
 def check_pinned(store: Store, name: str, manifest_dir: str | Path | None = None) -> None:
-    """A pinned replay's guard: the store's sealed digest must equal the manifest's."""
+    """A pinned replay's guard: the interactions, rehashed, must give the sealed digest and the manifest's.
+
+    Rows are rehashed here (an edit made past the store's triggers is caught before anything is served);
+    bodies are checked against their digests as replay reads them.
+    """
     snapshot = store.snapshot(name)
     manifest = load_manifest(store, name, manifest_dir)
-    if manifest is None or not snapshot.sealed:
+    if not snapshot.sealed:
         return
-    if manifest.get("digest") != snapshot.digest:
+    digest = snapshot_digest(store, name)
+    if digest != snapshot.digest:
+        raise SnapshotError(f"snapshot {name!r}: its interactions hash to {digest[:12]}… but it was sealed as "
+                            f"{str(snapshot.digest)[:12]}…: the store was edited (kopa-replay snapshot verify {name})")
+    if manifest is not None and manifest.get("digest") != snapshot.digest:
         raise SnapshotError(f"snapshot {name!r}: store digest {str(snapshot.digest)[:12]}… does not match the "
                             f"manifest {manifest_path(store, name, manifest_dir)} ({str(manifest.get('digest'))[:12]}…)")
 
@@ -127,4 +136,6 @@ def verify_snapshot(store: Store, name: str, manifest_dir: str | Path | None = N
                         f"{digest[:12]}…")
     if manifest is None and snapshot.sealed:
         problems.append(f"sealed but no manifest at {manifest_path(store, name, manifest_dir)}")
+    bodies = sorted({item.body_digest for item in store.interactions(name)})
+    problems += [problem for problem in map(store.body_problem, bodies) if problem]
     return problems

@@ -1,6 +1,6 @@
 """The cassette store: one SQLite file of interactions, grouped in snapshots.
 
-Schema (version 1)::
+Schema (version 2)::
 
     meta(key, value)                      schema_version, application id
     blobs(digest, codec, size, data)      response bodies, content-addressed (sha256 of the
@@ -14,9 +14,14 @@ recorded; replay serves them in that order and then repeats the last. Each
 interaction is written in its own ``BEGIN IMMEDIATE`` transaction (blob,
 sequence number and row together), so a killed recorder leaves only whole
 interactions and several processes can record into one store (WAL, a busy
-timeout). A trigger refuses writes to sealed snapshots. A file that is not
-ours, or from a newer schema, is refused with a clear error rather than
-altered.
+timeout). Triggers make a sealed snapshot immutable to any SQL: no insert,
+update or delete of its interactions, no unsealing or deleting it, and no
+blob rewritten (blobs are content-addressed) or removed while a sealed
+snapshot uses it (version 2; a version 1 store gains them when first opened
+writable, its digests and manifests unchanged). Every body is checked
+against its digest the first time a process reads it, so a flipped bit is an
+error naming the body, never a wrong answer. A file that is not ours, or from
+a newer schema, is refused with a clear error rather than altered.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from kopa_replay.errors import SnapshotError, StoreError
 
 __all__ = ["SCHEMA_VERSION", "Interaction", "RecordedRow", "Snapshot", "Store", "default_store_path", "blob_digest"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION = "kopa-replay cassette store"
 _BUSY_TIMEOUT_MS = 30_000
 _COMPRESS_MIN = 64  # bodies shorter than this are stored raw: compression would not pay
@@ -74,6 +79,29 @@ _SCHEMA = (
     """CREATE TRIGGER IF NOT EXISTS sealed_snapshots_are_immutable_delete
     BEFORE DELETE ON interactions
     WHEN (SELECT sealed FROM snapshots WHERE name = OLD.snapshot) = 1
+    BEGIN SELECT RAISE(ABORT, 'snapshot is sealed'); END""",
+)
+
+#: Version 2: sealed means immutable to UPDATE too, and blobs cannot be rewritten.
+_SEALED_V2 = (
+    """CREATE TRIGGER IF NOT EXISTS sealed_snapshots_are_immutable_update
+    BEFORE UPDATE ON interactions
+    WHEN (SELECT sealed FROM snapshots WHERE name = OLD.snapshot) = 1
+      OR (SELECT sealed FROM snapshots WHERE name = NEW.snapshot) = 1
+    BEGIN SELECT RAISE(ABORT, 'snapshot is sealed'); END""",
+    """CREATE TRIGGER IF NOT EXISTS sealed_snapshots_stay_sealed
+    BEFORE UPDATE ON snapshots WHEN OLD.sealed = 1
+    BEGIN SELECT RAISE(ABORT, 'snapshot is sealed'); END""",
+    """CREATE TRIGGER IF NOT EXISTS sealed_snapshots_are_not_deleted
+    BEFORE DELETE ON snapshots WHEN OLD.sealed = 1
+    BEGIN SELECT RAISE(ABORT, 'snapshot is sealed'); END""",
+    """CREATE TRIGGER IF NOT EXISTS blobs_are_immutable
+    BEFORE UPDATE ON blobs
+    BEGIN SELECT RAISE(ABORT, 'blobs are content-addressed and immutable'); END""",
+    """CREATE TRIGGER IF NOT EXISTS sealed_blobs_are_kept
+    BEFORE DELETE ON blobs
+    WHEN EXISTS (SELECT 1 FROM interactions i JOIN snapshots s ON s.name = i.snapshot
+                 WHERE i.body = OLD.digest AND s.sealed = 1)
     BEGIN SELECT RAISE(ABORT, 'snapshot is sealed'); END""",
 )
 
@@ -154,12 +182,16 @@ class Store:
         self._compressor = zstandard.ZstdCompressor(level=3)
         self._bodies: OrderedDict[str, bytes] = OrderedDict()
         self._bodies_lock = threading.Lock()
+        self._verified: set[str] = set()  # body digests this process has checked against their bytes
         self._decompressor = zstandard.ZstdDecompressor()
         if readonly or not create:
             if not self.path.exists():
                 raise StoreError(f"store {self.path} does not exist")
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.is_file() and self.path.stat().st_size == 0:
+            # SQLite would take an empty file for a new database; a truncated store must not pass for one
+            raise StoreError(f"{self.path} is an empty file, not a cassette store (remove it to start a new store)")
         self._prepare()
 
     # -- connections ------------------------------------------------------------
@@ -217,7 +249,9 @@ class Store:
         if version == SCHEMA_VERSION:
             return
         if self.readonly:
-            raise StoreError(f"store {self.path} is empty or needs a migration; open it writable first")
+            if version >= 1:   # an older store reads the same; it gains the newer triggers when opened writable
+                return
+            raise StoreError(f"store {self.path} is empty; record into it first")
         self._migrate(version)
 
     def _migrate(self, version: int) -> None:
@@ -230,6 +264,9 @@ class Store:
                 for statement in _SCHEMA:
                     conn.execute(statement)
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('application', ?)", (APPLICATION,))
+            if version < 2:   # triggers only: rows, digests and manifests stay as they are
+                for statement in _SEALED_V2:
+                    conn.execute(statement)
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             conn.execute("COMMIT")
         except BaseException:
@@ -372,11 +409,17 @@ class Store:
             yield self._interaction(row)
 
     def body(self, digest: str) -> bytes:
-        """A stored body by digest; recently read bodies are kept (many requests share few bodies)."""
+        """A stored body by digest, checked against the digest the first time this process reads it (a
+        mismatch is a :class:`StoreError`, never a wrong answer); recently read bodies are kept."""
         cached = self._bodies.get(digest)
         if cached is not None:
             return cached
         data = self._read_body(digest)
+        if digest not in self._verified:
+            if blob_digest(data) != digest:
+                raise StoreError(f"store {self.path}: body {digest[:12]}… does not match its digest: the store is "
+                                 "corrupt (kopa-replay cassette verify lists what)")
+            self._verified.add(digest)
         if len(data) <= _CACHED_BODY_MAX:
             with self._bodies_lock:
                 self._bodies[digest] = data
@@ -390,8 +433,23 @@ class Store:
             raise StoreError(f"store {self.path} lacks body {digest[:12]}…: the store is corrupt")
         codec, data = row
         if codec == "zstd":
-            return self._decompressor.decompress(data)
+            try:
+                return self._decompressor.decompress(data)
+            except zstandard.ZstdError as exc:
+                raise StoreError(f"store {self.path}: body {digest[:12]}… cannot be decompressed ({exc}): the store "
+                                 "is corrupt (kopa-replay cassette verify lists what)") from None
+        if codec != "raw":
+            raise StoreError(f"store {self.path}: body {digest[:12]}… has unknown codec {codec!r}: the store is corrupt")
         return bytes(data)
+
+    def body_problem(self, digest: str) -> str | None:
+        """Why a stored body cannot be served as ``digest`` (missing, undecodable, other bytes), or None.
+        Reads the file, never the cache."""
+        try:
+            data = self._read_body(digest)
+        except StoreError as exc:
+            return str(exc)
+        return None if blob_digest(data) == digest else f"body {digest[:12]}… does not match its digest"
 
     # -- maintenance ---------------------------------------------------------------
     def verify(self) -> list[str]:

@@ -25,7 +25,7 @@ from typing import Iterable
 
 import httpx
 
-from kopa_replay.errors import CassetteMiss, UsageError
+from kopa_replay.errors import CassetteMiss, StoreError, UsageError
 from kopa_replay.record.redact import Redactor
 from kopa_replay.record.store import Store
 
@@ -122,12 +122,23 @@ class _Core:
         if action != "replay" or answer is None:
             return None
         status, _headers, digest = answer
-        return Replayed(status, self.store.body(digest), digest)
+        return Replayed(status, self._body(digest, None, method, url, _redactor), digest)
 
     def replayed(self, request: httpx.Request, answer: tuple[int, dict[str, str], str]) -> httpx.Response:
         status, headers, digest = answer
-        return httpx.Response(status, headers=headers, content=self.store.body(digest), request=request,
+        secrets = tuple(s for s in request.extensions.get("kopa_secrets") or () if s)
+        body = self._body(digest, request.extensions.get("kopa_tool"), request.method, str(request.url),
+                          self._redactors.get(secrets, self.redactor) if secrets else self.redactor)
+        return httpx.Response(status, headers=headers, content=body, request=request,
                               extensions={"kopa_replayed": True})
+
+    def _body(self, digest: str, tool: str | None, method: str, url: str, redactor: Redactor) -> bytes:
+        """A recorded body; a corrupt one is an error naming the snapshot, tool and (redacted) request."""
+        try:
+            return self.store.body(digest)
+        except StoreError as exc:
+            where = f"tool {tool}, " if tool else ""
+            raise StoreError(f"snapshot {self.snapshot!r}, {where}{method} {redactor.redact_url(url)}: {exc}") from None
 
     def miss(self, request: httpx.Request, redactor: Redactor) -> CassetteMiss:
         return CassetteMiss(tool=request.extensions.get("kopa_tool"), method=request.method,

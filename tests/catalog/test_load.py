@@ -97,7 +97,17 @@ CASES = [
     (lambda d: d["tools"][0].update(output={}), "acme_quotes", "output"),
     (lambda d: d["tools"][0].update(colour="red"), "acme_quotes", "colour"),
     (lambda d: d["tools"].append(copy.deepcopy(d["tools"][0])), "acme_quotes", "name"),
+    (lambda d: d["platform"]["pagination"].update(max_size="ten"), "acme_quotes", "http.pagination.max_size"),
+    (lambda d: d["platform"]["pagination"].update(default_size=0), "acme_quotes", "http.pagination.default_size"),
+    (lambda d: d["tools"][0].update(examples={"ticker": "069540"}), "acme_quotes", "examples"),
 ]
+
+
+def test_examples_that_are_not_a_list_are_one_problem(tmp_path):
+    with pytest.raises(CatalogError) as info:
+        load_catalog_file(write(tmp_path, broken(lambda d: d["tools"][0].update(examples="069540"))))
+    message = str(info.value)
+    assert "examples must be a list" in message and "2 problems" not in message and "Traceback" not in message
 
 
 @pytest.mark.parametrize("mutate, tool, field", CASES)

@@ -1,0 +1,181 @@
+"""A store nothing can silently corrupt: sealed is immutable to any SQL, every body is checked before it is
+served, pinned replay and `snapshot verify` catch edits made past the triggers, a version 1 store migrates."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+import zstandard
+
+from kopa_replay.errors import SnapshotError, StoreError
+from kopa_replay.record import Store
+from kopa_replay.record.snapshots import check_pinned, seal_snapshot, snapshot_digest, verify_snapshot
+from kopa_replay.record.store import SCHEMA_VERSION
+from kopa_replay.record.transport import RecordTransport
+
+ROOT = Path(__file__).resolve().parents[2]
+BODY = json.dumps({"srtnCd": "069540", "clpr": "1680", "pad": "x" * 400}).encode()
+
+
+def _recorded(tmp_path, catalog, seal=True):
+    """A store with one snapshot 's' of two interactions, sealed with a manifest."""
+    store = Store(tmp_path / "cassettes" / "kopa.sqlite")
+    for key, body in (("k1", BODY), ("k2", b'{"short": true}')):
+        store.append(snapshot="s", request_key=key, tool="datagokr_get_stock_price_info", method="GET",
+                     url=f"https://apis.data.go.kr/x?serviceKey=***&k={key}", request_headers={}, status=200,
+                     response_headers={"content-type": "application/json"}, body=body)
+    if seal:
+        seal_snapshot(store, "s", catalog)
+    return store
+
+
+def _hack(store: Store, *sql: str) -> None:
+    """Edit the file the way a hostile tester would: triggers dropped first."""
+    conn = sqlite3.connect(store.path)
+    for name, in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        conn.execute(f"DROP TRIGGER {name}")
+    for statement in sql:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("statement", [
+    "UPDATE interactions SET url = 'https://elsewhere/'",
+    "UPDATE interactions SET status = 500",
+    "UPDATE snapshots SET sealed = 0",
+    "UPDATE snapshots SET digest = 'x'",
+    "DELETE FROM snapshots",
+    "UPDATE blobs SET data = x'00'",
+    "DELETE FROM blobs",
+])
+def test_sealed_is_immutable_to_any_sql(tmp_path, catalog, statement):
+    store = _recorded(tmp_path, catalog)
+    with pytest.raises(sqlite3.IntegrityError, match="sealed|immutable"):
+        store.conn.execute(statement)
+    assert verify_snapshot(store, "s") == []
+
+
+def test_an_open_snapshot_can_still_be_edited_by_the_recorder(tmp_path, catalog):
+    store = _recorded(tmp_path, catalog, seal=False)
+    store.conn.execute("UPDATE interactions SET tool = 'other' WHERE request_key = 'k1'")
+    store.delete_snapshot("s")
+    assert store.snapshot_names() == []
+
+
+def test_a_flipped_byte_is_an_error_naming_the_body_never_a_wrong_answer(tmp_path, catalog):
+    store = _recorded(tmp_path, catalog)
+    digest = store.lookup("s", "k1")[0].body_digest
+    codec, data = store.conn.execute("SELECT codec, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
+    raw = zstandard.ZstdDecompressor().decompress(data) if codec == "zstd" else bytes(data)
+    edited = raw.replace(b"069540", b"069541")           # another stock code, the same length
+    packed = zstandard.ZstdCompressor().compress(edited) if codec == "zstd" else edited
+    _hack(store, f"UPDATE blobs SET data = x'{packed.hex()}' WHERE digest = '{digest}'")
+    fresh = Store(store.path, readonly=True)
+    with pytest.raises(StoreError, match=rf"body {digest[:12]}… does not match its digest"):
+        fresh.body(digest)
+    assert fresh.body(store.lookup("s", "k2")[0].body_digest) == b'{"short": true}'
+    problems = verify_snapshot(fresh, "s")
+    assert problems == [f"body {digest[:12]}… does not match its digest"]
+
+
+def test_an_undecompressable_blob_is_a_store_error_not_a_zstd_traceback(tmp_path, catalog):
+    store = _recorded(tmp_path, catalog)
+    digest = store.lookup("s", "k1")[0].body_digest
+    _hack(store, f"UPDATE blobs SET data = x'28b52ffd0000' WHERE digest = '{digest}'")
+    fresh = Store(store.path, readonly=True)
+    with pytest.raises(StoreError, match="cannot be decompressed"):
+        fresh.body(digest)
+    assert any("cannot be decompressed" in p for p in verify_snapshot(fresh, "s"))
+
+
+@pytest.mark.parametrize("statement", [
+    "UPDATE interactions SET status = 500 WHERE request_key = 'k1'",
+    "UPDATE interactions SET seq = 2 WHERE request_key = 'k1'",
+    "UPDATE interactions SET request_key = 'k3' WHERE request_key = 'k1'",
+    "DELETE FROM interactions WHERE request_key = 'k2'",
+])
+def test_an_edit_past_the_triggers_is_caught_by_verify_and_by_pinned_replay(tmp_path, catalog, statement):
+    store = _recorded(tmp_path, catalog)
+    sealed = store.snapshot("s").digest
+    _hack(store, statement)
+    fresh = Store(store.path, readonly=True)
+    assert snapshot_digest(fresh, "s") != sealed
+    assert any("hash to" in p for p in verify_snapshot(fresh, "s"))
+    with pytest.raises(SnapshotError, match="the store was edited"):
+        check_pinned(fresh, "s")
+
+
+def test_a_version_1_store_migrates_keeping_digests_and_manifests(tmp_path, catalog):
+    store = _recorded(tmp_path, catalog)
+    digest = store.snapshot("s").digest
+    # make it what version 1 wrote: no version 2 triggers, schema_version 1
+    _hack(store, "UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    conn = sqlite3.connect(store.path)
+    from kopa_replay.record.store import _SCHEMA   # the version 1 schema's two sealing triggers
+    for statement in _SCHEMA:
+        if "TRIGGER" in statement:
+            conn.execute(statement)
+    conn.commit()
+    conn.close()
+    old = Store(store.path, readonly=True)          # read-only opens it as it is
+    assert verify_snapshot(old, "s") == [] and old.body(old.lookup("s", "k1")[0].body_digest) == BODY
+    migrated = Store(store.path)
+    assert migrated.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == \
+        str(SCHEMA_VERSION) == "2"
+    assert migrated.snapshot("s").digest == digest and verify_snapshot(migrated, "s") == []
+    check_pinned(migrated, "s")
+    with pytest.raises(sqlite3.IntegrityError):
+        migrated.conn.execute("UPDATE snapshots SET sealed = 0")
+
+
+def test_replay_of_a_corrupt_body_names_snapshot_tool_and_request_and_the_cli_says_error(tmp_path, catalog):
+    shipped = ROOT / "cassettes" / "kopa.sqlite"
+    (tmp_path / "cassettes").mkdir()
+    copy = tmp_path / "cassettes" / "kopa.sqlite"
+    copy.write_bytes(shipped.read_bytes())
+    (tmp_path / "snapshots").mkdir()
+    (tmp_path / "snapshots" / "2026-09-01.json").write_bytes((ROOT / "snapshots" / "2026-09-01.json").read_bytes())
+    store = Store(copy, readonly=True)
+    tool = catalog.get("datagokr_get_stock_price_info")
+    args = {"basDt": "20260831", "srtnCd": "069540"}
+    transport = RecordTransport(None, store, "2026-09-01", mode="replay")
+    from kopa_replay.env import execute
+    with httpx.Client(transport=transport) as client:
+        good = execute(tool, args, client, "sim-key")
+    assert good.outcome == "ok" and good.records[0]["clpr"] == "1680"
+    digest = next(i.body_digest for i in store.interactions("2026-09-01")
+                  if i.tool == tool.name and "069540" in i.url and "20260831" in i.url)
+    codec, data = store.conn.execute("SELECT codec, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
+    raw = zstandard.ZstdDecompressor().decompress(data) if codec == "zstd" else bytes(data)
+    edited = raw.replace(b'"1680"', b'"1681"')
+    assert edited != raw
+    packed = zstandard.ZstdCompressor().compress(edited) if codec == "zstd" else edited
+    _hack(Store(copy, readonly=True), f"UPDATE blobs SET data = x'{packed.hex()}' WHERE digest = '{digest}'")
+    with httpx.Client(transport=RecordTransport(None, Store(copy, readonly=True), "2026-09-01", mode="replay")) as client:
+        with pytest.raises(StoreError) as caught:
+            execute(tool, args, client, "sim-key")
+    message = str(caught.value)
+    assert "snapshot '2026-09-01'" in message and tool.name in message and "does not match its digest" in message
+    assert "sim-key" not in message
+    result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "call", tool.name, "--arg", "basDt=20260831",
+                             "--arg", "srtnCd=069540", "--source", "replay", "--snapshot", "2026-09-01",
+                             "--store", str(copy)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("Error:") and "does not match its digest" in last and "1681" not in result.stdout
+
+
+def test_a_zero_byte_file_is_not_a_store(tmp_path):
+    empty = tmp_path / "kopa.sqlite"
+    empty.write_bytes(b"")
+    for readonly in (True, False):
+        with pytest.raises(StoreError, match="empty file, not a cassette store"):
+            Store(empty, readonly=readonly)
+    assert empty.read_bytes() == b""
