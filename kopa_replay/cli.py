@@ -453,11 +453,25 @@ def snapshot_seal(name, store, catalog_files, scale) -> None:
     click.echo(f"sealed {name}: {manifest['interactions']} interactions, digest {manifest['digest']}")
 
 
+@snapshot.command("delete")
+@click.argument("name")
+@_store_option
+def snapshot_delete(name, store) -> None:
+    """Remove an open (unsealed) snapshot and its interactions; a sealed one is refused.
+
+    Example: kopa-replay snapshot delete 2026-12-01
+    """
+    with _open_store(store, readonly=False) as opened:
+        count = opened.snapshot(name).interactions
+        opened.delete_snapshot(name)
+    click.echo(f"deleted open snapshot {name} ({count} interactions)")
+
+
 @snapshot.command("verify")
 @click.argument("name")
 @_store_option
 def snapshot_verify(name, store) -> None:
-    """Recompute a snapshot's digest and compare it with the seal and the manifest.
+    """Recompute a snapshot's digest and the digest of every body it uses; compare with the seal and the manifest.
 
     Example: kopa-replay snapshot verify 2026-09-01
     """

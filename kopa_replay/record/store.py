@@ -489,8 +489,21 @@ class Store:
             "body_bytes_stored": stored,
         }
 
-    def finalize(self) -> None:
-        """Fold the WAL into the main file and leave WAL mode, so the file can be shipped and opened read-only."""
-        if not self.readonly:
-            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            self.conn.execute("PRAGMA journal_mode = DELETE")
+    def finalize(self) -> bool:
+        """Fold the WAL into the main file and leave WAL mode, so the file can be shipped and opened read-only;
+        True when done. Only a store nobody else has open can leave WAL mode: with another recorder or reader on
+        it the store stays in WAL (everything committed is safe there) and this returns False, never an error."""
+        if self.readonly:
+            return False
+        conn = self.conn
+        conn.execute("PRAGMA busy_timeout = 0")   # ask once: waiting would only block on the other process
+        try:
+            busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if busy:
+                return False
+            mode = conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0]
+            return str(mode).lower() == "delete"
+        except sqlite3.OperationalError:   # "database is locked": someone else has it open
+            return False
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")

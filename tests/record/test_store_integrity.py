@@ -179,3 +179,43 @@ def test_a_zero_byte_file_is_not_a_store(tmp_path):
         with pytest.raises(StoreError, match="empty file, not a cassette store"):
             Store(empty, readonly=readonly)
     assert empty.read_bytes() == b""
+
+
+def test_finalize_never_fails_while_another_process_has_the_store_open(tmp_path, catalog):
+    store = _recorded(tmp_path, catalog, seal=False)
+    other = subprocess.Popen([sys.executable, "-c", (
+        "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+        "c.execute('BEGIN'); c.execute('SELECT COUNT(*) FROM interactions').fetchone(); "
+        "print('ready', flush=True); sys.stdin.readline()"), str(store.path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout.readline().strip() == "ready"
+        assert store.finalize() is False                       # stays in WAL, no "database is locked"
+        store.append(snapshot="s", request_key="k3", tool="t", method="GET", url="https://h/p", request_headers={},
+                     status=200, response_headers={}, body=b"after")   # the store is still usable
+    finally:
+        other.communicate("\n", timeout=30)
+    assert store.finalize() is True
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert len(store.lookup("s", "k3")) == 1
+
+
+def test_snapshot_delete_removes_an_open_snapshot_and_refuses_a_sealed_one(tmp_path, catalog):
+    store = _recorded(tmp_path, catalog, seal=False)
+    store.append(snapshot="sealed", request_key="k", tool="t", method="GET", url="https://h/p", request_headers={},
+                 status=200, response_headers={}, body=b"kept")
+    seal_snapshot(store, "sealed", catalog)
+    store.close()
+
+    def cli(*args):
+        return subprocess.run([sys.executable, str(ROOT / "cli.py"), "snapshot", *args, "--store", str(store.path)],
+                              capture_output=True, text=True, timeout=120)
+
+    removed = cli("delete", "s")
+    assert removed.returncode == 0 and "deleted open snapshot s (2 interactions)" in removed.stdout
+    refused = cli("delete", "sealed")
+    assert refused.returncode != 0 and refused.stderr.strip().splitlines()[-1].startswith("Error:")
+    assert "sealed" in refused.stderr and "Traceback" not in refused.stderr
+    missing = cli("delete", "nope")
+    assert missing.returncode != 0 and "no snapshot 'nope'" in missing.stderr
+    assert Store(store.path, readonly=True).snapshot_names() == ["sealed"]
