@@ -15,16 +15,18 @@ with secrets and configured noise parameters removed, plus a body digest.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import re
 import threading
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlencode, urlsplit
+from xml.sax.saxutils import escape
 
 __all__ = ["MASK", "DEFAULT_SECRET_PARAMS", "DEFAULT_SECRET_HEADERS", "Redactor", "redactor_for", "register_secret",
-           "SecretLogFilter"]
+           "SecretLogFilter", "echo_forms"]
 
 MASK = "***"
 #: the shortest value masked wherever it occurs inside text (whole path segments are masked at any length)
@@ -59,22 +61,20 @@ class Redactor:
 
     # -- text -----------------------------------------------------------------
     def scrub_text(self, text: str) -> str:
-        """Every secret value (and its URL-encoded form) replaced by ``***``."""
+        """Every secret value, in every form an echo may take (:func:`echo_forms`), replaced by ``***``."""
         for value in self._sorted_values:
-            if value in text:
-                text = text.replace(value, MASK)
-            encoded = quote(value, safe="")
-            if encoded != value and encoded in text:
-                text = text.replace(encoded, MASK)
+            for form in echo_forms(value):
+                if form in text:
+                    text = text.replace(form, MASK)
         return text
 
     def scrub_bytes(self, body: bytes) -> bytes:
-        """A response body with secret values masked (UTF-8 and raw-byte occurrences)."""
+        """A response body with secret values masked in every echo form, in UTF-8 and in CP949 bytes."""
         for value in self._sorted_values:
-            for form in {value, quote(value, safe="")}:
-                raw = form.encode("utf-8")
-                if raw in body:
-                    body = body.replace(raw, MASK.encode())
+            for form in echo_forms(value):
+                for raw in _encodings(form):
+                    if raw in body:
+                        body = body.replace(raw, MASK.encode())
         return body
 
     # -- requests -------------------------------------------------------------
@@ -109,6 +109,28 @@ class Redactor:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def echo_forms(value: str) -> tuple[str, ...]:
+    """The ways a platform may echo a key back: as sent, percent-encoded (``%2B`` or ``+`` for a space, upper or
+    lower hex), JSON-escaped (``\\"``, ``\\\\``, ``\\uXXXX``) and XML/HTML-escaped (``&amp;`` …, numeric
+    entities). Longest first, so no form is left half masked by a shorter one."""
+    json_forms = {json.dumps(value, ensure_ascii=flag)[1:-1] for flag in (False, True)}
+    xml_forms = {escape(value), escape(value, {'"': "&quot;", "'": "&#39;"}), escape(value, {'"': "&#34;", "'": "&apos;"}),
+                 "".join(f"&#{ord(c)};" if not c.isalnum() else c for c in value)}
+    percent = {quote(value, safe=""), quote_plus(value, safe="")}
+    percent |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), form) for form in percent}
+    forms = {value} | json_forms | xml_forms | percent
+    return tuple(sorted(forms, key=lambda f: (-len(f), f)))
+
+
+def _encodings(form: str) -> tuple[bytes, ...]:
+    out = [form.encode("utf-8")]
+    try:
+        out.append(form.encode("cp949"))
+    except UnicodeEncodeError:
+        pass
+    return tuple(dict.fromkeys(out))
+
+
 def redactor_for(catalog=None, extra_values: Iterable[str] = (), noise_params: Iterable[str] = ()) -> Redactor:
     """A redactor knowing the catalog's key names and the keys in the environment.
 
@@ -138,10 +160,19 @@ _QUERY_SECRET = re.compile(r"(?i)\b(" + "|".join(sorted(DEFAULT_SECRET_PARAMS)) 
 
 
 def register_secret(value: str | None) -> None:
-    """Remember a key this process sends, so log lines that carry it (in a path, say) are masked."""
-    if value and len(value) >= MIN_SECRET_LENGTH:
+    """Remember a key this process sends, so log lines that carry it (in a path, say) are masked; a key shorter
+    than :data:`MIN_SECRET_LENGTH` is masked where it is a whole token (a path segment, a parameter value)."""
+    if value:
         with _REGISTERED_LOCK:
             _REGISTERED.add(value)
+
+
+def _mask_tokens(text: str, values: Iterable[str]) -> str:
+    """Short keys masked where they stand alone in a URL: a whole path segment or a whole parameter value."""
+    for value in sorted(values, key=lambda v: (-len(v), v)):
+        for form in {value, quote(value, safe="")}:
+            text = re.sub(r"(?<=[/=])" + re.escape(form) + r"(?=[/?&#\s\"']|$)", MASK, text)
+    return text
 
 
 class SecretLogFilter(logging.Filter):
@@ -158,6 +189,7 @@ class SecretLogFilter(logging.Filter):
             values = tuple(_REGISTERED)
         env_values = tuple(os.environ[name] for name in KEY_ENV_VARS if os.environ.get(name))
         scrubbed = Redactor(secret_values=values + env_values).scrub_text(scrubbed)
+        scrubbed = _mask_tokens(scrubbed, [v for v in values + env_values if len(v) < MIN_SECRET_LENGTH])
         if scrubbed != message:
             record.msg, record.args = scrubbed, ()
         return True
