@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -109,6 +110,10 @@ def test_the_template_never_states_a_handed_value(values):
     # the same trajectory with other handed values: its text is the template's fixed vocabulary
     other = WRITER.write(lightron(handed=tuple(f"0{i:07d}" for i in range(len(handed))), kind=kind), CATALOG)
     assume(not any(value in other for value in handed))  # "일자" or "라이트" are words of the fixed text
+    # … nor across its word boundaries once spaces go ("이사회 기준" holds "회기"): the judge reads the question so,
+    # and Hypothesis seeds its text with the code base's literals (station and dong names such as 회기)
+    flat = "".join(ch for ch in unicodedata.normalize("NFKC", other).casefold() if ch.isalnum())
+    assume(not any(len(value) < 3 and value.casefold() in flat for value in handed))
     assume("라이트론" not in handed and not {"20260101", "20260131", "20260831"} & set(handed))
     item = lightron(handed=handed, kind=kind)
     question = WRITER.write(item, CATALOG)
