@@ -29,6 +29,7 @@ __all__ = ["MASK", "DEFAULT_SECRET_PARAMS", "DEFAULT_SECRET_HEADERS", "Redactor"
            "SecretLogFilter", "echo_forms"]
 
 MASK = "***"
+_MASK_BYTES = MASK.encode()
 #: the shortest value masked wherever it occurs inside text (whole path segments are masked at any length)
 MIN_SECRET_LENGTH = 6
 DEFAULT_SECRET_PARAMS = frozenset({"crtfc_key", "servicekey", "key", "oc", "auth_key", "apikey"})
@@ -45,15 +46,19 @@ class Redactor:
     secret_headers: frozenset[str] = DEFAULT_SECRET_HEADERS
     secret_values: tuple[str, ...] = ()
     noise_params: frozenset[str] = frozenset()
-    _sorted_values: tuple[str, ...] = field(init=False, repr=False, default=())
+    _text_forms: tuple[str, ...] = field(init=False, repr=False, default=())
+    _byte_forms: tuple[bytes, ...] = field(init=False, repr=False, default=())
     _segments: frozenset[str] = field(init=False, repr=False, default=frozenset())
 
     def __post_init__(self) -> None:
-        # Longest first, so a key that contains another is masked whole. Values shorter than a real key
-        # (DART's are 40 characters, data.go.kr's ~100) would mask ordinary data and are ignored.
-        values = sorted({v for v in self.secret_values if v and len(v) >= MIN_SECRET_LENGTH},
-                        key=lambda v: (-len(v), v))
-        object.__setattr__(self, "_sorted_values", tuple(values))
+        # Every echo form of every value, worked out once (bodies are scrubbed on every call of a live or
+        # simulated source), longest first so a key that contains another is masked whole. Values shorter than
+        # a real key (DART's are 40 characters, data.go.kr's ~100) would mask ordinary data and are ignored.
+        forms = {form for v in self.secret_values if v and len(v) >= MIN_SECRET_LENGTH for form in echo_forms(v)}
+        text_forms = tuple(sorted(forms, key=lambda f: (-len(f), f)))
+        byte_forms = sorted({raw for form in text_forms for raw in _encodings(form)}, key=lambda b: (-len(b), b))
+        object.__setattr__(self, "_text_forms", text_forms)
+        object.__setattr__(self, "_byte_forms", tuple(byte_forms))
         object.__setattr__(self, "_segments", frozenset(v for v in self.secret_values if v))
 
     def with_values(self, values: Iterable[str]) -> "Redactor":
@@ -62,19 +67,16 @@ class Redactor:
     # -- text -----------------------------------------------------------------
     def scrub_text(self, text: str) -> str:
         """Every secret value, in every form an echo may take (:func:`echo_forms`), replaced by ``***``."""
-        for value in self._sorted_values:
-            for form in echo_forms(value):
-                if form in text:
-                    text = text.replace(form, MASK)
+        for form in self._text_forms:
+            if form in text:
+                text = text.replace(form, MASK)
         return text
 
     def scrub_bytes(self, body: bytes) -> bytes:
         """A response body with secret values masked in every echo form, in UTF-8 and in CP949 bytes."""
-        for value in self._sorted_values:
-            for form in echo_forms(value):
-                for raw in _encodings(form):
-                    if raw in body:
-                        body = body.replace(raw, MASK.encode())
+        for raw in self._byte_forms:
+            if raw in body:
+                body = body.replace(raw, _MASK_BYTES)
         return body
 
     # -- requests -------------------------------------------------------------
@@ -114,7 +116,8 @@ def echo_forms(value: str) -> tuple[str, ...]:
     lower hex), JSON-escaped (``\\"``, ``\\\\``, ``\\uXXXX``) and XML/HTML-escaped (``&amp;`` …, numeric
     entities). Longest first, so no form is left half masked by a shorter one."""
     json_forms = {json.dumps(value, ensure_ascii=flag)[1:-1] for flag in (False, True)}
-    xml_forms = {escape(value), escape(value, {'"': "&quot;", "'": "&#39;"}), escape(value, {'"': "&#34;", "'": "&apos;"}),
+    xml_forms = {escape(value), escape(value, {'"': "&quot;", "'": "&#39;"}),
+                 escape(value, {'"': "&#34;", "'": "&apos;"}),
                  "".join(f"&#{ord(c)};" if not c.isalnum() else c for c in value)}
     percent = {quote(value, safe=""), quote_plus(value, safe="")}
     percent |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), form) for form in percent}

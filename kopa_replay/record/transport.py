@@ -124,11 +124,10 @@ class _Core:
         status, _headers, digest = answer
         return Replayed(status, self._body(digest, None, method, url, _redactor), digest)
 
-    def replayed(self, request: httpx.Request, answer: tuple[int, dict[str, str], str]) -> httpx.Response:
+    def replayed(self, request: httpx.Request, redactor: Redactor,
+                 answer: tuple[int, dict[str, str], str]) -> httpx.Response:
         status, headers, digest = answer
-        secrets = tuple(s for s in request.extensions.get("kopa_secrets") or () if s)
-        body = self._body(digest, request.extensions.get("kopa_tool"), request.method, str(request.url),
-                          self._redactors.get(secrets, self.redactor) if secrets else self.redactor)
+        body = self._body(digest, request.extensions.get("kopa_tool"), request.method, str(request.url), redactor)
         return httpx.Response(status, headers=headers, content=body, request=request,
                               extensions={"kopa_replayed": True})
 
@@ -178,7 +177,7 @@ class RecordTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         action, key, redactor, interaction = self._core.plan(request)
         if action == "replay":
-            return self._core.replayed(request, interaction)
+            return self._core.replayed(request, redactor, interaction)
         if action == "miss" or self.inner is None:
             raise self._core.miss(request, redactor)
         response = self.inner.handle_request(request)
@@ -207,7 +206,7 @@ class AsyncRecordTransport(httpx.AsyncBaseTransport):
         await request.aread()
         action, key, redactor, interaction = self._core.plan(request)
         if action == "replay":
-            return self._core.replayed(request, interaction)
+            return self._core.replayed(request, redactor, interaction)
         if action == "miss" or self.inner is None:
             raise self._core.miss(request, redactor)
         response = await self.inner.handle_async_request(request)

@@ -161,19 +161,36 @@ class ActiveDrift:
                 cap = int(event.detail["max_size"])
         return cap
 
+    def _record_steps(self) -> list[DriftEvent | dict[str, str]]:
+        """The record-level events in order, each run of renames folded into one old → new map, so a dataset
+        renamed field by field (Seoul's ridership: ten events) costs one pass per record, not ten."""
+        steps: list[DriftEvent | dict[str, str]] = []
+        for event in self.events:
+            if event.kind not in ("field_renamed", "field_removed", "field_added", "type_changed", "became_nullable"):
+                continue
+            if event.kind != "field_renamed":
+                steps.append(event)
+                continue
+            if not steps or not isinstance(steps[-1], dict):
+                steps.append({})
+            renames = steps[-1]
+            earlier = next((old for old, new in renames.items() if new == event.field), None)
+            renames[event.field if earlier is None else earlier] = event.detail["to"]   # a → b then b → c: a → c
+        return steps
+
     def apply_records(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        record_events = [e for e in self.events if e.kind in
-                         ("field_renamed", "field_removed", "field_added", "type_changed", "became_nullable")]
-        if not record_events:
+        steps = self._record_steps()
+        if not steps:
             return records
         out = []
         for record in records:
             new = dict(record)
-            for event in record_events:
+            for event in steps:
+                if isinstance(event, dict):
+                    new = {event.get(k, k): v for k, v in new.items()}
+                    continue
                 name = event.field
-                if event.kind == "field_renamed" and name in new:
-                    new = {(event.detail["to"] if k == name else k): v for k, v in new.items()}
-                elif event.kind == "field_removed":
+                if event.kind == "field_removed":
                     new.pop(name, None)
                 elif event.kind == "field_added":
                     source = event.detail.get("copy")

@@ -132,7 +132,7 @@ class Simulator:
             for name in endpoint.required:
                 if not (params.get(name) or "").strip():
                     raise MissingParam(name)
-            records = drift.apply_records(self._records(endpoint, params))
+            records = self._records(endpoint, params, drift)
             offset, limit, meta = proto.window(ctx, params)
             doc = proto.ok(ctx, records[offset:offset + limit], len(records), meta)
         except NoData:
@@ -146,15 +146,16 @@ class Simulator:
     def _finish(self, ctx: Context, doc: Doc) -> SimResponse:
         return serialize(ctx.drift.apply_doc(doc))
 
-    def _records(self, endpoint, params: dict[str, str]) -> list[dict[str, Any]]:
-        """The handler's full result; cached because pages of one list share it."""
+    def _records(self, endpoint, params: dict[str, str], drift: ActiveDrift) -> list[dict[str, Any]]:
+        """The handler's full result as the drift in force shapes it; cached because pages of one list share it
+        (the drift of a tool is fixed for this simulator: its as-of date and timeline)."""
         paging = set(getattr(endpoint.protocol, "paging_params", ()))
         key = (endpoint.tool, tuple(sorted((k, v) for k, v in params.items() if k not in paging)))
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        records = endpoint.handler(self.world, Query(params, self.as_of))
+        records = drift.apply_records(endpoint.handler(self.world, Query(params, self.as_of)))
         with self._lock:
             self._cache[key] = records
             if len(self._cache) > 512:

@@ -92,6 +92,19 @@ def test_record_drift_kinds_edit_records_as_described():
     assert records == [{"f": "1,234", "g": "x"}, {"f": "5", "g": "y"}], "drift must not mutate cached records"
 
 
+def test_runs_of_renames_give_what_one_rename_after_another_gives():
+    record = {"a": 1, "b": 2, "c": 3}
+    events = [_event("field_renamed", field="a", to="x"), _event("field_renamed", field="x", to="y"),
+              _event("field_renamed", field="b", to="z"), _event("type_changed", field="y"),
+              _event("field_renamed", field="y", to="a")]
+    one_by_one = dict(record)
+    for event in events:
+        one_by_one = ActiveDrift("t", [event]).apply_records([one_by_one])[0]
+    together = ActiveDrift("t", events).apply_records([record])[0]
+    assert together == one_by_one == {"a": 1, "z": 2, "c": 3}
+    assert list(together) == list(one_by_one) == ["a", "z", "c"]
+
+
 def test_doc_level_drift_kinds():
     drift = ActiveDrift("t", [_event("envelope_changed", field="OutBlock_1", to="OutBlock_2"),
                               _event("result_code_changed", **{"from": "00", "to": "0"}),

@@ -244,10 +244,12 @@ def _timetable(service: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
                     if service != "elsTimetable":
                         record["DGHT_CRSE_SC_NM"] = "주간"
                     if service == "hisTimetable":
-                        record.update({"ORD_SC_NM": order, "DDDEP_NM": department, "GRADE": str(grade),
-                                       "CLRM_NM": str(number)})
-                    record.update({"GRADE": str(grade), "CLASS_NM": str(number), "PERIO": str(period),
-                                   "ITRT_CNTNT": subject, "LOAD_DTM": ymd(monday)})
+                        record.update({"ORD_SC_NM": order, "DDDEP_NM": department})
+                    record["GRADE"] = str(grade)
+                    if service == "hisTimetable":
+                        record["CLRM_NM"] = str(number)
+                    record.update({"CLASS_NM": str(number), "PERIO": str(period), "ITRT_CNTNT": subject,
+                                   "LOAD_DTM": ymd(monday)})
                     if _matches(record, q, ("AY", "SEM", "GRADE", "CLASS_NM", "PERIO")):
                         rows.append(record)
         return _nonempty(rows)

@@ -34,7 +34,6 @@ its type and format. The check is pure; the tests run it over simulated response
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,6 +43,7 @@ from typing import Any, Mapping
 import yaml
 
 from kopa_replay.errors import SimError
+from kopa_replay.sim.world.calendar import parse_ymd
 
 __all__ = ["FORMATS", "FieldSpec", "EndpointSpec", "PlatformSpec", "load_specs", "endpoint_specs",
            "value_problem", "record_problems"]
@@ -210,14 +210,6 @@ def endpoint_specs() -> dict[str, EndpointSpec]:
 
 
 # -- the contract ----------------------------------------------------------------------------------
-def _is_day(text: str) -> bool:
-    try:
-        dt.date(int(text[:4]), int(text[4:6]), int(text[6:8]))
-    except ValueError:
-        return False
-    return True
-
-
 def value_problem(spec: FieldSpec, value: Any, empty: tuple[Any, ...] = _EMPTY) -> str | None:
     """Why ``value`` breaks the field's spec, or None; ``empty`` are the values that mean "none"."""
     if value in empty or (isinstance(value, str) and not value.strip()):
@@ -226,7 +218,7 @@ def value_problem(spec: FieldSpec, value: Any, empty: tuple[Any, ...] = _EMPTY) 
         if not isinstance(value, str):
             return f"{spec.name} should be a string, not {type(value).__name__} {value!r}"
         pattern = spec.pattern
-        if pattern is not None and (not pattern.search(value) or (spec.format == "ymd" and not _is_day(value))):
+        if pattern is not None and (not pattern.search(value) or (spec.format == "ymd" and parse_ymd(value) is None)):
             return f"{spec.name} {value!r} is not {spec.format}"
         return None
     if spec.type in ("array", "object"):
