@@ -330,7 +330,9 @@ def _source_options(func):
 
 
 @cli.command("record")
-@click.option("--snapshot", required=True, help="Name of the new snapshot, by convention its as-of date.")
+@click.option("--snapshot", required=True,
+              help="Name of the new snapshot, by convention its as-of date; an open one with the same settings is "
+                   "resumed (only what it lacks is sent).")
 @click.option("--no-seal", is_flag=True, help="Leave the snapshot open for more recording.")
 @click.option("--bench/--no-bench", default=None,
               help="Also record the calls of the benchmark's oracle and baseline agents [default: with source sim, "
@@ -416,8 +418,8 @@ def snapshot_list(store, as_json) -> None:
         click.echo(_dump([vars(s) for s in snapshots]))
         return
     for s in snapshots:
-        state = "sealed" if s.sealed else "open"
-        click.echo(f"{s.name:<14} {state:<7} {s.interactions:>8} interactions  as of {s.as_of}  source {s.source}")
+        state = "sealed" if s.sealed else "unfinished" if s.unfinished else "open"
+        click.echo(f"{s.name:<14} {state:<10} {s.interactions:>8} interactions  as of {s.as_of}  source {s.source}")
 
 
 @snapshot.command("show")
@@ -438,17 +440,21 @@ def snapshot_show(name, store) -> None:
 
 @snapshot.command("seal")
 @click.argument("name")
+@click.option("--force", is_flag=True, help="Seal even though its recording did not finish (freezes a partial recording).")
 @_store_option
 @_catalog_option
-def snapshot_seal(name, store, catalog_files, scale) -> None:
+def snapshot_seal(name, force, store, catalog_files, scale) -> None:
     """Seal a snapshot (immutable from now on) and write its manifest.
+
+    A snapshot whose `record`/`refresh` did not finish is refused unless --force: run the
+    same command again to resume it instead.
 
     Example: kopa-replay snapshot seal 2026-09-01
     """
     from kopa_replay.record.snapshots import seal_snapshot
 
     with _open_store(store, readonly=False) as opened:
-        manifest = seal_snapshot(opened, name, _load_catalog(catalog_files, scale))
+        manifest = seal_snapshot(opened, name, _load_catalog(catalog_files, scale), force=force)
         opened.finalize()
     click.echo(f"sealed {name}: {manifest['interactions']} interactions, digest {manifest['digest']}")
 

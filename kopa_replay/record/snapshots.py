@@ -2,10 +2,16 @@
 
 A snapshot is named by its as-of date (``2026-09-01``). Sealing computes its
 digest — sha256 over every interaction's (request key, seq, tool, status,
-content type, body digest), sorted, so the same interactions give the same
-digest whatever order or process recorded them — stores it, makes the
-snapshot immutable, and writes ``snapshots/NAME.json``: the digest, the
-per-tool schema digests, the catalog digest, the source, the as-of date.
+response headers, body digest), sorted, so the same interactions give the
+same digest whatever order or process recorded them, and everything replay
+serves is covered — stores it, makes the snapshot immutable, and writes
+``snapshots/NAME.json``: the digest, the per-tool schema digests, the catalog
+digest, the source, the as-of date.
+
+Digest version 2 (the current one) covers every stored response header;
+version 1, which snapshots sealed before it keep, covered the content type
+only. A sealed snapshot is checked in the version it was sealed in (the two
+can never give the same digest, so an edit cannot pass by switching).
 
 Pinning (``--snapshot NAME``) rehashes the interactions and checks them against
 the sealed digest and the manifest; ``verify`` does that and rehashes every
@@ -25,19 +31,42 @@ from kopa_replay.errors import SnapshotError
 from kopa_replay.record.store import Store
 from kopa_replay.util import write_atomic
 
-__all__ = ["snapshot_digest", "manifest_dir_for", "manifest_path", "load_manifest", "seal_snapshot",
+__all__ = ["DIGEST_VERSIONS", "snapshot_digest", "recomputed_digest", "manifest_dir_for", "manifest_path", "load_manifest", "seal_snapshot",
            "verify_snapshot", "check_pinned", "recorded_responses"]
 
 
-def snapshot_digest(store: Store, name: str) -> str:
+#: the digest versions this kopa-replay checks, newest (the one it seals with) first
+DIGEST_VERSIONS = (2, 1)
+
+
+def snapshot_digest(store: Store, name: str, version: int = DIGEST_VERSIONS[0]) -> str:
     """The content digest of a snapshot, independent of recording order."""
+    if version not in DIGEST_VERSIONS:
+        raise SnapshotError(f"unknown snapshot digest version {version} (known: {DIGEST_VERSIONS})")
     store.snapshot(name)
     digest = hashlib.sha256()
+    if version >= 2:
+        digest.update(f"kopa-replay snapshot digest v{version}\n".encode())
     for item in store.interactions(name):  # ordered by request key, then seq
-        line = "\t".join([item.request_key, str(item.seq), item.tool or "", str(item.status), item.content_type,
+        served = item.content_type if version == 1 else json.dumps(
+            item.response_headers, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        line = "\t".join([item.request_key, str(item.seq), item.tool or "", str(item.status), served,
                           item.body_digest])
         digest.update(line.encode("utf-8") + b"\n")
     return digest.hexdigest()
+
+
+def recomputed_digest(store: Store, name: str) -> tuple[str, int]:
+    """(digest, version): the snapshot rehashed in the version its seal used (the newest when unsealed or
+    when no version reproduces the seal, i.e. it was edited)."""
+    sealed = store.snapshot(name).digest
+    newest = snapshot_digest(store, name)
+    if sealed is None or sealed == newest:
+        return newest, DIGEST_VERSIONS[0]
+    for version in DIGEST_VERSIONS[1:]:
+        if snapshot_digest(store, name, version) == sealed:
+            return sealed, version
+    return newest, DIGEST_VERSIONS[0]
 
 
 def manifest_dir_for(store_path: str | Path) -> Path:
@@ -78,10 +107,20 @@ def tool_schema_digests(store: Store, name: str, catalog: Catalog) -> dict[str, 
     return {tool: schemas[tool].digest() for tool in sorted(schemas)}
 
 
-def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str | Path | None = None) -> dict[str, Any]:
-    """Seal ``name`` (idempotent for a sealed snapshot with the same digest) and write its manifest."""
+def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str | Path | None = None,
+                  force: bool = False) -> dict[str, Any]:
+    """Seal ``name`` (idempotent for a sealed snapshot with the same digest) and write its manifest.
+
+    A snapshot whose recording workflow did not finish (stopped, killed, or still running elsewhere) is
+    sealed only with ``force``: sealing would freeze a partial recording.
+    """
     snapshot = store.snapshot(name)
-    digest = snapshot_digest(store, name)
+    if snapshot.unfinished and not snapshot.sealed and not force:
+        raise SnapshotError(f"snapshot {name!r} in {store.path}: its recording did not finish "
+                            f"({snapshot.interactions} interactions so far; a recorder was stopped or is still "
+                            "running). Run the same record command again to resume it, or seal what it holds "
+                            "with --force")
+    digest, version = recomputed_digest(store, name)
     if snapshot.sealed and snapshot.digest != digest:
         raise SnapshotError(f"snapshot {name!r} is sealed with digest {snapshot.digest[:12]}… but its interactions "
                             f"hash to {digest[:12]}…: the store is corrupt")
@@ -94,11 +133,13 @@ def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str |
         "catalog_digest": catalog.digest(),
         "interactions": snapshot.interactions,
         "digest": digest,
+        "digest_version": version,
         "tools": tool_schema_digests(store, name, catalog),
         "kopa_replay": __version__,
     }
     if not snapshot.sealed:
         store.seal(name, digest)
+    store.end_recording(name)
     write_atomic(manifest_path(store, name, manifest_dir),
                  json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
     return manifest
@@ -114,7 +155,7 @@ def check_pinned(store: Store, name: str, manifest_dir: str | Path | None = None
     manifest = load_manifest(store, name, manifest_dir)
     if not snapshot.sealed:
         return
-    digest = snapshot_digest(store, name)
+    digest, _ = recomputed_digest(store, name)
     if digest != snapshot.digest:
         raise SnapshotError(f"snapshot {name!r}: its interactions hash to {digest[:12]}… but it was sealed as "
                             f"{str(snapshot.digest)[:12]}…: the store was edited (kopa-replay snapshot verify {name})")
@@ -127,7 +168,7 @@ def verify_snapshot(store: Store, name: str, manifest_dir: str | Path | None = N
     """Problems with a snapshot: recomputed digest vs stored digest vs manifest."""
     problems: list[str] = []
     snapshot = store.snapshot(name)
-    digest = snapshot_digest(store, name)
+    digest, _ = recomputed_digest(store, name)
     if snapshot.sealed and snapshot.digest != digest:
         problems.append(f"interactions hash to {digest[:12]}… but the snapshot was sealed as {snapshot.digest[:12]}…")
     manifest = load_manifest(store, name, manifest_dir)

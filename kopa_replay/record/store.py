@@ -1,10 +1,12 @@
 """The cassette store: one SQLite file of interactions, grouped in snapshots.
 
-Schema (version 2)::
+Schema (version 3)::
 
     meta(key, value)                      schema_version, application id
     blobs(digest, codec, size, data)      response bodies, content-addressed (sha256 of the
                                           scrubbed bytes), zstd-compressed, stored once
+    dictionaries(id, scope, data)         zstd dictionaries trained from the store's own
+                                          bodies, one per platform (codec "zstd:ID")
     snapshots(name, as_of, source, seed, catalog_digest, sealed, digest)
     interactions(id, snapshot, request_key, seq, tool, method, url, request_headers,
                  status, response_headers, body)   UNIQUE(snapshot, request_key, seq)
@@ -14,7 +16,9 @@ recorded; replay serves them in that order and then repeats the last. Each
 interaction is written in its own ``BEGIN IMMEDIATE`` transaction (blob,
 sequence number and row together), so a killed recorder leaves only whole
 interactions and several processes can record into one store (WAL, a busy
-timeout). Triggers make a sealed snapshot immutable to any SQL: no insert,
+timeout); a recorder numbers a request's occurrences itself and writes the
+n-th answer only where the snapshot has none (:meth:`Store.put`), so
+recorders sharing a snapshot write every answer once. Triggers make a sealed snapshot immutable to any SQL: no insert,
 update or delete of its interactions, no unsealing or deleting it, and no
 blob rewritten (blobs are content-addressed) or removed while a sealed
 snapshot uses it (version 2; a version 1 store gains them when first opened
@@ -44,12 +48,16 @@ from kopa_replay.errors import SnapshotError, StoreError
 
 __all__ = ["SCHEMA_VERSION", "Interaction", "RecordedRow", "Snapshot", "Store", "default_store_path", "blob_digest"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION = "kopa-replay cassette store"
 _BUSY_TIMEOUT_MS = 30_000
+_RECORDING = "recording:"  # meta key prefix marking a snapshot whose recording workflow has not finished
 _COMPRESS_MIN = 64  # bodies shorter than this are stored raw: compression would not pay
 _CACHED_BODIES = 1024  # decompressed bodies kept for replay
 _CACHED_BODY_MAX = 1 << 20  # larger bodies (the corpCode ZIP) are not kept
+#: SQLite's page cache per connection (negative: KiB): the request-key index of a million interactions stays in
+#: memory, so recording does not slow with the store's size
+_CACHE_KIB = -131_072
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
@@ -106,6 +114,24 @@ _SEALED_V2 = (
 )
 
 
+#: Version 3: bodies compressed with zstd dictionaries trained per platform from the store's own bodies.
+_DICTIONARIES_V3 = (
+    """CREATE TABLE IF NOT EXISTS dictionaries (
+    id INTEGER PRIMARY KEY, scope TEXT NOT NULL, data BLOB NOT NULL)""",
+    """CREATE TRIGGER IF NOT EXISTS dictionaries_are_immutable
+    BEFORE UPDATE ON dictionaries
+    BEGIN SELECT RAISE(ABORT, 'dictionaries are immutable'); END""",
+    """CREATE TRIGGER IF NOT EXISTS used_dictionaries_are_kept
+    BEFORE DELETE ON dictionaries
+    WHEN EXISTS (SELECT 1 FROM blobs WHERE codec = 'zstd:' || OLD.id)
+    BEGIN SELECT RAISE(ABORT, 'dictionaries are immutable'); END""",
+)
+#: a platform's dictionary is trained once this many of its bodies (of at least _COMPRESS_MIN bytes) are seen
+_TRAIN_AT = 48
+_DICTIONARY_BYTES = 16_384
+_LEVEL = 3
+
+
 def default_store_path() -> Path:
     """$KOPA_STORE, else ./cassettes/kopa.sqlite if present, else the checkout's shipped store."""
     if os.environ.get("KOPA_STORE"):
@@ -148,11 +174,13 @@ class RecordedRow:
     status: int
     response_headers: Mapping[str, str]
     body: bytes
+    #: where it goes among the request's answers; None appends after the last
+    seq: int | None = None
 
     @property
-    def answer(self) -> tuple[int, tuple[tuple[str, str], ...], str]:
-        """What replay serves: status, headers and body digest (compared to keep unchanged rows)."""
-        return self.status, tuple(sorted(self.response_headers.items())), blob_digest(self.body)
+    def answer(self) -> tuple[int, dict[str, str], str]:
+        """What replay serves, as :meth:`Store.answers` gives it once stored: status, headers, body digest."""
+        return self.status, dict(self.response_headers), blob_digest(self.body)
 
 
 @dataclass(frozen=True)
@@ -165,6 +193,13 @@ class Snapshot:
     sealed: bool
     digest: str | None
     interactions: int
+    #: a recording workflow started on it and has not finished (stopped, killed, or still running)
+    unfinished: bool = False
+
+
+def _scope(tool: str | None) -> str:
+    """Which dictionary a body shares: its platform, the tool name's first part (``dart`` of ``dart_company``)."""
+    return (tool or "").split("_", 1)[0]
 
 
 def blob_digest(body: bytes) -> str:
@@ -179,7 +214,11 @@ class Store:
         self.path = Path(path)
         self.readonly = readonly
         self._local = threading.local()
-        self._compressor = zstandard.ZstdCompressor(level=3)
+        self._compressor = zstandard.ZstdCompressor(level=_LEVEL)
+        # per platform: bodies seen before its dictionary is trained, then (codec, compressor) with it
+        self._samples: dict[str, list[bytes]] = {}
+        self._dictionary_compressors: dict[str, tuple[str, zstandard.ZstdCompressor]] = {}
+        self._dictionary_decompressors: dict[str, zstandard.ZstdDecompressor] = {}
         self._bodies: OrderedDict[str, bytes] = OrderedDict()
         self._bodies_lock = threading.Lock()
         self._verified: set[str] = set()  # body digests this process has checked against their bytes
@@ -189,10 +228,35 @@ class Store:
                 raise StoreError(f"store {self.path} does not exist")
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                self._create()
         if self.path.is_file() and self.path.stat().st_size == 0:
             # SQLite would take an empty file for a new database; a truncated store must not pass for one
             raise StoreError(f"{self.path} is an empty file, not a cassette store (remove it to start a new store)")
         self._prepare()
+
+    def _create(self) -> None:
+        """Make a new store file whole before it appears at ``path``: recorders starting at once on a new
+        store never see a half-made (empty) file, and exactly one of them creates it."""
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.new")
+        try:
+            conn = sqlite3.connect(temporary, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")   # kept in the file's header
+                for statement in (*_SCHEMA, *_SEALED_V2, *_DICTIONARIES_V3):
+                    conn.execute(statement)
+                conn.execute("INSERT INTO meta VALUES ('application', ?), ('schema_version', ?)",
+                             (APPLICATION, str(SCHEMA_VERSION)))
+            finally:
+                conn.close()
+            try:
+                os.link(temporary, self.path)   # fails, leaving the other's, when another recorder was first
+            except FileExistsError:
+                pass
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot create store {self.path}: {exc}") from exc
+        finally:
+            temporary.unlink(missing_ok=True)
 
     # -- connections ------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -203,8 +267,16 @@ class Store:
             else:
                 conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-        except sqlite3.Error as exc:
+            if not self.readonly:
+                # WAL with synchronous=NORMAL: a commit is not fsynced, yet a killed process loses nothing
+                # committed (only a power cut can drop the last commits, never corrupt the file); with FULL
+                # every interaction paid an fsync.
+                conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(f"PRAGMA cache_size = {_CACHE_KIB}")
+        except sqlite3.OperationalError as exc:
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+        except sqlite3.DatabaseError as exc:   # "file is not a database"
+            raise StoreError(f"{self.path} is not a SQLite cassette store: {exc}") from exc
         return conn
 
     @property
@@ -246,18 +318,25 @@ class Store:
         if version > SCHEMA_VERSION:
             raise StoreError(f"store {self.path} has schema version {version}, newer than this kopa-replay "
                              f"understands ({SCHEMA_VERSION}); upgrade kopa-replay")
-        if version == SCHEMA_VERSION:
-            return
         if self.readonly:
             if version >= 1:   # an older store reads the same; it gains the newer triggers when opened writable
                 return
             raise StoreError(f"store {self.path} is empty; record into it first")
-        self._migrate(version)
+        self._use_wal()
+        if version < SCHEMA_VERSION:
+            self._migrate(version)
+
+    def _use_wal(self) -> None:
+        """Writers share the store in WAL mode (a finalized store left it to be shipped as one file)."""
+        if str(self.conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+            try:
+                self.conn.execute("PRAGMA journal_mode = WAL")
+            except sqlite3.OperationalError:   # another process holds it: it works as it is, just less shared
+                pass
 
     def _migrate(self, version: int) -> None:
         # One step per schema version; version 0 is a new file.
         conn = self.conn
-        conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("BEGIN IMMEDIATE")
         try:
             if version < 1:
@@ -266,6 +345,9 @@ class Store:
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('application', ?)", (APPLICATION,))
             if version < 2:   # triggers only: rows, digests and manifests stay as they are
                 for statement in _SEALED_V2:
+                    conn.execute(statement)
+            if version < 3:   # a new table: existing blobs keep their codecs
+                for statement in _DICTIONARIES_V3:
                     conn.execute(statement)
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             conn.execute("COMMIT")
@@ -276,23 +358,35 @@ class Store:
     # -- snapshots --------------------------------------------------------------
     def ensure_snapshot(self, name: str, *, as_of: str | None = None, source: str | None = None,
                         seed: int | None = None, catalog_digest: str | None = None) -> Snapshot:
-        """The snapshot called ``name``, created (unsealed) if absent."""
+        """The snapshot called ``name``, created (unsealed) if absent; the settings given fill an empty one's."""
         if self.readonly:
             return self.snapshot(name)
         self.conn.execute(
-            "INSERT OR IGNORE INTO snapshots (name, as_of, source, seed, catalog_digest) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO snapshots (name, as_of, source, seed, catalog_digest) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET as_of = COALESCE(excluded.as_of, as_of), "
+            "source = COALESCE(excluded.source, source), seed = COALESCE(excluded.seed, seed), "
+            "catalog_digest = COALESCE(excluded.catalog_digest, catalog_digest) "
+            "WHERE sealed = 0 AND NOT EXISTS (SELECT 1 FROM interactions WHERE snapshot = excluded.name)",
             (name, as_of, source, seed, catalog_digest))
         return self.snapshot(name)
 
     def snapshot(self, name: str) -> Snapshot:
         row = self.conn.execute(
             "SELECT name, as_of, source, seed, catalog_digest, sealed, digest, "
-            "(SELECT COUNT(*) FROM interactions WHERE snapshot = s.name) FROM snapshots s WHERE name = ?",
-            (name,)).fetchone()
+            "(SELECT COUNT(*) FROM interactions WHERE snapshot = s.name), "
+            "EXISTS (SELECT 1 FROM meta WHERE key = ?) FROM snapshots s WHERE name = ?",
+            (_RECORDING + name, name)).fetchone()
         if row is None:
             known = ", ".join(self.snapshot_names()) or "none"
             raise SnapshotError(f"no snapshot {name!r} in store {self.path} (snapshots: {known})")
-        return Snapshot(row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[6], row[7])
+        return Snapshot(row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[6], row[7], bool(row[8]))
+
+    def begin_recording(self, name: str) -> None:
+        """Mark ``name`` as being recorded by a workflow until :meth:`end_recording` (a kill leaves the mark)."""
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (_RECORDING + name,))
+
+    def end_recording(self, name: str) -> None:
+        self.conn.execute("DELETE FROM meta WHERE key = ?", (_RECORDING + name,))
 
     def snapshot_names(self) -> list[str]:
         return [row[0] for row in self.conn.execute("SELECT name FROM snapshots ORDER BY name")]
@@ -310,14 +404,70 @@ class Store:
         self.conn.execute("BEGIN IMMEDIATE")
         self.conn.execute("DELETE FROM interactions WHERE snapshot = ?", (name,))
         self.conn.execute("DELETE FROM snapshots WHERE name = ?", (name,))
+        self.conn.execute("DELETE FROM meta WHERE key = ?", (_RECORDING + name,))
         self.conn.execute("COMMIT")
 
     # -- writing ----------------------------------------------------------------
-    def _encode(self, body: bytes) -> tuple[str, bytes]:
+    def _encode(self, body: bytes, conn: sqlite3.Connection | None = None, tool: str | None = None) -> tuple[str, bytes]:
+        """(codec, data) for a body: raw when short or incompressible, else zstd — with the dictionary of the
+        tool's platform once one is trained (inside the caller's transaction ``conn``)."""
         if len(body) < _COMPRESS_MIN:
             return "raw", body
-        packed = self._compressor.compress(body)
-        return ("zstd", packed) if len(packed) < len(body) else ("raw", body)
+        codec, compressor = "zstd", self._compressor
+        if conn is not None:
+            codec, compressor = self._dictionary_for(conn, _scope(tool), body) or (codec, compressor)
+        packed = compressor.compress(body)
+        return (codec, packed) if len(packed) < len(body) else ("raw", body)
+
+    def _dictionary_for(self, conn: sqlite3.Connection, scope: str,
+                        body: bytes) -> tuple[str, zstandard.ZstdCompressor] | None:
+        """The platform's dictionary compressor: the newest in the file, else one trained here from the first
+        bodies seen (deterministic for the same bodies in the same order), else None while it waits for them."""
+        known = self._dictionary_compressors.get(scope)
+        if known is not None:
+            return known
+        row = conn.execute("SELECT id, data FROM dictionaries WHERE scope = ? ORDER BY id DESC LIMIT 1",
+                           (scope,)).fetchone()
+        if row is None:
+            samples = self._samples.setdefault(scope, [])
+            samples.append(body)
+            if len(samples) < _TRAIN_AT:
+                return None
+            try:
+                trained = zstandard.train_dictionary(_DICTIONARY_BYTES, samples, k=1024, d=8)
+            except zstandard.ZstdError:   # too little material: go on without, keep the samples growing
+                return None
+            cursor = conn.execute("INSERT INTO dictionaries (scope, data) VALUES (?, ?)", (scope, trained.as_bytes()))
+            row = (cursor.lastrowid, trained.as_bytes())
+            del self._samples[scope]
+        codec = f"zstd:{row[0]}"
+        known = (codec, zstandard.ZstdCompressor(level=_LEVEL, dict_data=zstandard.ZstdCompressionDict(row[1])))
+        self._dictionary_compressors[scope] = known
+        return known
+
+    def _decoder(self, codec: str) -> zstandard.ZstdDecompressor:
+        """The decompressor for a zstd codec (with its dictionary, read from the file once)."""
+        if codec == "zstd":
+            return self._decompressor
+        decoder = self._dictionary_decompressors.get(codec)
+        if decoder is None:
+            row = None
+            if codec.startswith("zstd:") and codec[5:].isdigit():
+                row = self.conn.execute("SELECT data FROM dictionaries WHERE id = ?", (int(codec[5:]),)).fetchone()
+            if row is None:
+                raise StoreError(f"store {self.path}: codec {codec!r} names no dictionary in the file: the store "
+                                 "is corrupt")
+            decoder = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(row[0]))
+            self._dictionary_decompressors[codec] = decoder
+        return decoder
+
+    def _decode(self, codec: str, data: bytes) -> bytes:
+        """A blob's bytes as recorded (not yet checked against its digest)."""
+        if codec == "raw":
+            return bytes(data)
+        if codec == "zstd" or codec.startswith("zstd:"):
+            return self._decoder(codec).decompress(data)
+        raise StoreError(f"unknown codec {codec!r}")
 
     def append(self, *, snapshot: str, request_key: str, tool: str | None, method: str, url: str,
                request_headers: Mapping[str, str], status: int, response_headers: Mapping[str, str],
@@ -345,8 +495,8 @@ class Store:
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                if create:
-                    self.ensure_snapshot(snapshot)
+                if create:   # not ensure_snapshot: its interaction count would make every write O(snapshot)
+                    conn.execute("INSERT OR IGNORE INTO snapshots (name) VALUES (?)", (snapshot,))
                 yield conn
                 conn.execute("COMMIT")
             except BaseException:
@@ -361,18 +511,28 @@ class Store:
             raise StoreError(f"cannot write snapshot {snapshot!r} of {self.path}: {exc}") from exc
 
     def insert_rows(self, conn: sqlite3.Connection, snapshot: str, rows: Iterable[RecordedRow]) -> list[int]:
-        """Write rows inside the caller's transaction; returns their sequence numbers."""
+        """Write rows inside the caller's transaction; returns their sequence numbers.
+
+        A row with a ``seq`` goes there unless that place is taken (then it is not written: another
+        recorder got there first, and its answer stands); a row without one goes after the last.
+        """
         written: set[str] = set()
         seqs: list[int] = []
         for row in rows:
+            if row.seq is None:
+                seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM interactions WHERE snapshot = ? "
+                                   "AND request_key = ?", (snapshot, row.request_key)).fetchone()[0]
+            else:
+                seq = row.seq
+                if conn.execute("SELECT 1 FROM interactions WHERE snapshot = ? AND request_key = ? AND seq = ?",
+                                (snapshot, row.request_key, seq)).fetchone():
+                    continue
             digest = blob_digest(row.body)
             if digest not in written:
-                codec, data = self._encode(row.body)
+                codec, data = self._encode(row.body, conn, row.tool)
                 conn.execute("INSERT OR IGNORE INTO blobs (digest, codec, size, data) VALUES (?, ?, ?, ?)",
                              (digest, codec, len(row.body), data))
                 written.add(digest)
-            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM interactions WHERE snapshot = ? "
-                               "AND request_key = ?", (snapshot, row.request_key)).fetchone()[0]
             conn.execute(
                 "INSERT INTO interactions (snapshot, request_key, seq, tool, method, url, request_headers, status, "
                 "response_headers, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -381,6 +541,19 @@ class Store:
                  json.dumps(dict(row.response_headers), sort_keys=True, ensure_ascii=False), digest))
             seqs.append(seq)
         return seqs
+
+    def put_many(self, snapshot: str, rows: Iterable[RecordedRow]) -> int:
+        """Write each row at its ``seq`` unless another recorder already did (one transaction); returns how
+        many were written.
+
+        This is how many recorders share one snapshot: each numbers a request's occurrences itself, so
+        the n-th answer to a request is written once, by whichever recorder gets there first.
+        """
+        rows = list(rows)
+        if any(row.seq is None for row in rows):
+            raise ValueError("put_many needs rows with their seq")
+        with self.transaction(snapshot) as conn:
+            return len(self.insert_rows(conn, snapshot, rows))
 
     # -- reading ----------------------------------------------------------------
     def _interaction(self, row: tuple) -> Interaction:
@@ -432,15 +605,13 @@ class Store:
         if row is None:
             raise StoreError(f"store {self.path} lacks body {digest[:12]}…: the store is corrupt")
         codec, data = row
-        if codec == "zstd":
-            try:
-                return self._decompressor.decompress(data)
-            except zstandard.ZstdError as exc:
-                raise StoreError(f"store {self.path}: body {digest[:12]}… cannot be decompressed ({exc}): the store "
-                                 "is corrupt (kopa-replay cassette verify lists what)") from None
-        if codec != "raw":
-            raise StoreError(f"store {self.path}: body {digest[:12]}… has unknown codec {codec!r}: the store is corrupt")
-        return bytes(data)
+        try:
+            return self._decode(codec, data)
+        except zstandard.ZstdError as exc:
+            raise StoreError(f"store {self.path}: body {digest[:12]}… cannot be decompressed ({exc}): the store "
+                             "is corrupt (kopa-replay cassette verify lists what)") from None
+        except StoreError as exc:
+            raise StoreError(f"store {self.path}: body {digest[:12]}…: {exc}: the store is corrupt") from None
 
     def body_problem(self, digest: str) -> str | None:
         """Why a stored body cannot be served as ``digest`` (missing, undecodable, other bytes), or None.
@@ -457,8 +628,8 @@ class Store:
         problems: list[str] = []
         for digest, codec, size, data in self.conn.execute("SELECT digest, codec, size, data FROM blobs ORDER BY digest"):
             try:
-                raw = self._decompressor.decompress(data) if codec == "zstd" else bytes(data)
-            except zstandard.ZstdError as exc:
+                raw = self._decode(codec, data)
+            except (zstandard.ZstdError, StoreError) as exc:
                 problems.append(f"blob {digest[:12]}: cannot decompress ({exc})")
                 continue
             if len(raw) != size or blob_digest(raw) != digest:

@@ -7,8 +7,14 @@ client — no process-wide patching. Modes:
 * ``replay`` — strict and offline: a recorded request is answered from the
   store; anything else raises :class:`~kopa_replay.errors.CassetteMiss`. The
   inner transport is never called (it may be ``None``).
-* ``record`` — every request goes to the inner transport and is appended.
-* ``replay-or-record`` — answered from the store when recorded, else sent and recorded.
+* ``record`` — the n-th occurrence of a request goes to the inner transport
+  and is recorded as its n-th answer, unless the snapshot already holds an
+  n-th answer (then that is served): an interrupted recording resumes where
+  it stopped, and any number of recorders — threads or processes — running
+  into one open snapshot write each answer exactly once, as one recorder
+  would have (the first to write it wins; the others serve its answer).
+* ``replay-or-record`` — answered from the store when recorded, else sent and
+  recorded (racing workers record a request once, as above).
 * ``refresh`` — like ``record``, used to re-execute a base snapshot into a new one.
 
 The decision of what to do with a request is the pure function
@@ -20,6 +26,8 @@ the key the caller inserted ride in the request's extensions (``kopa_tool``,
 from __future__ import annotations
 
 import threading
+import time
+import weakref
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -27,7 +35,7 @@ import httpx
 
 from kopa_replay.errors import CassetteMiss, StoreError, UsageError
 from kopa_replay.record.redact import Redactor
-from kopa_replay.record.store import Store
+from kopa_replay.record.store import RecordedRow, Store, blob_digest
 
 __all__ = ["MODES", "KEPT_RESPONSE_HEADERS", "decide", "Replayed", "RecordTransport", "AsyncRecordTransport"]
 
@@ -37,15 +45,18 @@ MODES = ("replay", "record", "replay-or-record", "refresh")
 KEPT_RESPONSE_HEADERS = ("content-type", "content-disposition")
 
 
-def decide(mode: str, recorded: int, served: int) -> str:
-    """What to do with a request: ``"replay"`` (the served-th recorded answer), ``"send"``, or ``"miss"``.
+def decide(mode: str, recorded: int, occurrence: int) -> str:
+    """What to do with a request: ``"replay"``, ``"send"``, or ``"miss"``.
 
     ``recorded`` is how many answers the snapshot holds for this request,
-    ``served`` how many this transport has already served. Replay walks the
-    recorded answers in order and then repeats the last.
+    ``occurrence`` how many times this transport has met it before. Replay
+    walks the recorded answers in order and then repeats the last. Recording
+    sends the n-th occurrence only when the snapshot lacks an n-th answer: an
+    interrupted recording resumes, and several recorders running the same
+    workload into one snapshot write each answer once.
     """
     if mode in ("record", "refresh"):
-        return "send"
+        return "replay" if occurrence < recorded else "send"
     if recorded:
         return "replay"
     return "miss" if mode == "replay" else "send"
@@ -60,6 +71,13 @@ class Replayed:
     body_digest: str
 
 
+#: recorded answers are committed in batches of this many, or once the oldest waiting is this old (seconds):
+#: a commit costs far more than an interaction, and a killed recorder loses at most the batch it had not
+#: committed (resuming the recording sends those again)
+COMMIT_EVERY = 128
+COMMIT_WITHIN = 0.5
+
+
 @dataclass
 class _Core:
     """The shared, I/O-free-as-possible part of the sync and async transports."""
@@ -68,28 +86,41 @@ class _Core:
     snapshot: str
     mode: str
     redactor: Redactor
+    commit_every: int = COMMIT_EVERY
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise UsageError(f"unknown record mode {self.mode!r} (use one of: {', '.join(MODES)})")
+        if self.commit_every < 1:
+            raise UsageError(f"commit_every must be at least 1, not {self.commit_every}")
         if self.mode != "replay":
             self.store.ensure_snapshot(self.snapshot)
         else:
             self.store.snapshot(self.snapshot)  # a missing snapshot is a clear error up front
-        self._served: dict[str, int] = {}
-        # request key -> recorded (status, headers, body digest) answers, read once per key
+        self._occurrences: dict[str, int] = {}  # request key -> how many times this transport met it
+        # request key -> recorded (status, headers, body digest) answers, read once per key when replaying;
+        # recording reads them afresh each time, since other recorders may be writing the same snapshot
         self._recorded: dict[str, list[tuple[int, dict[str, str], str]]] = {}
         # the redactor that also masks a call's own key, built once per key (a handful per run)
         self._redactors: dict[tuple[str, ...], Redactor] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        # answers recorded but not yet committed, and when the oldest of them was recorded
+        self._pending: list[RecordedRow] = []
+        self._pending_since = 0.0
+        # committed at exit (or when the transport is collected) if nobody closed the transport
+        self._finalizer = weakref.finalize(self, _commit_rows, self.store, self.snapshot, self._pending)
 
-    def plan(self, request: httpx.Request) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None]:
-        """(action, request key, redactor, interaction to replay)."""
+    @property
+    def records(self) -> bool:
+        return self.mode in ("record", "refresh")
+
+    def plan(self, request: httpx.Request) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None, int]:
+        """(action, request key, redactor, interaction to replay, this request's occurrence number)."""
         secrets: Iterable[str] = request.extensions.get("kopa_secrets") or ()
         return self.plan_raw(request.method, str(request.url), request.content, secrets)
 
-    def plan_raw(self, method: str, url: str, content: bytes,
-                 secrets: Iterable[str] = ()) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None]:
+    def plan_raw(self, method: str, url: str, content: bytes, secrets: Iterable[str] = ()
+                 ) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None, int]:
         """:meth:`plan` for a request that was never built as an ``httpx.Request`` (the replay fast path)."""
         secrets = tuple(s for s in secrets if s)
         redactor = self._redactors.get(secrets) if secrets else self.redactor
@@ -97,15 +128,24 @@ class _Core:
             redactor = self._redactors.setdefault(secrets, self.redactor.with_values(secrets))
         key = redactor.request_key(method, url, content)
         with self._lock:
-            if key not in self._recorded:
-                self._recorded[key] = self.store.answers(self.snapshot, key) if self.mode != "record" else []
-            recorded = self._recorded[key]
-            served = self._served.get(key, 0)
-            action = decide(self.mode, len(recorded), served)
-            if action == "replay":
-                self._served[key] = served + 1
-                return action, key, redactor, recorded[min(served, len(recorded) - 1)]
-        return action, key, redactor, None
+            if self.records:
+                recorded = self._answers(key)
+            else:
+                if key not in self._recorded:
+                    self._recorded[key] = self._answers(key)
+                recorded = self._recorded[key]
+            occurrence = self._occurrences.get(key, 0)
+            self._occurrences[key] = occurrence + 1
+        action = decide(self.mode, len(recorded), occurrence)
+        answer = recorded[min(occurrence, len(recorded) - 1)] if action == "replay" else None
+        return action, key, redactor, answer, occurrence + 1
+
+    def _answers(self, key: str) -> list[tuple[int, dict[str, str], str]]:
+        """The snapshot's answers to ``key``, then this transport's not yet committed ones."""
+        answers = self.store.answers(self.snapshot, key)
+        answers += [row.answer for row in self._pending
+                    if row.request_key == key and row.seq is not None and row.seq > len(answers)]
+        return answers
 
     def replay_answer(self, method: str, url: str, secrets: Iterable[str] = ()) -> Replayed | None:
         """The recorded answer to a body-less request, or None when it must go through the transport.
@@ -116,9 +156,9 @@ class _Core:
         recorded, or a mode that sends — is left to the client, which records it
         or raises :class:`~kopa_replay.errors.CassetteMiss`.
         """
-        if self.mode in ("record", "refresh"):
+        if self.records:
             return None
-        action, _key, _redactor, answer = self.plan_raw(method, url, b"", secrets)
+        action, _key, _redactor, answer, _seq = self.plan_raw(method, url, b"", secrets)
         if action != "replay" or answer is None:
             return None
         status, _headers, digest = answer
@@ -136,6 +176,10 @@ class _Core:
         try:
             return self.store.body(digest)
         except StoreError as exc:
+            with self._lock:
+                waiting = next((row.body for row in self._pending if blob_digest(row.body) == digest), None)
+            if waiting is not None:
+                return waiting
             where = f"tool {tool}, " if tool else ""
             raise StoreError(f"snapshot {self.snapshot!r}, {where}{method} {redactor.redact_url(url)}: {exc}") from None
 
@@ -144,27 +188,45 @@ class _Core:
                             url=redactor.redact_url(str(request.url)), snapshot=self.snapshot,
                             store=str(self.store.path))
 
-    def record(self, request: httpx.Request, key: str, redactor: Redactor, response: httpx.Response,
+    def record(self, request: httpx.Request, key: str, seq: int, redactor: Redactor, response: httpx.Response,
                body: bytes) -> httpx.Response:
+        """Record ``response`` as the ``seq``-th answer to ``key`` (committed with its batch)."""
         headers = {k: v for k, v in ((h, response.headers.get(h)) for h in KEPT_RESPONSE_HEADERS) if v}
         scrubbed = redactor.scrub_bytes(body)
+        row = RecordedRow(key, request.extensions.get("kopa_tool"), request.method,
+                          redactor.redact_url(str(request.url)), redactor.redact_headers(dict(request.headers)),
+                          response.status_code, headers, scrubbed, seq)
         with self._lock:
             self._recorded.pop(key, None)  # the next identical request re-reads what is now recorded
-        self.store.append(snapshot=self.snapshot, request_key=key, tool=request.extensions.get("kopa_tool"),
-                          method=request.method, url=redactor.redact_url(str(request.url)),
-                          request_headers=redactor.redact_headers(dict(request.headers)),
-                          status=response.status_code, response_headers=headers, body=scrubbed)
-        # The caller gets what was stored, so a recorded run and its replay see the same bytes.
+            if not self._pending:
+                self._pending_since = time.monotonic()
+            self._pending.append(row)
+            if len(self._pending) >= self.commit_every or time.monotonic() - self._pending_since >= COMMIT_WITHIN:
+                self.commit()
+        # The caller gets what is stored, so a recorded run and its replay see the same bytes. (Where another
+        # recorder wrote this answer first, the snapshot keeps that one: from a deterministic source, the same.)
         return httpx.Response(response.status_code, headers=headers, content=scrubbed, request=request)
+
+    def commit(self) -> None:
+        """Write the answers recorded so far (each where no other recorder already put one)."""
+        with self._lock:
+            _commit_rows(self.store, self.snapshot, self._pending)
+
+
+def _commit_rows(store: Store, snapshot: str, rows: list[RecordedRow]) -> None:
+    """Commit ``rows`` in one transaction and empty the list (kept as one object: the finalizer holds it)."""
+    if rows:
+        store.put_many(snapshot, rows)
+        rows.clear()
 
 
 class RecordTransport(httpx.BaseTransport):
     """Record to / replay from ``store`` around ``inner`` (sync)."""
 
     def __init__(self, inner: httpx.BaseTransport | None, store: Store, snapshot: str, mode: str = "replay",
-                 redactor: Redactor | None = None) -> None:
+                 redactor: Redactor | None = None, *, commit_every: int = COMMIT_EVERY) -> None:
         self.inner = inner
-        self._core = _Core(store, snapshot, mode, redactor or Redactor())
+        self._core = _Core(store, snapshot, mode, redactor or Redactor(), commit_every)
 
     @property
     def mode(self) -> str:
@@ -175,7 +237,7 @@ class RecordTransport(httpx.BaseTransport):
         return self._core.replay_answer(method, url, secrets)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        action, key, redactor, interaction = self._core.plan(request)
+        action, key, redactor, interaction, seq = self._core.plan(request)
         if action == "replay":
             return self._core.replayed(request, redactor, interaction)
         if action == "miss" or self.inner is None:
@@ -183,9 +245,14 @@ class RecordTransport(httpx.BaseTransport):
         response = self.inner.handle_request(request)
         body = response.read()
         response.close()
-        return self._core.record(request, key, redactor, response, body)
+        return self._core.record(request, key, seq, redactor, response, body)
+
+    def commit(self) -> None:
+        """Commit the recorded answers now (closing the transport does)."""
+        self._core.commit()
 
     def close(self) -> None:
+        self._core.commit()
         if self.inner is not None:
             self.inner.close()
 
@@ -194,9 +261,9 @@ class AsyncRecordTransport(httpx.AsyncBaseTransport):
     """The async twin of :class:`RecordTransport` (same core)."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport | None, store: Store, snapshot: str, mode: str = "replay",
-                 redactor: Redactor | None = None) -> None:
+                 redactor: Redactor | None = None, *, commit_every: int = COMMIT_EVERY) -> None:
         self.inner = inner
-        self._core = _Core(store, snapshot, mode, redactor or Redactor())
+        self._core = _Core(store, snapshot, mode, redactor or Redactor(), commit_every)
 
     def replay_answer(self, method: str, url: str, secrets: Iterable[str] = ()) -> Replayed | None:
         """See :meth:`_Core.replay_answer` (no I/O besides the store, so it need not be awaited)."""
@@ -204,7 +271,7 @@ class AsyncRecordTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         await request.aread()
-        action, key, redactor, interaction = self._core.plan(request)
+        action, key, redactor, interaction, seq = self._core.plan(request)
         if action == "replay":
             return self._core.replayed(request, redactor, interaction)
         if action == "miss" or self.inner is None:
@@ -212,8 +279,13 @@ class AsyncRecordTransport(httpx.AsyncBaseTransport):
         response = await self.inner.handle_async_request(request)
         body = await response.aread()
         await response.aclose()
-        return self._core.record(request, key, redactor, response, body)
+        return self._core.record(request, key, seq, redactor, response, body)
+
+    def commit(self) -> None:
+        """Commit the recorded answers now (closing the transport does)."""
+        self._core.commit()
 
     async def aclose(self) -> None:
+        self._core.commit()
         if self.inner is not None:
             await self.inner.aclose()

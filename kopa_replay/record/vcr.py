@@ -139,10 +139,9 @@ def _sync_snapshot(store: Store, snapshot: str, rows: Sequence[RecordedRow]) -> 
     for row in rows:
         wanted.setdefault(row.request_key, []).append(row)
     with store.transaction(snapshot) as conn:
-        held: dict[str, list[tuple[int, tuple[tuple[str, str], ...], str]]] = {}
+        held: dict[str, list[tuple[int, dict[str, str], str]]] = {}
         for item in store.interactions(snapshot):
-            held.setdefault(item.request_key, []).append(
-                (item.status, tuple(sorted(item.response_headers.items())), item.body_digest))
+            held.setdefault(item.request_key, []).append((item.status, dict(item.response_headers), item.body_digest))
         appended: list[RecordedRow] = []
         for key in sorted(held.keys() - wanted.keys()):
             conn.execute("DELETE FROM interactions WHERE snapshot = ? AND request_key = ?", (snapshot, key))

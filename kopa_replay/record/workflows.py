@@ -13,9 +13,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import httpx
@@ -23,7 +24,7 @@ import httpx
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.env.call import execute
 from kopa_replay.env.source import open_source
-from kopa_replay.errors import SnapshotError, UsageError
+from kopa_replay.errors import CassetteMiss, SnapshotError, UsageError
 from kopa_replay.record.redact import MASK
 from kopa_replay.record.snapshots import recorded_responses, seal_snapshot
 from kopa_replay.record.store import Store
@@ -73,18 +74,11 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
 
     as_of_text = _as_of_text(as_of, snapshot)
     store = Store(store_path)
-    existing = store.snapshot_names()
-    if snapshot in existing and store.snapshot(snapshot).sealed:
-        raise SnapshotError(f"snapshot {snapshot!r} is sealed in {store.path}; record into a new snapshot name")
-    if snapshot in existing and store.snapshot(snapshot).interactions:
-        raise SnapshotError(f"snapshot {snapshot!r} already holds interactions; record into a new name or "
-                            "delete it first")
-    store.ensure_snapshot(snapshot, as_of=as_of_text, source=source if source in ("sim", "live") else "mirror",
-                          seed=seed if source == "sim" else None, catalog_digest=catalog.digest())
+    mode = _open_for_recording(store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog)
     outcomes: Counter[str] = Counter()
     calls = 0
     with open_source(source, seed=seed, as_of=as_of_text if source == "sim" else None, snapshot=snapshot,
-                     mode="record", store=store_path, mirrors=mirrors, catalog=catalog) as src:
+                     mode=mode, store=store_path, mirrors=mirrors, catalog=catalog) as src, _sealed_misses(snapshot):
         sent: set[str] = set()
         for tool_name, args in probe_requests(catalog):
             tool = catalog.get(tool_name)
@@ -99,12 +93,54 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
             sent.add(_request_key(tool_name, args))
             outcomes[env.call(tool_name, dict(args)).outcome] += 1
             calls += 1
+    store.end_recording(snapshot)
     summary = RecordSummary(snapshot, source, as_of_text, calls, dict(outcomes))
     if seal:
         summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir)
     store.finalize()
     store.close()
     return summary
+
+
+def _open_for_recording(store: Store, snapshot: str, *, as_of: str, source: str, seed: int, catalog: Catalog,
+                        refresh: bool = False) -> str:
+    """Create ``snapshot``, or resume it when it holds answers recorded with the same settings; returns the
+    recorder's mode.
+
+    Recording is resumable: the transport serves every answer the snapshot already holds and sends only
+    the rest, so a recording stopped at any point (kill -9 included) finishes by running it again — or
+    several recorders run it at once — and the snapshot ends as one uninterrupted run would have left it.
+    A sealed snapshot is only replayed: running its recording again succeeds when it holds every answer
+    (the run that sealed it finished), and is refused at the first it lacks.
+    """
+    origin = source if source in ("sim", "live") else "mirror"
+    wanted = {"as_of": as_of, "source": origin, "seed": seed if source == "sim" else None,
+              "catalog_digest": catalog.digest()}
+    if snapshot in store.snapshot_names():
+        existing = store.snapshot(snapshot)
+        differs = [f"{field} {getattr(existing, field)!r} (asked: {value!r})" for field, value in wanted.items()
+                   if (existing.interactions or existing.sealed) and getattr(existing, field) != value]
+        if differs and existing.sealed:
+            raise SnapshotError(f"snapshot {snapshot!r} is sealed in {store.path}; record into a new snapshot name")
+        if differs:
+            raise SnapshotError(f"snapshot {snapshot!r} in {store.path} is open with other settings: "
+                                f"{'; '.join(differs)}; resume it with its own settings, record into a new name, "
+                                f"or remove it (kopa-replay snapshot delete {snapshot})")
+        if existing.sealed:
+            return "replay"
+    store.ensure_snapshot(snapshot, **wanted)
+    store.begin_recording(snapshot)
+    return "refresh" if refresh else "record"
+
+
+@contextmanager
+def _sealed_misses(snapshot: str) -> Iterator[None]:
+    """A request a sealed snapshot lacks (met when its recording is run again) as the error it is."""
+    try:
+        yield
+    except CassetteMiss as miss:
+        raise SnapshotError(f"snapshot {snapshot!r} is sealed and lacks a request this recording makes "
+                            f"({miss.method} {miss.url}); record into a new snapshot name") from None
 
 
 def _request_key(tool: str, args: Mapping[str, Any]) -> str:
@@ -133,15 +169,13 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     store = Store(store_path)
     base_info = store.snapshot(base)
     as_of_text = _as_of_text(as_of, snapshot)
-    if snapshot in store.snapshot_names() and store.snapshot(snapshot).interactions:
-        raise SnapshotError(f"snapshot {snapshot!r} already holds interactions; refresh into a new name")
-    store.ensure_snapshot(snapshot, as_of=as_of_text, source=source if source in ("sim", "live") else "mirror",
-                          seed=seed if source == "sim" else None, catalog_digest=catalog.digest())
+    mode = _open_for_recording(store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog,
+                               refresh=True)
     secret_params = set(redactor_for(catalog).secret_params)
     requests = list(store.interactions(base))
     outcomes: Counter[str] = Counter()
     with open_source(source, seed=seed, as_of=as_of_text if source == "sim" else None, snapshot=snapshot,
-                     mode="refresh", store=store_path, mirrors=mirrors, catalog=catalog) as src:
+                     mode=mode, store=store_path, mirrors=mirrors, catalog=catalog) as src, _sealed_misses(snapshot):
         for item in requests:
             tool = catalog.get(item.tool) if item.tool and item.tool in catalog else None
             key = src.key_for(tool) if tool else src.sim_key
@@ -151,6 +185,7 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
                                     extensions={"kopa_tool": item.tool, "kopa_secrets": (key,) if key else ()})
             response = src.client.send(request)
             outcomes[str(response.status_code)] += 1
+    store.end_recording(snapshot)
     summary = RecordSummary(snapshot, source, as_of_text, len(requests), dict(outcomes))
     summary.changes = diff_snapshots(store, catalog, base_info.name, snapshot)
     if seal:

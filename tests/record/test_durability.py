@@ -26,7 +26,7 @@ def test_kill_9_mid_recording_keeps_every_committed_interaction(tmp_path):
     process = _worker(store_path, "k", 1, 100_000)
     committed = 0
     for line in process.stdout:
-        committed = int(line.split()[1])
+        committed = int(line.split()[1])  # with commit_every 1, printed once committed
         if committed >= 40:
             break
     os.kill(process.pid, signal.SIGKILL)
@@ -50,6 +50,6 @@ def test_four_processes_recording_at_once_lose_nothing(tmp_path, workers):
     store = Store(store_path)
     assert store.verify() == []
     interactions = list(store.interactions("c"))
-    assert len(interactions) == workers * (per_worker + 1)
+    assert len(interactions) == workers * per_worker + 1
     shared = [i for i in interactions if "pageNo=999" in i.url]
-    assert sorted(i.seq for i in shared) == list(range(1, workers + 1))
+    assert [i.seq for i in shared] == [1]  # every worker's first occurrence of it is one answer, written once

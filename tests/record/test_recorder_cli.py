@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from kopa_replay.cli import cli
+from kopa_replay.record import Store
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +74,7 @@ def test_replay_from_the_cli_is_offline_and_misses_are_clean(store, run, no_netw
 
 
 def test_recorder_user_mistakes(store, run, tmp_path):
-    assert "sealed" in _error(run("record", "--snapshot", "2026-09-01", "--store", str(store)))
+    assert "sealed" in _error(run("record", "--snapshot", "2026-09-01", "--seed", "3", "--store", str(store)))
     assert "must differ" in _error(run("refresh", "--base", "2026-09-01", "--snapshot", "2026-09-01",
                                        "--store", str(store)))
     assert "HOST=URL" in _error(run("record", "--snapshot", "x", "--store", str(tmp_path / "n.sqlite"),
@@ -101,3 +102,30 @@ def test_import_vcr_from_the_cli(tmp_path, run):
     broken = tmp_path / "broken.yaml"
     broken.write_text("interactions: [", encoding="utf-8")
     assert "broken.yaml" in _error(run("cassette", "import-vcr", str(broken), "--snapshot", "x", "--store", str(store)))
+
+
+def test_recording_a_sealed_snapshot_again_replays_it_and_refuses_what_it_lacks(store, run, tmp_path, no_network):
+    """The same record command on the snapshot it sealed succeeds from the store alone; one that needs a request the
+    snapshot lacks (here: the benchmark's calls on a snapshot sealed with only the probe calls) is refused."""
+    again = run("record", "--snapshot", "2026-09-01", "--store", str(store), "--json")
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.output)["digest"] == Store(store, readonly=True).snapshot("2026-09-01").digest
+    small = tmp_path / "small.sqlite"
+    assert run("record", "--snapshot", "p", "--as-of", "2026-09-01", "--no-bench", "--store", str(small)).exit_code == 0
+    lacking = _error(run("record", "--snapshot", "p", "--as-of", "2026-09-01", "--bench", "--store", str(small)))
+    assert "is sealed and lacks a request" in lacking and "record into a new snapshot name" in lacking
+    assert no_network == []
+
+
+def test_sealing_an_unfinished_recording_needs_force(tmp_path, run):
+    store = tmp_path / "u.sqlite"
+    assert run("record", "--snapshot", "u", "--as-of", "2026-09-01", "--no-bench", "--no-seal",
+               "--store", str(store)).exit_code == 0
+    Store(store).begin_recording("u")   # as a killed recorder leaves it
+    listed = run("snapshot", "list", "--store", str(store))
+    assert "unfinished" in listed.output
+    refused = _error(run("snapshot", "seal", "u", "--store", str(store)))
+    assert "recording did not finish" in refused and "--force" in refused
+    assert not Store(store, readonly=True).snapshot("u").sealed
+    forced = run("snapshot", "seal", "u", "--force", "--store", str(store))
+    assert forced.exit_code == 0 and Store(store, readonly=True).snapshot("u").sealed

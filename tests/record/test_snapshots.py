@@ -49,9 +49,15 @@ def test_re_recording_with_the_same_seed_reproduces_the_digest(recorded, tmp_pat
 
 
 def test_a_sealed_snapshot_cannot_be_recorded_into_again(recorded, catalog):
-    path, _ = recorded
+    path, summary = recorded
     with pytest.raises(SnapshotError, match="is sealed"):
-        record_snapshot(catalog, store_path=path, snapshot="2026-09-01", source="sim")
+        record_snapshot(catalog, store_path=path, snapshot="2026-09-01", source="sim", seed=1)
+    with pytest.raises(SnapshotError, match="is sealed and lacks a request"):
+        record_snapshot(catalog, store_path=path, snapshot="2026-09-01", source="sim", seed=0,
+                        requests=[("dart_company", {"corp_code": "00126380"})])
+    # the run that sealed it, run again: every answer from the store, nothing written
+    again = record_snapshot(catalog, store_path=path, snapshot="2026-09-01", source="sim", seed=0)
+    assert again.manifest["digest"] == summary.manifest["digest"] and again.outcomes == summary.outcomes
 
 
 def test_a_manifest_that_disagrees_with_the_store_stops_pinned_replay(recorded, catalog, tmp_path):

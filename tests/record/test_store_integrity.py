@@ -16,7 +16,7 @@ import zstandard
 from kopa_replay.errors import SnapshotError, StoreError
 from kopa_replay.record import Store
 from kopa_replay.record.snapshots import check_pinned, seal_snapshot, snapshot_digest, verify_snapshot
-from kopa_replay.record.store import SCHEMA_VERSION
+from kopa_replay.record.store import SCHEMA_VERSION, blob_digest
 from kopa_replay.record.transport import RecordTransport
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,7 +128,7 @@ def test_a_version_1_store_migrates_keeping_digests_and_manifests(tmp_path, cata
     assert verify_snapshot(old, "s") == [] and old.body(old.lookup("s", "k1")[0].body_digest) == BODY
     migrated = Store(store.path)
     assert migrated.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == \
-        str(SCHEMA_VERSION) == "2"
+        str(SCHEMA_VERSION) == "3"
     assert migrated.snapshot("s").digest == digest and verify_snapshot(migrated, "s") == []
     check_pinned(migrated, "s")
     with pytest.raises(sqlite3.IntegrityError):
@@ -219,3 +219,69 @@ def test_snapshot_delete_removes_an_open_snapshot_and_refuses_a_sealed_one(tmp_p
     missing = cli("delete", "nope")
     assert missing.returncode != 0 and "no snapshot 'nope'" in missing.stderr
     assert Store(store.path, readonly=True).snapshot_names() == ["sealed"]
+
+
+def _bodies(count: int) -> list[bytes]:
+    """Distinct, realistic JSON bodies of one platform."""
+    return [json.dumps({"response": {"header": {"resultCode": "00", "resultMsg": "NORMAL SERVICE."}, "body": {
+        "items": {"item": [{"basDt": f"2026{m:02d}{d:02d}", "srtnCd": f"{n:06d}", "itmsNm": f"종목{n}",
+                            "clpr": str(1000 + n * 7 + d), "vs": str(d - 15), "mrktCtg": "KOSDAQ"}
+                           for d in range(1, 6)]}, "numOfRows": 5, "pageNo": 1, "totalCount": 5}}},
+                       ensure_ascii=False).encode() for n, m in ((n, 1 + n % 12) for n in range(count))]
+
+
+def test_bodies_are_compressed_with_a_dictionary_trained_from_the_stores_own_bodies(tmp_path):
+    store = Store(tmp_path / "d.sqlite")
+    bodies = _bodies(200)
+    for n, body in enumerate(bodies):
+        store.append(snapshot="s", request_key=f"k{n}", tool="datagokr_get_stock_price_info", method="GET",
+                     url=f"https://h/p?n={n}", request_headers={}, status=200, response_headers={}, body=body)
+    codecs = dict(store.conn.execute("SELECT codec, COUNT(*) FROM blobs GROUP BY codec").fetchall())
+    dictionary_codecs = [c for c in codecs if c.startswith("zstd:")]
+    assert len(dictionary_codecs) == 1 and codecs[dictionary_codecs[0]] >= 100   # one datagokr dictionary
+    plain = zstandard.ZstdCompressor(level=3)
+    with_dictionary = store.conn.execute("SELECT SUM(size), SUM(LENGTH(data)) FROM blobs WHERE codec = ?",
+                                         (dictionary_codecs[0],)).fetchone()
+    stored_alone = sum(len(plain.compress(b)) for b in bodies[-with_dictionary[0] // len(bodies[-1]):])
+    assert with_dictionary[1] < 0.7 * stored_alone   # the dictionary earns its place
+    fresh = Store(store.path, readonly=True)
+    assert [fresh.body(i.body_digest) for i in sorted(fresh.interactions("s"), key=lambda i: int(i.request_key[1:]))] \
+        == bodies
+    assert fresh.verify() == []
+
+
+def test_an_edited_dictionary_is_caught_never_a_wrong_answer(tmp_path):
+    store = Store(tmp_path / "d.sqlite")
+    for n, body in enumerate(_bodies(120)):
+        store.append(snapshot="s", request_key=f"k{n}", tool="datagokr_x", method="GET", url="https://h/p",
+                     request_headers={}, status=200, response_headers={}, body=body)
+    with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+        store.conn.execute("UPDATE dictionaries SET data = x'00'")
+    (ident, data), = store.conn.execute("SELECT id, data FROM dictionaries").fetchall()
+    edited = bytearray(data)
+    edited[-4096:] = bytes(4096)   # the content matches refer to most, wiped
+    _hack(store, f"UPDATE dictionaries SET data = x'{bytes(edited).hex()}'")
+    fresh = Store(store.path, readonly=True)
+    used = [d for d, in fresh.conn.execute("SELECT digest FROM blobs WHERE codec = ?", (f"zstd:{ident}",))]
+    originals = {blob_digest(body): body for body in _bodies(120)}
+    refused = 0
+    for digest in used:
+        try:
+            served = fresh.body(digest)
+        except StoreError as exc:
+            assert digest[:12] in str(exc)
+            refused += 1
+        else:
+            assert served == originals[digest]   # never another answer
+    assert refused > 0 and fresh.verify()
+
+
+def test_a_version_2_store_migrates_to_3_keeping_every_digest(tmp_path, catalog):
+    store = _recorded(tmp_path, catalog)
+    digest = store.snapshot("s").digest
+    _hack(store, "DROP TABLE dictionaries", "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    assert verify_snapshot(Store(store.path, readonly=True), "s") == []   # read as it is
+    migrated = Store(store.path)
+    assert migrated.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "3"
+    assert migrated.snapshot("s").digest == digest and verify_snapshot(migrated, "s") == []
+    check_pinned(migrated, "s")

@@ -1,0 +1,197 @@
+"""The store tried as a hostile tester would: kill -9 at random moments then resume, concurrent recorders on one
+store and on one snapshot, racing replay-or-record workers, single-bit flips in every kind of blob, header
+edits past the triggers. Each ends in the snapshot one uninterrupted, sequential recorder makes, or a clear
+refusal — never a wrong answer."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zstandard
+
+from kopa_replay.errors import SnapshotError, StoreError
+from kopa_replay.record import Store
+from kopa_replay.record.snapshots import check_pinned, snapshot_digest, verify_snapshot
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKER = Path(__file__).with_name("recorder_worker.py")
+AS_OF = "2026-09-01"
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from kopa_replay.cli import main; main()", *args]
+
+
+def _record(store: Path, snapshot: str, *extra: str) -> subprocess.Popen:
+    """`kopa-replay record` of the probe workload (every tool's examples and largest pages) from the simulator."""
+    return subprocess.Popen(_cli("record", "--snapshot", snapshot, "--as-of", AS_OF, "--no-bench", "--store",
+                                 str(store), *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _finish(process: subprocess.Popen) -> str:
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err
+    return out
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> tuple[str, int]:
+    """The digest and size of one uninterrupted recording, by a single process."""
+    store = tmp_path_factory.mktemp("reference") / "cassettes" / "kopa.sqlite"
+    _finish(_record(store, "ref"))
+    opened = Store(store, readonly=True)
+    return opened.snapshot("ref").digest, opened.snapshot("ref").interactions
+
+
+def _hack(path: Path, *sql: str, params: tuple = ()) -> None:
+    """Edit the file with the store's triggers dropped."""
+    conn = sqlite3.connect(path)
+    for name, in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        conn.execute(f"DROP TRIGGER {name}")
+    for statement in sql:
+        conn.execute(statement, params)
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.slow
+def test_kill_9_at_ten_random_moments_then_resume_gives_the_uninterrupted_snapshot(tmp_path, reference):
+    store = tmp_path / "cassettes" / "kopa.sqlite"
+    # start-up takes ≈1.5 s of each delay, so each run records a little before it dies: the kills land at
+    # random moments all along one recording, each run resuming the last
+    delays = np.random.default_rng(14).uniform(1.0, 2.2, size=10)
+    held = []
+    for delay in delays:
+        process = _record(store, "k")
+        time.sleep(delay)
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+        process.communicate()
+        if not store.exists():
+            continue   # killed before it opened the store
+        opened = Store(store, readonly=True)
+        assert opened.verify() == []
+        if "k" in opened.snapshot_names():
+            info = opened.snapshot("k")
+            assert info.sealed or info.unfinished or info.interactions == reference[1]
+            held.append(info.interactions)
+        opened.close()
+    midway = [count for count in held if 0 < count < reference[1]]
+    assert len(midway) >= 3, f"the kills should land mid-recording: {held}"
+    assert held == sorted(held), "a resumed recording never loses what an earlier run committed"
+    if Store(store, readonly=True).snapshot("k").unfinished:
+        seal = subprocess.run(_cli("snapshot", "seal", "k", "--store", str(store)), capture_output=True, text=True)
+        assert seal.returncode == 1 and "did not finish" in seal.stderr and "--force" in seal.stderr
+    _finish(_record(store, "k"))   # resume: only what is missing is sent
+    final = Store(store, readonly=True)
+    assert (final.snapshot("k").digest, final.snapshot("k").interactions) == reference
+    assert verify_snapshot(final, "k") == []
+
+
+@pytest.mark.slow
+def test_four_record_processes_on_one_store_then_on_one_snapshot(tmp_path, reference):
+    store = tmp_path / "cassettes" / "kopa.sqlite"
+    for process in [_record(store, f"s{i}") for i in range(4)]:   # different snapshots, sealed at the end
+        _finish(process)
+    opened = Store(store, readonly=True)
+    assert [(opened.snapshot(f"s{i}").digest, opened.snapshot(f"s{i}").interactions) for i in range(4)] == \
+        [reference] * 4
+    opened.close()
+    # one shared snapshot: recorders fill it, the last one to need it seals it
+    for process in [_record(store, "shared", "--no-seal") for _ in range(4)]:
+        _finish(process)
+    seal = subprocess.run(_cli("snapshot", "seal", "shared", "--store", str(store)), capture_output=True, text=True)
+    assert seal.returncode == 0, seal.stderr
+    opened = Store(store, readonly=True)
+    assert (opened.snapshot("shared").digest, opened.snapshot("shared").interactions) == reference
+    assert opened.verify() == [] and verify_snapshot(opened, "shared") == []
+
+
+def _race(store: Path, snapshot: str, seeds: list[int]) -> None:
+    processes = [subprocess.Popen([sys.executable, str(WORKER), "--race", str(store), snapshot, str(seed)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for seed in seeds]
+    for process in processes:
+        _finish(process)
+
+
+def test_racing_replay_or_record_workers_give_the_sequential_digest(tmp_path):
+    sequential, racing = tmp_path / "sequential.sqlite", tmp_path / "racing.sqlite"
+    _race(sequential, "r", [0])
+    _race(racing, "r", [1, 2, 3, 4])
+    one, many = Store(sequential, readonly=True), Store(racing, readonly=True)
+    assert one.snapshot("r").interactions == many.snapshot("r").interactions == 32   # each request once
+    assert snapshot_digest(many, "r") == snapshot_digest(one, "r")
+
+
+def test_every_sampled_single_bit_flip_is_refused_or_harmless(tmp_path):
+    """Flip one bit of a stored blob (raw and zstd ones alike) and read it back as replay does: a StoreError
+    naming the body, or the very same bytes. 0 changed answers."""
+    store_path = tmp_path / "kopa.sqlite"
+    store_path.write_bytes((ROOT / "cassettes" / "kopa.sqlite").read_bytes())
+    conn = sqlite3.connect(store_path)
+    for name, in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        conn.execute(f"DROP TRIGGER {name}")
+    blobs = conn.execute("SELECT digest, codec, data FROM blobs ORDER BY digest").fetchall()
+    assert {codec for _, codec, _ in blobs} == {"raw", "zstd"}
+    rng = np.random.default_rng(2026)
+    refused = harmless = changed = 0
+    for index in rng.choice(len(blobs), size=240):
+        digest, codec, data = blobs[index]
+        original = zstandard.ZstdDecompressor().decompress(data) if codec == "zstd" else bytes(data)
+        flipped = bytearray(data)
+        position = int(rng.integers(len(flipped)))
+        flipped[position] ^= 1 << int(rng.integers(8))
+        conn.execute("UPDATE blobs SET data = ? WHERE digest = ?", (bytes(flipped), digest))
+        conn.commit()
+        reader = Store(store_path, readonly=True)   # a new process's view: nothing verified yet
+        try:
+            served = reader.body(digest)
+        except StoreError as exc:
+            assert digest[:12] in str(exc) and "Traceback" not in str(exc)
+            refused += 1
+        else:
+            harmless += served == original
+            changed += served != original
+        reader.close()
+        conn.execute("UPDATE blobs SET data = ? WHERE digest = ?", (data, digest))
+        conn.commit()
+    conn.close()
+    assert changed == 0 and refused + harmless == 240 and refused > 200
+
+
+@pytest.mark.parametrize("statement", [
+    "UPDATE interactions SET response_headers = '{\"content-type\": \"application/zip\"}' WHERE rowid = "
+    "(SELECT MIN(rowid) FROM interactions)",
+    "UPDATE interactions SET response_headers = '{\"content-disposition\": \"attachment; filename=x.zip\", "
+    "\"content-type\": \"application/json;charset=UTF-8\"}' WHERE rowid = (SELECT MIN(rowid) FROM interactions)",
+    "UPDATE interactions SET status = 503 WHERE rowid = (SELECT MAX(rowid) FROM interactions)",
+])
+def test_header_and_status_edits_of_a_sealed_snapshot_are_caught(tmp_path, statement):
+    """The digest covers every header replay serves (version 2), so even a header the version 1 digest did
+    not cover is caught by `snapshot verify` and by pinned replay."""
+    store_path = tmp_path / "cassettes" / "kopa.sqlite"
+    store_path.parent.mkdir()
+    recorded = Store(store_path)
+    recorded.append(snapshot="s", request_key="k", tool="t", method="GET", url="https://h/p", request_headers={},
+                    status=200, response_headers={"content-type": "application/json;charset=UTF-8"}, body=b"{}")
+    recorded.append(snapshot="s", request_key="l", tool="t", method="GET", url="https://h/q", request_headers={},
+                    status=200, response_headers={"content-type": "application/json;charset=UTF-8"}, body=b"[]")
+    from kopa_replay.catalog import builtin_catalog
+    from kopa_replay.record.snapshots import seal_snapshot
+
+    manifest = seal_snapshot(recorded, "s", builtin_catalog())
+    assert manifest["digest_version"] == 2
+    recorded.close()
+    _hack(store_path, statement)
+    fresh = Store(store_path, readonly=True)
+    assert any("hash to" in p for p in verify_snapshot(fresh, "s"))
+    with pytest.raises(SnapshotError, match="the store was edited"):
+        check_pinned(fresh, "s")
