@@ -8,6 +8,7 @@ simulator — whichever transport the httpx client carries.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -18,7 +19,7 @@ import httpx
 from kopa_replay.catalog.model import Tool
 from kopa_replay.env.parse import ParseError, extract, parse_body
 from kopa_replay.errors import SourceError, UsageError
-from kopa_replay.record.redact import install_log_filter, register_secret
+from kopa_replay.record.redact import MIN_SECRET_LENGTH, Redactor, install_log_filter, register_secret
 
 __all__ = ["CallResult", "OUTCOME_CLASSES", "apply_filters", "build_request", "classify", "execute", "interpret",
            "live_key"]
@@ -63,7 +64,7 @@ def _stringify(value: Any) -> str:
 
 
 def build_request(tool: Tool, args: Mapping[str, Any], key: str | None,
-                  base_url: str | None = None) -> tuple[str, str, dict[str, str], str]:
+                  base_url: str | None = None) -> tuple[str, str, dict[str, str | bytes], str]:
     """(method, url, headers, redacted_url) for calling ``tool`` with ``args``.
 
     ``base_url`` points the call at a mirror that takes the real host as the
@@ -97,17 +98,35 @@ def build_request(tool: Tool, args: Mapping[str, Any], key: str | None,
         if args[name] is None:
             continue
         query.append((name, _stringify(args[name])))
-    headers: dict[str, str] = {}
+    headers: dict[str, str | bytes] = {}
     redacted_query = list(query)
     if auth.location == "query":
         query.insert(0, (auth.name, key or ""))
         redacted_query.insert(0, (auth.name, "***"))
     elif auth.location == "header":
-        headers[auth.name] = key or ""
+        # A header value is bytes on the wire: a key outside ASCII (Hangul, say) goes as its UTF-8 bytes, which
+        # HTTP/1.1 carries as obs-text (httpx would refuse a str it cannot encode as ASCII).
+        value = key or ""
+        headers[auth.name] = value if value.isascii() else value.encode("utf-8")
     base = tool.http.base_url if base_url is None else base_url.rstrip("/") + "/" + tool.http.host
     url = base + path + ("?" + urlencode(query) if query else "")
     redacted = tool.http.base_url + redacted_path + ("?" + urlencode(redacted_query, safe="*") if redacted_query else "")
+    if key and len(key) < MIN_SECRET_LENGTH:
+        # a short key may also be another argument's value (Seoul's START=1 beside a key "1"): masked there too,
+        # as everywhere a URL is written (a key this short cannot be told from data, see the README)
+        redacted = _short_key_redactor(key).scrub_text(redacted)
     return tool.http.method, url, headers, redacted
+
+
+@functools.lru_cache(maxsize=16)
+def _short_key_redactor(key: str) -> Redactor:
+    return Redactor(secret_values=(key,))
+
+
+@functools.lru_cache(maxsize=16)
+def _body_redactor(key: str | None, env_key: str | None) -> Redactor:
+    """Masks the key a call carried and the environment's key (``env_key`` keys the cache)."""
+    return Redactor(secret_values=tuple(v for v in (key, env_key) if v))
 
 
 def apply_filters(tool: Tool, args: Mapping[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -158,8 +177,11 @@ def execute(tool: Tool, args: Mapping[str, Any], client: httpx.Client, key: str 
         response = client.request(method, url, headers=headers, extensions=extensions)
     except httpx.HTTPError as exc:
         raise SourceError(f"{tool.name}: request to {redacted} failed: {type(exc).__name__}") from None
-    return interpret(tool, args, response.status_code, response.content, redacted,
-                     response.headers.get("content-type"))
+    # A platform may echo the key in its answer (law.go.kr's links carry OC): masked before anything is parsed,
+    # as the recorder masks what it stores and ToolEnvironment what any source answers, so no key reaches a
+    # result, whichever source answered.
+    content = _body_redactor(key, os.environ.get("KOPA_API_KEY")).scrub_bytes(response.content)
+    return interpret(tool, args, response.status_code, content, redacted, response.headers.get("content-type"))
 
 
 def interpret(tool: Tool, args: Mapping[str, Any], status: int, content: bytes, redacted: str,

@@ -26,14 +26,13 @@ the key the caller inserted ride in the request's extensions (``kopa_tool``,
 from __future__ import annotations
 
 import threading
-import time
 import weakref
 from dataclasses import dataclass
 from typing import Iterable
 
 import httpx
 
-from kopa_replay.errors import CassetteMiss, StoreError, UsageError
+from kopa_replay.errors import CassetteMiss, KopaError, StoreError, UsageError
 from kopa_replay.record.redact import Redactor
 from kopa_replay.record.store import RecordedRow, Store, blob_digest
 
@@ -71,9 +70,10 @@ class Replayed:
     body_digest: str
 
 
-#: recorded answers are committed in batches of this many, or once the oldest waiting is this old (seconds):
-#: a commit costs far more than an interaction, and a killed recorder loses at most the batch it had not
-#: committed (resuming the recording sends those again)
+#: recorded answers are committed in batches of this many, and at the latest this many seconds after the
+#: first of a batch was recorded (by a timer, so an idle recorder holds nothing back): a commit costs far more
+#: than an interaction, and a killed recorder loses at most what it had not committed (resuming the
+#: recording sends those again)
 COMMIT_EVERY = 128
 COMMIT_WITHIN = 0.5
 
@@ -104,9 +104,9 @@ class _Core:
         # the redactor that also masks a call's own key, built once per key (a handful per run)
         self._redactors: dict[tuple[str, ...], Redactor] = {}
         self._lock = threading.RLock()
-        # answers recorded but not yet committed, and when the oldest of them was recorded
+        # answers recorded but not yet committed, and the timer that commits them if no batch fills first
         self._pending: list[RecordedRow] = []
-        self._pending_since = 0.0
+        self._timer: threading.Timer | None = None
         # committed at exit (or when the transport is collected) if nobody closed the transport
         self._finalizer = weakref.finalize(self, _commit_rows, self.store, self.snapshot, self._pending)
 
@@ -191,18 +191,21 @@ class _Core:
     def record(self, request: httpx.Request, key: str, seq: int, redactor: Redactor, response: httpx.Response,
                body: bytes) -> httpx.Response:
         """Record ``response`` as the ``seq``-th answer to ``key`` (committed with its batch)."""
-        headers = {k: v for k, v in ((h, response.headers.get(h)) for h in KEPT_RESPONSE_HEADERS) if v}
+        headers = {k: redactor.scrub_text(v) for k, v in ((h, response.headers.get(h)) for h in KEPT_RESPONSE_HEADERS)
+                   if v}
         scrubbed = redactor.scrub_bytes(body)
         row = RecordedRow(key, request.extensions.get("kopa_tool"), request.method,
                           redactor.redact_url(str(request.url)), redactor.redact_headers(dict(request.headers)),
                           response.status_code, headers, scrubbed, seq)
         with self._lock:
             self._recorded.pop(key, None)  # the next identical request re-reads what is now recorded
-            if not self._pending:
-                self._pending_since = time.monotonic()
             self._pending.append(row)
-            if len(self._pending) >= self.commit_every or time.monotonic() - self._pending_since >= COMMIT_WITHIN:
+            if len(self._pending) >= self.commit_every:
                 self.commit()
+            elif self._timer is None:
+                self._timer = threading.Timer(COMMIT_WITHIN, self._commit_later)
+                self._timer.daemon = True
+                self._timer.start()
         # The caller gets what is stored, so a recorded run and its replay see the same bytes. (Where another
         # recorder wrote this answer first, the snapshot keeps that one: from a deterministic source, the same.)
         return httpx.Response(response.status_code, headers=headers, content=scrubbed, request=request)
@@ -210,7 +213,20 @@ class _Core:
     def commit(self) -> None:
         """Write the answers recorded so far (each where no other recorder already put one)."""
         with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
             _commit_rows(self.store, self.snapshot, self._pending)
+
+    def _commit_later(self) -> None:
+        """The timer's commit. A failure (a snapshot sealed meanwhile) is left to the next commit in the
+        recording thread, which raises it where the caller sees it."""
+        try:
+            self.commit()
+        except KopaError:
+            pass
+        finally:
+            self.store.close()   # this thread's connection
 
 
 def _commit_rows(store: Store, snapshot: str, rows: list[RecordedRow]) -> None:

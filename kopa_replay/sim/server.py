@@ -19,6 +19,15 @@ from kopa_replay.sim.simulator import Simulator
 __all__ = ["make_server", "running_server"]
 
 
+def _header_text(value: str) -> str:
+    """A header value as the client meant it: http.server reads header bytes as Latin-1, but a key outside ASCII
+    (Hangul, say) goes as UTF-8 bytes — what httpx sends and the in-process transport reads."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value
+
+
 def _handler_class(simulator: Simulator) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -31,7 +40,8 @@ def _handler_class(simulator: Simulator) -> type[BaseHTTPRequestHandler]:
         def _serve(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = self.rfile.read(length) if length else b""
-            request = SimRequest.from_loopback(self.command, self.path, dict(self.headers.items()), body)
+            headers = {name: _header_text(value) for name, value in self.headers.items()}
+            request = SimRequest.from_loopback(self.command, self.path, headers, body)
             response = simulator.handle(request)
             self.send_response(response.status)
             for name, value in response.headers:
