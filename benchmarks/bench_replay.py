@@ -55,6 +55,7 @@ baselines of the same run. 1k-100k takes about 6 minutes on two cores; at 1M,
 hishel needs ≈13 GB of disk twice over and ≈12 minutes to fill (hence the
 budget), and vcrpy is skipped.
 
+    pip install -e '.[bench]'      # hishel 2, the peer measured beside us
     python benchmarks/bench_replay.py --sizes 1k,10k
     python benchmarks/bench_replay.py --sizes 1k,10k,100k
     python benchmarks/bench_replay.py --sizes 1k,10k,100k,1M --hishel-budget 1800 --json
@@ -63,6 +64,7 @@ budget), and vcrpy is skipped.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import contextlib
 import datetime
 import hashlib
@@ -91,6 +93,7 @@ from kopa_replay.sim import SimTransport, Simulator
 SEEDS = (0, 1, 2)
 #: the query parameter that makes every interaction's URL (and so its request key) distinct
 SERIAL = "kopa_n"
+SHIPPED_SNAPSHOT = "2026-09-01"
 ROUNDS = 3
 #: next pages / earlier dates asked per example call in the unique-body workload
 STEPS = 8
@@ -543,6 +546,27 @@ def measure_unique(unique: Sequence[Exchange], folder: Path, options: argparse.N
     return out
 
 
+def measure_shipped(folder: Path) -> dict:
+    """Bytes per interaction of the shipped snapshot: the store file beside the same interactions written by
+    vcrpy's own serializer (with only the headers we keep, which flatters vcrpy: it records every header)."""
+    from vcr.persisters.filesystem import FilesystemPersister
+    from vcr.serializers import yamlserializer
+
+    from kopa_replay.record.store import default_store_path
+    from kopa_replay.record.vcr import KopaPersister, kopa_cassette_path
+
+    shipped = default_store_path()
+    requests, responses = KopaPersister.load_cassette(kopa_cassette_path(shipped, SHIPPED_SNAPSHOT))
+    yaml_path = folder / "vcr-shipped.yaml"
+    FilesystemPersister.save_cassette(yaml_path, {"requests": requests, "responses": responses}, yamlserializer)
+    size = len(requests)
+    out = {"interactions": size, "ours_bytes": round(shipped.stat().st_size / size, 1),
+           "vcr_bytes": round(yaml_path.stat().st_size / size, 1)}
+    out["vcr_over_ours"] = round(out["vcr_bytes"] / out["ours_bytes"], 1)
+    yaml_path.unlink()
+    return out
+
+
 def cell(value: float | None, fmt: str = ",.1f", width: int = 9) -> str:
     return f"{'-' if value is None else format(value, fmt):>{width}}"
 
@@ -599,6 +623,9 @@ def report(summary: dict) -> None:
                   if "replay_hishel_us" in unique else "skipped")
         print(f"cold replay of it, µs per call: floor {unique['replay_floor_us']:,.1f}, "
               f"ours {unique['replay_ours_us']:,.1f} ({unique['replay_ours_x_floor']:.2f}x), hishel {hishel}")
+    shipped = summary["shipped"]
+    print(f"\nshipped snapshot {SHIPPED_SNAPSHOT}: {shipped['interactions']} interactions, {shipped['ours_bytes']:,.0f} B "
+          f"each in the store vs {shipped['vcr_bytes']:,.0f} B in vcrpy's YAML ({times(shipped['vcr_over_ours'])})")
 
     for r in results:
         for name, shown in (("hishel", "hishel"), ("vcr", "vcrpy")):
@@ -630,6 +657,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     options = parser.parse_args()
     sizes = [parse_size(s) for s in options.sizes.split(",") if s.strip()]
+    if not options.no_hishel and importlib.util.find_spec("hishel") is None:
+        parser.error("hishel is not installed: pip install -e '.[bench]', or pass --no-hishel")
 
     started = time.perf_counter()
     exchanges, unique = simulate(options.unique_seeds)
@@ -652,10 +681,11 @@ def main() -> None:
             unique_row = measure_unique(unique, Path(tmp), options)
             if not options.json:
                 print(f"measured unique bodies: {unique_row}", file=sys.stderr)
+        shipped = measure_shipped(Path(tmp))
     summary = {"python": platform.python_version(), "templates": len(exchanges), "calls": options.calls,
                "record": options.record,
                "record_flat": round(results[-1]["record_ours_us"] / results[0]["record_ours_us"], 2),
-               "results": results, "unique": unique_row, "generate_s": round(generate_s, 1),
+               "results": results, "unique": unique_row, "shipped": shipped, "generate_s": round(generate_s, 1),
                "total_s": round(time.perf_counter() - started, 1)}
     if options.json:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
