@@ -320,7 +320,9 @@ def number_mentions(question: str) -> list[tuple[Decimal, Decimal]]:
     out: list[tuple[Decimal, Decimal]] = []
     for pattern in (_NUMBER, _SPACED_NUMBER):
         for match in pattern.finditer(text):
-            if any(a <= match.start() < b for a, b in taken):
+            # inside a date it is part of the date; running past one (19270201.1) it is a number that looks
+            # like a date at first
+            if any(a <= match.start() and match.end() <= b for a, b in taken):
                 continue
             written = match.group().replace(",", "").replace(" ", "")
             number = _as_decimal(written)

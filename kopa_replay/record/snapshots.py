@@ -2,7 +2,7 @@
 
 A snapshot is named by its as-of date (``2026-09-01``). Sealing computes its
 digest — sha256 over every interaction's (request key, seq, tool, status,
-response headers, body digest), sorted, so the same interactions give the
+response headers, body digest; one JSON array per row), sorted, so the same interactions give the
 same digest whatever order or process recorded them, and everything replay
 serves is covered — stores it, makes the snapshot immutable, and writes
 ``snapshots/NAME.json``: the digest, the per-tool schema digests, the catalog
@@ -48,11 +48,17 @@ def snapshot_digest(store: Store, name: str, version: int = DIGEST_VERSIONS[0]) 
     if version >= 2:
         digest.update(f"kopa-replay snapshot digest v{version}\n".encode())
     for item in store.interactions(name):  # ordered by request key, then seq
-        served = item.content_type if version == 1 else json.dumps(
-            item.response_headers, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        line = "\t".join([item.request_key, str(item.seq), item.tool or "", str(item.status), served,
-                          item.body_digest])
-        digest.update(line.encode("utf-8") + b"\n")
+        if version == 1:
+            fields = [item.request_key, str(item.seq), item.tool or "", str(item.status), item.content_type,
+                      item.body_digest]
+            if any("\t" in f or "\n" in f for f in fields):
+                # a separator inside a field could shift one row's text into the next: never what v1 sealed
+                return "v1 digest impossible: a field holds a tab or a newline"
+            digest.update("\t".join(fields).encode("utf-8") + b"\n")
+        else:   # one JSON array per row: no field can pass for another
+            digest.update(json.dumps([item.request_key, item.seq, item.tool, item.status,
+                                      dict(sorted(item.response_headers.items())), item.body_digest],
+                                     ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
     return digest.hexdigest()
 
 
@@ -120,10 +126,16 @@ def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str |
                             f"({snapshot.interactions} interactions so far; a recorder was stopped or is still "
                             "running). Run the same record command again to resume it, or seal what it holds "
                             "with --force")
-    digest, version = recomputed_digest(store, name)
-    if snapshot.sealed and snapshot.digest != digest:
-        raise SnapshotError(f"snapshot {name!r} is sealed with digest {snapshot.digest[:12]}… but its interactions "
-                            f"hash to {digest[:12]}…: the store is corrupt")
+    if snapshot.sealed:
+        digest, version = recomputed_digest(store, name)
+        if snapshot.digest != digest:
+            raise SnapshotError(f"snapshot {name!r} is sealed with digest {snapshot.digest[:12]}… but its "
+                                f"interactions hash to {digest[:12]}…: the store is corrupt")
+    else:
+        with store.transaction(name, create=False):   # hashed and sealed at once: no recorder writes between
+            digest, version = snapshot_digest(store, name), DIGEST_VERSIONS[0]
+            snapshot = store.snapshot(name)
+            store.seal(name, digest)
     manifest = {
         "name": name,
         "as_of": snapshot.as_of,
@@ -137,9 +149,7 @@ def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str |
         "tools": tool_schema_digests(store, name, catalog),
         "kopa_replay": __version__,
     }
-    if not snapshot.sealed:
-        store.seal(name, digest)
-    store.end_recording(name)
+    store.end_recording(name, everyone=True)
     write_atomic(manifest_path(store, name, manifest_dir),
                  json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
     return manifest

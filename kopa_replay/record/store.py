@@ -51,7 +51,8 @@ __all__ = ["SCHEMA_VERSION", "Interaction", "RecordedRow", "Snapshot", "Store", 
 SCHEMA_VERSION = 3
 APPLICATION = "kopa-replay cassette store"
 _BUSY_TIMEOUT_MS = 30_000
-_RECORDING = "recording:"  # meta key prefix marking a snapshot whose recording workflow has not finished
+#: meta keys ``recording:NAME:PID``: a recording workflow of process PID on snapshot NAME has not finished
+_RECORDING = "recording:"
 _COMPRESS_MIN = 64  # bodies shorter than this are stored raw: compression would not pay
 _CACHED_BODIES = 1024  # decompressed bodies kept for replay
 _CACHED_BODY_MAX = 1 << 20  # larger bodies (the corpCode ZIP) are not kept
@@ -197,6 +198,21 @@ class Snapshot:
     unfinished: bool = False
 
 
+def _recording_prefix(name: str) -> str:
+    return f"{_RECORDING}{name}:"
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine (a store is shared by processes of one machine)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
 def _scope(tool: str | None) -> str:
     """Which dictionary a body shares: its platform, the tool name's first part (``dart`` of ``dart_company``)."""
     return (tool or "").split("_", 1)[0]
@@ -218,11 +234,11 @@ class Store:
         # per platform: bodies seen before its dictionary is trained, then (codec, compressor) with it
         self._samples: dict[str, list[bytes]] = {}
         self._dictionary_compressors: dict[str, tuple[str, zstandard.ZstdCompressor]] = {}
-        self._dictionary_decompressors: dict[str, zstandard.ZstdDecompressor] = {}
+        self._trained_uncommitted: list[str] = []   # scopes whose dictionary this transaction inserted
+        self._dictionaries: dict[str, bytes] = {}   # codec -> dictionary bytes, read from the file once
         self._bodies: OrderedDict[str, bytes] = OrderedDict()
         self._bodies_lock = threading.Lock()
         self._verified: set[str] = set()  # body digests this process has checked against their bytes
-        self._decompressor = zstandard.ZstdDecompressor()
         if readonly or not create:
             if not self.path.exists():
                 raise StoreError(f"store {self.path} does not exist")
@@ -374,19 +390,33 @@ class Store:
         row = self.conn.execute(
             "SELECT name, as_of, source, seed, catalog_digest, sealed, digest, "
             "(SELECT COUNT(*) FROM interactions WHERE snapshot = s.name), "
-            "EXISTS (SELECT 1 FROM meta WHERE key = ?) FROM snapshots s WHERE name = ?",
-            (_RECORDING + name, name)).fetchone()
+            "EXISTS (SELECT 1 FROM meta WHERE substr(key, 1, ?) = ?) FROM snapshots s WHERE name = ?",
+            (len(_recording_prefix(name)), _recording_prefix(name), name)).fetchone()
         if row is None:
             known = ", ".join(self.snapshot_names()) or "none"
             raise SnapshotError(f"no snapshot {name!r} in store {self.path} (snapshots: {known})")
         return Snapshot(row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[6], row[7], bool(row[8]))
 
     def begin_recording(self, name: str) -> None:
-        """Mark ``name`` as being recorded by a workflow until :meth:`end_recording` (a kill leaves the mark)."""
-        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (_RECORDING + name,))
+        """Mark ``name`` as being recorded by this process until :meth:`end_recording` (a kill leaves the mark)."""
+        self._write_meta("INSERT OR REPLACE INTO meta VALUES (?, '1')", (f"{_recording_prefix(name)}{os.getpid()}",))
 
-    def end_recording(self, name: str) -> None:
-        self.conn.execute("DELETE FROM meta WHERE key = ?", (_RECORDING + name,))
+    def end_recording(self, name: str, everyone: bool = False) -> None:
+        """This process's recording of ``name`` finished: its mark goes, and so do the marks of recorders that
+        died (their workload was this one's, now done); another live recorder's stays. ``everyone``: all go."""
+        prefix = _recording_prefix(name)
+        marks = [key for key, in self.conn.execute("SELECT key FROM meta WHERE substr(key, 1, ?) = ?",
+                                                   (len(prefix), prefix))]
+        done = [key for key in marks if everyone or not _alive(int(key[len(prefix):]))
+                or int(key[len(prefix):]) == os.getpid()]
+        for key in done:
+            self._write_meta("DELETE FROM meta WHERE key = ?", (key,))
+
+    def _write_meta(self, sql: str, params: tuple) -> None:
+        try:
+            self.conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write store {self.path}: {exc}") from exc
 
     def snapshot_names(self) -> list[str]:
         return [row[0] for row in self.conn.execute("SELECT name FROM snapshots ORDER BY name")]
@@ -401,11 +431,11 @@ class Store:
         """Remove an unsealed snapshot and its interactions (blobs stay until vacuum)."""
         if self.snapshot(name).sealed:
             raise SnapshotError(f"snapshot {name!r} is sealed and cannot be deleted")
-        self.conn.execute("BEGIN IMMEDIATE")
-        self.conn.execute("DELETE FROM interactions WHERE snapshot = ?", (name,))
-        self.conn.execute("DELETE FROM snapshots WHERE name = ?", (name,))
-        self.conn.execute("DELETE FROM meta WHERE key = ?", (_RECORDING + name,))
-        self.conn.execute("COMMIT")
+        with self.transaction(name, create=False) as conn:
+            conn.execute("DELETE FROM interactions WHERE snapshot = ?", (name,))
+            conn.execute("DELETE FROM snapshots WHERE name = ?", (name,))
+            conn.execute("DELETE FROM meta WHERE substr(key, 1, ?) = ?",
+                         (len(_recording_prefix(name)), _recording_prefix(name)))
 
     # -- writing ----------------------------------------------------------------
     def _encode(self, body: bytes, conn: sqlite3.Connection | None = None, tool: str | None = None) -> tuple[str, bytes]:
@@ -440,26 +470,44 @@ class Store:
             cursor = conn.execute("INSERT INTO dictionaries (scope, data) VALUES (?, ?)", (scope, trained.as_bytes()))
             row = (cursor.lastrowid, trained.as_bytes())
             del self._samples[scope]
+            self._trained_uncommitted.append(scope)   # forgotten if the transaction rolls back
         codec = f"zstd:{row[0]}"
         known = (codec, zstandard.ZstdCompressor(level=_LEVEL, dict_data=zstandard.ZstdCompressionDict(row[1])))
         self._dictionary_compressors[scope] = known
         return known
 
     def _decoder(self, codec: str) -> zstandard.ZstdDecompressor:
-        """The decompressor for a zstd codec (with its dictionary, read from the file once)."""
-        if codec == "zstd":
-            return self._decompressor
-        decoder = self._dictionary_decompressors.get(codec)
+        """This thread's decompressor for a zstd codec (zstandard's objects are not thread-safe), with the
+        codec's dictionary, read from the file once."""
+        decoders = getattr(self._local, "decoders", None)
+        if decoders is None:
+            decoders = self._local.decoders = {}
+        decoder = decoders.get(codec)
         if decoder is None:
-            row = None
-            if codec.startswith("zstd:") and codec[5:].isdigit():
-                row = self.conn.execute("SELECT data FROM dictionaries WHERE id = ?", (int(codec[5:]),)).fetchone()
-            if row is None:
-                raise StoreError(f"store {self.path}: codec {codec!r} names no dictionary in the file: the store "
-                                 "is corrupt")
-            decoder = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(row[0]))
-            self._dictionary_decompressors[codec] = decoder
+            if codec == "zstd":
+                decoder = zstandard.ZstdDecompressor()
+            else:
+                data = self._dictionaries.get(codec)
+                if data is None:
+                    row = None
+                    if codec.startswith("zstd:") and codec[5:].isdigit():
+                        row = self.conn.execute("SELECT data FROM dictionaries WHERE id = ?",
+                                                (int(codec[5:]),)).fetchone()
+                    if row is None:
+                        raise StoreError(f"codec {codec!r} names no dictionary in the file")
+                    data = self._dictionaries[codec] = bytes(row[0])
+                decoder = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(data))
+            decoders[codec] = decoder
         return decoder
+
+    def _forget_uncommitted_dictionaries(self) -> None:
+        """A rolled-back transaction took its new dictionaries with it: nothing may be written with them."""
+        for scope in self._trained_uncommitted:
+            codec, _ = self._dictionary_compressors.pop(scope, ("", None))
+            self._dictionaries.pop(codec, None)
+            decoders = getattr(self._local, "decoders", None)
+            if decoders is not None:
+                decoders.pop(codec, None)
 
     def _decode(self, codec: str, data: bytes) -> bytes:
         """A blob's bytes as recorded (not yet checked against its digest)."""
@@ -501,7 +549,10 @@ class Store:
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
+                self._forget_uncommitted_dictionaries()
                 raise
+            finally:
+                self._trained_uncommitted.clear()
         except sqlite3.IntegrityError as exc:
             if "sealed" in str(exc):
                 raise SnapshotError(f"snapshot {snapshot!r} in store {self.path} is sealed: "
@@ -568,11 +619,12 @@ class Store:
                                  "ORDER BY seq", (snapshot, request_key)).fetchall()
         return [self._interaction(r) for r in rows]
 
-    def answers(self, snapshot: str, request_key: str) -> list[tuple[int, dict[str, str], str]]:
-        """(status, response headers, body digest) of each recorded answer, in order: replay's one query."""
-        rows = self.conn.execute("SELECT status, response_headers, body FROM interactions "
+    def answers(self, snapshot: str, request_key: str) -> dict[int, tuple[int, dict[str, str], str]]:
+        """seq → (status, response headers, body digest) of each recorded answer, in seq order: replay's one
+        query."""
+        rows = self.conn.execute("SELECT seq, status, response_headers, body FROM interactions "
                                  "WHERE snapshot = ? AND request_key = ? ORDER BY seq", (snapshot, request_key))
-        return [(status, json.loads(headers), digest) for status, headers, digest in rows]
+        return {seq: (status, json.loads(headers), digest) for seq, status, headers, digest in rows}
 
     def interactions(self, snapshot: str) -> Iterator[Interaction]:
         """Every interaction of a snapshot, in a deterministic order (request key, then seq)."""

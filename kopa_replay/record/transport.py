@@ -28,7 +28,7 @@ from __future__ import annotations
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Collection, Iterable
 
 import httpx
 
@@ -44,18 +44,18 @@ MODES = ("replay", "record", "replay-or-record", "refresh")
 KEPT_RESPONSE_HEADERS = ("content-type", "content-disposition")
 
 
-def decide(mode: str, recorded: int, occurrence: int) -> str:
+def decide(mode: str, recorded: Collection[int], occurrence: int) -> str:
     """What to do with a request: ``"replay"``, ``"send"``, or ``"miss"``.
 
-    ``recorded`` is how many answers the snapshot holds for this request,
-    ``occurrence`` how many times this transport has met it before. Replay
-    walks the recorded answers in order and then repeats the last. Recording
-    sends the n-th occurrence only when the snapshot lacks an n-th answer: an
-    interrupted recording resumes, and several recorders running the same
-    workload into one snapshot write each answer once.
+    ``recorded`` holds the seq numbers of the snapshot's answers to this
+    request, ``occurrence`` how many times this transport has met it before.
+    Replay walks the recorded answers in order and then repeats the last.
+    Recording sends the n-th occurrence only when the snapshot lacks an n-th
+    answer (seq n): an interrupted recording resumes, and several recorders
+    running the same workload into one snapshot write each answer once.
     """
     if mode in ("record", "refresh"):
-        return "replay" if occurrence < recorded else "send"
+        return "replay" if occurrence + 1 in recorded else "send"
     if recorded:
         return "replay"
     return "miss" if mode == "replay" else "send"
@@ -100,7 +100,7 @@ class _Core:
         self._occurrences: dict[str, int] = {}  # request key -> how many times this transport met it
         # request key -> recorded (status, headers, body digest) answers, read once per key when replaying;
         # recording reads them afresh each time, since other recorders may be writing the same snapshot
-        self._recorded: dict[str, list[tuple[int, dict[str, str], str]]] = {}
+        self._recorded: dict[str, dict[int, tuple[int, dict[str, str], str]]] = {}
         # the redactor that also masks a call's own key, built once per key (a handful per run)
         self._redactors: dict[tuple[str, ...], Redactor] = {}
         self._lock = threading.RLock()
@@ -129,23 +129,35 @@ class _Core:
         key = redactor.request_key(method, url, content)
         with self._lock:
             if self.records:
-                recorded = self._answers(key)
+                recorded = self._answers(key)   # afresh: other recorders may have written it
             else:
                 if key not in self._recorded:
                     self._recorded[key] = self._answers(key)
                 recorded = self._recorded[key]
             occurrence = self._occurrences.get(key, 0)
             self._occurrences[key] = occurrence + 1
-        action = decide(self.mode, len(recorded), occurrence)
-        answer = recorded[min(occurrence, len(recorded) - 1)] if action == "replay" else None
-        return action, key, redactor, answer, occurrence + 1
+        action = decide(self.mode, recorded, occurrence)
+        if action == "replay":
+            # recording serves the answer of its own occurrence; replay walks the answers, then repeats the last
+            answer = recorded[occurrence + 1] if self.records else list(recorded.values())[min(occurrence,
+                                                                                              len(recorded) - 1)]
+            return action, key, redactor, answer, occurrence + 1
+        # a recorder writes its n-th occurrence as seq n; replay-or-record writes the first answer (seq 1)
+        return action, key, redactor, None, occurrence + 1 if self.records else max(recorded, default=0) + 1
 
-    def _answers(self, key: str) -> list[tuple[int, dict[str, str], str]]:
-        """The snapshot's answers to ``key``, then this transport's not yet committed ones."""
+    def _answers(self, key: str) -> dict[int, tuple[int, dict[str, str], str]]:
+        """The snapshot's answers to ``key`` by seq, with this transport's not yet committed ones."""
         answers = self.store.answers(self.snapshot, key)
-        answers += [row.answer for row in self._pending
-                    if row.request_key == key and row.seq is not None and row.seq > len(answers)]
-        return answers
+        for row in self._pending:
+            if row.request_key == key and row.seq is not None and row.seq not in answers:
+                answers[row.seq] = row.answer
+        return dict(sorted(answers.items()))
+
+    def release(self, key: str) -> None:
+        """A send that failed: its occurrence is not spent (a retry is the same occurrence, not the next)."""
+        with self._lock:
+            if self._occurrences.get(key, 0) > 0:
+                self._occurrences[key] -= 1
 
     def replay_answer(self, method: str, url: str, secrets: Iterable[str] = ()) -> Replayed | None:
         """The recorded answer to a body-less request, or None when it must go through the transport.
@@ -258,9 +270,13 @@ class RecordTransport(httpx.BaseTransport):
             return self._core.replayed(request, redactor, interaction)
         if action == "miss" or self.inner is None:
             raise self._core.miss(request, redactor)
-        response = self.inner.handle_request(request)
-        body = response.read()
-        response.close()
+        try:
+            response = self.inner.handle_request(request)
+            body = response.read()
+            response.close()
+        except BaseException:
+            self._core.release(key)
+            raise
         return self._core.record(request, key, seq, redactor, response, body)
 
     def commit(self) -> None:
@@ -292,9 +308,13 @@ class AsyncRecordTransport(httpx.AsyncBaseTransport):
             return self._core.replayed(request, redactor, interaction)
         if action == "miss" or self.inner is None:
             raise self._core.miss(request, redactor)
-        response = await self.inner.handle_async_request(request)
-        body = await response.aread()
-        await response.aclose()
+        try:
+            response = await self.inner.handle_async_request(request)
+            body = await response.aread()
+            await response.aclose()
+        except BaseException:
+            self._core.release(key)
+            raise
         return self._core.record(request, key, seq, redactor, response, body)
 
     def commit(self) -> None:

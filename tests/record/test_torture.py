@@ -218,3 +218,163 @@ def test_an_idle_recorder_commits_what_it_recorded_without_being_closed(tmp_path
         time.sleep(0.1)
     assert seen == 1
     client.close()
+
+
+def _two_answer_snapshot(path: Path) -> tuple[Store, list]:
+    import httpx
+
+    from kopa_replay.record import RecordTransport
+
+    bodies = {"/a": b"answer A", "/b": b"answer B"}
+    inner = httpx.MockTransport(lambda r: httpx.Response(200, headers={"content-type": "text/plain"},
+                                                         content=bodies[r.url.path]))
+    store = Store(path)
+    with httpx.Client(transport=RecordTransport(inner, store, "snap", "record", commit_every=1)) as client:
+        for route in ("/a", "/b"):
+            client.get("http://x.test" + route, extensions={"kopa_tool": "t_x"})
+    return store, list(store.interactions("snap"))
+
+
+def test_a_row_forged_to_carry_the_next_rows_text_does_not_pass_the_digest(tmp_path):
+    """Version 2 hashes one JSON array per row: a tool name holding tabs and a newline cannot make one row read as
+    two (with tab-joined lines it could: the same bytes hashed, and replay served B for A)."""
+    import json
+
+    store, (first, second) = _two_answer_snapshot(tmp_path / "s.sqlite")
+    store.seal("snap", snapshot_digest(store, "snap"))
+    headers = json.dumps(first.response_headers, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    forged = "\t".join([first.tool, str(first.status), headers, first.body_digest]) + "\n" + \
+        "\t".join([second.request_key, str(second.seq), second.tool])
+    _hack(store.path, "DELETE FROM interactions WHERE request_key = ?", params=(second.request_key,))
+    _hack(store.path, "UPDATE interactions SET tool = ?, body = ? WHERE request_key = ?",
+          params=(forged, second.body_digest, first.request_key))
+    fresh = Store(store.path, readonly=True)
+    assert any("hash to" in p for p in verify_snapshot(fresh, "snap"))
+    with pytest.raises(SnapshotError, match="the store was edited"):
+        check_pinned(fresh, "snap")
+
+
+def test_a_gap_in_the_recorded_seqs_is_filled_not_skipped(tmp_path):
+    """A store holding answers 1 and 3 of a request (a send failed, a recorder died mid-batch): resuming serves 1,
+    sends and records the 2nd occurrence, serves 3."""
+    import httpx
+
+    from kopa_replay.record import RecordTransport
+    from kopa_replay.record.store import RecordedRow
+
+    store = Store(tmp_path / "g.sqlite")
+    url = "http://x.test/q"
+    key = RecordTransport(None, store, "g", "record")._core.redactor.request_key("GET", url, b"")
+    store.put_many("g", [RecordedRow(key, "t", "GET", url, {}, 200, {}, f"#{seq}".encode(), seq) for seq in (1, 3)])
+    sent = []
+
+    def live(request):
+        sent.append(request)
+        return httpx.Response(200, content=b"live")
+
+    with httpx.Client(transport=RecordTransport(httpx.MockTransport(live), store, "g", "record")) as client:
+        served = [client.get(url).content for _ in range(3)]
+    assert served == [b"#1", b"live", b"#3"] and len(sent) == 1
+    assert [store.body(a[2]) for a in store.answers("g", key).values()] == [b"#1", b"live", b"#3"]
+
+
+def test_a_failed_send_does_not_spend_its_occurrence(tmp_path):
+    import httpx
+
+    from kopa_replay.record import RecordTransport
+
+    calls = []
+
+    def flaky(request):
+        calls.append(request)
+        if len(calls) == 1:
+            raise httpx.ConnectTimeout("timed out", request=request)
+        return httpx.Response(200, content=b"ok")
+
+    store = Store(tmp_path / "f.sqlite")
+    for mode in ("record", "replay-or-record"):
+        calls.clear()
+        with httpx.Client(transport=RecordTransport(httpx.MockTransport(flaky), store, mode, mode)) as client:
+            with pytest.raises(httpx.ConnectTimeout):
+                client.get("http://x.test/q")
+            assert client.get("http://x.test/q").content == b"ok"   # the retry
+        assert [seq for seq in store.answers(mode, next(iter(
+            {i.request_key for i in store.interactions(mode)})))] == [1]
+
+
+def test_threads_sharing_one_replay_or_record_transport_record_a_request_once(tmp_path):
+    import threading
+
+    import httpx
+
+    from kopa_replay.record import RecordTransport
+
+    gate = threading.Barrier(4)
+
+    def slow(request):
+        return httpx.Response(200, content=b"same")
+
+    store = Store(tmp_path / "t.sqlite")
+    client = httpx.Client(transport=RecordTransport(httpx.MockTransport(slow), store, "t", "replay-or-record"))
+
+    def ask():
+        gate.wait()
+        client.get("http://x.test/q")
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    client.close()
+    assert store.snapshot("t").interactions == 1
+
+
+def test_a_rolled_back_dictionary_is_never_used(tmp_path):
+    """A dictionary trained inside a transaction that rolls back is gone from the file: nothing may be written with
+    it afterwards (those bodies would be unreadable)."""
+    from kopa_replay.record.store import RecordedRow
+
+    store = Store(tmp_path / "r.sqlite")
+    body = lambda n: (f'{{"corp_code": "{n:08d}", "corp_name": "회사{n}", "stock_code": "{n:06d}", '   # noqa: E731
+                      f'"modify_date": "2026{1 + n % 12:02d}01", "pad": "{"가나다라" * (n % 7 + 10)}"}}').encode()
+    store.put_many("open", [RecordedRow(f"k{n}", "dart_company", "GET", "u", {}, 200, {}, body(n), 1)
+                            for n in range(47)])
+    store.put_many("sealed", [RecordedRow("z", "t", "GET", "u", {}, 200, {}, b"z", 1)])
+    store.seal("sealed", "d")
+    with pytest.raises(SnapshotError):   # the 48th dart body trains a dictionary, then the write is refused
+        store.put_many("sealed", [RecordedRow(f"k{n}", "dart_company", "GET", "u", {}, 200, {}, body(n), 2)
+                                  for n in range(47, 52)])
+    assert store.conn.execute("SELECT COUNT(*) FROM dictionaries").fetchone()[0] == 0
+    store.put_many("open", [RecordedRow(f"k{n}", "dart_company", "GET", "u", {}, 200, {}, body(n), 1)
+                            for n in range(47, 120)])
+    fresh = Store(store.path, readonly=True)
+    assert fresh.verify() == []
+    assert [fresh.body(a[2]) for n in range(120) for a in fresh.answers("open", f"k{n}").values()] == \
+        [body(n) for n in range(120)]
+
+
+def test_threads_replaying_from_one_store_get_the_right_bodies(tmp_path):
+    """zstandard's decompressors are not thread-safe: each thread has its own."""
+    import threading
+
+    from kopa_replay.record.store import RecordedRow
+
+    store = Store(tmp_path / "p.sqlite")
+    bodies = [(f'{{"n": {n}, "text": "' + "값" * (200 + n) + '"}').encode() for n in range(200)]
+    store.put_many("p", [RecordedRow(f"k{n}", "law_x", "GET", "u", {}, 200, {}, b, 1) for n, b in enumerate(bodies)])
+    reader = Store(store.path, readonly=True)
+    digests = [a[2] for n in range(200) for a in reader.answers("p", f"k{n}").values()]
+    wrong: list[int] = []
+
+    def read(offset: int) -> None:
+        for n in range(offset, 200, 4):
+            if reader.body(digests[n]) != bodies[n]:
+                wrong.append(n)
+
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
