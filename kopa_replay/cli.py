@@ -334,6 +334,9 @@ def _source_options(func):
               help="Name of the new snapshot, by convention its as-of date; an open one with the same settings is "
                    "resumed (only what it lacks is sent).")
 @click.option("--no-seal", is_flag=True, help="Leave the snapshot open for more recording.")
+@click.option("--commit-every", type=click.IntRange(min=1), default=None,
+              help="Commit recorded answers in batches of this many [default: 128, and at least every 0.5 s]; "
+                   "a kill loses at most the batch not yet committed.")
 @click.option("--bench/--no-bench", default=None,
               help="Also record the calls of the benchmark's oracle and baseline agents [default: with source sim, "
                    "whose world the tasks are written over].")
@@ -341,7 +344,8 @@ def _source_options(func):
 @_store_option
 @_catalog_option
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def record(snapshot, no_seal, bench, source, as_of, seed, base_urls, store, catalog_files, scale, as_json) -> None:
+def record(snapshot, no_seal, commit_every, bench, source, as_of, seed, base_urls, store, catalog_files, scale,
+           as_json) -> None:
     """Record every tool's probe calls (catalog examples, largest pages) and the benchmark's calls into a new snapshot.
 
     Example: kopa-replay record --source sim --as-of 2026-09-01 --snapshot 2026-09-01
@@ -360,7 +364,8 @@ def record(snapshot, no_seal, bench, source, as_of, seed, base_urls, store, cata
         requests = benchmark_workload(cat, source=source, seed=seed, as_of=(as_of or snapshot) if source == "sim"
                                       else None, mirrors=mirrors)
     summary = record_snapshot(cat, store_path=_store_path(store), snapshot=snapshot, source=source, as_of=as_of,
-                              seed=seed, mirrors=mirrors, seal=not no_seal, requests=requests)
+                              seed=seed, mirrors=mirrors, seal=not no_seal, requests=requests,
+                              commit_every=commit_every)
     if as_json:
         click.echo(_dump(summary.to_dict()))
         return

@@ -122,8 +122,10 @@ def _inner_transport(source: str, *, seed: int, as_of: dt.date | str | None, fau
 def open_source(source: str = "sim", *, seed: int = 0, as_of: dt.date | str | None = None,
                 fault_rate: float = 0.0, timeout: float = 30.0, snapshot: str | None = None,
                 mode: str | None = None, store: "str | Path | None" = None,
-                mirrors: Mapping[str, str] | None = None, catalog: Catalog | None = None) -> Source:
-    """A client for ``source``; with ``snapshot`` (and ``mode``, default replay) through the recorder."""
+                mirrors: Mapping[str, str] | None = None, catalog: Catalog | None = None,
+                commit_every: int | None = None) -> Source:
+    """A client for ``source``; with ``snapshot`` (and ``mode``, default replay) through the recorder
+    (``commit_every``: its commit batch, see :class:`~kopa_replay.record.RecordTransport`)."""
     inner, key = _inner_transport(source, seed=seed, as_of=as_of, fault_rate=fault_rate, mirrors=mirrors or {})
     details: dict[str, Any] = {"source": source}
     if snapshot is None:
@@ -135,8 +137,11 @@ def open_source(source: str = "sim", *, seed: int = 0, as_of: dt.date | str | No
     mode = mode or "replay"
     path = Path(store) if store else default_store_path()
     opened = Store(path, readonly=(mode == "replay"))
+    from kopa_replay.record.transport import COMMIT_EVERY
+
     transport = RecordTransport(None if mode == "replay" else inner, opened, snapshot, mode,
-                                redactor_for(catalog, extra_values=[key] if key else []))
+                                redactor_for(catalog, extra_values=[key] if key else []),
+                                commit_every=commit_every or COMMIT_EVERY)
     if mode == "replay":
         from kopa_replay.record.snapshots import check_pinned
 

@@ -703,7 +703,7 @@ class Store:
             "SELECT snapshot, COUNT(*) FROM interactions GROUP BY snapshot ORDER BY snapshot")}
         return {
             "path": str(self.path),
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]),
             "file_bytes": self.path.stat().st_size if self.path.exists() else 0,
             "snapshots": per_snapshot,
             "interactions": sum(per_snapshot.values()),

@@ -61,8 +61,11 @@ def _as_of_text(as_of: dt.date | str | None, fallback: str) -> str:
 def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, source: str = "sim",
                     as_of: dt.date | str | None = None, seed: int = 0, mirrors: Mapping[str, str] | None = None,
                     seal: bool = True, manifest_dir: str | Path | None = None,
-                    requests: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> RecordSummary:
+                    requests: Iterable[tuple[str, Mapping[str, Any]]] = (),
+                    commit_every: int | None = None) -> RecordSummary:
     """Record the probe workload of ``catalog`` from ``source`` into ``snapshot`` (and seal it).
+
+    ``commit_every`` sets the recorder's commit batch (smaller: less to redo after a kill, slower).
 
     ``requests`` are more calls recorded after the probe workload (the benchmark's, see
     :func:`kopa_replay.bench.suite.benchmark_requests`): each goes through a
@@ -78,7 +81,8 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
     outcomes: Counter[str] = Counter()
     calls = 0
     with open_source(source, seed=seed, as_of=as_of_text if source == "sim" else None, snapshot=snapshot,
-                     mode=mode, store=store_path, mirrors=mirrors, catalog=catalog) as src, _sealed_misses(snapshot):
+                     mode=mode, store=store_path, mirrors=mirrors, catalog=catalog,
+                     commit_every=commit_every) as src, _sealed_misses(snapshot):
         sent: set[str] = set()
         for tool_name, args in probe_requests(catalog):
             tool = catalog.get(tool_name)
