@@ -120,20 +120,24 @@ def _open_for_recording(store: Store, snapshot: str, *, as_of: str, source: str,
     origin = source if source in ("sim", "live") else "mirror"
     wanted = {"as_of": as_of, "source": origin, "seed": seed if source == "sim" else None,
               "catalog_digest": catalog.digest()}
-    if snapshot in store.snapshot_names():
-        existing = store.snapshot(snapshot)
-        differs = [f"{field} {getattr(existing, field)!r} (asked: {value!r})" for field, value in wanted.items()
-                   if (existing.interactions or existing.sealed) and getattr(existing, field) != value]
-        if differs and existing.sealed:
-            raise SnapshotError(f"snapshot {snapshot!r} is sealed in {store.path}; record into a new snapshot name")
-        if differs:
-            raise SnapshotError(f"snapshot {snapshot!r} in {store.path} is open with other settings: "
-                                f"{'; '.join(differs)}; resume it with its own settings, record into a new name, "
-                                f"or remove it (kopa-replay snapshot delete {snapshot})")
-        if existing.sealed:
-            return "replay"
-    store.ensure_snapshot(snapshot, **wanted)
-    store.begin_recording(snapshot)
+    # checked and claimed in one transaction: two recorders with other settings starting at once cannot both pass
+    with store.transaction(snapshot, create=False):
+        if snapshot in store.snapshot_names():
+            existing = store.snapshot(snapshot)
+            settled = existing.interactions or existing.sealed or existing.as_of is not None
+            differs = [f"{field} {getattr(existing, field)!r} (asked: {value!r})" for field, value in wanted.items()
+                       if settled and getattr(existing, field) != value]
+            if differs and existing.sealed:
+                raise SnapshotError(f"snapshot {snapshot!r} is sealed in {store.path}; record into a new snapshot "
+                                    "name")
+            if differs:
+                raise SnapshotError(f"snapshot {snapshot!r} in {store.path} is open with other settings: "
+                                    f"{'; '.join(differs)}; resume it with its own settings, record into a new "
+                                    f"name, or remove it (kopa-replay snapshot delete {snapshot})")
+            if existing.sealed:
+                return "replay"
+        store.ensure_snapshot(snapshot, **wanted)
+        store.begin_recording(snapshot)
     return "refresh" if refresh else "record"
 
 
