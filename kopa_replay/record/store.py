@@ -465,8 +465,12 @@ class Store:
                 return None
             try:
                 trained = zstandard.train_dictionary(_DICTIONARY_BYTES, samples, k=1024, d=8)
-            except zstandard.ZstdError:   # too little material: go on without, keep the samples growing
-                return None
+            except zstandard.ZstdError:
+                # bodies zstd cannot learn from: plain zstd for this platform from now on (retrying on every
+                # later body would put a training run on each write)
+                del self._samples[scope]
+                self._dictionary_compressors[scope] = ("zstd", self._compressor)
+                return self._dictionary_compressors[scope]
             cursor = conn.execute("INSERT INTO dictionaries (scope, data) VALUES (?, ?)", (scope, trained.as_bytes()))
             row = (cursor.lastrowid, trained.as_bytes())
             del self._samples[scope]

@@ -286,3 +286,21 @@ def test_a_version_2_store_migrates_to_3_keeping_every_digest(tmp_path, catalog)
     assert migrated.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "3"
     assert migrated.snapshot("s").digest == digest and verify_snapshot(migrated, "s") == []
     check_pinned(migrated, "s")
+
+
+def test_a_platform_whose_bodies_train_no_dictionary_is_tried_once(tmp_path, monkeypatch):
+    calls = []
+
+    def refuse(*args, **kwargs):
+        calls.append(1)
+        raise zstandard.ZstdError("cannot train")
+
+    monkeypatch.setattr(zstandard, "train_dictionary", refuse)
+    store = Store(tmp_path / "n.sqlite")
+    bodies = _bodies(120)
+    for n, body in enumerate(bodies):
+        store.append(snapshot="s", request_key=f"k{n}", tool="datagokr_x", method="GET", url="https://h/p",
+                     request_headers={}, status=200, response_headers={}, body=body)
+    assert len(calls) == 1
+    assert {c for c, in store.conn.execute("SELECT DISTINCT codec FROM blobs")} == {"zstd"}
+    assert [store.body(blob_digest(b)) for b in bodies] == bodies
