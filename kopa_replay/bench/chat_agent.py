@@ -39,7 +39,7 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from kopa_replay.bench.model import Task
 from kopa_replay.catalog.model import Catalog, Tool
@@ -60,6 +60,7 @@ __all__ = [
     "parse_arguments",
     "template_messages",
     "tool_message",
+    "answer_call",
     "openai_agent",
     "transformers_agent",
 ]
@@ -203,6 +204,25 @@ def _assistant(message: Mapping[str, Any], call_prefix: str) -> dict[str, Any]:
     return out
 
 
+def answer_call(env: Any, catalog: Catalog, name: str, args: Mapping[str, Any], *, max_records: int = 30,
+                max_chars: int = 6000) -> str:
+    """Execute one model-made call through ``env`` and return what the model reads back.
+
+    The one path every model-driven caller shares (the benchmark's :class:`ChatAgent`, the GRPO rollout tools of
+    :mod:`kopa_replay.train`): an unknown tool or a request the pinned snapshot never recorded is an ``error``
+    message the model can act on, never an exception; a result is :func:`tool_message`.
+    """
+    try:
+        result = env.call(name, dict(args))
+    except UnknownTool as exc:
+        return _dumps({"error": f"{exc}; call only the tools you were given"})
+    except CassetteMiss as exc:
+        return _dumps({"error": f"no data: the pinned snapshot {exc.snapshot!r} holds no recording of this "
+                                f"request to {name!r} with these arguments"})
+    tool = catalog.get(name) if name in catalog else None
+    return tool_message(result, tool, max_records=max_records, max_chars=max_chars)
+
+
 # -- the agent ------------------------------------------------------------------
 class ChatAgent:
     """A model-driven agent: the tool-calling loop over ``backend`` (see the module docstring).
@@ -215,7 +235,8 @@ class ChatAgent:
 
     def __init__(self, backend: ChatBackend, *, name: str, max_turns: int = 16, top_k: int | None = 24,
                  tools: Sequence[str] | None = None, max_records: int = 30, max_chars: int = 6000,
-                 system_prompt: str = SYSTEM_PROMPT) -> None:
+                 system_prompt: str = SYSTEM_PROMPT,
+                 schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools) -> None:
         _check_limits(name=name, max_turns=max_turns, top_k=top_k)
         if max_records < 0 or max_chars < 1:
             raise UsageError(f"max_records must be 0 or more and max_chars at least 1, not {max_records}, {max_chars}")
@@ -227,18 +248,20 @@ class ChatAgent:
         self.max_records = int(max_records)
         self.max_chars = int(max_chars)
         self.system_prompt = system_prompt
+        self.schemas = schemas
         self.transcript: list[dict[str, Any]] = []
         self._retriever: tuple[Catalog, ToolRetriever] | None = None
 
     def tool_schemas(self, task: Task, catalog: Catalog) -> list[dict[str, Any]]:
-        """The OpenAI function schemas offered for ``task``: fixed, retrieved top-k, or the whole catalog."""
+        """The function schemas offered for ``task`` (rendered by ``schemas``, OpenAI's by default): fixed,
+        retrieved top-k, or the whole catalog."""
         if self.tools is not None:
-            return openai_tools(catalog, self.tools)
+            return self.schemas(catalog, self.tools)
         if self.top_k is None or self.top_k >= len(catalog):
-            return openai_tools(catalog, [tool.name for tool in catalog])
+            return self.schemas(catalog, [tool.name for tool in catalog])
         if self._retriever is None or self._retriever[0] is not catalog:
             self._retriever = (catalog, ToolRetriever(catalog))
-        return openai_tools(catalog, self._retriever[1].top_k(task.question_ko, self.top_k))
+        return self.schemas(catalog, self._retriever[1].top_k(task.question_ko, self.top_k))
 
     def solve(self, task: Task, catalog: Catalog, env: Any) -> str | None:
         """The model's final answer to ``task`` (None: no answer within ``max_turns``); calls go through ``env``."""
@@ -258,19 +281,11 @@ class ChatAgent:
 
     def _run(self, function: Mapping[str, str], catalog: Catalog, env: Any) -> str:
         """Execute one call through ``env``; what the model reads back (its mistakes included)."""
-        name = function["name"]
         args, problem = parse_arguments(function["arguments"])
         if problem is not None:
-            return _dumps({"error": f"tool {name!r} was not called: {problem}"})
-        try:
-            result = env.call(name, args)
-        except UnknownTool as exc:
-            return _dumps({"error": f"{exc}; call only the tools you were given"})
-        except CassetteMiss as exc:
-            return _dumps({"error": f"no data: the pinned snapshot {exc.snapshot!r} holds no recording of this "
-                                    f"request to {name!r} with these arguments"})
-        tool = catalog.get(name) if name in catalog else None
-        return tool_message(result, tool, max_records=self.max_records, max_chars=self.max_chars)
+            return _dumps({"error": f"tool {function['name']!r} was not called: {problem}"})
+        return answer_call(env, catalog, function["name"], args, max_records=self.max_records,
+                           max_chars=self.max_chars)
 
     def close(self) -> None:
         self.backend.close()
@@ -469,7 +484,8 @@ class TransformersBackend(ChatBackend):
     text outside them stays the message content.
     """
 
-    def __init__(self, model_path: str | Path, *, max_new_tokens: int = 1024, device: str | None = None) -> None:
+    def __init__(self, model_path: str | Path, *, max_new_tokens: int = 1024, device: str | None = None,
+                 temperature: float = 0.0, seed: int = 0) -> None:
         path = Path(model_path)
         if not path.exists():
             raise UsageError(f"model path {str(path)!r} does not exist")
@@ -485,7 +501,7 @@ class TransformersBackend(ChatBackend):
             device = "cuda" if torch.cuda.is_available() else "cpu"
         model.to(device)
         model.eval()
-        self._setup(tokenizer, model, max_new_tokens, str(path))
+        self._setup(tokenizer, model, max_new_tokens, str(path), temperature, seed)
 
     @classmethod
     def from_loaded(cls, tokenizer: Any, model: Any, *, max_new_tokens: int = 1024,
@@ -495,9 +511,19 @@ class TransformersBackend(ChatBackend):
         backend._setup(tokenizer, model, max_new_tokens, label)
         return backend
 
-    def _setup(self, tokenizer: Any, model: Any, max_new_tokens: int, label: str) -> None:
+    def _setup(self, tokenizer: Any, model: Any, max_new_tokens: int, label: str, temperature: float = 0.0,
+               seed: int = 0) -> None:
         if max_new_tokens < 1:
             raise UsageError(f"max_new_tokens must be at least 1, not {max_new_tokens}")
+        if temperature < 0:
+            raise UsageError(f"temperature must be 0 (greedy) or more, not {temperature}")
+        self.temperature = float(temperature)
+        if self.temperature > 0:
+            import torch
+
+            # one seeded stream for the whole run: the k rollouts of a task differ, a rerun repeats them
+            self._generator_seed = int(seed)
+            torch.manual_seed(self._generator_seed)
         self.tokenizer, self.model, self.max_new_tokens, self.label = tokenizer, model, int(max_new_tokens), label
         # Tags the parser needs survive decoding even where a tokenizer marks them special.
         self._strip = [token for token in getattr(tokenizer, "all_special_tokens", ())
@@ -508,7 +534,8 @@ class TransformersBackend(ChatBackend):
                                                     add_generation_prompt=True, return_dict=True,
                                                     return_tensors="pt")
         inputs = inputs.to(self.model.device)
-        output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
+        sampling = {"do_sample": True, "temperature": self.temperature} if self.temperature > 0 else {"do_sample": False}
+        output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, **sampling)
         text = self.tokenizer.decode(output[0][len(inputs["input_ids"][0]):], skip_special_tokens=False)
         for token in self._strip:
             text = text.replace(token, "")
@@ -528,7 +555,8 @@ class TransformersBackend(ChatBackend):
 # -- what the CLI builds ----------------------------------------------------------------
 def openai_agent(base_url: str, model: str, *, api_key: str | None = None, store: Any = None,
                  snapshot: str | None = None, mode: str | None = None, top_k: int | None = 24,
-                 max_turns: int = 16) -> ChatAgent:
+                 max_turns: int = 16, system_prompt: str = SYSTEM_PROMPT,
+                 schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools) -> ChatAgent:
     """The ``openai`` agent: a model at an OpenAI-compatible ``base_url``, recorded into ``snapshot`` when named.
 
     ``api_key`` defaults to ``$OPENAI_API_KEY``; ``store``, ``snapshot`` and
@@ -541,14 +569,21 @@ def openai_agent(base_url: str, model: str, *, api_key: str | None = None, store
         raise UsageError("the openai agent needs a model name")
     _check_limits(name="openai", max_turns=max_turns, top_k=top_k)
     client = ChatClient(base_url, model, api_key=api_key, store=store, snapshot=snapshot, mode=mode)
-    return ChatAgent(OpenAIBackend(client), name="openai", top_k=top_k, max_turns=max_turns)
+    return ChatAgent(OpenAIBackend(client), name="openai", top_k=top_k, max_turns=max_turns,
+                     system_prompt=system_prompt, schemas=schemas)
 
 
 def transformers_agent(model_path: str | Path | None, *, top_k: int | None = 24, max_turns: int = 16,
-                       max_new_tokens: int = 1024) -> ChatAgent:
-    """The ``transformers`` agent: a local checkpoint directory (transformers from the ``.[train]`` extra)."""
+                       max_new_tokens: int = 1024, system_prompt: str = SYSTEM_PROMPT,
+                       schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools,
+                       temperature: float = 0.0, seed: int = 0) -> ChatAgent:
+    """The ``transformers`` agent: a local checkpoint directory (transformers from the ``.[train]`` extra).
+
+    ``system_prompt`` and ``schemas`` let a trained model be asked the way it was trained (``train eval``).
+    """
     if not model_path:
         raise UsageError("the transformers agent needs a model path (a local checkpoint directory)")
     _check_limits(name="transformers", max_turns=max_turns, top_k=top_k)
-    backend = TransformersBackend(model_path, max_new_tokens=max_new_tokens)
-    return ChatAgent(backend, name="transformers", top_k=top_k, max_turns=max_turns)
+    backend = TransformersBackend(model_path, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed)
+    return ChatAgent(backend, name="transformers", top_k=top_k, max_turns=max_turns, system_prompt=system_prompt,
+                     schemas=schemas)

@@ -1,0 +1,159 @@
+"""Training rows: tool schemas from the catalog, retrieved tool sets, and the corpus checks (held-out, contamination)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kopa_replay.catalog import builtin_catalog
+from kopa_replay.errors import UsageError
+
+PAPER = builtin_catalog("paper")
+TOOLS = sorted(PAPER.names)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(TOOLS))
+def test_a_tool_function_states_its_input_schema(name):
+    """What a trained model reads is the catalog's inputSchema: names, JSON types, required, enums, descriptions."""
+    from kopa_replay.train.tools import tool_schema
+
+    tool = PAPER.get(name)
+    function = tool_schema(tool)["function"]
+    assert function["name"] == name
+    props = tool.input_schema.get("properties", {})
+    schema = function["parameters"]
+    assert set(schema["properties"]) == set(props)
+    assert set(schema.get("required", ())) == set(tool.input_schema.get("required", ()))
+    for param, prop in props.items():
+        stated = schema["properties"][param]
+        assert stated["type"] == prop.get("type", "string")
+        assert stated.get("enum") == prop.get("enum")
+        description = " ".join(str(prop.get("description") or param).split())
+        assert stated["description"].startswith(description[:60].rstrip())
+
+
+def test_tool_methods_pass_arguments_through_unchanged(catalog):
+    """A wrong name or type reaches the environment (its structural_error), not a Python TypeError."""
+    from kopa_replay.train.tools import tool_function
+
+    seen = []
+    method = tool_function(catalog.get("dart_corp_code"), lambda self, name, args: seen.append((name, args)) or "x")
+    assert method(None, corp_name="라이트론", nonsense=3) == "x"
+    assert seen == [("dart_corp_code", {"corp_name": "라이트론", "nonsense": 3})]
+
+
+def test_tool_sets_route_equal_sets_to_one_class(catalog):
+    from kopa_replay.train.tools import SourceSpec, ToolSets
+
+    tool_sets = ToolSets(catalog, SourceSpec())
+    a = tool_sets.add(["neis_school_info", "dart_corp_code"])
+    assert tool_sets.add(["dart_corp_code", "neis_school_info"]) == a
+    b = tool_sets.add(["dart_corp_code"])
+    assert a != b and list(tool_sets.factories()) == sorted([a, b])
+    cls = tool_sets.factories()[a]
+    public = sorted(n for n in dir(cls) if not n.startswith("_") and n != "reset")
+    assert public == ["dart_corp_code", "neis_school_info"]  # trl turns exactly these into tools
+
+
+@settings(max_examples=60, deadline=None)
+@given(question=st.sampled_from([t.question_ko for t in __import__("kopa_replay.bench.suite", fromlist=["x"])
+                                 .load_task_set().tasks]),
+       reference=st.lists(st.sampled_from(sorted(builtin_catalog().names)), min_size=1, max_size=4, unique=True),
+       k=st.integers(4, 20))
+def test_offered_tools_hold_the_reference_in_retrieval_order(question, reference, k):
+    from kopa_replay.env.retrieval import ToolRetriever
+    from kopa_replay.train.data import offered_tools
+
+    retriever = _retriever()
+    names, complete = offered_tools(question, reference, retriever, k)
+    ranked = [name for name, _ in retriever.top_k(question, len(retriever.names))]
+    assert len(names) == k and len(set(names)) == k and set(reference) <= set(names)
+    assert names == sorted(names, key=ranked.index)  # where a reference tool sits tells nothing
+    assert complete == (set(reference) <= set(ranked[:k]))
+    plain, _ = offered_tools(question, reference, retriever, k, include_reference=False)
+    assert plain == ranked[:k]
+    del ToolRetriever
+
+
+_RETRIEVER = []
+
+
+def _retriever():
+    from kopa_replay.env.retrieval import ToolRetriever
+
+    if not _RETRIEVER:
+        _RETRIEVER.append(ToolRetriever(builtin_catalog()))
+    return _RETRIEVER[0]
+
+
+def _copy(corpus, tmp_path):
+    target = tmp_path / "corpus"
+    shutil.copytree(corpus, target)
+    return target
+
+
+def test_the_filtered_corpus_loads_and_offers_k_tools(catalog, corpus):
+    from kopa_replay.synth.export import SYSTEM_PROMPT
+    from kopa_replay.train.data import grpo_rows, load_corpus, rows_digest, sft_rows
+
+    loaded = load_corpus(corpus, catalog)
+    rows, _ = grpo_rows(loaded, catalog, top_k=6, system=SYSTEM_PROMPT)
+    assert len(rows) == len(loaded.trajectories) > 0
+    task = json.loads(rows[0]["task"])
+    assert task["question_ko"] == rows[0]["prompt"][1]["content"] and task["reference_calls"]
+    sft, _ = sft_rows(loaded, catalog, top_k=6)
+    assert all(len(row["tools"]) == 6 for row in sft)
+    calls = [c for m in sft[0]["messages"] for c in (m.get("tool_calls") or ())]
+    assert calls and all(isinstance(c["function"]["arguments"], dict) for c in calls)
+    assert rows_digest(rows) == rows_digest(grpo_rows(loaded, catalog, top_k=6, system=SYSTEM_PROMPT)[0])
+    assert rows_digest(rows) != rows_digest(grpo_rows(loaded, catalog, top_k=5, system=SYSTEM_PROMPT)[0])
+
+
+def test_a_corpus_touching_a_held_out_platform_is_refused(catalog, corpus, tmp_path):
+    from kopa_replay.bench.suite import load_task_set
+    from kopa_replay.train.data import load_corpus
+
+    target = _copy(corpus, tmp_path)
+    held_out = next(t for t in load_task_set().tasks if t.split == "held_out")
+    plan = load_task_set().plans[held_out.id].to_dict()
+    plan["id"] = "synth-held-out-0001"
+    plan["question"] = "다른 말로 물어본 질문입니다"
+    with (target / "trajectories.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(plan, ensure_ascii=False) + "\n")
+    with pytest.raises(UsageError, match="held-out platforms") as caught:
+        load_corpus(target, catalog)
+    assert "synth-held-out-0001" in str(caught.value) and "--exclude-platform dart" in str(caught.value)
+
+
+def test_a_corpus_holding_a_benchmark_task_is_refused(catalog, corpus, tmp_path):
+    """The contamination the audit finds is measured on a benchmark plan written independently of the corpus."""
+    from kopa_replay.bench.suite import load_task_set
+    from kopa_replay.train.data import load_corpus
+
+    task_set = load_task_set()
+    main = next(t for t in task_set.tasks if t.split == "main")
+    for variant, question in (("verbatim", main.question_ko), ("plan", "전혀 다른 문장으로 같은 일을 시킵니다")):
+        target = _copy(corpus, tmp_path / variant)
+        plan = task_set.plans[main.id].to_dict()
+        plan["id"], plan["question"] = f"synth-leak-{variant}", question
+        with (target / "trajectories.jsonl").open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(plan, ensure_ascii=False) + "\n")
+        with pytest.raises(UsageError, match="bench audit") as caught:
+            load_corpus(target, catalog)
+        assert main.id in str(caught.value)
+
+
+def test_a_malformed_corpus_is_named(catalog, tmp_path):
+    from kopa_replay.train.data import load_corpus
+
+    (tmp_path / "trajectories.jsonl").write_text("{not json\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="trajectories.jsonl"):
+        load_corpus(tmp_path, catalog)
+    (tmp_path / "trajectories.jsonl").write_text('{"id": "x"}\n', encoding="utf-8")
+    with pytest.raises(UsageError, match="not a trajectory"):
+        load_corpus(tmp_path, catalog)

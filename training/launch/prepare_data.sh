@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The training corpus, offline: prune the graph, synthesize without the held-out platforms, filter.
+# Decontamination against the benchmark is on by default in synth and filter; `train` refuses a corpus that
+# `bench audit` still finds benchmark tasks in.
+#   bash training/launch/prepare_data.sh [TRAJECTORIES]
+set -euo pipefail
+N="${1:-2000}"
+kopa-replay graph build --run-dir runs/graph
+kopa-replay graph prune --run-dir runs/graph
+kopa-replay synth --graph-dir runs/graph --out runs/synth --trajectories "$N" \
+  --exclude-platform dart --exclude-platform krx --exclude-platform seoul
+kopa-replay filter --in runs/synth
+kopa-replay bench audit --train runs/synth/filtered/trajectories.jsonl
