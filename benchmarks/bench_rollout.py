@@ -123,7 +123,7 @@ def _calls_per_second(calls: int) -> dict:
     tool_sets = ToolSets(catalog, SourceSpec())
     environment = tool_sets.environment(sorted({tool for tool, _ in workload}))
     environment.reset()
-    bare = ToolEnvironment(catalog, tool_sets.shared.environment().source)
+    bare = ToolEnvironment(catalog, tool_sets.shared.source())
 
     def through_trl(item):
         tool, args = item

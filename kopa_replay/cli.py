@@ -1343,7 +1343,7 @@ def train_tiny_model(out, seed, vocab_size) -> None:
 @click.option("--task", "task_ids", multiple=True, metavar="ID", help="Only this task (repeatable).")
 @_tasks_option
 @click.option("--snapshot", default="2026-09-01", show_default=True, help="The pinned snapshot the tools answer from.")
-@click.option("--top-k", default=16, show_default=True, type=int, help="Tools offered per task (retrieved).")
+@click.option("--top-k", type=int, help="Tools offered per task (retrieved) [default: the run's top_k, else 16].")
 @click.option("--max-turns", default=16, show_default=True, type=int, help="Assistant turns per rollout.")
 @click.option("--max-new-tokens", default=1024, show_default=True, type=int, help="Tokens per assistant turn.")
 @click.option("--scale", type=click.Choice(["builtin", "paper"]),

@@ -312,19 +312,33 @@ def _check_limits(*, name: str, max_turns: int, top_k: int | None) -> None:
 
 # -- OpenAI-compatible servers ---------------------------------------------------------
 class OpenAIBackend(ChatBackend):
-    """``complete`` through :meth:`ChatClient.chat_message <kopa_replay.llm.ChatClient.chat_message>` at temperature 0.
+    """``complete`` through :meth:`ChatClient.chat_message <kopa_replay.llm.ChatClient.chat_message>`.
 
+    Greedy (temperature 0) by default. With ``temperature`` > 0 each request
+    carries its own seed, ``seed`` + the number of requests made before it:
+    the k rollouts of a task differ, the requests (and so their recordings)
+    are distinct, and a rerun in the same order asks — and replays — the same.
     The client's errors pass through: :class:`~kopa_replay.errors.SourceError`
     for a failing server, :class:`~kopa_replay.errors.CassetteMiss` for an
     unrecorded completion under strict replay. The backend closes the client.
     """
 
-    def __init__(self, client: ChatClient, *, max_tokens: int | None = None) -> None:
+    def __init__(self, client: ChatClient, *, max_tokens: int | None = None, temperature: float = 0.0,
+                 seed: int = 0) -> None:
+        if temperature < 0:
+            raise UsageError(f"temperature must be 0 (greedy) or more, not {temperature}")
         self.client = client
         self.max_tokens = max_tokens
+        self.temperature = float(temperature)
+        self.seed = int(seed)
+        self._requests = 0
 
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        return self.client.chat_message(messages, tools=tools, temperature=0.0, max_tokens=self.max_tokens)
+        seed = None
+        if self.temperature > 0:
+            seed, self._requests = self.seed + self._requests, self._requests + 1
+        return self.client.chat_message(messages, tools=tools, temperature=self.temperature,
+                                        max_tokens=self.max_tokens, seed=seed)
 
     def close(self) -> None:
         self.client.close()
@@ -486,22 +500,25 @@ class TransformersBackend(ChatBackend):
 
     def __init__(self, model_path: str | Path, *, max_new_tokens: int = 1024, device: str | None = None,
                  temperature: float = 0.0, seed: int = 0) -> None:
-        path = Path(model_path)
-        if not path.exists():
-            raise UsageError(f"model path {str(path)!r} does not exist")
+        name = str(model_path)
+        # a local directory, or a hub id ("Qwen/Qwen3.5-9B") already in the local cache: nothing is downloaded
+        if not Path(name).exists() and (name.count("/") != 1 or name.startswith((".", "/"))):
+            raise UsageError(f"model path {name!r} does not exist")
         transformers = _import_transformers()
         try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
-            model = transformers.AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype="auto")
+            tokenizer = transformers.AutoTokenizer.from_pretrained(name, local_files_only=True)
+            model = transformers.AutoModelForCausalLM.from_pretrained(name, local_files_only=True, dtype="auto")
         except (OSError, ValueError) as exc:
-            raise UsageError(f"cannot load a causal language model from {str(path)!r}: {exc}") from exc
+            where = "" if Path(name).exists() else " (not a directory, nor a model in the local Hugging Face cache)"
+            raise UsageError(f"cannot load a causal language model from {name!r}{where}: "
+                             f"{str(exc).splitlines()[0]}") from exc
         if device is None:
             import torch  # present whenever transformers can load a model
 
             device = "cuda" if torch.cuda.is_available() else "cpu"
         model.to(device)
         model.eval()
-        self._setup(tokenizer, model, max_new_tokens, str(path), temperature, seed)
+        self._setup(tokenizer, model, max_new_tokens, name, temperature, seed)
 
     @classmethod
     def from_loaded(cls, tokenizer: Any, model: Any, *, max_new_tokens: int = 1024,
@@ -556,7 +573,8 @@ class TransformersBackend(ChatBackend):
 def openai_agent(base_url: str, model: str, *, api_key: str | None = None, store: Any = None,
                  snapshot: str | None = None, mode: str | None = None, top_k: int | None = 24,
                  max_turns: int = 16, system_prompt: str = SYSTEM_PROMPT,
-                 schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools) -> ChatAgent:
+                 schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools,
+                 temperature: float = 0.0, seed: int = 0, max_records: int = 30, max_chars: int = 6000) -> ChatAgent:
     """The ``openai`` agent: a model at an OpenAI-compatible ``base_url``, recorded into ``snapshot`` when named.
 
     ``api_key`` defaults to ``$OPENAI_API_KEY``; ``store``, ``snapshot`` and
@@ -569,14 +587,16 @@ def openai_agent(base_url: str, model: str, *, api_key: str | None = None, store
         raise UsageError("the openai agent needs a model name")
     _check_limits(name="openai", max_turns=max_turns, top_k=top_k)
     client = ChatClient(base_url, model, api_key=api_key, store=store, snapshot=snapshot, mode=mode)
-    return ChatAgent(OpenAIBackend(client), name="openai", top_k=top_k, max_turns=max_turns,
-                     system_prompt=system_prompt, schemas=schemas)
+    return ChatAgent(OpenAIBackend(client, temperature=temperature, seed=seed), name="openai", top_k=top_k,
+                     max_turns=max_turns, system_prompt=system_prompt, schemas=schemas, max_records=max_records,
+                     max_chars=max_chars)
 
 
 def transformers_agent(model_path: str | Path | None, *, top_k: int | None = 24, max_turns: int = 16,
                        max_new_tokens: int = 1024, system_prompt: str = SYSTEM_PROMPT,
                        schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools,
-                       temperature: float = 0.0, seed: int = 0) -> ChatAgent:
+                       temperature: float = 0.0, seed: int = 0, max_records: int = 30,
+                       max_chars: int = 6000) -> ChatAgent:
     """The ``transformers`` agent: a local checkpoint directory (transformers from the ``.[train]`` extra).
 
     ``system_prompt`` and ``schemas`` let a trained model be asked the way it was trained (``train eval``).
@@ -586,4 +606,4 @@ def transformers_agent(model_path: str | Path | None, *, top_k: int | None = 24,
     _check_limits(name="transformers", max_turns=max_turns, top_k=top_k)
     backend = TransformersBackend(model_path, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed)
     return ChatAgent(backend, name="transformers", top_k=top_k, max_turns=max_turns, system_prompt=system_prompt,
-                     schemas=schemas)
+                     schemas=schemas, max_records=max_records, max_chars=max_chars)

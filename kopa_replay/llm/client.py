@@ -44,10 +44,11 @@ _EXCERPT = 200
 
 def chat_body(model: str, messages: Sequence[Mapping[str, Any]], *, temperature: float = 0.0,
               max_tokens: int | None = None, response_format: Mapping[str, Any] | None = None,
-              tools: Sequence[Mapping[str, Any]] | None = None) -> bytes:
+              tools: Sequence[Mapping[str, Any]] | None = None, seed: int | None = None) -> bytes:
     """The canonical request body: equal arguments always give byte-identical bodies (stable request keys).
 
-    ``tools`` (OpenAI function schemas) is sent only when not empty, so a body without tools is unchanged.
+    ``tools`` (OpenAI function schemas) is sent only when not empty and ``seed`` only when given, so a body
+    without them is unchanged.
     """
     body: dict[str, Any] = {"model": model, "messages": [dict(m) for m in messages], "temperature": temperature}
     if max_tokens is not None:
@@ -56,6 +57,8 @@ def chat_body(model: str, messages: Sequence[Mapping[str, Any]], *, temperature:
         body["response_format"] = dict(response_format)
     if tools:
         body["tools"] = [dict(tool) for tool in tools]
+    if seed is not None:
+        body["seed"] = int(seed)
     return json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
@@ -147,8 +150,9 @@ class ChatClient:
 
     def chat_message(self, messages: Sequence[Mapping[str, Any]], *, tools: Sequence[Mapping[str, Any]] | None = None,
                      temperature: float = 0.0, max_tokens: int | None = None,
-                     response_format: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The first choice's whole assistant message for ``messages``, offering ``tools`` (OpenAI schemas).
+                     response_format: Mapping[str, Any] | None = None, seed: int | None = None) -> dict[str, Any]:
+        """The first choice's whole assistant message for ``messages``, offering ``tools`` (OpenAI schemas);
+        ``seed`` (when given) is the request's sampling seed, which servers such as vLLM honour.
 
         The message is returned as the server sent it: ``content`` is a string
         or None, ``tool_calls`` (when present) a list of ``{"id", "type",
@@ -157,7 +161,7 @@ class ChatClient:
         """
         _check_messages(messages)
         content = chat_body(self.model, messages, temperature=temperature, max_tokens=max_tokens,
-                            response_format=response_format, tools=tools)
+                            response_format=response_format, tools=tools, seed=seed)
         headers = {"content-type": "application/json", "accept": "application/json"}
         if self._api_key:
             headers["authorization"] = f"Bearer {self._api_key}"

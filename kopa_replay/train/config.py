@@ -15,26 +15,32 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from kopa_replay.errors import UsageError
 
-__all__ = ["KINDS", "LoraSettings", "TrainConfig", "apply_overrides", "load_config", "lora_targets"]
+__all__ = ["KINDS", "TRAIN_EXTRA", "LoraSettings", "TrainConfig", "apply_overrides", "load_config", "lora_targets"]
 
 #: what a config trains
 KINDS = ("sft", "grpo")
+#: how to get what training imports (the CPU torch first: an unpinned torch pulls a multi-GB CUDA build)
+TRAIN_EXTRA = "pip install torch==2.13.0 && pip install -e '.[train]'"
+#: trainer keys whose values are credentials: never written to a run directory
+_SECRET_WORDS = ("token", "secret", "password", "api_key")
 
 #: LoRA target modules per model type: every linear projection of attention and MLP (peft's qwen2/qwen3 default
 #: is only q_proj, v_proj; qwen3_5 has none). Qwen3.5's linear-attention (Gated DeltaNet) layers add their own.
 _QWEN_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+_DELTANET = ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "out_proj")
 LORA_TARGETS: dict[str, tuple[str, ...]] = {
     "qwen2": _QWEN_LINEAR,
     "qwen3": _QWEN_LINEAR,
     "qwen3_moe": _QWEN_LINEAR,
-    "qwen3_5": _QWEN_LINEAR + ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "out_proj"),
-    "qwen3_5_text": _QWEN_LINEAR + ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "out_proj"),
+    "qwen3_5": _QWEN_LINEAR + _DELTANET,
+    "qwen3_5_text": _QWEN_LINEAR + _DELTANET,
 }
 
 
@@ -55,6 +61,17 @@ class LoraSettings:
     target_modules: Any = "auto"
 
     def __post_init__(self) -> None:
+        for name in ("r", "alpha"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise UsageError(f"lora.{name} must be an integer, not {value!r}")
+        if not isinstance(self.dropout, (int, float)) or isinstance(self.dropout, bool):
+            raise UsageError(f"lora.dropout must be a number, not {self.dropout!r}")
+        targets = self.target_modules
+        if not (isinstance(targets, str) or (isinstance(targets, (list, tuple)) and targets
+                                             and all(isinstance(t, str) for t in targets))):
+            raise UsageError(f"lora.target_modules must be 'auto', 'all-linear' or a list of module names, "
+                             f"not {targets!r}")
         if self.r < 1 or self.alpha < 1 or not 0.0 <= self.dropout < 1.0:
             raise UsageError(f"lora needs r >= 1, alpha >= 1 and 0 <= dropout < 1, not r={self.r}, "
                              f"alpha={self.alpha}, dropout={self.dropout}")
@@ -114,6 +131,28 @@ class TrainConfig:
         out = dataclasses.asdict(self)
         out["trainer"] = dict(self.trainer)
         return out
+
+    def public_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` with credential-like trainer values (``hub_token``, …) replaced: what a run writes."""
+        out = self.to_dict()
+        out["trainer"] = {k: "<redacted>" if any(w in k.lower() for w in _SECRET_WORDS) and v else v
+                          for k, v in out["trainer"].items()}
+        return out
+
+
+#: what YAML 1.1 reads as text although everyone means a number: 1e-6 (YAML wants 1.0e-6)
+_EXPONENT = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+$")
+
+
+def _numbers(value: Any) -> Any:
+    """``value`` with every ``1e-6``-style string read as the float it means (mappings and lists walked)."""
+    if isinstance(value, str) and _EXPONENT.match(value):
+        return float(value)
+    if isinstance(value, Mapping):
+        return {k: _numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    return value
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
@@ -177,7 +216,7 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
         if not sep or not key.strip():
             raise UsageError(f"an override is KEY=VALUE (e.g. trainer.learning_rate=1e-6), not {item!r}")
         try:
-            value = yaml.safe_load(text) if text.strip() else ""
+            value = _numbers(yaml.safe_load(text)) if text.strip() else ""
         except yaml.YAMLError as exc:
             raise UsageError(f"override {key}: the value is not YAML ({exc})") from None
         parts = key.strip().split(".")
@@ -209,6 +248,7 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), *, kind:
             raise UsageError(f"{file}: not YAML or JSON ({exc})") from None
         if not isinstance(data, Mapping):
             raise UsageError(f"{file}: a config is a mapping of keys, not {type(data).__name__}")
+        data = _numbers(data)
     if overrides:
         data = apply_overrides(data, overrides)
     return _from_mapping(data, origin, kind)

@@ -15,9 +15,10 @@ Each row offers the tools a model would be offered at evaluation: the top-k of
 :class:`~kopa_replay.env.retrieval.ToolRetriever` for its question (``bench
 run``'s retrieval). With ``include_reference`` (the default) a reference tool
 the retriever missed takes the place of the lowest-ranked other one, so every
-row can be solved (a GRPO group that cannot reach reward 1 teaches nothing);
-:attr:`Corpus.retrieval_recall` says how often that was needed. The offered
-set is sorted by retrieval rank, so where a reference tool sits tells nothing.
+row can be solved (a GRPO group that cannot reach reward 1 teaches nothing); the
+run records how often that was needed (``retrieval_recall``). A set is shown
+to the model in name order (trl lists an environment's tools by name; SFT and
+``train eval`` do the same), so where a reference tool sits tells nothing.
 
 * :func:`grpo_rows` — ``prompt`` (system + question), ``task`` (the
   benchmark :class:`~kopa_replay.bench.model.Task` the trajectory poses, as
@@ -41,7 +42,8 @@ from typing import Any, Callable, Mapping, Sequence
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
 
-__all__ = ["Corpus", "grpo_rows", "load_corpus", "offered_tools", "rows_digest", "sft_rows", "task_rows"]
+__all__ = ["Corpus", "grpo_rows", "load_corpus", "offered_tools", "rows_digest", "sft_rows", "task_rows",
+           "corpus_tasks", "unanswered"]
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,8 @@ def _listed(items: Sequence[str], limit: int = 5) -> str:
 def load_corpus(directory: str | Path, catalog: Catalog, *, task_set: Any = None,
                 held_out: Sequence[str] | None = None) -> Corpus:
     """The corpus in ``directory``, refused if it touches a held-out platform or repeats a benchmark task."""
-    from kopa_replay.bench.audit import audit, items_from_trajectories
+    from kopa_replay.bench.audit import AuditItem, audit, items_from_trajectories
+    from kopa_replay.bench.overlap import PAGING_PARAMS, plan_signature
     from kopa_replay.bench.build import HELD_OUT_PLATFORMS
     from kopa_replay.bench.suite import load_task_set
     from kopa_replay.synth.model import Trajectory
@@ -97,20 +100,28 @@ def load_corpus(directory: str | Path, catalog: Catalog, *, task_set: Any = None
         raise UsageError(f"{root}: {len(touching)} trajectories call held-out platforms, whose tasks the benchmark's "
                          f"held_out split keeps unseen: {_listed(touching)}; synthesize with {flags}")
     task_set = task_set or load_task_set()
-    if len(task_set.plans) == len(task_set.tasks):
-        bench_items = items_from_trajectories([task_set.plans[t.id].to_dict() for t in task_set.tasks])
-        found = audit(items_from_trajectories(rows), bench_items)
-        verbatim, plans = found["verbatim"], found["plans"]
-        bad = [e["id"] for e in verbatim["verbatim_examples"] + verbatim["near_verbatim_examples"]]
-        bad += [f"{e['id']} (plan of {e['train_id']})" for e in plans["examples"]]
-        if bad:
-            raise UsageError(
-                f"{root}: `bench audit` finds benchmark tasks in this corpus ({verbatim['verbatim']} verbatim, "
-                f"{verbatim['near_verbatim']} near-verbatim questions, {plans['shared']} shared plans: "
-                f"{_listed(sorted(set(bad)))}); training on it would grade the model on what it was taught. "
-                "Re-run synth and filter with --decontaminate (the default)")
+    # the benchmark side from the tasks themselves (question, reference calls): no plans.jsonl needed
+    bench_items = [AuditItem(task.question_ko, tuple(tool for tool, _ in task.reference_calls), (), task.id,
+                             plan_signature(task.reference_calls, PAGING_PARAMS)) for task in task_set.tasks]
+    found = audit(items_from_trajectories(rows), bench_items)
+    verbatim, plans = found["verbatim"], found["plans"]
+    bad = [e["id"] for e in verbatim["verbatim_examples"] + verbatim["near_verbatim_examples"]]
+    bad += [f"{e['id']} (plan of {e['train_id']})" for e in plans["examples"]]
+    if bad:
+        raise UsageError(
+            f"{root}: `bench audit` finds benchmark tasks in this corpus ({verbatim['verbatim']} verbatim, "
+            f"{verbatim['near_verbatim']} near-verbatim questions, {plans['shared']} shared plans: "
+            f"{_listed(sorted(set(bad)))}); training on it would grade the model on what it was taught. "
+            "Re-run synth and filter with --decontaminate (the default)")
     sft_path = root / "sft.jsonl"
     sft = tuple(_jsonl(sft_path)) if sft_path.exists() else ()
+    # SFT trains on sft.jsonl: each conversation must be one of the trajectories checked above
+    checked = {t.id for t in trajectories}
+    unchecked = [str(row.get("id")) for row in sft if row.get("id") not in checked]
+    if unchecked:
+        raise UsageError(f"{sft_path}: {len(unchecked)} conversations are not among the trajectories of "
+                         f"trajectories.jsonl, so nothing checked them for held-out platforms or benchmark tasks: "
+                         f"{_listed(unchecked)}")
     return Corpus(trajectories, sft, str(root))
 
 
@@ -153,14 +164,18 @@ def task_rows(tasks: Sequence[Any], catalog: Catalog, *, top_k: int, system: str
     return rows, recalled
 
 
+def corpus_tasks(corpus: Corpus, catalog: Catalog) -> list[Any]:
+    """The benchmark-shaped task each trajectory of the corpus poses (what the grader checks a rollout against)."""
+    from kopa_replay.bench.tasks import task_from_trajectory
+
+    return [task_from_trajectory(t, catalog) for t in corpus.trajectories]
+
+
 def grpo_rows(corpus: Corpus, catalog: Catalog, *, top_k: int, system: str, include_reference: bool = True,
               add_tool_set: Callable[[Sequence[str]], str] | None = None) -> tuple[list[dict[str, Any]], int]:
     """GRPO rows for the corpus's trajectories (each as the task it poses); rows retrieval alone served."""
-    from kopa_replay.bench.tasks import task_from_trajectory
-
-    tasks = [task_from_trajectory(t, catalog) for t in corpus.trajectories]
-    return task_rows(tasks, catalog, top_k=top_k, system=system, include_reference=include_reference,
-                     add_tool_set=add_tool_set)
+    return task_rows(corpus_tasks(corpus, catalog), catalog, top_k=top_k, system=system,
+                     include_reference=include_reference, add_tool_set=add_tool_set)
 
 
 def sft_rows(corpus: Corpus, catalog: Catalog, *, top_k: int, system: str | None = None,
@@ -199,3 +214,21 @@ def rows_digest(rows: Sequence[Mapping[str, Any]]) -> str:
         digest.update(json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8"))
         digest.update(b"\n")
     return digest.hexdigest()
+
+
+def unanswered(tasks: Sequence[Any], catalog: Catalog, source: Any) -> list[str]:
+    """Ids of the ``tasks`` whose reference calls ``source`` (strict replay of the pinned snapshot) cannot all
+    answer: rollouts of those tasks could never earn the reward, whatever the model does."""
+    from kopa_replay.env import ToolEnvironment
+    from kopa_replay.errors import CassetteMiss
+
+    env = ToolEnvironment(catalog, source)
+    missing = []
+    for task in tasks:
+        try:
+            for tool, args in task.reference_calls:
+                env.call(tool, dict(args))
+        except CassetteMiss:
+            missing.append(task.id)
+        env.reset()
+    return missing

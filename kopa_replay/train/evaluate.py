@@ -38,7 +38,8 @@ class EvalSpec:
     k: int = 4
     temperature: float = 0.7
     seed: int = 0
-    top_k: int = 16
+    #: tools offered per task; None: the run's ``top_k``, else 16
+    top_k: int | None = None
     max_turns: int = 16
     max_new_tokens: int = 1024
     split: str | None = None
@@ -65,6 +66,18 @@ def resolve_checkpoint(path: str | Path) -> tuple[str, dict[str, Any]]:
             raise UsageError(f"run {root} saved no model (trainer.save_final was false): nothing to evaluate")
         return str(final), config
     return str(root), {}
+
+
+def _check_available(name: str) -> None:
+    """``name`` is a directory, or a hub id whose config is in the local cache (nothing is downloaded)."""
+    if Path(name).exists():
+        return
+    from huggingface_hub import try_to_load_from_cache
+
+    cached = try_to_load_from_cache(name, "config.json") if name.count("/") == 1 else None
+    if not isinstance(cached, str):
+        raise UsageError(f"cannot load model {name!r}: not a directory, nor a model in the local Hugging Face cache "
+                         f"(download it once online: hf download {name})")
 
 
 def _split_table(report: Mapping[str, Any]) -> dict[str, dict[str, float]]:
@@ -123,30 +136,37 @@ def evaluate(checkpoint: str | Path | None, out: str | Path, spec: EvalSpec = Ev
     prompt = system_prompt or trained.get("system_prompt") or (TRAIN_PROMPT if checkpoint is not None else AGENT_PROMPT)
     task_set = load_task_set(spec.tasks).select(split=spec.split, ids=spec.task_ids)
     catalog = builtin_catalog(spec.scale or trained.get("scale") or "builtin")
+    # asked as trained: the run's tool budget and tool-message limits
+    asked = {"top_k": spec.top_k or trained.get("top_k") or 16, "max_turns": spec.max_turns, "system_prompt": prompt,
+             "schemas": tool_schemas, "max_records": trained.get("max_records", 30),
+             "max_chars": trained.get("max_chars", 6000)}
+    sampling = {"temperature": spec.temperature if spec.k > 1 else 0.0, "seed": spec.seed}
     root = Path(out)
     reports: dict[str, Any] = {}
     table: dict[str, Any] = {}
-    for label, path in models:
-        with ExitStack() as stack:
+    for _, path in models:
+        if path is not None:
+            _check_available(path)
+    with ExitStack() as stack:
+        agents = []  # every model is loaded before any is run: a base that cannot load fails in seconds, not hours
+        for label, path in models:
             if path is None:
-                agent = openai_agent(llm_url or "", llm_model or "", top_k=spec.top_k, max_turns=spec.max_turns,
-                                     system_prompt=prompt, schemas=tool_schemas,
-                                     store=str(root / "llm.sqlite"), snapshot="llm")
+                agent = openai_agent(llm_url or "", llm_model or "", store=str(root / "llm.sqlite"), snapshot="llm",
+                                     **asked, **sampling)
             else:
-                agent = transformers_agent(path, top_k=spec.top_k, max_turns=spec.max_turns,
-                                           max_new_tokens=spec.max_new_tokens, system_prompt=prompt,
-                                           schemas=tool_schemas, temperature=spec.temperature if spec.k > 1 else 0.0,
-                                           seed=spec.seed)
+                agent = transformers_agent(path, max_new_tokens=spec.max_new_tokens, **asked, **sampling)
             stack.callback(agent.close)
-            source = stack.enter_context(open_source("replay", snapshot=spec.snapshot, mode="replay",
-                                                     store=spec.store, catalog=catalog))
-            run = run_benchmark(task_set.tasks, agent, catalog, ToolEnvironment(catalog, source), spec.k)
-        write_jsonl(root / label / "rollouts.jsonl", [r.to_dict() for r in run.rollouts])
-        write_atomic(root / label / "report.json", report_json(run.report))
-        reports[label] = {"model": path or llm_model, "report": run.report}
-        table[label] = _split_table(run.report)
-    result = {"k": spec.k, "snapshot": spec.snapshot, "temperature": spec.temperature if spec.k > 1 else 0.0,
-              "seed": spec.seed, "table": table, "models": {label: reports[label]["model"] for label in reports}}
+            agents.append((label, path, agent))
+        for label, path, agent in agents:
+            with open_source("replay", snapshot=spec.snapshot, mode="replay", store=spec.store,
+                             catalog=catalog) as source:
+                run = run_benchmark(task_set.tasks, agent, catalog, ToolEnvironment(catalog, source), spec.k)
+            write_jsonl(root / label / "rollouts.jsonl", [r.to_dict() for r in run.rollouts])
+            write_atomic(root / label / "report.json", report_json(run.report))
+            reports[label] = {"model": path or llm_model, "report": run.report}
+            table[label] = _split_table(run.report)
+    result = {"k": spec.k, "snapshot": spec.snapshot, **sampling, "top_k": asked["top_k"], "table": table,
+              "models": {label: reports[label]["model"] for label in reports}}
     write_atomic(root / "eval.json", json.dumps(result, ensure_ascii=False, sort_keys=True, indent=2) + "\n")
     write_atomic(root / "eval.md", table_markdown(table, spec.k))
     return result

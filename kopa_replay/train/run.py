@@ -21,11 +21,14 @@ multi-environment routing: one environment class per tool set
 ``environment`` column.
 
 The run directory (``output_dir``) holds ``config.json`` (the resolved
-config), ``run.json`` (kind, model, snapshot name and digest, data directory,
-rows and their digest, retrieval recall, library versions, and trl's logged
-metrics without wall-clock fields — same seed and data give the same file),
-``timings.json`` (those wall-clock fields), and ``final/`` (the trained model
-or adapter and its tokenizer) unless ``trainer.save_final`` is false.
+config, credential-like trainer values redacted), ``run.json`` (kind, model,
+snapshot name and digest, data directory, rows and their digest, retrieval
+recall, library versions; written with ``status: running`` before the first
+step, so a crashed run still says what it trained on, and at the end with
+``status: finished``, the steps and trl's logged metrics without wall-clock
+fields — same seed and data give the same file), ``timings.json`` (those
+wall-clock fields), and ``final/`` (the trained model or adapter and its
+tokenizer) unless ``trainer.save_final`` is false.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from kopa_replay.errors import UsageError
-from kopa_replay.train.config import TrainConfig, lora_targets
+from kopa_replay.train.config import TRAIN_EXTRA, TrainConfig, lora_targets
 
 __all__ = ["OFFLINE_ENV", "TrainResult", "grpo_trainer", "load_model", "offline", "run_grpo", "run_sft",
            "sft_dataset", "sft_trainer", "train_grpo_rows"]
@@ -76,8 +79,7 @@ def _import_training() -> Any:
     try:
         import trl
     except ImportError as exc:
-        raise UsageError(f"training needs the train extra ({exc}): pip install torch==2.13.0 && "
-                         "pip install -e '.[train]'") from exc
+        raise UsageError(f"training needs the train extra ({exc}): {TRAIN_EXTRA}") from exc
     return trl
 
 
@@ -158,33 +160,53 @@ def _is_timing(key: str) -> bool:
     return any(word in key for word in _TIMING_WORDS)
 
 
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2, default=str) + "\n"
+
+
+def _begin(config: TrainConfig, trainer: Any, info: dict[str, Any]) -> None:
+    """Before training: config.json, and run.json saying what is being trained on (``status: running``), so a
+    run that crashes or is killed still says what it trained on."""
+    from kopa_replay.util import write_atomic
+
+    if not trainer.is_world_process_zero():
+        return
+    root = Path(config.output_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    write_atomic(root / "config.json", _dump(config.public_dict()))
+    write_atomic(root / "run.json", _dump({**info, "kind": config.kind, "model": config.model, "seed": config.seed,
+                                           "versions": _versions(), "status": "running"}))
+
+
 def _record(config: TrainConfig, trainer: Any, info: dict[str, Any]) -> TrainResult:
-    """Write config.json, run.json, timings.json (and final/); the result."""
+    """After training: run.json (``status: finished``, steps, metrics), timings.json, final/; the result."""
     from kopa_replay.util import write_atomic
 
     root = Path(config.output_dir)
-    root.mkdir(parents=True, exist_ok=True)
     history = list(trainer.state.log_history)
     metrics = [{k: v for k, v in sorted(entry.items()) if not _is_timing(k)} for entry in history]
     timings = [{k: v for k, v in sorted(entry.items()) if _is_timing(k) or k == "step"} for entry in history]
     run = {**info, "kind": config.kind, "model": config.model, "seed": config.seed, "versions": _versions(),
-           "steps": trainer.state.global_step, "metrics": metrics}
+           "status": "finished", "steps": trainer.state.global_step, "metrics": metrics}
     if config.trainer.get("save_final", True):
         final = root / "final"
         trainer.save_model(str(final))  # every rank: ZeRO-3 gathers the weights; only the main process writes
         if trainer.is_world_process_zero():
             trainer.processing_class.save_pretrained(str(final))
         run["final"] = "final"
-    if not trainer.is_world_process_zero():
-        return TrainResult(root, run, trainer)
-
-    def dump(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2, default=str) + "\n"
-
-    write_atomic(root / "config.json", dump(config.to_dict()))
-    write_atomic(root / "run.json", dump(run))
-    write_atomic(root / "timings.json", dump(timings))
+    if trainer.is_world_process_zero():
+        write_atomic(root / "run.json", _dump(run))
+        write_atomic(root / "timings.json", _dump(timings))
     return TrainResult(root, run, trainer)
+
+
+def _train(config: TrainConfig, trainer: Any, info: dict[str, Any],
+           before_train: Callable[[Any], None] | None = None) -> TrainResult:
+    _begin(config, trainer, info)
+    if before_train is not None:
+        before_train(trainer)
+    trainer.train()
+    return _record(config, trainer, info)
 
 
 # -- GRPO -----------------------------------------------------------------------------
@@ -207,6 +229,8 @@ def grpo_trainer(config: TrainConfig, rows: Sequence[dict[str, Any]], tool_sets:
                                peft_config=_peft_config(config, model), environment_factory=tool_sets.factories())
     except ImportError as exc:  # use_vllm without vLLM, DeepSpeed settings without DeepSpeed
         raise UsageError(f"trainer: {exc} (GPU runs need the gpu extra: pip install -e '.[train,gpu]')") from None
+    except ValueError as exc:  # e.g. a model whose chat template trl cannot parse tool calls with
+        raise UsageError(f"trl's GRPOTrainer refuses model {config.model!r} with these settings: {exc}") from None
 
 
 def train_grpo_rows(config: TrainConfig, rows: Sequence[dict[str, Any]], tool_sets: Any, info: dict[str, Any], *,
@@ -217,11 +241,7 @@ def train_grpo_rows(config: TrainConfig, rows: Sequence[dict[str, Any]], tool_se
     info = {**info, "snapshot": _snapshot_info(config),
             "data": {**info.get("data", {}), "rows": len(rows), "digest": rows_digest(rows)}}
     try:
-        trainer = grpo_trainer(config, rows, tool_sets, reward=reward)
-        if before_train is not None:
-            before_train(trainer)
-        trainer.train()
-        return _record(config, trainer, info)
+        return _train(config, grpo_trainer(config, rows, tool_sets, reward=reward), info, before_train)
     finally:
         tool_sets.close()
 
@@ -233,10 +253,14 @@ def _system(config: TrainConfig) -> str:
 
 
 def run_grpo(config: TrainConfig, *, before_train: Callable[[Any], None] | None = None) -> TrainResult:
-    """GRPO on the corpus in ``config.data`` (see the module docstring)."""
+    """GRPO on the corpus in ``config.data`` (see the module docstring).
+
+    Under strict replay every task's reference calls must be in the snapshot (a task the snapshot cannot answer
+    could never earn the reward): a corpus synthesized without recording is refused, saying how to record it.
+    """
     from kopa_replay.bench.suite import load_task_set
     from kopa_replay.catalog import builtin_catalog
-    from kopa_replay.train.data import grpo_rows, load_corpus
+    from kopa_replay.train.data import corpus_tasks, load_corpus, task_rows, unanswered
     from kopa_replay.train.tools import SourceSpec, ToolSets
 
     _import_training()
@@ -244,7 +268,18 @@ def run_grpo(config: TrainConfig, *, before_train: Callable[[Any], None] | None 
     corpus = load_corpus(config.data, catalog, task_set=load_task_set(config.tasks))
     spec = SourceSpec(config.source, config.snapshot, config.store, config.sim_seed, config.as_of)
     tool_sets = ToolSets(catalog, spec, max_records=config.max_records, max_chars=config.max_chars)
-    rows, recalled = grpo_rows(corpus, catalog, top_k=config.top_k, system=_system(config),
+    tasks = corpus_tasks(corpus, catalog)
+    if config.source == "replay":
+        missing = unanswered(tasks, catalog, tool_sets.shared.source())
+        if missing:
+            tool_sets.close()
+            raise UsageError(
+                f"snapshot {config.snapshot!r} cannot answer the reference calls of {len(missing)} of {len(tasks)} "
+                f"training tasks ({', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}): their rollouts could "
+                f"never earn the reward. Record the corpus's calls while synthesizing (kopa-replay synth --snapshot "
+                f"NAME --mode record --store PATH; kopa-replay snapshot seal NAME --store PATH) and train on that "
+                f"snapshot, or set source: sim (the simulator answers what the snapshot lacks)")
+    rows, recalled = task_rows(tasks, catalog, top_k=config.top_k, system=_system(config),
                                include_reference=config.include_reference_tools, add_tool_set=tool_sets.add)
     info = {"data": {"dir": corpus.source, "retrieval_recall": round(recalled / len(rows), 4),
                      "tool_sets": len(tool_sets.classes)}}
@@ -273,8 +308,11 @@ def sft_trainer(config: TrainConfig) -> tuple[Any, dict[str, Any]]:
                               include_reference=config.include_reference_tools)
     args = _trl_args(config, trl.SFTConfig, {"assistant_only_loss": True})  # a config mistake shows before loading
     model, tokenizer = load_model(config.model)
-    trainer = trl.SFTTrainer(model=model, args=args, train_dataset=sft_dataset(rows), processing_class=tokenizer,
-                             peft_config=_peft_config(config, model))
+    try:
+        trainer = trl.SFTTrainer(model=model, args=args, train_dataset=sft_dataset(rows), processing_class=tokenizer,
+                                 peft_config=_peft_config(config, model))
+    except ValueError as exc:
+        raise UsageError(f"trl's SFTTrainer refuses model {config.model!r} with these settings: {exc}") from None
     info = {"snapshot": None, "data": {"dir": corpus.source, "rows": len(rows), "digest": rows_digest(rows),
                                        "retrieval_recall": round(recalled / len(rows), 4)}}
     return trainer, info
@@ -283,5 +321,4 @@ def sft_trainer(config: TrainConfig) -> tuple[Any, dict[str, Any]]:
 def run_sft(config: TrainConfig) -> TrainResult:
     """SFT on the corpus's filtered conversations, assistant-only loss (see the module docstring)."""
     trainer, info = sft_trainer(config)
-    trainer.train()
-    return _record(config, trainer, info)
+    return _train(config, trainer, info)

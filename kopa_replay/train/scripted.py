@@ -17,7 +17,6 @@ from typing import Any, Mapping, Sequence
 __all__ = ["ScriptedGeneration", "call_turn", "oracle_scripts"]
 
 
-
 def call_turn(*calls: tuple[str, Mapping[str, Any]]) -> str:
     """An assistant turn that calls tools, in the Qwen/Hermes format the chat template's parser reads."""
     return "".join(f'<tool_call>\n{{"name": "{name}", "arguments": {json.dumps(dict(args), ensure_ascii=False)}}}'

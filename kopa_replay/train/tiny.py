@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kopa_replay.errors import UsageError
+from kopa_replay.train.config import TRAIN_EXTRA
 
 __all__ = ["SPECIAL_TOKENS", "TinySpec", "build_tiny_model", "chat_template", "tokenizer_corpus"]
 
@@ -80,8 +81,7 @@ def build_tiny_model(out: str | Path, *, seed: int = 0, vocab_size: int = 4096) 
         from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
         from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast, Qwen3Config
     except ImportError as exc:
-        raise UsageError(f"building the tiny model needs the train extra ({exc}): "
-                         "pip install torch==2.13.0 && pip install -e '.[train]'") from exc
+        raise UsageError(f"building the tiny model needs the train extra ({exc}): {TRAIN_EXTRA}") from exc
     root = Path(out)
     if root.exists() and any(root.iterdir()):
         raise UsageError(f"{root} exists and is not empty: choose a new directory for the tiny model")

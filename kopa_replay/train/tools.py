@@ -118,15 +118,11 @@ def tool_schema(tool: Tool) -> dict[str, Any]:
 
 
 def tool_schemas(catalog: Catalog, names: Sequence[Any]) -> list[dict[str, Any]]:
-    """:func:`tool_schema` for ``names`` (or ``top_k`` pairs) in order, duplicates dropped: what ``train eval``
-    offers, so a checkpoint is asked the way it was trained."""
-    out, seen = [], set()
-    for item in names:
-        name = item[0] if isinstance(item, tuple) else item
-        if name not in seen:
-            seen.add(name)
-            out.append(tool_schema(catalog.get(name)))
-    return out
+    """:func:`tool_schema` for ``names`` (or ``top_k`` pairs) in name order, duplicates dropped — the order trl
+    lists an environment's tools in (``inspect.getmembers``), so SFT rows and ``train eval`` offer a set as GRPO
+    did and a checkpoint is asked the way it was trained."""
+    unique = {item[0] if isinstance(item, tuple) else item for item in names}
+    return [tool_schema(catalog.get(name)) for name in sorted(unique)]
 
 
 def tool_set_name(names: Sequence[str]) -> str:
@@ -184,13 +180,17 @@ class _Shared:
     _source: Any = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def environment(self) -> Any:
-        from kopa_replay.env import ToolEnvironment
-
+    def source(self) -> Any:
+        """The process's source, opened on first use."""
         with self._lock:
             if self._source is None:
                 self._source = self.spec.open(self.catalog)
-        return ToolEnvironment(self.catalog, self._source)
+            return self._source
+
+    def environment(self) -> Any:
+        from kopa_replay.env import ToolEnvironment
+
+        return ToolEnvironment(self.catalog, self.source())
 
     def close(self) -> None:
         with self._lock:

@@ -20,9 +20,10 @@ def _run(*args: str):
 
 
 def _train(kind: str, tiny_model, corpus, out, *overrides: str):
-    """``kopa-replay train KIND`` with the shipped tiny config, on this session's model and corpus."""
+    """``kopa-replay train KIND`` with the shipped tiny config, on this session's model and corpus (whose calls
+    are in snapshot ``corpus`` of the store beside it)."""
     return _run("train", kind, "--config", str(CONFIGS / f"tiny_{kind}.yaml"), f"model={tiny_model}",
-                f"data={corpus}", f"output_dir={out}", *overrides)
+                f"data={corpus}", f"output_dir={out}", f"store={corpus.parent / 'corpus.sqlite'}", *overrides)
 
 
 def test_tiny_model_command_builds_a_tool_calling_model(tmp_path):
@@ -75,11 +76,11 @@ def test_grpo_step_through_the_cli_records_snapshot_and_data(tiny_model, corpus,
     out = tmp_path / "grpo"
     result = _train("grpo", tiny_model, corpus, out)
     assert result.exit_code == 0, result.output
-    assert "grpo: 1 step on" in result.output and "snapshot 2026-09-01" in result.output
+    assert "grpo: 1 step on" in result.output and "snapshot corpus" in result.output
     run = json.loads((out / "run.json").read_text())
-    assert run["snapshot"]["name"] == "2026-09-01" and len(run["snapshot"]["digest"]) == 64
+    assert run["snapshot"]["name"] == "corpus" and len(run["snapshot"]["digest"]) == 64
     assert run["data"]["tool_sets"] >= 1 and 0 <= run["data"]["retrieval_recall"] <= 1
-    assert "tools/call_frequency" in run["metrics"][0]  # the random model calls nothing: scripted in test_grpo
+    assert run["metrics"][0]["tools/call_frequency"] == 0.0  # the random model calls nothing: scripted in test_grpo
     assert json.loads((out / "timings.json").read_text())[0]["step_time"] > 0
 
 
@@ -143,9 +144,24 @@ def test_user_mistakes_are_one_error_line(tiny_model, corpus, tmp_path, catalog)
         (["train", "sft", "--config", str(tiny), f"model={tiny_model}", f"data={corpus}",
           "trainer.no_such_field=1"], "SFTConfig"),
         (["train", "eval", str(tmp_path / "nothing")], "no checkpoint"),
+        # a base model neither on disk nor in the cache fails before the checkpoint is run, not after
+        (["train", "eval", str(tiny_model), "--base", "Qwen/Not-In-Any-Cache", "--rollouts", "1"],
+         "nor a model in the local Hugging Face cache"),
     ]
     for args, expected in cases:
         result = CliRunner().invoke(cli, args)
         assert result.exit_code == 1, (args, result.output)
         assert result.output.startswith("Error: ") and expected in result.output, (args, result.output)
         assert "Traceback" not in result.output
+
+
+def test_grpo_refuses_a_corpus_the_snapshot_cannot_answer(tiny_model, corpus, tmp_path):
+    """Strict replay of the shipped snapshot lacks the corpus's calls: no reward could ever be earned."""
+    result = CliRunner().invoke(cli, ["train", "grpo", "--config", str(CONFIGS / "tiny_grpo.yaml"),
+                                      f"model={tiny_model}", f"data={corpus}", f"output_dir={tmp_path / 'x'}",
+                                      "snapshot=2026-09-01", "store=null"])
+    assert result.exit_code == 1 and result.output.startswith("Error: snapshot '2026-09-01' cannot answer")
+    assert "--mode record" in result.output and not (tmp_path / "x").exists()
+    # with source sim the simulator answers what the snapshot lacks
+    assert _train("grpo", tiny_model, corpus, tmp_path / "sim", "snapshot=2026-09-01", "store=null",
+                  "source=sim").exit_code == 0

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The training corpus, offline: prune the graph, synthesize without the held-out platforms, filter.
+# The training corpus, offline: prune the graph, synthesize without the held-out platforms — recording every call
+# into snapshot `corpus` of runs/corpus.sqlite, sealed, so GRPO rollouts replay exactly what synthesis saw — filter.
 # Decontamination against the benchmark is on by default in synth and filter; `train` refuses a corpus that
 # `bench audit` still finds benchmark tasks in.
 #   bash training/launch/prepare_data.sh [TRAJECTORIES]
@@ -8,6 +9,8 @@ N="${1:-2000}"
 kopa-replay graph build --run-dir runs/graph
 kopa-replay graph prune --run-dir runs/graph
 kopa-replay synth --graph-dir runs/graph --out runs/synth --trajectories "$N" \
-  --exclude-platform dart --exclude-platform krx --exclude-platform seoul
+  --exclude-platform dart --exclude-platform krx --exclude-platform seoul \
+  --snapshot corpus --mode record --store runs/corpus.sqlite
+kopa-replay snapshot seal corpus --store runs/corpus.sqlite
 kopa-replay filter --in runs/synth
 kopa-replay bench audit --train runs/synth/filtered/trajectories.jsonl
