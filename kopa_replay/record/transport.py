@@ -190,6 +190,13 @@ class _Core:
         except StoreError as exc:
             with self._lock:
                 waiting = next((row.body for row in self._pending if blob_digest(row.body) == digest), None)
+                if waiting is None:
+                    # the commit timer may have written (and dropped from _pending) this body between the read
+                    # above and the lock: no commit runs while the lock is held, so a second read settles it
+                    try:
+                        waiting = self.store.body(digest)
+                    except StoreError:
+                        pass
             if waiting is not None:
                 return waiting
             where = f"tool {tool}, " if tool else ""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
+import sys
 
 import pytest
 from hypothesis import assume, given
@@ -299,8 +299,8 @@ def test_template_messages_leaves_malformed_arguments_as_text():
     assert template_messages(history) == history
 
 
-@pytest.mark.skipif(importlib.util.find_spec("transformers") is not None, reason="transformers is installed")
-def test_without_transformers_the_agent_is_a_usage_error(tmp_path):
+def test_without_transformers_the_agent_is_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "transformers", None)  # as if the train extra were not installed
     with pytest.raises(UsageError, match=r"needs the transformers package.*\.\[train\]"):
         transformers_agent(tmp_path)
 

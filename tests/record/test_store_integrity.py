@@ -304,3 +304,30 @@ def test_a_platform_whose_bodies_train_no_dictionary_is_tried_once(tmp_path, mon
     assert len(calls) == 1
     assert {c for c, in store.conn.execute("SELECT DISTINCT codec FROM blobs")} == {"zstd"}
     assert [store.body(blob_digest(b)) for b in bodies] == bodies
+
+
+def test_a_body_committed_by_the_timer_between_read_and_lock_is_served(tmp_path, monkeypatch):
+    """The race the graph pipeline test once hit: replay-or-record finds an answer whose body the commit timer
+    writes (and drops from the pending list) after the first body read missed it. The second read, under the
+    lock no commit runs under, must serve it — not call the store corrupt."""
+    body = b'{"records": [1, 2, 3]}'
+    store = Store(tmp_path / "race.sqlite")
+    transport = RecordTransport(httpx.MockTransport(lambda request: httpx.Response(200, content=body)), store, "r",
+                                "replay-or-record", commit_every=1)
+    with httpx.Client(transport=transport) as client:
+        assert client.get("https://example.test/a").content == body  # recorded and committed (batch of 1)
+    digest = blob_digest(body)
+    real_body = Store.body
+    missed = []
+
+    def first_read_misses(self, wanted):
+        if wanted == digest and not missed:   # the read that ran before the timer's commit became visible
+            missed.append(wanted)
+            raise StoreError(f"store {self.path} lacks body {wanted[:12]}…: the store is corrupt")
+        return real_body(self, wanted)
+
+    monkeypatch.setattr(Store, "body", first_read_misses)
+    core = transport._core
+    assert core._pending == []
+    assert core._body(digest, "t", "GET", "https://example.test/a", core.redactor) == body
+    assert missed == [digest]

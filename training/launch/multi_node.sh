@@ -2,7 +2,7 @@
 # Several nodes of 8 GPUs (ZeRO-3). Run on every node with the same MASTER_ADDR and its own NODE_RANK:
 #   MASTER_ADDR=10.0.0.1 NODE_RANK=0 NUM_NODES=2 bash training/launch/multi_node.sh training/configs/qwen3_5_9b_grpo.yaml
 # Every node needs the same corpus, model cache and cassette store at the same paths (the store is read-only:
-# copy cassettes/kopa.sqlite, or put it on a shared file system).
+# copy runs/corpus.sqlite, or put it on a shared file system).
 set -euo pipefail
 CONFIG="${1:?usage: multi_node.sh CONFIG [KEY=VALUE ...]}"; shift
 : "${MASTER_ADDR:?set MASTER_ADDR}" "${NODE_RANK:?set NODE_RANK}"
