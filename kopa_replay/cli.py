@@ -383,7 +383,13 @@ def record(snapshot, no_seal, commit_every, bench, source, as_of, seed, base_url
 @_catalog_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--fail-on", type=click.Choice(["breaking", "warning"]), help="Exit 1 when a change of this severity is found.")
-def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files, scale, fmt, fail_on) -> None:
+@click.option("--retries", default=3, show_default=True, type=int,
+              help="Retry an environmental failure (429/5xx, a rate-limit or maintenance code) up to N times before "
+                   "recording it.")
+@click.option("--retry-backoff", default=0.5, show_default=True, type=float,
+              help="First wait between retries in seconds (doubling; at least the server's Retry-After; at most 30).")
+def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files, scale, fmt, fail_on, retries,
+            retry_backoff) -> None:
     """Re-execute every request of a snapshot against a source into a new one and report drift.
 
     Example: kopa-replay refresh --base 2026-09-01 --snapshot 2026-12-01 --source sim --as-of 2026-12-01
@@ -395,8 +401,14 @@ def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files
     _date(as_of, "--as-of")
     summary = refresh_snapshot(_load_catalog(catalog_files, scale), store_path=_store_path(store), base=base,
                                snapshot=snapshot, source=source, as_of=as_of, seed=seed,
-                               mirrors=parse_mirrors(base_urls))
+                               mirrors=parse_mirrors(base_urls), retries=retries, retry_backoff=retry_backoff)
     click.echo(render(summary.changes, fmt), nl=False)
+    tries = summary.retries or {}
+    if tries.get("retried") or tries.get("still_failing"):
+        # noise, not drift: on stderr, so --format json stays one document
+        click.echo(f"environmental failures: {tries['retried']} requests retried, {tries['recovered']} answered "
+                   f"on a retry, {tries['still_failing']} still failing after {retries} retries (recorded as "
+                   f"failures)", err=True)
     if fail_on and crosses(summary.changes, fail_on):
         sys.exit(1)
 

@@ -123,10 +123,15 @@ def open_source(source: str = "sim", *, seed: int = 0, as_of: dt.date | str | No
                 fault_rate: float = 0.0, timeout: float = 30.0, snapshot: str | None = None,
                 mode: str | None = None, store: "str | Path | None" = None,
                 mirrors: Mapping[str, str] | None = None, catalog: Catalog | None = None,
-                commit_every: int | None = None) -> Source:
+                commit_every: int | None = None,
+                wrap: Callable[[httpx.BaseTransport], httpx.BaseTransport] | None = None) -> Source:
     """A client for ``source``; with ``snapshot`` (and ``mode``, default replay) through the recorder
-    (``commit_every``: its commit batch, see :class:`~kopa_replay.record.RecordTransport`)."""
+    (``commit_every``: its commit batch, see :class:`~kopa_replay.record.RecordTransport`). ``wrap`` wraps the
+    transport that reaches the source, inside the recorder (e.g. a
+    :class:`~kopa_replay.record.retry.RetryTransport`, so only a retry's answer is recorded)."""
     inner, key = _inner_transport(source, seed=seed, as_of=as_of, fault_rate=fault_rate, mirrors=mirrors or {})
+    if wrap is not None and inner is not None:
+        inner = wrap(inner)
     details: dict[str, Any] = {"source": source}
     if snapshot is None:
         if inner is None:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import httpx
@@ -41,10 +42,14 @@ class RecordSummary:
     outcomes: dict[str, int] = field(default_factory=dict)
     manifest: dict[str, Any] | None = None
     changes: list[Any] = field(default_factory=list)
+    #: refresh: requests that needed a retry, that a retry answered, still failing (environmental noise, not drift)
+    retries: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"snapshot": self.snapshot, "source": self.source, "as_of": self.as_of, "calls": self.calls,
                "outcomes": dict(sorted(self.outcomes.items()))}
+        if self.retries is not None:
+            out["retries"] = dict(self.retries)
         if self.manifest:
             out["digest"] = self.manifest["digest"]
         if self.changes:
@@ -166,11 +171,39 @@ def _restore_url(url: str, key: str | None, secret_params: set[str]) -> str:
     return f"{parts.scheme}://{parts.netloc}{path}" + (f"?{urlencode(query)}" if query else "")
 
 
+def environmental_answer(catalog: Catalog) -> Callable[[httpx.Request, httpx.Response], bool]:
+    """Whether an answer is an environmental failure: a 429/5xx status, or what the catalog's result-code table
+    of the request's tool calls environmental (a rate-limit or maintenance code inside a 200 body)."""
+    from kopa_replay.env.call import interpret
+    from kopa_replay.record.retry import status_retryable
+
+    def retryable(request: httpx.Request, response: httpx.Response) -> bool:
+        if status_retryable(request, response):
+            return True
+        tool = request.extensions.get("kopa_tool")
+        if not tool or tool not in catalog:
+            return False
+        return interpret(catalog.get(tool), {}, response.status_code, response.content, "").outcome == \
+            "environmental_error"
+
+    return retryable
+
+
 def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, snapshot: str, source: str = "sim",
                      as_of: dt.date | str | None = None, seed: int = 0, mirrors: Mapping[str, str] | None = None,
-                     seal: bool = True, manifest_dir: str | Path | None = None) -> RecordSummary:
-    """Re-execute every request of ``base`` against ``source`` into ``snapshot``; diff the two."""
+                     seal: bool = True, manifest_dir: str | Path | None = None, retries: int = 3,
+                     retry_backoff: float = 0.5, sleep: Callable[[float], object] = time.sleep) -> RecordSummary:
+    """Re-execute every request of ``base`` against ``source`` into ``snapshot``; diff the two.
+
+    An environmental failure (see :func:`environmental_answer`) is retried up to ``retries`` times with
+    backoff from ``retry_backoff`` seconds, honouring Retry-After, before anything is recorded: the new snapshot
+    holds what a retry gets, and ``summary.retries`` says how many needed one and how many still fail.
+    """
     from kopa_replay.record.redact import redactor_for
+    from kopa_replay.record.retry import RetryTransport
+
+    if retries < 0 or retry_backoff < 0:
+        raise UsageError(f"--retries and --retry-backoff must be 0 or more, not {retries} and {retry_backoff}")
 
     if base == snapshot:
         raise UsageError("refresh writes a new snapshot: --snapshot must differ from --base")
@@ -182,8 +215,16 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     secret_params = set(redactor_for(catalog).secret_params)
     requests = list(store.interactions(base))
     outcomes: Counter[str] = Counter()
+    retrying: list[RetryTransport] = []
+
+    def wrap(inner: httpx.BaseTransport) -> httpx.BaseTransport:
+        retrying.append(RetryTransport(inner, retries=retries, backoff=retry_backoff, sleep=sleep,
+                                       retryable=environmental_answer(catalog)))
+        return retrying[0]
+
     with open_source(source, seed=seed, as_of=as_of_text if source == "sim" else None, snapshot=snapshot,
-                     mode=mode, store=store_path, mirrors=mirrors, catalog=catalog) as src, _sealed_misses(snapshot):
+                     mode=mode, store=store_path, mirrors=mirrors, catalog=catalog, wrap=wrap) as src, \
+            _sealed_misses(snapshot):
         for item in requests:
             tool = catalog.get(item.tool) if item.tool and item.tool in catalog else None
             key = src.key_for(tool) if tool else src.sim_key
@@ -195,6 +236,8 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
             outcomes[str(response.status_code)] += 1
     store.end_recording(snapshot)
     summary = RecordSummary(snapshot, source, as_of_text, len(requests), dict(outcomes))
+    if retrying:
+        summary.retries = retrying[0].stats.to_dict()
     summary.changes = diff_snapshots(store, catalog, base_info.name, snapshot)
     if seal:
         summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir)
