@@ -1297,7 +1297,11 @@ def _train(kind: str, config_file: str | None, overrides: tuple[str, ...]) -> No
             shown.append(f"{label} {last[key]:.3f}")
     snap = run.get("snapshot") or {}
     where = f", snapshot {snap['name']} ({snap['digest'][:12]}…)" if snap.get("digest") else ""
-    click.echo(f"{kind}: {run['steps']} step{'s' if run['steps'] != 1 else ''} on {run['data']['rows']} rows "
+    data = run["data"]
+    dropped = data["rows"] - data.get("rows_trained", data["rows"])
+    rows = f"{data['rows']} rows" + (f" ({dropped} dropped: no assistant token within trainer.max_length)"
+                                     if dropped else "")
+    click.echo(f"{kind}: {run['steps']} step{'s' if run['steps'] != 1 else ''} on {rows} "
                f"(data {run['data']['digest'][:12]}…){where}: {', '.join(shown) or 'no loss logged'} "
                f"-> {result.output_dir}")
 
@@ -1309,6 +1313,12 @@ def _train_command(kind: str, summary: str, config: str) -> None:
         _train(kind, config_file, overrides)
 
     command.__doc__ = f"""{summary}
+
+    KEY=VALUE overrides change the config: dotted keys (trainer.learning_rate=1e-6, lora.r=16), YAML values
+    (null, true, 1e-6, lora={{r: 16, alpha: 32}}). Keys: kind, model, data, output_dir, snapshot, store, source,
+    sim_seed, as_of, scale, top_k, include_reference_tools, tasks, system_prompt, lora (r, alpha, dropout,
+    target_modules), action_weight, max_records, max_chars, seed, trainer (trl's {"GRPOConfig" if kind == "grpo"
+    else "SFTConfig"} fields, plus save_final).
 
     Example: kopa-replay train {kind} --config training/configs/{config} trainer.max_steps=1
     """
@@ -1366,6 +1376,9 @@ def train_eval(checkpoint, base, no_base, out, k, temperature, seed, split, task
                max_turns, max_new_tokens, scale, llm_url, llm_model, store) -> None:
     """Benchmark a trained checkpoint and its base model: pass@1 and pass@k per split.
 
+    CHECKPOINT is a run directory of `train sft|grpo` (its final/ model, its base model and system prompt) or a
+    model directory; leave it out with --llm-url to benchmark a served model (then --out is needed).
+
     Example: kopa-replay train eval runs/train/grpo-4b --rollouts 4
     """
     from pathlib import Path
@@ -1374,7 +1387,8 @@ def train_eval(checkpoint, base, no_base, out, k, temperature, seed, split, task
 
     if out is None:
         if checkpoint is None:
-            raise UsageError("--out is needed when the model is served (--llm-url)")
+            raise UsageError("give a CHECKPOINT (a run directory or a model directory), or --llm-url with --out "
+                             "for a served model")
         out = str(Path(checkpoint) / "eval")
     spec = EvalSpec(snapshot=snapshot, store=store, k=k, temperature=temperature, seed=seed, top_k=top_k,
                     max_turns=max_turns, max_new_tokens=max_new_tokens, split=split, tasks=tasks_dir,

@@ -511,7 +511,7 @@ class TransformersBackend(ChatBackend):
         except (OSError, ValueError) as exc:
             where = "" if Path(name).exists() else " (not a directory, nor a model in the local Hugging Face cache)"
             raise UsageError(f"cannot load a causal language model from {name!r}{where}: "
-                             f"{str(exc).splitlines()[0]}") from exc
+                             f"{' '.join(str(exc).split())}") from exc
         if device is None:
             import torch  # present whenever transformers can load a model
 

@@ -249,6 +249,14 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), *, kind:
         if not isinstance(data, Mapping):
             raise UsageError(f"{file}: a config is a mapping of keys, not {type(data).__name__}")
         data = _numbers(data)
+    for item in overrides:  # an unknown key is the command line's mistake, not the file's
+        key, sep, _ = item.partition("=")
+        parts = key.strip().split(".")
+        if sep and parts[0] and parts[0] not in _FIELDS:
+            raise UsageError(f"override {item!r}: unknown key {parts[0]} (keys: {', '.join(sorted(_FIELDS))})")
+        if sep and parts[0] == "lora" and len(parts) > 1 and parts[1] not in _LORA_FIELDS:
+            raise UsageError(f"override {item!r}: unknown key lora.{parts[1]} "
+                             f"(keys: {', '.join(sorted(_LORA_FIELDS))})")
     if overrides:
         data = apply_overrides(data, overrides)
     return _from_mapping(data, origin, kind)

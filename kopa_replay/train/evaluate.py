@@ -65,6 +65,9 @@ def resolve_checkpoint(path: str | Path) -> tuple[str, dict[str, Any]]:
         if not final.is_dir():
             raise UsageError(f"run {root} saved no model (trainer.save_final was false): nothing to evaluate")
         return str(final), config
+    if not (root / "config.json").exists():
+        raise UsageError(f"{root} is neither a run directory of `train sft|grpo` (run.json, config.json and final/) "
+                         "nor a model directory (config.json and weights)")
     return str(root), {}
 
 
@@ -91,7 +94,7 @@ def _split_table(report: Mapping[str, Any]) -> dict[str, dict[str, float]]:
 
 def table_markdown(table: Mapping[str, Mapping[str, Mapping[str, float]]], k: int) -> str:
     """``| split | model | tasks | pass@1 | pass@k |`` rows, splits in order, each model beside the others."""
-    lines = [f"| split | model | tasks | pass@1 | pass@{k} |", "|---|---|---:|---:|---:|"]
+    lines = [f"| split | model | tasks | pass@1 | pass@k (k={k}) |", "|---|---|---:|---:|---:|"]
     splits = sorted({split for rows in table.values() for split in rows}, key=lambda s: (s != "all", s))
     for split in splits:
         for label, rows in table.items():

@@ -93,7 +93,7 @@ def load_model(name: str) -> tuple[Any, Any]:
         model = AutoModelForCausalLM.from_pretrained(name, local_files_only=True, dtype="auto")
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot load model {name!r} offline: give a local checkpoint directory or a hub id already "
-                         f"downloaded to the cache (first line of the cause: {str(exc).splitlines()[0]})") from None
+                         f"downloaded to the cache ({' '.join(str(exc).split())})") from None
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer
@@ -313,7 +313,9 @@ def sft_trainer(config: TrainConfig) -> tuple[Any, dict[str, Any]]:
                                  peft_config=_peft_config(config, model))
     except ValueError as exc:
         raise UsageError(f"trl's SFTTrainer refuses model {config.model!r} with these settings: {exc}") from None
+    # trl drops a conversation whose assistant tokens all lie past max_length: say how many are trained on
     info = {"snapshot": None, "data": {"dir": corpus.source, "rows": len(rows), "digest": rows_digest(rows),
+                                       "rows_trained": len(trainer.train_dataset),
                                        "retrieval_recall": round(recalled / len(rows), 4)}}
     return trainer, info
 

@@ -132,7 +132,7 @@ def test_user_mistakes_are_one_error_line(tiny_model, corpus, tmp_path, catalog)
     tiny = CONFIGS / "tiny_sft.yaml"
     cases = [
         (["train", "sft", "--config", str(tmp_path / "none.yaml")], "no config file"),
-        (["train", "sft", "--config", str(tiny), "learning_rate=1"], "unknown key learning_rate"),
+        (["train", "sft", "--config", str(tiny), "learning_rate=1"], "override 'learning_rate=1': unknown key"),
         (["train", "sft", "--config", str(tiny), "lora.rank=4"], "unknown key lora.rank"),
         (["train", "sft", "--config", str(tiny), "top_k=many"], "top_k must be int"),
         (["train", "sft", "--config", str(tiny), "oops"], "KEY=VALUE"),
@@ -144,6 +144,8 @@ def test_user_mistakes_are_one_error_line(tiny_model, corpus, tmp_path, catalog)
         (["train", "sft", "--config", str(tiny), f"model={tiny_model}", f"data={corpus}",
           "trainer.no_such_field=1"], "SFTConfig"),
         (["train", "eval", str(tmp_path / "nothing")], "no checkpoint"),
+        (["train", "eval", str(corpus)], "neither a run directory"),
+        (["train", "eval"], "give a CHECKPOINT"),
         # a base model neither on disk nor in the cache fails before the checkpoint is run, not after
         (["train", "eval", str(tiny_model), "--base", "Qwen/Not-In-Any-Cache", "--rollouts", "1"],
          "nor a model in the local Hugging Face cache"),
