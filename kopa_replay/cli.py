@@ -1282,11 +1282,9 @@ def train() -> None:
 
 def _train(kind: str, config_file: str | None, overrides: tuple[str, ...]) -> None:
     from kopa_replay.train.config import load_config
-    from kopa_replay.train.run import offline
-
-    offline()
-    config = load_config(config_file, overrides, kind=kind)
     from kopa_replay.train.run import run_grpo, run_sft
+
+    config = load_config(config_file, overrides, kind=kind)
 
     result = (run_grpo if kind == "grpo" else run_sft)(config)
     run = result.run
@@ -1343,9 +1341,6 @@ def train_tiny_model(out, seed, vocab_size) -> None:
 
     Example: kopa-replay train tiny-model runs/tiny-model
     """
-    from kopa_replay.train.run import offline
-
-    offline()
     from kopa_replay.train.tiny import build_tiny_model
 
     path = build_tiny_model(out, seed=seed, vocab_size=vocab_size)

@@ -114,10 +114,11 @@ def _trl_args(config: TrainConfig, cls: type, defaults: dict[str, Any]) -> Any:
 
     args = {"output_dir": config.output_dir, "seed": config.seed, "data_seed": config.seed, "report_to": "none",
             "save_strategy": "no", "logging_steps": 1, **defaults}
-    if not torch.cuda.is_available():
-        args.update(use_cpu=True, bf16=False, activation_checkpointing=False)
+    cpu = not torch.cuda.is_available()
+    if cpu:
+        args.update(use_cpu=True, activation_checkpointing=False)
     args.update({k: v for k, v in config.trainer.items() if k not in _OWN_TRAINER_KEYS})
-    if not torch.cuda.is_available():
+    if cpu:
         args.update(bf16=False, fp16=False)  # a GPU config run on a CPU: half precision would fail
     try:
         return cls(**args)

@@ -76,6 +76,9 @@ def build_tiny_model(out: str | Path, *, seed: int = 0, vocab_size: int = 4096) 
     if vocab_size < 512:
         raise UsageError(f"vocab_size must be at least 512 (the byte alphabet and the special tokens), "
                          f"not {vocab_size}")
+    from kopa_replay.train.run import offline
+
+    offline()  # before any hub library is imported: nothing is downloaded
     try:
         import torch
         from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 
@@ -9,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kopa_replay.bench.suite import load_task_set
 from kopa_replay.catalog import builtin_catalog
+from kopa_replay.env.retrieval import ToolRetriever
 from kopa_replay.errors import UsageError
 
 PAPER = builtin_catalog("paper")
@@ -60,35 +63,26 @@ def test_tool_sets_route_equal_sets_to_one_class(catalog):
     assert public == ["dart_corp_code", "neis_school_info"]  # trl turns exactly these into tools
 
 
+@functools.cache
+def _retriever() -> ToolRetriever:
+    return ToolRetriever(builtin_catalog())
+
+
 @settings(max_examples=60, deadline=None)
-@given(question=st.sampled_from([t.question_ko for t in __import__("kopa_replay.bench.suite", fromlist=["x"])
-                                 .load_task_set().tasks]),
+@given(question=st.sampled_from([t.question_ko for t in load_task_set().tasks]),
        reference=st.lists(st.sampled_from(sorted(builtin_catalog().names)), min_size=1, max_size=4, unique=True),
        k=st.integers(4, 20))
 def test_offered_tools_hold_the_reference_in_retrieval_order(question, reference, k):
-    from kopa_replay.env.retrieval import ToolRetriever
     from kopa_replay.train.data import offered_tools
 
     retriever = _retriever()
     names, complete = offered_tools(question, reference, retriever, k)
     ranked = [name for name, _ in retriever.top_k(question, len(retriever.names))]
     assert len(names) == k and len(set(names)) == k and set(reference) <= set(names)
-    assert names == sorted(names, key=ranked.index)  # where a reference tool sits tells nothing
+    assert names == sorted(names, key=ranked.index)  # a missing reference tool displaces the lowest-ranked other
     assert complete == (set(reference) <= set(ranked[:k]))
     plain, _ = offered_tools(question, reference, retriever, k, include_reference=False)
     assert plain == ranked[:k]
-    del ToolRetriever
-
-
-_RETRIEVER = []
-
-
-def _retriever():
-    from kopa_replay.env.retrieval import ToolRetriever
-
-    if not _RETRIEVER:
-        _RETRIEVER.append(ToolRetriever(builtin_catalog()))
-    return _RETRIEVER[0]
 
 
 def _copy(corpus, tmp_path):
