@@ -64,6 +64,20 @@ def _replay_options(func):
     return func
 
 
+def _report_options(choices, fail_help):
+    """--format and --fail-on of a command that reports for CI."""
+    def decorate(func):
+        func = click.option("--fail-on", type=click.Choice(choices), help=fail_help)(func)
+        return click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "junit"]),
+                            default="text", show_default=True,
+                            help="junit: JUnit XML, each failing finding a failing test case.")(func)
+    return decorate
+
+
+_drift_report_options = _report_options(["breaking", "warning"], "Exit 1 when a change of this severity is found "
+                                                                 "(environmental noise and data never count).")
+
+
 def _store_path(store: str | None):
     from kopa_replay.record import default_store_path
 
@@ -329,6 +343,17 @@ def _source_options(func):
     return func
 
 
+def _bench_requests(bench, cat, source, seed, as_of, mirrors):
+    """The benchmark's calls to record beside a workload (--bench; by default with source sim, whose world the
+    tasks are written over): the oracle's and the baselines' calls, and the plans' as they run on this source, so
+    `bench run` and `bench drift` are offline on the snapshot."""
+    if not (bench if bench is not None else source == "sim"):
+        return []
+    from kopa_replay.bench.suite import benchmark_workload
+
+    return benchmark_workload(cat, source=source, seed=seed, as_of=as_of if source == "sim" else None, mirrors=mirrors)
+
+
 @cli.command("record")
 @click.option("--snapshot", required=True,
               help="Name of the new snapshot, by convention its as-of date; an open one with the same settings is "
@@ -356,13 +381,7 @@ def record(snapshot, no_seal, commit_every, bench, source, as_of, seed, base_url
     _date(as_of, "--as-of")
     cat = _load_catalog(catalog_files, scale)
     mirrors = parse_mirrors(base_urls)
-    requests = []
-    if bench if bench is not None else source == "sim":
-        from kopa_replay.bench.suite import benchmark_workload
-
-        # the oracle's and the baselines' calls, so `bench run` with those agents is offline on this snapshot
-        requests = benchmark_workload(cat, source=source, seed=seed, as_of=(as_of or snapshot) if source == "sim"
-                                      else None, mirrors=mirrors)
+    requests = _bench_requests(bench, cat, source, seed, as_of or snapshot, mirrors)
     summary = record_snapshot(cat, store_path=_store_path(store), snapshot=snapshot, source=source, as_of=as_of,
                               seed=seed, mirrors=mirrors, seal=not no_seal, requests=requests,
                               commit_every=commit_every)
@@ -381,15 +400,21 @@ def record(snapshot, no_seal, commit_every, bench, source, as_of, seed, base_url
 @_source_options
 @_store_option
 @_catalog_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
-@click.option("--fail-on", type=click.Choice(["breaking", "warning"]), help="Exit 1 when a change of this severity is found.")
+@_drift_report_options
 @click.option("--retries", default=3, show_default=True, type=int,
               help="Retry an environmental failure (429/5xx, a rate-limit or maintenance code) up to N times before "
                    "recording it.")
 @click.option("--retry-backoff", default=0.5, show_default=True, type=float,
               help="First wait between retries in seconds (doubling; at least the server's Retry-After; at most 30).")
+@click.option("--tools", "tools_pattern", help="Incremental: re-execute only the requests of tools matching this "
+                                                "glob (dart_*); carry every other interaction over unchanged.")
+@click.option("--changed-since", help="Incremental: re-execute only the tools whose answers drifted or failed "
+                                      "between this snapshot and --base; carry the rest over unchanged.")
+@click.option("--bench/--no-bench", default=None,
+              help="Also record the requests the benchmark's plans make on the new source (bench drift re-runs "
+                   "them) [default: with source sim].")
 def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files, scale, fmt, fail_on, retries,
-            retry_backoff) -> None:
+            retry_backoff, tools_pattern, changed_since, bench) -> None:
     """Re-execute every request of a snapshot against a source into a new one and report drift.
 
     Example: kopa-replay refresh --base 2026-09-01 --snapshot 2026-12-01 --source sim --as-of 2026-12-01
@@ -399,17 +424,26 @@ def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files
     from kopa_replay.record.workflows import refresh_snapshot
 
     _date(as_of, "--as-of")
-    summary = refresh_snapshot(_load_catalog(catalog_files, scale), store_path=_store_path(store), base=base,
-                               snapshot=snapshot, source=source, as_of=as_of, seed=seed,
-                               mirrors=parse_mirrors(base_urls), retries=retries, retry_backoff=retry_backoff)
-    click.echo(render(summary.changes, fmt), nl=False)
+    cat, mirrors = _load_catalog(catalog_files, scale), parse_mirrors(base_urls)
+    requests = _bench_requests(bench, cat, source, seed, as_of or snapshot, mirrors)
+    summary = refresh_snapshot(cat, store_path=_store_path(store), base=base, snapshot=snapshot, source=source,
+                               as_of=as_of, seed=seed, mirrors=mirrors, retries=retries, retry_backoff=retry_backoff,
+                               tools=tools_pattern, changed_since=changed_since, requests=requests)
+    click.echo(render(summary.report, fmt, fail_on), nl=False)
     tries = summary.retries or {}
     if tries.get("retried") or tries.get("still_failing"):
         # noise, not drift: on stderr, so --format json stays one document
         click.echo(f"environmental failures: {tries['retried']} requests retried, {tries['recovered']} answered "
                    f"on a retry, {tries['still_failing']} still failing after {retries} retries (recorded as "
                    f"failures)", err=True)
-    if fail_on and crosses(summary.changes, fail_on):
+    if summary.outcomes.get("no_answer"):
+        click.echo(f"no answer: {summary.outcomes['no_answer']} requests got none after {retries} retries (left out "
+                   f"of {snapshot}; listed apart as environmental)", err=True)
+    carried = (summary.manifest or {}).get("refresh", {}).get("carried_over")
+    if carried:
+        click.echo(f"incremental: re-executed {summary.calls} requests, carried over {carried['interactions']} "
+                   f"unchanged from {base} ({len(carried['tools'])} tools)", err=True)
+    if fail_on and crosses(summary.report, fail_on):
         sys.exit(1)
 
 
@@ -581,20 +615,21 @@ def drift() -> None:
 @click.argument("after")
 @_store_option
 @_catalog_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
-@click.option("--fail-on", type=click.Choice(["breaking", "warning"]), help="Exit 1 when a change of this severity is found.")
+@_drift_report_options
 def drift_diff(before, after, store, catalog_files, scale, fmt, fail_on) -> None:
-    """Schema changes per tool and field between two snapshots, with severities.
+    """Schema changes per tool and field, and request by request, between two snapshots, with severities.
 
+    Environmental failures (429/5xx, no answer) and data that moved (values, totals) are listed apart: they are
+    not drift and never fail --fail-on.
     Example: kopa-replay drift diff 2026-09-01 2026-12-01 --format markdown --fail-on breaking
     """
     from kopa_replay.drift import crosses, render
-    from kopa_replay.record.workflows import diff_snapshots
+    from kopa_replay.record.workflows import drift_report
 
     with _open_store(store) as opened:
-        changes = diff_snapshots(opened, _load_catalog(catalog_files, scale), before, after)
-    click.echo(render(changes, fmt), nl=False)
-    if fail_on and crosses(changes, fail_on):
+        report = drift_report(opened, _load_catalog(catalog_files, scale), before, after)
+    click.echo(render(report, fmt, fail_on), nl=False)
+    if fail_on and crosses(report, fail_on):
         sys.exit(1)
 
 
@@ -789,6 +824,47 @@ def _print_report(report: dict) -> None:
                f"true-link retention {pct(report['true_link_retention'])}")
     click.echo(f"graph {report['graph']} (digest {report['graph_digest'][:16]}…)")
 
+
+@graph.command("reverify")
+@_run_dir_option
+@click.option("--snapshot", required=True,
+              help="The later snapshot (as `kopa-replay refresh` writes it): the drift is diffed against it, and "
+                   "re-test calls are answered from it when it holds them.")
+@click.option("--base", help="The snapshot the prune ran against [default: the one the prune's report records].")
+@click.option("--source", default=None,
+              help="Where calls the snapshot lacks go: sim, replay (nowhere: counted unanswered), live or a mirror "
+                   "URL [default: sim when the snapshot was recorded from the simulator, else replay].")
+@click.option("--as-of", help="Simulator date for --source sim [default: the snapshot's as-of date].")
+@click.option("--sim-seed", type=int, default=None, help="Simulator world seed [default: the snapshot's].")
+@click.option("--record-into", metavar="SNAPSHOT",
+              help="Record the answers the snapshot lacks into this other snapshot (and replay them from it on the "
+                   "next run: with --source replay the rerun is offline).")
+@click.option("--trials", default=4, show_default=True, type=int,
+              help="Most trials per re-tested link (fewer once it is cut, or once no outcome left could cut it).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the trials' sampling.")
+@_store_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "junit"]), default="text",
+              show_default=True, help="junit: one testcase per re-tested link, a failing one per broken link.")
+@click.option("--fail-on", type=click.Choice(["broken", "undecided"]),
+              help="Exit 1 when a link broke (undecided: or could not be re-tested).")
+@_catalog_option
+def graph_reverify(run_dir, snapshot, base, source, as_of, sim_seed, record_into, trials, seed, store, fmt, fail_on,
+                   catalog_files, scale) -> None:
+    """Re-test only the pruned graph's links that the drift between two snapshots touches; report what broke.
+
+    Writes graph.reverified.json and reverify.json into the run directory (graph.json stays as pruned).
+    Example: kopa-replay graph reverify --run-dir runs/graph --base 2026-09-01 --snapshot 2026-12-01 --fail-on broken
+    """
+    from kopa_replay.graph.reverify import Answering, ReverifyConfig, crosses, render, reverify_snapshot
+
+    _date(as_of, "--as-of")
+    result = reverify_snapshot(_load_catalog(catalog_files, scale), run_dir, snapshot=snapshot,
+                               store=_store_path(store), base=base,
+                               answering=Answering(source, as_of, sim_seed, record_into),
+                               config=ReverifyConfig(trials=trials, seed=seed))
+    click.echo(render(result, fmt), nl=False)
+    if fail_on and crosses(result, fail_on):
+        sys.exit(1)
 
 def _graph_links(run_dir):
     from kopa_replay.graph.pipeline import RunDir
@@ -1098,6 +1174,36 @@ def _task_set(tasks_dir, split=None, domain=None, ids=()):
 def _tasks_option(func):
     return click.option("--tasks", "tasks_dir", type=click.Path(file_okay=False),
                         help="A task-set directory (tasks.jsonl, plans.jsonl) instead of the shipped one.")(func)
+
+
+@bench.command("drift")
+@click.argument("before")
+@click.argument("after")
+@_tasks_option
+@_store_option
+@click.option("--write", "write_dir", type=click.Path(file_okay=False),
+              help="Write the task set re-pinned to AFTER here (answers, digests, required actions recomputed; tasks "
+                   "that no longer execute kept and tagged stale:no_longer_executes) with drift.json.")
+@_report_options(["changed", "broken"], "Exit 1 when a task's answer changed or it no longer runs (changed), or "
+                                        "only when it no longer runs (broken).")
+@_catalog_option
+def bench_drift(before, after, tasks_dir, store, write_dir, fmt, fail_on, catalog_files, scale) -> None:
+    """Re-run every task's reference plan on snapshots BEFORE and AFTER and list the tasks the drift moved.
+
+    Each listed task (answer changed, no longer executes, paging changed, request not recorded) names the
+    drift changes and data changes of the requests its plan makes.
+    Example: kopa-replay bench drift 2026-09-01 2026-12-01 --write runs/tasks-2026-12-01 --fail-on broken
+    """
+    from kopa_replay.bench.drift import render_answer_drift, run_answer_drift
+    from kopa_replay.bench.suite import load_task_set
+
+    report = run_answer_drift(_load_catalog(catalog_files, scale), store_path=_store_path(store), before=before,
+                              after=after, task_set=load_task_set(tasks_dir), write=write_dir)
+    click.echo(render_answer_drift(report, fmt, fail_on), nl=False)
+    if write_dir:
+        click.echo(f"re-pinned task set -> {write_dir}", err=True)
+    if fail_on and report.crosses(fail_on):
+        sys.exit(1)
 
 
 @bench.command("run")

@@ -243,7 +243,7 @@ def lightron_plan(catalog: Catalog, env: Any, as_of: str = "2026-09-01") -> tupl
 
     from kopa_replay.sim.world.calendar import previous_business_day, ymd
     from kopa_replay.synth.answer import AnswerError, evaluate
-    from kopa_replay.synth.plan import branches_of, run_plan
+    from kopa_replay.synth.plan import branches_of, page_calls, run_plan
 
     prior = ymd(previous_business_day(dt.date.fromisoformat(as_of)))
     steps = [
@@ -271,9 +271,7 @@ def lightron_plan(catalog: Catalog, env: Any, as_of: str = "2026-09-01") -> tupl
     answer = Answer("number", round((a - b) / b * 100, 6), 0.01,
                     f"({a} - {b}) / {b} x 100: prior close over the CB refixing floor", "%")
     handed_text = tuple(dict.fromkeys(str(v) for j in run.junctions for v in j.values))
-    calls = [{"step": index, "group": step.group, "tool": read.tool, "args": dict(sorted(page.args.items()))}
-             for index, (step, read) in enumerate(zip(run.steps, (r for reads in run.groups for r in reads)))
-             for page in read.pages]
+    calls = page_calls(run)
     plan = Trajectory(LIGHTRON_ID, "chain", run.steps, run.junctions, answer,
                       f"라이트론이 2026년 1월에 발행을 결정한 전환사채의 리픽싱 최저 조정가액과 비교해, "
                       f"{int(prior[4:6])}월 {int(prior[6:])}일 종가는 몇 % 높습니까? 소수점 둘째 자리까지 답하세요.",

@@ -169,19 +169,38 @@ def run_benchmark(tasks: Sequence[Task], agent: Agent, catalog: Catalog, env: An
 
 
 def benchmark_requests(task_set: TaskSet, catalog: Catalog, env: Any) -> list[tuple[str, dict[str, Any]]]:
-    """Every distinct (tool, args) the oracle and the two baselines make over ``task_set``, first use first."""
+    """Every distinct (tool, args) the oracle and the two baselines make over ``task_set``, and the plans when
+    re-run on ``env`` (on a later source they may hand on other values: ``bench drift`` re-runs them), first use
+    first."""
+    from kopa_replay.errors import KopaError
+    from kopa_replay.synth.plan import page_calls, run_plan
+
     agents: list[Agent] = [OracleAgent()]
     if all(task.id in task_set.plans for task in task_set.tasks):
         agents += [SkipLookupAgent(task_set.plans), FirstPageAgent(task_set.plans)]
     seen: set[str] = set()
     out: list[tuple[str, dict[str, Any]]] = []
+
+    def add(tool: str, args: Mapping[str, Any]) -> None:
+        key = json.dumps([tool, args], sort_keys=True, ensure_ascii=False, default=str)
+        if key not in seen:
+            seen.add(key)
+            out.append((tool, dict(args)))
+
     for agent in agents:
         for rollout in run_rollouts(task_set.tasks, agent, catalog, env, 1):
             for tool, args, _ in rollout.calls:
-                key = json.dumps([tool, args], sort_keys=True, ensure_ascii=False, default=str)
-                if key not in seen:
-                    seen.add(key)
-                    out.append((tool, dict(args)))
+                add(tool, args)
+    for task in task_set.tasks:
+        plan = task_set.plans.get(task.id)
+        if plan is None:
+            continue
+        try:
+            run = run_plan(plan, catalog, env)
+        except KopaError:
+            continue   # a plan this source cannot run: bench drift reports it
+        for call in page_calls(run):
+            add(call["tool"], call["args"])
     return out
 
 

@@ -24,7 +24,8 @@ from typing import Any
 
 from kopa_replay.drift.schema import FieldStats, ToolSchema
 
-__all__ = ["ALPHA", "CHANGE_KINDS", "CHECKS", "SEVERITIES", "Change", "describe", "diff_schemas", "diff_tool"]
+__all__ = ["ALPHA", "CHANGE_KINDS", "CHECKS", "RESPONSE_PATH", "SEVERITIES", "Change", "describe", "diff_schemas",
+           "diff_tool"]
 
 SEVERITIES = ("breaking", "warning", "info")
 CHANGE_KINDS = (
@@ -40,6 +41,8 @@ CHANGE_KINDS = (
     "became_nullable",
     "page_size_changed",
     "result_codes_changed",
+    "outcome_changed",
+    "status_changed",
 )
 #: Stable check ids, one per kind of comparison (format_changed has two: whole response and string values).
 CHECKS = {
@@ -56,6 +59,10 @@ CHECKS = {
     "became_nullable": "response-field-became-nullable",
     "page_size": "response-page-size-changed",
     "result_codes": "response-result-codes-changed",
+    # request level (drift.requests): the same request in both snapshots
+    "outcome": "request-outcome-changed",
+    "status": "request-status-changed",
+    "request_envelope": "request-envelope-changed",
 }
 #: How improbable "never seen" must be before a share counts as gone: 5 %.
 ALPHA = 0.05
@@ -78,10 +85,15 @@ class Change:
     before: Any
     after: Any
     message: str
+    #: the requests that show it (method and redacted URL), when request pairs were compared
+    requests: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"check_id": self.check_id, "tool": self.tool, "path": self.path, "kind": self.kind,
-                "severity": self.severity, "before": self.before, "after": self.after, "message": self.message}
+        out = {"check_id": self.check_id, "tool": self.tool, "path": self.path, "kind": self.kind,
+               "severity": self.severity, "before": self.before, "after": self.after, "message": self.message}
+        if self.requests:
+            out["requests"] = list(self.requests)
+        return out
 
     def sort_key(self) -> tuple[str, ...]:
         return (self.tool, self.path, self.kind, self.check_id,

@@ -1,27 +1,43 @@
-"""Render a list of changes as text, JSON or Markdown, and decide whether it fails a CI gate.
+"""Render drift as text, JSON, Markdown or JUnit XML, and decide whether it fails a CI gate.
 
 Output is byte-deterministic: changes are rendered in their sorted order, JSON
-keys are sorted, and nothing reads the clock.
+keys are sorted, and nothing reads the clock. :func:`junit_xml` is the one
+JUnit writer of the project: the answer-drift and link-impact reports render
+their verdicts through it too, so every CI system reads them the same way.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
+from xml.sax.saxutils import escape, quoteattr
 
 from kopa_replay.drift.diff import SEVERITIES, Change
+from kopa_replay.drift.requests import DriftReport
 from kopa_replay.errors import UsageError
 
-__all__ = ["FAIL_ON", "REPORT_FORMATS", "crosses", "render", "summary"]
+__all__ = ["FAIL_ON", "REPORT_FORMATS", "Case", "check_format", "crosses", "drift_cases", "junit_xml", "markdown_cell",
+           "render", "summary"]
 
-REPORT_FORMATS = ("text", "json", "markdown")
+REPORT_FORMATS = ("text", "json", "markdown", "junit")
 #: ``--fail-on`` levels: the severities that make :func:`crosses` true at each.
 FAIL_ON = {"breaking": ("breaking",), "warning": ("breaking", "warning")}
+#: Requests named per change in text and Markdown (JSON and JUnit list them all).
+_SHOWN_REQUESTS = 3
 
 
 def _ordered(changes: Iterable[Change]) -> list[Change]:
     return sorted(changes, key=Change.sort_key)
+
+
+def _as_report(drift: DriftReport | Iterable[Change]) -> DriftReport:
+    if isinstance(drift, DriftReport):
+        return drift
+    changes = tuple(_ordered(drift))
+    return DriftReport(changes, tools=tuple(sorted({c.tool for c in changes})))
 
 
 def summary(changes: Iterable[Change]) -> dict[str, int]:
@@ -33,7 +49,7 @@ def summary(changes: Iterable[Change]) -> dict[str, int]:
     return counts
 
 
-def _summary_line(changes: list[Change]) -> str:
+def _summary_line(changes: Sequence[Change]) -> str:
     counts = summary(changes)
     return f"{counts['total']} change(s): " + ", ".join(f"{counts[s]} {s}" for s in SEVERITIES)
 
@@ -46,44 +62,146 @@ def _value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _text(changes: list[Change]) -> str:
-    lines = [f"{c.severity.upper():<8} {c.tool} {c.path}: {c.message} [{c.check_id}]" for c in changes]
-    return "\n".join(lines + [_summary_line(changes)]) + "\n"
+def _apart(report: DriftReport) -> list[str]:
+    """The lines that say what is not drift: environmental noise, and data that moved."""
+    lines = []
+    if report.noise:
+        lines.append(f"environmental (not drift; retried by refresh): {sum(len(c.requests) for c in report.noise)} "
+                     f"request(s) on {len({c.tool for c in report.noise})} tool(s)")
+        lines += [f"  NOISE    {c.tool}: {c.message}" for c in report.noise]
+    if report.data:
+        lines.append(f"data (not drift): {len({c.tool for c in report.data})} tool(s) answered the same requests "
+                     "with other data")
+        lines += [f"  DATA     {c.tool}: {c.message}" for c in report.data]
+    return lines
 
 
-def _json(changes: list[Change]) -> str:
-    document = {"changes": [c.to_dict() for c in changes], "summary": summary(changes)}
-    return json.dumps(document, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+def _text(report: DriftReport) -> str:
+    lines = []
+    for c in report.changes:
+        # request-level changes say "in n of m requests" themselves
+        shown = f" ({len(c.requests)} request{'s' if len(c.requests) != 1 else ''})" \
+            if c.requests and not c.check_id.startswith("request-") else ""
+        lines.append(f"{c.severity.upper():<8} {c.tool} {c.path}: {c.message}{shown} [{c.check_id}]")
+    return "\n".join(lines + [_summary_line(report.changes)] + _apart(report)) + "\n"
 
 
-def _cell(value: Any) -> str:
+def _json(report: DriftReport) -> str:
+    return json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+
+
+def markdown_cell(value: Any) -> str:
+    """A value as one Markdown table cell (pipes and backslashes escaped, one line)."""
     return _value(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def _markdown(changes: list[Change]) -> str:
-    lines = [f"**{_summary_line(changes)}**", ""]
-    if changes:
-        lines += ["| severity | tool | path | kind | before | after | check | message |",
-                  "|---|---|---|---|---|---|---|---|"]
-        lines += ["| " + " | ".join(_cell(v) for v in (c.severity, c.tool, c.path, c.kind, c.before, c.after,
-                                                         c.check_id, c.message)) + " |" for c in changes]
+def _requests_cell(change: Change) -> str:
+    shown = [f"`{unquote(r)}`" for r in change.requests[:_SHOWN_REQUESTS]]
+    more = len(change.requests) - len(shown)
+    return "<br>".join(shown + ([f"+{more} more"] if more > 0 else []))
+
+
+def _markdown(report: DriftReport) -> str:
+    lines = [f"**{_summary_line(report.changes)}**", ""]
+    if report.changes:
+        lines += ["| severity | tool | path | kind | before | after | check | message | requests |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        lines += ["| " + " | ".join([*(markdown_cell(v) for v in (c.severity, c.tool, c.path, c.kind, c.before,
+                                                                  c.after, c.check_id, c.message)),
+                                     _requests_cell(c).replace("|", "\\|")]) + " |"
+                  for c in report.changes]
+    apart = _apart(report)
+    if apart:
+        lines += ["", "<details><summary>Not drift: environmental noise and data</summary>", "", "```",
+                  *apart, "```", "", "</details>"]
     return "\n".join(lines) + "\n"
 
 
-_RENDERERS: dict[str, Callable[[list[Change]], str]] = {"text": _text, "json": _json, "markdown": _markdown}
+# -- JUnit XML ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Case:
+    """One JUnit test case: ``failure`` (the failure's message) makes it fail, ``skipped`` skips it."""
+
+    classname: str
+    name: str
+    failure: str | None = None
+    details: str = ""
+    skipped: str | None = None
 
 
-def render(changes: Iterable[Change], fmt: str = "text") -> str:
-    """The changes as ``text`` (one line each, then a summary line), ``json`` or ``markdown`` (a table)."""
-    renderer = _RENDERERS.get(fmt)
-    if renderer is None:
+def junit_xml(suite: str, cases: Sequence[Case]) -> str:
+    """A JUnit XML document (one ``testsuite`` in ``testsuites``) as CI systems read it; deterministic."""
+    failures = sum(1 for c in cases if c.failure is not None)
+    skipped = sum(1 for c in cases if c.failure is None and c.skipped is not None)
+    head = f"tests=\"{len(cases)}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\""
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', f"<testsuites name={quoteattr(suite)} {head}>",
+             f"  <testsuite name={quoteattr(suite)} {head}>"]
+    for case in cases:
+        opening = f"    <testcase classname={quoteattr(case.classname)} name={quoteattr(case.name)}"
+        if case.failure is not None:
+            lines += [opening + ">", f"      <failure message={quoteattr(case.failure)} type=\"failure\">"
+                                     f"{escape(case.details)}</failure>", "    </testcase>"]
+        elif case.skipped is not None:
+            lines += [opening + ">", f"      <skipped message={quoteattr(case.skipped)}/>", "    </testcase>"]
+        elif case.details:
+            lines += [opening + ">", f"      <system-out>{escape(case.details)}</system-out>", "    </testcase>"]
+        else:
+            lines.append(opening + "/>")
+    lines += ["  </testsuite>", "</testsuites>"]
+    return "\n".join(lines) + "\n"
+
+
+def _details(change: Change) -> str:
+    return "\n".join([f"{change.kind} at {change.path}: {_value(change.before)} -> {_value(change.after)}",
+                      *map(unquote, change.requests)])
+
+
+def drift_cases(report: DriftReport, fail_on: str = "breaking") -> list[Case]:
+    """One case per change (failing at ``fail_on``), one passing case per tool without any, one skipped case per
+    environmental failure group."""
+    levels = _levels(fail_on)
+    cases = [Case(f"drift.{c.tool}", f"{c.check_id} {c.path}",
+                  c.message if c.severity in levels else None, _details(c)) for c in report.changes]
+    changed = {c.tool for c in report.changes}
+    cases += [Case(f"drift.{tool}", "no drift") for tool in report.tools if tool not in changed]
+    cases += [Case(f"drift.{c.tool}", "environmental", skipped=c.message) for c in report.noise]
+    return sorted(cases, key=lambda c: (c.classname, c.name))
+
+
+def _junit(report: DriftReport, fail_on: str = "breaking") -> str:
+    return junit_xml("kopa-replay drift", drift_cases(report, fail_on))
+
+
+_RENDERERS: dict[str, Callable[[DriftReport], str]] = {"text": _text, "json": _json, "markdown": _markdown}
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in REPORT_FORMATS:
         raise UsageError(f"unknown report format {fmt!r} (choose from {', '.join(REPORT_FORMATS)})")
-    return renderer(_ordered(changes))
+    return fmt
 
 
-def crosses(changes: Iterable[Change], fail_on: str) -> bool:
-    """Whether any change reaches ``fail_on`` (``breaking``, or ``warning`` = warning or breaking)."""
+def render(drift: DriftReport | Iterable[Change], fmt: str = "text", fail_on: str | None = None) -> str:
+    """A drift report (or a list of changes) as ``text`` (one line per change, a summary line, then what is not
+    drift), ``json``, ``markdown`` (a table) or ``junit`` (each change reaching ``fail_on``, default breaking, a
+    failing test case)."""
+    report = _as_report(drift)
+    if check_format(fmt) == "junit":
+        return _junit(report, fail_on or "breaking")
+    return _RENDERERS[fmt](report)
+
+
+def _levels(fail_on: str) -> tuple[str, ...]:
     levels = FAIL_ON.get(fail_on)
     if levels is None:
         raise UsageError(f"unknown fail-on level {fail_on!r} (choose from {', '.join(FAIL_ON)})")
+    return levels
+
+
+def crosses(drift: DriftReport | Iterable[Change], fail_on: str) -> bool:
+    """Whether any change reaches ``fail_on`` (``breaking``, or ``warning`` = warning or breaking); environmental
+    noise and data changes never do."""
+    levels = _levels(fail_on)
+    changes = drift.changes if isinstance(drift, DriftReport) else drift
     return any(change.severity in levels for change in changes)

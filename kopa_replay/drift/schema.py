@@ -39,8 +39,10 @@ __all__ = [
     "PageEvidence",
     "RecordedResponse",
     "ToolSchema",
+    "envelope_of",
     "infer_schemas",
     "infer_tool_schema",
+    "page_request",
     "sniff_format",
     "string_format",
     "value_type",
@@ -99,6 +101,9 @@ class RecordedResponse:
     status: int
     content_type: str
     body: bytes
+    #: the recorder's key of the request and its occurrence number: what pairs it with its twin in another snapshot
+    request_key: str = ""
+    seq: int = 0
 
 
 def _pairs(counter: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
@@ -401,6 +406,15 @@ def _envelope_paths(doc: Any, record_paths: tuple[str, ...]) -> set[str]:
     return out
 
 
+def envelope_of(tool: Tool, doc: Any, records: list[dict[str, Any]]) -> set[str]:
+    """The key paths of a parsed document outside its records (see :class:`ToolSchema`)."""
+    if tool.http.envelope.records == (".",):
+        # The document is the record: its envelope is what extract() set aside (the status keys).
+        kept = set(records[0]) if records else set()
+        return {str(k) for k in doc if k not in kept} if isinstance(doc, Mapping) else set()
+    return _envelope_paths(doc, tool.http.envelope.records)
+
+
 def _url_params(tool: Tool, url: str) -> dict[str, str]:
     """Query parameters of a recorded URL, plus path parameters matched against the tool's path template."""
     parts = urlsplit(url)
@@ -421,7 +435,7 @@ def _as_int(text: str | None) -> int | None:
         return None
 
 
-def _page_request(tool: Tool, url: str) -> tuple[int, int] | None:
+def page_request(tool: Tool, url: str) -> tuple[int, int] | None:
     """(offset, size) a paginated request asked for, the catalog default filling a missing size."""
     pagination = tool.http.pagination
     params = _url_params(tool, url)
@@ -461,7 +475,7 @@ class _Observation:
 
 def _observe(tool: Tool, response: RecordedResponse) -> _Observation:
     fmt = sniff_format(response.body)
-    page = _page_request(tool, response.url)
+    page = page_request(tool, response.url)
     try:
         doc = parse_body(response.body, tool.http.zip_member, response.content_type) if fmt != "html" else None
     except ParseError:
@@ -471,13 +485,7 @@ def _observe(tool: Tool, response: RecordedResponse) -> _Observation:
     parsed = extract(tool, doc)
     code = _code_key(tool, response.status, doc, parsed.code)
     answered = response.status < 400 and (bool(parsed.records) or code[2] == "ok")
-    envelope: set[str] = set()
-    if answered and tool.http.envelope.records == (".",):
-        # The document is the record: its envelope is what extract() set aside (the status keys).
-        kept = set(parsed.records[0]) if parsed.records else set()
-        envelope = {str(k) for k in doc if k not in kept} if isinstance(doc, Mapping) else set()
-    elif answered:
-        envelope = _envelope_paths(doc, tool.http.envelope.records)
+    envelope = envelope_of(tool, doc, parsed.records) if answered else set()
     return _Observation(fmt, answered, parsed.records, envelope, code, page, parsed.total)
 
 

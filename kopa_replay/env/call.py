@@ -22,7 +22,7 @@ from kopa_replay.errors import SourceError, UsageError
 from kopa_replay.record.redact import MIN_SECRET_LENGTH, Redactor, install_log_filter, register_secret
 
 __all__ = ["CallResult", "OUTCOME_CLASSES", "apply_filters", "build_request", "classify", "execute", "interpret",
-           "live_key"]
+           "live_key", "request_label"]
 
 install_log_filter()
 
@@ -116,6 +116,13 @@ def build_request(tool: Tool, args: Mapping[str, Any], key: str | None,
         # as everywhere a URL is written (a key this short cannot be told from data, see the README)
         redacted = _short_key_redactor(key).scrub_text(redacted)
     return tool.http.method, url, headers, redacted
+
+
+def request_label(tool: Tool, args: Mapping[str, Any]) -> str:
+    """``METHOD redacted-URL`` of a call, as the recorder writes it (what pairs a call with a recorded request);
+    raises :class:`UsageError` for arguments the tool refuses."""
+    method, _, _, redacted = build_request(tool, args, "***")
+    return f"{method} {redacted}"
 
 
 @functools.lru_cache(maxsize=16)

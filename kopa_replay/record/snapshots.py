@@ -103,7 +103,7 @@ def recorded_responses(store: Store, name: str):
         if item.tool is None:
             continue
         yield RecordedResponse(item.tool, item.method, item.url, item.status, item.content_type,
-                               store.body(item.body_digest))
+                               store.body(item.body_digest), item.request_key, item.seq)
 
 
 def tool_schema_digests(store: Store, name: str, catalog: Catalog) -> dict[str, str]:
@@ -149,6 +149,9 @@ def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str |
         "tools": tool_schema_digests(store, name, catalog),
         "kopa_replay": __version__,
     }
+    provenance = store.provenance(name)
+    if provenance is not None:
+        manifest["refresh"] = provenance
     store.end_recording(name, everyone=True)
     write_atomic(manifest_path(store, name, manifest_dir),
                  json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n")

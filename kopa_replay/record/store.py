@@ -202,6 +202,10 @@ def _recording_prefix(name: str) -> str:
     return f"{_RECORDING}{name}:"
 
 
+def _provenance_key(name: str) -> str:
+    return f"provenance:{name}"
+
+
 def _alive(pid: int) -> bool:
     """Whether process ``pid`` runs on this machine (a store is shared by processes of one machine)."""
     try:
@@ -436,6 +440,21 @@ class Store:
             conn.execute("DELETE FROM snapshots WHERE name = ?", (name,))
             conn.execute("DELETE FROM meta WHERE substr(key, 1, ?) = ?",
                          (len(_recording_prefix(name)), _recording_prefix(name)))
+            conn.execute("DELETE FROM meta WHERE key = ?", (_provenance_key(name),))
+
+    def set_provenance(self, name: str, provenance: Mapping[str, Any]) -> None:
+        """Say how ``name`` was made beyond its settings (an incremental refresh: what it carried over); kept in
+        the store so every seal writes it into the manifest. Refused once the snapshot is sealed."""
+        with self.transaction(name, create=False) as conn:
+            if self.snapshot(name).sealed:
+                raise SnapshotError(f"snapshot {name!r} is sealed: its provenance is part of its manifest")
+            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                         (_provenance_key(name), json.dumps(dict(provenance), sort_keys=True, ensure_ascii=False)))
+
+    def provenance(self, name: str) -> dict[str, Any] | None:
+        """What :meth:`set_provenance` said of ``name``, or None."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (_provenance_key(name),)).fetchone()
+        return json.loads(row[0]) if row else None
 
     # -- writing ----------------------------------------------------------------
     def _encode(self, body: bytes, conn: sqlite3.Connection | None = None, tool: str | None = None) -> tuple[str, bytes]:

@@ -11,6 +11,7 @@ schemas.
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import json
 import time
 from collections import Counter
@@ -30,7 +31,7 @@ from kopa_replay.record.redact import MASK
 from kopa_replay.record.snapshots import recorded_responses, seal_snapshot
 from kopa_replay.record.store import Store
 
-__all__ = ["RecordSummary", "record_snapshot", "refresh_snapshot", "diff_snapshots"]
+__all__ = ["RecordSummary", "diff_snapshots", "drift_report", "record_snapshot", "refresh_snapshot"]
 
 
 @dataclass
@@ -42,6 +43,8 @@ class RecordSummary:
     outcomes: dict[str, int] = field(default_factory=dict)
     manifest: dict[str, Any] | None = None
     changes: list[Any] = field(default_factory=list)
+    #: refresh: the whole drift report (changes, environmental noise, data changes; see drift.requests)
+    report: Any = None
     #: refresh: requests that needed a retry, that a retry answered, still failing (environmental noise, not drift)
     retries: dict[str, int] | None = None
 
@@ -52,7 +55,9 @@ class RecordSummary:
             out["retries"] = dict(self.retries)
         if self.manifest:
             out["digest"] = self.manifest["digest"]
-        if self.changes:
+        if self.report is not None:
+            out["drift"] = self.report.to_dict()
+        elif self.changes:
             out["changes"] = [c.to_dict() for c in self.changes]
         return out
 
@@ -192,13 +197,24 @@ def environmental_answer(catalog: Catalog) -> Callable[[httpx.Request, httpx.Res
 def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, snapshot: str, source: str = "sim",
                      as_of: dt.date | str | None = None, seed: int = 0, mirrors: Mapping[str, str] | None = None,
                      seal: bool = True, manifest_dir: str | Path | None = None, retries: int = 3,
-                     retry_backoff: float = 0.5, sleep: Callable[[float], object] = time.sleep) -> RecordSummary:
+                     retry_backoff: float = 0.5, sleep: Callable[[float], object] = time.sleep,
+                     tools: str | None = None, changed_since: str | None = None,
+                     requests: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> RecordSummary:
     """Re-execute every request of ``base`` against ``source`` into ``snapshot``; diff the two.
 
     An environmental failure (see :func:`environmental_answer`) is retried up to ``retries`` times with
     backoff from ``retry_backoff`` seconds, honouring Retry-After, before anything is recorded: the new snapshot
-    holds what a retry gets, and ``summary.retries`` says how many needed one and how many still fail.
+    holds what a retry gets, and ``summary.retries`` says how many needed one and how many still fail. A request
+    that gets no answer at all (timed out, refused) is counted as ``no_answer`` and left out of the new snapshot.
+
+    Incremental refresh: with ``tools`` (a glob over tool names) and/or ``changed_since`` (a snapshot: the tools
+    whose answers drifted or failed between it and ``base``), only those tools' requests are re-executed; every
+    other interaction of ``base`` is carried over unchanged, and the manifest's ``refresh`` entry says which.
+
+    ``requests`` are more calls recorded after the base's (the benchmark's plans as they run on the new source,
+    see :func:`kopa_replay.bench.suite.benchmark_requests`), each unless the base already holds it.
     """
+    from kopa_replay.env.environment import ToolEnvironment
     from kopa_replay.record.redact import redactor_for
     from kopa_replay.record.retry import RetryTransport
 
@@ -210,11 +226,22 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     store = Store(store_path)
     base_info = store.snapshot(base)
     as_of_text = _as_of_text(as_of, snapshot)
+    extra = list(requests)
+    requests = list(store.interactions(base))
+    chosen = _refreshed_tools(store, catalog, base, requests, tools, changed_since)   # checked before creating
     mode = _open_for_recording(store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog,
                                refresh=True)
     secret_params = set(redactor_for(catalog).secret_params)
-    requests = list(store.interactions(base))
+    if chosen is not None:
+        carried = [item for item in requests if item.tool not in chosen]
+        requests = [item for item in requests if item.tool in chosen]
+        _carry_over(store, snapshot, carried)
+        store.set_provenance(snapshot, {"base": base, "tools": tools, "changed_since": changed_since,
+                                        "re_executed": {"tools": sorted(chosen), "interactions": len(requests)},
+                                        "carried_over": {"tools": sorted({str(i.tool) for i in carried}),
+                                                         "interactions": len(carried)}})
     outcomes: Counter[str] = Counter()
+    added = 0
     retrying: list[RetryTransport] = []
 
     def wrap(inner: httpx.BaseTransport) -> httpx.BaseTransport:
@@ -232,13 +259,26 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
                        if k not in ("host", "content-length")}
             request = httpx.Request(item.method, _restore_url(item.url, key, secret_params), headers=headers,
                                     extensions={"kopa_tool": item.tool, "kopa_secrets": (key,) if key else ()})
-            response = src.client.send(request)
+            try:
+                response = src.client.send(request)
+            except httpx.TransportError:
+                outcomes["no_answer"] += 1   # after the retries: nothing to record; the diff reports it apart
+                continue
             outcomes[str(response.status_code)] += 1
+        held = {f"{item.method} {item.url}" for item in store.interactions(base)}
+        env = ToolEnvironment(catalog, src)
+        for tool_name, args in extra:
+            if (chosen is not None and tool_name not in chosen) or _request_id(catalog, tool_name, args) in held:
+                continue
+            held.add(_request_id(catalog, tool_name, args))
+            outcomes[env.call(tool_name, dict(args)).outcome] += 1
+            added += 1
     store.end_recording(snapshot)
-    summary = RecordSummary(snapshot, source, as_of_text, len(requests), dict(outcomes))
+    summary = RecordSummary(snapshot, source, as_of_text, len(requests) + added, dict(outcomes))
     if retrying:
         summary.retries = retrying[0].stats.to_dict()
-    summary.changes = diff_snapshots(store, catalog, base_info.name, snapshot)
+    summary.report = drift_report(store, catalog, base_info.name, snapshot)
+    summary.changes = list(summary.report.changes)
     if seal:
         summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir)
     store.finalize()
@@ -246,11 +286,58 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     return summary
 
 
-def diff_snapshots(store: Store, catalog: Catalog, before: str, after: str) -> list[Any]:
-    """Schema changes per tool between two snapshots of one store."""
-    from kopa_replay.drift import diff_schemas, infer_schemas
+def _refreshed_tools(store: Store, catalog: Catalog, base: str, requests: list[Any], tools: str | None,
+                     changed_since: str | None) -> set[str] | None:
+    """The tools an incremental refresh re-executes (None: a full refresh)."""
+    if tools is None and changed_since is None:
+        return None
+    recorded = {str(item.tool) for item in requests if item.tool}
+    chosen: set[str] = set()
+    if tools is not None:
+        named = {name for name in recorded if fnmatch.fnmatchcase(name, tools)}
+        if not named:
+            raise UsageError(f"--tools {tools!r} matches no tool with requests in snapshot {base!r}")
+        chosen |= named
+    if changed_since is not None:
+        if changed_since == base:
+            raise UsageError("--changed-since must name an earlier snapshot than --base")
+        report = drift_report(store, catalog, changed_since, base)
+        chosen |= {c.tool for c in (*report.changes, *report.noise)} & recorded
+    return chosen
+
+
+def _request_id(catalog: Catalog, tool: str, args: Mapping[str, Any]) -> str:
+    from kopa_replay.env.call import request_label
+
+    try:
+        return request_label(catalog.get(tool), args) if tool in catalog else f"? {tool}"
+    except UsageError:
+        return f"? {_request_key(tool, args)}"   # refused by the tool: the environment reports it when called
+
+
+def _carry_over(store: Store, snapshot: str, items: list[Any]) -> None:
+    """Copy interactions into ``snapshot`` unchanged (same request key and seq; already there: left alone)."""
+    from kopa_replay.record.store import RecordedRow
+
+    rows = [RecordedRow(i.request_key, i.tool, i.method, i.url, i.request_headers, i.status, i.response_headers,
+                        store.body(i.body_digest), i.seq) for i in items]
+    if rows:
+        store.put_many(snapshot, rows)
+
+
+def drift_report(store: Store, catalog: Catalog, before: str, after: str) -> Any:
+    """The drift between two snapshots of one store: per-tool schema changes and request-level transitions,
+    each naming its requests, with environmental noise and data changes apart
+    (:class:`~kopa_replay.drift.requests.DriftReport`)."""
+    from kopa_replay.drift import diff_requests, diff_schemas, infer_schemas, pair_responses
 
     store.snapshot(before)
     store.snapshot(after)
-    return diff_schemas(infer_schemas(catalog, recorded_responses(store, before)),
-                        infer_schemas(catalog, recorded_responses(store, after)))
+    old, new = list(recorded_responses(store, before)), list(recorded_responses(store, after))
+    schema = diff_schemas(infer_schemas(catalog, old), infer_schemas(catalog, new))
+    return diff_requests(pair_responses(catalog, old, new), schema)
+
+
+def diff_snapshots(store: Store, catalog: Catalog, before: str, after: str) -> list[Any]:
+    """The drift changes (schema and request level) between two snapshots of one store, sorted."""
+    return list(drift_report(store, catalog, before, after).changes)

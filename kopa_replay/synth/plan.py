@@ -29,7 +29,7 @@ from kopa_replay.synth.model import Answer, Junction, Step, Trajectory
 from kopa_replay.synth.pager import StepRead, read_pages
 
 __all__ = ["ALL_PAGES", "Execution", "Perturbation", "PlanRun", "branches_of", "candidate_values",
-           "decided_figure", "make_step", "run_plan", "unconstrained_junction"]
+           "decided_figure", "make_step", "page_calls", "run_plan", "unconstrained_junction"]
 
 #: the page budget of a ``complete=True`` run: every page of anything this toolkit serves
 ALL_PAGES = 100_000
@@ -56,6 +56,13 @@ class PlanRun:
     complete: bool
     problem: str = ""
     groups: list[list[StepRead]] = field(default_factory=list, repr=False, compare=False)
+
+
+def page_calls(run: PlanRun) -> list[dict[str, Any]]:
+    """Every HTTP call of a run in order, one per page read: what ``meta["calls"]`` of a plan holds."""
+    reads = (read for group in run.groups for read in group)
+    return [{"step": index, "group": step.group, "tool": read.tool, "args": dict(sorted(page.args.items()))}
+            for index, (step, read) in enumerate(zip(run.steps, reads)) for page in read.pages]
 
 
 def make_step(index: int, group: int, read: StepRead) -> Step:

@@ -1,0 +1,361 @@
+"""Request-level drift: the same request in two snapshots, compared pairwise.
+
+``refresh`` re-executes every request of a snapshot, so each request of the
+new snapshot has a twin in the old one (same redacted request key, same
+occurrence number). Comparing the twins sees what per-tool schemas cannot:
+
+* **outcome transitions** — ``ok`` → ``structural`` / ``unparseable`` (a tool
+  whose every request now answers an error envelope), and back;
+* **format and envelope** changes of documents that carry no records (an error
+  or an empty page now written in XML, or in another shape);
+* **status** changes, and requests that no longer get an answer at all
+  (``no_answer``: timed out or refused after the refresh's retries);
+* **data** changes on the same page: total counts, record counts, values.
+
+Every pair lands in exactly one of three lists, because they mean different things
+to a maintainer:
+
+* ``changes`` — drift: the API answers differently (breaking / warning / info);
+* ``noise`` — an environmental failure (429, 5xx, a rate-limit code, no answer)
+  on either side: the network, not the API; retried by ``refresh`` before it is
+  recorded, and reported apart;
+* ``data`` — the same protocol with other data: records that came or went
+  (``ok`` ↔ ``no_data``), totals, record counts, values. Not drift; it is what
+  answer drift (``bench drift``) follows.
+
+:func:`attach_requests` also hands the per-tool schema changes of
+:mod:`kopa_replay.drift.diff` the requests that show each of them (the
+requests whose records lost the renamed field, whose envelope lost the key …),
+so every change in a report names its requests.
+
+Pure functions over :class:`~kopa_replay.drift.schema.RecordedResponse` pairs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kopa_replay.catalog.model import Catalog, Tool
+from kopa_replay.drift.diff import CHECKS, RESPONSE_PATH, Change
+from kopa_replay.drift.schema import (FORMAT_FAMILIES, RecordedResponse, envelope_of, page_request, sniff_format,
+                                      string_format, value_type)
+from kopa_replay.env.call import interpret
+from kopa_replay.env.parse import ParseError, parse_body
+
+__all__ = ["OUTCOMES", "DriftReport", "Reading", "RequestPair", "attach_requests", "diff_requests", "pair_responses",
+           "read_response", "request_id"]
+
+#: What a request can come to, as the request-level diff names it.
+OUTCOMES = ("ok", "no_data", "structural", "environmental", "unparseable", "no_answer")
+_FROM_CALL = {"ok": "ok", "empty": "no_data", "structural_error": "structural",
+              "environmental_error": "environmental"}
+#: Outcomes that say nothing about the API: the network or the server's bad minute.
+_NOISE = frozenset({"environmental", "no_answer"})
+#: Outcomes that are an answer (possibly with no records).
+_ANSWERS = frozenset({"ok", "no_data"})
+_MESSAGE_CHARS = 160
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One recorded response, read with its tool's catalog entry: what a client of the tool would see."""
+
+    outcome: str
+    status: int
+    format: str
+    code: str | None = None
+    message: str | None = None
+    envelope: frozenset[str] = frozenset()
+    records: int = 0
+    total: int | None = None
+    values: str = ""                                        # digest of the records, in order
+    page: tuple[int, int] | None = None                     # (offset, size) asked for
+    kinds: Mapping[str, frozenset[str]] = field(default_factory=dict)      # field → JSON kinds, null included
+    families: Mapping[str, frozenset[str]] = field(default_factory=dict)   # field → string format families
+    everywhere: frozenset[str] = frozenset()                # fields present in every record
+
+    def signature(self) -> dict[str, Any]:
+        """What a person reading a report needs of this answer: outcome, code, message, status, format."""
+        return {"outcome": self.outcome, "code": self.code, "message": self.message, "status": self.status,
+                "format": self.format}
+
+    @property
+    def fields(self) -> frozenset[str]:
+        return frozenset(self.kinds)
+
+    def non_null_kinds(self, name: str) -> frozenset[str]:
+        return frozenset("number" if k == "integer" else k for k in self.kinds.get(name, ()) if k != "null")
+
+
+NO_ANSWER = Reading("no_answer", 0, "none")
+
+
+def _kinds(records: Sequence[Mapping[str, Any]]) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]],
+                                                           frozenset[str]]:
+    kinds: dict[str, set[str]] = defaultdict(set)
+    families: dict[str, set[str]] = defaultdict(set)
+    counts: dict[str, int] = defaultdict(int)
+    for record in records:
+        for name, value in record.items():
+            name = str(name)
+            counts[name] += 1
+            kind = value_type(value)
+            kinds[name].add(kind)
+            if kind == "string":
+                family = FORMAT_FAMILIES.get(string_format(value))
+                if family:
+                    families[name].add(family)
+    everywhere = frozenset(name for name, count in counts.items() if count == len(records))
+    return ({k: frozenset(v) for k, v in sorted(kinds.items())},
+            {k: frozenset(v) for k, v in sorted(families.items())}, everywhere)
+
+
+def _short(message: str | None) -> str | None:
+    if message is None:
+        return None
+    text = " ".join(str(message).split())
+    return text if len(text) <= _MESSAGE_CHARS else text[:_MESSAGE_CHARS - 1] + "…"
+
+
+def read_response(tool: Tool, response: RecordedResponse) -> Reading:
+    """How ``tool``'s client reads one recorded response (never raises for what the body holds)."""
+    body_format = sniff_format(response.body)
+    page = page_request(tool, response.url)
+    try:
+        doc = parse_body(response.body, tool.http.zip_member, response.content_type)
+    except ParseError as exc:
+        outcome = "environmental" if response.status >= 500 or response.status == 429 else "unparseable"
+        return Reading(outcome, response.status, body_format, message=_short(str(exc)), page=page)
+    result = interpret(tool, {}, response.status, response.body, "", response.content_type)
+    outcome = _FROM_CALL[result.outcome]
+    records = result.records
+    kinds, families, everywhere = _kinds(records)
+    values = hashlib.sha256(json.dumps(records, sort_keys=True, ensure_ascii=False, default=str)
+                            .encode()).hexdigest()[:16]
+    return Reading(outcome, response.status, body_format, result.code, _short(result.message),
+                   frozenset(envelope_of(tool, doc, records)), len(records), result.total_count, values, page,
+                   kinds, families, everywhere)
+
+
+def request_id(response: RecordedResponse) -> str:
+    """How a report names a request: method and redacted URL, `` #n`` for its n-th occurrence from the second."""
+    return f"{response.method} {response.url}" + (f" #{response.seq}" if response.seq > 1 else "")
+
+
+@dataclass(frozen=True)
+class RequestPair:
+    """One request in the old and the new snapshot (``NO_ANSWER`` on a side that lacks it)."""
+
+    tool: str
+    request: str
+    before: Reading
+    after: Reading
+
+
+def pair_responses(catalog: Catalog, before: Iterable[RecordedResponse],
+                   after: Iterable[RecordedResponse]) -> list[RequestPair]:
+    """Twin requests of two snapshots (same request key and occurrence), read with their tools; sorted by tool
+    and request. A request of the old snapshot the new one lacks is paired with ``NO_ANSWER``; one only the new
+    snapshot has is left out (nothing to compare it with). Tools the catalog lacks are skipped."""
+    def index(responses: Iterable[RecordedResponse]) -> dict[tuple[str, int], RecordedResponse]:
+        return {(r.request_key or request_id(r), r.seq): r for r in responses if r.tool in catalog}
+
+    old, new = index(before), index(after)
+    pairs = []
+    for key, response in old.items():
+        tool = catalog.get(response.tool)
+        twin = new.get(key)
+        pairs.append(RequestPair(tool.name, request_id(response), read_response(tool, response),
+                                 read_response(tool, twin) if twin is not None else NO_ANSWER))
+    return sorted(pairs, key=lambda p: (p.tool, p.request))
+
+
+# -- grouping pairs into reported changes -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DriftReport:
+    """What changed between two snapshots: drift (schema and request level), environmental noise, data.
+
+    ``tools`` are the tools compared (with responses in either snapshot); ``requests`` the requests paired.
+    """
+
+    changes: tuple[Change, ...]
+    noise: tuple[Change, ...] = ()
+    data: tuple[Change, ...] = ()
+    tools: tuple[str, ...] = ()
+    requests: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        from kopa_replay.drift.report import summary
+
+        return {"changes": [c.to_dict() for c in self.changes], "summary": summary(self.changes),
+                "noise": [c.to_dict() for c in self.noise], "data": [c.to_dict() for c in self.data],
+                "tools": list(self.tools), "requests": self.requests}
+
+
+_SEVERITY_OF_OUTCOME = {"structural": "breaking", "unparseable": "breaking"}
+
+
+def _transition_severity(before: str, after: str) -> str:
+    if before in _ANSWERS and after not in _ANSWERS:
+        return _SEVERITY_OF_OUTCOME.get(after, "breaking")
+    if before not in _ANSWERS and after in _ANSWERS:
+        return "info"                   # an error that went away
+    return "warning"                    # one error for another
+
+
+def _describe(reading: Reading) -> str:
+    parts = [reading.outcome]
+    if reading.code is not None:
+        parts.append(f"code {reading.code}")
+    if reading.message:
+        parts.append(repr(reading.message))
+    parts.append(f"HTTP {reading.status} {reading.format}")
+    return " ".join(parts)
+
+
+class _Groups:
+    """Pairs grouped by (list, check, tool, path, before, after): one reported change per group."""
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str, str, str, str, str, str], list[str]] = defaultdict(list)
+        self.meta: dict[tuple[str, str, str, str, str, str, str], tuple[Any, Any, str, str]] = {}
+        self.totals: dict[str, int] = defaultdict(int)
+
+    def add(self, where: str, check: str, kind: str, severity: str, pair: RequestPair, path: str, before: Any,
+            after: Any, message: str) -> None:
+        key = (where, check, kind, severity, pair.tool, path,
+               json.dumps([before, after], sort_keys=True, ensure_ascii=False, default=str))
+        self.groups[key].append(pair.request)
+        self.meta[key] = (before, after, message, kind)
+
+    def changes(self, where: str) -> tuple[Change, ...]:
+        out = []
+        for key in sorted(k for k in self.groups if k[0] == where):
+            _, check, kind, severity, tool, path, _ = key
+            before, after, message, _ = self.meta[key]
+            requests = tuple(sorted(self.groups[key]))
+            n, of = len(requests), self.totals[tool]
+            out.append(Change(check, tool, path, kind, severity, before, after,
+                              f"{message} in {n} of {of} request{'s' if of != 1 else ''}", requests))
+        return tuple(sorted(out, key=Change.sort_key))
+
+
+def _compare(groups: _Groups, pair: RequestPair, covered_format: bool) -> None:
+    old, new = pair.before, pair.after
+    if old.outcome in _NOISE or new.outcome in _NOISE:
+        groups.add("noise", "request-environmental", "environmental", "info", pair, RESPONSE_PATH,
+                   _describe(old) if old.outcome in _NOISE else old.outcome,
+                   _describe(new) if new.outcome in _NOISE else new.outcome,
+                   "environmental failure (" + (f"before: {_describe(old)}" if old.outcome in _NOISE else
+                                                f"now: {_describe(new)}") + ")")
+        return
+    if old.outcome != new.outcome and not (old.outcome in _ANSWERS and new.outcome in _ANSWERS):
+        groups.add("changes", CHECKS["outcome"], "outcome_changed", _transition_severity(old.outcome, new.outcome),
+                   pair, RESPONSE_PATH, old.signature(), new.signature(),
+                   f"{_describe(old)} → {_describe(new)}")
+    elif old.status != new.status:
+        groups.add("changes", CHECKS["status"], "status_changed", "warning", pair, RESPONSE_PATH, old.status,
+                   new.status, f"HTTP status {old.status} → {new.status}")
+    if old.format != new.format and not covered_format:
+        groups.add("changes", CHECKS["response_format"], "format_changed", "breaking", pair, RESPONSE_PATH,
+                   old.format, new.format, f"response format {old.format} → {new.format}")
+    if old.outcome == new.outcome and old.outcome != "ok" and old.envelope != new.envelope:
+        # Answers with records are compared per tool (drift.diff); documents without records only here.
+        gone, added = sorted(old.envelope - new.envelope), sorted(new.envelope - old.envelope)
+        groups.add("changes", CHECKS["request_envelope"], "envelope_changed", "breaking" if gone else "info", pair,
+                   RESPONSE_PATH, gone, added, f"{old.outcome} document's envelope lost {', '.join(gone) or '-'}, "
+                                               f"gained {', '.join(added) or '-'}")
+    _compare_data(groups, pair)
+
+
+def _compare_data(groups: _Groups, pair: RequestPair) -> None:
+    old, new = pair.before, pair.after
+    if old.outcome != new.outcome:
+        if {old.outcome, new.outcome} == {"ok", "no_data"}:
+            groups.add("data", "request-records-came-or-went", "records_changed", "info", pair, RESPONSE_PATH,
+                       old.outcome, new.outcome, f"{old.outcome} → {new.outcome}")
+        return
+    if old.total != new.total:
+        groups.add("data", "request-total-changed", "total_changed", "info", pair, RESPONSE_PATH, None, None,
+                   "total count changed")
+    if old.records != new.records:
+        groups.add("data", "request-record-count-changed", "record_count_changed", "info", pair, RESPONSE_PATH,
+                   None, None, "record count on the same page changed")
+    elif old.values != new.values:
+        groups.add("data", "request-values-changed", "values_changed", "info", pair, RESPONSE_PATH, None, None,
+                   "values changed (same record count)")
+
+
+def diff_requests(pairs: Sequence[RequestPair], schema_changes: Iterable[Change] = ()) -> DriftReport:
+    """The request-level report of ``pairs``, merged with the per-tool ``schema_changes`` (each given the
+    requests that show it, see :func:`attach_requests`)."""
+    groups = _Groups()
+    for pair in pairs:
+        groups.totals[pair.tool] += 1
+    schema = attach_requests(schema_changes, pairs)
+    covered = {c.tool for c in schema if c.kind == "format_changed" and c.path == RESPONSE_PATH}
+    for pair in pairs:
+        _compare(groups, pair, pair.tool in covered)
+    changes = tuple(sorted(schema + list(groups.changes("changes")), key=Change.sort_key))
+    tools = sorted({p.tool for p in pairs} | {c.tool for c in schema})
+    return DriftReport(changes, groups.changes("noise"), groups.changes("data"), tuple(tools), len(pairs))
+
+
+# -- which requests show a per-tool change ---------------------------------------------------------------------
+
+def _field(path: str) -> str:
+    return path.split(".")[-1]
+
+
+def _shows(change: Change, old: Reading, new: Reading) -> bool:
+    """Whether this request pair shows ``change`` (a per-tool schema change of its tool)."""
+    kind, name = change.kind, _field(change.path)
+    if new.outcome in _NOISE or old.outcome in _NOISE:
+        return False
+    if kind == "tool_missing":
+        return True
+    if kind in ("field_removed", "field_renamed"):
+        return name in old.fields and name not in new.fields
+    if kind == "field_added":
+        return name in new.fields and name not in old.fields
+    if kind == "type_changed":
+        return bool(old.non_null_kinds(name)) and bool(new.non_null_kinds(name)) \
+            and old.non_null_kinds(name) != new.non_null_kinds(name)
+    if kind == "became_nullable":
+        return "null" in new.kinds.get(name, ()) and "null" not in old.kinds.get(name, ())
+    if kind == "became_optional":
+        return name in old.everywhere and name in new.fields and name not in new.everywhere
+    if kind == "format_changed" and change.path == RESPONSE_PATH:
+        return old.format != new.format
+    if kind == "format_changed":
+        return bool(old.families.get(name)) and bool(new.families.get(name)) \
+            and old.families.get(name) != new.families.get(name)
+    if kind == "envelope_changed":
+        return (change.before in old.envelope and change.before not in new.envelope) or \
+            (change.after in new.envelope and change.after not in old.envelope)
+    if kind == "page_size_changed":
+        size = old.page[1] if old.page else None
+        caps = sorted(v for v in (change.before, change.after) if isinstance(v, int))
+        return size is not None and bool(caps) and size > caps[0] and (old.records != new.records or
+                                                                       old.outcome != new.outcome)
+    if kind == "result_codes_changed":
+        return old.code != new.code and (old.code in (change.before or ()) or new.code in (change.after or ()))
+    return False
+
+
+def attach_requests(changes: Iterable[Change], pairs: Sequence[RequestPair]) -> list[Change]:
+    """``changes`` (per tool) each with the requests of its tool whose pair shows it."""
+    by_tool: dict[str, list[RequestPair]] = defaultdict(list)
+    for pair in pairs:
+        by_tool[pair.tool].append(pair)
+    out = []
+    for change in changes:
+        shown = tuple(sorted(p.request for p in by_tool.get(change.tool, ()) if _shows(change, p.before, p.after)))
+        out.append(replace(change, requests=shown) if shown else change)
+    return out
