@@ -130,13 +130,19 @@ class Case:
     skipped: str | None = None
 
 
-def junit_xml(suite: str, cases: Sequence[Case]) -> str:
-    """A JUnit XML document (one ``testsuite`` in ``testsuites``) as CI systems read it; deterministic."""
+def junit_xml(suite: str, cases: Sequence[Case], properties: Sequence[tuple[str, Any]] = ()) -> str:
+    """A JUnit XML document (one ``testsuite`` in ``testsuites``, with ``properties`` when given) as CI systems
+    read it; deterministic."""
     failures = sum(1 for c in cases if c.failure is not None)
     skipped = sum(1 for c in cases if c.failure is None and c.skipped is not None)
     head = f"tests=\"{len(cases)}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\""
     lines = ['<?xml version="1.0" encoding="UTF-8"?>', f"<testsuites name={quoteattr(suite)} {head}>",
              f"  <testsuite name={quoteattr(suite)} {head}>"]
+    if properties:
+        lines += ["    <properties>"]
+        lines += [f"      <property name={quoteattr(name)} value={quoteattr('' if value is None else str(value))}/>"
+                  for name, value in properties]
+        lines += ["    </properties>"]
     for case in cases:
         opening = f"    <testcase classname={quoteattr(case.classname)} name={quoteattr(case.name)}"
         if case.failure is not None:

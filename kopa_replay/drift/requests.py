@@ -44,7 +44,7 @@ from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.drift.diff import CHECKS, RESPONSE_PATH, Change
 from kopa_replay.drift.schema import (FORMAT_FAMILIES, RecordedResponse, envelope_of, page_request, sniff_format,
                                       string_format, value_type)
-from kopa_replay.env.call import interpret
+from kopa_replay.env.call import interpret_document
 from kopa_replay.env.parse import ParseError, parse_body
 
 __all__ = ["OUTCOMES", "DriftReport", "Reading", "RequestPair", "attach_requests", "diff_requests", "pair_responses",
@@ -131,7 +131,7 @@ def read_response(tool: Tool, response: RecordedResponse) -> Reading:
     except ParseError as exc:
         outcome = "environmental" if response.status >= 500 or response.status == 429 else "unparseable"
         return Reading(outcome, response.status, body_format, message=_short(str(exc)), page=page)
-    result = interpret(tool, {}, response.status, response.body, "", response.content_type)
+    result = interpret_document(tool, {}, response.status, doc)
     outcome = _FROM_CALL[result.outcome]
     records = result.records
     kinds, families, everywhere = _kinds(records)
@@ -248,6 +248,8 @@ class _Groups:
 
 def _compare(groups: _Groups, pair: RequestPair, covered_format: bool) -> None:
     old, new = pair.before, pair.after
+    if old == new:
+        return   # the same answer (a failure both times included): nothing moved
     if old.outcome in _NOISE or new.outcome in _NOISE:
         groups.add("noise", "request-environmental", "environmental", "info", pair, RESPONSE_PATH,
                    _describe(old) if old.outcome in _NOISE else old.outcome,
@@ -316,10 +318,10 @@ def _field(path: str) -> str:
 def _shows(change: Change, old: Reading, new: Reading) -> bool:
     """Whether this request pair shows ``change`` (a per-tool schema change of its tool)."""
     kind, name = change.kind, _field(change.path)
-    if new.outcome in _NOISE or old.outcome in _NOISE:
-        return False
     if kind == "tool_missing":
         return True
+    if new.outcome in _NOISE or old.outcome in _NOISE:
+        return False
     if kind in ("field_removed", "field_renamed"):
         return name in old.fields and name not in new.fields
     if kind == "field_added":

@@ -22,7 +22,7 @@ from kopa_replay.errors import SourceError, UsageError
 from kopa_replay.record.redact import MIN_SECRET_LENGTH, Redactor, install_log_filter, register_secret
 
 __all__ = ["CallResult", "OUTCOME_CLASSES", "apply_filters", "build_request", "classify", "execute", "interpret",
-           "live_key", "request_label"]
+           "interpret_document", "live_key", "request_label"]
 
 install_log_filter()
 
@@ -199,6 +199,11 @@ def interpret(tool: Tool, args: Mapping[str, Any], status: int, content: bytes, 
     except ParseError as exc:
         outcome = "environmental_error" if status >= 500 else "structural_error"
         return CallResult(tool.name, outcome, status=status, message=str(exc), url=redacted)
+    return interpret_document(tool, args, status, doc, redacted)
+
+
+def interpret_document(tool: Tool, args: Mapping[str, Any], status: int, doc: Any, redacted: str = "") -> CallResult:
+    """:func:`interpret` of a body already parsed (``parse_body``): for readers that need the document too."""
     parsed = extract(tool, doc)
     records = apply_filters(tool, args, parsed.records)
     total = parsed.total if not tool.client_filters else len(records)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
 from click.testing import CliRunner
+from local_http import LocalApi, send
 
 from kopa_replay.cli import cli
 
@@ -21,44 +19,21 @@ class _Server:
 
     version = 1
 
-    def __init__(self):
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 - stdlib name
-                query = parse_qs(urlsplit(self.path).query)
-                if query.get("apikey") != [KEY]:
-                    body, status = {"code": "401", "msg": "bad key"}, 200
-                else:
-                    page = int(query.get("page", ["1"])[0])
-                    name = "close" if outer.version == 1 else "close_price"
-                    items = [{"date": f"202608{d:02d}", name: str(1000 + d)} for d in range(page, page + 3)]
-                    body, status = {"code": "0", "msg": "ok", "data": {"items": items, "total": 30}}, 200
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                return
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def url(self):
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+    def respond(self, handler, path, query):
+        if query.get("apikey") != KEY:
+            return send(handler, 200, {"code": "401", "msg": "bad key"})
+        page = int(query.get("page", "1"))
+        name = "close" if self.version == 1 else "close_price"
+        items = [{"date": f"202608{d:02d}", name: str(1000 + d)} for d in range(page, page + 3)]
+        return send(handler, 200, {"code": "0", "msg": "ok", "data": {"items": items, "total": 30}})
 
 
 @pytest.fixture
 def api():
     server = _Server()
-    server.thread.start()
-    yield server
-    server.httpd.shutdown()
-    server.httpd.server_close()
+    with LocalApi(server.respond) as local:
+        server.url = local.url
+        yield server
 
 
 def _catalog(tmp_path, base_url):
