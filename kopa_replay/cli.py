@@ -439,10 +439,11 @@ def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files
     if summary.outcomes.get("no_answer"):
         click.echo(f"no answer: {summary.outcomes['no_answer']} requests got none after {retries} retries (left out "
                    f"of {snapshot}; listed apart as environmental)", err=True)
-    carried = (summary.manifest or {}).get("refresh", {}).get("carried_over")
-    if carried:
-        click.echo(f"incremental: re-executed {summary.calls} requests, carried over {carried['interactions']} "
-                   f"unchanged from {base} ({len(carried['tools'])} tools)", err=True)
+    made = (summary.manifest or {}).get("refresh", {})
+    if tools_pattern or changed_since:
+        click.echo(f"incremental: re-executed {made['re_executed']['interactions']} requests of "
+                   f"{len(made['re_executed']['tools'])} tools, carried over {made['carried_over']['interactions']} "
+                   f"unchanged from {base} ({len(made['carried_over']['tools'])} tools)", err=True)
     if fail_on and crosses(summary.report, fail_on):
         sys.exit(1)
 
@@ -1165,10 +1166,16 @@ def bench() -> None:
     """
 
 
-def _task_set(tasks_dir, split=None, domain=None, ids=()):
+def _task_set(tasks_dir, split=None, domain=None, ids=(), stale=False):
     from kopa_replay.bench.suite import load_task_set
 
-    return load_task_set(tasks_dir).select(split=split, domain=domain, ids=ids)
+    loaded = load_task_set(tasks_dir)
+    chosen = loaded.select(split=split, domain=domain, ids=ids, stale=stale)
+    left_out = len(loaded.select(split=split, domain=domain, ids=ids, stale=True).tasks) - len(chosen.tasks)
+    if left_out:
+        click.echo(f"{left_out} task(s) tagged stale: left out (their plans no longer run on the snapshot the set "
+                   "is pinned to; --include-stale runs them)", err=True)
+    return chosen
 
 
 def _tasks_option(func):
@@ -1184,8 +1191,9 @@ def _tasks_option(func):
 @click.option("--write", "write_dir", type=click.Path(file_okay=False),
               help="Write the task set re-pinned to AFTER here (answers, digests, required actions recomputed; tasks "
                    "that no longer execute kept and tagged stale:no_longer_executes) with drift.json.")
-@_report_options(["changed", "broken"], "Exit 1 when a task's answer changed or it no longer runs (changed), or "
-                                        "only when it no longer runs (broken).")
+@_report_options(["changed", "broken"], "Exit 1 when any task is listed (changed: its answer, paging or calls "
+                                        "moved, or it does not run), or only when a task does not run on AFTER or "
+                                        "AFTER lacks a request it makes (broken).")
 @_catalog_option
 def bench_drift(before, after, tasks_dir, store, write_dir, fmt, fail_on, catalog_files, scale) -> None:
     """Re-run every task's reference plan on snapshots BEFORE and AFTER and list the tasks the drift moved.
@@ -1223,6 +1231,8 @@ def bench_drift(before, after, tasks_dir, store, write_dir, fmt, fail_on, catalo
 @click.option("--split", type=click.Choice(["main", "held_out"]), help="Only the tasks of this split.")
 @click.option("--domain", help="Only the tasks of this domain (finance, traffic, district, education, politics, law).")
 @click.option("--task", "task_ids", multiple=True, metavar="ID", help="Only this task (repeatable).")
+@click.option("--include-stale", is_flag=True,
+              help="Also run tasks `bench drift --write` tagged stale:no_longer_executes (left out by default).")
 @click.option("--out", type=click.Path(file_okay=False),
               help="Where rollouts, grades and reports are written [default: runs/bench/AGENT].")
 @_llm_options("under test (--agent openai)")
@@ -1233,8 +1243,8 @@ def bench_drift(before, after, tasks_dir, store, write_dir, fmt, fail_on, catalo
 @_store_option
 @_catalog_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def bench_run(agent_name, snapshot, source, sim_seed, as_of, k, tasks_dir, split, domain, task_ids, out, llm_url,
-              llm_model, model_path, top_k, max_turns, store, catalog_files, scale, as_json) -> None:
+def bench_run(agent_name, snapshot, source, sim_seed, as_of, k, tasks_dir, split, domain, task_ids, include_stale, out,
+              llm_url, llm_model, model_path, top_k, max_turns, store, catalog_files, scale, as_json) -> None:
     """Run an agent on the tasks (K rollouts each) and grade RESPONSE, ACTION and ENVIRONMENT.
 
     Example: kopa-replay bench run --agent skip-lookup --split held_out --json
@@ -1249,7 +1259,7 @@ def bench_run(agent_name, snapshot, source, sim_seed, as_of, k, tasks_dir, split
 
     if k < 1:
         raise UsageError(f"--rollouts must be at least 1, not {k}")
-    task_set = _task_set(tasks_dir, split, domain, task_ids)
+    task_set = _task_set(tasks_dir, split, domain, task_ids, include_stale)
     cat = _load_catalog(catalog_files, scale)
     out = Path(out or Path("runs") / "bench" / agent_name)
     options = {}
@@ -1339,7 +1349,7 @@ def bench_audit(train_file, tasks_dir, near, as_json) -> None:
     if not rows:
         raise UsageError(f"{path} holds no row")
     train = items_from_trajectories(rows) if "steps" in rows[0] else items_from_sft_rows(rows)
-    task_set = _task_set(tasks_dir)
+    task_set = _task_set(tasks_dir, stale=True)   # contamination is checked against every task, stale or not
     if len(task_set.plans) != len(task_set.tasks):
         raise UsageError(f"{task_set.source} has no plan for every task (plans.jsonl): the audit needs the links")
     bench_items = items_from_trajectories([task_set.plans[t.id].to_dict() for t in task_set.tasks])

@@ -23,7 +23,8 @@ those requests, so a maintainer sees *why* an answer moved.
 
 :func:`repin` writes the task set re-pinned to B: answers, state digests, reference
 calls and required actions recomputed from the B run; tasks that no longer execute
-keep their old pin, tagged ``stale:…`` (never silently dropped).
+keep their old pin, tagged ``stale:no_longer_executes`` or ``stale:unrecorded`` (never silently dropped); a task
+set whose plans do not even run on A is refused (it is not pinned to A).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kopa_replay.bench.model import Task
+from kopa_replay.bench.model import STALE_TAG, UNRECORDED_TAG, Task
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import CassetteMiss, KopaError, UsageError
 from kopa_replay.synth.model import Trajectory
@@ -48,8 +49,6 @@ ANSWER_MOVED = ("answer_changed", "no_longer_executes")
 LISTED = TASK_STATUSES[1:]
 #: ``--fail-on`` levels of ``bench drift``: the statuses that fail the gate at each.
 ANSWER_FAIL_ON = {"changed": LISTED, "broken": ("no_longer_executes", "unrecorded", "fails_on_before")}
-#: The tag a re-pinned task set puts on a task its plan no longer executes on the new snapshot.
-STALE_TAG = "stale:no_longer_executes"
 
 
 @dataclass(frozen=True)
@@ -64,11 +63,12 @@ class TaskDrift:
     tools: tuple[str, ...] = ()
     causes: tuple[str, ...] = ()        # drift changes on its requests: "severity check_id tool path: message"
     data: tuple[str, ...] = ()          # data changes on its requests: "tool: message"
+    noise: tuple[str, ...] = ()         # environmental failures on its requests: "tool: message"
 
     def to_dict(self) -> dict[str, Any]:
         return {"task": self.task, "status": self.status, "before": self.before, "after": self.after,
                 "problem": self.problem, "tools": list(self.tools), "causes": list(self.causes),
-                "data": list(self.data)}
+                "data": list(self.data), "noise": list(self.noise)}
 
 
 @dataclass(frozen=True)
@@ -121,8 +121,9 @@ def _base_request(request: str) -> str:
     return head if head and tail.isdigit() else request
 
 
-def _attribution(drift: Any, tools: set[str], requests: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(drift causes, data changes) of a task: those naming one of its requests, else those of its tools."""
+def _attribution(drift: Any, tools: set[str], requests: set[str]) -> tuple[tuple[str, ...], ...]:
+    """(drift causes, data changes, noise) of a task: drift naming one of its requests, else any of its tools';
+    data and noise on its requests."""
     def mine(change: Any) -> bool:
         return bool(requests & {_base_request(r) for r in change.requests})
 
@@ -131,8 +132,9 @@ def _attribution(drift: Any, tools: set[str], requests: set[str]) -> tuple[tuple
 
     on_requests = [c for c in drift.changes if mine(c)]
     on_tools = on_requests or [c for c in drift.changes if c.tool in tools]
-    data = [f"{c.tool}: {c.message}" for c in (*drift.data, *drift.noise) if mine(c)]
-    return tuple(cause(c) for c in on_tools), tuple(data)
+    data = tuple(f"{c.tool}: {c.message}" for c in drift.data if mine(c))
+    noise = tuple(f"{c.tool}: {c.message}" for c in drift.noise if mine(c))
+    return tuple(cause(c) for c in on_tools), data, noise
 
 
 def _pages(run: Any) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -162,7 +164,7 @@ def _judge(task: Task, plan: Trajectory, catalog: Catalog, env_before: Any, env_
     new, new_problem = _run(plan, catalog, env_after)
     tools = {step.tool for step in plan.steps}
     made = _request_ids(catalog, [*(_pages(old) if old is not None else []), *(_pages(new) if new is not None else [])])
-    causes, data = _attribution(drift, tools, made)
+    causes, data, noise = _attribution(drift, tools, made)
     before = old.answer.value if old is not None and old.ok else None
     after = new.answer.value if new is not None and new.ok else None
     if old is None or not old.ok:
@@ -179,8 +181,9 @@ def _judge(task: Task, plan: Trajectory, catalog: Catalog, env_before: Any, env_
         status, problem = "calls_changed", "other requests, same answer"
     else:
         status, problem = "same", ""
-    verdict = TaskDrift(task.id, status, before, after, problem, tuple(sorted(tools)),
-                        causes if status != "same" else (), data if status != "same" else ())
+    listed = status != "same"
+    verdict = TaskDrift(task.id, status, before, after, problem, tuple(sorted(tools)), causes if listed else (),
+                        data if listed else (), noise if listed else ())
     return verdict, new
 
 
@@ -247,11 +250,17 @@ def repin(tasks: Sequence[Task], plans: Mapping[str, Trajectory], runs: Mapping[
     from kopa_replay.synth.plan import page_calls
 
     status = {t.task: t.status for t in report.tasks}
+    unpinned = [t.task for t in report.tasks if t.status == "fails_on_before"]
+    if unpinned:
+        raise UsageError(f"{len(unpinned)} task(s) do not run on {report.before} ({', '.join(unpinned[:5])}): the "
+                         f"task set is not pinned to it; compare against the snapshot it was built on")
+    stale_tags = {"no_longer_executes": STALE_TAG, "unrecorded": UNRECORDED_TAG}
     new_tasks, new_plans = [], []
     for task in tasks:
         plan, run = plans[task.id], runs.get(task.id)
-        if status[task.id] in ("no_longer_executes", "unrecorded", "fails_on_before") or run is None:
-            new_tasks.append(replace(task, tags=tuple(dict.fromkeys((*task.tags, STALE_TAG)))))
+        kept = [t for t in task.tags if t not in stale_tags.values()]
+        if status[task.id] in stale_tags:   # (a plan with no run on B is one of these)
+            new_tasks.append(replace(task, tags=tuple(dict.fromkeys((*kept, stale_tags[status[task.id]])))))
             new_plans.append(plan)
             continue
         answer = Answer(task.answer.kind, run.answer.value, task.answer.tolerance,
@@ -261,8 +270,7 @@ def repin(tasks: Sequence[Task], plans: Mapping[str, Trajectory], runs: Mapping[
                          state_digest=run.state_digest, meta={**plan.meta, "calls": page_calls(run),
                                                               "complete": run.complete})
         fresh = task_from_trajectory(pinned, catalog, split=task.split, hands_code=junction_hands_a_code)
-        new_tasks.append(replace(fresh, tags=tuple(t for t in task.tags if t != STALE_TAG), domain=task.domain,
-                                 question_ko=task.question_ko))
+        new_tasks.append(replace(fresh, tags=tuple(kept), domain=task.domain, question_ko=task.question_ko))
         new_plans.append(pinned)
     return new_tasks, new_plans
 
@@ -291,7 +299,7 @@ def render_answer_drift(report: AnswerDrift, fmt: str = "text", fail_on: str | N
         levels = _fail_levels(fail_on or "changed")
         cases = [Case(f"bench.{t.task}", "answer", f"{t.status}: {_show(t.before)} → {_show(t.after)}"
                       + (f" ({t.problem})" if t.problem else "") if t.status in levels else None,
-                      "\n".join((*t.causes, *t.data))) for t in report.tasks]
+                      "\n".join((*t.causes, *t.data, *t.noise))) for t in report.tasks]
         return junit_xml("kopa-replay bench drift", cases)
     if fmt == "markdown":
         lines = [f"**{line}**", ""]
@@ -305,5 +313,6 @@ def render_answer_drift(report: AnswerDrift, fmt: str = "text", fail_on: str | N
     for t in report.listed:
         lines.append(f"{t.status.upper():<19} {t.task}: {_show(t.before)} → {_show(t.after)}"
                      + (f" ({t.problem})" if t.problem else ""))
-        lines += [f"    caused by {c}" for c in t.causes] + [f"    data: {d}" for d in t.data]
+        lines += [f"    caused by {c}" for c in t.causes] + [f"    data: {d}" for d in t.data] + \
+            [f"    environmental: {n}" for n in t.noise]
     return "\n".join(lines + [line]) + "\n"

@@ -23,6 +23,16 @@ __all__ = ["SPLITS", "AXES", "RequiredAction", "Task", "Call", "Rollout", "AxisR
 
 #: ``main`` tasks are over platforms synthesis may use; ``held_out`` ones over platforms it never saw
 SPLITS = ("main", "held_out")
+#: Tags ``bench drift --write`` puts on a task whose plan does not run on the snapshot it re-pins to (it no longer
+#: executes there, or the snapshot lacks a request it now makes): the task keeps its old answer, and selections
+#: leave out every ``stale:`` task unless asked for (``bench run --include-stale``).
+STALE_PREFIX = "stale:"
+STALE_TAG = STALE_PREFIX + "no_longer_executes"
+UNRECORDED_TAG = STALE_PREFIX + "unrecorded"
+
+
+def is_stale(task: "Task") -> bool:
+    return any(tag.startswith(STALE_PREFIX) for tag in task.tags)
 #: the three grading axes, in the order they are reported
 AXES = ("response", "action", "environment")
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from kopa_replay.bench.agents import Agent, FirstPageAgent, OracleAgent, SkipLookupAgent, run_rollouts
 from kopa_replay.bench.grade import grade_all
-from kopa_replay.bench.model import Grade, Rollout, Task
+from kopa_replay.bench.model import Grade, Rollout, Task, is_stale
 from kopa_replay.bench.report import report
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
@@ -46,15 +46,23 @@ class TaskSet:
     build: Mapping[str, Any]
 
     def select(self, *, split: str | None = None, domain: str | None = None,
-               ids: Sequence[str] = ()) -> "TaskSet":
-        """The tasks of one split / domain / the given ids (each filter optional); an empty result is an error."""
+               ids: Sequence[str] = (), stale: bool = False) -> "TaskSet":
+        """The tasks of one split / domain / the given ids (each filter optional); an empty result is an error.
+
+        A task tagged ``stale:…`` (:func:`~kopa_replay.bench.model.is_stale`: its plan does not run on the snapshot
+        the set is pinned to) is left out unless ``stale`` or named in ``ids``: its answer is the old snapshot's.
+        """
         known = {task.id for task in self.tasks}
         unknown = sorted(set(ids) - known)
         if unknown:
             raise UsageError(f"no task {', '.join(unknown)} in {self.source}")
         tasks = tuple(task for task in self.tasks
                       if (split is None or task.split == split) and (domain is None or task.domain == domain)
-                      and (not ids or task.id in ids))
+                      and (not ids or task.id in ids) and (stale or task.id in ids or not is_stale(task)))
+        if not tasks and not stale and self.select(split=split, domain=domain, ids=ids, stale=True).tasks:
+            raise UsageError(f"every task of {self.source} that matches split={split!r} domain={domain!r} is "
+                             "tagged stale: (its plan no longer runs on the snapshot the set is pinned to); "
+                             "--include-stale runs them")
         if not tasks:
             raise UsageError(f"no task of {self.source} matches split={split!r} domain={domain!r}")
         return TaskSet(tasks, self.plans, self.source, self.build)

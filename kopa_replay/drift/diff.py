@@ -63,6 +63,7 @@ CHECKS = {
     "outcome": "request-outcome-changed",
     "status": "request-status-changed",
     "request_envelope": "request-envelope-changed",
+    "request_code": "request-result-code-changed",
 }
 #: How improbable "never seen" must be before a share counts as gone: 5 %.
 ALPHA = 0.05

@@ -9,8 +9,9 @@ their verdicts through it too, so every CI system reads them the same way.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import unquote
 from xml.sax.saxutils import escape, quoteattr
@@ -25,8 +26,10 @@ __all__ = ["FAIL_ON", "REPORT_FORMATS", "Case", "check_format", "crosses", "drif
 REPORT_FORMATS = ("text", "json", "markdown", "junit")
 #: ``--fail-on`` levels: the severities that make :func:`crosses` true at each.
 FAIL_ON = {"breaking": ("breaking",), "warning": ("breaking", "warning")}
-#: Requests named per change in text and Markdown (JSON and JUnit list them all).
+#: Requests named per change in Markdown (text gives their count; JSON and JUnit list them all).
 _SHOWN_REQUESTS = 3
+#: Characters XML 1.0 cannot hold at all (an API message may carry them): dropped from JUnit output.
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _ordered(changes: Iterable[Change]) -> list[Change]:
@@ -63,8 +66,13 @@ def _value(value: Any) -> str:
 
 
 def _apart(report: DriftReport) -> list[str]:
-    """The lines that say what is not drift: environmental noise, and data that moved."""
+    """The lines that say what is not drift: tools not checked, environmental noise, and data that moved."""
     lines = []
+    if report.carried:
+        lines.append(f"not checked: {len(report.carried)} tool(s) carried over unchanged by an incremental refresh "
+                     f"(not re-executed): {', '.join(report.carried)}")
+    if report.unpaired:
+        lines.append(f"not compared: {report.unpaired} request(s) only the new snapshot holds")
     if report.noise:
         lines.append(f"environmental (not drift; retried by refresh): {sum(len(c.requests) for c in report.noise)} "
                      f"request(s) on {len({c.tool for c in report.noise})} tool(s)")
@@ -130,28 +138,36 @@ class Case:
     skipped: str | None = None
 
 
+def _xml_text(text: str) -> str:
+    return escape(_XML_INVALID.sub("", text))
+
+
+def _xml_attr(text: str) -> str:
+    return quoteattr(_XML_INVALID.sub("", text))
+
+
 def junit_xml(suite: str, cases: Sequence[Case], properties: Sequence[tuple[str, Any]] = ()) -> str:
     """A JUnit XML document (one ``testsuite`` in ``testsuites``, with ``properties`` when given) as CI systems
     read it; deterministic."""
     failures = sum(1 for c in cases if c.failure is not None)
     skipped = sum(1 for c in cases if c.failure is None and c.skipped is not None)
     head = f"tests=\"{len(cases)}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\""
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>', f"<testsuites name={quoteattr(suite)} {head}>",
-             f"  <testsuite name={quoteattr(suite)} {head}>"]
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', f"<testsuites name={_xml_attr(suite)} {head}>",
+             f"  <testsuite name={_xml_attr(suite)} {head}>"]
     if properties:
         lines += ["    <properties>"]
-        lines += [f"      <property name={quoteattr(name)} value={quoteattr('' if value is None else str(value))}/>"
+        lines += [f"      <property name={_xml_attr(name)} value={_xml_attr('' if value is None else str(value))}/>"
                   for name, value in properties]
         lines += ["    </properties>"]
     for case in cases:
-        opening = f"    <testcase classname={quoteattr(case.classname)} name={quoteattr(case.name)}"
+        opening = f"    <testcase classname={_xml_attr(case.classname)} name={_xml_attr(case.name)}"
         if case.failure is not None:
-            lines += [opening + ">", f"      <failure message={quoteattr(case.failure)} type=\"failure\">"
-                                     f"{escape(case.details)}</failure>", "    </testcase>"]
+            lines += [opening + ">", f"      <failure message={_xml_attr(case.failure)} type=\"failure\">"
+                                     f"{_xml_text(case.details)}</failure>", "    </testcase>"]
         elif case.skipped is not None:
-            lines += [opening + ">", f"      <skipped message={quoteattr(case.skipped)}/>", "    </testcase>"]
+            lines += [opening + ">", f"      <skipped message={_xml_attr(case.skipped)}/>", "    </testcase>"]
         elif case.details:
-            lines += [opening + ">", f"      <system-out>{escape(case.details)}</system-out>", "    </testcase>"]
+            lines += [opening + ">", f"      <system-out>{_xml_text(case.details)}</system-out>", "    </testcase>"]
         else:
             lines.append(opening + "/>")
     lines += ["  </testsuite>", "</testsuites>"]
@@ -163,16 +179,39 @@ def _details(change: Change) -> str:
                       *map(unquote, change.requests)])
 
 
+def _case_name(change: Change) -> str:
+    if not change.check_id.startswith("request-"):
+        return f"{change.check_id} {change.path}"
+    def side(value: Any) -> str:   # a request-level change is one transition: name it by its two ends
+        if isinstance(value, dict):
+            return "/".join(str(value.get(k)) for k in ("outcome", "code", "status", "format"))
+        return _value(value)
+    return f"{change.check_id} {side(change.before)} -> {side(change.after)}"
+
+
+def _unique(cases: list[Case]) -> list[Case]:
+    """Cases sorted, a repeated (classname, name) numbered: CI systems merge cases of one name."""
+    out, seen = [], {}
+    for case in sorted(cases, key=lambda c: (c.classname, c.name, c.details)):
+        key = (case.classname, case.name)
+        seen[key] = seen.get(key, 0) + 1
+        out.append(case if seen[key] == 1 else replace(case, name=f"{case.name} #{seen[key]}"))
+    return out
+
+
 def drift_cases(report: DriftReport, fail_on: str = "breaking") -> list[Case]:
-    """One case per change (failing at ``fail_on``), one passing case per tool without any, one skipped case per
-    environmental failure group."""
+    """One case per change (failing at ``fail_on``), one passing case per tool checked without any, one skipped
+    case per environmental failure group and per tool carried over unchecked."""
     levels = _levels(fail_on)
-    cases = [Case(f"drift.{c.tool}", f"{c.check_id} {c.path}",
-                  c.message if c.severity in levels else None, _details(c)) for c in report.changes]
+    cases = [Case(f"drift.{c.tool}", _case_name(c), c.message if c.severity in levels else None, _details(c))
+             for c in report.changes]
     changed = {c.tool for c in report.changes}
-    cases += [Case(f"drift.{tool}", "no drift") for tool in report.tools if tool not in changed]
+    cases += [Case(f"drift.{tool}", "no drift") for tool in report.tools
+              if tool not in changed and tool not in report.carried]
+    cases += [Case(f"drift.{tool}", "not checked", skipped="carried over unchanged by an incremental refresh, "
+                                                           "not re-executed") for tool in report.carried]
     cases += [Case(f"drift.{c.tool}", "environmental", skipped=c.message) for c in report.noise]
-    return sorted(cases, key=lambda c: (c.classname, c.name))
+    return _unique(cases)
 
 
 def _junit(report: DriftReport, fail_on: str = "breaking") -> str:

@@ -42,10 +42,10 @@ from typing import Any
 
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.drift.diff import CHECKS, RESPONSE_PATH, Change
-from kopa_replay.drift.schema import (FORMAT_FAMILIES, RecordedResponse, envelope_of, page_request, sniff_format,
-                                      string_format, value_type)
+from kopa_replay.drift.schema import (FORMAT_FAMILIES, RecordedResponse, envelope_of, page_request, parse_response,
+                                      sniff_format, string_format, value_type)
 from kopa_replay.env.call import interpret_document
-from kopa_replay.env.parse import ParseError, parse_body
+from kopa_replay.env.parse import ParseError
 
 __all__ = ["OUTCOMES", "DriftReport", "Reading", "RequestPair", "attach_requests", "diff_requests", "pair_responses",
            "read_response", "request_id"]
@@ -127,7 +127,7 @@ def read_response(tool: Tool, response: RecordedResponse) -> Reading:
     body_format = sniff_format(response.body)
     page = page_request(tool, response.url)
     try:
-        doc = parse_body(response.body, tool.http.zip_member, response.content_type)
+        doc = parse_response(tool, response)
     except ParseError as exc:
         outcome = "environmental" if response.status >= 500 or response.status == 429 else "unparseable"
         return Reading(outcome, response.status, body_format, message=_short(str(exc)), page=page)
@@ -181,7 +181,9 @@ def pair_responses(catalog: Catalog, before: Iterable[RecordedResponse],
 class DriftReport:
     """What changed between two snapshots: drift (schema and request level), environmental noise, data.
 
-    ``tools`` are the tools compared (with responses in either snapshot); ``requests`` the requests paired.
+    ``tools`` are the tools compared (with responses in either snapshot); ``requests`` the requests paired;
+    ``unpaired`` the requests only the new snapshot holds (nothing to compare them with); ``carried`` the tools an
+    incremental refresh copied over from the old snapshot instead of re-executing (unchecked, not "no drift").
     """
 
     changes: tuple[Change, ...]
@@ -189,13 +191,16 @@ class DriftReport:
     data: tuple[Change, ...] = ()
     tools: tuple[str, ...] = ()
     requests: int = 0
+    unpaired: int = 0
+    carried: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         from kopa_replay.drift.report import summary
 
         return {"changes": [c.to_dict() for c in self.changes], "summary": summary(self.changes),
                 "noise": [c.to_dict() for c in self.noise], "data": [c.to_dict() for c in self.data],
-                "tools": list(self.tools), "requests": self.requests}
+                "tools": list(self.tools), "requests": self.requests, "unpaired": self.unpaired,
+                "carried_over": list(self.carried)}
 
 
 _SEVERITY_OF_OUTCOME = {"structural": "breaking", "unparseable": "breaking"}
@@ -264,6 +269,10 @@ def _compare(groups: _Groups, pair: RequestPair, covered_format: bool) -> None:
     elif old.status != new.status:
         groups.add("changes", CHECKS["status"], "status_changed", "warning", pair, RESPONSE_PATH, old.status,
                    new.status, f"HTTP status {old.status} → {new.status}")
+    elif old.outcome == new.outcome != "ok" and (old.code, old.message) != (new.code, new.message):
+        # the same failure (or empty answer) told another way; ok codes are compared per tool (drift.diff)
+        groups.add("changes", CHECKS["request_code"], "result_codes_changed", "warning", pair, RESPONSE_PATH,
+                   old.signature(), new.signature(), f"{_describe(old)} → {_describe(new)}")
     if old.format != new.format and not covered_format:
         groups.add("changes", CHECKS["response_format"], "format_changed", "breaking", pair, RESPONSE_PATH,
                    old.format, new.format, f"response format {old.format} → {new.format}")
@@ -294,9 +303,10 @@ def _compare_data(groups: _Groups, pair: RequestPair) -> None:
                    "values changed (same record count)")
 
 
-def diff_requests(pairs: Sequence[RequestPair], schema_changes: Iterable[Change] = ()) -> DriftReport:
+def diff_requests(pairs: Sequence[RequestPair], schema_changes: Iterable[Change] = (), *,
+                  carried: Iterable[str] = (), unpaired: int = 0) -> DriftReport:
     """The request-level report of ``pairs``, merged with the per-tool ``schema_changes`` (each given the
-    requests that show it, see :func:`attach_requests`)."""
+    requests that show it, see :func:`attach_requests`); ``carried`` and ``unpaired`` as in :class:`DriftReport`."""
     groups = _Groups()
     for pair in pairs:
         groups.totals[pair.tool] += 1
@@ -306,7 +316,8 @@ def diff_requests(pairs: Sequence[RequestPair], schema_changes: Iterable[Change]
         _compare(groups, pair, pair.tool in covered)
     changes = tuple(sorted(schema + list(groups.changes("changes")), key=Change.sort_key))
     tools = sorted({p.tool for p in pairs} | {c.tool for c in schema})
-    return DriftReport(changes, groups.changes("noise"), groups.changes("data"), tuple(tools), len(pairs))
+    return DriftReport(changes, groups.changes("noise"), groups.changes("data"), tuple(tools), len(pairs), unpaired,
+                       tuple(sorted(set(carried))))
 
 
 # -- which requests show a per-tool change ---------------------------------------------------------------------

@@ -43,6 +43,7 @@ __all__ = [
     "infer_schemas",
     "infer_tool_schema",
     "page_request",
+    "parse_response",
     "sniff_format",
     "string_format",
     "value_type",
@@ -415,6 +416,17 @@ def envelope_of(tool: Tool, doc: Any, records: list[dict[str, Any]]) -> set[str]
     return _envelope_paths(doc, tool.http.envelope.records)
 
 
+@lru_cache(maxsize=1024)
+def _parsed(body: bytes, zip_member: str | None, content_type: str) -> Any:
+    return parse_body(body, zip_member, content_type)
+
+
+def parse_response(tool: Tool, response: RecordedResponse) -> Any:
+    """``parse_body`` of a recorded response, memoized by its bytes: the schema and the request diff read every
+    body of both snapshots, and most bodies are the same in both. The document is shared: read it, never edit it."""
+    return _parsed(response.body, tool.http.zip_member, response.content_type)
+
+
 def _url_params(tool: Tool, url: str) -> dict[str, str]:
     """Query parameters of a recorded URL, plus path parameters matched against the tool's path template."""
     parts = urlsplit(url)
@@ -477,7 +489,7 @@ def _observe(tool: Tool, response: RecordedResponse) -> _Observation:
     fmt = sniff_format(response.body)
     page = page_request(tool, response.url)
     try:
-        doc = parse_body(response.body, tool.http.zip_member, response.content_type) if fmt != "html" else None
+        doc = parse_response(tool, response) if fmt != "html" else None
     except ParseError:
         doc = None
     if doc is None:

@@ -24,7 +24,11 @@ from typing import Callable, Mapping
 
 import httpx
 
-__all__ = ["RETRY_STATUSES", "RetryStats", "RetryTransport", "retry_after", "retry_delay", "status_retryable"]
+__all__ = ["MAX_BACKOFF", "RETRY_STATUSES", "RetryStats", "RetryTransport", "retry_after", "retry_delay",
+           "status_retryable"]
+
+#: The longest wait between two tries, whatever Retry-After asks (seconds).
+MAX_BACKOFF = 30.0
 
 #: statuses that say "try again later" rather than "this request is wrong"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -88,7 +92,7 @@ class RetryTransport(httpx.BaseTransport):
     """Send through ``inner``, trying environmental failures again (see the module docstring)."""
 
     def __init__(self, inner: httpx.BaseTransport, *, retries: int = 3, backoff: float = 0.5,
-                 max_backoff: float = 30.0, sleep: Callable[[float], object] = time.sleep,
+                 max_backoff: float = MAX_BACKOFF, sleep: Callable[[float], object] = time.sleep,
                  clock: Callable[[], float] = time.time,
                  retryable: Callable[[httpx.Request, httpx.Response], bool] = status_retryable) -> None:
         if retries < 0 or backoff < 0 or max_backoff < 0:

@@ -216,7 +216,7 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     """
     from kopa_replay.env.environment import ToolEnvironment
     from kopa_replay.record.redact import redactor_for
-    from kopa_replay.record.retry import RetryTransport
+    from kopa_replay.record.retry import MAX_BACKOFF, RetryTransport
 
     if retries < 0 or retry_backoff < 0:
         raise UsageError(f"--retries and --retry-backoff must be 0 or more, not {retries} and {retry_backoff}")
@@ -231,15 +231,22 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     chosen = _refreshed_tools(store, catalog, base, requests, tools, changed_since)   # checked before creating
     mode = _open_for_recording(store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog,
                                refresh=True)
+    settings = {"base": base, "tools_glob": tools, "changed_since": changed_since}
+    earlier = store.provenance(snapshot)
+    if earlier is not None and {k: earlier.get(k) for k in settings} != settings:
+        made = ", ".join(f"{k}={earlier.get(k)!r}" for k in settings)
+        raise SnapshotError(f"snapshot {snapshot!r} in {store.path} was made by a refresh with {made}; run that "
+                            "refresh again to resume it, or refresh into a new snapshot name")
+    sealed = mode == "replay"   # a finished refresh run again: everything is replayed, nothing is written
+    if not sealed and earlier is None:
+        store.set_provenance(snapshot, settings)   # claimed before anything is copied: a resume must match it
     secret_params = set(redactor_for(catalog).secret_params)
+    carried = []
     if chosen is not None:
         carried = [item for item in requests if item.tool not in chosen]
         requests = [item for item in requests if item.tool in chosen]
-        _carry_over(store, snapshot, carried)
-        store.set_provenance(snapshot, {"base": base, "tools": tools, "changed_since": changed_since,
-                                        "re_executed": {"tools": sorted(chosen), "interactions": len(requests)},
-                                        "carried_over": {"tools": sorted({str(i.tool) for i in carried}),
-                                                         "interactions": len(carried)}})
+        if not sealed:
+            _carry_over(store, snapshot, carried)
     outcomes: Counter[str] = Counter()
     added = 0
     retrying: list[RetryTransport] = []
@@ -268,15 +275,30 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
         held = {f"{item.method} {item.url}" for item in store.interactions(base)}
         env = ToolEnvironment(catalog, src)
         for tool_name, args in extra:
-            if (chosen is not None and tool_name not in chosen) or _request_id(catalog, tool_name, args) in held:
+            # every tool's: a plan's new request to a carried-over tool is new, not a re-execution
+            if _request_id(catalog, tool_name, args) in held:
                 continue
             held.add(_request_id(catalog, tool_name, args))
             outcomes[env.call(tool_name, dict(args)).outcome] += 1
             added += 1
-    store.end_recording(snapshot)
     summary = RecordSummary(snapshot, source, as_of_text, len(requests) + added, dict(outcomes))
     if retrying:
         summary.retries = retrying[0].stats.to_dict()
+    if not sealed:
+        # how the snapshot was made beyond its settings, written into its manifest at every seal; the counts add
+        # up over the runs that made it (a refresh stopped and resumed is one refresh)
+        before = earlier or {}
+        tries = {k: (before.get("retries") or {}).get(k, 0) + v for k, v in (summary.retries or {}).items()}
+        store.set_provenance(snapshot, {
+            **settings,
+            "retry_policy": {"retries": retries, "backoff": retry_backoff, "max_backoff": MAX_BACKOFF},
+            "retries": tries, "no_answer": before.get("no_answer", 0) + outcomes.get("no_answer", 0),
+            "re_executed": {"tools": sorted({str(i.tool) for i in requests if i.tool}),
+                            "interactions": len(requests)},
+            "carried_over": {"tools": sorted({str(i.tool) for i in carried if i.tool}),
+                             "interactions": len(carried)},
+            "added": before.get("added", 0) + added})
+    store.end_recording(snapshot)
     summary.report = drift_report(store, catalog, base_info.name, snapshot)
     summary.changes = list(summary.report.changes)
     if seal:
@@ -335,7 +357,12 @@ def drift_report(store: Store, catalog: Catalog, before: str, after: str) -> Any
     store.snapshot(after)
     old, new = list(recorded_responses(store, before)), list(recorded_responses(store, after))
     schema = diff_schemas(infer_schemas(catalog, old), infer_schemas(catalog, new))
-    return diff_requests(pair_responses(catalog, old, new), schema)
+    made = store.provenance(after) or {}
+    # an incremental refresh of `before` copied these tools' answers: the same bytes say nothing about drift
+    carried = (made.get("carried_over") or {}).get("tools", ()) if made.get("base") == before else ()
+    twins = {(r.request_key, r.seq) for r in old}
+    unpaired = sum(1 for r in new if r.tool in catalog and (r.request_key, r.seq) not in twins)
+    return diff_requests(pair_responses(catalog, old, new), schema, carried=carried, unpaired=unpaired)
 
 
 def diff_snapshots(store: Store, catalog: Catalog, before: str, after: str) -> list[Any]:

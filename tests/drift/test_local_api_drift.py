@@ -38,21 +38,21 @@ from local_http import LocalApi, send
 
 from kopa_replay.catalog import load_catalog
 from kopa_replay.cli import cli
-from kopa_replay.drift import crosses, render
+from kopa_replay.drift import CHANGE_KINDS, CHECKS, crosses, render
 from kopa_replay.record.store import Store
 from kopa_replay.record.workflows import drift_report, record_snapshot, refresh_snapshot
 
 KEY = "local-drift-key-0123456789"
-TOOLS = ("acme_renamed", "acme_removed", "acme_added", "acme_type", "acme_optional", "acme_nullable", "acme_strfmt", "acme_xml",
-         "acme_envelope", "acme_codes", "acme_paged", "acme_gateway", "acme_status", "acme_nodata", "acme_flaky", "acme_gone", "acme_values",
-         "acme_steady")
+TOOLS = ("acme_renamed", "acme_removed", "acme_added", "acme_type", "acme_optional", "acme_nullable", "acme_strfmt",
+         "acme_xml", "acme_envelope", "acme_codes", "acme_paged", "acme_gateway", "acme_status", "acme_nodata", "acme_errcode",
+         "acme_flaky", "acme_gone", "acme_values", "acme_steady")
 EXPECTED = {  # tool → the change kinds (drift, not noise or data) a maintainer must see
     "acme_renamed": {"field_renamed"}, "acme_removed": {"field_removed"}, "acme_added": {"field_added"},
     "acme_type": {"type_changed"}, "acme_optional": {"became_optional"}, "acme_nullable": {"became_nullable"},
     "acme_strfmt": {"format_changed"}, "acme_xml": {"format_changed"}, "acme_envelope": {"envelope_changed"},
     "acme_codes": {"result_codes_changed", "outcome_changed"}, "acme_paged": {"page_size_changed", "outcome_changed"},
     "acme_gateway": {"outcome_changed", "format_changed"}, "acme_status": {"status_changed"},
-    "acme_nodata": {"envelope_changed"}, "acme_gone": {"tool_missing"},
+    "acme_nodata": {"envelope_changed"}, "acme_errcode": {"result_codes_changed"}, "acme_gone": {"tool_missing"},
 }
 
 
@@ -110,6 +110,9 @@ class _Api:
                     "SERVICE_KEY_IS_NOT_REGISTERED_ERROR</returnAuthMsg><returnReasonCode>30</returnReasonCode>"
                     "</cmmMsgHeader></OpenAPI_ServiceResponse>")
             return send(handler, 200, body.encode(), "text/xml")
+        if tool == "acme_errcode":
+            return send(handler, 200, {"code": "30", "msg": "unregistered service"} if v2 else
+                        {"code": "10", "msg": "invalid query"})
         if tool == "acme_nodata":
             data = None if v2 else {"items": [], "total": 0}
             return send(handler, 200, {"code": "3", "msg": "no data", "data": data})
@@ -222,6 +225,9 @@ def test_environmental_failures_are_noise_not_drift(drifted):
     assert noisy == {"acme_flaky", "acme_gone"}
     assert not [c for c in report.changes if c.tool == "acme_flaky"]
     assert summary.retries["still_failing"] == 4 and summary.outcomes["no_answer"] == 2   # 503s and dropped
+    provenance = summary.manifest["refresh"]   # the snapshot says how it was retried, and what still failed
+    assert provenance["retry_policy"] == {"retries": 1, "backoff": 0.0, "max_backoff": 30.0}
+    assert provenance["retries"] == summary.retries and provenance["no_answer"] == 2
     flaky = next(c for c in report.noise if c.tool == "acme_flaky")
     assert "503" in flaky.message and len(flaky.requests) == 2
 
@@ -238,6 +244,10 @@ def test_a_tool_only_the_newer_recording_has_is_added(drifted):
         report = drift_report(store, load_catalog([drifted["full_path"]]), "v1", "v2-full")
     added = [c for c in report.changes if c.kind == "tool_added"]
     assert [(c.tool, c.severity) for c in added] == [("acme_new", "info")]
+    # with the refresh, every check the diff knows fired at least once: none is left untested here
+    seen = {c.check_id for c in (*drifted["summary"].report.changes, *added)}
+    assert seen == set(CHECKS.values())
+    assert {c.kind for c in (*drifted["summary"].report.changes, *added)} == set(CHANGE_KINDS)
 
 
 def test_the_diff_is_the_same_offline_from_the_store(drifted):
@@ -279,6 +289,15 @@ def test_the_answer_of_a_task_over_the_values_only_tool_is_listed(drifted, tmp_p
         [("local-acme_values", "answer_changed", sum(1000 + n for n in range(10)), sum(1100 + n for n in range(10)))]
     assert listed[0]["causes"] == []                    # no drift explains it: the data moved
     assert any("values changed" in d for d in listed[0]["data"])
+
+
+def test_a_task_set_not_pinned_to_the_old_snapshot_is_not_re_pinned(drifted):
+    from kopa_replay.bench.drift import AnswerDrift, TaskDrift, repin
+    from kopa_replay.errors import UsageError
+
+    report = AnswerDrift("v1", "v2", (TaskDrift("local-x", "fails_on_before", problem="step ended empty"),))
+    with pytest.raises(UsageError, match="not pinned to it"):
+        repin([], {}, {}, report, drifted["catalog"])
 
 
 def test_cli_formats_and_fail_on(drifted):

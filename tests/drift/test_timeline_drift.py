@@ -133,9 +133,13 @@ def test_bench_drift_lists_exactly_the_tasks_whose_answers_truly_change(refreshe
         elif verdict["status"] == "answer_changed":
             assert task.answer.value == verdict["after"] and "stale:no_longer_executes" not in task.tags
     assert json.loads((out / "drift.json").read_text()) == report
+    stale = {t["task"] for t in report["listed"] if t["status"] == "no_longer_executes"}
     oracle = CliRunner().invoke(cli, ["bench", "run", "--agent", "oracle", "--tasks", str(out), "--snapshot", AFTER,
                                       "--store", str(refreshed["store"]), "--out", str(tmp_path / "run"), "--json"])
     assert oracle.exit_code == 0, oracle.output
+    ran = {row["id"] for row in json.loads(oracle.stdout)["tasks"]}
+    assert ran == {t.id for t in task_set.tasks} - stale      # stale tasks are left out, and it says so
+    assert f"{len(stale)} task(s) tagged stale: left out" in oracle.stderr
 
 
 def test_incremental_refresh_re_executes_only_the_named_tools_and_carries_the_rest(refreshed, tmp_path):
@@ -157,6 +161,22 @@ def test_incremental_refresh_re_executes_only_the_named_tools_and_carries_the_re
             assert (new[key].status, new[key].body_digest, new[key].url) == (item.status, item.body_digest, item.url)
     full = {(c.tool, c.kind, c.path) for c in refreshed["summary"].report.changes if c.tool.startswith("tago_")}
     assert {(c.tool, c.kind, c.path) for c in summary.report.changes} == full
+    # the tools carried over are reported as not checked, never as "no drift"
+    assert set(summary.report.carried) == set(carried["tools"]) and "seoul_bike_list" in carried["tools"]
+    from kopa_replay.drift import render
+
+    junit = render(summary.report, "junit")
+    assert 'classname="drift.seoul_bike_list" name="not checked"' in junit
+    assert 'classname="drift.seoul_bike_list" name="no drift"' not in junit
+
+    # run again: the sealed snapshot is replayed and left as it is; other settings are refused
+    again = refresh_snapshot(catalog, store_path=store, base=BEFORE, snapshot="partial", source="sim",
+                             as_of=AFTER, tools="tago_*")
+    assert again.manifest == summary.manifest
+    from kopa_replay.errors import SnapshotError
+
+    with pytest.raises(SnapshotError, match="made by a refresh with"):
+        refresh_snapshot(catalog, store_path=store, base=BEFORE, snapshot="partial", source="sim", as_of=AFTER)
 
     # --changed-since: the tools that drifted (or failed) between two snapshots, re-executed against a third date
     since = refresh_snapshot(catalog, store_path=store, base="partial", snapshot="again", source="sim",
