@@ -430,15 +430,14 @@ def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files
                                as_of=as_of, seed=seed, mirrors=mirrors, retries=retries, retry_backoff=retry_backoff,
                                tools=tools_pattern, changed_since=changed_since, requests=requests)
     click.echo(render(summary.report, fmt, fail_on), nl=False)
-    tries = summary.retries or {}
+    tries, unanswered = summary.retries or {}, summary.outcomes.get("no_answer", 0)
     if tries.get("retried") or tries.get("still_failing"):
         # noise, not drift: on stderr, so --format json stays one document
+        failing = tries["still_failing"]
         click.echo(f"environmental failures: {tries['retried']} requests retried, {tries['recovered']} answered "
-                   f"on a retry, {tries['still_failing']} still failing after {retries} retries (recorded as "
-                   f"failures)", err=True)
-    if summary.outcomes.get("no_answer"):
-        click.echo(f"no answer: {summary.outcomes['no_answer']} requests got none after {retries} retries (left out "
-                   f"of {snapshot}; listed apart as environmental)", err=True)
+                   f"on a retry, {failing} still failing after {retries} retries: {failing - unanswered} recorded "
+                   f"as the failure they got, {unanswered} got no answer at all (left out of {snapshot}); both "
+                   "listed apart from the drift", err=True)
     made = (summary.manifest or {}).get("refresh", {})
     if tools_pattern or changed_since:
         click.echo(f"incremental: re-executed {made['re_executed']['interactions']} requests of "

@@ -14,7 +14,10 @@ snapshot A and the new snapshot B, each replayed strictly. A task is
 * ``unrecorded`` — B lacks a request the plan now makes (it hands on other values
   than on A); refresh with the benchmark's requests recorded, or run on a source;
 * ``fails_on_before`` — the plan does not even run on A: the task set is not pinned
-  to A (compare against the snapshot it was built on).
+  to A (compare against the snapshot it was built on);
+* ``stale`` / ``restored`` — a task an earlier re-pin tagged ``stale:`` (its plan did not
+  run then) is not expected to run on A: it stays ``stale`` (not listed, never failing a
+  gate) unless its plan runs on B again — ``restored``, and a re-pin gives it B's answer.
 
 Each listed task is attributed to the drift (:class:`~kopa_replay.drift.requests.DriftReport`)
 of the requests its plan made — request-level and schema changes that name one of
@@ -33,7 +36,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kopa_replay.bench.model import STALE_TAG, UNRECORDED_TAG, Task
+from kopa_replay.bench.model import STALE_TAG, UNRECORDED_TAG, Task, is_stale
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import CassetteMiss, KopaError, UsageError
 from kopa_replay.synth.model import Trajectory
@@ -42,11 +45,11 @@ __all__ = ["ANSWER_FAIL_ON", "LISTED", "STALE_TAG", "TASK_STATUSES", "AnswerDrif
            "render_answer_drift", "repin", "run_answer_drift", "ANSWER_MOVED"]
 
 TASK_STATUSES = ("same", "answer_changed", "no_longer_executes", "paging_changed", "calls_changed", "unrecorded",
-                 "fails_on_before")
+                 "fails_on_before", "restored", "stale")
 #: The statuses whose answer moved (another value, or none): what ``--fail-on changed`` is about first.
 ANSWER_MOVED = ("answer_changed", "no_longer_executes")
-#: The statuses a report lists (every one but ``same``).
-LISTED = TASK_STATUSES[1:]
+#: The statuses a report lists (every one but ``same`` and ``stale``).
+LISTED = TASK_STATUSES[1:-1]
 #: ``--fail-on`` levels of ``bench drift``: the statuses that fail the gate at each.
 ANSWER_FAIL_ON = {"changed": LISTED, "broken": ("no_longer_executes", "unrecorded", "fails_on_before")}
 
@@ -121,17 +124,53 @@ def _base_request(request: str) -> str:
     return head if head and tail.isdigit() else request
 
 
-def _attribution(drift: Any, tools: set[str], requests: set[str]) -> tuple[tuple[str, ...], ...]:
-    """(drift causes, data changes, noise) of a task: drift naming one of its requests, else any of its tools';
-    data and noise on its requests."""
+_READ_KEYS = ("field", "label", "match", "distinct")
+
+
+def fields_read(plan: Trajectory) -> frozenset[str]:
+    """The record fields a plan reads: what its junctions hand on (and reduce by), what its answer spec reads.
+
+    Names only, over all its tools (a slight over-count where two tools share a field name): enough to tell a
+    renamed field the plan reads from one it never looks at.
+    """
+    out: set[str] = set()
+    for junction in plan.junctions:
+        out.update(str(field) for field in junction.binding.values())
+        if junction.reduction is not None:
+            out.add(junction.reduction.field)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                if key in _READ_KEYS and isinstance(value, str):
+                    out.add(value)
+                elif key == "where" and isinstance(value, Mapping):
+                    out.update(str(k) for k in value)
+                walk(value)
+        elif isinstance(node, (list, tuple)):
+            for item in node:
+                walk(item)
+
+    walk(plan.meta.get("answer_spec"))
+    return frozenset(out)
+
+
+def _attribution(drift: Any, tools: set[str], requests: set[str],
+                 reads: frozenset[str]) -> tuple[tuple[str, ...], ...]:
+    """(drift causes, data changes, noise) of a task: the drift that touches what its plan reads (a tool as a
+    whole, or a field it reads) on one of its requests, else on one of its tools; data and noise on its
+    requests."""
+    from kopa_replay.drift.impact import touched, touches
+
     def mine(change: Any) -> bool:
         return bool(requests & {_base_request(r) for r in change.requests})
 
     def cause(change: Any) -> str:
         return f"{change.severity} {change.check_id} {change.tool} {change.path}: {change.message}"
 
-    on_requests = [c for c in drift.changes if mine(c)]
-    on_tools = on_requests or [c for c in drift.changes if c.tool in tools]
+    relevant = [c for c in drift.changes if touches(touched([c]), c.tool, reads)]
+    on_requests = [c for c in relevant if mine(c)]
+    on_tools = on_requests or [c for c in relevant if c.tool in tools]
     data = tuple(f"{c.tool}: {c.message}" for c in drift.data if mine(c))
     noise = tuple(f"{c.tool}: {c.message}" for c in drift.noise if mine(c))
     return tuple(cause(c) for c in on_tools), data, noise
@@ -160,11 +199,16 @@ def _run(plan: Trajectory, catalog: Catalog, env: Any) -> tuple[Any, str]:
 
 def _judge(task: Task, plan: Trajectory, catalog: Catalog, env_before: Any, env_after: Any, drift: Any,
            same: Callable[[Any, Any], bool]) -> tuple[TaskDrift, Any]:
+    tools = tuple(sorted({step.tool for step in plan.steps}))
+    if is_stale(task):
+        new, problem = _run(plan, catalog, env_after)
+        if new is not None and new.ok:
+            return TaskDrift(task.id, "restored", task.answer.value, new.answer.value, "", tools), new
+        return TaskDrift(task.id, "stale", task.answer.value, None, problem, tools), None
     old, old_problem = _run(plan, catalog, env_before)
     new, new_problem = _run(plan, catalog, env_after)
-    tools = {step.tool for step in plan.steps}
     made = _request_ids(catalog, [*(_pages(old) if old is not None else []), *(_pages(new) if new is not None else [])])
-    causes, data, noise = _attribution(drift, tools, made)
+    causes, data, noise = _attribution(drift, set(tools), made, fields_read(plan))
     before = old.answer.value if old is not None and old.ok else None
     after = new.answer.value if new is not None and new.ok else None
     if old is None or not old.ok:
@@ -182,7 +226,7 @@ def _judge(task: Task, plan: Trajectory, catalog: Catalog, env_before: Any, env_
     else:
         status, problem = "same", ""
     listed = status != "same"
-    verdict = TaskDrift(task.id, status, before, after, problem, tuple(sorted(tools)), causes if listed else (),
+    verdict = TaskDrift(task.id, status, before, after, problem, tools, causes if listed else (),
                         data if listed else (), noise if listed else ())
     return verdict, new
 
@@ -259,6 +303,10 @@ def repin(tasks: Sequence[Task], plans: Mapping[str, Trajectory], runs: Mapping[
     for task in tasks:
         plan, run = plans[task.id], runs.get(task.id)
         kept = [t for t in task.tags if t not in stale_tags.values()]
+        if status[task.id] == "stale":      # tagged before, still not running: as it was
+            new_tasks.append(task)
+            new_plans.append(plan)
+            continue
         if status[task.id] in stale_tags:   # (a plan with no run on B is one of these)
             new_tasks.append(replace(task, tags=tuple(dict.fromkeys((*kept, stale_tags[status[task.id]])))))
             new_plans.append(plan)

@@ -251,7 +251,7 @@ class _Groups:
         return tuple(sorted(out, key=Change.sort_key))
 
 
-def _compare(groups: _Groups, pair: RequestPair, covered_format: bool) -> None:
+def _compare(groups: _Groups, pair: RequestPair, covered_format: bool, explained: bool = False) -> None:
     old, new = pair.before, pair.after
     if old == new:
         return   # the same answer (a failure both times included): nothing moved
@@ -282,13 +282,14 @@ def _compare(groups: _Groups, pair: RequestPair, covered_format: bool) -> None:
         groups.add("changes", CHECKS["request_envelope"], "envelope_changed", "breaking" if gone else "info", pair,
                    RESPONSE_PATH, gone, added, f"{old.outcome} document's envelope lost {', '.join(gone) or '-'}, "
                                                f"gained {', '.join(added) or '-'}")
-    _compare_data(groups, pair)
+    _compare_data(groups, pair, explained)
 
 
-def _compare_data(groups: _Groups, pair: RequestPair) -> None:
+def _compare_data(groups: _Groups, pair: RequestPair, explained: bool) -> None:
     old, new = pair.before, pair.after
     if old.outcome != new.outcome:
-        if {old.outcome, new.outcome} == {"ok", "no_data"}:
+        # records that went because the envelope moved are the drift's doing, not data
+        if {old.outcome, new.outcome} == {"ok", "no_data"} and not explained:
             groups.add("data", "request-records-came-or-went", "records_changed", "info", pair, RESPONSE_PATH,
                        old.outcome, new.outcome, f"{old.outcome} → {new.outcome}")
         return
@@ -298,7 +299,7 @@ def _compare_data(groups: _Groups, pair: RequestPair) -> None:
     if old.records != new.records:
         groups.add("data", "request-record-count-changed", "record_count_changed", "info", pair, RESPONSE_PATH,
                    None, None, "record count on the same page changed")
-    elif old.values != new.values:
+    elif old.values != new.values and not explained:   # a renamed or retyped field changes them too
         groups.add("data", "request-values-changed", "values_changed", "info", pair, RESPONSE_PATH, None, None,
                    "values changed (same record count)")
 
@@ -312,8 +313,9 @@ def diff_requests(pairs: Sequence[RequestPair], schema_changes: Iterable[Change]
         groups.totals[pair.tool] += 1
     schema = attach_requests(schema_changes, pairs)
     covered = {c.tool for c in schema if c.kind == "format_changed" and c.path == RESPONSE_PATH}
+    explained = {(c.tool, r) for c in schema if c.severity != "info" for r in c.requests}
     for pair in pairs:
-        _compare(groups, pair, pair.tool in covered)
+        _compare(groups, pair, pair.tool in covered, (pair.tool, pair.request) in explained)
     changes = tuple(sorted(schema + list(groups.changes("changes")), key=Change.sort_key))
     tools = sorted({p.tool for p in pairs} | {c.tool for c in schema})
     return DriftReport(changes, groups.changes("noise"), groups.changes("data"), tuple(tools), len(pairs), unpaired,

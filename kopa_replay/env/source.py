@@ -113,8 +113,15 @@ def _inner_transport(source: str, *, seed: int, as_of: dt.date | str | None, fau
         return (MirrorTransport(mirrors) if mirrors else httpx.HTTPTransport()), None
     if source == "replay":
         return None, REPLAY_KEY
-    if source.startswith(("http://", "https://")):
-        return MirrorTransport({**mirrors, "*": source}), accepted_key()
+    check_source(source)
+    return MirrorTransport({**mirrors, "*": source}), accepted_key()
+
+
+def check_source(source: str) -> str:
+    """``source`` when it names one (sim, live, replay, or a mirror's URL); a clean error otherwise — checked by
+    recorders before they create a snapshot, so a typo leaves nothing behind."""
+    if source in ("sim", "live", "replay") or source.startswith(("http://", "https://")):
+        return source
     raise UsageError(f"unknown source {source!r}: use 'sim', 'live', 'replay' or the URL of a mirror "
                      "(http://127.0.0.1:N)")
 

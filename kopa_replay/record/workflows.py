@@ -25,7 +25,7 @@ import httpx
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.env.call import execute
-from kopa_replay.env.source import open_source
+from kopa_replay.env.source import check_source, open_source
 from kopa_replay.errors import CassetteMiss, SnapshotError, UsageError
 from kopa_replay.record.redact import MASK
 from kopa_replay.record.snapshots import recorded_responses, seal_snapshot
@@ -86,6 +86,7 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
     from kopa_replay.env.environment import ToolEnvironment
 
     as_of_text = _as_of_text(as_of, snapshot)
+    check_source(source)
     store = Store(store_path)
     mode = _open_for_recording(store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog)
     outcomes: Counter[str] = Counter()
@@ -223,7 +224,8 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
 
     if base == snapshot:
         raise UsageError("refresh writes a new snapshot: --snapshot must differ from --base")
-    store = Store(store_path)
+    check_source(source)
+    store = Store(store_path, create=False)   # the base lives there: a missing store is a mistake, not a new one
     base_info = store.snapshot(base)
     as_of_text = _as_of_text(as_of, snapshot)
     extra = list(requests)
@@ -233,11 +235,12 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
                                refresh=True)
     settings = {"base": base, "tools_glob": tools, "changed_since": changed_since}
     earlier = store.provenance(snapshot)
+    sealed = mode == "replay"   # a finished refresh run again: everything is replayed, nothing is written
     if earlier is not None and {k: earlier.get(k) for k in settings} != settings:
         made = ", ".join(f"{k}={earlier.get(k)!r}" for k in settings)
-        raise SnapshotError(f"snapshot {snapshot!r} in {store.path} was made by a refresh with {made}; run that "
-                            "refresh again to resume it, or refresh into a new snapshot name")
-    sealed = mode == "replay"   # a finished refresh run again: everything is replayed, nothing is written
+        raise SnapshotError(f"snapshot {snapshot!r} in {store.path} was made by a refresh with {made}; "
+                            + ("it is sealed: refresh into a new snapshot name" if sealed else
+                               "run that refresh again to resume it, or refresh into a new snapshot name"))
     if not sealed and earlier is None:
         store.set_provenance(snapshot, settings)   # claimed before anything is copied: a resume must match it
     secret_params = set(redactor_for(catalog).secret_params)
@@ -281,6 +284,9 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
             held.add(_request_id(catalog, tool_name, args))
             outcomes[env.call(tool_name, dict(args)).outcome] += 1
             added += 1
+    # what the extra calls recorded: a call the environment refuses (bad arguments) sends nothing
+    recorded_extra = store.snapshot(snapshot).interactions - len(carried) - len(requests) + \
+        outcomes.get("no_answer", 0)
     summary = RecordSummary(snapshot, source, as_of_text, len(requests) + added, dict(outcomes))
     if retrying:
         summary.retries = retrying[0].stats.to_dict()
@@ -297,7 +303,7 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
                             "interactions": len(requests)},
             "carried_over": {"tools": sorted({str(i.tool) for i in carried if i.tool}),
                              "interactions": len(carried)},
-            "added": before.get("added", 0) + added})
+            "added": recorded_extra})
     store.end_recording(snapshot)
     summary.report = drift_report(store, catalog, base_info.name, snapshot)
     summary.changes = list(summary.report.changes)

@@ -85,6 +85,8 @@ def test_untouched_tools_show_no_drift_and_no_noise(refreshed):
     drifted = {e.tool for e in EVENTS}
     assert [c.to_dict() for c in report.changes if c.tool not in drifted] == []
     assert report.noise == ()
+    # what the drift explains is not listed again as data (KRX's records went with its envelope)
+    assert not [c for c in report.data if c.tool == "krx_stk_bydd_trd"]
 
 
 def test_bench_drift_lists_exactly_the_tasks_whose_answers_truly_change(refreshed, tmp_path):
@@ -117,8 +119,19 @@ def test_bench_drift_lists_exactly_the_tasks_whose_answers_truly_change(refreshe
     moved = {t["task"] for t in report["listed"] if t["status"] in ANSWER_MOVED}
     assert moved == truth
     assert report["counts"]["unrecorded"] == 0 and report["counts"]["fails_on_before"] == 0
-    # each listed task is explained by the drift or the data of the requests its plan makes
+    # each listed task is explained by the drift or the data of the requests its plan makes, and a field-level
+    # change is a cause only when the plan reads that field (no plan reads ENG_NM, renamed under politics tasks)
+    from kopa_replay.bench.drift import fields_read
+
     assert all(t["causes"] or t["data"] for t in report["listed"])
+    field_checks = ("response-field-renamed", "response-field-removed", "response-field-type-changed",
+                    "response-field-became-nullable", "response-field-became-optional")
+    for verdict in report["listed"]:
+        for cause in verdict["causes"]:
+            _, check, _, path = cause.split(":")[0].split(" ")[:4]
+            if check in field_checks:
+                assert path in fields_read(task_set.plans[verdict["task"]]), (verdict["task"], cause)
+    assert not any("ENG_NM" in c for t in report["listed"] for c in t["causes"])
     krx = [t for t in report["listed"] if "krx_stk_bydd_trd" in t["tools"]]
     assert krx and all(any("krx_stk_bydd_trd OutBlock_1" in c for c in t["causes"]) for t in krx)
 
@@ -133,6 +146,13 @@ def test_bench_drift_lists_exactly_the_tasks_whose_answers_truly_change(refreshe
         elif verdict["status"] == "answer_changed":
             assert task.answer.value == verdict["after"] and "stale:no_longer_executes" not in task.tags
     assert json.loads((out / "drift.json").read_text()) == report
+    # compared again from the re-pinned set, the stale tasks are expected not to run: "stale", never failing
+    again = CliRunner().invoke(cli, ["bench", "drift", AFTER, AFTER, "--tasks", str(out), "--store",
+                                     str(refreshed["store"]), "--format", "json", "--fail-on", "broken"])
+    assert again.exit_code == 0, again.output
+    counts = json.loads(again.stdout)["counts"]
+    assert counts["stale"] == report["counts"]["no_longer_executes"] and counts["same"] == len(task_set.tasks) - \
+        counts["stale"]
     stale = {t["task"] for t in report["listed"] if t["status"] == "no_longer_executes"}
     oracle = CliRunner().invoke(cli, ["bench", "run", "--agent", "oracle", "--tasks", str(out), "--snapshot", AFTER,
                                       "--store", str(refreshed["store"]), "--out", str(tmp_path / "run"), "--json"])
@@ -195,7 +215,9 @@ def test_incremental_refresh_mistakes_are_clean_errors_and_create_nothing(refres
     shutil.copyfile(SHIPPED, store)
     runner = CliRunner()
     for args, message in ((["--tools", "nothing_*"], "matches no tool"),
-                          (["--changed-since", "no-such-snapshot"], "no-such-snapshot")):
+                          (["--changed-since", "no-such-snapshot"], "no-such-snapshot"),
+                          (["--source", "simm"], "unknown source 'simm'"),
+                          (["--store", str(tmp_path / "missing.sqlite")], "missing.sqlite does not exist")):
         result = runner.invoke(cli, ["refresh", "--base", BEFORE, "--snapshot", "new", "--store", str(store),
                                      "--no-bench", *args])
         assert result.exit_code != 0 and result.output.startswith("Error:") and message in result.output, \
@@ -203,3 +225,4 @@ def test_incremental_refresh_mistakes_are_clean_errors_and_create_nothing(refres
         assert "Traceback" not in result.output
     with Store(store, readonly=True) as opened:
         assert opened.snapshot_names() == [BEFORE]
+    assert not (tmp_path / "missing.sqlite").exists()
