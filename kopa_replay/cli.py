@@ -78,6 +78,20 @@ _drift_report_options = _report_options(["breaking", "warning"], "Exit 1 when a 
                                                                  "(environmental noise and data never count).")
 
 
+def _writable_store(store: str | None, command: str):
+    """The store a recording command writes; the shipped one only when named (--store / KOPA_STORE): a new
+    snapshot in it would change a file the checkout tracks."""
+    from pathlib import Path
+
+    from kopa_replay.record.store import shipped_store_path
+
+    path = _store_path(store)
+    if store is None and Path(path).resolve() == shipped_store_path():
+        raise UsageError(f"{command} would write into the shipped store {path}; name a store with --store (a copy: "
+                         f"cp {path} my.sqlite) or KOPA_STORE, or --store {path} to write there on purpose")
+    return path
+
+
 def _store_path(store: str | None):
     from kopa_replay.record import default_store_path
 
@@ -379,12 +393,12 @@ def record(snapshot, no_seal, commit_every, bench, source, as_of, seed, base_url
     from kopa_replay.record.workflows import record_snapshot
 
     _date(as_of, "--as-of")
+    path = _writable_store(store, "record")
     cat = _load_catalog(catalog_files, scale)
     mirrors = parse_mirrors(base_urls)
     requests = _bench_requests(bench, cat, source, seed, as_of or snapshot, mirrors)
-    summary = record_snapshot(cat, store_path=_store_path(store), snapshot=snapshot, source=source, as_of=as_of,
-                              seed=seed, mirrors=mirrors, seal=not no_seal, requests=requests,
-                              commit_every=commit_every)
+    summary = record_snapshot(cat, store_path=path, snapshot=snapshot, source=source, as_of=as_of, seed=seed,
+                              mirrors=mirrors, seal=not no_seal, requests=requests, commit_every=commit_every)
     if as_json:
         click.echo(_dump(summary.to_dict()))
         return
@@ -424,10 +438,11 @@ def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files
     from kopa_replay.record.workflows import refresh_snapshot
 
     _date(as_of, "--as-of")
+    path = _writable_store(store, "refresh")
     cat, mirrors = _load_catalog(catalog_files, scale), parse_mirrors(base_urls)
     requests = _bench_requests(bench, cat, source, seed, as_of or snapshot, mirrors)
-    summary = refresh_snapshot(cat, store_path=_store_path(store), base=base, snapshot=snapshot, source=source,
-                               as_of=as_of, seed=seed, mirrors=mirrors, retries=retries, retry_backoff=retry_backoff,
+    summary = refresh_snapshot(cat, store_path=path, base=base, snapshot=snapshot, source=source, as_of=as_of,
+                               seed=seed, mirrors=mirrors, retries=retries, retry_backoff=retry_backoff,
                                tools=tools_pattern, changed_since=changed_since, requests=requests)
     click.echo(render(summary.report, fmt, fail_on), nl=False)
     tries, unanswered = summary.retries or {}, summary.outcomes.get("no_answer", 0)

@@ -133,6 +133,11 @@ _DICTIONARY_BYTES = 16_384
 _LEVEL = 3
 
 
+def shipped_store_path() -> Path:
+    """The store the checkout ships (snapshot 2026-09-01): replayed by default, written only on purpose."""
+    return Path(__file__).resolve().parents[2] / "cassettes" / "kopa.sqlite"
+
+
 def default_store_path() -> Path:
     """$KOPA_STORE, else ./cassettes/kopa.sqlite if present, else the checkout's shipped store."""
     if os.environ.get("KOPA_STORE"):
@@ -140,7 +145,7 @@ def default_store_path() -> Path:
     local = Path("cassettes") / "kopa.sqlite"
     if local.exists():
         return local
-    return Path(__file__).resolve().parents[2] / "cassettes" / "kopa.sqlite"
+    return shipped_store_path()
 
 
 @dataclass(frozen=True)

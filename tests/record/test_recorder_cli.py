@@ -73,6 +73,20 @@ def test_replay_from_the_cli_is_offline_and_misses_are_clean(store, run, no_netw
     assert json.loads(showcase.output)["prior_close"] == 1680
 
 
+def test_recording_into_the_shipped_store_needs_naming_it(run, tmp_path, monkeypatch):
+    from kopa_replay.record.store import shipped_store_path
+
+    before = shipped_store_path().read_bytes()
+    monkeypatch.delenv("KOPA_STORE", raising=False)
+    for where in (tmp_path, shipped_store_path().parents[1]):   # no ./cassettes; the checkout's own
+        monkeypatch.chdir(where)
+        for args in (["refresh", "--base", "2026-09-01", "--snapshot", "2026-12-01", "--no-bench"],
+                     ["record", "--snapshot", "extra", "--no-bench"]):
+            message = _error(run(*args))
+            assert "would write into the shipped store" in message and "--store" in message
+    assert shipped_store_path().read_bytes() == before
+
+
 def test_recorder_user_mistakes(store, run, tmp_path):
     assert "sealed" in _error(run("record", "--snapshot", "2026-09-01", "--seed", "3", "--store", str(store)))
     assert "must differ" in _error(run("refresh", "--base", "2026-09-01", "--snapshot", "2026-09-01",
