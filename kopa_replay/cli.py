@@ -92,6 +92,13 @@ def _writable_store(store: str | None, command: str):
     return path
 
 
+def _manifest_file(store_path, snapshot: str):
+    """Where a seal wrote a snapshot's manifest (the commands say it: it lands beside the store)."""
+    from kopa_replay.record.snapshots import manifest_dir_for
+
+    return manifest_dir_for(store_path) / f"{snapshot}.json"
+
+
 def _store_path(store: str | None):
     from kopa_replay.record import default_store_path
 
@@ -290,19 +297,24 @@ def _parse_kv(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--seed", default=0, show_default=True, type=int, help="Simulator seed (source sim).")
 @click.option("--as-of", default="2026-09-01", show_default=True, help="Simulator as-of date (source sim).")
 @click.option("--json", "as_json", is_flag=True, help="Print the parsed result as JSON.")
+@click.option("--base-url", "base_urls", multiple=True, metavar="HOST=URL",
+              help="Send one catalog host to a mirror (repeatable, with --source live), e.g. "
+                   "opendart.fss.or.kr=http://127.0.0.1:8765.")
 @_replay_options
 @_catalog_option
-def call(tool, args, source, seed, as_of, as_json, snapshot, mode, store, catalog_files, scale) -> None:
+def call(tool, args, source, seed, as_of, as_json, base_urls, snapshot, mode, store, catalog_files, scale) -> None:
     """Execute one tool call and print the parsed records.
 
     Example: kopa-replay call datagokr_get_stock_price_info --arg srtnCd=069540 --arg basDt=20260831
     """
     from kopa_replay.env import ToolEnvironment, coerce_args, open_source
+    from kopa_replay.env.source import parse_mirrors
 
     cat = _load_catalog(catalog_files, scale)
     arguments = coerce_args(cat.get(tool), _parse_kv(args))
     with open_source(source, seed=seed, as_of=_date(as_of, "--as-of"), snapshot=snapshot, mode=mode,
-                     store=_store_path(store) if snapshot else None, catalog=cat) as src:
+                     store=_store_path(store) if snapshot else None, mirrors=parse_mirrors(base_urls),
+                     catalog=cat) as src:
         result = ToolEnvironment(cat, src).call(tool, arguments)
     if as_json:
         click.echo(_dump(result.to_dict()))
@@ -312,7 +324,7 @@ def call(tool, args, source, seed, as_of, as_json, snapshot, mode, store, catalo
         for record in result.records:
             click.echo(json.dumps(record, ensure_ascii=False))
     if result.outcome not in ("ok", "empty"):
-        sys.exit(2)
+        sys.exit(3)   # the call ran and answered an error: apart from 1 (a mistake) and 2 (usage)
 
 
 @cli.command("showcase")
@@ -405,7 +417,7 @@ def record(snapshot, no_seal, commit_every, bench, source, as_of, seed, base_url
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary.outcomes.items()))
     click.echo(f"recorded {summary.calls} calls into snapshot {snapshot} ({outcomes})")
     if summary.manifest:
-        click.echo(f"sealed: digest {summary.manifest['digest']}")
+        click.echo(f"sealed: digest {summary.manifest['digest']}, manifest {_manifest_file(path, snapshot)}")
 
 
 @cli.command("refresh")
@@ -453,6 +465,9 @@ def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files
                    f"on a retry, {failing} still failing after {retries} retries: {failing - unanswered} recorded "
                    f"as the failure they got, {unanswered} got no answer at all (left out of {snapshot}); both "
                    "listed apart from the drift", err=True)
+    if summary.manifest:
+        click.echo(f"sealed {snapshot}: digest {summary.manifest['digest']}, manifest {_manifest_file(path, snapshot)}",
+                   err=True)
     made = (summary.manifest or {}).get("refresh", {})
     if tools_pattern or changed_since:
         click.echo(f"incremental: re-executed {made['re_executed']['interactions']} requests of "
@@ -614,7 +629,8 @@ def cassette_import_vcr(file, snapshot, store, catalog_files, scale) -> None:
 
     with _open_store(store, readonly=False) as opened:
         count = import_vcr_cassette(file, opened, snapshot, redactor=redactor_for(_load_catalog(catalog_files, scale)))
-    click.echo(f"imported {count} interactions from {file} into snapshot {snapshot}")
+    click.echo(f"imported {count} interactions from {file} into snapshot {snapshot}"
+               + (" (nothing new: this file was imported into it before)" if count == 0 else ""))
 
 
 @cli.group(cls=_Group)

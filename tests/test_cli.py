@@ -169,3 +169,24 @@ def test_mcp_serve_with_no_matching_tool_is_a_clean_error(run):
     result = run("mcp", "serve", "--tools", "zzz_*")
     assert result.exit_code == 1
     assert "no tool matches 'zzz_*'" in _error_line(result)
+
+
+def test_call_sends_one_host_to_a_mirror(run, server_url, monkeypatch):
+    from kopa_replay.sim import accepted_key
+
+    monkeypatch.setenv("KOPA_API_KEY", accepted_key())
+    result = run("call", "dart_corp_code", "--arg", "corp_name=라이트론", "--source", "live", "--json",
+                 "--base-url", f"opendart.fss.or.kr={server_url}")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["records"][0]["corp_name"] == "라이트론"
+    assert "HOST=URL" in _error_line(run("call", "dart_corp_code", "--arg", "corp_name=x", "--source", "live",
+                                         "--base-url", "nonsense"))
+
+
+def test_exit_codes_are_the_documented_ones(run):
+    answered_error = run("call", "seoul_card_subway_stats_new", "--arg", "USE_YMD=20260831", "--arg", "START=1",
+                         "--arg", "END=2000")
+    assert answered_error.exit_code == 3 and "ERROR-336" in answered_error.output
+    assert run("call", "no_such_tool").exit_code == 1                       # a user mistake: one Error: line
+    assert run("call", "seoul_card_subway_stats_new", "--no-such-option").exit_code == 2   # usage, caught by click
+    assert run("drift", "diff", "a", "b", "--format", "yaml").exit_code == 2

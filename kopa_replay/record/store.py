@@ -211,6 +211,10 @@ def _provenance_key(name: str) -> str:
     return f"provenance:{name}"
 
 
+def _once_prefix(name: str) -> str:
+    return f"once:{name}:"
+
+
 def _alive(pid: int) -> bool:
     """Whether process ``pid`` runs on this machine (a store is shared by processes of one machine)."""
     try:
@@ -446,6 +450,7 @@ class Store:
             conn.execute("DELETE FROM meta WHERE substr(key, 1, ?) = ?",
                          (len(_recording_prefix(name)), _recording_prefix(name)))
             conn.execute("DELETE FROM meta WHERE key = ?", (_provenance_key(name),))
+            conn.execute("DELETE FROM meta WHERE substr(key, 1, ?) = ?", (len(_once_prefix(name)), _once_prefix(name)))
 
     def set_provenance(self, name: str, provenance: Mapping[str, Any]) -> None:
         """Say how ``name`` was made beyond its settings (an incremental refresh: what it carried over); kept in
@@ -561,6 +566,17 @@ class Store:
         """
         with self.transaction(snapshot) as conn:
             return len(self.insert_rows(conn, snapshot, rows))
+
+    def append_once(self, snapshot: str, token: str, rows: Iterable[RecordedRow]) -> int:
+        """:meth:`append_many` unless ``token`` (what the rows came from: a file's digest) was appended to
+        ``snapshot`` before — then nothing, and 0. Checked and marked in the same transaction."""
+        mark = f"{_once_prefix(snapshot)}{token}"
+        with self.transaction(snapshot) as conn:
+            if conn.execute("SELECT 1 FROM meta WHERE key = ?", (mark,)).fetchone():
+                return 0
+            count = len(self.insert_rows(conn, snapshot, rows))
+            conn.execute("INSERT INTO meta VALUES (?, '1')", (mark,))
+            return count
 
     @contextmanager
     def transaction(self, snapshot: str, create: bool = True) -> Iterator[sqlite3.Connection]:

@@ -40,6 +40,7 @@ Request bodies are not stored; they count only through the request key.
 from __future__ import annotations
 
 import functools
+import hashlib
 import http
 from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
@@ -332,9 +333,11 @@ def import_vcr_cassette(yaml_path: str | Path, store: Store, snapshot: str, *,
     Every interaction is checked before anything is written, and all are
     written in one transaction; a bad file raises :class:`StoreError` naming
     the file and the interaction index. Repeated requests keep their order.
+    Importing the same file (the same bytes) into the same snapshot again stores nothing and returns 0.
     """
     path = Path(yaml_path)
     try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
         data = yamlserializer.deserialize(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise StoreError(f"cannot read vcrpy cassette {path}: {exc}") from exc
@@ -352,4 +355,4 @@ def import_vcr_cassette(yaml_path: str | Path, store: Store, snapshot: str, *,
             rows.append(_row_from_vcr(active, *_yaml_interaction(item)))
         except ValueError as exc:
             raise StoreError(f"vcrpy cassette {path}: interaction {index}: {exc}") from None
-    return store.append_many(snapshot, rows)
+    return store.append_once(snapshot, f"vcr-import:{digest}", rows)

@@ -138,10 +138,22 @@ def serve(snapshot: str = DEFAULT_SNAPSHOT, transport: str = "stdio", tools_patt
 
             anyio.run(run)
         else:
+            import socket
+            import sys
+
             import uvicorn
 
+            # bound here, before uvicorn starts: a busy port is a clean error naming it, not uvicorn's exit 3
+            try:
+                sock = socket.create_server((host, port), reuse_port=False)
+            except OSError as exc:
+                raise UsageError(f"cannot serve MCP on {host}:{port}: {exc.strerror or exc} (another server there? "
+                                 "choose --port)") from None
+            bound = sock.getsockname()[1]
+            print(f"serving {len(catalog)} tools from snapshot {snapshot} over MCP at http://{host}:{bound}/mcp "
+                  "(Ctrl-C stops)", file=sys.stderr, flush=True)
             app = server.streamable_http_app(host=host)
-            uvicorn.run(app, host=host, port=port, log_level="warning")
+            uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -80,3 +80,38 @@ def test_lightron_chain_and_an_invalid_argument():
     wrong = _payload(bad)
     assert bad.is_error and wrong["outcome"] == "structural_error" and "corp_code" in wrong["message"]
     assert wrong["hint"] and wrong["records"] == []
+
+
+def test_http_transport_says_where_it_serves_and_answers_the_sdk_client():
+    import subprocess
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    process = subprocess.Popen([sys.executable, "-m", "kopa_replay", "mcp", "serve", "--transport", "http",
+                                "--port", "0", "--tools", "dart_*"], cwd=str(ROOT), stderr=subprocess.PIPE,
+                               text=True, env={**__import__("os").environ, "KOPA_API_KEY": ""})
+    try:
+        line = process.stderr.readline()
+        assert "over MCP at http://127.0.0.1:" in line, line
+        url = line.split(" at ")[1].split()[0]
+
+        async def listed():
+            async with streamable_http_client(url) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return [tool.name for tool in (await session.list_tools()).tools]
+
+        names = anyio.run(listed)
+        assert names and all(name.startswith("dart_") for name in names)
+
+        # the same port again: a clean error naming it, not uvicorn's traceback and exit 3
+        port = url.rsplit(":", 1)[1].split("/")[0]
+        busy = subprocess.run([sys.executable, "-m", "kopa_replay", "mcp", "serve", "--transport", "http",
+                               "--port", port], cwd=str(ROOT), capture_output=True, text=True, timeout=60)
+        assert busy.returncode == 1 and busy.stderr.startswith(f"Error: cannot serve MCP on 127.0.0.1:{port}"), \
+            busy.stderr
+        assert "Traceback" not in busy.stderr
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        process.stderr.close()

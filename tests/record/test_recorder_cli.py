@@ -112,6 +112,8 @@ def test_import_vcr_from_the_cli(tmp_path, run):
     result = run("cassette", "import-vcr", str(cassette), "--snapshot", "legacy", "--store", str(store))
     assert result.exit_code == 0, result.output
     assert "imported 1 interactions" in result.output
+    again = run("cassette", "import-vcr", str(cassette), "--snapshot", "legacy", "--store", str(store))
+    assert again.exit_code == 0 and "imported 0 interactions" in again.output and "before" in again.output
     assert b"legacy-secret-key" not in store.read_bytes()
     broken = tmp_path / "broken.yaml"
     broken.write_text("interactions: [", encoding="utf-8")
@@ -143,3 +145,11 @@ def test_sealing_an_unfinished_recording_needs_force(tmp_path, run):
     assert not Store(store, readonly=True).snapshot("u").sealed
     forced = run("snapshot", "seal", "u", "--force", "--store", str(store))
     assert forced.exit_code == 0 and Store(store, readonly=True).snapshot("u").sealed
+
+
+def test_record_says_where_it_wrote_the_manifest(run, tmp_path):
+    store = tmp_path / "elsewhere" / "mine.sqlite"
+    result = run("record", "--snapshot", "m", "--as-of", "2026-09-01", "--no-bench", "--store", str(store))
+    assert result.exit_code == 0, result.output
+    manifest = tmp_path / "elsewhere" / "snapshots" / "m.json"
+    assert f"manifest {manifest}" in result.output and manifest.exists()

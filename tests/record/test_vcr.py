@@ -163,6 +163,8 @@ def test_import_a_cassette_written_by_vcrpy(tmp_path, vcrpy_yaml, no_network):
     store = Store(tmp_path / "k.sqlite")
     assert import_vcr_cassette(yaml_path, store, "imported") == 3
     assert [i.seq for i in store.interactions("imported")].count(2) == 1, "the repeated request keeps its order"
+    assert import_vcr_cassette(yaml_path, store, "imported") == 0, "the same file twice is stored once"
+    assert len(list(store.interactions("imported"))) == 3
     _assert_no_key(store.path)
     with httpx.Client(transport=RecordTransport(None, store, "imported", "replay")) as client:
         replayed = [client.get(url) for url in (urls[0], urls[1])]
