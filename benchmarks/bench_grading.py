@@ -25,7 +25,6 @@ import json
 import platform
 import sys
 import time
-from pathlib import Path
 from typing import Any, Callable
 
 from kopa_replay.bench.agents import OracleAgent, run_rollouts
@@ -34,8 +33,9 @@ from kopa_replay.bench.report import report, report_json
 from kopa_replay.bench.suite import load_task_set
 from kopa_replay.catalog import builtin_catalog
 from kopa_replay.env import ToolEnvironment
+from kopa_replay.record.store import shipped_store_path
 
-SHIPPED = Path(__file__).resolve().parents[1] / "cassettes" / "kopa.sqlite"
+SHIPPED = shipped_store_path()
 
 
 def _best(func: Callable[[], Any], rounds: int) -> tuple[float, Any]:

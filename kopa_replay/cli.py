@@ -53,7 +53,8 @@ def _catalog_option(func):
 
 def _store_option(func):
     return click.option("--store", envvar="KOPA_STORE", type=click.Path(dir_okay=False),
-                        help="Cassette store file [env KOPA_STORE; default cassettes/kopa.sqlite].")(func)
+                        help="Cassette store file [env KOPA_STORE; default ./cassettes/kopa.sqlite if it exists, else "
+                             "the shipped store: kopa-replay cassette path].")(func)
 
 
 def _replay_options(func):
@@ -578,6 +579,18 @@ def cassette() -> None:
 
     Example: kopa-replay cassette stats
     """
+
+
+@cassette.command("path")
+@click.option("--shipped", is_flag=True, help="The package's shipped store instead of the default one.")
+def cassette_path(shipped) -> None:
+    """Print the store commands use without --store ($KOPA_STORE, else ./cassettes/kopa.sqlite, else the shipped one).
+
+    Example: cp "$(kopa-replay cassette path --shipped)" my.sqlite   # a store of your own to refresh into
+    """
+    from kopa_replay.record.store import shipped_store_path
+
+    click.echo(str(shipped_store_path() if shipped else _store_path(None)))
 
 
 @cassette.command("verify")

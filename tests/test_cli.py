@@ -190,3 +190,18 @@ def test_exit_codes_are_the_documented_ones(run):
     assert run("call", "no_such_tool").exit_code == 1                       # a user mistake: one Error: line
     assert run("call", "seoul_card_subway_stats_new", "--no-such-option").exit_code == 2   # usage, caught by click
     assert run("drift", "diff", "a", "b", "--format", "yaml").exit_code == 2
+
+
+def test_cassette_path_names_the_shipped_store_in_the_package(run, tmp_path, monkeypatch):
+    import kopa_replay
+
+    shipped = run("cassette", "path", "--shipped")
+    assert shipped.exit_code == 0
+    path = Path(shipped.output.strip())
+    assert path.is_file() and path.is_relative_to(Path(kopa_replay.__file__).parent)
+    monkeypatch.delenv("KOPA_STORE", raising=False)
+    monkeypatch.chdir(tmp_path)                      # a project without ./cassettes: the shipped one
+    assert run("cassette", "path").output.strip() == str(path)
+    (tmp_path / "cassettes").mkdir()
+    (tmp_path / "cassettes" / "kopa.sqlite").write_bytes(b"")   # its own store once it has one
+    assert run("cassette", "path").output.strip() == str(Path("cassettes") / "kopa.sqlite")

@@ -60,7 +60,8 @@ __all__ = [
     "open_async_source",
 ]
 
-#: The snapshot shipped in cassettes/kopa.sqlite; ``source="replay"`` uses it unless told otherwise.
+#: The snapshot shipped as package data (data/cassettes/kopa.sqlite); ``source="replay"`` uses it unless told
+#: otherwise.
 DEFAULT_SNAPSHOT = "2026-09-01"
 
 

@@ -134,12 +134,14 @@ _LEVEL = 3
 
 
 def shipped_store_path() -> Path:
-    """The store the checkout ships (snapshot 2026-09-01): replayed by default, written only on purpose."""
-    return Path(__file__).resolve().parents[2] / "cassettes" / "kopa.sqlite"
+    """The store the package ships (snapshot 2026-09-01, package data: in the wheel too): replayed by default,
+    written only on purpose; its manifests are in ``snapshots/`` beside its ``cassettes/`` folder."""
+    return Path(__file__).resolve().parents[1] / "data" / "cassettes" / "kopa.sqlite"
 
 
 def default_store_path() -> Path:
-    """$KOPA_STORE, else ./cassettes/kopa.sqlite if present, else the checkout's shipped store."""
+    """$KOPA_STORE, else ./cassettes/kopa.sqlite of the project in the working directory if present, else the
+    package's shipped store."""
     if os.environ.get("KOPA_STORE"):
         return Path(os.environ["KOPA_STORE"])
     local = Path("cassettes") / "kopa.sqlite"

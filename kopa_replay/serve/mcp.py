@@ -162,7 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--snapshot", default=DEFAULT_SNAPSHOT)
     parser.add_argument("--transport", choices=TRANSPORTS, default="stdio")
     parser.add_argument("--tools", dest="tools_pattern", default=None, help="glob over tool names, e.g. 'dart_*'")
-    parser.add_argument("--store", default=None, help="cassette store (default: the shipped cassettes/kopa.sqlite)")
+    parser.add_argument("--store", default=None,
+                        help="cassette store (default: ./cassettes/kopa.sqlite, else the shipped one)")
     parser.add_argument("--source", default="replay")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)

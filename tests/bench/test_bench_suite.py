@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,9 @@ from kopa_replay.bench.suite import load_task_set, make_agent, run_benchmark
 from kopa_replay.bench.tasks import DATE_SKIPPED, FIRST_PAGE_ONLY, LOOKUP_SKIPPED
 from kopa_replay.env import ToolEnvironment
 from kopa_replay.errors import UsageError
+from kopa_replay.record.store import shipped_store_path
 
-SHIPPED = Path(__file__).resolve().parents[2] / "cassettes" / "kopa.sqlite"
+SHIPPED = shipped_store_path()
 HANGUL = re.compile("[가-힣]")
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
-from pathlib import Path
 
 import httpx
 import pytest
@@ -22,8 +21,9 @@ from kopa_replay.catalog import builtin_catalog
 from kopa_replay.record.store import Store
 from kopa_replay.record.workflows import refresh_snapshot
 from kopa_replay.sim import TIMELINE, events_between
+from kopa_replay.record.store import shipped_store_path
 
-SHIPPED = Path(__file__).resolve().parents[2] / "cassettes" / "kopa.sqlite"
+SHIPPED = shipped_store_path()
 BEFORE, AFTER = "2026-09-01", "2026-12-01"
 EVENTS = events_between(dt.date(2026, 9, 1), dt.date(2026, 12, 1))
 

@@ -1,21 +1,20 @@
-"""The shipped default: cassettes/kopa.sqlite holds sealed snapshot 2026-09-01, reproducible from the simulator."""
+"""The shipped default: the package's data/cassettes/kopa.sqlite holds sealed snapshot 2026-09-01, reproducible from the simulator."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from kopa_replay.bench.suite import benchmark_workload
 from kopa_replay.env import open_source
 from kopa_replay.record import Store
 from kopa_replay.record.snapshots import verify_snapshot
+from kopa_replay.record.store import shipped_store_path
 from kopa_replay.record.workflows import record_snapshot
 from kopa_replay.sim.showcase import walk_lightron
 from kopa_replay.sim.simulator import DEFAULT_AS_OF
 
-ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ROOT / "cassettes" / "kopa.sqlite"
-MANIFEST = ROOT / "snapshots" / "2026-09-01.json"
+SHIPPED = shipped_store_path()
+MANIFEST = shipped_store_path().parents[1] / "snapshots" / "2026-09-01.json"
 
 
 def test_the_shipped_snapshot_is_sealed_and_verifies():

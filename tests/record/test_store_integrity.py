@@ -18,6 +18,7 @@ from kopa_replay.record import Store
 from kopa_replay.record.snapshots import check_pinned, seal_snapshot, snapshot_digest, verify_snapshot
 from kopa_replay.record.store import SCHEMA_VERSION, blob_digest
 from kopa_replay.record.transport import RecordTransport
+from kopa_replay.record.store import shipped_store_path
 
 ROOT = Path(__file__).resolve().parents[2]
 BODY = json.dumps({"srtnCd": "069540", "clpr": "1680", "pad": "x" * 400}).encode()
@@ -136,12 +137,13 @@ def test_a_version_1_store_migrates_keeping_digests_and_manifests(tmp_path, cata
 
 
 def test_replay_of_a_corrupt_body_names_snapshot_tool_and_request_and_the_cli_says_error(tmp_path, catalog):
-    shipped = ROOT / "cassettes" / "kopa.sqlite"
+    shipped = shipped_store_path()
     (tmp_path / "cassettes").mkdir()
     copy = tmp_path / "cassettes" / "kopa.sqlite"
     copy.write_bytes(shipped.read_bytes())
     (tmp_path / "snapshots").mkdir()
-    (tmp_path / "snapshots" / "2026-09-01.json").write_bytes((ROOT / "snapshots" / "2026-09-01.json").read_bytes())
+    manifest = shipped_store_path().parents[1] / "snapshots" / "2026-09-01.json"
+    (tmp_path / "snapshots" / "2026-09-01.json").write_bytes(manifest.read_bytes())
     store = Store(copy, readonly=True)
     tool = catalog.get("datagokr_get_stock_price_info")
     args = {"basDt": "20260831", "srtnCd": "069540"}

@@ -19,8 +19,8 @@ import pytest
 from kopa_replay.errors import SnapshotError, StoreError
 from kopa_replay.record import Store
 from kopa_replay.record.snapshots import check_pinned, snapshot_digest, verify_snapshot
+from kopa_replay.record.store import shipped_store_path
 
-ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("recorder_worker.py")
 AS_OF = "2026-09-01"
 
@@ -140,7 +140,7 @@ def test_every_sampled_single_bit_flip_is_refused_or_harmless(tmp_path):
     """Flip one bit of a stored blob (raw and zstd ones alike) and read it back as replay does: a StoreError
     naming the body, or the very same bytes. 0 changed answers."""
     store_path = tmp_path / "kopa.sqlite"
-    store_path.write_bytes((ROOT / "cassettes" / "kopa.sqlite").read_bytes())
+    store_path.write_bytes(shipped_store_path().read_bytes())
     conn = sqlite3.connect(store_path)
     for name, in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
         conn.execute(f"DROP TRIGGER {name}")
