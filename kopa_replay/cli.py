@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -120,11 +121,37 @@ def _load_catalog(catalog_files: tuple[str, ...], scale: str):
 
 @click.group(cls=_Group)
 @click.version_option(package_name="kopa-replay")
-def cli() -> None:
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars (they are drawn on a terminal only, on stderr).")
+@click.pass_context
+def cli(ctx, quiet) -> None:
     """Record, replay and simulate Korean open public APIs for tool-calling research.
 
     Example: kopa-replay call dart_corp_code --arg corp_name=라이트론
     """
+    ctx.meta["kopa_quiet"] = quiet
+
+
+@contextmanager
+def _progress():
+    """A :data:`kopa_replay.util.Progress` hook drawing bars with an ETA on stderr when it is a terminal (one bar
+    per kind of work), or None: quiet with --quiet, in a pipe, in CI logs."""
+    ctx = click.get_current_context(silent=True)
+    quiet = bool(ctx and ctx.find_root().meta.get("kopa_quiet"))
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bars: dict[str, Any] = {}
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as drawn:
+        def update(what: str, done: int, total: int | None) -> None:
+            if what not in bars:
+                bars[what] = drawn.add_task(what, total=total)
+            drawn.update(bars[what], completed=done, total=total)
+
+        yield update
 
 
 # -- catalog ---------------------------------------------------------------
@@ -410,8 +437,10 @@ def record(snapshot, no_seal, commit_every, bench, source, as_of, seed, base_url
     cat = _load_catalog(catalog_files, scale)
     mirrors = parse_mirrors(base_urls)
     requests = _bench_requests(bench, cat, source, seed, as_of or snapshot, mirrors)
-    summary = record_snapshot(cat, store_path=path, snapshot=snapshot, source=source, as_of=as_of, seed=seed,
-                              mirrors=mirrors, seal=not no_seal, requests=requests, commit_every=commit_every)
+    with _progress() as progress:
+        summary = record_snapshot(cat, store_path=path, snapshot=snapshot, source=source, as_of=as_of, seed=seed,
+                                  mirrors=mirrors, seal=not no_seal, requests=requests, commit_every=commit_every,
+                                  progress=progress)
     if as_json:
         click.echo(_dump(summary.to_dict()))
         return
@@ -454,9 +483,11 @@ def refresh(base, snapshot, source, as_of, seed, base_urls, store, catalog_files
     path = _writable_store(store, "refresh")
     cat, mirrors = _load_catalog(catalog_files, scale), parse_mirrors(base_urls)
     requests = _bench_requests(bench, cat, source, seed, as_of or snapshot, mirrors)
-    summary = refresh_snapshot(cat, store_path=path, base=base, snapshot=snapshot, source=source, as_of=as_of,
-                               seed=seed, mirrors=mirrors, retries=retries, retry_backoff=retry_backoff,
-                               tools=tools_pattern, changed_since=changed_since, requests=requests)
+    with _progress() as progress:
+        summary = refresh_snapshot(cat, store_path=path, base=base, snapshot=snapshot, source=source, as_of=as_of,
+                                   seed=seed, mirrors=mirrors, retries=retries, retry_backoff=retry_backoff,
+                                   tools=tools_pattern, changed_since=changed_since, requests=requests,
+                                   progress=progress)
     click.echo(render(summary.report, fmt, fail_on), nl=False)
     tries, unanswered = summary.retries or {}, summary.outcomes.get("no_answer", 0)
     if tries.get("retried") or tries.get("still_failing"):
@@ -844,9 +875,14 @@ def graph_prune(run_dir, iterations, paths, seed, fault_rate, max_depth, w_s, w_
                  "fault_rate": fault_rate}
     with ExitStack() as stack:
         env = _open_env(stack, cat, source, sim_seed, as_of, snapshot, mode, store, fault_rate)
-        progress = None if as_json else (lambda h: click.echo(
-            f"iteration {h.iteration:>3}: paths passed {h.path_pass_rate:6.1%}  steps ok {h.step_success_rate:6.1%}"
-            f"  cut {h.links_cut:>4}  retained {h.links_retained}", err=True))
+        bar = stack.enter_context(_progress())
+        if bar is not None:   # a terminal: one bar with an ETA
+            def progress(h):
+                bar("pruning (iterations)", h.iteration, config.iterations)
+        else:                 # a log: a line per iteration (none with --json)
+            progress = None if as_json else (lambda h: click.echo(
+                f"iteration {h.iteration:>3}: paths passed {h.path_pass_rate:6.1%}  steps ok "
+                f"{h.step_success_rate:6.1%}  cut {h.links_cut:>4}  retained {h.links_retained}", err=True))
         report = prune_graph(cat, run_dir, env, config, source=described, plots=not no_plots, progress=progress)
     if as_json:
         click.echo(_dump(report))
@@ -1097,7 +1133,9 @@ def synth(graph_dir, out, trajectories, seed, fan_out_budget, max_links, page_bu
                   "llm": lambda: LLMWriter(_chat_client(stack, llm_url, llm_model, out, "--writer"),
                                            draft=IntentWriter(intents))}[writer]()
         env = _open_env(stack, cat, source, sim_seed, as_of, snapshot, mode, store)
-        stats = run_synthesis(cat, links, env, out, config, chosen, exclude=exclude, intents=intents)
+        progress = stack.enter_context(_progress())
+        stats = run_synthesis(cat, links, env, out, config, chosen, exclude=exclude, intents=intents,
+                              progress=progress)
     if as_json:
         click.echo(_dump(stats))
         return

@@ -5,8 +5,19 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Callable, Optional
 
-__all__ = ["write_atomic"]
+__all__ = ["Progress", "tick", "write_atomic"]
+
+#: A stage's progress hook: ``(what, done, total)``, ``total`` None when unknown. Stages call it as work gets done;
+#: the command line draws it (a bar with an ETA on a terminal, nothing otherwise). Never part of a result.
+Progress = Callable[[str, int, Optional[int]], None]
+
+
+def tick(progress: Progress | None, what: str, done: int, total: int | None) -> None:
+    """Report progress when someone listens."""
+    if progress is not None:
+        progress(what, done, total)
 
 
 def write_atomic(path: str | Path, text: str | bytes) -> None:

@@ -30,6 +30,7 @@ from kopa_replay.errors import CassetteMiss, SnapshotError, UsageError
 from kopa_replay.record.redact import MASK
 from kopa_replay.record.snapshots import recorded_responses, seal_snapshot
 from kopa_replay.record.store import Store
+from kopa_replay.util import Progress, tick
 
 __all__ = ["RecordSummary", "diff_snapshots", "drift_report", "record_snapshot", "refresh_snapshot"]
 
@@ -72,8 +73,9 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
                     as_of: dt.date | str | None = None, seed: int = 0, mirrors: Mapping[str, str] | None = None,
                     seal: bool = True, manifest_dir: str | Path | None = None,
                     requests: Iterable[tuple[str, Mapping[str, Any]]] = (),
-                    commit_every: int | None = None) -> RecordSummary:
-    """Record the probe workload of ``catalog`` from ``source`` into ``snapshot`` (and seal it).
+                    commit_every: int | None = None, progress: Progress | None = None) -> RecordSummary:
+    """Record the probe workload of ``catalog`` from ``source`` into ``snapshot`` (and seal it); ``progress``
+    hears each call (:data:`kopa_replay.util.Progress`).
 
     ``commit_every`` sets the recorder's commit batch (smaller: less to redo after a kill, slower).
 
@@ -95,14 +97,18 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
                      mode=mode, store=store_path, mirrors=mirrors, catalog=catalog,
                      commit_every=commit_every) as src, _sealed_misses(snapshot):
         sent: set[str] = set()
-        for tool_name, args in probe_requests(catalog):
+        probes, extra = probe_requests(catalog), list(requests)
+        total = len(probes) + len(extra)
+        for done, (tool_name, args) in enumerate(probes, 1):
             tool = catalog.get(tool_name)
             result = execute(tool, args, src.client, src.key_for(tool))
             outcomes[result.outcome] += 1
             calls += 1
             sent.add(_request_key(tool_name, args))
+            tick(progress, "recording", done, total)
         env = ToolEnvironment(catalog, src)
-        for tool_name, args in requests:
+        for done, (tool_name, args) in enumerate(extra, len(probes) + 1):
+            tick(progress, "recording", done, total)
             if _request_key(tool_name, args) in sent:
                 continue
             sent.add(_request_key(tool_name, args))
@@ -200,7 +206,8 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
                      seal: bool = True, manifest_dir: str | Path | None = None, retries: int = 3,
                      retry_backoff: float = 0.5, sleep: Callable[[float], object] = time.sleep,
                      tools: str | None = None, changed_since: str | None = None,
-                     requests: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> RecordSummary:
+                     requests: Iterable[tuple[str, Mapping[str, Any]]] = (),
+                     progress: Progress | None = None) -> RecordSummary:
     """Re-execute every request of ``base`` against ``source`` into ``snapshot``; diff the two.
 
     An environmental failure (see :func:`environmental_answer`) is retried up to ``retries`` times with
@@ -213,7 +220,8 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     other interaction of ``base`` is carried over unchanged, and the manifest's ``refresh`` entry says which.
 
     ``requests`` are more calls recorded after the base's (the benchmark's plans as they run on the new source,
-    see :func:`kopa_replay.bench.suite.benchmark_requests`), each unless the base already holds it.
+    see :func:`kopa_replay.bench.suite.benchmark_requests`), each unless the base already holds it. ``progress``
+    hears each request (:data:`kopa_replay.util.Progress`).
     """
     from kopa_replay.env.environment import ToolEnvironment
     from kopa_replay.record.redact import redactor_for
@@ -262,7 +270,9 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     with open_source(source, seed=seed, as_of=as_of_text if source == "sim" else None, snapshot=snapshot,
                      mode=mode, store=store_path, mirrors=mirrors, catalog=catalog, wrap=wrap) as src, \
             _sealed_misses(snapshot):
-        for item in requests:
+        total = len(requests) + len(extra)
+        for done, item in enumerate(requests, 1):
+            tick(progress, "re-executing", done, total)
             tool = catalog.get(item.tool) if item.tool and item.tool in catalog else None
             key = src.key_for(tool) if tool else src.sim_key
             headers = {k: (key or "") if v == MASK else v for k, v in item.request_headers.items()
@@ -277,7 +287,8 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
             outcomes[str(response.status_code)] += 1
         held = {f"{item.method} {item.url}" for item in store.interactions(base)}
         env = ToolEnvironment(catalog, src)
-        for tool_name, args in extra:
+        for done, (tool_name, args) in enumerate(extra, len(requests) + 1):
+            tick(progress, "re-executing", done, total)
             # every tool's: a plan's new request to a carried-over tool is new, not a re-execution
             if _request_id(catalog, tool_name, args) in held:
                 continue

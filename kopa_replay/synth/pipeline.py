@@ -85,7 +85,7 @@ def write_datasets(out: str | Path, trajectories: Sequence[Trajectory], catalog:
 
 def run_synthesis(catalog: Catalog, links: Sequence[Link], env: Any, out: str | Path, config: SynthConfig,
                   writer: QuestionWriter | None = None, *, exclude: Exclude | None = None,
-                  intents: Any = None) -> dict[str, Any]:
+                  intents: Any = None, progress: Any = None) -> dict[str, Any]:
     """Synthesize, write the directory; the statistics plus attempts and skip reasons.
 
     ``exclude`` (see the module docstring) drops candidates that repeat a benchmark task; each drop is in
@@ -113,7 +113,7 @@ def run_synthesis(catalog: Catalog, links: Sequence[Link], env: Any, out: str | 
         return reason
 
     result = synthesize_report(catalog, links, env, config, writer, exclude=recording if exclude is not None else None,
-                               intents=intents)
+                               intents=intents, progress=progress)
     stats = write_datasets(out, result.trajectories, catalog,
                            {"decontaminated": len(dropped) if exclude is not None else None,
                             "decontaminated_against": getattr(exclude, "name", None),

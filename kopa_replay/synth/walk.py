@@ -49,6 +49,7 @@ from kopa_replay.synth.model import Junction, Reduction, Trajectory
 from kopa_replay.synth.pager import read_pages, with_page_size
 from kopa_replay.synth.plan import (Execution, Perturbation, PlanRun, branches_of, candidate_values, unconstrained_junction,  # noqa: F401
                                     run_plan)
+from kopa_replay.util import Progress, tick
 
 __all__ = ["PATTERNS", "SynthConfig", "SynthResult", "QuestionWriter", "synthesize", "synthesize_report",
            "Perturbation", "PlanRun", "run_plan", "candidate_values"]
@@ -122,13 +123,13 @@ def synthesize(catalog: Catalog, links: Sequence[Link], env: Any, config: SynthC
 def synthesize_report(catalog: Catalog, links: Sequence[Link], env: Any, config: SynthConfig = SynthConfig(),
                       writer: QuestionWriter | None = None, *,
                       exclude: Callable[[Trajectory], str | None] | None = None,
-                      intents: Intents | None = None) -> SynthResult:
+                      intents: Intents | None = None, progress: Progress | None = None) -> SynthResult:
     """:func:`synthesize`, also saying how many attempts were made and why the skipped ones were skipped.
 
     ``exclude`` sees each finished candidate (its question written) and returns the reason it must not be
     kept (a benchmark task it repeats), or None; an excluded candidate does not count toward
     ``config.trajectories`` (the walk goes on), frees its set of tools for another walk, and is counted
-    under the skip reason ``"excluded"``.
+    under the skip reason ``"excluded"``. ``progress`` hears each trajectory kept.
 
     With ``intents`` (:mod:`kopa_replay.synth.intents`) the walk keeps to what a person would ask: it
     starts from the named entities, takes only the links the table gives a meaning (and ``links``
@@ -180,6 +181,7 @@ def synthesize_report(catalog: Catalog, links: Sequence[Link], env: Any, config:
             continue
         made[pattern] += 1
         out.append(trajectory)
+        tick(progress, "trajectories", len(out), config.trajectories)
     return SynthResult(out, attempts, dict(sorted(skipped.items())), dict(sorted(made.items())))
 
 
