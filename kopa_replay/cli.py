@@ -341,7 +341,7 @@ def call(tool, args, source, seed, as_of, as_json, base_urls, snapshot, mode, st
     cat = _load_catalog(catalog_files, scale)
     arguments = coerce_args(cat.get(tool), _parse_kv(args))
     with open_source(source, seed=seed, as_of=_date(as_of, "--as-of"), snapshot=snapshot, mode=mode,
-                     store=_store_path(store) if snapshot else None, mirrors=parse_mirrors(base_urls),
+                     store=store if snapshot else None, mirrors=parse_mirrors(base_urls),
                      catalog=cat) as src:
         result = ToolEnvironment(cat, src).call(tool, arguments)
     if as_json:
@@ -373,7 +373,7 @@ def showcase(source, seed, as_of, as_json, snapshot, mode, store) -> None:
 
     day = _date(as_of, "--as-of")
     with open_source(source, seed=seed, as_of=day, snapshot=snapshot, mode=mode,
-                     store=_store_path(store) if snapshot else None, catalog=builtin_catalog()) as src:
+                     store=store if snapshot else None, catalog=builtin_catalog()) as src:
         result = walk_lightron(builtin_catalog(), src, day)
     if as_json:
         click.echo(_dump(result.to_dict()))
@@ -731,7 +731,7 @@ def mcp_serve(snapshot, transport, tools_pattern, host, port, store) -> None:
     """
     from kopa_replay.serve.mcp import serve
 
-    serve(snapshot, transport, tools_pattern, _store_path(store), host, port)
+    serve(snapshot, transport, tools_pattern, store, host, port)   # no store: the default, or the shipped one
 
 
 def _open_env(stack, cat, source, sim_seed, as_of, snapshot, mode, store, fault_rate=0.0):
@@ -740,7 +740,7 @@ def _open_env(stack, cat, source, sim_seed, as_of, snapshot, mode, store, fault_
 
     src = stack.enter_context(open_source(source, seed=sim_seed, as_of=_date(as_of, "--as-of"), fault_rate=fault_rate,
                                           snapshot=snapshot, mode=mode,
-                                          store=_store_path(store) if snapshot else None, catalog=cat))
+                                          store=store if snapshot else None, catalog=cat))
     return ToolEnvironment(cat, src)
 
 # -- graph (EDGE Phase A) ----------------------------------------------------------

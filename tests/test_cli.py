@@ -205,3 +205,18 @@ def test_cassette_path_names_the_shipped_store_in_the_package(run, tmp_path, mon
     (tmp_path / "cassettes").mkdir()
     (tmp_path / "cassettes" / "kopa.sqlite").write_bytes(b"")   # its own store once it has one
     assert run("cassette", "path").output.strip() == str(Path("cassettes") / "kopa.sqlite")
+
+
+def test_a_project_store_replays_its_own_snapshots_and_falls_back_to_the_shipped_one(run, tmp_path, monkeypatch):
+    monkeypatch.delenv("KOPA_STORE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    own = run("record", "--snapshot", "mine", "--as-of", "2026-09-01", "--no-bench", "--store",
+              "cassettes/kopa.sqlite")
+    assert own.exit_code == 0, own.output
+    shipped = run("showcase", "--snapshot", "2026-09-01", "--json")      # not in ./cassettes: the shipped one
+    assert shipped.exit_code == 0, shipped.output
+    assert json.loads(shipped.output)["prior_close"] == 1680
+    mine = run("call", "dart_corp_code", "--arg", "corp_name=라이트론", "--snapshot", "mine", "--json")
+    assert mine.exit_code == 0, mine.output
+    missing = run("call", "dart_corp_code", "--arg", "corp_name=라이트론", "--snapshot", "nowhere")
+    assert missing.exit_code == 1 and "nowhere" in _error_line(missing) and "cassettes/kopa.sqlite" in missing.output

@@ -701,9 +701,10 @@ def open_async_source(source: str = "sim", *, seed: int = 0, as_of: Any = None, 
 
     from kopa_replay.record import AsyncRecordTransport, Store, default_store_path, redactor_for
     from kopa_replay.record.snapshots import check_pinned
+    from kopa_replay.record.store import replay_store_path
 
     mode = mode or "replay"
-    path = Path(store) if store else default_store_path()
+    path = replay_store_path(snapshot, store) if mode == "replay" else Path(store) if store else default_store_path()
     opened = Store(path, readonly=(mode == "replay"))
     try:
         transport = AsyncRecordTransport(None if mode == "replay" else inner, opened, snapshot, mode,

@@ -145,9 +145,10 @@ def open_source(source: str = "sim", *, seed: int = 0, as_of: dt.date | str | No
             raise UsageError("source 'replay' needs --snapshot")
         return Source(source, httpx.Client(transport=inner, timeout=timeout), key, details)
     from kopa_replay.record import RecordTransport, Store, default_store_path, redactor_for
+    from kopa_replay.record.store import replay_store_path
 
     mode = mode or "replay"
-    path = Path(store) if store else default_store_path()
+    path = replay_store_path(snapshot, store) if mode == "replay" else Path(store) if store else default_store_path()
     opened = Store(path, readonly=(mode == "replay"))
     from kopa_replay.record.transport import COMMIT_EVERY
 

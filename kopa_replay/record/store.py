@@ -46,7 +46,8 @@ import zstandard
 
 from kopa_replay.errors import SnapshotError, StoreError
 
-__all__ = ["SCHEMA_VERSION", "Interaction", "RecordedRow", "Snapshot", "Store", "default_store_path", "blob_digest"]
+__all__ = ["SCHEMA_VERSION", "Interaction", "RecordedRow", "Snapshot", "Store", "blob_digest", "default_store_path",
+           "replay_store_path", "shipped_store_path"]
 
 SCHEMA_VERSION = 3
 APPLICATION = "kopa-replay cassette store"
@@ -137,6 +138,23 @@ def shipped_store_path() -> Path:
     """The store the package ships (snapshot 2026-09-01, package data: in the wheel too): replayed by default,
     written only on purpose; its manifests are in ``snapshots/`` beside its ``cassettes/`` folder."""
     return Path(__file__).resolve().parents[1] / "data" / "cassettes" / "kopa.sqlite"
+
+
+def replay_store_path(snapshot: str, store: str | Path | None = None) -> Path:
+    """The store a replay of ``snapshot`` reads: ``store`` when named; else the default one — or the shipped store
+    when the default lacks ``snapshot`` and the shipped one holds it (a project's own store need not copy
+    2026-09-01 to replay it)."""
+    if store:
+        return Path(store)
+    path, shipped = default_store_path(), shipped_store_path()
+    if path.resolve() == shipped or not shipped.exists():
+        return path
+    if path.exists():
+        with Store(path, readonly=True, create=False) as own:
+            if snapshot in own.snapshot_names():
+                return path
+    with Store(shipped, readonly=True, create=False) as packaged:
+        return shipped if snapshot in packaged.snapshot_names() else path
 
 
 def default_store_path() -> Path:
