@@ -86,7 +86,7 @@ def test_record_replay_refresh_and_diff_a_custom_catalog(tmp_path, api, monkeypa
     refreshed = run("refresh", "--base", "v1", "--snapshot", "v2", "--source", "live", "--store", store,
                     "--catalog", catalog, "--format", "json", "--fail-on", "breaking")
     assert refreshed.exit_code == 1, refreshed.output
-    changes = json.loads(refreshed.output)["changes"]
+    changes = json.loads(refreshed.stdout)["changes"]
     assert [(c["tool"], c["path"], c["kind"]) for c in changes] == [("acme_quotes", "close", "field_renamed")]
     raw = (tmp_path / "acme.sqlite").read_bytes()
     assert KEY.encode() not in raw
