@@ -1459,7 +1459,7 @@ def bench_build(out, seeds, per_run, sim_seed, as_of, as_json) -> None:
     cat = _load_catalog((), "builtin")
     with ExitStack() as stack:
         env = _open_env(stack, cat, "sim", sim_seed, as_of, None, None, None)
-        tasks, plans = build_tasks(cat, env, spec)
+        tasks, plans = build_tasks(cat, env, spec, progress=stack.enter_context(_progress()))
     info = {**summary(tasks, plans), "spec": spec.to_dict(), "sim_seed": sim_seed, "as_of": as_of}
     save_task_set(out, tasks, plans, info)
     if as_json:

@@ -54,6 +54,7 @@ from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
 from kopa_replay.synth.model import Answer, Junction, Step, Trajectory
+from kopa_replay.util import Progress, tick
 
 __all__ = ["BuildSpec", "CODE_DOMAINS", "HELD_OUT_PLATFORMS", "LIGHTRON_ID", "MAX_CALLS", "benchmark_links",
            "build_tasks", "hands_a_code", "has_parallel_calls", "junction_hands_a_code", "lightron_plan",
@@ -141,7 +142,8 @@ def _shape(trajectory: Trajectory) -> tuple[str, ...]:
     return tuple(sorted({step.tool for step in trajectory.steps}))
 
 
-def _walks(catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec, intents: Any) -> list[Trajectory]:
+def _walks(catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec, intents: Any,
+           progress: Progress | None = None) -> list[Trajectory]:
     """Every walk of every run, in the order made, one per plan (state digest and answer program) and per
     question; those over :data:`MAX_CALLS` calls and those that hand on only a date and read one page left out."""
     from kopa_replay.synth.questions import IntentWriter
@@ -151,22 +153,23 @@ def _walks(catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec, i
     plans: set[Any] = set()
     questions: set[str] = set()
     out: list[Trajectory] = []
-    for seed in spec.seeds:
-        for largest_page in (True, False):
-            config = SynthConfig(trajectories=spec.per_run, seed=seed, max_page_size=largest_page,
-                                 distinct_tool_sets=False)
-            for walk in synthesize(catalog, links, env, config, writer, intents=intents):
-                # one task per plan: the same calls asked another way (a threshold of 26 or of 71) test nothing new
-                plan = plan_signature((tool, args) for _, tool, args in trajectory_calls(walk))
-                if plan in plans or walk.question in questions or len(trajectory_calls(walk)) > spec.max_calls:
-                    continue
-                if not (hands_a_code(walk) or reads_pages(walk)):
-                    continue  # only a date handed on: the task needs neither a code lookup nor pagination
-                if any(getattr(intents.tool(step.tool), "realtime", False) for step in walk.steps):
-                    continue  # arrivals and bus positions change minute to minute: the paper kept such tasks out
-                plans.add(plan)
-                questions.add(walk.question)
-                out.append(walk)
+    runs = [(seed, largest_page) for seed in spec.seeds for largest_page in (True, False)]
+    for run, (seed, largest_page) in enumerate(runs, 1):
+        config = SynthConfig(trajectories=spec.per_run, seed=seed, max_page_size=largest_page,
+                             distinct_tool_sets=False)
+        for walk in synthesize(catalog, links, env, config, writer, intents=intents):
+            # one task per plan: the same calls asked another way (a threshold of 26 or of 71) test nothing new
+            plan = plan_signature((tool, args) for _, tool, args in trajectory_calls(walk))
+            if plan in plans or walk.question in questions or len(trajectory_calls(walk)) > spec.max_calls:
+                continue
+            if not (hands_a_code(walk) or reads_pages(walk)):
+                continue  # only a date handed on: the task needs neither a code lookup nor pagination
+            if any(getattr(intents.tool(step.tool), "realtime", False) for step in walk.steps):
+                continue  # arrivals and bus positions change minute to minute: the paper kept such tasks out
+            plans.add(plan)
+            questions.add(walk.question)
+            out.append(walk)
+        tick(progress, "synthesis runs", run, len(runs))
     return out
 
 
@@ -282,8 +285,9 @@ def lightron_plan(catalog: Catalog, env: Any, as_of: str = "2026-09-01") -> tupl
 
 
 def build_tasks(catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec(),
-                intents: Any = None) -> tuple[list[Task], list[Trajectory]]:
-    """The task set and the plans behind it (same order, same ids), deterministic for one source.
+                intents: Any = None, progress: Progress | None = None) -> tuple[list[Task], list[Trajectory]]:
+    """The task set and the plans behind it (same order, same ids), deterministic for one source; ``progress``
+    hears each synthesis run.
 
     Raises :class:`UsageError` listing every task that fails a check of :func:`task_problems`.
     """
@@ -293,7 +297,7 @@ def build_tasks(catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec(),
     links = benchmark_links(catalog, intents)
     if not links:
         raise UsageError("the intent table has no link between tools of this catalog: nothing to build tasks from")
-    selected = _select(_walks(catalog, links, env, spec, intents), catalog, spec)
+    selected = _select(_walks(catalog, links, env, spec, intents, progress), catalog, spec)
     plans: list[Trajectory] = []
     tasks: list[Task] = []
     counters: Counter[str] = Counter()

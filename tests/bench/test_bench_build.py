@@ -54,7 +54,10 @@ def test_the_lightron_plan_reruns_to_its_answer(catalog, sim_env):
 
 @pytest.mark.slow
 def test_a_small_build_is_deterministic_and_every_plan_reruns(catalog, sim_env, tmp_path):
-    tasks, plans = build_tasks(catalog, sim_env, SMALL)
+    heard = []
+    tasks, plans = build_tasks(catalog, sim_env, SMALL, progress=lambda *args: heard.append(args))
+    runs = 2 * len(SMALL.seeds)   # a run per seed and page policy, each reported once
+    assert heard == [("synthesis runs", n, runs) for n in range(1, runs + 1)]
     again, plans_again = build_tasks(catalog, sim_env, SMALL)
     assert [t.to_dict() for t in tasks] == [t.to_dict() for t in again]
     assert [p.to_dict() for p in plans] == [p.to_dict() for p in plans_again]
