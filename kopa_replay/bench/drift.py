@@ -176,7 +176,7 @@ def _attribution(drift: Any, tools: set[str], requests: set[str],
     return tuple(cause(c) for c in on_tools), data, noise
 
 
-def _pages(run: Any) -> list[tuple[str, list[dict[str, Any]]]]:
+def _pages(run: Any) -> list[tuple[str, dict[str, Any]]]:
     from kopa_replay.synth.plan import page_calls
 
     return [(c["tool"], c["args"]) for c in page_calls(run)]
@@ -207,7 +207,8 @@ def _judge(task: Task, plan: Trajectory, catalog: Catalog, env_before: Any, env_
         return TaskDrift(task.id, "stale", task.answer.value, None, problem, tools), None
     old, old_problem = _run(plan, catalog, env_before)
     new, new_problem = _run(plan, catalog, env_after)
-    made = _request_ids(catalog, [*(_pages(old) if old is not None else []), *(_pages(new) if new is not None else [])])
+    old_pages, new_pages = (_pages(run) if run is not None else [] for run in (old, new))
+    made = _request_ids(catalog, [*old_pages, *new_pages])
     causes, data, noise = _attribution(drift, set(tools), made, fields_read(plan))
     before = old.answer.value if old is not None and old.ok else None
     after = new.answer.value if new is not None and new.ok else None
@@ -220,8 +221,8 @@ def _judge(task: Task, plan: Trajectory, catalog: Catalog, env_before: Any, env_
     elif not same(old.answer, new.answer):
         status, problem = "answer_changed", ""
     elif _page_counts(old) != _page_counts(new):
-        status, problem = "paging_changed", f"{len(_pages(old))} → {len(_pages(new))} page reads"
-    elif _pages(old) != _pages(new):
+        status, problem = "paging_changed", f"{len(old_pages)} → {len(new_pages)} page reads"
+    elif old_pages != new_pages:
         status, problem = "calls_changed", "other requests, same answer"
     else:
         status, problem = "same", ""

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["FIELD_KINDS", "WHOLE_TOOL", "TOOL_KINDS", "touched", "touches"]
+__all__ = ["FIELD_KINDS", "WHOLE_TOOL", "TOOL_KINDS", "field_of", "touched", "touches"]
 
 #: Change kinds that touch one record field (the change's ``path``).
 FIELD_KINDS = frozenset({"field_removed", "field_renamed", "type_changed", "became_nullable", "became_optional",
@@ -31,7 +31,8 @@ WHOLE_TOOL = None
 _RESPONSE_PATH = "$"
 
 
-def _field_of(path: str) -> str:
+def field_of(path: str) -> str:
+    """The record field a change's path names (its last segment: ``a.b`` → ``b``)."""
     return path.split(".")[-1].removesuffix("[]")
 
 
@@ -49,7 +50,7 @@ def touched(changes: Iterable[Any]) -> dict[str, frozenset[str] | None]:
         if change.kind in TOOL_KINDS or (change.kind == "format_changed" and change.path == _RESPONSE_PATH):
             whole.add(change.tool)
         elif change.kind in FIELD_KINDS:
-            fields.setdefault(change.tool, set()).add(_field_of(change.path))
+            fields.setdefault(change.tool, set()).add(field_of(change.path))
     out: dict[str, frozenset[str] | None] = {}
     for tool in sorted(whole | set(fields)):
         out[tool] = WHOLE_TOOL if tool in whole else frozenset(fields[tool])

@@ -42,6 +42,7 @@ from typing import Any
 
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.drift.diff import CHECKS, RESPONSE_PATH, Change
+from kopa_replay.drift.impact import field_of
 from kopa_replay.drift.schema import (FORMAT_FAMILIES, RecordedResponse, envelope_of, page_request, parse_response,
                                       sniff_format, string_format, value_type)
 from kopa_replay.env.call import interpret_document
@@ -203,12 +204,9 @@ class DriftReport:
                 "carried_over": list(self.carried)}
 
 
-_SEVERITY_OF_OUTCOME = {"structural": "breaking", "unparseable": "breaking"}
-
-
 def _transition_severity(before: str, after: str) -> str:
     if before in _ANSWERS and after not in _ANSWERS:
-        return _SEVERITY_OF_OUTCOME.get(after, "breaking")
+        return "breaking"               # an answer became an error
     if before not in _ANSWERS and after in _ANSWERS:
         return "info"                   # an error that went away
     return "warning"                    # one error for another
@@ -229,7 +227,7 @@ class _Groups:
 
     def __init__(self) -> None:
         self.groups: dict[tuple[str, str, str, str, str, str, str], list[str]] = defaultdict(list)
-        self.meta: dict[tuple[str, str, str, str, str, str, str], tuple[Any, Any, str, str]] = {}
+        self.meta: dict[tuple[str, str, str, str, str, str, str], tuple[Any, Any, str]] = {}
         self.totals: dict[str, int] = defaultdict(int)
 
     def add(self, where: str, check: str, kind: str, severity: str, pair: RequestPair, path: str, before: Any,
@@ -237,13 +235,13 @@ class _Groups:
         key = (where, check, kind, severity, pair.tool, path,
                json.dumps([before, after], sort_keys=True, ensure_ascii=False, default=str))
         self.groups[key].append(pair.request)
-        self.meta[key] = (before, after, message, kind)
+        self.meta[key] = (before, after, message)
 
     def changes(self, where: str) -> tuple[Change, ...]:
         out = []
         for key in sorted(k for k in self.groups if k[0] == where):
             _, check, kind, severity, tool, path, _ = key
-            before, after, message, _ = self.meta[key]
+            before, after, message = self.meta[key]
             requests = tuple(sorted(self.groups[key]))
             n, of = len(requests), self.totals[tool]
             out.append(Change(check, tool, path, kind, severity, before, after,
@@ -251,7 +249,7 @@ class _Groups:
         return tuple(sorted(out, key=Change.sort_key))
 
 
-def _compare(groups: _Groups, pair: RequestPair, covered_format: bool, explained: bool = False) -> None:
+def _compare(groups: _Groups, pair: RequestPair, covered_format: bool, explained: bool) -> None:
     old, new = pair.before, pair.after
     if old == new:
         return   # the same answer (a failure both times included): nothing moved
@@ -276,7 +274,7 @@ def _compare(groups: _Groups, pair: RequestPair, covered_format: bool, explained
     if old.format != new.format and not covered_format:
         groups.add("changes", CHECKS["response_format"], "format_changed", "breaking", pair, RESPONSE_PATH,
                    old.format, new.format, f"response format {old.format} → {new.format}")
-    if old.outcome == new.outcome and old.outcome != "ok" and old.envelope != new.envelope:
+    if old.outcome == new.outcome != "ok" and old.envelope != new.envelope:
         # Answers with records are compared per tool (drift.diff); documents without records only here.
         gone, added = sorted(old.envelope - new.envelope), sorted(new.envelope - old.envelope)
         groups.add("changes", CHECKS["request_envelope"], "envelope_changed", "breaking" if gone else "info", pair,
@@ -324,13 +322,9 @@ def diff_requests(pairs: Sequence[RequestPair], schema_changes: Iterable[Change]
 
 # -- which requests show a per-tool change ---------------------------------------------------------------------
 
-def _field(path: str) -> str:
-    return path.split(".")[-1]
-
-
 def _shows(change: Change, old: Reading, new: Reading) -> bool:
     """Whether this request pair shows ``change`` (a per-tool schema change of its tool)."""
-    kind, name = change.kind, _field(change.path)
+    kind, name = change.kind, field_of(change.path)
     if kind == "tool_missing":
         return True
     if new.outcome in _NOISE or old.outcome in _NOISE:
