@@ -1,0 +1,81 @@
+"""The ``cassette`` group: inspect, verify and import cassette stores."""
+
+from __future__ import annotations
+
+import click
+
+from kopa_replay.cli.common import (_Group, _catalog_option, _dump, _load_catalog, _open_store, _store_option,
+                                    _store_path, cli)
+
+
+@cli.group(cls=_Group)
+def cassette() -> None:
+    """Inspect, verify and import cassette stores.
+
+    Example: kopa-replay cassette stats
+    """
+
+
+@cassette.command("path")
+@click.option("--shipped", is_flag=True, help="The package's shipped store instead of the default one.")
+def cassette_path(shipped) -> None:
+    """Print the store commands use without --store ($KOPA_STORE, else ./cassettes/kopa.sqlite, else the shipped one).
+
+    Example: cp "$(kopa-replay cassette path --shipped)" my.sqlite   # a store of your own to refresh into
+    """
+    from kopa_replay.record.store import shipped_store_path
+
+    click.echo(str(shipped_store_path() if shipped else _store_path(None)))
+
+
+@cassette.command("verify")
+@_store_option
+def cassette_verify(store) -> None:
+    """Re-hash every stored body and check the database; exit 1 on corruption.
+
+    Example: kopa-replay cassette verify --store cassettes/kopa.sqlite
+    """
+    from kopa_replay.errors import StoreError
+
+    with _open_store(store) as opened:
+        problems = opened.verify()
+    if problems:
+        raise StoreError(f"store {opened.path} is corrupt: " + "; ".join(problems[:5])
+                         + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""))
+    click.echo(f"ok: every body in {opened.path} matches its digest")
+
+
+@cassette.command("stats")
+@_store_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def cassette_stats(store, as_json) -> None:
+    """Counts and sizes of a store: interactions per snapshot, bodies, bytes.
+
+    Example: kopa-replay cassette stats --json
+    """
+    with _open_store(store) as opened:
+        stats = opened.stats()
+    if as_json:
+        click.echo(_dump(stats))
+        return
+    for key, value in stats.items():
+        click.echo(f"{key}: {value}")
+
+
+@cassette.command("import-vcr")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--snapshot", required=True, help="Snapshot to import into (created if absent; not a sealed one).")
+@_store_option
+@_catalog_option
+def cassette_import_vcr(file, snapshot, store, catalog_files, scale) -> None:
+    """Import an existing vcrpy YAML cassette into a snapshot (keys redacted on the way in).
+
+    Example: kopa-replay cassette import-vcr tests/cassettes/dart.yaml --snapshot legacy
+    """
+    from kopa_replay.record import redactor_for
+    from kopa_replay.record.vcr import import_vcr_cassette
+
+    with _open_store(store, readonly=False) as opened:
+        count = import_vcr_cassette(file, opened, snapshot, redactor=redactor_for(_load_catalog(catalog_files, scale)))
+    click.echo(f"imported {count} interactions from {file} into snapshot {snapshot}"
+               + (" (nothing new: this file was imported into it before)" if count == 0 else ""))

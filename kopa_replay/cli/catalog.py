@@ -1,0 +1,97 @@
+"""The ``catalog`` group: list, show, validate and export tool catalogs."""
+
+from __future__ import annotations
+
+import click
+
+from kopa_replay.cli.common import _Group, _catalog_option, _dump, _load_catalog, cli
+from kopa_replay.errors import UsageError
+
+
+@cli.group(cls=_Group)
+def catalog() -> None:
+    """List, show, validate and export tool catalogs.
+
+    Example: kopa-replay catalog list --platform dart
+    """
+
+
+@catalog.command("list")
+@_catalog_option
+@click.option("--platform", help="Only tools of this platform id (dart, krx, seoul …).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def catalog_list(catalog_files, scale, platform, as_json) -> None:
+    """List tools: name, platform, domain and title.
+
+    Example: kopa-replay catalog list --scale paper --json
+    """
+    cat = _load_catalog(catalog_files, scale)
+    if platform and platform not in cat.platforms:
+        raise UsageError(f"no platform {platform!r} in the catalog (platforms: {', '.join(cat.platforms)})")
+    tools = list(cat.filter(platform=platform))
+    if as_json:
+        click.echo(_dump([{"name": t.name, "platform": t.platform, "domain": t.domain, "title": t.title}
+                          for t in tools]))
+        return
+    width = max((len(t.name) for t in tools), default=10)
+    for t in tools:
+        click.echo(f"{t.name:<{width}}  {t.platform:<9} {t.domain:<9} {t.title}")
+    click.echo(f"{len(tools)} tools, {len({t.platform for t in tools})} platforms, "
+               f"{len({t.domain for t in tools})} domains")
+
+
+@catalog.command("show")
+@click.argument("tool")
+@_catalog_option
+def catalog_show(tool, catalog_files, scale) -> None:
+    """Show one tool: its MCP definition and HTTP binding, as JSON.
+
+    Example: kopa-replay catalog show dart_cvbd_is_decsn
+    """
+    from kopa_replay.catalog import tool_to_dict
+
+    click.echo(_dump(tool_to_dict(_load_catalog(catalog_files, scale).get(tool))))
+
+
+@catalog.command("validate")
+@click.argument("files", nargs=-1, type=click.Path())
+def catalog_validate(files) -> None:
+    """Validate catalog files (the built-in catalog when none is given).
+
+    Example: kopa-replay catalog validate my-platform.yaml
+    """
+    from kopa_replay.catalog import builtin_catalog, validate_file
+
+    if not files:
+        cat = builtin_catalog("builtin")
+        click.echo(f"ok: built-in catalog, {len(cat)} tools on {len(cat.platforms)} platforms")
+        return
+    for file in files:
+        cat = validate_file(file)
+        click.echo(f"ok: {file}, {len(cat)} tools")
+
+
+@catalog.command("export")
+@click.option("--format", "fmt", type=click.Choice(["mcp", "openai"]), required=True,
+              help="mcp: tools/list entries; openai: function-calling schemas.")
+@click.option("--tools", "pattern", help="Only tools whose name matches this glob (dart_*).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@_catalog_option
+def catalog_export(fmt, pattern, output, catalog_files, scale) -> None:
+    """Export tool definitions for agents as JSON.
+
+    Example: kopa-replay catalog export --format openai --tools 'dart_*'
+    """
+    from kopa_replay.catalog.export import export_catalog
+
+    cat = _load_catalog(catalog_files, scale).filter(pattern)
+    if pattern and not len(cat):
+        raise UsageError(f"no tool matches {pattern!r}")
+    text = _dump(export_catalog(cat, fmt))
+    if output:
+        from kopa_replay.util import write_atomic
+
+        write_atomic(output, text + "\n")
+        click.echo(f"wrote {len(cat)} tools to {output}", err=True)
+    else:
+        click.echo(text)

@@ -1,0 +1,69 @@
+"""The ``sim`` group: the built-in simulator of the ten platforms."""
+
+from __future__ import annotations
+
+import click
+
+from kopa_replay.cli.common import _Group, _date, _dump, cli
+from kopa_replay.errors import UsageError
+
+
+@cli.group(cls=_Group)
+def sim() -> None:
+    """Run the built-in simulator of the ten platforms.
+
+    Example: kopa-replay sim serve --port 8765
+    """
+
+
+@sim.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
+@click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on (0: any free port).")
+@click.option("--seed", default=0, show_default=True, type=int, help="World seed.")
+@click.option("--as-of", default="2026-09-01", show_default=True, help="Serve the APIs as they were on this date.")
+@click.option("--fault-rate", default=0.0, show_default=True, type=float,
+              help="Probability that an attempt fails environmentally (5xx, rate limit, maintenance).")
+@click.option("--world-size", type=click.Choice(["default", "full"]), default="default", show_default=True,
+              help="World size preset; 'full' reaches the real platforms' sizes.")
+def sim_serve(host, port, seed, as_of, fault_rate, world_size) -> None:
+    """Serve the simulator over HTTP, the real host as the first path segment.
+
+    Example: kopa-replay sim serve --port 8765 --seed 0 --as-of 2026-09-01
+    then GET http://127.0.0.1:8765/opendart.fss.or.kr/api/company.json?crtfc_key=sim-key&corp_code=…
+    """
+    from kopa_replay.sim import Simulator, make_server
+
+    simulator = Simulator(seed=seed, as_of=_date(as_of, "--as-of"), fault_rate=fault_rate, world_size=world_size)
+    try:
+        server = make_server(simulator, host, port)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    bound = server.server_address[1]
+    click.echo(f"serving the simulator (seed {seed}, as of {simulator.as_of}) on http://{host}:{bound}/"
+               f"<real host>/<path>; key 'sim-key' or $KOPA_API_KEY. Ctrl-C stops.", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+@sim.command("drift-events")
+@click.option("--since", help="Only events after this date (YYYY-MM-DD).")
+@click.option("--until", help="Only events on or before this date (YYYY-MM-DD).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def sim_drift_events(since, until, as_json) -> None:
+    """List the simulator's dated API changes.
+
+    Example: kopa-replay sim drift-events --since 2026-09-01 --until 2026-12-01 --json
+    """
+    from kopa_replay.sim import events_between
+
+    events = events_between(_date(since, "--since"), _date(until, "--until"))
+    if as_json:
+        click.echo(_dump([e.to_dict() for e in events]))
+        return
+    for e in events:
+        click.echo(f"{e.date}  {e.platform:<9} {e.tool:<44} {e.field:<14} {e.kind}")
+    click.echo(f"{len(events)} events")

@@ -1,0 +1,102 @@
+"""The ``snapshot`` group: list, show, seal, delete and verify snapshots."""
+
+from __future__ import annotations
+
+import click
+
+from kopa_replay.cli.common import _Group, _catalog_option, _dump, _load_catalog, _open_store, _store_option, cli
+
+
+@cli.group(cls=_Group)
+def snapshot() -> None:
+    """List, show, seal and verify snapshots.
+
+    Example: kopa-replay snapshot list
+    """
+
+
+@snapshot.command("list")
+@_store_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def snapshot_list(store, as_json) -> None:
+    """List the snapshots of a store.
+
+    Example: kopa-replay snapshot list --store cassettes/kopa.sqlite
+    """
+    with _open_store(store) as opened:
+        snapshots = opened.snapshots()
+    if as_json:
+        click.echo(_dump([vars(s) for s in snapshots]))
+        return
+    for s in snapshots:
+        state = "sealed" if s.sealed else "unfinished" if s.unfinished else "open"
+        click.echo(f"{s.name:<14} {state:<10} {s.interactions:>8} interactions  as of {s.as_of}  source {s.source}")
+
+
+@snapshot.command("show")
+@click.argument("name")
+@_store_option
+def snapshot_show(name, store) -> None:
+    """Show a snapshot's manifest (or its store record when unsealed) as JSON.
+
+    Example: kopa-replay snapshot show 2026-09-01
+    """
+    from kopa_replay.record.snapshots import load_manifest
+
+    with _open_store(store) as opened:
+        info = opened.snapshot(name)
+        manifest = load_manifest(opened, name)
+    click.echo(_dump(manifest if manifest is not None else vars(info)))
+
+
+@snapshot.command("seal")
+@click.argument("name")
+@click.option("--force", is_flag=True, help="Seal even though its recording did not finish (freezes a partial recording).")
+@_store_option
+@_catalog_option
+def snapshot_seal(name, force, store, catalog_files, scale) -> None:
+    """Seal a snapshot (immutable from now on) and write its manifest.
+
+    A snapshot whose `record`/`refresh` did not finish is refused unless --force: run the
+    same command again to resume it instead.
+
+    Example: kopa-replay snapshot seal 2026-09-01
+    """
+    from kopa_replay.record.snapshots import seal_snapshot
+
+    with _open_store(store, readonly=False) as opened:
+        manifest = seal_snapshot(opened, name, _load_catalog(catalog_files, scale), force=force)
+        opened.finalize()
+    click.echo(f"sealed {name}: {manifest['interactions']} interactions, digest {manifest['digest']}")
+
+
+@snapshot.command("delete")
+@click.argument("name")
+@_store_option
+def snapshot_delete(name, store) -> None:
+    """Remove an open (unsealed) snapshot and its interactions; a sealed one is refused.
+
+    Example: kopa-replay snapshot delete 2026-12-01
+    """
+    with _open_store(store, readonly=False) as opened:
+        count = opened.snapshot(name).interactions
+        opened.delete_snapshot(name)
+    click.echo(f"deleted open snapshot {name} ({count} interactions)")
+
+
+@snapshot.command("verify")
+@click.argument("name")
+@_store_option
+def snapshot_verify(name, store) -> None:
+    """Recompute a snapshot's digest and the digest of every body it uses; compare with the seal and the manifest.
+
+    Example: kopa-replay snapshot verify 2026-09-01
+    """
+    from kopa_replay.errors import SnapshotError
+    from kopa_replay.record.snapshots import verify_snapshot
+
+    with _open_store(store) as opened:
+        problems = verify_snapshot(opened, name)
+    if problems:
+        raise SnapshotError(f"snapshot {name!r}: " + "; ".join(problems))
+    click.echo(f"ok: snapshot {name} matches its digest")
