@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Optional
 
-__all__ = ["Progress", "tick", "write_atomic"]
+__all__ = ["Progress", "tick", "write_atomic", "lazy_exports"]
 
 #: A stage's progress hook: ``(what, done, total)``, ``total`` None when unknown. Stages call it as work gets done;
 #: the command line draws it (a bar with an ETA on a terminal, nothing otherwise). Never part of a result.
@@ -39,3 +39,24 @@ def write_atomic(path: str | Path, text: str | bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def lazy_exports(package: str, exports: dict[str, tuple[str, ...]]):
+    """``__getattr__`` and ``__dir__`` for a package that re-exports names of its modules without importing them
+    up front (``from kopa_replay.graph import prune`` then loads only what it needs; the command line starts
+    fast). ``exports`` maps a module to the names it gives."""
+    import importlib
+
+    where = {name: module for module, names in exports.items() for name in names}
+
+    def __getattr__(name: str):
+        if name not in where:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(where[name]), name)
+        setattr(importlib.import_module(package), name, value)   # once loaded, a plain attribute
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(where) | set(globals()))
+
+    return __getattr__, __dir__

@@ -67,6 +67,29 @@ def test_catalog_list_and_show(run):
     assert "corp_code" in shown["inputSchema"]["required"]
 
 
+def _display_width(text: str) -> int:
+    """Terminal columns: a wide (Hangul, CJK) character takes two — written here, not taken from rich."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def test_tables_align_hangul_by_display_width(run):
+    result = run("catalog", "list", "--platform", "dart")
+    lines = result.output.splitlines()[:-1]   # the last line is the summary
+    tools = {t["name"]: t for t in json.loads(run("catalog", "list", "--platform", "dart", "--json").output)}
+    starts = set()
+    for line in lines[1:]:
+        name = line.split()[0]
+        assert any("\uac00" <= ch <= "\ud7a3" for ch in tools[name]["title"]), name   # a Hangul title
+        at = line.index(f"  {tools[name]['platform']}  ") + 2   # where the platform column starts
+        starts.add(_display_width(line[:at]))
+    assert len(lines) > 5 and len(starts) == 1, starts
+    assert _display_width(lines[0][:lines[0].index("platform")]) in starts
+    for line in lines:
+        assert line == line.rstrip()
+
+
 def test_unknown_tool_and_platform_are_named(run):
     result = run("catalog", "show", "dart_cvbd_is_decsm")
     assert result.exit_code == 1

@@ -14,16 +14,18 @@ baselines, :mod:`.chat_agent` the model-backed ones (OpenAI-compatible server,
 local transformers model).
 """
 
-from kopa_replay.bench.audit import AuditItem, audit, items_from_sft_rows, items_from_trajectories
-from kopa_replay.bench.contamination import Decontaminator, Match
-from kopa_replay.bench.grade import (MAX_NUMBERS, MIN_ROUNDED_DIGITS, NOT_STATE, NumberMention, grade, grade_action,
-                                     grade_all, grade_environment, grade_response, parse_bool, parse_items,
-                                     parse_numbers, same_value)
-from kopa_replay.bench.model import AXES, SPLITS, AxisResult, Call, Grade, RequiredAction, Rollout, Task
-from kopa_replay.bench.overlap import plan_signature
-from kopa_replay.bench.report import (COLUMNS, axis_scores, breakdown, markdown, pass_at_1, pass_at_k, report,
-                                      report_json)
-from kopa_replay.bench.suite import AGENTS, BenchRun, TaskSet, load_task_set, make_agent, run_benchmark
+from kopa_replay.util import lazy_exports
+
+# loaded on first use: importing the package (the command line does) stays cheap
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "kopa_replay.bench.audit": ("AuditItem", "audit", "items_from_sft_rows", "items_from_trajectories",),
+    "kopa_replay.bench.contamination": ("Decontaminator", "Match",),
+    "kopa_replay.bench.grade": ("MAX_NUMBERS", "MIN_ROUNDED_DIGITS", "NOT_STATE", "NumberMention", "grade", "grade_action", "grade_all", "grade_environment", "grade_response", "parse_bool", "parse_items", "parse_numbers", "same_value",),
+    "kopa_replay.bench.model": ("AXES", "SPLITS", "AxisResult", "Call", "Grade", "RequiredAction", "Rollout", "Task",),
+    "kopa_replay.bench.overlap": ("plan_signature",),
+    "kopa_replay.bench.report": ("COLUMNS", "axis_scores", "breakdown", "markdown", "pass_at_1", "pass_at_k", "report", "report_json",),
+    "kopa_replay.bench.suite": ("AGENTS", "BenchRun", "TaskSet", "load_task_set", "make_agent", "run_benchmark",),
+})
 
 __all__ = ["AGENTS", "BenchRun", "TaskSet", "load_task_set", "make_agent", "run_benchmark", "AXES", "AuditItem", "COLUMNS", "Decontaminator", "Match", "MAX_NUMBERS", "MIN_ROUNDED_DIGITS", "NOT_STATE", "SPLITS", "AxisResult", "Call",
            "Grade", "NumberMention", "RequiredAction", "Rollout", "Task", "audit", "axis_scores", "breakdown", "grade",

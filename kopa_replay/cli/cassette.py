@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from kopa_replay.cli.common import (_Group, _catalog_option, _dump, _load_catalog, _open_store, _store_option,
-                                    _store_path, cli)
+from kopa_replay.cli.common import (_Group, _catalog_option, _dump, _json_option, _load_catalog, _open_store, _say,
+                                    _store_option, _store_path, cli)
 
 
 @cli.group(cls=_Group)
@@ -30,7 +30,8 @@ def cassette_path(shipped) -> None:
 
 @cassette.command("verify")
 @_store_option
-def cassette_verify(store) -> None:
+@_json_option
+def cassette_verify(store, as_json) -> None:
     """Re-hash every stored body and check the database; exit 1 on corruption.
 
     Example: kopa-replay cassette verify --store cassettes/kopa.sqlite
@@ -42,7 +43,7 @@ def cassette_verify(store) -> None:
     if problems:
         raise StoreError(f"store {opened.path} is corrupt: " + "; ".join(problems[:5])
                          + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""))
-    click.echo(f"ok: every body in {opened.path} matches its digest")
+    _say(as_json, {"store": str(opened.path), "ok": True}, f"ok: every body in {opened.path} matches its digest")
 
 
 @cassette.command("stats")
@@ -67,7 +68,8 @@ def cassette_stats(store, as_json) -> None:
 @click.option("--snapshot", required=True, help="Snapshot to import into (created if absent; not a sealed one).")
 @_store_option
 @_catalog_option
-def cassette_import_vcr(file, snapshot, store, catalog_files, scale) -> None:
+@_json_option
+def cassette_import_vcr(file, snapshot, store, catalog_files, scale, as_json) -> None:
     """Import an existing vcrpy YAML cassette into a snapshot (keys redacted on the way in).
 
     Example: kopa-replay cassette import-vcr tests/cassettes/dart.yaml --snapshot legacy
@@ -77,5 +79,6 @@ def cassette_import_vcr(file, snapshot, store, catalog_files, scale) -> None:
 
     with _open_store(store, readonly=False) as opened:
         count = import_vcr_cassette(file, opened, snapshot, redactor=redactor_for(_load_catalog(catalog_files, scale)))
-    click.echo(f"imported {count} interactions from {file} into snapshot {snapshot}"
-               + (" (nothing new: this file was imported into it before)" if count == 0 else ""))
+    _say(as_json, {"file": file, "snapshot": snapshot, "imported": count},
+         f"imported {count} interactions from {file} into snapshot {snapshot}"
+         + (" (nothing new: this file was imported into it before)" if count == 0 else ""))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kopa_replay.cli.common import _Group, _catalog_option, _dump, _load_catalog, cli
+from kopa_replay.cli.common import _Group, _catalog_option, _dump, _json_option, _load_catalog, _say, _table, cli
 from kopa_replay.errors import UsageError
 
 
@@ -33,9 +33,7 @@ def catalog_list(catalog_files, scale, platform, as_json) -> None:
         click.echo(_dump([{"name": t.name, "platform": t.platform, "domain": t.domain, "title": t.title}
                           for t in tools]))
         return
-    width = max((len(t.name) for t in tools), default=10)
-    for t in tools:
-        click.echo(f"{t.name:<{width}}  {t.platform:<9} {t.domain:<9} {t.title}")
+    _table(["tool", "title", "platform", "domain"], [[t.name, t.title, t.platform, t.domain] for t in tools])
     click.echo(f"{len(tools)} tools, {len({t.platform for t in tools})} platforms, "
                f"{len({t.domain for t in tools})} domains")
 
@@ -55,7 +53,8 @@ def catalog_show(tool, catalog_files, scale) -> None:
 
 @catalog.command("validate")
 @click.argument("files", nargs=-1, type=click.Path())
-def catalog_validate(files) -> None:
+@_json_option
+def catalog_validate(files, as_json) -> None:
     """Validate catalog files (the built-in catalog when none is given).
 
     Example: kopa-replay catalog validate my-platform.yaml
@@ -64,11 +63,12 @@ def catalog_validate(files) -> None:
 
     if not files:
         cat = builtin_catalog("builtin")
-        click.echo(f"ok: built-in catalog, {len(cat)} tools on {len(cat.platforms)} platforms")
+        _say(as_json, [{"catalog": "builtin", "tools": len(cat), "platforms": len(cat.platforms)}],
+             f"ok: built-in catalog, {len(cat)} tools on {len(cat.platforms)} platforms")
         return
-    for file in files:
-        cat = validate_file(file)
-        click.echo(f"ok: {file}, {len(cat)} tools")
+    checked = [(file, validate_file(file)) for file in files]
+    _say(as_json, [{"catalog": file, "tools": len(cat), "platforms": len(cat.platforms)} for file, cat in checked],
+         "\n".join(f"ok: {file}, {len(cat)} tools" for file, cat in checked))
 
 
 @catalog.command("export")

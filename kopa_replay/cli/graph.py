@@ -6,9 +6,11 @@ import sys
 
 import click
 
-from kopa_replay.cli.common import (_Group, _catalog_option, _date, _dump, _load_catalog, _open_env, _progress,
-                                    _replay_options, _store_option, _store_path, cli)
+from kopa_replay.cli.common import (_Group, _catalog_option, _date, _dump, _load_catalog, _progress, _store_option,
+                                    _store_path, cli)
 from kopa_replay.errors import UsageError
+from kopa_replay.stages import graph_build, graph_prune
+from kopa_replay.stages.options import click_options
 
 
 @cli.group(cls=_Group)
@@ -24,125 +26,34 @@ def _run_dir_option(func):
                         help="Where the graph, report and plots are written.")(func)
 
 
-def _build_options(func):
-    func = click.option("--same-domain", default=15, show_default=True, type=int,
-                        help="Candidate targets per tool from its own domain.")(func)
-    func = click.option("--cross-domain", default=10, show_default=True, type=int,
-                        help="Candidate targets per tool from other domains.")(func)
-    func = click.option("--min-score", default=0.3, show_default=True, type=float,
-                        help="Drop candidates the scorer rates below this feasibility.")(func)
-    func = click.option("--embedder", default="hashed", show_default=True,
-                        help="hashed (character n-gram TF-IDF, no download) or the path of a local encoder model.")(func)
-    func = click.option("--scorer", type=click.Choice(["semantic", "llm"]), default="semantic", show_default=True,
-                        help="semantic (offline synonym groups and formats) or llm (an OpenAI-compatible server).")(func)
-    func = click.option("--llm-url", envvar="KOPA_LLM_URL", help="Base URL of the OpenAI-compatible server "
-                        "(--scorer llm) [env KOPA_LLM_URL], e.g. http://127.0.0.1:8000/v1.")(func)
-    func = click.option("--llm-model", envvar="KOPA_LLM_MODEL", help="Model name for --scorer llm [env KOPA_LLM_MODEL]; "
-                        "its answers are recorded in RUN_DIR/llm.sqlite (or --store) and replayed on rebuilds.")(func)
-    return func
-
-
-def _build(cat, run_dir, same_domain, cross_domain, min_score, embedder, scorer, llm_url, llm_model, store, label):
-    from contextlib import ExitStack
-
-    from kopa_replay.graph.embed import embedder_for
-    from kopa_replay.graph.pipeline import BuildConfig, build_graph
-
-    config = BuildConfig(same_domain, cross_domain, min_score)
-    with ExitStack() as stack:
-        chosen = None
-        if scorer == "llm":
-            if not llm_url or not llm_model:
-                raise UsageError("--scorer llm needs --llm-url and --llm-model (or KOPA_LLM_URL / KOPA_LLM_MODEL)")
-            from kopa_replay.graph.score_llm import LLMScorer
-            from kopa_replay.llm import ChatClient
-
-            # the model's answers are recorded (snapshot "llm"; by default in the run directory, never in the
-            # shipped cassette), so a rebuild is offline and identical
-            from pathlib import Path
-
-            llm_store = store or str(Path(run_dir) / "llm.sqlite")
-            client = stack.enter_context(ChatClient(llm_url, llm_model, store=llm_store, snapshot="llm"))
-            chosen = LLMScorer(client)
-        return build_graph(cat, run_dir, embedder=embedder_for(embedder), scorer=chosen, config=config,
-                           catalog_label=label)
-
-
 @graph.command("build")
-@_run_dir_option
-@_build_options
-@_store_option
+@click_options(graph_build.Config)
 @click.option("--json", "as_json", is_flag=True, help="Print the graph's counts as JSON.")
-@_catalog_option
-def graph_build(run_dir, same_domain, cross_domain, min_score, embedder, scorer, llm_url, llm_model, store,
-                as_json, catalog_files, scale) -> None:
+def graph_build_command(as_json, **settings) -> None:
     """Retrieve candidate links per tool, score their bindings, save candidates.json.
 
     Example: kopa-replay graph build --run-dir runs/graph
     """
-    from kopa_replay.graph.pipeline import stats
-
-    cat = _load_catalog(catalog_files, scale)
-    links, path = _build(cat, run_dir, same_domain, cross_domain, min_score, embedder, scorer, llm_url,
-                         llm_model, store, ",".join(catalog_files) or scale)
-    counts = {**stats(links), "path": str(path)}
+    result = graph_build.run(graph_build.Config(**settings))
+    counts = result.to_dict()
     if as_json:
         click.echo(_dump(counts))
     else:
         click.echo(f"{counts['links']} candidate links over {counts['tools_with_links']} tools "
-                   f"({counts['cross_domain']} cross-domain) -> {path}")
+                   f"({counts['cross_domain']} cross-domain) -> {result.candidates}")
 
 
 @graph.command("prune")
-@_run_dir_option
-@click.option("--iterations", default=100, show_default=True, type=int, help="Iterations of the loop.")
-@click.option("--paths", default=500, show_default=True, type=int, help="Sampled paths per iteration.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the loop's sampling.")
-@click.option("--fault-rate", default=0.0, show_default=True, type=float,
-              help="Share of simulator calls that fail environmentally (source sim).")
-@click.option("--max-depth", default=3, show_default=True, type=int, help="Links per sampled path.")
-@click.option("--w-s", "w_s", default=2.0, show_default=True, type=float, help="Beta increment of a structural failure.")
-@click.option("--w-e", "w_e", default=0.25, show_default=True, type=float, help="Beta increment of an environmental failure.")
-@click.option("--threshold", default=0.4, show_default=True, type=float, help="Viability: cut below this posterior mean.")
-@click.option("--min-trials", default=2, show_default=True, type=int, help="Trials before a link may be cut.")
-@click.option("--prior-strength", default=2.0, show_default=True, type=float,
-              help="Pseudo-trials the scorer's feasibility is worth in each link's prior.")
-@click.option("--source", default="sim", show_default=True,
-              help="sim (in-process simulator), replay (a snapshot), live, or a mirror URL.")
-@click.option("--sim-seed", default=0, show_default=True, type=int, help="World seed of the simulator (source sim).")
-@click.option("--as-of", default="2026-09-01", show_default=True, help="Simulator as-of date (source sim).")
-@_replay_options
-@click.option("--no-plots", is_flag=True, help="Skip scatter.png and curves.png.")
+@click_options(graph_prune.Config)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-@_build_options
-@_catalog_option
-def graph_prune(run_dir, iterations, paths, seed, fault_rate, max_depth, w_s, w_e, threshold, min_trials,
-                prior_strength, source, sim_seed, as_of, snapshot, mode, store, no_plots, as_json, same_domain,
-                cross_domain, min_score, embedder, scorer, llm_url, llm_model, catalog_files, scale) -> None:
+def graph_prune_command(as_json, **settings) -> None:
     """Execute sampled paths (Thompson sampling over Beta posteriors) and cut links that do not execute.
 
     Builds the candidate graph first when the run directory has none.
     Example: kopa-replay graph prune --iterations 20 --paths 200 --fault-rate 0.1 --json
     """
-    from contextlib import ExitStack
-
-    from kopa_replay.graph.pipeline import RunDir, prune_graph
-    from kopa_replay.graph.prune import PruneConfig
-
-    cat = _load_catalog(catalog_files, scale)
-    config = PruneConfig(iterations=iterations, paths=paths, seed=seed, max_depth=max_depth, w_s=w_s, w_e=w_e,
-                         threshold=threshold, min_trials=min_trials, prior_strength=prior_strength)
-    if not 0.0 <= fault_rate <= 1.0:
-        raise UsageError(f"--fault-rate must lie in [0, 1], not {fault_rate}")
-    if not RunDir(run_dir).candidates.exists():
-        _build(cat, run_dir, same_domain, cross_domain, min_score, embedder, scorer, llm_url, llm_model, store,
-               ",".join(catalog_files) or scale)
-    described = {"source": source, "snapshot": snapshot, "mode": mode if snapshot else None,
-                 "sim_seed": sim_seed if source == "sim" else None, "as_of": as_of if source == "sim" else None,
-                 "fault_rate": fault_rate}
-    with ExitStack() as stack:
-        env = _open_env(stack, cat, source, sim_seed, as_of, snapshot, mode, store, fault_rate)
-        bar = stack.enter_context(_progress())
+    config = graph_prune.Config(**settings)
+    with _progress() as bar:
         if bar is not None:   # a terminal: one bar with an ETA
             def progress(h):
                 bar("pruning (iterations)", h.iteration, config.iterations)
@@ -150,7 +61,7 @@ def graph_prune(run_dir, iterations, paths, seed, fault_rate, max_depth, w_s, w_
             progress = None if as_json else (lambda h: click.echo(
                 f"iteration {h.iteration:>3}: paths passed {h.path_pass_rate:6.1%}  steps ok "
                 f"{h.step_success_rate:6.1%}  cut {h.links_cut:>4}  retained {h.links_retained}", err=True))
-        report = prune_graph(cat, run_dir, env, config, source=described, plots=not no_plots, progress=progress)
+        report = graph_prune.run(config, progress=progress).report
     if as_json:
         click.echo(_dump(report))
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kopa_replay.cli.common import _Group, _date, _dump, cli
+from kopa_replay.cli.common import _Group, _date, _dump, _table, cli
 from kopa_replay.errors import UsageError
 
 
@@ -64,6 +64,6 @@ def sim_drift_events(since, until, as_json) -> None:
     if as_json:
         click.echo(_dump([e.to_dict() for e in events]))
         return
-    for e in events:
-        click.echo(f"{e.date}  {e.platform:<9} {e.tool:<44} {e.field:<14} {e.kind}")
+    _table(["date", "platform", "tool", "field", "change", "note"],
+           [[e.date, e.platform, e.tool, e.field, e.kind, e.note] for e in events])
     click.echo(f"{len(events)} events")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from kopa_replay.cli.common import _Group, _catalog_option, _dump, _load_catalog, _open_store, _store_option, cli
+from kopa_replay.cli.common import (_Group, _catalog_option, _dump, _json_option, _load_catalog, _open_store, _say,
+                                    _store_option, _table, cli)
 
 
 @cli.group(cls=_Group)
@@ -28,9 +29,9 @@ def snapshot_list(store, as_json) -> None:
     if as_json:
         click.echo(_dump([vars(s) for s in snapshots]))
         return
-    for s in snapshots:
-        state = "sealed" if s.sealed else "unfinished" if s.unfinished else "open"
-        click.echo(f"{s.name:<14} {state:<10} {s.interactions:>8} interactions  as of {s.as_of}  source {s.source}")
+    _table(["snapshot", "state", "interactions", "as of", "source"],
+           [[s.name, "sealed" if s.sealed else "unfinished" if s.unfinished else "open", s.interactions, s.as_of,
+             s.source] for s in snapshots], right=("interactions",))
 
 
 @snapshot.command("show")
@@ -54,7 +55,8 @@ def snapshot_show(name, store) -> None:
 @click.option("--force", is_flag=True, help="Seal even though its recording did not finish (freezes a partial recording).")
 @_store_option
 @_catalog_option
-def snapshot_seal(name, force, store, catalog_files, scale) -> None:
+@_json_option
+def snapshot_seal(name, force, store, catalog_files, scale, as_json) -> None:
     """Seal a snapshot (immutable from now on) and write its manifest.
 
     A snapshot whose `record`/`refresh` did not finish is refused unless --force: run the
@@ -67,13 +69,14 @@ def snapshot_seal(name, force, store, catalog_files, scale) -> None:
     with _open_store(store, readonly=False) as opened:
         manifest = seal_snapshot(opened, name, _load_catalog(catalog_files, scale), force=force)
         opened.finalize()
-    click.echo(f"sealed {name}: {manifest['interactions']} interactions, digest {manifest['digest']}")
+    _say(as_json, manifest, f"sealed {name}: {manifest['interactions']} interactions, digest {manifest['digest']}")
 
 
 @snapshot.command("delete")
 @click.argument("name")
 @_store_option
-def snapshot_delete(name, store) -> None:
+@_json_option
+def snapshot_delete(name, store, as_json) -> None:
     """Remove an open (unsealed) snapshot and its interactions; a sealed one is refused.
 
     Example: kopa-replay snapshot delete 2026-12-01
@@ -81,13 +84,14 @@ def snapshot_delete(name, store) -> None:
     with _open_store(store, readonly=False) as opened:
         count = opened.snapshot(name).interactions
         opened.delete_snapshot(name)
-    click.echo(f"deleted open snapshot {name} ({count} interactions)")
+    _say(as_json, {"deleted": name, "interactions": count}, f"deleted open snapshot {name} ({count} interactions)")
 
 
 @snapshot.command("verify")
 @click.argument("name")
 @_store_option
-def snapshot_verify(name, store) -> None:
+@_json_option
+def snapshot_verify(name, store, as_json) -> None:
     """Recompute a snapshot's digest and the digest of every body it uses; compare with the seal and the manifest.
 
     Example: kopa-replay snapshot verify 2026-09-01
@@ -99,4 +103,4 @@ def snapshot_verify(name, store) -> None:
         problems = verify_snapshot(opened, name)
     if problems:
         raise SnapshotError(f"snapshot {name!r}: " + "; ".join(problems))
-    click.echo(f"ok: snapshot {name} matches its digest")
+    _say(as_json, {"snapshot": name, "ok": True}, f"ok: snapshot {name} matches its digest")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import click
 
-from kopa_replay.cli.common import _Group, _llm_options, _store_option, _tasks_option, cli
+from kopa_replay.cli.common import _Group, _dump, _json_option, _llm_options, _say, _store_option, _tasks_option, cli
 from kopa_replay.errors import UsageError
+from kopa_replay.stages import train as train_stage
+from kopa_replay.stages.options import click_options
 
 
 @cli.group(cls=_Group)
@@ -16,14 +18,12 @@ def train() -> None:
     """
 
 
-def _train(kind: str, config_file: str | None, overrides: tuple[str, ...]) -> None:
-    from kopa_replay.train.config import load_config
-    from kopa_replay.train.run import run_grpo, run_sft
-
-    config = load_config(config_file, overrides, kind=kind)
-
-    result = (run_grpo if kind == "grpo" else run_sft)(config)
+def _train(kind: str, config_file: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
+    result = train_stage.run(train_stage.Config(kind=kind, config=config_file, overrides=overrides))  # type: ignore[arg-type]
     run = result.run
+    if as_json:   # the run record (run.json): config, data and snapshot digests, steps, metrics
+        click.echo(_dump({**run, "output_dir": str(result.output_dir)}))
+        return
     last = next((m for m in reversed(run["metrics"]) if "loss" in m), {})
     shown = [f"loss {last['loss']:.4f}"] if "loss" in last else []
     for key, label in (("reward", "reward"), ("tools/call_frequency", "tool calls per rollout")):
@@ -43,8 +43,8 @@ def _train(kind: str, config_file: str | None, overrides: tuple[str, ...]) -> No
 def _train_command(kind: str, summary: str, config: str) -> None:
     """``train sft`` and ``train grpo``: one shape, ``--config FILE`` and overrides."""
 
-    def command(config_file, overrides) -> None:
-        _train(kind, config_file, overrides)
+    def command(config, overrides, as_json) -> None:
+        _train(kind, config, overrides, as_json)
 
     command.__doc__ = f"""{summary}
 
@@ -57,8 +57,7 @@ def _train_command(kind: str, summary: str, config: str) -> None:
     Example: kopa-replay train {kind} --config training/configs/{config} trainer.max_steps=1
     """
     command = click.argument("overrides", nargs=-1, metavar="[KEY=VALUE]...")(command)
-    command = click.option("--config", "config_file", type=click.Path(dir_okay=False),
-                           help="A YAML/JSON run config (see training/configs/).")(command)
+    command = _json_option(click_options(train_stage.Config)(command))
     train.command(kind)(command)
 
 
@@ -72,7 +71,8 @@ _train_command("grpo", "GRPO whose rollouts call the tools against a pinned snap
 @click.argument("out", type=click.Path(file_okay=False))
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the random weights.")
 @click.option("--vocab-size", default=4096, show_default=True, type=int, help="Tokenizer vocabulary size.")
-def train_tiny_model(out, seed, vocab_size) -> None:
+@_json_option
+def train_tiny_model(out, seed, vocab_size, as_json) -> None:
     """Build a tiny random Qwen3 model and a local tokenizer with a tool-calling template (nothing downloaded).
 
     Example: kopa-replay train tiny-model runs/tiny-model
@@ -80,7 +80,8 @@ def train_tiny_model(out, seed, vocab_size) -> None:
     from kopa_replay.train.tiny import build_tiny_model
 
     path = build_tiny_model(out, seed=seed, vocab_size=vocab_size)
-    click.echo(f"tiny Qwen3 model and tokenizer (vocab {vocab_size}, seed {seed}) -> {path}")
+    _say(as_json, {"path": str(path), "vocab_size": vocab_size, "seed": seed},
+         f"tiny Qwen3 model and tokenizer (vocab {vocab_size}, seed {seed}) -> {path}")
 
 
 @train.command("eval")
@@ -103,8 +104,9 @@ def train_tiny_model(out, seed, vocab_size) -> None:
               help="The catalog the tools are retrieved from [default: the run's, else builtin].")
 @_llm_options("under test instead of a checkpoint (a vLLM server)")
 @_store_option
+@_json_option
 def train_eval(checkpoint, base, no_base, out, k, temperature, seed, split, task_ids, tasks_dir, snapshot, top_k,
-               max_turns, max_new_tokens, scale, llm_url, llm_model, store) -> None:
+               max_turns, max_new_tokens, scale, llm_url, llm_model, store, as_json) -> None:
     """Benchmark a trained checkpoint and its base model: pass@1 and pass@k per split.
 
     CHECKPOINT is a run directory of `train sft|grpo` (its final/ model, its base model and system prompt) or a
@@ -125,5 +127,8 @@ def train_eval(checkpoint, base, no_base, out, k, temperature, seed, split, task
                     max_turns=max_turns, max_new_tokens=max_new_tokens, split=split, tasks=tasks_dir,
                     task_ids=tuple(task_ids), scale=scale)
     result = evaluate(checkpoint, out, spec, base=base, no_base=no_base, llm_url=llm_url, llm_model=llm_model)
+    if as_json:
+        click.echo(_dump(result))
+        return
     click.echo(table_markdown(result["table"], k), nl=False)
     click.echo(f"-> {out}/eval.json")

@@ -17,11 +17,15 @@ rules); :mod:`.recall` measures recall per kind and clean-item drop with either
 items that repeat a benchmark task (``f`` says which; see :mod:`.pipeline`).
 """
 
-from kopa_replay.filter.judges import RegexJudge, TokenJudge, default_judges
-from kopa_replay.filter.llm import LLMJudge
-from kopa_replay.filter.model import (DECONTAMINATION_CHECK, JUDGE_CHECKS, RULE_CHECKS, STAGES, Case, Discard,
-                                      FilterResult, Judge, Replacement, Verdict)
-from kopa_replay.filter.pipeline import FilterConfig, run_filter
+from kopa_replay.util import lazy_exports
+
+# loaded on first use: importing the package (the command line does) stays cheap
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "kopa_replay.filter.judges": ("RegexJudge", "TokenJudge", "default_judges",),
+    "kopa_replay.filter.llm": ("LLMJudge",),
+    "kopa_replay.filter.model": ("DECONTAMINATION_CHECK", "JUDGE_CHECKS", "RULE_CHECKS", "STAGES", "Case", "Discard", "FilterResult", "Judge", "Replacement", "Verdict",),
+    "kopa_replay.filter.pipeline": ("FilterConfig", "run_filter",),
+})
 
 __all__ = ["DECONTAMINATION_CHECK", "JUDGE_CHECKS", "RULE_CHECKS", "STAGES", "Case", "Discard", "FilterConfig",
            "FilterResult", "Judge", "LLMJudge", "RegexJudge", "Replacement", "TokenJudge", "Verdict", "default_judges",

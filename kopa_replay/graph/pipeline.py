@@ -90,9 +90,13 @@ def build_graph(catalog: Catalog, run_dir: str | Path, *, embedder: Embedder | N
 
 def prune_graph(catalog: Catalog, run_dir: str | Path, env: Any, config: PruneConfig, *,
                 source: dict[str, Any] | None = None, plots: bool = True,
-                progress: Callable[[IterationStats], None] | None = None) -> dict[str, Any]:
-    """Prune ``candidates.json`` of ``run_dir`` through ``env``; write the graph, report, curves and plots."""
-    run = RunDir(run_dir)
+                progress: Callable[[IterationStats], None] | None = None,
+                named: str | Path | None = None) -> dict[str, Any]:
+    """Prune ``candidates.json`` of ``run_dir`` through ``env``; write the graph, report, curves and plots.
+
+    ``named``: the directory the report names as where its files lie, when ``run_dir`` is a partial one that
+    will be renamed into place (:func:`kopa_replay.stages.run_dir.atomic_run_dir`)."""
+    run, shown = RunDir(run_dir), RunDir(named or run_dir)
     links, meta = load_graph(run.candidates)
     if meta.get("catalog_digest") not in (None, catalog.digest()):
         raise UsageError(f"{run.candidates} was built from another catalog (digest "
@@ -110,7 +114,7 @@ def prune_graph(catalog: Catalog, run_dir: str | Path, env: Any, config: PruneCo
                                            "source": source or {}})
     write_atomic(run.iterations, "".join(json.dumps(h.to_dict(), sort_keys=True) + "\n" for h in history))
     report = {**paper_metrics(links), **truth_metrics(links, simulator_truth(catalog.names)),
-              "graph_digest": digest, "candidates": str(run.candidates), "graph": str(run.graph),
+              "graph_digest": digest, "candidates": str(shown.candidates), "graph": str(shown.graph),
               "calls": sum(h.steps for h in history), "config": config.to_dict(), "source": source or {},
               "first_iteration": _curve_point(history[0]), "last_iteration": _curve_point(history[-1])}
     if plots:
@@ -118,7 +122,7 @@ def prune_graph(catalog: Catalog, run_dir: str | Path, env: Any, config: PruneCo
 
         plot_scatter([{**link.to_dict(), "posterior_mean": link.posterior_mean} for link in links], run.scatter)
         plot_curves([h.to_dict() for h in history], run.curves)
-        report.update(scatter=str(run.scatter), curves=str(run.curves))
+        report.update(scatter=str(shown.scatter), curves=str(shown.curves))
     write_atomic(run.report, json.dumps(report, ensure_ascii=False, sort_keys=True, indent=2) + "\n")
     return report
 

@@ -9,12 +9,16 @@ page (:mod:`.plan`); :func:`corpus_stats` sets the corpus beside the paper's
 figures (:mod:`.stats`); :mod:`.export` writes JSONL, SFT and GRPO rows.
 """
 
-from kopa_replay.synth.export import grpo_rows, jsonl_text, read_jsonl, sft_rows, write_jsonl
-from kopa_replay.synth.model import (ANSWER_KINDS, JUNCTION_KINDS, Answer, Junction, Reduction, Step,
-                                     Trajectory)
-from kopa_replay.synth.plan import Perturbation, PlanRun, candidate_values, run_plan
-from kopa_replay.synth.stats import PAPER, corpus_stats, stats_table
-from kopa_replay.synth.walk import PATTERNS, QuestionWriter, SynthConfig, SynthResult, synthesize, synthesize_report
+from kopa_replay.util import lazy_exports
+
+# loaded on first use: importing the package (the command line does) stays cheap
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "kopa_replay.synth.export": ("grpo_rows", "jsonl_text", "read_jsonl", "sft_rows", "write_jsonl",),
+    "kopa_replay.synth.model": ("ANSWER_KINDS", "JUNCTION_KINDS", "Answer", "Junction", "Reduction", "Step", "Trajectory",),
+    "kopa_replay.synth.plan": ("Perturbation", "PlanRun", "candidate_values", "run_plan",),
+    "kopa_replay.synth.stats": ("PAPER", "corpus_stats", "stats_table",),
+    "kopa_replay.synth.walk": ("PATTERNS", "QuestionWriter", "SynthConfig", "SynthResult", "synthesize", "synthesize_report",),
+})
 
 __all__ = ["ANSWER_KINDS", "JUNCTION_KINDS", "PAPER", "PATTERNS", "Answer", "Junction", "Perturbation", "PlanRun",
            "QuestionWriter", "Reduction", "Step", "SynthConfig", "SynthResult", "Trajectory", "candidate_values",

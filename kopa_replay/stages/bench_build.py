@@ -1,0 +1,62 @@
+"""Stage ``bench build``: rebuild a task set on the simulator (how the shipped one was made; several minutes)."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kopa_replay.bench.build import BuildSpec
+from kopa_replay.errors import UsageError
+from kopa_replay.stages.common import ExecSource
+from kopa_replay.stages.options import as_dict, setting
+from kopa_replay.stages.run_dir import atomic_run_dir, write_manifest
+
+__all__ = ["Config", "Result", "run", "STAGE"]
+
+STAGE = "bench-build"
+
+
+@dataclass(frozen=True)
+class Config:
+    out: str | None = setting(None, "Where the task set is written.", path="dir", required=True)
+    seed: tuple[int, ...] = setting((), "Walk seed (repeatable) [default: 0 to 5].")
+    per_run: int = setting(BuildSpec.per_run, "Walks kept per synthesis run.")
+    sim_seed: int = setting(0, "World seed of the simulator.")
+    as_of: str = setting("2026-09-01", "Simulator as-of date.")
+
+    def __post_init__(self) -> None:
+        if not self.out:
+            raise UsageError("bench build needs --out: where the task set is written")
+
+    def spec(self) -> BuildSpec:
+        return BuildSpec(seeds=tuple(self.seed) or BuildSpec.seeds, per_run=self.per_run)
+
+
+@dataclass(frozen=True)
+class Result:
+    out: Path
+    info: dict[str, Any]
+    manifest: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.info
+
+
+def run(config: Config, *, progress: Any = None) -> Result:
+    from kopa_replay.bench.build import build_tasks, summary
+    from kopa_replay.bench.suite import save_task_set
+    from kopa_replay.catalog import builtin_catalog
+
+    catalog, spec = builtin_catalog("builtin"), config.spec()
+    final = Path(str(config.out))
+    where = ExecSource(sim_seed=config.sim_seed, as_of=config.as_of)
+    with atomic_run_dir(final) as work:
+        with ExitStack() as stack:
+            tasks, plans = build_tasks(catalog, where.open_env(stack, catalog), spec, progress=progress)
+        info = {**summary(tasks, plans), "spec": spec.to_dict(), "sim_seed": config.sim_seed, "as_of": config.as_of}
+        save_task_set(work, tasks, plans, info)
+        manifest = write_manifest(work, STAGE, config=as_dict(config), inputs={"catalog": catalog.digest()},
+                                  catalog=catalog.digest(), seed=list(spec.seeds), source=where.described())
+    return Result(final, info, manifest)

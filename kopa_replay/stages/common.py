@@ -1,0 +1,148 @@
+"""Settings several stages share (which catalog, where tools execute, a model server) and how they open.
+
+Each is a frozen dataclass a stage's config inherits, so its fields, defaults and help are written once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from kopa_replay.errors import UsageError
+from kopa_replay.stages.options import setting
+
+__all__ = ["CatalogChoice", "ExecSource", "LLMServer", "Decontamination", "iso_date", "STORE_HELP"]
+
+STORE_HELP = ("Cassette store file [env KOPA_STORE; default ./cassettes/kopa.sqlite if it exists, else the shipped "
+              "store: kopa-replay cassette path].")
+
+
+def iso_date(value: str | None, option: str) -> dt.date | None:
+    """A YYYY-MM-DD setting as a date; a clear error naming the option otherwise."""
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError:
+        raise UsageError(f"{option} must be a date YYYY-MM-DD, not {value!r}") from None
+
+
+@dataclass(frozen=True)
+class CatalogChoice:
+    catalog: tuple[str, ...] = setting((), "Catalog file(s) or folder(s) to use instead of the built-in catalog.",
+                                       path="any")
+    scale: Literal["builtin", "paper"] = setting(
+        "builtin", "Built-in catalog size: the hand-modelled tools, or the paper's 2,318.")
+
+    def load_catalog(self) -> Any:
+        from kopa_replay.catalog import builtin_catalog, load_catalog
+
+        return load_catalog(self.catalog) if self.catalog else builtin_catalog(self.scale)
+
+    @property
+    def catalog_label(self) -> str:
+        return ",".join(self.catalog) or self.scale
+
+
+@dataclass(frozen=True)
+class ExecSource:
+    """Where a stage's tool calls execute: the simulator by default, or a snapshot."""
+
+    source: str = setting("sim", "sim (in-process simulator), replay (a snapshot), live, or a mirror URL.")
+    sim_seed: int = setting(0, "World seed (source sim).")
+    as_of: str = setting("2026-09-01", "Simulator as-of date (source sim).")
+    snapshot: str | None = setting(None, "Answer from (or record into) this snapshot, e.g. 2026-09-01.")
+    mode: Literal["replay", "record", "replay-or-record"] | None = setting(
+        None, "With --snapshot: strict offline replay (default), record, or replay-or-record.")
+    store: str | None = setting(None, STORE_HELP, envvar="KOPA_STORE", path="file")
+
+    def open_env(self, stack: ExitStack, catalog: Any, *, fault_rate: float = 0.0) -> Any:
+        """A ToolEnvironment over this source (closed with ``stack``)."""
+        from kopa_replay.env import ToolEnvironment, open_source
+
+        src = stack.enter_context(open_source(self.source, seed=self.sim_seed, as_of=iso_date(self.as_of, "--as-of"),
+                                              fault_rate=fault_rate, snapshot=self.snapshot, mode=self.mode,
+                                              store=self.store if self.snapshot else None, catalog=catalog))
+        return ToolEnvironment(catalog, src)
+
+    def described(self) -> dict[str, Any]:
+        """The source as a manifest records it."""
+        sim = self.source == "sim"
+        return {"source": self.source, "snapshot": self.snapshot, "mode": self.mode if self.snapshot else None,
+                "sim_seed": self.sim_seed if sim else None, "as_of": self.as_of if sim else None}
+
+    def snapshot_digest(self) -> str | None:
+        """The sealed digest of the snapshot the stage replays (an input: a re-recorded snapshot reruns it)."""
+        if not self.snapshot or (self.mode or "replay") != "replay":
+            return None
+        return snapshot_digest(self.snapshot, self.store)
+
+
+def snapshot_digest(name: str, store: str | None) -> str | None:
+    from kopa_replay.record import Store
+    from kopa_replay.record.store import replay_store_path
+
+    with Store(replay_store_path(name, store), readonly=True) as opened:
+        return opened.snapshot(name).digest
+
+
+@dataclass(frozen=True)
+class LLMServer:
+    llm_url: str | None = setting(None, "OpenAI-compatible server of the model [env KOPA_LLM_URL], e.g. "
+                                        "http://127.0.0.1:8000/v1.", envvar="KOPA_LLM_URL")
+    llm_model: str | None = setting(None, "Model name [env KOPA_LLM_MODEL]; its answers are recorded in "
+                                          "OUT/llm.sqlite and replayed on reruns.", envvar="KOPA_LLM_MODEL")
+
+    def chat_client(self, stack: ExitStack, out: str | Path, option: str) -> Any:
+        """A recording chat client (snapshot ``llm`` in OUT/llm.sqlite, never the shipped store)."""
+        if not self.llm_url or not self.llm_model:
+            raise UsageError(f"{option} llm needs --llm-url and --llm-model (or KOPA_LLM_URL / KOPA_LLM_MODEL)")
+        from kopa_replay.llm import ChatClient
+
+        return stack.enter_context(ChatClient(self.llm_url, self.llm_model, store=str(Path(out) / "llm.sqlite"),
+                                              snapshot="llm"))
+
+
+@dataclass(frozen=True)
+class Decontamination:
+    """Keep benchmark tasks out of the training data: on by default, against the shipped task set."""
+
+    decontaminate: bool = setting(True, "Drop every item that repeats a benchmark task: its question verbatim or "
+                                        "near-verbatim (3-gram Jaccard >= 0.9), or its plan (the same calls, paging "
+                                        "aside).")
+    bench_tasks: str | None = setting(None, "Decontaminate against this task-set directory (tasks.jsonl, "
+                                            "plans.jsonl) instead of the shipped one.", path="any")
+
+    def decontaminator(self) -> Any:
+        """The exclude hook (None: off); a bad task set fails before anything runs."""
+        if not self.decontaminate:
+            if self.bench_tasks:
+                raise UsageError("--bench-tasks names the task set to decontaminate against: "
+                                 "it cannot go with --no-decontaminate")
+            return None
+        from kopa_replay.bench.contamination import Decontaminator
+        from kopa_replay.bench.suite import load_task_set
+
+        return Decontaminator.from_task_set(load_task_set(self.bench_tasks))
+
+    def task_set_digest(self) -> str | None:
+        return task_set_digest(self.bench_tasks) if self.decontaminate else None
+
+
+def task_set_digest(directory: str | None) -> str:
+    """A task set's identity: the digests of its files (the shipped one when ``directory`` is None)."""
+    import hashlib
+
+    from kopa_replay.bench.suite import BUILTIN_DIR
+
+    root = Path(directory) if directory is not None else BUILTIN_DIR
+    if not root.is_dir():
+        raise UsageError(f"no task set directory {root}")
+    digest = hashlib.sha256()
+    for name in ("tasks.jsonl", "plans.jsonl"):
+        if (root / name).exists():
+            digest.update(name.encode() + b"\0" + (root / name).read_bytes())
+    return digest.hexdigest()

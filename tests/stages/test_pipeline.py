@@ -1,0 +1,124 @@
+"""``kopa-replay pipeline run``: the README's first command, run as a user runs it (the console script, offline,
+on the shipped snapshot), resumed, and run again elsewhere."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+STAGES = ["graph-build", "graph-prune", "synth", "filter", "bench-oracle", "bench-skip-lookup", "bench-first-page",
+          "audit", "drift"]
+
+
+def pipeline(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_PROXY": "*"}
+    env.pop("KOPA_STORE", None)
+    return subprocess.run([sys.executable, "-m", "kopa_replay", "pipeline", "run", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def said(result: subprocess.CompletedProcess) -> dict[str, str]:
+    """What the command said about each stage on stderr: running / done / skipped."""
+    events: dict[str, str] = {}
+    for line in result.stderr.splitlines():
+        name, _, event = line.partition(": ")
+        if name in STAGES:
+            events[name] = "skipped" if event.startswith("unchanged") else event.split()[0]
+    return events
+
+
+def shipped_digest() -> str:
+    from kopa_replay.record.store import shipped_store_path
+
+    return hashlib.sha256(shipped_store_path().read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def shipped_before():
+    return shipped_digest()
+
+
+@pytest.fixture(scope="module")
+def first(tmp_path_factory, shipped_before):
+    cwd = tmp_path_factory.mktemp("project")
+    result = pipeline(cwd, "--json")
+    assert result.returncode == 0, result.stderr
+    return cwd, result
+
+
+def test_the_first_run_runs_every_stage_and_writes_the_report(first):
+    cwd, result = first
+    out = cwd / "runs" / "pipeline"
+    printed = json.loads(result.stdout)
+    assert [s["name"] for s in printed["stages"]] == STAGES and not any(s["skipped"] for s in printed["stages"])
+    assert said(result) == {name: "done" for name in STAGES}
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "<img" in html and "data:image/png;base64," in html and "https://" not in html
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["digest"] == printed["digest"]
+    assert [s["name"] for s in manifest["stages"]] == STAGES
+    # the pipeline's manifest lists each stage's key and outputs as the stage's own manifest has them
+    for stage in manifest["stages"]:
+        own = json.loads((out / stage["directory"] / f"manifest-{stage['stage']}.json").read_text(encoding="utf-8"))
+        assert (own["key"], own["outputs"]) == (stage["key"], stage["outputs"]), stage["name"]
+        for name, digest in own["outputs"].items():
+            assert hashlib.sha256((out / stage["directory"] / name).read_bytes()).hexdigest() == digest
+    oracle = json.loads((out / "bench" / "oracle" / "report.json").read_text(encoding="utf-8"))
+    assert oracle["pass_at_1"]["combined"] == 1.0 and oracle["n_tasks"] == 150
+
+
+def test_a_second_run_with_nothing_changed_skips_every_stage_and_gives_the_same_manifest(first):
+    cwd, result = first
+    manifest = (cwd / "runs" / "pipeline" / "manifest.json").read_bytes()
+    again = pipeline(cwd, "--json")
+    assert again.returncode == 0, again.stderr
+    assert said(again) == {name: "skipped" for name in STAGES}
+    assert json.loads(again.stdout)["digest"] == json.loads(result.stdout)["digest"]
+    assert (cwd / "runs" / "pipeline" / "manifest.json").read_bytes() == manifest
+
+
+def test_a_stage_whose_output_was_damaged_runs_again_and_what_follows_it_is_skipped(first):
+    cwd, result = first
+    out = cwd / "runs" / "pipeline"
+    (out / "synth" / "stats.md").write_text("edited by hand\n", encoding="utf-8")
+    again = pipeline(cwd)
+    assert again.returncode == 0, again.stderr
+    events = said(again)
+    # synth runs again and writes the same trajectories, so the filter's inputs are unchanged: it is skipped
+    assert events["synth"] == "done" and events["graph-prune"] == "skipped" and events["filter"] == "skipped"
+    assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["digest"] == \
+        json.loads(result.stdout)["digest"]
+
+
+def test_a_run_in_another_project_gives_byte_identical_outputs(first, tmp_path):
+    cwd, _ = first
+    again = pipeline(tmp_path, "--json")
+    assert again.returncode == 0, again.stderr
+    ours, theirs = cwd / "runs" / "pipeline", tmp_path / "runs" / "pipeline"
+    assert (theirs / "manifest.json").read_bytes() == (ours / "manifest.json").read_bytes()
+    assert (theirs / "report.md").read_bytes() == (ours / "report.md").read_bytes()
+    assert (theirs / "report.html").read_bytes() == (ours / "report.html").read_bytes()
+
+
+def test_a_bad_preset_or_snapshot_is_one_error_line(tmp_path):
+    bad = pipeline(tmp_path, "--preset", "huge")
+    assert bad.returncode == 2 and "huge" in bad.stderr
+    missing = pipeline(tmp_path, "--snapshot", "2031-01-01")
+    assert missing.returncode == 1 and missing.stderr.startswith("Error:") and "2031-01-01" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").rglob("manifest.json"))
+
+
+def test_the_pipeline_never_writes_the_shipped_store(first, shipped_before):
+    cwd, _ = first
+    # the drift stage refreshed a copy of it inside its own directory
+    assert (cwd / "runs" / "pipeline" / "drift" / "store.sqlite").exists()
+    assert shipped_digest() == shipped_before
