@@ -42,12 +42,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from kopa_replay.bench.model import Task
+from kopa_replay.bench.model import MAX_CALLS, BuildSpec, Task
 from kopa_replay.bench.overlap import NEAR_VERBATIM, QuestionIndex, normalize_question, plan_signature
 from kopa_replay.bench.tasks import task_from_trajectory, trajectory_calls
 from kopa_replay.catalog.model import Catalog
@@ -62,29 +62,11 @@ __all__ = ["BuildSpec", "CODE_DOMAINS", "HELD_OUT_PLATFORMS", "LIGHTRON_ID", "MA
 
 #: platforms whose tasks form the held-out split (and that training synthesis should leave out)
 HELD_OUT_PLATFORMS = ("dart", "krx", "seoul")
-#: no task makes more HTTP calls than this (the paper's longest task had 14)
-MAX_CALLS = 14
 #: the paper's tasks averaged about five calls; selection prefers walks near it
 TARGET_CALLS = 5
 LIGHTRON_ID = "kopa-finance-lightron"
 #: the patterns selection takes in turn
 PATTERN_ORDER = ("chain", "fan_out", "derived", "comparison", "condition")
-
-
-@dataclass(frozen=True)
-class BuildSpec:
-    """What the task set is made of: walk seeds, how many walks per run, the domain quotas."""
-
-    seeds: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
-    per_run: int = 150
-    quotas: tuple[tuple[str, int], ...] = (("finance", 40), ("traffic", 34), ("district", 30),
-                                           ("education", 18), ("politics", 15), ("law", 12))
-    max_calls: int = MAX_CALLS
-    lightron: bool = True
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"seeds": list(self.seeds), "per_run": self.per_run, "quotas": dict(self.quotas),
-                "max_calls": self.max_calls, "lightron": self.lightron}
 
 
 def split_of(platforms: Iterable[str]) -> str:

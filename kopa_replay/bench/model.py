@@ -19,7 +19,7 @@ from typing import Any, Mapping, Protocol, Sequence
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import ANSWER_KINDS, Answer
 
-__all__ = ["SPLITS", "AXES", "RequiredAction", "Task", "Call", "Rollout", "AxisResult", "Grade"]
+__all__ = ["SPLITS", "AXES", "RequiredAction", "Task", "Call", "Rollout", "AxisResult", "Grade", "BuildSpec", "MAX_CALLS"]
 
 #: ``main`` tasks are over platforms synthesis may use; ``held_out`` ones over platforms it never saw
 SPLITS = ("main", "held_out")
@@ -242,3 +242,23 @@ class Grade:
     def from_dict(cls, data: Mapping[str, Any]) -> "Grade":
         return cls(data["task_id"], int(data["index"]), *(AxisResult.from_dict(data[name]) for name in AXES),
                    agent=data.get("agent", ""))
+
+
+#: no task makes more HTTP calls than this (the paper's longest task had 14)
+MAX_CALLS = 14
+
+
+@dataclass(frozen=True)
+class BuildSpec:
+    """What the task set is made of: walk seeds, how many walks per run, the domain quotas."""
+
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
+    per_run: int = 150
+    quotas: tuple[tuple[str, int], ...] = (("finance", 40), ("traffic", 34), ("district", 30),
+                                           ("education", 18), ("politics", 15), ("law", 12))
+    max_calls: int = MAX_CALLS
+    lightron: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seeds": list(self.seeds), "per_run": self.per_run, "quotas": dict(self.quotas),
+                "max_calls": self.max_calls, "lightron": self.lightron}

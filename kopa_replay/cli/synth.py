@@ -43,7 +43,8 @@ def filter_(as_json, **settings) -> None:
 
     Example: kopa-replay filter --in runs/synth --json
     """
-    result = filter_stage.run(filter_stage.Config(**settings))
+    with _progress() as progress:
+        result = filter_stage.run(filter_stage.Config(**settings), progress=progress)
     report, out = result.report, result.out
     if as_json:
         click.echo(_dump(report))

@@ -9,40 +9,19 @@ Pure logic over what the recorder hands in::
 example plus one largest page per paginated tool).
 """
 
-from kopa_replay.drift.diff import (
-    CHANGE_KINDS,
-    CHECKS,
-    SEVERITIES,
-    Change,
-    diff_schemas,
-    diff_tool,
-)
-from kopa_replay.drift.impact import WHOLE_TOOL, touched, touches
-from kopa_replay.drift.probe import max_page_request, probe_requests
-from kopa_replay.drift.report import FAIL_ON, REPORT_FORMATS, crosses, render, summary
-from kopa_replay.drift.requests import (
-    OUTCOMES,
-    DriftReport,
-    Reading,
-    RequestPair,
-    attach_requests,
-    diff_requests,
-    pair_responses,
-    read_response,
-    request_id,
-)
-from kopa_replay.drift.schema import (
-    RESPONSE_FORMATS,
-    STRING_FORMATS,
-    VALUE_TYPES,
-    CodeStat,
-    FieldStats,
-    PageEvidence,
-    RecordedResponse,
-    ToolSchema,
-    infer_schemas,
-    infer_tool_schema,
-)
+from kopa_replay.util import lazy_exports
+
+# loaded on first use: importing the package (the command line does) stays cheap
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "kopa_replay.drift.diff": ("CHANGE_KINDS", "CHECKS", "SEVERITIES", "Change", "diff_schemas", "diff_tool",),
+    "kopa_replay.drift.impact": ("WHOLE_TOOL", "touched", "touches",),
+    "kopa_replay.drift.probe": ("max_page_request", "probe_requests",),
+    "kopa_replay.drift.report": ("FAIL_ON", "REPORT_FORMATS", "crosses", "render", "summary",),
+    "kopa_replay.drift.requests": ("OUTCOMES", "DriftReport", "Reading", "RequestPair", "attach_requests",
+        "diff_requests", "pair_responses", "read_response", "request_id",),
+    "kopa_replay.drift.schema": ("RESPONSE_FORMATS", "STRING_FORMATS", "VALUE_TYPES", "CodeStat", "FieldStats",
+        "PageEvidence", "RecordedResponse", "ToolSchema", "infer_schemas", "infer_tool_schema",),
+})
 
 __all__ = [
     "CHANGE_KINDS",

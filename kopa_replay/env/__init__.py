@@ -1,11 +1,17 @@
 """Executing tools: build the real request, send it through an httpx client, parse and classify."""
 
-from kopa_replay.env.call import OUTCOME_CLASSES, CallResult, build_request, execute
-from kopa_replay.env.parse import Parsed, extract, parse_body
-from kopa_replay.env.source import Source, call_tool, coerce_args, open_source
-from kopa_replay.env.environment import AsyncToolEnvironment, LogEntry, ToolEnvironment, ToolResult, validate_args
-from kopa_replay.env.normalize import as_number, normalize_records
-from kopa_replay.env.retrieval import ToolRetriever, openai_tools
+from kopa_replay.util import lazy_exports
+
+# loaded on first use: importing the package (the command line does) stays cheap
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "kopa_replay.env.call": ("OUTCOME_CLASSES", "CallResult", "build_request", "execute",),
+    "kopa_replay.env.parse": ("Parsed", "extract", "parse_body",),
+    "kopa_replay.env.source": ("Source", "call_tool", "coerce_args", "open_source",),
+    "kopa_replay.env.environment": ("AsyncToolEnvironment", "LogEntry", "ToolEnvironment", "ToolResult",
+        "validate_args",),
+    "kopa_replay.env.normalize": ("as_number", "normalize_records",),
+    "kopa_replay.env.retrieval": ("ToolRetriever", "openai_tools",),
+})
 
 __all__ = [
     "OUTCOME_CLASSES",

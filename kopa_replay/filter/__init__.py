@@ -23,8 +23,9 @@ from kopa_replay.util import lazy_exports
 __getattr__, __dir__ = lazy_exports(__name__, {
     "kopa_replay.filter.judges": ("RegexJudge", "TokenJudge", "default_judges",),
     "kopa_replay.filter.llm": ("LLMJudge",),
-    "kopa_replay.filter.model": ("DECONTAMINATION_CHECK", "JUDGE_CHECKS", "RULE_CHECKS", "STAGES", "Case", "Discard", "FilterResult", "Judge", "Replacement", "Verdict",),
-    "kopa_replay.filter.pipeline": ("FilterConfig", "run_filter",),
+    "kopa_replay.filter.model": ("DECONTAMINATION_CHECK", "JUDGE_CHECKS", "RULE_CHECKS", "STAGES", "Case", "Discard",
+                                 "FilterConfig", "FilterResult", "Judge", "Replacement", "Verdict"),
+    "kopa_replay.filter.pipeline": ("run_filter",),
 })
 
 __all__ = ["DECONTAMINATION_CHECK", "JUDGE_CHECKS", "RULE_CHECKS", "STAGES", "Case", "Discard", "FilterConfig",

@@ -13,9 +13,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, NamedTuple, Protocol, Sequence, runtime_checkable
 
+from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Answer, Trajectory
 
 __all__ = [
+    "FilterConfig",
+    "DUPLICATE_THRESHOLD",
+    "NGRAM",
     "STAGES",
     "DECONTAMINATION_CHECK",
     "RULE_CHECKS",
@@ -158,3 +162,30 @@ class FilterResult:
 def verdict_summary(verdicts: Sequence[tuple[str, Verdict]]) -> str:
     """``"regex: …; ngram: …"`` — each judge's own words, so a discard shows that both agreed and why."""
     return "; ".join(f"{name}: {v.detail or ('discard' if v.discard else 'keep')}" for name, v in verdicts)
+
+
+#: questions whose character-n-gram Jaccard similarity reaches this — over the same set of tools — are
+#: near-duplicates
+DUPLICATE_THRESHOLD = 0.9
+#: n of the character n-grams (over the normalized question: letters and digits only)
+NGRAM = 3
+
+
+@dataclass(frozen=True)
+class FilterConfig:
+    """How the filter runs; every field says what it changes."""
+
+    duplicate_threshold: float = field(default=DUPLICATE_THRESHOLD, metadata={
+        "help": "character-n-gram Jaccard similarity of two normalized questions at which the later one "
+                "(by id) is a near-duplicate"})
+    ngram: int = field(default=NGRAM, metadata={"help": "n of the character n-grams compared for near-duplicates"})
+    reproduce: bool = field(default=True, metadata={
+        "help": "stage 1 re-runs every plan and drops items whose state digest or answer differs"})
+    resolve: bool = field(default=True, metadata={
+        "help": "stage 3 re-solves every kept item reading all pages and replaces answers it judges worse"})
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.duplicate_threshold <= 1.0:
+            raise UsageError(f"duplicate_threshold must be in (0, 1], not {self.duplicate_threshold!r}")
+        if self.ngram < 1:
+            raise UsageError(f"ngram must be at least 1, not {self.ngram!r}")

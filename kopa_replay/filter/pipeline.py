@@ -16,41 +16,21 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.filter.judges import default_judges
 from kopa_replay.filter.model import (
-    DECONTAMINATION_CHECK, JUDGE_CHECKS, RULE_CHECKS, Case, Discard, FilterResult, Judge, Planner, Replacement,
-    verdict_summary,
+    DECONTAMINATION_CHECK, JUDGE_CHECKS, RULE_CHECKS, Case, Discard, FilterConfig, FilterResult, Judge, Planner,
+    Replacement, verdict_summary,
 )
 from kopa_replay.filter.resolve import resolve
-from kopa_replay.filter.rules import DUPLICATE_THRESHOLD, NGRAM, malformed, near_duplicates, reproduce
+from kopa_replay.filter.rules import malformed, near_duplicates, reproduce
 from kopa_replay.synth.model import Answer, Trajectory
 from kopa_replay.synth.plan import decided_figure
+from kopa_replay.util import Progress, tick
 
 __all__ = ["FilterConfig", "run_filter", "default_planner", "make_case"]
-
-
-@dataclass(frozen=True)
-class FilterConfig:
-    """How the filter runs; every field says what it changes."""
-
-    duplicate_threshold: float = field(default=DUPLICATE_THRESHOLD, metadata={
-        "help": "character-n-gram Jaccard similarity of two normalized questions at which the later one "
-                "(by id) is a near-duplicate"})
-    ngram: int = field(default=NGRAM, metadata={"help": "n of the character n-grams compared for near-duplicates"})
-    reproduce: bool = field(default=True, metadata={
-        "help": "stage 1 re-runs every plan and drops items whose state digest or answer differs"})
-    resolve: bool = field(default=True, metadata={
-        "help": "stage 3 re-solves every kept item reading all pages and replaces answers it judges worse"})
-
-    def __post_init__(self) -> None:
-        if not 0.0 < self.duplicate_threshold <= 1.0:
-            raise UsageError(f"duplicate_threshold must be in (0, 1], not {self.duplicate_threshold!r}")
-        if self.ngram < 1:
-            raise UsageError(f"ngram must be at least 1, not {self.ngram!r}")
 
 
 def default_planner() -> Planner:
@@ -116,8 +96,11 @@ def _judge(case: Case, judges: Sequence[Judge], disagreed: dict[str, list[str]])
 def run_filter(trajectories: Sequence[Trajectory], catalog: Any, env: Any,
                judges: Sequence[Judge] | None = None, *, config: FilterConfig | None = None,
                planner: Planner | None = None,
-               exclude: Callable[[Trajectory], str | None] | None = None) -> FilterResult:
+               exclude: Callable[[Trajectory], str | None] | None = None,
+               progress: Progress | None = None) -> FilterResult:
     """Run the three stages (after decontamination with ``exclude``); input trajectories are never modified.
+
+    ``progress`` hears each item each stage has checked (:data:`kopa_replay.util.Progress`).
 
     The report's ``decontaminated`` is how many items ``exclude`` dropped (None without it),
     ``decontaminated_against`` the hook's ``name`` (when it has one); its stage ``decontaminate`` lists each
@@ -133,9 +116,9 @@ def run_filter(trajectories: Sequence[Trajectory], catalog: Any, env: Any,
     planner = planner if planner is not None else default_planner()
     discarded: list[Discard] = []
     clean, decontaminating = _decontaminate_stage(trajectories, exclude, discarded)
-    survivors, rules = _rules_stage(clean, catalog, env, planner, config, discarded)
-    judged, judging = _judges_stage(survivors, catalog, env, planner, judges, discarded)
-    kept, replaced, resolving = _resolve_stage(judged, catalog, env, planner, config)
+    survivors, rules = _rules_stage(clean, catalog, env, planner, config, discarded, progress)
+    judged, judging = _judges_stage(survivors, catalog, env, planner, judges, discarded, progress)
+    kept, replaced, resolving = _resolve_stage(judged, catalog, env, planner, config, progress)
     report: dict[str, Any] = {
         "input": len(trajectories), "kept": len(kept), "discarded": len(discarded), "replaced": len(replaced),
         "decontaminated": decontaminating["discarded"] if exclude is not None else None,
@@ -163,10 +146,12 @@ def _decontaminate_stage(trajectories: Sequence[Trajectory], exclude: Callable[[
 
 
 def _rules_stage(trajectories: Sequence[Trajectory], catalog: Any, env: Any, planner: Planner,
-                 config: FilterConfig, discarded: list[Discard]) -> tuple[list[Trajectory], dict[str, Any]]:
+                 config: FilterConfig, discarded: list[Discard],
+                 progress: Progress | None = None) -> tuple[list[Trajectory], dict[str, Any]]:
     counts = dict.fromkeys(RULE_CHECKS, 0)
     survivors: list[Trajectory] = []
-    for trajectory in trajectories:
+    for done, trajectory in enumerate(trajectories):
+        tick(progress, "filter: rules", done, len(trajectories))
         problem, check = malformed(trajectory, catalog), "malformed"
         if problem is None and config.reproduce:
             problem, check = reproduce(trajectory, catalog, env, planner), "not_reproducible"
@@ -187,12 +172,14 @@ def _rules_stage(trajectories: Sequence[Trajectory], catalog: Any, env: Any, pla
 
 
 def _judges_stage(items: Sequence[Trajectory], catalog: Any, env: Any, planner: Planner, judges: Sequence[Judge],
-                  discarded: list[Discard]) -> tuple[list[Trajectory], dict[str, Any]]:
+                  discarded: list[Discard],
+                  progress: Progress | None = None) -> tuple[list[Trajectory], dict[str, Any]]:
     counts = dict.fromkeys(JUDGE_CHECKS, 0)
     disagreed: dict[str, list[str]] = {check: [] for check in JUDGE_CHECKS}
     runs = 0
     judged: list[Trajectory] = []
-    for trajectory in items:
+    for done, trajectory in enumerate(items):
+        tick(progress, "filter: judges", done, len(items))
         case = make_case(trajectory, catalog, env, planner)
         verdict = _judge(case, judges, disagreed)
         runs += case.runs
@@ -207,11 +194,13 @@ def _judges_stage(items: Sequence[Trajectory], catalog: Any, env: Any, planner: 
 
 
 def _resolve_stage(items: Sequence[Trajectory], catalog: Any, env: Any, planner: Planner,
-                   config: FilterConfig) -> tuple[list[Trajectory], list[Replacement], dict[str, Any]]:
+                   config: FilterConfig,
+                   progress: Progress | None = None) -> tuple[list[Trajectory], list[Replacement], dict[str, Any]]:
     kept: list[Trajectory] = []
     replaced: list[Replacement] = []
     outcomes = {"replaced": 0, "agrees": 0, "failed": 0, "differs_kept": 0, "skipped": 0}
-    for trajectory in items:
+    for done, trajectory in enumerate(items):
+        tick(progress, "filter: re-solve", done, len(items))
         if not config.resolve:
             outcomes["skipped"] += 1
             kept.append(trajectory)

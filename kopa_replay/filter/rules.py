@@ -14,18 +14,13 @@ from typing import Any, Sequence
 from kopa_replay.errors import KopaError
 from kopa_replay.filter.facts import given_args
 from kopa_replay.filter.probe import answers_equal
-from kopa_replay.filter.model import Planner
+from kopa_replay.filter.model import DUPLICATE_THRESHOLD, NGRAM, Planner
 from kopa_replay.filter.normalize import normalize_question
 from kopa_replay.synth.model import ANSWER_KINDS, JUNCTION_KINDS, Trajectory
 
 __all__ = ["malformed", "reproduce", "near_duplicates", "plan_key", "ngrams", "jaccard",
            "DUPLICATE_THRESHOLD", "NGRAM"]
 
-#: questions whose character-n-gram Jaccard similarity reaches this — over the same set of tools — are
-#: near-duplicates
-DUPLICATE_THRESHOLD = 0.9
-#: n of the character n-grams (over the normalized question: letters and digits only)
-NGRAM = 3
 
 
 def _non_finite(value: Any) -> bool:

@@ -6,9 +6,14 @@ manifests; ``workflows`` records a probe workload and refreshes a snapshot
 against a source.
 """
 
-from kopa_replay.record.redact import MASK, Redactor, redactor_for
-from kopa_replay.record.store import SCHEMA_VERSION, Interaction, Snapshot, Store, default_store_path
-from kopa_replay.record.transport import MODES, AsyncRecordTransport, RecordTransport, decide
+from kopa_replay.util import lazy_exports
+
+# loaded on first use: importing the package (the command line does) stays cheap
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "kopa_replay.record.redact": ("MASK", "Redactor", "redactor_for",),
+    "kopa_replay.record.store": ("SCHEMA_VERSION", "Interaction", "Snapshot", "Store", "default_store_path",),
+    "kopa_replay.record.transport": ("MODES", "AsyncRecordTransport", "RecordTransport", "decide",),
+})
 
 __all__ = [
     "MASK",

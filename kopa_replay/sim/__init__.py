@@ -6,12 +6,17 @@ parameters, envelopes, codes and quirks) from a seeded world;
 on loopback with the real host as the first path segment.
 """
 
-from kopa_replay.sim.drift import TIMELINE, DriftEvent, events_between
-from kopa_replay.sim.messages import SimRequest, SimResponse
-from kopa_replay.sim.server import make_server, running_server
-from kopa_replay.sim.simulator import DEFAULT_AS_OF, DEFAULT_KEY, Simulator, accepted_key
-from kopa_replay.sim.transport import AsyncSimTransport, SimTransport
-from kopa_replay.sim.truth import binding_executes, true_bindings
+from kopa_replay.util import lazy_exports
+
+# loaded on first use: importing the package (the command line does) stays cheap
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "kopa_replay.sim.drift": ("TIMELINE", "DriftEvent", "events_between",),
+    "kopa_replay.sim.messages": ("SimRequest", "SimResponse",),
+    "kopa_replay.sim.server": ("make_server", "running_server",),
+    "kopa_replay.sim.simulator": ("DEFAULT_AS_OF", "DEFAULT_KEY", "Simulator", "accepted_key",),
+    "kopa_replay.sim.transport": ("AsyncSimTransport", "SimTransport",),
+    "kopa_replay.sim.truth": ("binding_executes", "true_bindings",),
+})
 
 __all__ = [
     "DEFAULT_AS_OF",

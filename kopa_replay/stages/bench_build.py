@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kopa_replay.bench.build import BuildSpec
+from kopa_replay.bench.model import BuildSpec
 from kopa_replay.errors import UsageError
 from kopa_replay.stages.common import ExecSource
 from kopa_replay.stages.options import as_dict, setting

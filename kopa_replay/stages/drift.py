@@ -73,7 +73,7 @@ def inputs(config: Config) -> dict[str, Any]:
             "catalog": config.load_catalog().digest()}
 
 
-def run(config: Config) -> Result:
+def run(config: Config, *, progress: Any = None) -> Result:
     from kopa_replay.drift import render
     from kopa_replay.record import Store
     from kopa_replay.record.workflows import drift_report, refresh_snapshot
@@ -86,7 +86,8 @@ def run(config: Config) -> Result:
             copy = work / "store.sqlite"
             shutil.copyfile(plan["store"], copy)
             summary = refresh_snapshot(catalog, store_path=copy, base=config.snapshot, snapshot=plan["after"],
-                                       source="sim", as_of=plan["as_of"], seed=plan["seed"])
+                                       source="sim", as_of=plan["as_of"], seed=plan["seed"],
+                                       progress=progress)
             report = summary.report
         elif plan["after"]:
             with Store(plan["store"], readonly=True) as store:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from kopa_replay.filter.pipeline import FilterConfig
+from kopa_replay.filter.model import FilterConfig
 from kopa_replay.stages.common import CatalogChoice, Decontamination, ExecSource, LLMServer
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import atomic_run_dir, file_digest, write_manifest
@@ -60,7 +60,7 @@ def inputs(config: Config) -> dict[str, Any]:
             "bench_tasks": config.task_set_digest()}
 
 
-def run(config: Config) -> Result:
+def run(config: Config, *, progress: Any = None) -> Result:
     """Filter ``IN/trajectories.jsonl`` into ``config.out_dir`` (atomically) with ``filter_report.json``."""
     from kopa_replay.filter import LLMJudge, default_judges, run_filter
     from kopa_replay.synth.pipeline import SynthDir, read_trajectories, write_datasets
@@ -80,7 +80,7 @@ def run(config: Config) -> Result:
             env = config.open_env(stack, catalog)
             result = run_filter(trajectories, catalog, env, chosen,
                                 config=FilterConfig(reproduce=config.reproduce, resolve=config.resolve),
-                                exclude=exclude)
+                                exclude=exclude, progress=progress)
         stats = write_datasets(work, result.kept, catalog)
         report = {**result.report, "output_digest": stats["output_digest"], "out": str(final),
                   "discards": [d._asdict() for d in result.discarded],

@@ -152,7 +152,7 @@ def run(config: Config, *, progress: Any = None,
         tell(name, "start")
         if "progress" in kwargs and progress is not None:
             kwargs = {**kwargs, "progress": _iteration_progress(progress, stage_config)}
-        elif name == "synth" and progress is not None:
+        elif name in ("synth", "filter", "drift") and progress is not None:
             kwargs = {"progress": progress}
         results[name] = module.run(stage_config, **kwargs)
         manifest = read_manifest(directory, module.STAGE) or {}

@@ -6,19 +6,21 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Literal
 
 from kopa_replay.errors import UsageError
 from kopa_replay.stages.common import CatalogChoice, Decontamination, ExecSource, LLMServer
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import atomic_run_dir, file_digest, write_manifest
-from kopa_replay.synth.walk import SynthConfig
 
 __all__ = ["Config", "Result", "run", "inputs", "STAGE", "OUTPUTS"]
 
 STAGE = "synth"
 OUTPUTS = ("trajectories.jsonl", "sft.jsonl", "grpo.jsonl", "stats.json", "stats.md")
-_D = SynthConfig   # the walk's own defaults: one source
+#: the walk's defaults (kopa_replay.synth.walk.SynthConfig; that module loads the whole synthesis, which the command
+#: line must not at start-up): tests/stages/test_stages.py checks Config().walk() == SynthConfig()
+_D = SimpleNamespace(trajectories=200, seed=0, fan_out_budget=5, max_links=3, page_budget=5, exclude_platforms=())
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,9 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination):
                                         "instead of the shipped one; needed for --writer intent|llm over another "
                                         "catalog.", path="file")
 
-    def walk(self) -> SynthConfig:
+    def walk(self) -> Any:
+        from kopa_replay.synth.walk import SynthConfig
+
         return SynthConfig(trajectories=self.trajectories, seed=self.seed, fan_out_budget=self.fan_out_budget,
                            max_links=self.max_links, page_budget=self.page_budget,
                            exclude_platforms=tuple(sorted(self.exclude_platform)))

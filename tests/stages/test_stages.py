@@ -214,3 +214,14 @@ def test_stage_defaults_are_the_library_defaults():
     assert graph_prune.Config().loop() == PruneConfig()
     assert synth.Config().walk() == SynthConfig()
     assert (filter.Config().reproduce, filter.Config().resolve) == (FilterConfig().reproduce, FilterConfig().resolve)
+
+
+def test_the_filter_reports_progress_through_each_of_its_stages(synth_dir, work):
+    heard: list[tuple[str, int, int | None]] = []
+    result = filter.run(filter.Config(in_dir=str(synth_dir.out), out=str(work / "filter-progress")),
+                        progress=lambda what, done, total: heard.append((what, done, total)))
+    stages = result.report["stages"]
+    for what, key in (("filter: rules", "rules"), ("filter: judges", "judges"), ("filter: re-solve", "resolve")):
+        ticks = [(done, total) for w, done, total in heard if w == what]
+        assert [done for done, _ in ticks] == list(range(stages[key]["in"])), what
+        assert {total for _, total in ticks} <= {stages[key]["in"]}

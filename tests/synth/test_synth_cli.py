@@ -67,6 +67,13 @@ def test_synth_needs_a_pruned_graph(graph_dir, tmp_path, cli_error):
                                            "--fan-out-budget", "1"))
 
 
+def test_synth_after_graph_build_alone_asks_for_the_prune_not_the_build(tmp_path, cli_error):
+    built = tmp_path / "built"
+    assert _run("graph", "build", "--run-dir", str(built)).exit_code == 0
+    said = cli_error(_run("synth", "--graph-dir", str(built), "--out", str(tmp_path / "o")))
+    assert "graph prune" in said and "graph build" not in said
+
+
 def test_filter_needs_trajectories(tmp_path, cli_error):
     assert "kopa-replay synth" in cli_error(_run("filter", "--in", str(tmp_path / "nothing")))
     broken = tmp_path / "broken"
