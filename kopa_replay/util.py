@@ -44,8 +44,14 @@ def write_atomic(path: str | Path, text: str | bytes) -> None:
 def lazy_exports(package: str, exports: dict[str, tuple[str, ...]]):
     """``__getattr__`` and ``__dir__`` for a package that re-exports names of its modules without importing them
     up front (``from kopa_replay.graph import prune`` then loads only what it needs; the command line starts
-    fast). ``exports`` maps a module to the names it gives."""
+    fast). ``exports`` maps a module to the names it gives.
+
+    Where a re-exported name is also a submodule's (``bench.grade``, the function, in ``bench/grade.py``), the
+    name stays the function: the import system sets a package's attribute to each submodule it loads, which would
+    otherwise replace it — as it could not when the package imported its names eagerly."""
     import importlib
+    import sys
+    import types
 
     where = {name: module for module, names in exports.items() for name in names}
 
@@ -53,10 +59,17 @@ def lazy_exports(package: str, exports: dict[str, tuple[str, ...]]):
         if name not in where:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(where[name]), name)
-        setattr(importlib.import_module(package), name, value)   # once loaded, a plain attribute
+        setattr(sys.modules[package], name, value)   # once loaded, a plain attribute
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(where) | set(globals()))
+        return sorted(set(where) | set(vars(sys.modules[package])))
 
+    class _Package(types.ModuleType):
+        def __setattr__(self, name: str, value: object) -> None:
+            if name in where and isinstance(value, types.ModuleType):
+                return   # a submodule of the name of a re-export: the re-export wins (on first use)
+            super().__setattr__(name, value)
+
+    sys.modules[package].__class__ = _Package
     return __getattr__, __dir__

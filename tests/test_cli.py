@@ -243,3 +243,15 @@ def test_a_project_store_replays_its_own_snapshots_and_falls_back_to_the_shipped
     assert mine.exit_code == 0, mine.output
     missing = run("call", "dart_corp_code", "--arg", "corp_name=라이트론", "--snapshot", "nowhere")
     assert missing.exit_code == 1 and "nowhere" in _error_line(missing) and "cassettes/kopa.sqlite" in missing.output
+
+
+def test_a_package_re_export_stays_the_function_when_its_submodule_loads():
+    """bench re-exports ``grade`` (a function in bench/grade.py) without importing it up front."""
+    import subprocess
+    import sys
+
+    code = ("import kopa_replay.bench.report, kopa_replay.graph.prune\n"   # both load the submodules first
+            "from kopa_replay.bench import audit, grade, report\nfrom kopa_replay.graph import prune\n"
+            "print(all(callable(f) and f.__name__ == n for f, n in "
+            "((audit, 'audit'), (grade, 'grade'), (report, 'report'), (prune, 'prune'))))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "True"

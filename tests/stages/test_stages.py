@@ -225,3 +225,15 @@ def test_the_filter_reports_progress_through_each_of_its_stages(synth_dir, work)
         ticks = [(done, total) for w, done, total in heard if w == what]
         assert [done for done, _ in ticks] == list(range(stages[key]["in"])), what
         assert {total for _, total in ticks} <= {stages[key]["in"]}
+
+
+def test_the_same_stage_in_two_projects_writes_the_same_bytes(tmp_path, monkeypatch):
+    """Relative paths, no clock: a run directory and its manifest do not depend on where the project lies."""
+    written = []
+    for project in ("one", "two"):
+        (tmp_path / project).mkdir()
+        monkeypatch.chdir(tmp_path / project)
+        graph_prune.run(graph_prune.Config(run_dir="runs/graph", iterations=3, paths=40))
+        written.append({p.name: p.read_bytes() for p in sorted(Path("runs/graph").iterdir())})
+    assert written[0] == written[1]
+    assert set(written[0]) >= {"manifest-graph-prune.json", "graph.json", "prune.json", "scatter.png"}
