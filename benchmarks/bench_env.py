@@ -26,8 +26,8 @@ import httpx
 from _timing import rate
 
 from kopa_replay.catalog import builtin_catalog
-from kopa_replay.drift.probe import probe_requests
 from kopa_replay.env import ToolEnvironment, build_request, execute, open_source
+from kopa_replay.stages.probes import probe_requests
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ import sys
 from click.testing import CliRunner
 
 from kopa_replay.cli import cli
-from kopa_replay.record.workflows import record_snapshot, refresh_snapshot
+from kopa_replay.stages.workflows import record_snapshot, refresh_snapshot
 
 
 def test_record_and_refresh_report_every_request_up_to_the_total(tmp_path, catalog):

@@ -20,7 +20,8 @@ from kopa_replay.util import lazy_exports
 __getattr__, __dir__ = lazy_exports(__name__, {
     "kopa_replay.bench.audit": ("AuditItem", "audit", "items_from_sft_rows", "items_from_trajectories",),
     "kopa_replay.bench.contamination": ("Decontaminator", "Match",),
-    "kopa_replay.bench.grade": ("MAX_NUMBERS", "MIN_ROUNDED_DIGITS", "NOT_STATE", "NumberMention", "grade", "grade_action", "grade_all", "grade_environment", "grade_response", "parse_bool", "parse_items", "parse_numbers", "same_value",),
+    "kopa_replay.bench.grade": ("MAX_NUMBERS", "MIN_ROUNDED_DIGITS", "NOT_STATE", "grade", "grade_action", "grade_all", "grade_environment", "grade_response", "parse_bool", "parse_items", "same_value",),
+    "kopa_replay.text.mentions": ("NumberMention", "parse_numbers",),
     "kopa_replay.bench.model": ("AXES", "SPLITS", "AxisResult", "Call", "Grade", "RequiredAction", "Rollout", "Task",),
     "kopa_replay.bench.overlap": ("plan_signature",),
     "kopa_replay.bench.report": ("COLUMNS", "axis_scores", "breakdown", "markdown", "pass_at_1", "pass_at_k", "report", "report_json",),

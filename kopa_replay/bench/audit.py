@@ -4,7 +4,7 @@ Training data and benchmark draw on the same pool of public APIs, so the audit
 asks how much of the benchmark a model could have seen in training:
 
 1. **verbatim questions** — benchmark questions whose normalized text
-   (:func:`normalize_question`: NFKC, case-folded, punctuation stripped,
+   (:func:`~kopa_replay.text.normalize_question`: NFKC, case-folded, punctuation stripped,
    whitespace collapsed) equals a training question's; *near-verbatim*, counted
    separately, are the others whose character 3-gram Jaccard with some training
    question is at least ``near`` (0.9);
@@ -45,10 +45,11 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from kopa_replay.bench.overlap import (NEAR_VERBATIM, PAGING_PARAMS, PlanSignature, QuestionIndex, arguments_of,
-                                       char_ngrams, jaccard, normalize_question, plan_signature)
+                                       char_ngrams, jaccard, plan_signature)
 from kopa_replay.errors import UsageError
+from kopa_replay.text.normalize import normalize_question
 
-__all__ = ["NEAR_VERBATIM", "PAPER", "AuditItem", "normalize_question", "char_ngrams", "jaccard",
+__all__ = ["NEAR_VERBATIM", "PAPER", "AuditItem", "char_ngrams", "jaccard",
            "consecutive_pairs", "items_from_sft_rows", "items_from_trajectories", "audit", "markdown"]
 
 #: the paper's figures, shown beside ours in :func:`markdown`
@@ -75,7 +76,7 @@ class AuditItem:
     plan: PlanSignature = ()
 
 
-# -- pure helpers (normalize_question, char_ngrams, jaccard: kopa_replay.bench.overlap) ----------
+# -- pure helpers (char_ngrams, jaccard: kopa_replay.bench.overlap; normalize_question: kopa_replay.text) ---
 def consecutive_pairs(calls: Sequence[str]) -> list[Link]:
     """``(a, b)`` for each two consecutive calls, after collapsing runs of one tool into one call."""
     runs = [tool for i, tool in enumerate(calls) if i == 0 or calls[i - 1] != tool]
@@ -204,12 +205,12 @@ def _ratio(part: int, whole: int) -> float | None:
 def _verbatim(train: Sequence[AuditItem], bench: Sequence[AuditItem], near: float) -> dict[str, Any]:
     originals: dict[str, str] = {}
     for t in sorted(train, key=lambda t: (t.question, t.id)):   # the same example whatever the training order
-        originals.setdefault(normalize_question(t.question), t.question)
+        originals.setdefault(normalize_question(t.question, spaces=True), t.question)
     index = QuestionIndex(originals)
     exact, close = [], []
     asked = 0
     for item in bench:
-        text = normalize_question(item.question)
+        text = normalize_question(item.question, spaces=True)
         if not text:
             continue
         asked += 1

@@ -48,12 +48,14 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from kopa_replay.bench.model import MAX_CALLS, BuildSpec, Task
-from kopa_replay.bench.overlap import NEAR_VERBATIM, QuestionIndex, normalize_question, plan_signature
+from kopa_replay.bench.overlap import NEAR_VERBATIM, QuestionIndex, plan_signature
 from kopa_replay.bench.tasks import task_from_trajectory, trajectory_calls
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
 from kopa_replay.synth.model import Answer, Junction, Step, Trajectory
+from kopa_replay.text.keys import question_keys, value_keys
+from kopa_replay.text.normalize import normalize_question, text_form
 from kopa_replay.util import Progress, tick
 
 __all__ = ["BuildSpec", "CODE_DOMAINS", "HELD_OUT_PLATFORMS", "LIGHTRON_ID", "MAX_CALLS", "benchmark_links",
@@ -194,7 +196,7 @@ def _ranked(items: Sequence[Trajectory], quota: int) -> list[Trajectory]:
             # one start asked about everything it leads to reads as one question told many ways
             if id(walk) in used or shapes[_shape(walk)] >= per_shape or starts[start] >= per_shape + 1:
                 continue
-            question = normalize_question(walk.question)
+            question = normalize_question(walk.question, spaces=True)
             if asked.nearest(question, NEAR_VERBATIM) is not None:
                 continue  # a question this close to one taken is the same task to a reader
             used.add(id(walk))
@@ -315,9 +317,8 @@ def _round(threshold: Any) -> bool:
 
 def task_problems(task: Task, plan: Trajectory, catalog: Catalog, intents: Any) -> list[str]:
     """What makes ``task`` not a question a person would ask (see the module docstring); [] when nothing does."""
-    from kopa_replay.filter.facts import given_args, handed_values
-    from kopa_replay.filter.normalize import question_keys, text_form, value_keys
     from kopa_replay.sim.truth import param_domain
+    from kopa_replay.synth.facts import given_args, handed_values
     from kopa_replay.synth.intents import IntentError
     from kopa_replay.synth.phrasing import Phrasing
 

@@ -7,7 +7,7 @@ task. :class:`Decontaminator` is built from a task set
 :class:`~kopa_replay.synth.model.Trajectory`, whether it repeats a task, in
 the three ways the audit (:mod:`kopa_replay.bench.audit`) counts:
 
-1. ``verbatim`` — its question equals a task's after :func:`normalize_question`;
+1. ``verbatim`` — its question equals a task's after :func:`~kopa_replay.text.normalize_question`;
 2. ``near_verbatim`` — the character 3-gram Jaccard of the two normalized
    questions is at least ``near`` (0.9, the audit's default);
 3. ``plan`` — it makes the same calls (:func:`plan_signature`: tools and
@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kopa_replay.bench.model import Task
-from kopa_replay.bench.overlap import (NEAR_VERBATIM, PAGING_PARAMS, PlanSignature, QuestionIndex, normalize_question,
-                                       plan_signature)
+from kopa_replay.bench.overlap import NEAR_VERBATIM, PAGING_PARAMS, PlanSignature, QuestionIndex, plan_signature
 from kopa_replay.bench.tasks import trajectory_calls
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Trajectory
+from kopa_replay.text.normalize import normalize_question
 
 if TYPE_CHECKING:
     from kopa_replay.bench.suite import TaskSet
@@ -84,7 +84,7 @@ class Decontaminator:
         self._by_text: dict[str, str] = {}            # normalized question -> first task id
         self._by_plan: dict[PlanSignature, str] = {}  # plan signature -> first task id
         for task in tasks:
-            text = normalize_question(task.question_ko)
+            text = normalize_question(task.question_ko, spaces=True)
             if text:
                 self._by_text.setdefault(text, task.id)
             calls: Sequence[tuple[str, Mapping[str, Any]]] = task.reference_calls
@@ -104,7 +104,7 @@ class Decontaminator:
 
     def match_item(self, question: str, calls: Iterable[tuple[str, Mapping[str, Any]]]) -> Match | None:
         """The task a training item (its question and its ``(tool, args)`` calls) repeats, first by question."""
-        text = normalize_question(question or "")
+        text = normalize_question(question or "", spaces=True)
         if text:
             if text in self._by_text:
                 return Match(self._by_text[text], "verbatim")

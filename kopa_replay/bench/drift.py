@@ -237,7 +237,7 @@ def answer_drift(tasks: Sequence[Task], plans: Mapping[str, Trajectory], catalog
     """Every task's verdict between the snapshots behind ``env_before`` and ``env_after`` (both replayed), with
     ``drift`` (their :class:`~kopa_replay.drift.requests.DriftReport`) attributed; and the new runs by task id
     (for :func:`repin`). A task without a plan is refused: there is nothing to re-run."""
-    from kopa_replay.filter.probe import answers_equal
+    from kopa_replay.filter.perturb import answers_equal
 
     missing = [task.id for task in tasks if task.id not in plans]
     if missing:
@@ -261,9 +261,9 @@ def run_answer_drift(catalog: Catalog, *, store_path: Any, before: str, after: s
     from pathlib import Path
 
     from kopa_replay.bench.suite import save_task_set
+    from kopa_replay.drift.recorded import drift_report
     from kopa_replay.env import ToolEnvironment, open_source
     from kopa_replay.record.store import Store
-    from kopa_replay.record.workflows import drift_report
     from kopa_replay.util import write_atomic
 
     with Store(store_path, readonly=True, create=False) as store:

@@ -14,8 +14,9 @@
   order still pass); otherwise the reason lists the missing and extra calls, so
   a failure is not one opaque hash mismatch (tau-bench's complaint).
 
-Values are normalized with :mod:`kopa_replay.filter.normalize` (``number_key``,
-``date_key``, ``text_form``); nothing here writes a normalizer of its own.
+Numbers are read with :func:`kopa_replay.text.parse_numbers` and values
+normalized with :mod:`kopa_replay.text` (``number_key``, ``date_key``,
+``text_form``); nothing here writes a parser or normalizer of its own.
 Pure functions: no I/O, no clock, no state.
 """
 
@@ -24,17 +25,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterable, Mapping, Sequence
 
 from kopa_replay.bench.model import AxisResult, Grade, RequiredAction, Rollout, Task
 from kopa_replay.errors import UsageError
-from kopa_replay.filter.normalize import date_key, number_key, text_form
+from kopa_replay.text.keys import date_key, number_key
+from kopa_replay.text.mentions import parse_numbers
+from kopa_replay.text.normalize import fold, text_form
 
 __all__ = [
-    "NumberMention",
-    "parse_numbers",
     "parse_bool",
     "parse_items",
     "same_value",
@@ -55,12 +55,6 @@ MAX_NUMBERS = 4
 #: calls with these outcomes never reached the data, so they neither add to nor take from the state
 NOT_STATE = ("structural_error", "environmental_error")
 
-_MULTIPLIERS = {"천": 10**3, "만": 10**4, "억": 10**8, "조": 10**12}
-_UNITS = {"%": "%", "퍼센트": "%", "프로": "%", "원": "원", "건": "건", "명": "명", "개": "개"}
-# A number as written: sign, digits (comma groups allowed, validated by number_key), Korean
-# multipliers, a unit. Digits right after a Latin letter or a digit belong to something else.
-_MENTION = re.compile(
-    r"(?<![\dA-Za-z.,])([-+\u2212]?)((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?!\d|,\d)\s*([천만억조]*)\s*(%|퍼센트|프로|원|건|명|개)?")
 _TOKEN = re.compile(r"[0-9a-z\uac00-\ud7a3]+")
 _YES = frozenset({"예", "네", "yes", "true", "맞습니다", "맞다", "맞아요", "맞음", "그렇습니다", "그렇다", "응"})
 _NO = frozenset({"no", "false", "not", "없음", "틀립니다"})
@@ -69,65 +63,11 @@ _ITEM_SPLIT = re.compile(r"[,，、;；\n•·]|\s+(?:및|그리고|and|or|또�
 
 
 # -- parsing ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NumberMention:
-    """One number in an answer: its value (multipliers applied), unit, and the half-unit of its last digit."""
-
-    value: Decimal
-    unit: str
-    text: str
-    half_ulp: Decimal
-    significant: int
-
-
-def _mention(sign: str, digits: str, multipliers: str, unit: str | None, text: str) -> NumberMention | None:
-    key = number_key(("-" if sign in ("-", "\u2212") else "") + digits)
-    if key is None:
-        return None
-    scale = 1
-    for char in multipliers:
-        scale *= _MULTIPLIERS[char]
-    _, _, fraction = digits.partition(".")
-    significant = len(digits.replace(",", "").replace(".", "").lstrip("0"))
-    return NumberMention(Decimal(key[2:]) * scale, _UNITS.get(unit or "", ""), text.strip(),
-                         Decimal(5) * Decimal(10) ** (-len(fraction) - 1) * scale, significant)
-
-
-def parse_numbers(text: str | None) -> tuple[NumberMention, ...]:
-    """Every number written in ``text``, in order; never raises.
-
-    ``"1,680원"`` → 1680 원; ``"215.79%"`` → 215.79 %; ``"1.68만"`` → 16800; ``"3억 2천만원"`` → 320000000 원
-    (a larger Korean unit followed by a smaller one is one number). Malformed comma groups are skipped.
-    """
-    if not text:
-        return ()
-    source = unicodedata.normalize("NFKC", str(text))
-    found: list[tuple[NumberMention, int, int, int]] = []  # mention, start, end, leading multiplier
-    for match in _MENTION.finditer(source):
-        sign, digits, multipliers, unit = match.groups()
-        mention = _mention(sign, digits, multipliers, unit, match.group())
-        if mention is None:
-            continue
-        lead = _MULTIPLIERS[multipliers[0]] if multipliers else 1
-        if found:
-            previous, start, end, previous_lead = found[-1]
-            # "3억 2천만원": a bare number with a Korean unit, then a smaller one right after it
-            if (previous_lead >= 10**4 and not previous.unit and source[end:match.start()].strip() == ""
-                    and mention.value.copy_abs() < previous_lead and not sign):
-                merged = NumberMention(previous.value + mention.value, mention.unit,
-                                       source[start:match.end()].strip(), mention.half_ulp,
-                                       previous.significant + mention.significant)
-                found[-1] = (merged, start, match.end(), lead)
-                continue
-        found.append((mention, match.start(), match.end(), lead))
-    return tuple(item[0] for item in found)
-
-
 def parse_bool(text: str | None) -> bool | None:
     """Yes/no from the first decisive word: 예/네/yes/맞습니다 → True, 아니오/아니요/아닙니다/no → False, else None."""
     if text is None:
         return None
-    for token in _TOKEN.findall(unicodedata.normalize("NFKC", str(text)).casefold()):
+    for token in _TOKEN.findall(fold(str(text))):
         if token in _YES:
             return True
         if token in _NO or token.startswith(_NO_PREFIXES):

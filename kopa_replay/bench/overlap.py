@@ -5,8 +5,9 @@ One implementation of each measure, used by the contamination audit
 tasks out of training data (:mod:`kopa_replay.bench.contamination`), so the two
 never disagree on what "the same question" or "the same plan" means.
 
-* :func:`normalize_question` — NFKC, case-folded, punctuation turned into
-  spaces, whitespace collapsed; two questions are *verbatim* when equal after it.
+* :func:`~kopa_replay.text.normalize_question` with ``spaces=True`` — NFKC,
+  case-folded, punctuation turned into spaces, whitespace collapsed; two
+  questions are *verbatim* when equal after it.
 * :func:`char_ngrams` and :func:`jaccard` — two questions are *near-verbatim*
   when the Jaccard of their character 3-grams reaches a threshold (0.9).
 * :class:`QuestionIndex` — normalized questions indexed for both lookups: a set
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import unicodedata
 from collections import Counter
 from typing import Any, Iterable, Mapping
@@ -35,7 +35,7 @@ from typing import Any, Iterable, Mapping
 from kopa_replay.catalog.model import PAGING_PARAMS
 
 __all__ = ["PAGING_PARAMS", "NEAR_VERBATIM", "PlanSignature", "QuestionIndex", "char_ngrams", "jaccard",
-           "normalize_question", "paging_params", "plan_signature", "canonical_value", "arguments_of"]
+           "paging_params", "plan_signature", "canonical_value", "arguments_of"]
 
 #: char 3-gram Jaccard at or above which a non-identical question counts as near-verbatim
 NEAR_VERBATIM = 0.9
@@ -45,17 +45,7 @@ Call = tuple[str, tuple[tuple[str, Any], ...]]
 #: a plan: its distinct calls, sorted
 PlanSignature = tuple[Call, ...]
 
-_SPACE = re.compile(r"\s+")
-
-
 # -- questions ------------------------------------------------------------------------------
-def normalize_question(text: str) -> str:
-    """NFKC, case-folded, every punctuation character turned into a space, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
-    return _SPACE.sub(" ", text).strip()
-
-
 def char_ngrams(text: str, n: int = 3) -> frozenset[str]:
     """The character n-grams of ``text`` (a text shorter than ``n`` is its own only gram; ``""`` has none)."""
     if len(text) < n:

@@ -1,10 +1,11 @@
 """Expand the built-in catalog to the paper's scale: exactly 2,318 tools.
 
 The generated tools are the dataset long tail of the Seoul, Gyeonggi and
-data.go.kr platforms (see :mod:`kopa_replay.sim.paper_scale`). Their bindings
-reuse the platform defaults of the hand-modelled tools of the same platform
-(host, key placement, envelope, result codes), and they go through the same
-loader and validation as any catalog file.
+data.go.kr platforms, defined in :mod:`kopa_replay.catalog.paper_scale` (the
+simulator serves them). Their bindings reuse the platform defaults of the
+hand-modelled tools of the same platform (host, key placement, envelope,
+result codes), and they go through the same loader and validation as any
+catalog file.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from typing import Any
 
 from kopa_replay.catalog.load import _tools_of_document, tool_to_dict
 from kopa_replay.catalog.model import Catalog
+from kopa_replay.catalog.paper_scale import PAPER_TOOL_COUNT, paper_specs, paper_tool_dicts
 from kopa_replay.errors import CatalogError
-from kopa_replay.sim.paper_scale import PAPER_TOOL_COUNT, paper_specs, paper_tool_dicts
 
 __all__ = ["expand_to_paper_scale", "PAPER_TOOL_COUNT"]
 

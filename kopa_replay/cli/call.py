@@ -62,7 +62,7 @@ def showcase(source, seed, as_of, as_json, snapshot, mode, store) -> None:
     """
     from kopa_replay.catalog import builtin_catalog
     from kopa_replay.env import open_source
-    from kopa_replay.sim.showcase import walk_lightron
+    from kopa_replay.stages.showcase import walk_lightron
 
     day = _date(as_of, "--as-of")
     with open_source(source, seed=seed, as_of=day, snapshot=snapshot, mode=mode,

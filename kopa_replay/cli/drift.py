@@ -31,8 +31,7 @@ def drift_diff(before, after, store, catalog_files, scale, fmt, fail_on) -> None
     not drift and never fail --fail-on.
     Example: kopa-replay drift diff 2026-09-01 2026-12-01 --format markdown --fail-on breaking
     """
-    from kopa_replay.drift import crosses, render
-    from kopa_replay.record.workflows import drift_report
+    from kopa_replay.drift import crosses, drift_report, render
 
     with _open_store(store) as opened:
         report = drift_report(opened, _load_catalog(catalog_files, scale), before, after)

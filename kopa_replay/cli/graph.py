@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -53,6 +54,7 @@ def graph_prune_command(as_json, **settings) -> None:
     Example: kopa-replay graph prune --iterations 20 --paths 200 --fault-rate 0.1 --json
     """
     config = graph_prune.Config(**settings)
+    progress: Any
     with _progress() as bar:
         if bar is not None:   # a terminal: one bar with an ETA
             def progress(h):

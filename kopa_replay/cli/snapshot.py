@@ -64,10 +64,12 @@ def snapshot_seal(name, force, store, catalog_files, scale, as_json) -> None:
 
     Example: kopa-replay snapshot seal 2026-09-01
     """
+    from kopa_replay.drift.recorded import tool_schema_digests
     from kopa_replay.record.snapshots import seal_snapshot
 
     with _open_store(store, readonly=False) as opened:
-        manifest = seal_snapshot(opened, name, _load_catalog(catalog_files, scale), force=force)
+        manifest = seal_snapshot(opened, name, _load_catalog(catalog_files, scale), force=force,
+                                 tool_digests=tool_schema_digests)
         opened.finalize()
     _say(as_json, manifest, f"sealed {name}: {manifest['interactions']} interactions, digest {manifest['digest']}")
 

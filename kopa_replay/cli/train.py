@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from kopa_replay.cli.common import _Group, _dump, _json_option, _llm_options, _say, _store_option, _tasks_option, cli
@@ -24,7 +26,7 @@ def _train(kind: str, config_file: str | None, overrides: tuple[str, ...], as_js
     if as_json:   # the run record (run.json): config, data and snapshot digests, steps, metrics
         click.echo(_dump({**run, "output_dir": str(result.output_dir)}))
         return
-    last = next((m for m in reversed(run["metrics"]) if "loss" in m), {})
+    last: dict[str, Any] = next((m for m in reversed(run["metrics"]) if "loss" in m), {})
     shown = [f"loss {last['loss']:.4f}"] if "loss" in last else []
     for key, label in (("reward", "reward"), ("tools/call_frequency", "tool calls per rollout")):
         if key in last:

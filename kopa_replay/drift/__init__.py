@@ -5,8 +5,9 @@ Pure logic over what the recorder hands in::
     responses (RecordedResponse per call) ─► infer_schemas(catalog, responses) ─► {tool: ToolSchema}
     diff_schemas(before, after) ─► [Change]  ─► render(changes, "text" | "json" | "markdown"), crosses(changes, fail_on)
 
-``probe_requests(catalog)`` is the workload a drift check sends (every catalog
-example plus one largest page per paginated tool).
+``drift_report(store, catalog, before, after)`` reads two snapshots of one store and does all of that. The
+workload a recording sends (every catalog example plus one largest page per paginated tool) is
+:func:`kopa_replay.stages.probes.probe_requests`.
 """
 
 from kopa_replay.util import lazy_exports
@@ -15,7 +16,7 @@ from kopa_replay.util import lazy_exports
 __getattr__, __dir__ = lazy_exports(__name__, {
     "kopa_replay.drift.diff": ("CHANGE_KINDS", "CHECKS", "SEVERITIES", "Change", "diff_schemas", "diff_tool",),
     "kopa_replay.drift.impact": ("WHOLE_TOOL", "touched", "touches",),
-    "kopa_replay.drift.probe": ("max_page_request", "probe_requests",),
+    "kopa_replay.drift.recorded": ("diff_snapshots", "drift_report", "recorded_responses", "tool_schema_digests",),
     "kopa_replay.drift.report": ("FAIL_ON", "REPORT_FORMATS", "crosses", "render", "summary",),
     "kopa_replay.drift.requests": ("OUTCOMES", "DriftReport", "Reading", "RequestPair", "attach_requests",
         "diff_requests", "pair_responses", "read_response", "request_id",),
@@ -47,16 +48,18 @@ __all__ = [
     "crosses",
     "diff_requests",
     "diff_schemas",
+    "diff_snapshots",
     "diff_tool",
+    "drift_report",
     "infer_schemas",
     "infer_tool_schema",
-    "max_page_request",
     "pair_responses",
-    "probe_requests",
     "read_response",
+    "recorded_responses",
     "render",
     "request_id",
     "summary",
+    "tool_schema_digests",
     "touched",
     "touches",
 ]

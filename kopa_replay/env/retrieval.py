@@ -6,7 +6,7 @@ descriptions, and output field names — as TF-IDF over hashed character
 n-grams (2–4, within words, Unicode-aware, so Hangul works without a
 tokenizer), L2-normalized; a query is ranked by cosine similarity. Hashing is
 crc32 (stable across processes, unlike ``hash``), ties break by catalog order:
-results are deterministic. The featurization is :mod:`kopa_replay.graph.embed`'s,
+results are deterministic. The featurization is :mod:`kopa_replay.text.embed`'s,
 shared with the link-candidate retrieval of the dependency graph.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.errors import UsageError
-from kopa_replay.graph.embed import HashedNgramEmbedder, sparse_cosine
+from kopa_replay.text.embed import HashedNgramEmbedder, sparse_cosine
 
 __all__ = ["ToolRetriever", "tool_text", "openai_tools"]
 

@@ -1,18 +1,23 @@
-"""Where calls go: the simulator, a mirror, the live platforms — optionally through the recorder.
+"""Where calls go: one registry of source kinds behind every way of opening a source.
 
-``open_source(...)`` returns a :class:`Source`: an httpx client whose
-transport decides where requests for the *real* URLs end up, plus the key to
-send. Requests always name the real hosts, so what is recorded from any
-source replays under any other:
+A source is an httpx client whose *inner* transport decides where requests for
+the *real* URLs end up, plus the key to send. Requests always name the real
+hosts, so what is recorded from any source replays under any other. The kinds:
 
-* ``sim`` — the in-process simulator (:class:`~kopa_replay.sim.SimTransport`);
+* ``sim`` — the in-process simulator (:class:`~kopa_replay.sim.SimTransport` /
+  :class:`~kopa_replay.sim.AsyncSimTransport`; seed, as-of date, fault rate);
 * a URL — a mirror that takes the real host as the first path segment
-  (``kopa-replay sim serve``), via :class:`MirrorTransport`;
-* ``live`` — the real platforms over HTTPS;
+  (``kopa-replay sim serve``), via :class:`MirrorTransport` / :class:`AsyncMirrorTransport`;
+* ``live`` — the real platforms over HTTPS (``mirrors`` sends chosen hosts to a mirror);
 * ``replay`` — nothing at all: answers come only from a snapshot.
 
-With ``snapshot`` and ``mode`` the inner transport is wrapped in a
-:class:`~kopa_replay.record.RecordTransport`.
+:data:`SOURCES` makes the inner transport of each, sync or async, from one
+factory per kind (:func:`register_source` adds a kind). :func:`open_source` and
+:func:`open_async_source` are one function over it — the same kinds, mirrors and
+URLs on both paths — and wrap the inner transport in the recorder
+(:class:`~kopa_replay.record.RecordTransport` or its async twin) when a
+``snapshot`` is named. ``ToolEnvironment.open`` and ``AsyncToolEnvironment.open``
+call them; ``check_source`` asks the same registry.
 """
 
 from __future__ import annotations
@@ -31,23 +36,22 @@ from kopa_replay.errors import UsageError
 if TYPE_CHECKING:
     from kopa_replay.record.transport import Replayed
 
-__all__ = ["Source", "MirrorTransport", "open_source", "call_tool", "coerce_args", "REPLAY_KEY"]
+__all__ = ["Source", "AsyncSource", "MirrorTransport", "AsyncMirrorTransport", "SourceOptions", "Inner",
+           "SourceRegistry", "SOURCES", "register_source", "inner_transport", "open_source", "open_async_source",
+           "check_source", "parse_mirrors", "call_tool", "coerce_args", "REPLAY_KEY"]
 
 #: The key sent when answers come from a snapshot: it never leaves the process and never reaches the store.
 REPLAY_KEY = "kopa-replay-offline"
 
+_URL_SCHEMES = ("http://", "https://")
 
-class MirrorTransport(httpx.BaseTransport):
-    """Send ``https://<host>/<path>`` to ``<mirror>/<host>/<path>`` (the ``sim serve`` scheme).
 
-    ``mirrors`` maps a host to its mirror base URL; ``"*"`` is the default for
-    every other host (hosts without a mirror and no default go to the real host).
-    """
+# -- mirrors -------------------------------------------------------------------
+class _Mirrors:
+    """The ``sim serve`` addressing both mirror transports share: ``https://<host>/<path>`` → ``<mirror>/<host>/<path>``."""
 
-    def __init__(self, mirrors: Mapping[str, str], timeout: float = 30.0) -> None:
+    def __init__(self, mirrors: Mapping[str, str]) -> None:
         self.mirrors = {host: url.rstrip("/") for host, url in mirrors.items()}
-        self._inner = httpx.HTTPTransport()
-        self._timeout = timeout
 
     def target(self, url: httpx.URL) -> httpx.URL:
         base = self.mirrors.get(url.host) or self.mirrors.get("*")
@@ -55,21 +59,186 @@ class MirrorTransport(httpx.BaseTransport):
             return url
         return httpx.URL(f"{base}/{url.host}{url.raw_path.decode('ascii')}")
 
+    def forwarded(self, request: httpx.Request) -> httpx.Request:
+        return httpx.Request(request.method, self.target(request.url), headers=request.headers,
+                             content=request.content, extensions={"timeout": request.extensions.get("timeout")})
+
+
+class MirrorTransport(_Mirrors, httpx.BaseTransport):
+    """Send ``https://<host>/<path>`` to ``<mirror>/<host>/<path>`` (the ``sim serve`` scheme).
+
+    ``mirrors`` maps a host to its mirror base URL; ``"*"`` is the default for
+    every other host (hosts without a mirror and no default go to the real host).
+    """
+
+    def __init__(self, mirrors: Mapping[str, str], timeout: float = 30.0) -> None:
+        super().__init__(mirrors)
+        self._inner = httpx.HTTPTransport()
+        self._timeout = timeout
+
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        forwarded = httpx.Request(request.method, self.target(request.url), headers=request.headers,
-                                  content=request.content, extensions={"timeout": request.extensions.get("timeout")})
-        return self._inner.handle_request(forwarded)
+        return self._inner.handle_request(self.forwarded(request))
 
     def close(self) -> None:
         self._inner.close()
 
 
+class AsyncMirrorTransport(_Mirrors, httpx.AsyncBaseTransport):
+    """The async twin of :class:`MirrorTransport` (same addressing)."""
+
+    def __init__(self, mirrors: Mapping[str, str], timeout: float = 30.0) -> None:
+        super().__init__(mirrors)
+        self._inner = httpx.AsyncHTTPTransport()
+        self._timeout = timeout
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await request.aread()
+        return await self._inner.handle_async_request(self.forwarded(request))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def parse_mirrors(pairs: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """``HOST=URL`` pairs (``--base-url``) to a host → mirror mapping."""
+    mirrors: dict[str, str] = {}
+    for pair in pairs:
+        host, sep, url = pair.partition("=")
+        if not sep or not host or not url.startswith(_URL_SCHEMES):
+            raise UsageError(f"--base-url takes HOST=URL (e.g. opendart.fss.or.kr=http://127.0.0.1:8765), not {pair!r}")
+        mirrors[host.strip().lower()] = url.strip()
+    return mirrors
+
+
+# -- the registry ----------------------------------------------------------------
+@dataclass(frozen=True)
+class SourceOptions:
+    """What a source kind's factory may read: the source as named (a mirror's URL), the simulator's world and
+    faults, and the hosts sent to mirrors."""
+
+    source: str
+    seed: int = 0
+    as_of: dt.date | str | None = None
+    fault_rate: float = 0.0
+    mirrors: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Inner:
+    """A kind's answer: the transport that reaches it (None: nothing does, answers come from a snapshot only)
+    and the key to send (None: each platform's live key, read when a call is made)."""
+
+    transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None
+    key: str | None
+
+
+#: A source kind: (options, asynchronous) → its inner transport (an ``httpx.AsyncBaseTransport`` when
+#: ``asynchronous``) and key.
+InnerFactory = Callable[[SourceOptions, bool], Inner]
+
+
+def _mirror_transport(mirrors: Mapping[str, str], asynchronous: bool) -> httpx.BaseTransport | httpx.AsyncBaseTransport:
+    return AsyncMirrorTransport(mirrors) if asynchronous else MirrorTransport(mirrors)
+
+
+def _sim(options: SourceOptions, asynchronous: bool) -> Inner:
+    from kopa_replay.sim import AsyncSimTransport, SimTransport, Simulator, accepted_key
+
+    simulator = Simulator(seed=options.seed, as_of=options.as_of, fault_rate=options.fault_rate)
+    return Inner(AsyncSimTransport(simulator) if asynchronous else SimTransport(simulator), accepted_key())
+
+
+def _live(options: SourceOptions, asynchronous: bool) -> Inner:
+    if options.mirrors:
+        return Inner(_mirror_transport(options.mirrors, asynchronous), None)
+    return Inner(httpx.AsyncHTTPTransport() if asynchronous else httpx.HTTPTransport(), None)
+
+
+def _replay(options: SourceOptions, asynchronous: bool) -> Inner:
+    return Inner(None, REPLAY_KEY)
+
+
+def _mirror_url(options: SourceOptions, asynchronous: bool) -> Inner:
+    from kopa_replay.sim import accepted_key
+
+    return Inner(_mirror_transport({**options.mirrors, "*": options.source}, asynchronous), accepted_key())
+
+
+class SourceRegistry:
+    """Source kinds by name, each a factory of its sync and async inner transports; a URL names a mirror."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, InnerFactory] = {}
+
+    def register(self, name: str, factory: InnerFactory, *, replace: bool = False) -> None:
+        """Add the kind ``name`` (``replace``: over one of that name)."""
+        if not name or name.startswith(_URL_SCHEMES) or "://" in name:
+            raise UsageError(f"a source kind needs a plain name, not {name!r} (a URL names a mirror)")
+        if name in self._kinds and not replace:
+            raise UsageError(f"source kind {name!r} is already registered")
+        self._kinds[name] = factory
+
+    def unregister(self, name: str) -> None:
+        self._kinds.pop(name, None)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The registered names, in registration order."""
+        return tuple(self._kinds)
+
+    def factory(self, source: str) -> InnerFactory:
+        """The factory ``source`` names; :class:`UsageError` naming it when none does."""
+        found = self._kinds.get(source)
+        if found is not None:
+            return found
+        if source.startswith(_URL_SCHEMES):
+            return _mirror_url
+        names = ", ".join(repr(name) for name in self._kinds)
+        raise UsageError(f"unknown source {source!r}: use {names} or the URL of a mirror (http://127.0.0.1:N)")
+
+    def check(self, source: str) -> str:
+        self.factory(source)
+        return source
+
+    def inner(self, options: SourceOptions, *, asynchronous: bool = False) -> Inner:
+        """The inner transport (sync, or async when ``asynchronous``) and key of ``options.source``."""
+        return self.factory(options.source)(options, asynchronous)
+
+
+#: The registry every way of opening a source asks.
+SOURCES = SourceRegistry()
+SOURCES.register("sim", _sim)
+SOURCES.register("live", _live)
+SOURCES.register("replay", _replay)
+
+
+def register_source(name: str, factory: InnerFactory, *, replace: bool = False) -> None:
+    """Make ``name`` a source every opener takes (``open_source``, ``open_async_source``, both environments'
+    ``open``, the command line's ``--source``): ``factory(options, asynchronous)`` returns its :class:`Inner`."""
+    SOURCES.register(name, factory, replace=replace)
+
+
+def inner_transport(source: str, *, asynchronous: bool = False, seed: int = 0, as_of: dt.date | str | None = None,
+                    fault_rate: float = 0.0, mirrors: Mapping[str, str] | None = None) -> Inner:
+    """The inner transport and key of ``source`` from :data:`SOURCES` (sync, or async when ``asynchronous``)."""
+    options = SourceOptions(source, seed, as_of, fault_rate, dict(mirrors or {}))
+    return SOURCES.inner(options, asynchronous=asynchronous)
+
+
+def check_source(source: str) -> str:
+    """``source`` when it names one (a registered kind — sim, live, replay — or a mirror's URL); a clean error
+    otherwise — checked by recorders before they create a snapshot, so a typo leaves nothing behind."""
+    return SOURCES.check(source)
+
+
+# -- opened sources ----------------------------------------------------------------
 @dataclass
-class Source:
-    """An httpx client plus the key to send (None: each platform's live key from the environment)."""
+class _Opened:
+    """What both opened sources carry: the client, the key to send (None: each platform's live key from the
+    environment), a description, what to close with the client, and the recorder's fast path."""
 
     name: str
-    client: httpx.Client
+    client: Any
     sim_key: str | None
     details: dict[str, Any] = field(default_factory=dict)
     closers: list[Callable[[], None]] = field(default_factory=list)
@@ -80,10 +249,20 @@ class Source:
     def key_for(self, tool: Tool) -> str | None:
         return self.sim_key if self.sim_key is not None else live_key(tool)
 
-    def close(self) -> None:
-        self.client.close()
+    def _close_rest(self) -> None:
         for close in self.closers:
             close()
+
+
+@dataclass
+class Source(_Opened):
+    """An httpx client plus the key to send (None: each platform's live key from the environment)."""
+
+    client: httpx.Client
+
+    def close(self) -> None:
+        self.client.close()
+        self._close_rest()
 
     def __enter__(self) -> "Source":
         return self
@@ -92,38 +271,61 @@ class Source:
         self.close()
 
 
-def parse_mirrors(pairs: tuple[str, ...] | list[str]) -> dict[str, str]:
-    """``HOST=URL`` pairs (``--base-url``) to a host → mirror mapping."""
-    mirrors: dict[str, str] = {}
-    for pair in pairs:
-        host, sep, url = pair.partition("=")
-        if not sep or not host or not url.startswith(("http://", "https://")):
-            raise UsageError(f"--base-url takes HOST=URL (e.g. opendart.fss.or.kr=http://127.0.0.1:8765), not {pair!r}")
-        mirrors[host.strip().lower()] = url.strip()
-    return mirrors
+@dataclass
+class AsyncSource(_Opened):
+    """An async httpx client plus the key to send (None: each platform's live key)."""
+
+    client: httpx.AsyncClient
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+        self._close_rest()
+
+    async def __aenter__(self) -> "AsyncSource":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
-def _inner_transport(source: str, *, seed: int, as_of: dt.date | str | None, fault_rate: float,
-                     mirrors: Mapping[str, str]) -> tuple[httpx.BaseTransport | None, str | None]:
-    from kopa_replay.sim import SimTransport, Simulator, accepted_key
+def _open(source: str, asynchronous: bool, *, seed: int, as_of: dt.date | str | None, fault_rate: float,
+          timeout: float, snapshot: str | None, mode: str | None, store: "str | Path | None",
+          mirrors: Mapping[str, str] | None, catalog: Catalog | None, commit_every: int | None,
+          wrap: Callable[[Any], Any] | None) -> Any:
+    """What :func:`open_source` and :func:`open_async_source` do, for one flavour."""
+    inner = inner_transport(source, asynchronous=asynchronous, seed=seed, as_of=as_of, fault_rate=fault_rate,
+                            mirrors=mirrors)
+    transport, key = inner.transport, inner.key
+    if wrap is not None and transport is not None:
+        transport = wrap(transport)
+    opened_kind, client_kind = (AsyncSource, httpx.AsyncClient) if asynchronous else (Source, httpx.Client)
+    details: dict[str, Any] = {"source": source}
+    if snapshot is None:
+        if transport is None:
+            raise UsageError(f"source {source!r} needs --snapshot")
+        return opened_kind(source, client_kind(transport=transport, timeout=timeout), key, details)
+    from kopa_replay.record import AsyncRecordTransport, RecordTransport, Store, default_store_path, redactor_for
+    from kopa_replay.record.snapshots import check_pinned
+    from kopa_replay.record.store import replay_store_path
+    from kopa_replay.record.transport import COMMIT_EVERY
 
-    if source == "sim":
-        return SimTransport(Simulator(seed=seed, as_of=as_of, fault_rate=fault_rate)), accepted_key()
-    if source == "live":
-        return (MirrorTransport(mirrors) if mirrors else httpx.HTTPTransport()), None
-    if source == "replay":
-        return None, REPLAY_KEY
-    check_source(source)
-    return MirrorTransport({**mirrors, "*": source}), accepted_key()
-
-
-def check_source(source: str) -> str:
-    """``source`` when it names one (sim, live, replay, or a mirror's URL); a clean error otherwise — checked by
-    recorders before they create a snapshot, so a typo leaves nothing behind."""
-    if source in ("sim", "live", "replay") or source.startswith(("http://", "https://")):
-        return source
-    raise UsageError(f"unknown source {source!r}: use 'sim', 'live', 'replay' or the URL of a mirror "
-                     "(http://127.0.0.1:N)")
+    mode = mode or "replay"
+    path = replay_store_path(snapshot, store) if mode == "replay" else Path(store) if store else default_store_path()
+    opened = Store(path, readonly=(mode == "replay"))
+    try:
+        recorder_kind = AsyncRecordTransport if asynchronous else RecordTransport
+        recorder = recorder_kind(None if mode == "replay" else transport, opened, snapshot, mode,
+                                 redactor_for(catalog, extra_values=[key] if key else []),
+                                 commit_every=commit_every or COMMIT_EVERY)
+        if mode == "replay":
+            check_pinned(opened, snapshot)
+    except BaseException:
+        opened.close()
+        raise
+    details.update(snapshot=snapshot, mode=mode, store=str(path))
+    return opened_kind(f"{source}+{mode}", client_kind(transport=recorder, timeout=timeout),
+                       key if mode != "replay" else (key or REPLAY_KEY), details, [opened.close],
+                       recorder.replay_answer)
 
 
 def open_source(source: str = "sim", *, seed: int = 0, as_of: dt.date | str | None = None,
@@ -132,37 +334,26 @@ def open_source(source: str = "sim", *, seed: int = 0, as_of: dt.date | str | No
                 mirrors: Mapping[str, str] | None = None, catalog: Catalog | None = None,
                 commit_every: int | None = None,
                 wrap: Callable[[httpx.BaseTransport], httpx.BaseTransport] | None = None) -> Source:
-    """A client for ``source``; with ``snapshot`` (and ``mode``, default replay) through the recorder
-    (``commit_every``: its commit batch, see :class:`~kopa_replay.record.RecordTransport`). ``wrap`` wraps the
-    transport that reaches the source, inside the recorder (e.g. a
-    :class:`~kopa_replay.record.retry.RetryTransport`, so only a retry's answer is recorded)."""
-    inner, key = _inner_transport(source, seed=seed, as_of=as_of, fault_rate=fault_rate, mirrors=mirrors or {})
-    if wrap is not None and inner is not None:
-        inner = wrap(inner)
-    details: dict[str, Any] = {"source": source}
-    if snapshot is None:
-        if inner is None:
-            raise UsageError("source 'replay' needs --snapshot")
-        return Source(source, httpx.Client(transport=inner, timeout=timeout), key, details)
-    from kopa_replay.record import RecordTransport, Store, default_store_path, redactor_for
-    from kopa_replay.record.store import replay_store_path
+    """A client for ``source`` (any kind in :data:`SOURCES`, or a mirror's URL); with ``snapshot`` (and
+    ``mode``, default replay) through the recorder (``commit_every``: its commit batch, see
+    :class:`~kopa_replay.record.RecordTransport`). ``wrap`` wraps the transport that reaches the source, inside
+    the recorder (e.g. a :class:`~kopa_replay.record.retry.RetryTransport`, so only a retry's answer is
+    recorded)."""
+    return _open(source, False, seed=seed, as_of=as_of, fault_rate=fault_rate, timeout=timeout, snapshot=snapshot,
+                 mode=mode, store=store, mirrors=mirrors, catalog=catalog, commit_every=commit_every, wrap=wrap)
 
-    mode = mode or "replay"
-    path = replay_store_path(snapshot, store) if mode == "replay" else Path(store) if store else default_store_path()
-    opened = Store(path, readonly=(mode == "replay"))
-    from kopa_replay.record.transport import COMMIT_EVERY
 
-    transport = RecordTransport(None if mode == "replay" else inner, opened, snapshot, mode,
-                                redactor_for(catalog, extra_values=[key] if key else []),
-                                commit_every=commit_every or COMMIT_EVERY)
-    if mode == "replay":
-        from kopa_replay.record.snapshots import check_pinned
-
-        check_pinned(opened, snapshot)
-    details.update(snapshot=snapshot, mode=mode, store=str(path))
-    return Source(f"{source}+{mode}", httpx.Client(transport=transport, timeout=timeout),
-                  key if mode != "replay" else (key or REPLAY_KEY), details, [opened.close],
-                  transport.replay_answer)
+def open_async_source(source: str = "sim", *, seed: int = 0, as_of: dt.date | str | None = None,
+                      fault_rate: float = 0.0, timeout: float = 30.0, snapshot: str | None = None,
+                      mode: str | None = None, store: "str | Path | None" = None,
+                      mirrors: Mapping[str, str] | None = None, catalog: Catalog | None = None,
+                      commit_every: int | None = None,
+                      wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None
+                      ) -> AsyncSource:
+    """The async counterpart of :func:`open_source`: the same kinds, mirrors and URLs, and the same recorder
+    (:class:`~kopa_replay.record.AsyncRecordTransport`); ``wrap`` takes and gives an async transport."""
+    return _open(source, True, seed=seed, as_of=as_of, fault_rate=fault_rate, timeout=timeout, snapshot=snapshot,
+                 mode=mode, store=store, mirrors=mirrors, catalog=catalog, commit_every=commit_every, wrap=wrap)
 
 
 def coerce_args(tool: Tool, raw: Mapping[str, str]) -> dict[str, Any]:

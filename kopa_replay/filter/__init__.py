@@ -5,8 +5,8 @@ non-reproducible, malformed and near-duplicate items (:mod:`.rules`); drops
 items that are ungradable, disclose a handed value or the answer, have an
 intermediate call that does not constrain the answer, or carry Han/kana in
 the Korean question — only when every judge agrees (:mod:`.judges`, two
-independent offline implementations over :mod:`.normalize` and the
-perturbation evidence of :mod:`.probe`; :mod:`.llm` for model judges); then
+independent offline implementations over :mod:`kopa_replay.text` and the
+perturbation evidence of :mod:`.perturb`; :mod:`.llm` for model judges); then
 re-solves each kept item reading every page and replaces answers the
 re-solution beats (:mod:`.resolve`). Every discard carries
 ``(trajectory_id, stage, check, detail)``. :mod:`.defects` injects labelled

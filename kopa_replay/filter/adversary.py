@@ -4,7 +4,8 @@
 normalizers and its duplicates with identical plans, so the filter catches
 them by construction. This module makes the same classes of defect from
 outside: it imports nothing from :mod:`kopa_replay.filter` — not ``normalize``,
-``rules``, ``judges``, ``facts`` or ``probe``, nor anything that imports them
+``rules``, ``judges``, ``facts`` or ``perturb``, nor the facts they share with
+synth (:mod:`kopa_replay.synth.facts`), nor anything that imports them
 (``tests/filter/test_filter_adversary.py`` parses this file and checks) — and
 uses only the synthesized trajectory's own model and re-runner
 (:mod:`kopa_replay.synth.model`, :mod:`kopa_replay.synth.plan`) and its own

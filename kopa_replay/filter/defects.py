@@ -38,8 +38,8 @@ import numpy as np
 from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.filter.facts import secret_values
 from kopa_replay.filter.model import Judge, Planner
-from kopa_replay.filter.normalize import date_key, number_key
 from kopa_replay.synth.model import Trajectory
+from kopa_replay.text.keys import date_key, number_key
 
 __all__ = ["DEFECT_KINDS", "INTENDED_CHECK", "Injected", "inject_defects", "leak_forms", "defect_pool", "measure"]
 

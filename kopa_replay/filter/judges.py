@@ -11,7 +11,7 @@ wrong_script    Unicode block ranges (regex)               ``unicodedata.name`` 
 ungradable      normalized character length, kind rules    whitespace token counts, ``float()`` parsing
 disclosed       regex canonical keys, Korean numerals and  tokenize, re-assemble digit windows, read
                 units by a regex grammar, roundings        numerals and units with an accumulator,
-                (:mod:`~kopa_replay.filter.normalize`)     roundings by floor/ceil; 3-gram containment
+                (:mod:`~kopa_replay.text.keys`)            roundings by floor/ceil; 3-gram containment
 unconstrained   first candidates, tolerance comparison     last candidates, canonical-string comparison
 ==============  =========================================  ==============================================
 
@@ -23,7 +23,7 @@ A number is disclosed however it is written — ``1,680``, ``１６８０``, ``1
 keeps three significant digits (``215.8``, ``216`` or ``약 215.79`` for
 215.789; ``약 3,660만`` for 36,601,732): each judge reads every number the
 question writes with the precision it is written at, the regex judge with a
-grammar (:func:`~kopa_replay.filter.normalize.number_mentions`), the token
+grammar (:func:`~kopa_replay.text.mentions.number_mentions`), the token
 judge with an accumulator over tokens (``_number_phrases``), and compares
 exactly or within that precision. Measured against an injector written
 without this code: :mod:`kopa_replay.filter.adversary`.
@@ -37,10 +37,10 @@ import unicodedata
 from fractions import Fraction
 from typing import Any, Iterable
 
-from kopa_replay.filter import normalize as norm
+from kopa_replay import text as norm
 from kopa_replay.filter.facts import secret_keys, secret_values
 from kopa_replay.filter.model import Case, Verdict
-from kopa_replay.filter.probe import answers_equal, answers_same_text, unconstrained_verdict
+from kopa_replay.filter.perturb import answers_equal, answers_same_text, unconstrained_verdict
 from kopa_replay.synth.model import ANSWER_KINDS
 
 __all__ = ["RegexJudge", "TokenJudge", "default_judges", "MAX_TEXT_CHARS", "MAX_TEXT_TOKENS", "MAX_SET"]
@@ -73,7 +73,7 @@ class _CheckTable:
 
 
 class RegexJudge(_CheckTable):
-    """Regular expressions and canonical keys (:mod:`kopa_replay.filter.normalize`)."""
+    """Regular expressions and canonical keys (:mod:`kopa_replay.text`)."""
 
     name = "regex"
 
@@ -263,7 +263,7 @@ def _forms_of_secret(value: Any) -> set[tuple]:
 
 
 # Korean numerals, read token by token with an accumulator (the regex judge reads the same texts with a
-# grammar of regular expressions, :func:`kopa_replay.filter.normalize.korean_numbers`).
+# grammar of regular expressions, :func:`kopa_replay.text.mentions.korean_numbers`).
 _HANGUL_DIGITS = {ch: n for n, ch in enumerate("일이삼사오육칠팔구", start=1)}
 _HANGUL_SMALL = {"십": 10, "백": 100, "천": 1000}
 _HANGUL_BIG = {"만": 10**4, "억": 10**8, "조": 10**12}

@@ -20,9 +20,9 @@ import re
 from typing import Any, Callable
 
 from kopa_replay.errors import SourceError
-from kopa_replay.filter.facts import answer_values, given_args, handed_values
-from kopa_replay.filter.probe import probe_windows
 from kopa_replay.filter.model import Case, Verdict
+from kopa_replay.filter.perturb import probe_windows
+from kopa_replay.synth.facts import answer_values, given_args, handed_values
 
 __all__ = ["LLMJudge", "CHECK_PROMPTS", "parse_verdict"]
 

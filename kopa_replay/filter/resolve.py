@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kopa_replay.errors import KopaError
-from kopa_replay.filter.probe import answers_equal
 from kopa_replay.filter.model import Planner
+from kopa_replay.filter.perturb import answers_equal
 from kopa_replay.synth.model import Answer, Trajectory
 
 __all__ = ["Resolution", "stored_incomplete", "judge_resolution", "resolve"]

@@ -12,11 +12,11 @@ from collections import Counter
 from typing import Any, Sequence
 
 from kopa_replay.errors import KopaError
-from kopa_replay.filter.facts import given_args
-from kopa_replay.filter.probe import answers_equal
 from kopa_replay.filter.model import DUPLICATE_THRESHOLD, NGRAM, Planner
-from kopa_replay.filter.normalize import normalize_question
+from kopa_replay.filter.perturb import answers_equal
+from kopa_replay.synth.facts import given_args
 from kopa_replay.synth.model import ANSWER_KINDS, JUNCTION_KINDS, Trajectory
+from kopa_replay.text.normalize import normalize_question
 
 __all__ = ["malformed", "reproduce", "near_duplicates", "plan_key", "ngrams", "jaccard",
            "DUPLICATE_THRESHOLD", "NGRAM"]
@@ -107,7 +107,7 @@ def plan_key(trajectory: Trajectory, catalog: Any = None) -> str:
 
 def ngrams(text: str, n: int = NGRAM) -> frozenset[str]:
     """Character n-grams of the normalized text (the whole text when shorter than n)."""
-    flat = normalize_question(text)
+    flat = normalize_question(text, spaces=False)
     if len(flat) <= n:
         return frozenset([flat]) if flat else frozenset()
     return frozenset(flat[i:i + n] for i in range(len(flat) - n + 1))

@@ -17,8 +17,8 @@ import numpy as np
 
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.errors import UsageError
-from kopa_replay.graph.embed import HashedNgramEmbedder
 from kopa_replay.graph.model import Candidate, Embedder
+from kopa_replay.text.embed import HashedNgramEmbedder
 
 __all__ = ["source_text", "target_text", "retrieve_candidates", "cosine_matrix"]
 

@@ -26,13 +26,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from kopa_replay.catalog.model import Catalog, Tool
+from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
-from kopa_replay.graph.score import CONCEPTS, TEMPORAL, concepts_of
+from kopa_replay.text.concepts import target_fillers
 
 __all__ = ["PruneConfig", "IterationStats", "update", "should_cut", "choose", "prior_posterior", "prune",
-           "bound_arguments", "target_fillers"]
+           "bound_arguments"]
 
 
 @dataclass(frozen=True)
@@ -137,24 +137,6 @@ def bound_arguments(binding: Mapping[str, str], records: Sequence[Mapping[str, A
         return None
     record = usable[int(rng.integers(len(usable)))]
     return {param: record[field] for param, field in sorted(binding.items())}
-
-
-def target_fillers(tool: Tool) -> list[dict[str, Any]]:
-    """What a link's bound values are called beside: each catalog example, less its optional entity arguments.
-
-    Optional example arguments that name an entity (a crno, a company name) are
-    left out: they pin the example's own entity and would contradict the value
-    handed over. Required arguments, optional dates and settings stay (a filing
-    search needs its window).
-    """
-    properties = tool.input_schema.get("properties", {})
-    strength = {concept.name: concept.strength for concept in CONCEPTS}
-
-    def names_an_entity(param: str) -> bool:
-        return any(strength[c] > TEMPORAL for c in concepts_of(param, properties.get(param, {})))
-
-    return [{name: value for name, value in example.items() if name in tool.required or not names_an_entity(name)}
-            for example in tool.examples] or [{}]
 
 
 def _present(value: Any) -> bool:

@@ -13,7 +13,7 @@ calls its target, so a drift that touches neither leaves its evidence valid.
 2. **re-tests** each selected link by execution, as the prune loop crosses a
    link: call the source with one of its catalog examples, bind the target's
    parameters from one record of the answer (:func:`~.prune.bound_arguments`),
-   call the target beside one of its fillers (:func:`~.prune.target_fillers`).
+   call the target beside one of its fillers (:func:`~kopa_replay.text.concepts.target_fillers`).
    Each trial updates the link with prune's :func:`~.prune.update`; after each
    trial :func:`~.prune.should_cut` may cut it (as the loop cuts: for good).
    At most ``trials`` trials, fewer once the verdict is settled: cut, or no
@@ -80,8 +80,9 @@ from kopa_replay.drift.report import REPORT_FORMATS, Case, check_format, junit_x
 from kopa_replay.errors import CassetteMiss, UsageError
 from kopa_replay.graph.model import Link
 from kopa_replay.graph.pipeline import RunDir
-from kopa_replay.graph.prune import PruneConfig, bound_arguments, prior_posterior, should_cut, target_fillers, update
+from kopa_replay.graph.prune import PruneConfig, bound_arguments, prior_posterior, should_cut, update
 from kopa_replay.graph.store import graph_digest, load_graph, save_graph
+from kopa_replay.text.concepts import target_fillers
 from kopa_replay.util import write_atomic
 
 __all__ = ["FORMAT", "GRAPH_FILE", "REPORT_FILE", "REPORT_FORMATS", "FAIL_ON", "ReverifyConfig", "Answering",
@@ -465,8 +466,8 @@ def reverify_snapshot(catalog: Catalog, run_dir: str | Path, *, snapshot: str, s
     ``changes``: the drift between the two, when the caller has it already (``refresh`` returns it), so it is
     not diffed again.
     """
+    from kopa_replay.drift.recorded import diff_snapshots
     from kopa_replay.record import Store
-    from kopa_replay.record.workflows import diff_snapshots
 
     _pruned_run(RunDir(run_dir), catalog)  # a missing, unpruned or foreign run is the first thing to hear about
     answering.check(snapshot)

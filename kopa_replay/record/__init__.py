@@ -2,8 +2,8 @@
 
 ``RecordTransport`` wraps any httpx transport per client; ``Store`` is the
 cassette file; ``snapshots`` seals and verifies named snapshots with
-manifests; ``workflows`` records a probe workload and refreshes a snapshot
-against a source.
+manifests. Recording a probe workload and refreshing a snapshot against a
+source drive the whole stack: they are stages (:mod:`kopa_replay.stages.workflows`).
 """
 
 from kopa_replay.util import lazy_exports

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
 
 from kopa_replay import __version__
 from kopa_replay.catalog.model import Catalog
@@ -32,8 +32,11 @@ from kopa_replay.record.store import Store
 from kopa_replay.util import write_atomic
 
 __all__ = ["DIGEST_VERSIONS", "snapshot_digest", "recomputed_digest", "manifest_dir_for", "manifest_path", "load_manifest", "seal_snapshot",
-           "verify_snapshot", "check_pinned", "recorded_responses"]
+           "verify_snapshot", "check_pinned", "ToolDigests"]
 
+
+#: ``(store, snapshot name, catalog) -> {tool: schema digest}``: what a seal's manifest lists per tool
+ToolDigests = Callable[[Store, str, Catalog], Mapping[str, str]]
 
 #: the digest versions this kopa-replay checks, newest (the one it seals with) first
 DIGEST_VERSIONS = (2, 1)
@@ -95,27 +98,13 @@ def load_manifest(store: Store, name: str, manifest_dir: str | Path | None = Non
         raise SnapshotError(f"manifest {path} is unreadable: {exc}") from exc
 
 
-def recorded_responses(store: Store, name: str):
-    """The snapshot's responses as the drift module reads them."""
-    from kopa_replay.drift import RecordedResponse
-
-    for item in store.interactions(name):
-        if item.tool is None:
-            continue
-        yield RecordedResponse(item.tool, item.method, item.url, item.status, item.content_type,
-                               store.body(item.body_digest), item.request_key, item.seq)
-
-
-def tool_schema_digests(store: Store, name: str, catalog: Catalog) -> dict[str, str]:
-    from kopa_replay.drift import infer_schemas
-
-    schemas = infer_schemas(catalog, recorded_responses(store, name))
-    return {tool: schemas[tool].digest() for tool in sorted(schemas)}
-
-
 def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str | Path | None = None,
-                  force: bool = False) -> dict[str, Any]:
+                  force: bool = False, *, tool_digests: ToolDigests) -> dict[str, Any]:
     """Seal ``name`` (idempotent for a sealed snapshot with the same digest) and write its manifest.
+
+    ``tool_digests(store, name, catalog)`` gives the manifest's per-tool schema digests (the recorder infers no
+    schemas: callers pass :func:`kopa_replay.drift.recorded.tool_schema_digests`); it is called once the
+    snapshot is sealed, so the digests describe exactly the sealed interactions.
 
     A snapshot whose recording workflow did not finish (stopped, killed, or still running elsewhere) is
     sealed only with ``force``: sealing would freeze a partial recording.
@@ -146,7 +135,7 @@ def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str |
         "interactions": snapshot.interactions,
         "digest": digest,
         "digest_version": version,
-        "tools": tool_schema_digests(store, name, catalog),
+        "tools": dict(tool_digests(store, name, catalog)),
         "kopa_replay": __version__,
     }
     provenance = store.provenance(name)

@@ -27,7 +27,7 @@ from kopa_replay.sim.messages import SimRequest, SimResponse
 from kopa_replay.sim.world.calendar import parse_ymd
 
 if TYPE_CHECKING:
-    from kopa_replay.sim.drift import ActiveDrift
+    from kopa_replay.sim.timeline import ActiveDrift
     from kopa_replay.sim.world import World
 
 __all__ = [

@@ -27,10 +27,10 @@ from kopa_replay.sim.core import (
     Query,
     serialize,
 )
-from kopa_replay.sim.drift import HISTORY, TIMELINE, ActiveDrift, DriftEvent
 from kopa_replay.sim.faults import fault_for
 from kopa_replay.sim.messages import SimRequest, SimResponse
 from kopa_replay.sim.registry import Registry, registry
+from kopa_replay.sim.timeline import HISTORY, TIMELINE, ActiveDrift, DriftEvent
 from kopa_replay.sim.world import World
 
 __all__ = ["Simulator", "DEFAULT_AS_OF", "DEFAULT_KEY", "accepted_key"]
@@ -168,6 +168,6 @@ class Simulator:
         return self.handle(SimRequest.from_url("GET", url, headers))
 
     def drift_events(self, since: dt.date | None = None, until: dt.date | None = None) -> list[DriftEvent]:
-        from kopa_replay.sim.drift import events_between
+        from kopa_replay.sim.timeline import events_between
 
         return events_between(since, until, self.timeline)

@@ -74,9 +74,9 @@ def inputs(config: Config) -> dict[str, Any]:
 
 
 def run(config: Config, *, progress: Any = None) -> Result:
-    from kopa_replay.drift import render
+    from kopa_replay.drift import drift_report, render
     from kopa_replay.record import Store
-    from kopa_replay.record.workflows import drift_report, refresh_snapshot
+    from kopa_replay.stages.workflows import refresh_snapshot
     from kopa_replay.util import write_atomic
 
     catalog, plan, made_of = config.load_catalog(), _plan(config), inputs(config)

@@ -97,7 +97,7 @@ def _steps(config: Config) -> list[tuple[str, Any, Any, dict[str, Any]]]:
     from kopa_replay.stages import bench_audit, bench_run, drift, filter, graph_build, graph_prune, synth
 
     out, preset, where = Path(config.out), PRESETS[config.preset], _execution(config)
-    source = {"source": where.source, "sim_seed": where.sim_seed, "as_of": where.as_of, "snapshot": where.snapshot,
+    source: dict[str, Any] = {"source": where.source, "sim_seed": where.sim_seed, "as_of": where.as_of, "snapshot": where.snapshot,
               "store": where.store}
     graph_dir = str(out / "graph")
     steps: list[tuple[str, Any, Any, dict[str, Any]]] = [

@@ -81,7 +81,7 @@ class RefreshConfig(SourceSettings):
 @dataclass(frozen=True)
 class Result:
     store: Path
-    summary: Any   # kopa_replay.record.workflows.RecordSummary
+    summary: Any   # kopa_replay.stages.workflows.RecordSummary
     #: where the seal wrote the snapshot's manifest (None: not sealed)
     manifest_file: Path | None
 
@@ -116,7 +116,7 @@ def _result(path: Path, summary: Any) -> Result:
 def record(config: RecordConfig, *, progress: Any = None) -> Result:
     """Record every tool's probe calls (catalog examples, largest pages) and the benchmark's calls."""
     from kopa_replay.env.source import parse_mirrors
-    from kopa_replay.record.workflows import record_snapshot
+    from kopa_replay.stages.workflows import record_snapshot
 
     path = writable_store(config.store, "record")
     catalog, mirrors, snapshot = config.load_catalog(), parse_mirrors(config.base_url), str(config.snapshot)
@@ -130,7 +130,7 @@ def record(config: RecordConfig, *, progress: Any = None) -> Result:
 def refresh(config: RefreshConfig, *, progress: Any = None) -> Result:
     """Re-execute every request of ``base`` (or of the chosen tools) into a new snapshot and report drift."""
     from kopa_replay.env.source import parse_mirrors
-    from kopa_replay.record.workflows import refresh_snapshot
+    from kopa_replay.stages.workflows import refresh_snapshot
 
     path = writable_store(config.store, "refresh")
     catalog, mirrors, snapshot = config.load_catalog(), parse_mirrors(config.base_url), str(config.snapshot)

@@ -177,7 +177,7 @@ def _collect_bench(out: Path) -> dict[str, Any]:
         return _not_run(f"{BENCH_DIR}/AGENT/report.json")
     reports = {}
     for agent in agents:
-        report = _read_json(out / BENCH_DIR / agent / "report.json")
+        report = _read_json(out / BENCH_DIR / agent / "report.json") or {}
         reports[agent] = {**{key: report.get(key) for key in ("agent", "n_tasks", "n_rollouts", "k", "k_min",
                                                               "pass_at_1", "pass_at_k", "by_domain", "by_split")},
                           "failures": failure_reasons(report)}

@@ -96,7 +96,7 @@ def run(config: Config, *, progress: Any = None) -> Result:
     with atomic_run_dir(final, keep=("llm.sqlite",)) as work, ExitStack() as stack:
         from kopa_replay.synth.questions import IntentWriter, LLMWriter, TemplateWriter
 
-        chosen = {"intent": lambda: IntentWriter(intents), "template": TemplateWriter,
+        chosen: Any = {"intent": lambda: IntentWriter(intents), "template": TemplateWriter,
                   "llm": lambda: LLMWriter(config.chat_client(stack, work, "--writer"),
                                            draft=IntentWriter(intents))}[config.writer]()
         env = config.open_env(stack, catalog)

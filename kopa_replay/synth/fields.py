@@ -1,7 +1,7 @@
 """What a field of a tool's output is good for: a measure to compute with, a label to name an entity by.
 
 Read from the catalog's signatures (name, Korean/English description, the
-concept groups of :mod:`kopa_replay.graph.score`) *and* from the records a
+concept groups of :mod:`kopa_replay.text.concepts`) *and* from the records a
 call returned: a field is a measure only if its values parse as platform
 numbers. Identifiers, dates, coordinates and codes are numbers too, but an
 answer that adds up corporate codes or takes the "largest" latitude is not a
@@ -14,8 +14,8 @@ import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from kopa_replay.catalog.model import Tool
-from kopa_replay.env.normalize import as_number
-from kopa_replay.graph.score import CONCEPTS, NAME, concepts_of, shape_of
+from kopa_replay.text.concepts import CONCEPTS, NAME, concepts_of, shape_of
+from kopa_replay.text.numbers import as_number
 
 __all__ = ["numbers_of", "measure_fields", "label_fields", "unit_of", "is_measure", "quantity_class", "ADDITIVE"]
 

@@ -26,7 +26,7 @@ from collections import Counter
 from math import floor, log10
 from typing import Any, Iterable, Mapping, Sequence
 
-from kopa_replay.env.normalize import as_number
+from kopa_replay.text.numbers import as_number
 from kopa_replay.synth.model import Reduction
 
 __all__ = ["REDUCTION_OPS", "JunctionError", "value_key", "distinct_values", "junction_kind", "bound_args",

@@ -4,7 +4,7 @@ A :class:`QuestionWriter` has one verb, ``write(trajectory, catalog) -> str``.
 
 * :class:`TemplateWriter` (the offline default) builds the question from what
   the user knows — the arguments nobody handed over (a company, a date, a
-  region; see :func:`kopa_replay.filter.facts.given_args`) — the Korean titles
+  region; see :func:`kopa_replay.synth.facts.given_args`) — the Korean titles
   of the tools along the chain, each junction's reduction (가장 큰/작은,
   기준 초과, 가장 많이 나온), and the final ask read from the answer spec
   (``meta["answer_spec"]``: 몇 건, 합계는 얼마, 몇 % 증감, 어느 …가 가장 …,
@@ -130,7 +130,7 @@ class _Template:
     """One question under construction (the trajectory, the catalog, the groups' tools and given args)."""
 
     def __init__(self, trajectory: Trajectory, catalog: Any) -> None:
-        from kopa_replay.filter.facts import given_args  # the filter's notion of what the user knows
+        from kopa_replay.synth.facts import given_args  # what the user knows (the filter reads the same)
 
         self.t, self.catalog = trajectory, catalog
         self.groups: dict[int, list[Any]] = {}
@@ -397,7 +397,7 @@ class LLMWriter:
 
     def messages(self, trajectory: Trajectory, catalog: Any) -> list[dict[str, str]]:
         """The prompt (public, so tests and logs can read it)."""
-        from kopa_replay.filter.facts import answer_values, given_args, handed_values
+        from kopa_replay.synth.facts import answer_values, given_args, handed_values
 
         steps = []
         for step in trajectory.steps:

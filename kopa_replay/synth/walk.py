@@ -38,7 +38,6 @@ import numpy as np
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.graph.model import Link
-from kopa_replay.graph.prune import target_fillers
 from kopa_replay.synth.answer import PATTERN_FAMILIES, answer_for, propose
 from kopa_replay.synth.fields import measure_fields
 from kopa_replay.synth.intents import Entry, IntentLink, Intents
@@ -49,6 +48,7 @@ from kopa_replay.synth.model import Junction, Reduction, Trajectory
 from kopa_replay.synth.pager import read_pages, with_page_size
 from kopa_replay.synth.plan import (Execution, Perturbation, PlanRun, branches_of, candidate_values, unconstrained_junction,  # noqa: F401
                                     run_plan)
+from kopa_replay.text.concepts import target_fillers
 from kopa_replay.util import Progress, tick
 
 __all__ = ["PATTERNS", "SynthConfig", "SynthResult", "QuestionWriter", "synthesize", "synthesize_report",

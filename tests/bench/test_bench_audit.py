@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kopa_replay.bench.audit import (AuditItem, audit, char_ngrams, consecutive_pairs, items_from_sft_rows,
-                                     items_from_trajectories, jaccard, markdown, normalize_question)
+                                     items_from_trajectories, jaccard, markdown)
 from kopa_replay.bench.overlap import plan_signature
 from kopa_replay.errors import UsageError
+from kopa_replay.text import normalize_question
 
 LONG_Q = ("학사시작일자 2026년 8월 1일, 학사종료일자 2026년 9월 30일에 「학사일정 조회」를 호출하고, 그 결과의 "
           "행정표준코드로 「급식식단정보 조회」를 호출했을 때, 급식인원수 합계가 658보다 작습니까?")
@@ -24,10 +25,10 @@ def item(calls: str, links: str = "", question: str = "", id: str = "") -> Audit
 
 # -- helpers ----------------------------------------------------------------------------------
 def test_normalize_question_folds_width_case_punctuation_and_space():
-    assert normalize_question("  ＡＢＣ　１２３？ ") == "abc 123"
-    assert normalize_question("「학사일정 조회」를   호출하고,\n결과는?") == "학사일정 조회 를 호출하고 결과는"
-    assert normalize_question("A,B") == normalize_question("A, B") == "a b"
-    assert normalize_question("?!…") == ""
+    assert normalize_question("  ＡＢＣ　１２３？ ", spaces=True) == "abc 123"
+    assert normalize_question("「학사일정 조회」를   호출하고,\n결과는?", spaces=True) == "학사일정 조회 를 호출하고 결과는"
+    assert normalize_question("A,B", spaces=True) == normalize_question("A, B", spaces=True) == "a b"
+    assert normalize_question("?!…", spaces=True) == ""
 
 
 def test_char_ngrams_and_jaccard_known_values():

@@ -11,11 +11,12 @@ from hypothesis import strategies as st
 from kopa_replay.bench.audit import audit, items_from_trajectories
 from kopa_replay.bench.contamination import Decontaminator, Match
 from kopa_replay.bench.model import Task
-from kopa_replay.bench.overlap import (NEAR_VERBATIM, PAGING_PARAMS, QuestionIndex, char_ngrams, jaccard,
-                                       normalize_question, paging_params, plan_signature)
+from kopa_replay.bench.overlap import (NEAR_VERBATIM, PAGING_PARAMS, QuestionIndex, char_ngrams, jaccard, paging_params,
+                                       plan_signature)
 from kopa_replay.bench.suite import load_task_set, save_task_set
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Answer, Step, Trajectory
+from kopa_replay.text import normalize_question
 
 QUESTION = ("시군코드 41110으로 「경기도 일반음식점 현황」을 호출하고, 그 결과의 시군코드로 「경기도 전기차 충전소 현황」을 "
             "호출했을 때, 「경기도 전기차 충전소 현황」 결과는 모두 몇 건입니까?")
@@ -94,8 +95,8 @@ def reference_calls(signature):
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=60))
 def test_normalize_question_is_idempotent(text):
-    once = normalize_question(text)
-    assert normalize_question(once) == once
+    once = normalize_question(text, spaces=True)
+    assert normalize_question(once, spaces=True) == once
     assert once == once.strip() and "  " not in once
 
 
@@ -106,8 +107,8 @@ words = st.sampled_from(["학교", "급식", "오늘", "메뉴", "는", "시군�
 @given(st.lists(st.lists(words, min_size=1, max_size=12).map("".join), max_size=12),
        st.lists(words, min_size=1, max_size=12).map("".join), st.sampled_from([0.5, 0.7, 0.9, 1.0]))
 def test_question_index_finds_what_a_scan_finds(texts, query, threshold):
-    texts = [normalize_question(t) for t in texts]
-    query = normalize_question(query)
+    texts = [normalize_question(t, spaces=True) for t in texts]
+    query = normalize_question(query, spaces=True)
     index = QuestionIndex(texts)
     scored = [(jaccard(char_ngrams(query), char_ngrams(t)), t) for t in set(texts) if t]
     best = max((s for s, _ in scored), default=0.0)
@@ -133,10 +134,10 @@ def test_a_verbatim_question_matches_whatever_its_punctuation_and_spacing():
 def test_near_verbatim_at_and_below_the_threshold():
     near = _tail_variant(QUESTION, 3)
     far = _tail_variant(QUESTION, 9)
-    a, b = normalize_question(QUESTION), normalize_question(near)
+    a, b = normalize_question(QUESTION, spaces=True), normalize_question(near, spaces=True)
     score = jaccard(char_ngrams(a), char_ngrams(b))
     assert NEAR_VERBATIM <= score < 1.0
-    assert jaccard(char_ngrams(a), char_ngrams(normalize_question(far))) < NEAR_VERBATIM
+    assert jaccard(char_ngrams(a), char_ngrams(normalize_question(far, spaces=True))) < NEAR_VERBATIM
     found = Decontaminator([task()]).match(trajectory(question=near))
     assert found is not None and found.kind == "near_verbatim" and found.similarity == score
     assert "near-verbatim question of benchmark task kopa-district-001 (3-gram Jaccard 0.9" in str(found)

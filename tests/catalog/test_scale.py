@@ -7,9 +7,9 @@ import collections
 import pytest
 
 from kopa_replay.catalog import builtin_catalog
+from kopa_replay.catalog.paper_scale import specs_by_tool
 from kopa_replay.catalog.scale import expand_to_paper_scale
 from kopa_replay.env import execute
-from kopa_replay.sim.paper_scale import specs_by_tool
 from kopa_replay.sim.registry import registry
 
 

@@ -38,9 +38,9 @@ from local_http import LocalApi, send
 
 from kopa_replay.catalog import load_catalog
 from kopa_replay.cli import cli
-from kopa_replay.drift import CHANGE_KINDS, CHECKS, crosses, render
+from kopa_replay.drift import CHANGE_KINDS, CHECKS, crosses, drift_report, render
 from kopa_replay.record.store import Store
-from kopa_replay.record.workflows import drift_report, record_snapshot, refresh_snapshot
+from kopa_replay.stages.workflows import record_snapshot, refresh_snapshot
 
 KEY = "local-drift-key-0123456789"
 TOOLS = ("acme_renamed", "acme_removed", "acme_added", "acme_type", "acme_optional", "acme_nullable", "acme_strfmt",

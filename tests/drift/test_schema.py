@@ -11,7 +11,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kopa_replay.drift.probe import probe_requests
 from kopa_replay.drift.schema import (
     HTTP_STATUS_PATH,
     STRING_FORMATS,
@@ -26,6 +25,7 @@ from kopa_replay.drift.schema import (
 )
 from kopa_replay.env import build_request
 from kopa_replay.sim import DEFAULT_KEY, SimTransport, Simulator
+from kopa_replay.stages.probes import probe_requests
 
 ROUTES = "tago_get_route_no_list"          # data.go.kr envelope, pageNo/numOfRows
 SUBWAY = "seoul_card_subway_stats_new"     # Seoul envelope, START/END in the path

@@ -17,12 +17,11 @@ from kopa_replay.drift import (
     crosses,
     diff_schemas,
     infer_schemas,
-    max_page_request,
-    probe_requests,
     render,
 )
 from kopa_replay.env import build_request
 from kopa_replay.sim import DEFAULT_KEY, SimTransport, Simulator, events_between
+from kopa_replay.stages.probes import max_page_request, probe_requests
 
 BASE, REFRESH = dt.date(2026, 9, 1), dt.date(2026, 12, 1)
 

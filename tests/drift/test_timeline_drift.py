@@ -19,9 +19,9 @@ import pytest
 
 from kopa_replay.catalog import builtin_catalog
 from kopa_replay.record.store import Store
-from kopa_replay.record.workflows import refresh_snapshot
 from kopa_replay.sim import TIMELINE, events_between
 from kopa_replay.record.store import shipped_store_path
+from kopa_replay.stages.workflows import refresh_snapshot
 
 SHIPPED = shipped_store_path()
 BEFORE, AFTER = "2026-09-01", "2026-12-01"

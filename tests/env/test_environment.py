@@ -10,7 +10,7 @@ import pytest
 from kopa_replay.env import Source
 from kopa_replay.env.environment import (AsyncSource, AsyncToolEnvironment, LogEntry, ToolEnvironment, ToolResult,
                                          result_digest, validate_args)
-from kopa_replay.env.normalize import as_number
+from kopa_replay.text import as_number
 from kopa_replay.errors import CassetteMiss, UnknownTool
 from kopa_replay.sim import AsyncSimTransport, SimTransport, Simulator
 
@@ -295,7 +295,7 @@ def _answered_by(env: ToolEnvironment) -> list[bool]:
 
 
 def test_the_fast_path_answers_every_recorded_call_exactly_as_httpx_replay_does(catalog, no_network):
-    from kopa_replay.drift.probe import probe_requests
+    from kopa_replay.stages.probes import probe_requests
 
     calls = probe_requests(catalog)
     with ToolEnvironment.open(catalog) as fast, ToolEnvironment.open(catalog) as slow:
@@ -319,7 +319,7 @@ def test_memoized_records_are_copies_the_caller_may_change(no_network):
 
 
 def test_nested_records_are_copied_too(tmp_path, catalog):
-    from kopa_replay.env.environment import _fresh
+    from kopa_replay.env.core import _fresh
 
     value = [{"a": [1, {"b": None}], "c": {"d": ["x"]}}]
     copy = _fresh(value)
@@ -330,10 +330,10 @@ def test_nested_records_are_copied_too(tmp_path, catalog):
 
 
 def test_the_memo_stays_within_its_record_budget(monkeypatch, catalog, no_network):
-    from kopa_replay.drift.probe import probe_requests
-    from kopa_replay.env import environment
+    from kopa_replay.env import core
+    from kopa_replay.stages.probes import probe_requests
 
-    monkeypatch.setattr(environment, "MEMO_RECORDS", 300)
+    monkeypatch.setattr(core, "MEMO_RECORDS", 300)
     calls = probe_requests(catalog)
     with ToolEnvironment.open(catalog) as bounded, ToolEnvironment.open(catalog) as plain:
         plain.source.replayer = None

@@ -1,53 +1,11 @@
-"""The value quirks: blanks become None, numbers stay strings, as_number reads them."""
+"""The value quirks: blanks become None, numbers stay strings (kopa_replay.text.as_number reads them)."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kopa_replay.env.normalize import as_number, is_blank, normalize_record, normalize_records, normalize_value
-
-PADDING = st.text(alphabet=" ", max_size=4)
-
-
-@pytest.mark.parametrize("text, number", [
-    ("1,234", 1234), (".11", 0.11), ("-1.50", -1.5), ("   72,000", 72000), ("-.41", -0.41), ("1680", 1680),
-    ("+3", 3), ("1,234,567.5", 1234567.5), ("0", 0),
-])
-def test_as_number_reads_the_platforms_spellings(text, number):
-    got = as_number(text)
-    assert got == number and type(got) is type(number)
-
-
-@pytest.mark.parametrize("text", ["N/A", "1,23", "12a", "-", ".", "1.", "1,2345", "--1", "1 234"])
-def test_as_number_refuses_what_is_not_a_number(text):
-    with pytest.raises(ValueError):
-        as_number(text)
-
-
-def test_as_number_passes_blanks_and_numbers():
-    assert as_number(None) is None and as_number(" ") is None and as_number("") is None
-    assert as_number(7) == 7 and as_number(2.5) == 2.5
-    with pytest.raises(ValueError):
-        as_number(True)
-
-
-@given(n=st.integers(-10**12, 10**12), left=PADDING, right=PADDING, commas=st.booleans())
-def test_as_number_round_trips_integers(n, left, right, commas):
-    text = f"{n:,}" if commas else str(n)
-    assert as_number(left + text + right) == n
-
-
-@given(cents=st.integers(-10**9, 10**9), commas=st.booleans(), drop_zero=st.booleans())
-def test_as_number_round_trips_decimals(cents, commas, drop_zero):
-    value = cents / 100
-    text = f"{abs(value):,.2f}" if commas else f"{abs(value):.2f}"
-    if drop_zero and text.startswith("0."):
-        text = text[1:]  # ".11" as data.go.kr writes fltRt
-    text = ("-" if cents < 0 else "") + text
-    assert as_number(text) == pytest.approx(value)
-
+from kopa_replay.env.normalize import is_blank, normalize_record, normalize_records, normalize_value
 
 @given(st.text(alphabet=" \t\n", max_size=5))
 def test_blanks_become_none(text):

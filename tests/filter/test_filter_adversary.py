@@ -25,7 +25,7 @@ from kopa_replay.filter.adversary import (ADVERSARY_KINDS, INTENDED_CHECK, LEAK_
                                           paraphrase_question, rescaled_forms, rounded_forms, secrets_of)
 from kopa_replay.filter.judges import RegexJudge, TokenJudge, _date_spans, _near, _number_phrases, _tokens
 from kopa_replay.filter.model import Case
-from kopa_replay.filter.normalize import discloses_number, korean_numbers, number_mentions
+from kopa_replay.text import discloses_number, korean_numbers, number_mentions
 from kopa_replay.filter.recall import defects_table, measure_many
 from kopa_replay.synth.model import Answer
 
@@ -145,7 +145,12 @@ def test_bad_arguments_are_refused():
 
 
 # -- independence --------------------------------------------------------------------------------
-FORBIDDEN = tuple(f"kopa_replay.filter.{name}" for name in ("normalize", "rules", "judges", "facts", "probe"))
+FORBIDDEN = (*(f"kopa_replay.filter.{name}" for name in ("rules", "judges", "facts", "perturb")),
+             "kopa_replay.synth.facts",   # the facts the filter shares with synth
+             # the filter's normalizers, in the foundation's text module: canonical keys and disclosure, numbers in
+             # running text (Korean numerals), text forms. (text.numbers, one number written whole, is in reach:
+             # synth reads platform numbers with as_number, as it did with env.normalize's.)
+             *(f"kopa_replay.text.{name}" for name in ("keys", "mentions", "normalize")))
 
 
 def _module_path(module: str) -> Path | None:
@@ -173,7 +178,8 @@ def _imports(module: str, path: Path) -> set[str]:
 
 def test_the_adversary_imports_nothing_from_the_filter():
     """Neither the module nor anything it imports (packages' __init__ included, but for kopa_replay.filter, the
-    namespace it lives in) imports the filter's normalizers, rules, judges, facts or probes."""
+    namespace it lives in) imports the filter's normalizers, rules, judges, facts (synth's shared ones too) or
+    perturbation evidence."""
     path = Path(adversary.__file__)
     direct = _imports("kopa_replay.filter.adversary", path)
     assert not [m for m in direct if m.startswith("kopa_replay.filter")], direct

@@ -10,8 +10,8 @@ import pytest
 from filter_fixtures import FakePlanner, trajectory
 from kopa_replay.errors import UsageError
 from kopa_replay.filter.defects import DEFECT_KINDS, defect_pool, inject_defects, leak_forms, measure
-from kopa_replay.filter.normalize import foreign_script
 from kopa_replay.synth.model import Answer
+from kopa_replay.text import foreign_script
 
 COMPANIES = ("라이트론", "삼성전자", "카카오", "네이버", "현대차", "기아", "엘지", "한화", "롯데", "두산", "에스케이", "포스코")
 

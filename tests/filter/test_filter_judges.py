@@ -8,8 +8,8 @@ import pytest
 
 from filter_fixtures import trajectory
 from kopa_replay.filter.judges import RegexJudge, TokenJudge
-from kopa_replay.filter.probe import answers_equal, answers_same_text, probe_windows
 from kopa_replay.filter.model import Case
+from kopa_replay.filter.perturb import answers_equal, answers_same_text, probe_windows
 from kopa_replay.synth.model import Answer
 
 REGEX, TOKEN = RegexJudge(), TokenJudge()

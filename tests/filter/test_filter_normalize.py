@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from filter_fixtures import trajectory
 from kopa_replay.filter.judges import RegexJudge, TokenJudge
 from kopa_replay.filter.model import Case
-from kopa_replay.filter.normalize import (date_key, foreign_script, has_hangul, informative, normalize_question,
-                                          number_key, question_keys, value_keys)
+from kopa_replay.text import (date_key, foreign_script, has_hangul, informative, normalize_question, number_key,
+                              question_keys, value_keys)
 
 JUDGES = (RegexJudge(), TokenJudge())
 BASE = "회사명 라이트론으로 「공시대상회사 고유번호 검색」을 호출했을 때, 결과는 몇 건입니까?"
@@ -118,7 +118,7 @@ def test_value_keys_of_a_code_keep_and_strip_zeros():
 
 
 def test_question_normalization_and_scripts():
-    assert normalize_question("  몇 건입니까?! ") == "몇건입니까"
+    assert normalize_question("  몇 건입니까?! ", spaces=False) == "몇건입니까"
     assert foreign_script("결과 結果 データ") == list("結果データ")
     assert foreign_script("한국어 질문 ABC 123") == []
     assert has_hangul("질문") and not has_hangul("question")

@@ -10,7 +10,7 @@ import pytest
 
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.candidates import cosine_matrix, retrieve_candidates, source_text, target_text
-from kopa_replay.graph.embed import HashedNgramEmbedder
+from kopa_replay.text import HashedNgramEmbedder
 from kopa_replay.graph.model import Candidate
 
 

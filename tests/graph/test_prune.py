@@ -85,7 +85,7 @@ def test_bad_configuration_is_a_usage_error(kwargs):
 
 
 def test_examples_keep_required_and_date_arguments_and_drop_optional_entities(catalog):
-    from kopa_replay.graph.prune import target_fillers
+    from kopa_replay.text import target_fillers
 
     divi = catalog.get("datagokr_get_divi_info")
     assert divi.examples[0].get("crno") and "crno" not in divi.required

@@ -26,13 +26,13 @@ from kopa_replay.cli import cli
 from kopa_replay.env import Source, ToolEnvironment
 from kopa_replay.errors import UsageError
 from kopa_replay.graph import Link, PruneConfig, build_graph, load_graph, prune_graph
-from kopa_replay.graph.prune import target_fillers
 from kopa_replay.graph.reverify import (GRAPH_FILE, REPORT_FILE, Answering, ReverifyConfig, crosses, render,
                                         reverify, reverify_snapshot, select)
-from kopa_replay.record.workflows import record_snapshot, refresh_snapshot
 from kopa_replay.sim import SimTransport, Simulator, accepted_key
-from kopa_replay.sim.drift import TIMELINE, DriftEvent, events_between
+from kopa_replay.sim.timeline import TIMELINE, DriftEvent, events_between
 from kopa_replay.sim.truth import link_executes
+from kopa_replay.stages.workflows import record_snapshot, refresh_snapshot
+from kopa_replay.text import target_fillers
 
 BUILTIN = Path(kopa_replay.__file__).parent / "catalog" / "builtin"
 PLATFORMS = ("assembly", "dart", "datagokr_fsc", "gg", "krx", "seoul", "tago")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kopa_replay.graph.score import SemanticScorer, Slot, concepts_of, shape_of
+from kopa_replay.graph.score import SemanticScorer, Slot
+from kopa_replay.text import concepts_of, shape_of
 
 
 def slot(name: str, description: str = "", pattern: str | None = None) -> Slot:

@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from kopa_replay.record.workflows import record_snapshot, refresh_snapshot
 from kopa_replay.sim import events_between
+from kopa_replay.stages.workflows import record_snapshot, refresh_snapshot
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from kopa_replay.record import Store
 from kopa_replay.record.retry import RetryTransport, retry_after, retry_delay
-from kopa_replay.record.workflows import environmental_answer, record_snapshot, refresh_snapshot
 from kopa_replay.sim import Simulator, running_server
+from kopa_replay.stages.workflows import environmental_answer, record_snapshot, refresh_snapshot
 
 
 @given(attempt=st.integers(1, 12), asked=st.one_of(st.none(), st.floats(0, 1e4)),

@@ -29,6 +29,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from kopa_replay.drift.recorded import tool_schema_digests
 from kopa_replay.env import call_tool, open_source
 from kopa_replay.errors import CassetteMiss
 from kopa_replay.record import RecordTransport, Store
@@ -195,7 +196,7 @@ def record_everywhere(key: str, folder: Path, catalog) -> tuple[dict[str, bytes]
                 client.get(f"https://echo.example{path}?" + urlencode({"OC": key}),
                            extensions={"kopa_secrets": (key,)})
                 client.get(f"https://echo.example/{quote(key, safe='')}{path}", extensions={"kopa_secrets": (key,)})
-        manifest = seal_snapshot(store, "2026-09-01", catalog)
+        manifest = seal_snapshot(store, "2026-09-01", catalog, tool_digests=tool_schema_digests)
         store.finalize()
     messages = [json.dumps(manifest, ensure_ascii=False)]
     # strict replay with the key in hand: each call that misses names its request — redacted

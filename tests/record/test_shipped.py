@@ -9,9 +9,9 @@ from kopa_replay.env import open_source
 from kopa_replay.record import Store
 from kopa_replay.record.snapshots import verify_snapshot
 from kopa_replay.record.store import shipped_store_path
-from kopa_replay.record.workflows import record_snapshot
-from kopa_replay.sim.showcase import walk_lightron
 from kopa_replay.sim.simulator import DEFAULT_AS_OF
+from kopa_replay.stages.showcase import walk_lightron
+from kopa_replay.stages.workflows import record_snapshot
 
 SHIPPED = shipped_store_path()
 MANIFEST = shipped_store_path().parents[1] / "snapshots" / "2026-09-01.json"

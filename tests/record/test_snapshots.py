@@ -10,7 +10,7 @@ from kopa_replay.env import call_tool, open_source
 from kopa_replay.errors import SnapshotError
 from kopa_replay.record import Store
 from kopa_replay.record.snapshots import check_pinned, manifest_path, snapshot_digest, verify_snapshot
-from kopa_replay.record.workflows import record_snapshot
+from kopa_replay.stages.workflows import record_snapshot
 
 
 @pytest.fixture(scope="module")

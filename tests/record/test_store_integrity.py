@@ -13,6 +13,7 @@ import httpx
 import pytest
 import zstandard
 
+from kopa_replay.drift.recorded import tool_schema_digests
 from kopa_replay.errors import SnapshotError, StoreError
 from kopa_replay.record import Store
 from kopa_replay.record.snapshots import check_pinned, seal_snapshot, snapshot_digest, verify_snapshot
@@ -32,7 +33,7 @@ def _recorded(tmp_path, catalog, seal=True):
                      url=f"https://apis.data.go.kr/x?serviceKey=***&k={key}", request_headers={}, status=200,
                      response_headers={"content-type": "application/json"}, body=body)
     if seal:
-        seal_snapshot(store, "s", catalog)
+        seal_snapshot(store, "s", catalog, tool_digests=tool_schema_digests)
     return store
 
 
@@ -206,7 +207,7 @@ def test_snapshot_delete_removes_an_open_snapshot_and_refuses_a_sealed_one(tmp_p
     store = _recorded(tmp_path, catalog, seal=False)
     store.append(snapshot="sealed", request_key="k", tool="t", method="GET", url="https://h/p", request_headers={},
                  status=200, response_headers={}, body=b"kept")
-    seal_snapshot(store, "sealed", catalog)
+    seal_snapshot(store, "sealed", catalog, tool_digests=tool_schema_digests)
     store.close()
 
     def cli(*args):

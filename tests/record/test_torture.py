@@ -191,9 +191,10 @@ def test_header_and_status_edits_of_a_sealed_snapshot_are_caught(tmp_path, state
     recorded.append(snapshot="s", request_key="l", tool="t", method="GET", url="https://h/q", request_headers={},
                     status=200, response_headers={"content-type": "application/json;charset=UTF-8"}, body=b"[]")
     from kopa_replay.catalog import builtin_catalog
+    from kopa_replay.drift.recorded import tool_schema_digests
     from kopa_replay.record.snapshots import seal_snapshot
 
-    manifest = seal_snapshot(recorded, "s", builtin_catalog())
+    manifest = seal_snapshot(recorded, "s", builtin_catalog(), tool_digests=tool_schema_digests)
     assert manifest["digest_version"] == 2
     recorded.close()
     _hack(store_path, statement)

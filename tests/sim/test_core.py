@@ -13,8 +13,8 @@ from kopa_replay.env.parse import lookup, parse_body, xml_to_dict
 from kopa_replay.errors import SimError
 from kopa_replay.sim import SimRequest, Simulator, SimTransport
 from kopa_replay.sim.core import BadParam, Doc, paged, xml_bytes
-from kopa_replay.sim.drift import ActiveDrift, DriftEvent, events_between
 from kopa_replay.sim.faults import FAULT_KINDS, fault_for
+from kopa_replay.sim.timeline import ActiveDrift, DriftEvent, events_between
 
 _tag = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True)
 _text = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufffe\uffff"), min_size=1, max_size=12).map(str.strip) \
@@ -124,7 +124,7 @@ def test_timeline_covers_the_required_window():
     window = events_between(dt.date(2026, 9, 1), dt.date(2026, 12, 1))
     assert len(window) >= 8
     assert len({e.platform for e in window}) >= 5
-    from kopa_replay.sim.drift import DRIFT_KINDS
+    from kopa_replay.sim.timeline import DRIFT_KINDS
 
     assert {e.kind for e in window} == set(DRIFT_KINDS)
 

@@ -10,8 +10,8 @@ from kopa_replay.catalog import builtin_catalog
 from kopa_replay.env import open_source
 from kopa_replay.env.source import Source
 from kopa_replay.sim import SimTransport, Simulator
-from kopa_replay.sim.showcase import walk_lightron
 from kopa_replay.sim.simulator import DEFAULT_AS_OF
+from kopa_replay.stages.showcase import walk_lightron
 
 from test_examples_every_world import unanswered
 

@@ -13,8 +13,8 @@ from kopa_replay.env.call import classify
 from kopa_replay.env.parse import extract, parse_body
 from kopa_replay.sim import SimRequest, SimTransport, Simulator
 from kopa_replay.sim.core import Context, ErrorKind, serialize
-from kopa_replay.sim.drift import HISTORY, ActiveDrift, TIMELINE
 from kopa_replay.sim.registry import registry
+from kopa_replay.sim.timeline import HISTORY, ActiveDrift, TIMELINE
 from kopa_replay.errors import UsageError
 from kopa_replay.sim.truth import DOMAINS, binding_executes, true_bindings
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kopa_replay.env import build_request, execute
 from kopa_replay.sim import SimTransport, Simulator
-from kopa_replay.sim.drift import current_names
+from kopa_replay.sim.timeline import current_names
 from kopa_replay.sim.world.datasets import SEOUL_SPECS, SUBWAY_LINES
 
 SUBWAY = "seoul_card_subway_stats_new"

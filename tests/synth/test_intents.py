@@ -214,7 +214,7 @@ def test_the_walk_with_intents_is_deterministic(intent_walks):
 
 
 def test_intent_walks_take_only_meaningful_links_and_ask_without_tools_or_codes(intent_walks, intents, catalog):
-    from kopa_replay.filter.facts import handed_values
+    from kopa_replay.synth.facts import handed_values
 
     titles = [tool.title for tool in catalog] + [tool.name for tool in catalog]
     for walk in intent_walks[0]:

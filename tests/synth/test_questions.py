@@ -13,12 +13,12 @@ from kopa_replay.catalog import builtin_catalog
 from kopa_replay.errors import KopaError, SourceError
 from kopa_replay.filter.judges import RegexJudge, TokenJudge
 from kopa_replay.filter.model import Case
-from kopa_replay.filter.normalize import foreign_script, has_hangul
 from kopa_replay.llm import ChatClient
 from kopa_replay.llm.fake import running_chat_server
 from kopa_replay.synth.model import Answer, Junction, Reduction, Step, Trajectory
 from kopa_replay.synth.questions import (SELF_CHECK, IntentWriter, LLMWriter, TemplateWriter, clean_question, josa,
                                          param_label, write_all)
+from kopa_replay.text import foreign_script, has_hangul
 
 CATALOG = builtin_catalog()
 WRITER = TemplateWriter()

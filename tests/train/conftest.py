@@ -34,6 +34,7 @@ def recorded_corpus(catalog, tmp_path_factory):
     from kopa_replay.bench.build import HELD_OUT_PLATFORMS
     from kopa_replay.bench.contamination import Decontaminator
     from kopa_replay.bench.suite import load_task_set
+    from kopa_replay.drift.recorded import tool_schema_digests
     from kopa_replay.env import ToolEnvironment
     from kopa_replay.filter import FilterConfig, default_judges, run_filter
     from kopa_replay.graph.metrics import simulator_truth
@@ -56,7 +57,7 @@ def recorded_corpus(catalog, tmp_path_factory):
                                                              exclude_platforms=HELD_OUT_PLATFORMS),
                       IntentWriter(intents), exclude=exclude, intents=intents)
     with Store(store) as opened:
-        seal_snapshot(opened, "corpus", catalog)
+        seal_snapshot(opened, "corpus", catalog, tool_digests=tool_schema_digests)
     with ToolEnvironment.open(catalog, source="sim") as env:
         result = run_filter(read_trajectories(SynthDir(root).trajectories), catalog, env, default_judges(),
                             config=FilterConfig(), exclude=exclude)

@@ -1,6 +1,7 @@
 """Endpoints for the generated dataset tools of the paper-scale catalog.
 
-Every :class:`~kopa_replay.sim.paper_scale.DatasetSpec` is served on its
+The catalog defines them (:mod:`kopa_replay.catalog.paper_scale`); every
+:class:`~kopa_replay.catalog.paper_scale.DatasetSpec` is served here on its
 family's real host with that host's protocol (Seoul's path-key START/END
 envelope, Gyeonggi's head/row, the data.go.kr gateway), so a generated tool is
 called, paged, failed and drifted exactly like a hand-modelled one. Rows are a
@@ -15,7 +16,7 @@ from functools import lru_cache
 from importlib import import_module
 from typing import Any
 
-from kopa_replay.sim import paper_scale as ps
+from kopa_replay.catalog import paper_scale as ps
 from kopa_replay.sim.core import Endpoint, NoData, Protocol, Query
 from kopa_replay.sim.protocols import DataGoKrProtocol
 from kopa_replay.sim.world import World
@@ -26,6 +27,27 @@ __all__ = ["ENDPOINTS", "HOSTS", "RESOLVERS", "RESOLVE_TOOL"]
 _HOSTS = {"seoul": "openapi.seoul.go.kr", "gg": "openapi.gg.go.kr", "datagokr": "apis.data.go.kr"}
 _FIRST_DAY = dt.date(2025, 1, 1)
 _DATAGOKR = DataGoKrProtocol(format_param="type", no_data="code")
+#: The value domains of a dataset's columns (ps.columns order; None: free text or measure), what the simulator's
+#: truth checks bindings against.
+_COLUMN_DOMAINS = (None, "sigungu_name", "lawd_cd", None, None, None, None, "date", None, None)
+
+
+def _output_domains(spec: ps.DatasetSpec) -> dict[str, str]:
+    names = ps.columns(spec)
+    domains = {name: domain for name, domain in zip(names, _COLUMN_DOMAINS) if domain}
+    if spec.family == "gg":
+        domains[names[1]], domains[names[2]] = "sigun_name", "sigun_cd"
+    return domains
+
+
+def _input_domains(spec: ps.DatasetSpec) -> dict[str, str]:
+    return {ps.date_param(spec): "date"} if spec.kind == "stats" else {}
+
+
+@lru_cache(maxsize=1)
+def _specs_by_route() -> dict[tuple[str, str], ps.DatasetSpec]:
+    """Each dataset by (family, route): what the host's protocol routes on."""
+    return {(spec.family, spec.route): spec for spec in ps.dataset_specs()}
 
 
 def _protocol(family: str) -> Protocol:
@@ -120,7 +142,7 @@ def _endpoint(tool: str) -> Endpoint:
         tool=spec.tool, platform=spec.family, host=_HOSTS[spec.family], route=spec.route,
         protocol=_protocol(spec.family), handler=_handler(spec),
         required=(ps.date_param(spec),) if spec.kind == "stats" else (),
-        inputs=ps.input_domains(spec), outputs=ps.output_domains(spec), options=options,
+        inputs=_input_domains(spec), outputs=_output_domains(spec), options=options,
     )
 
 
@@ -130,7 +152,7 @@ def RESOLVE_TOOL(tool: str) -> Endpoint | None:  # noqa: N802 - registry hook na
 
 def _resolver(family: str):
     def resolve(route: str) -> Endpoint | None:
-        spec = ps.specs_by_route().get((family, route))
+        spec = _specs_by_route().get((family, route))
         return _endpoint(spec.tool) if spec else None
 
     return resolve

@@ -21,8 +21,8 @@ from typing import Any, Mapping
 from urllib.parse import unquote
 
 from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, MissingParam, Protocol, Query
-from kopa_replay.sim.drift import current_names
 from kopa_replay.sim.messages import SimRequest
+from kopa_replay.sim.timeline import current_names
 from kopa_replay.sim.world.datasets import SEOUL_SPECS, DatasetSpec, spec_handler
 
 __all__ = ["ENDPOINTS", "HOSTS", "SeoulProtocol", "SEOUL_MESSAGES", "SAMPLE_KEY", "endpoint_for_spec"]
@@ -168,7 +168,7 @@ def endpoint_for_spec(spec: DatasetSpec) -> Endpoint:
     """The simulated endpoint of a Seoul dataset spec (route = service id, positional = spec keys).
 
     A spec names its columns as the dataset was first published; the ground-truth domains are keyed by
-    today's names (:data:`~kopa_replay.sim.drift.HISTORY` renames), as the catalog an agent reads is.
+    today's names (:data:`~kopa_replay.sim.timeline.HISTORY` renames), as the catalog an agent reads is.
     Positional parameters are matched by position, so the handler keeps the spec's names for them.
     """
     return Endpoint(spec.tool, "seoul", HOST, spec.service, PROTOCOL, spec_handler(spec, _check_type),

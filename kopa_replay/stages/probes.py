@@ -1,4 +1,4 @@
-"""The probe workload: the requests a drift check sends to every tool.
+"""The probe workload: the requests a recording sends to every tool (and so what a drift check compares).
 
 Every catalog example of every tool, plus, for each paginated tool, one request
 for the largest page its catalog allows (``page``: page 1 of ``max_size`` rows;

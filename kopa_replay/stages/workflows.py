@@ -1,11 +1,14 @@
 """Recording a probe workload into a snapshot, and refreshing a snapshot against a source.
 
 ``record_snapshot`` executes every tool's catalog examples (plus one
-largest-page request per paginated tool: :func:`kopa_replay.drift.probe.probe_requests`)
+largest-page request per paginated tool: :func:`kopa_replay.stages.probes.probe_requests`)
 through the recorder and seals the result. ``refresh_snapshot`` re-executes
 every request of a base snapshot — each recorded occurrence, in a fixed order
 — against a source into a new snapshot, then diffs the two snapshots' inferred
-schemas.
+schemas (:func:`kopa_replay.drift.recorded.drift_report`).
+
+These workflows drive the whole stack below the stages (sources, the recorder, the tool environment, drift), so
+they live on the stages floor; :mod:`kopa_replay.stages.record` and :mod:`kopa_replay.stages.drift` call them.
 """
 
 from __future__ import annotations
@@ -24,15 +27,16 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 import httpx
 
 from kopa_replay.catalog.model import Catalog
+from kopa_replay.drift.recorded import drift_report, tool_schema_digests
 from kopa_replay.env.call import execute
 from kopa_replay.env.source import check_source, open_source
 from kopa_replay.errors import CassetteMiss, SnapshotError, UsageError
 from kopa_replay.record.redact import MASK
-from kopa_replay.record.snapshots import recorded_responses, seal_snapshot
+from kopa_replay.record.snapshots import seal_snapshot
 from kopa_replay.record.store import Store
 from kopa_replay.util import Progress, tick
 
-__all__ = ["RecordSummary", "diff_snapshots", "drift_report", "record_snapshot", "refresh_snapshot"]
+__all__ = ["RecordSummary", "environmental_answer", "record_snapshot", "refresh_snapshot"]
 
 
 @dataclass
@@ -84,8 +88,8 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
     :class:`~kopa_replay.env.ToolEnvironment`, validated as an agent's call would be, and
     one that repeats an earlier request is not sent again.
     """
-    from kopa_replay.drift.probe import probe_requests
     from kopa_replay.env.environment import ToolEnvironment
+    from kopa_replay.stages.probes import probe_requests
 
     as_of_text = _as_of_text(as_of, snapshot)
     check_source(source)
@@ -117,7 +121,7 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
     store.end_recording(snapshot)
     summary = RecordSummary(snapshot, source, as_of_text, calls, dict(outcomes))
     if seal:
-        summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir)
+        summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir, tool_digests=tool_schema_digests)
     store.finalize()
     store.close()
     return summary
@@ -319,7 +323,7 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     summary.report = drift_report(store, catalog, base_info.name, snapshot)
     summary.changes = list(summary.report.changes)
     if seal:
-        summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir)
+        summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir, tool_digests=tool_schema_digests)
     store.finalize()
     store.close()
     return summary
@@ -362,26 +366,3 @@ def _carry_over(store: Store, snapshot: str, items: list[Any]) -> None:
                         store.body(i.body_digest), i.seq) for i in items]
     if rows:
         store.put_many(snapshot, rows)
-
-
-def drift_report(store: Store, catalog: Catalog, before: str, after: str) -> Any:
-    """The drift between two snapshots of one store: per-tool schema changes and request-level transitions,
-    each naming its requests, with environmental noise and data changes apart
-    (:class:`~kopa_replay.drift.requests.DriftReport`)."""
-    from kopa_replay.drift import diff_requests, diff_schemas, infer_schemas, pair_responses
-
-    store.snapshot(before)
-    store.snapshot(after)
-    old, new = list(recorded_responses(store, before)), list(recorded_responses(store, after))
-    schema = diff_schemas(infer_schemas(catalog, old), infer_schemas(catalog, new))
-    made = store.provenance(after) or {}
-    # an incremental refresh of `before` copied these tools' answers: the same bytes say nothing about drift
-    carried = (made.get("carried_over") or {}).get("tools", ()) if made.get("base") == before else ()
-    twins = {(r.request_key, r.seq) for r in old}
-    unpaired = sum(1 for r in new if r.tool in catalog and (r.request_key, r.seq) not in twins)
-    return diff_requests(pair_responses(catalog, old, new), schema, carried=carried, unpaired=unpaired)
-
-
-def diff_snapshots(store: Store, catalog: Catalog, before: str, after: str) -> list[Any]:
-    """The drift changes (schema and request level) between two snapshots of one store, sorted."""
-    return list(drift_report(store, catalog, before, after).changes)

@@ -32,7 +32,7 @@ its cassettes whatever directory pytest runs from; ``seed`` and ``as_of`` set
 the simulator (``as_of`` defaults to ``name`` when that is an ISO date).
 
 Registered through the ``pytest11`` entry point ``kopa_replay``; without it,
-load it with ``-p kopa_replay.record.pytest_plugin``. Being an entry point,
+load it with ``-p kopa_replay.stages.pytest_plugin``. Being an entry point,
 it is imported by every pytest session where kopa-replay is installed, so it
 imports the recorder only when a test asks for one of its fixtures.
 """

@@ -14,12 +14,12 @@ import pytest
 
 from kopa_replay.errors import UsageError
 from kopa_replay.record import MODES, Store
-from kopa_replay.record.pytest_plugin import RECORD_MODES, KopaSettings, kopa_settings
 from kopa_replay.sim import Simulator, running_server
+from kopa_replay.stages.pytest_plugin import RECORD_MODES, KopaSettings, kopa_settings
 
 pytest_plugins = ["pytester"]
 
-PLUGIN = "kopa_replay.record.pytest_plugin"
+PLUGIN = "kopa_replay.stages.pytest_plugin"
 PRICE = ("https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
          "?serviceKey=sim-key&resultType=json&srtnCd=069540&basDt={day}")
 

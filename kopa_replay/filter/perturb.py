@@ -15,7 +15,7 @@ import json
 import math
 from typing import Callable
 
-from kopa_replay.filter import normalize as norm
+from kopa_replay import text as norm
 from kopa_replay.filter.model import Case, Verdict
 from kopa_replay.synth.model import Answer
 

@@ -5,14 +5,15 @@ governments publish on the three dataset platforms: 서울 열린데이터광장
 dataset per 구 and theme), 경기데이터드림 (one per 시군 and theme) and the
 data.go.kr 표준데이터 APIs of each 시도. This module generates that tail
 deterministically — the same tools in the same order on every machine, whatever
-the world seed — from theme tables and the real region lists, and gives the
-simulator an endpoint for each (:func:`endpoint_for_tool`, :func:`endpoint_for_route`),
+the world seed — from theme tables and the real region lists. The catalog defines
+them here; the simulator serves every one (:mod:`kopa_replay.sim.platforms.generated`),
 so every generated tool executes.
 
 Each generated dataset is a :class:`DatasetSpec`: a family (seoul, gg,
 datagokr), a region, a theme, a kind (``facility``: a list keyed by region and
 filterable by a status code; ``stats``: daily figures keyed by a date
-parameter), its service id and its columns with their value domains.
+parameter), its service id and its columns (their value domains are the
+simulator's: :mod:`kopa_replay.sim.platforms.generated`).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["PAPER_TOOL_COUNT", "DatasetSpec", "THEMES", "dataset_specs", "paper_specs", "paper_tool_dicts",
-           "specs_by_tool", "specs_by_route"]
+__all__ = ["PAPER_TOOL_COUNT", "DatasetSpec", "STATUSES", "THEMES", "columns", "dataset_specs", "date_param",
+           "paper_specs", "paper_tool_dicts", "specs_by_tool", "status_param"]
 
 PAPER_TOOL_COUNT = 2318
 
@@ -203,21 +204,11 @@ _COLUMNS = {
     "datagokr": ("fcltyNm", "signguNm", "signguCode", "rdnmadr", "latitude", "longitude", "phoneNumber",
                  "referenceDate", "sttusNm", "measureValue"),
 }
-#: Domains of those columns, in the same order (None: free text or measure).
-_COLUMN_DOMAINS = (None, "sigungu_name", "lawd_cd", None, None, None, None, "date", None, None)
 STATUSES = ("운영", "휴업", "폐업")
 
 
 def columns(spec: DatasetSpec) -> tuple[str, ...]:
     return _COLUMNS[spec.family]
-
-
-def output_domains(spec: DatasetSpec) -> dict[str, str]:
-    names = _COLUMNS[spec.family]
-    domains = {name: domain for name, domain in zip(names, _COLUMN_DOMAINS) if domain}
-    if spec.family == "gg":
-        domains[names[1]], domains[names[2]] = "sigun_name", "sigun_cd"
-    return domains
 
 
 def date_param(spec: DatasetSpec) -> str:
@@ -226,10 +217,6 @@ def date_param(spec: DatasetSpec) -> str:
 
 def status_param(spec: DatasetSpec) -> str:
     return _COLUMNS[spec.family][8]
-
-
-def input_domains(spec: DatasetSpec) -> dict[str, str]:
-    return {date_param(spec): "date"} if spec.kind == "stats" else {}
 
 
 # -- catalog entries ---------------------------------------------------------
@@ -309,7 +296,3 @@ def paper_tool_dicts(builtin_count: int) -> list[dict[str, Any]]:
 def specs_by_tool() -> dict[str, DatasetSpec]:
     return {spec.tool: spec for spec in dataset_specs()}
 
-
-@lru_cache(maxsize=1)
-def specs_by_route() -> dict[tuple[str, str], DatasetSpec]:
-    return {(spec.family, spec.route): spec for spec in dataset_specs()}
