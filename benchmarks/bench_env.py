@@ -61,9 +61,12 @@ def main() -> None:
             raw = rate(lambda it: execute(catalog.get(it[0]), it[1], source.client, key), items)
             requests = [build_request(catalog.get(name), args, "k") for name, args in items]
             floor = rate(lambda r: noop.request(r[0], r[1], headers=r[2]).content, requests)
-            result["workloads"][label] = {"tool_environment_replay": round(through_env),
-                                          "tool_environment_replay_cold": round(cold_calls / cold_seconds),
-                                          "execute_replay": round(raw), "noop_httpx_mocktransport": round(floor)}
+            result["workloads"][label] = {
+                "tool_environment_replay": round(through_env),
+                "tool_environment_replay_cold": round(cold_calls / cold_seconds),
+                "execute_replay": round(raw),
+                "noop_httpx_mocktransport": round(floor),
+            }
     if options.json:
         print(json.dumps(result, indent=2))
         return

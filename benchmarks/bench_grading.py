@@ -69,15 +69,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             return 0
 
         t_calls, _ = _best(bare_calls, args.rounds)
-        t_rollouts, rollouts = _best(lambda: run_rollouts(tasks, OracleAgent(), catalog, env, args.rollouts),
-                                     args.rounds)
+        t_rollouts, rollouts = _best(
+            lambda: run_rollouts(tasks, OracleAgent(), catalog, env, args.rollouts), args.rounds
+        )
     t_grade, grades = _best(lambda: grade_all(tasks, rollouts), args.rounds)
     t_report, data = _best(lambda: report_json(report(tasks, grades)), args.rounds)
     t_dump, _ = _best(lambda: [json.dumps(r.to_dict(), ensure_ascii=False) for r in rollouts], args.rounds)
     n = len(rollouts)
     calls = sum(len(r.calls) for r in rollouts)
     figures = {
-        "tasks": len(tasks), "rollouts_per_task": args.rollouts, "rollouts": n, "calls": calls,
+        "tasks": len(tasks),
+        "rollouts_per_task": args.rollouts,
+        "rollouts": n,
+        "calls": calls,
         "pass_at_1": json.loads(data)["pass_at_1"]["combined"],
         "rollouts_per_s": round(n / t_rollouts, 1),
         "bare_calls_rollouts_per_s": round(n / t_calls, 1),
@@ -87,17 +91,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "grade_vs_json_dumps": round(t_dump / t_grade, 3),
         "report_s": round(t_report, 4),
         "end_to_end_rollouts_per_s": round(n / (t_rollouts + t_grade + t_report), 1),
-        "python": platform.python_version(), "machine": platform.machine(),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
     }
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
-        print(f"{figures['tasks']} tasks x {args.rollouts} oracle rollouts = {n} rollouts, {calls} calls "
-              f"(pass@1 {figures['pass_at_1']})")
-        print(f"rollouts on replay: {figures['rollouts_per_s']:,}/s "
-              f"({figures['rollout_vs_bare_calls']}x the bare calls' {figures['bare_calls_rollouts_per_s']:,}/s)")
-        print(f"grading, three axes: {figures['grades_per_s']:,}/s "
-              f"({figures['grade_vs_json_dumps']}x json.dumps of the rollouts, {figures['json_dumps_per_s']:,}/s)")
+        print(
+            f"{figures['tasks']} tasks x {args.rollouts} oracle rollouts = {n} rollouts, {calls} calls "
+            f"(pass@1 {figures['pass_at_1']})"
+        )
+        print(
+            f"rollouts on replay: {figures['rollouts_per_s']:,}/s "
+            f"({figures['rollout_vs_bare_calls']}x the bare calls' {figures['bare_calls_rollouts_per_s']:,}/s)"
+        )
+        print(
+            f"grading, three axes: {figures['grades_per_s']:,}/s "
+            f"({figures['grade_vs_json_dumps']}x json.dumps of the rollouts, {figures['json_dumps_per_s']:,}/s)"
+        )
         print(f"report: {figures['report_s']} s; end to end {figures['end_to_end_rollouts_per_s']:,} rollouts/s")
     return figures
 

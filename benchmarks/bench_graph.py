@@ -40,8 +40,12 @@ def main() -> None:
     options = parser.parse_args()
     catalog = builtin_catalog(options.scale)
     config = PruneConfig(iterations=options.iterations, paths=options.paths, seed=options.seed)
-    result: dict = {"scale": options.scale, "tools": len(catalog), "iterations": options.iterations,
-                    "paths": options.paths}
+    result: dict = {
+        "scale": options.scale,
+        "tools": len(catalog),
+        "iterations": options.iterations,
+        "paths": options.paths,
+    }
     with tempfile.TemporaryDirectory() as scratch:
         store, run = Path(scratch) / "bench.sqlite", Path(scratch) / "run"
         start = time.perf_counter()
@@ -58,13 +62,16 @@ def main() -> None:
                 timings[mode] = time.perf_counter() - start
                 digests[mode] = report["graph_digest"]
         result.update(
-            calls=report["calls"], links_pruned=report["links_pruned"],
-            record_seconds=round(timings["replay-or-record"], 2), replay_seconds=round(timings["replay"], 2),
+            calls=report["calls"],
+            links_pruned=report["links_pruned"],
+            record_seconds=round(timings["replay-or-record"], 2),
+            replay_seconds=round(timings["replay"], 2),
             replay_calls_per_second=round(report["calls"] / timings["replay"]),
             same_graph=digests["replay"] == digests["replay-or-record"],
             live_hours_estimate=round(report["calls"] * options.live_ms / 1000 / 3600, 1),
             speedup_over_live=round(report["calls"] * options.live_ms / 1000 / timings["replay"]),
-            target_seconds=60)
+            target_seconds=60,
+        )
     if options.json:
         print(json.dumps(result, indent=2))
         return

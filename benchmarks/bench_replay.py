@@ -64,10 +64,10 @@ budget), and vcrpy is skipped.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import contextlib
 import datetime
 import hashlib
+import importlib.util
 import itertools
 import json
 import platform
@@ -128,8 +128,7 @@ def variants(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
         dated = False
         for name, value in args.items():
             text = str(value)
-            if not (text.isdigit() and text[:2] in ("19", "20") and len(text) in (6, 8)
-                    and 1 <= int(text[4:6]) <= 12):
+            if not (text.isdigit() and text[:2] in ("19", "20") and len(text) in (6, 8) and 1 <= int(text[4:6]) <= 12):
                 continue
             if len(text) == 8:  # a day: a week earlier per step
                 try:
@@ -162,8 +161,14 @@ def simulate(unique_seeds: int) -> tuple[list[Exchange], list[Exchange]]:
                 method, url, headers = build_request(tool, args, "sim-key")[:3]
                 request = client.build_request(method, url, headers=headers)
                 response = client.send(request)
-                return Exchange(method, str(request.url), dict(request.headers), response.status_code,
-                                dict(response.headers), response.content)
+                return Exchange(
+                    method,
+                    str(request.url),
+                    dict(request.headers),
+                    response.status_code,
+                    dict(response.headers),
+                    response.content,
+                )
 
             for tool, args in calls:
                 exchange = send(tool, args)
@@ -187,8 +192,9 @@ def mock_transport(exchanges: Sequence[Exchange], start: int = 0) -> httpx.MockT
 
     def handler(request: httpx.Request) -> httpx.Response:
         e = next(answers)
-        return httpx.Response(e.status, headers={"content-type": e.response_headers.get("content-type", "")},
-                              content=e.body)
+        return httpx.Response(
+            e.status, headers={"content-type": e.response_headers.get("content-type", "")}, content=e.body
+        )
 
     return httpx.MockTransport(handler)
 
@@ -224,9 +230,16 @@ def rows(exchanges: Sequence[Exchange], size: int, redactor: Redactor) -> Iterat
     """What RecordTransport would record for interaction n (template n mod len(exchanges)), lazily."""
     for n in range(size):
         t = exchanges[n % len(exchanges)]
-        yield recorded_row(redactor, method=t.method, url=url_of(t, n), request_body=b"",
-                           request_headers=t.request_headers, status=t.status, response_headers=t.response_headers,
-                           body=t.body)
+        yield recorded_row(
+            redactor,
+            method=t.method,
+            url=url_of(t, n),
+            request_body=b"",
+            request_headers=t.request_headers,
+            status=t.status,
+            response_headers=t.response_headers,
+            body=t.body,
+        )
 
 
 def stored_bodies(exchanges: Sequence[Exchange], ns: Sequence[int]) -> list[bytes]:
@@ -235,9 +248,18 @@ def stored_bodies(exchanges: Sequence[Exchange], ns: Sequence[int]) -> list[byte
     out = []
     for n in ns:
         t = exchanges[n % len(exchanges)]
-        out.append(recorded_row(redactor, method=t.method, url=url_of(t, n), request_body=b"",
-                                request_headers=t.request_headers, status=t.status,
-                                response_headers=t.response_headers, body=t.body).body)
+        out.append(
+            recorded_row(
+                redactor,
+                method=t.method,
+                url=url_of(t, n),
+                request_body=b"",
+                request_headers=t.request_headers,
+                status=t.status,
+                response_headers=t.response_headers,
+                body=t.body,
+            ).body
+        )
     return out
 
 
@@ -274,14 +296,16 @@ def cold_replay_client(path: Path) -> Iterator[Callable[[], httpx.Client]]:
 
 
 @contextlib.contextmanager
-def ours_recorder(store_path: Path, work: Path, exchanges: Sequence[Exchange], size: int
-                  ) -> Iterator[Callable[[], httpx.Client]]:
+def ours_recorder(
+    store_path: Path, work: Path, exchanges: Sequence[Exchange], size: int
+) -> Iterator[Callable[[], httpx.Client]]:
     """A fresh copy of the pre-filled store, and what opens a recording client on it."""
     copy_db(store_path, work)
     try:
         with Store(work) as store:
-            yield lambda: httpx.Client(transport=RecordTransport(mock_transport(exchanges, size), store, "bench",
-                                                                 "record"))
+            yield lambda: httpx.Client(
+                transport=RecordTransport(mock_transport(exchanges, size), store, "bench", "record")
+            )
     finally:
         remove_db(work)
 
@@ -312,8 +336,9 @@ def hishel_entries(path: Path) -> int:
 
 
 @contextlib.contextmanager
-def hishel_recorder(db_path: Path, work: Path, exchanges: Sequence[Exchange], size: int
-                    ) -> Iterator[Callable[[], httpx.Client]]:
+def hishel_recorder(
+    db_path: Path, work: Path, exchanges: Sequence[Exchange], size: int
+) -> Iterator[Callable[[], httpx.Client]]:
     copy_db(db_path, work)
     try:
         yield lambda: hishel_client(work, mock_transport(exchanges, size))
@@ -333,9 +358,13 @@ def write_vcr_cassette(path: Path, exchanges: Sequence[Exchange], size: int) -> 
     for n in range(size):
         t = exchanges[n % len(exchanges)]
         requests.append(Request(t.method, url_of(t, n), None, t.request_headers))
-        responses.append({"status": {"code": t.status, "message": httpx.codes.get_reason_phrase(t.status)},
-                          "headers": {k: [v] for k, v in t.response_headers.items()},
-                          "body": {"string": t.body}})
+        responses.append(
+            {
+                "status": {"code": t.status, "message": httpx.codes.get_reason_phrase(t.status)},
+                "headers": {k: [v] for k, v in t.response_headers.items()},
+                "body": {"string": t.body},
+            }
+        )
     FilesystemPersister.save_cassette(path, {"requests": requests, "responses": responses}, yamlserializer)
     return time.perf_counter() - start
 
@@ -359,8 +388,9 @@ def vcr_replay(path: Path, urls: Sequence[str], cap_s: float) -> tuple[float, fl
 
 
 # -- timing ------------------------------------------------------------------------
-def per_call_us(clients: dict[str, Callable[[], httpx.Client]], urls: Sequence[str], passes: int,
-                rounds: int = ROUNDS) -> dict[str, float]:
+def per_call_us(
+    clients: dict[str, Callable[[], httpx.Client]], urls: Sequence[str], passes: int, rounds: int = ROUNDS
+) -> dict[str, float]:
     """Mean µs per call of each client over ``passes`` passes through ``urls`` (a fresh client per pass).
 
     The clients take turns, round after round, and each keeps its best round:
@@ -381,8 +411,11 @@ def per_call_us(clients: dict[str, Callable[[], httpx.Client]], urls: Sequence[s
     return best
 
 
-def record_us(recorders: dict[str, Callable[[], ContextManager[Callable[[], httpx.Client]]]], urls: Sequence[str],
-              rounds: int = ROUNDS) -> dict[str, float]:
+def record_us(
+    recorders: dict[str, Callable[[], ContextManager[Callable[[], httpx.Client]]]],
+    urls: Sequence[str],
+    rounds: int = ROUNDS,
+) -> dict[str, float]:
     """Mean µs per recorded interaction: opening a recording client, sending ``urls``, closing it (which commits).
 
     Each recorder readies a fresh copy of its pre-filled store per round (untimed); turns and best round as
@@ -401,8 +434,9 @@ def record_us(recorders: dict[str, Callable[[], ContextManager[Callable[[], http
     return best
 
 
-def check_answers(make_client: Callable[[], httpx.Client], urls: Sequence[str], expected: Sequence[bytes],
-                  who: str) -> None:
+def check_answers(
+    make_client: Callable[[], httpx.Client], urls: Sequence[str], expected: Sequence[bytes], who: str
+) -> None:
     """Replay ``urls`` once (warming the page cache and every lazy import) and check every body."""
     with make_client() as client:
         for url, body in zip(urls, expected):
@@ -429,8 +463,14 @@ def linear_estimate(measured: list[tuple[int, float]], size: int) -> float | Non
     return seconds * size / last_size
 
 
-def measure(size: int, exchanges: Sequence[Exchange], folder: Path, options: argparse.Namespace,
-            vcr_measured: list[tuple[int, float]], hishel_measured: list[tuple[int, float]]) -> dict:
+def measure(
+    size: int,
+    exchanges: Sequence[Exchange],
+    folder: Path,
+    options: argparse.Namespace,
+    vcr_measured: list[tuple[int, float]],
+    hishel_measured: list[tuple[int, float]],
+) -> dict:
     rng = random.Random(size)
     sample = rng.sample(range(size), min(size, options.calls))
     urls = [url_of(exchanges[n % len(exchanges)], n) for n in sample]
@@ -439,16 +479,18 @@ def measure(size: int, exchanges: Sequence[Exchange], folder: Path, options: arg
 
     store_path = folder / f"kopa-{label(size)}.sqlite"
     build_s = build_store(store_path, exchanges, size)
-    row: dict[str, Any] = {"size": size, "store_build_s": round(build_s, 1),
-                           "ours_bytes_cycled": round(store_path.stat().st_size / size, 1)}
+    row: dict[str, Any] = {
+        "size": size,
+        "store_build_s": round(build_s, 1),
+        "ours_bytes_cycled": round(store_path.stat().st_size / size, 1),
+    }
 
     hishel_path = folder / f"hishel-{label(size)}.db"
     estimate = linear_estimate(hishel_measured, size)
     if options.no_hishel:
         row["hishel_skipped"] = "--no-hishel"
     elif estimate is not None and estimate > options.hishel_budget:
-        row["hishel_skipped"] = (f"estimated {estimate:.0f} s to fill its storage > budget "
-                                 f"{options.hishel_budget:.0f} s")
+        row["hishel_skipped"] = f"estimated {estimate:.0f} s to fill its storage > budget {options.hishel_budget:.0f} s"
     else:
         fill_s = fill_hishel(hishel_path, exchanges, size)
         hishel_measured.append((size, fill_s))
@@ -479,8 +521,9 @@ def measure(size: int, exchanges: Sequence[Exchange], folder: Path, options: arg
                 _ = client.get(url).content
         with Store(folder / "ours-check.sqlite", readonly=True) as recorded:
             if recorded.snapshot("bench").interactions != size + len(checked):
-                raise AssertionError(f"ours recorded {recorded.snapshot('bench').interactions - size} "
-                                     f"of {len(checked)}")
+                raise AssertionError(
+                    f"ours recorded {recorded.snapshot('bench').interactions - size} of {len(checked)}"
+                )
     recording = record_us(recorders, new_urls)
     row.update({f"record_{name}_us": round(us, 1) for name, us in recording.items()})
     store_path.unlink()
@@ -490,14 +533,21 @@ def measure(size: int, exchanges: Sequence[Exchange], folder: Path, options: arg
     if options.no_vcr:
         row["vcr_skipped"] = "--no-vcr"
     elif estimate is not None and estimate > options.vcr_budget:
-        row["vcr_skipped"] = f"estimated {estimate:.0f} s to write and load the YAML > budget {options.vcr_budget:.0f} s"
+        row["vcr_skipped"] = (
+            f"estimated {estimate:.0f} s to write and load the YAML > budget {options.vcr_budget:.0f} s"
+        )
     else:
         yaml_path = folder / f"vcr-{label(size)}.yaml"
         write_s = write_vcr_cassette(yaml_path, exchanges, size)
         load_s, vcr_us, vcr_calls = vcr_replay(yaml_path, urls, options.vcr_call_cap)
         vcr_measured.append((size, write_s + load_s))
-        row.update(replay_vcr_us=round(vcr_us, 1), vcr_bytes_cycled=round(yaml_path.stat().st_size / size, 1),
-                   vcr_write_s=round(write_s, 1), vcr_load_s=round(load_s, 1), vcr_calls=vcr_calls)
+        row.update(
+            replay_vcr_us=round(vcr_us, 1),
+            vcr_bytes_cycled=round(yaml_path.stat().st_size / size, 1),
+            vcr_write_s=round(write_s, 1),
+            vcr_load_s=round(load_s, 1),
+            vcr_calls=vcr_calls,
+        )
         yaml_path.unlink()
     floor = row["replay_floor_us"]
     for name in ("ours", "hishel", "vcr"):
@@ -512,8 +562,7 @@ def measure(size: int, exchanges: Sequence[Exchange], folder: Path, options: arg
 def measure_unique(unique: Sequence[Exchange], folder: Path, options: argparse.Namespace) -> dict:
     """Bytes per interaction where every body differs, and cold replay of that store."""
     size = len(unique)
-    out: dict[str, Any] = {"interactions": size,
-                           "mean_body_bytes": round(sum(len(e.body) for e in unique) / size, 1)}
+    out: dict[str, Any] = {"interactions": size, "mean_body_bytes": round(sum(len(e.body) for e in unique) / size, 1)}
     store_path = folder / "kopa-unique.sqlite"
     build_store(store_path, unique, size)
     out["ours_bytes"] = round(store_path.stat().st_size / size, 1)
@@ -560,8 +609,11 @@ def measure_shipped(folder: Path) -> dict:
     yaml_path = folder / "vcr-shipped.yaml"
     FilesystemPersister.save_cassette(yaml_path, {"requests": requests, "responses": responses}, yamlserializer)
     size = len(requests)
-    out = {"interactions": size, "ours_bytes": round(shipped.stat().st_size / size, 1),
-           "vcr_bytes": round(yaml_path.stat().st_size / size, 1)}
+    out = {
+        "interactions": size,
+        "ours_bytes": round(shipped.stat().st_size / size, 1),
+        "vcr_bytes": round(yaml_path.stat().st_size / size, 1),
+    }
     out["vcr_over_ours"] = round(out["vcr_bytes"] / out["ours_bytes"], 1)
     yaml_path.unlink()
     return out
@@ -577,29 +629,37 @@ def times(ratio: float | None) -> str:
 
 def report(summary: dict) -> None:
     results, unique = summary["results"], summary["unique"]
-    print(f"{summary['templates']} template exchanges cycled; {summary['calls']} replayed calls per size and client; "
-          f"{summary['record']} interactions recorded per size and client; best of {ROUNDS} rounds")
+    print(
+        f"{summary['templates']} template exchanges cycled; {summary['calls']} replayed calls per size and client; "
+        f"{summary['record']} interactions recorded per size and client; best of {ROUNDS} rounds"
+    )
     print("\nreplay, µs per call (x floor)")
     print(f"{'size':>6} {'floor':>9} {'ours':>16} {'hishel':>16} {'vcrpy':>18}")
     for r in results:
+
         def us(name: str) -> str:
             value = r.get(f"replay_{name}_us")
             if value is None:
                 return "skipped"
             ratio = r[f"replay_{name}_x_floor"]
             return f"{value:,.1f} ({ratio:.2f}x)" if value < 1000 else f"{value:,.0f} ({ratio:,.0f}x)"
+
         print(f"{label(r['size']):>6} {r['replay_floor_us']:>9.1f} {us('ours'):>16} {us('hishel'):>16} {us('vcr'):>18}")
 
     print(f"\nrecording {summary['record']:,} new interactions into a store of N, µs per interaction (x floor)")
     print(f"{'size':>6} {'floor':>9} {'ours':>16} {'hishel':>16}")
     for r in results:
+
         def rec(name: str) -> str:
             value = r.get(f"record_{name}_us")
             return "skipped" if value is None else f"{value:,.1f} ({r[f'record_{name}_x_floor']:.2f}x)"
+
         print(f"{label(r['size']):>6} {r['record_floor_us']:>9.1f} {rec('ours'):>16} {rec('hishel'):>16}")
     if len(results) > 1:
-        print(f"flat: ours at {label(results[-1]['size'])} / ours at {label(results[0]['size'])} = "
-              f"{summary['record_flat']:.2f}")
+        print(
+            f"flat: ours at {label(results[-1]['size'])} / ours at {label(results[0]['size'])} = "
+            f"{summary['record_flat']:.2f}"
+        )
 
     print("\nbytes per interaction, cycled bodies (the replay workload above)")
     print(f"{'size':>6} {'ours':>9} {'hishel':>9} {'vcrpy':>9} {'vcrpy/ours':>11}")
@@ -608,49 +668,76 @@ def report(summary: dict) -> None:
         vcr, mark = (r["vcr_bytes_cycled"], "") if r.get("vcr_bytes_cycled") else (largest_vcr, "~")
         vcr_cell = f"{mark}{vcr:,.0f}" if vcr else "-"
         ratio = f"{mark}{vcr / r['ours_bytes_cycled']:.1f}x" if vcr else "-"
-        print(f"{label(r['size']):>6} {cell(r['ours_bytes_cycled'], ',.0f')} "
-              f"{cell(r.get('hishel_bytes_cycled'), ',.0f')} {vcr_cell:>9} {ratio:>11}")
+        print(
+            f"{label(r['size']):>6} {cell(r['ours_bytes_cycled'], ',.0f')} "
+            f"{cell(r.get('hishel_bytes_cycled'), ',.0f')} {vcr_cell:>9} {ratio:>11}"
+        )
     if any(not r.get("vcr_bytes_cycled") for r in results) and largest_vcr:
         print("~ : vcrpy bytes per interaction taken from the largest size measured (it is linear in the file)")
     if unique:
-        print(f"\nunique bodies: {unique['interactions']:,} interactions, every body a different simulator response "
-              f"(mean {unique['mean_body_bytes']:,.0f} B raw)")
+        print(
+            f"\nunique bodies: {unique['interactions']:,} interactions, every body a different simulator response "
+            f"(mean {unique['mean_body_bytes']:,.0f} B raw)"
+        )
         print(f"{'':>6} {'ours':>9} {'hishel':>9} {'vcrpy':>9} {'vcrpy/ours':>11} {'hishel/ours':>12}")
-        print(f"{'bytes':>6} {cell(unique['ours_bytes'], ',.0f')} {cell(unique.get('hishel_bytes'), ',.0f')} "
-              f"{cell(unique.get('vcr_bytes'), ',.0f')} "
-              f"{times(unique.get('vcr_over_ours')):>11} {times(unique.get('hishel_over_ours')):>12}")
-        hishel = (f"{unique['replay_hishel_us']:,.1f} ({unique['replay_hishel_x_floor']:.2f}x)"
-                  if "replay_hishel_us" in unique else "skipped")
-        print(f"cold replay of it, µs per call: floor {unique['replay_floor_us']:,.1f}, "
-              f"ours {unique['replay_ours_us']:,.1f} ({unique['replay_ours_x_floor']:.2f}x), hishel {hishel}")
+        print(
+            f"{'bytes':>6} {cell(unique['ours_bytes'], ',.0f')} {cell(unique.get('hishel_bytes'), ',.0f')} "
+            f"{cell(unique.get('vcr_bytes'), ',.0f')} "
+            f"{times(unique.get('vcr_over_ours')):>11} {times(unique.get('hishel_over_ours')):>12}"
+        )
+        hishel = (
+            f"{unique['replay_hishel_us']:,.1f} ({unique['replay_hishel_x_floor']:.2f}x)"
+            if "replay_hishel_us" in unique
+            else "skipped"
+        )
+        print(
+            f"cold replay of it, µs per call: floor {unique['replay_floor_us']:,.1f}, "
+            f"ours {unique['replay_ours_us']:,.1f} ({unique['replay_ours_x_floor']:.2f}x), hishel {hishel}"
+        )
     shipped = summary["shipped"]
-    print(f"\nshipped snapshot {SHIPPED_SNAPSHOT}: {shipped['interactions']} interactions, {shipped['ours_bytes']:,.0f} B "
-          f"each in the store vs {shipped['vcr_bytes']:,.0f} B in vcrpy's YAML ({times(shipped['vcr_over_ours'])})")
+    print(
+        f"\nshipped snapshot {SHIPPED_SNAPSHOT}: {shipped['interactions']} interactions, {shipped['ours_bytes']:,.0f} B "
+        f"each in the store vs {shipped['vcr_bytes']:,.0f} B in vcrpy's YAML ({times(shipped['vcr_over_ours'])})"
+    )
 
     for r in results:
         for name, shown in (("hishel", "hishel"), ("vcr", "vcrpy")):
             if r.get(f"{name}_skipped"):
                 print(f"{shown} at {label(r['size'])}: skipped ({r[f'{name}_skipped']})")
         if r.get("replay_vcr_us") is not None:
-            print(f"vcrpy at {label(r['size'])}: YAML written in {r['vcr_write_s']} s, loaded in {r['vcr_load_s']} s, "
-                  f"{r['vcr_calls']} calls timed")
+            print(
+                f"vcrpy at {label(r['size'])}: YAML written in {r['vcr_write_s']} s, loaded in {r['vcr_load_s']} s, "
+                f"{r['vcr_calls']} calls timed"
+            )
     print(f"generating the workloads took {summary['generate_s']} s; the whole run {summary['total_s']} s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1k,10k,100k", help="interactions per snapshot, comma-separated (1k, 1M …)")
-    parser.add_argument("--calls", type=int, default=20_000,
-                        help="distinct requests replayed per pass (fewer at sizes below it: then several passes)")
-    parser.add_argument("--record", type=int, default=2_000,
-                        help="new distinct requests recorded per size and client")
-    parser.add_argument("--unique-seeds", type=int, default=6,
-                        help="seeded worlds answering the unique-body workload (0: skip it)")
-    parser.add_argument("--vcr-budget", type=float, default=120.0,
-                        help="skip vcrpy at sizes whose YAML write+load is estimated above this many seconds")
+    parser.add_argument(
+        "--calls",
+        type=int,
+        default=20_000,
+        help="distinct requests replayed per pass (fewer at sizes below it: then several passes)",
+    )
+    parser.add_argument("--record", type=int, default=2_000, help="new distinct requests recorded per size and client")
+    parser.add_argument(
+        "--unique-seeds", type=int, default=6, help="seeded worlds answering the unique-body workload (0: skip it)"
+    )
+    parser.add_argument(
+        "--vcr-budget",
+        type=float,
+        default=120.0,
+        help="skip vcrpy at sizes whose YAML write+load is estimated above this many seconds",
+    )
     parser.add_argument("--vcr-call-cap", type=float, default=20.0, help="seconds of vcrpy calls timed per size")
-    parser.add_argument("--hishel-budget", type=float, default=300.0,
-                        help="skip hishel at sizes whose storage fill is estimated above this many seconds")
+    parser.add_argument(
+        "--hishel-budget",
+        type=float,
+        default=300.0,
+        help="skip hishel at sizes whose storage fill is estimated above this many seconds",
+    )
     parser.add_argument("--no-vcr", action="store_true", help="leave vcrpy out")
     parser.add_argument("--no-hishel", action="store_true", help="leave hishel out")
     parser.add_argument("--dir", type=Path, default=None, help="where to write the stores and YAML files (temp dir)")
@@ -664,8 +751,10 @@ def main() -> None:
     exchanges, unique = simulate(options.unique_seeds)
     generate_s = time.perf_counter() - started
     if not options.json:
-        print(f"generated {len(exchanges)} templates and {len(unique)} unique bodies in {generate_s:.1f} s",
-              file=sys.stderr)
+        print(
+            f"generated {len(exchanges)} templates and {len(unique)} unique bodies in {generate_s:.1f} s",
+            file=sys.stderr,
+        )
     vcr_measured: list[tuple[int, float]] = []  # (size, vcrpy write+load seconds)
     hishel_measured: list[tuple[int, float]] = []  # (size, hishel fill seconds)
 
@@ -682,11 +771,18 @@ def main() -> None:
             if not options.json:
                 print(f"measured unique bodies: {unique_row}", file=sys.stderr)
         shipped = measure_shipped(Path(tmp))
-    summary = {"python": platform.python_version(), "templates": len(exchanges), "calls": options.calls,
-               "record": options.record,
-               "record_flat": round(results[-1]["record_ours_us"] / results[0]["record_ours_us"], 2),
-               "results": results, "unique": unique_row, "shipped": shipped, "generate_s": round(generate_s, 1),
-               "total_s": round(time.perf_counter() - started, 1)}
+    summary = {
+        "python": platform.python_version(),
+        "templates": len(exchanges),
+        "calls": options.calls,
+        "record": options.record,
+        "record_flat": round(results[-1]["record_ours_us"] / results[0]["record_ours_us"], 2),
+        "results": results,
+        "unique": unique_row,
+        "shipped": shipped,
+        "generate_s": round(generate_s, 1),
+        "total_s": round(time.perf_counter() - started, 1),
+    }
     if options.json:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
     else:

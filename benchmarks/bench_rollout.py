@@ -86,29 +86,50 @@ def _share(steps: int, max_calls: int, model: Path) -> dict:
             return super().__call__(input_ids, attention_mask, **kw)
 
     with tempfile.TemporaryDirectory() as out:
-        config = TrainConfig(kind="grpo", model=str(model), data="benchmark tasks", output_dir=out, top_k=4,
-                             max_chars=1500, trainer={"max_steps": len(tasks), "per_device_train_batch_size": 2,
-                                                      "num_generations": 2, "max_completion_length": 8192,
-                                                      "max_tool_calling_iterations": max_calls + 1,
-                                                      "save_final": False, "shuffle_dataset": False})
+        config = TrainConfig(
+            kind="grpo",
+            model=str(model),
+            data="benchmark tasks",
+            output_dir=out,
+            top_k=4,
+            max_chars=1500,
+            trainer={
+                "max_steps": len(tasks),
+                "per_device_train_batch_size": 2,
+                "num_generations": 2,
+                "max_completion_length": 8192,
+                "max_tool_calling_iterations": max_calls + 1,
+                "save_final": False,
+                "shuffle_dataset": False,
+            },
+        )
         RolloutEnvironment._call, RolloutEnvironment.reset = timed_call, timed_reset
         try:
             result = train_grpo_rows(
-                config, rows, tool_sets, {},
+                config,
+                rows,
+                tool_sets,
+                {},
                 before_train=lambda trainer: setattr(trainer.model, "generate", PerTask(trainer.processing_class, [])),
-                reward=TimedReward())
+                reward=TimedReward(),
+            )
         finally:
             RolloutEnvironment._call, RolloutEnvironment.reset = original_call, original_reset
         timings = json.loads((Path(out) / "timings.json").read_text())
     step_time = sum(entry.get("step_time", 0.0) for entry in timings)
     metrics = [m for m in result.metrics if "reward" in m]
     environment = spent["tools"] + spent["reset"]
-    return {"steps": len(metrics), "tool_calls": spent["calls"],
-            "mean_reward": round(sum(m["reward"] for m in metrics) / len(metrics), 4),
-            "step_s": round(step_time, 3), "tools_s": round(spent["tools"], 4), "reset_s": round(spent["reset"], 4),
-            "reward_s": round(spent["reward"], 4),
-            "environment_share": round(environment / step_time, 4),
-            "environment_and_reward_share": round((environment + spent["reward"]) / step_time, 4)}
+    return {
+        "steps": len(metrics),
+        "tool_calls": spent["calls"],
+        "mean_reward": round(sum(m["reward"] for m in metrics) / len(metrics), 4),
+        "step_s": round(step_time, 3),
+        "tools_s": round(spent["tools"], 4),
+        "reset_s": round(spent["reset"], 4),
+        "reward_s": round(spent["reward"], 4),
+        "environment_share": round(environment / step_time, 4),
+        "environment_and_reward_share": round((environment + spent["reward"]) / step_time, 4),
+    }
 
 
 def _calls_per_second(calls: int) -> dict:
@@ -141,9 +162,13 @@ def _calls_per_second(calls: int) -> dict:
         best["bare"] = max(best["bare"], rate(direct, items))
         best["trl_path"] = max(best["trl_path"], rate(through_trl, items))
     tool_sets.close()
-    return {"distinct_calls": len(workload), "calls": calls, "bare_calls_per_s": round(best["bare"]),
-            "trl_path_calls_per_s": round(best["trl_path"]),
-            "trl_path_over_bare": round(best["bare"] / best["trl_path"], 3)}
+    return {
+        "distinct_calls": len(workload),
+        "calls": calls,
+        "bare_calls_per_s": round(best["bare"]),
+        "trl_path_calls_per_s": round(best["trl_path"]),
+        "trl_path_over_bare": round(best["bare"] / best["trl_path"], 3),
+    }
 
 
 def main() -> None:
@@ -167,14 +192,20 @@ def main() -> None:
     if options.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"GRPO on CPU, tiny model, {share['steps']} steps, {share['tool_calls']} tool calls on the snapshot "
-          f"(mean reward {share['mean_reward']}):")
-    print(f"  step wall time {share['step_s']} s; tools {share['tools_s']} s + resets {share['reset_s']} s = "
-          f"{share['environment_share']:.2%} of it (target < 5 %); with the grader reward "
-          f"{share['environment_and_reward_share']:.2%}")
-    print(f"tool calls per second over {throughput['distinct_calls']} distinct benchmark calls: bare "
-          f"ToolEnvironment.call {throughput['bare_calls_per_s']:,}, trl tool path {throughput['trl_path_calls_per_s']:,} "
-          f"(x{throughput['trl_path_over_bare']} the bare cost)")
+    print(
+        f"GRPO on CPU, tiny model, {share['steps']} steps, {share['tool_calls']} tool calls on the snapshot "
+        f"(mean reward {share['mean_reward']}):"
+    )
+    print(
+        f"  step wall time {share['step_s']} s; tools {share['tools_s']} s + resets {share['reset_s']} s = "
+        f"{share['environment_share']:.2%} of it (target < 5 %); with the grader reward "
+        f"{share['environment_and_reward_share']:.2%}"
+    )
+    print(
+        f"tool calls per second over {throughput['distinct_calls']} distinct benchmark calls: bare "
+        f"ToolEnvironment.call {throughput['bare_calls_per_s']:,}, trl tool path {throughput['trl_path_calls_per_s']:,} "
+        f"(x{throughput['trl_path_over_bare']} the bare cost)"
+    )
 
 
 if __name__ == "__main__":

@@ -52,8 +52,9 @@ def main() -> None:
     through_httpx = rate(lambda it: in_process.request(it[0], it[1], headers=it[2]).content, items)
 
     with running_server(simulator) as base, httpx.Client() as loop_client:
-        loopback = rate(lambda it: loop_client.request(it[0], it[1], headers=it[2]).content,
-                        workload(options.calls, base))
+        loopback = rate(
+            lambda it: loop_client.request(it[0], it[1], headers=it[2]).content, workload(options.calls, base)
+        )
 
     result = {
         "calls_per_mode": options.calls,

@@ -51,15 +51,18 @@ class CatalogError(KopaError):
     problem inside it; all three appear in the message.
     """
 
-    def __init__(self, message: str, *, source: str | None = None, tool: str | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, source: str | None = None, tool: str | None = None, field: str | None = None
+    ) -> None:
         self.source, self.tool, self.field = source, tool, field
         where = ", ".join(
-            part for part in (
+            part
+            for part in (
                 source and f"file {source}",
                 tool and f"tool {tool!r}",
                 field and f"field {field!r}",
-            ) if part
+            )
+            if part
         )
         super().__init__(f"{where}: {message}" if where else message)
 
@@ -98,8 +101,10 @@ class CassetteMiss(KopaError):
     def __init__(self, *, tool: str | None, method: str, url: str, snapshot: str, store: str) -> None:
         self.tool, self.method, self.url, self.snapshot, self.store = tool, method, url, snapshot, store
         what = f"tool {tool!r}: " if tool else ""
-        super().__init__(f"cassette miss: {what}{method} {url} was not recorded in snapshot {snapshot!r} "
-                         f"(store {store}); record it with --mode record or replay-or-record")
+        super().__init__(
+            f"cassette miss: {what}{method} {url} was not recorded in snapshot {snapshot!r} "
+            f"(store {store}); record it with --mode record or replay-or-record"
+        )
 
 
 class DriftError(KopaError):

@@ -59,7 +59,7 @@ def lazy_exports(package: str, exports: dict[str, tuple[str, ...]]):
         if name not in where:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(where[name]), name)
-        setattr(sys.modules[package], name, value)   # once loaded, a plain attribute
+        setattr(sys.modules[package], name, value)  # once loaded, a plain attribute
         return value
 
     def __dir__() -> list[str]:
@@ -68,7 +68,7 @@ def lazy_exports(package: str, exports: dict[str, tuple[str, ...]]):
     class _Package(types.ModuleType):
         def __setattr__(self, name: str, value: object) -> None:
             if name in where and isinstance(value, types.ModuleType):
-                return   # a submodule of the name of a re-export: the re-export wins (on first use)
+                return  # a submodule of the name of a re-export: the re-export wins (on first use)
             super().__setattr__(name, value)
 
     sys.modules[package].__class__ = _Package

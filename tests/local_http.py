@@ -13,7 +13,9 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 
-def send(handler: BaseHTTPRequestHandler, status: int, body: bytes | Any, content_type: str = "application/json") -> None:
+def send(
+    handler: BaseHTTPRequestHandler, status: int, body: bytes | Any, content_type: str = "application/json"
+) -> None:
     """Answer ``status`` with ``body`` (bytes as they are; anything else as JSON)."""
     data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
     handler.send_response(status)

@@ -41,9 +41,12 @@ def test_catalog_validate_passes_on_the_builtin_catalog(run):
 
 def test_catalog_validate_fails_clearly_on_a_broken_file(run, tmp_path):
     path = tmp_path / "broken.yaml"
-    path.write_text("platform: {id: x, base_url: 'https://x.example'}\ntools:\n  - name: x_ping\n    title: ping\n"
-                    "    description: {ko: 핑}\n    output: {a: b}\n    http: {path: /ping, envelope: {records: .},"
-                    " result_codes: {'0': ok}}\n", encoding="utf-8")
+    path.write_text(
+        "platform: {id: x, base_url: 'https://x.example'}\ntools:\n  - name: x_ping\n    title: ping\n"
+        "    description: {ko: 핑}\n    output: {a: b}\n    http: {path: /ping, envelope: {records: .},"
+        " result_codes: {'0': ok}}\n",
+        encoding="utf-8",
+    )
     result = run("catalog", "validate", str(path))
     assert result.exit_code == 1
     line = _error_line(result)
@@ -76,16 +79,16 @@ def _display_width(text: str) -> int:
 
 def test_tables_align_hangul_by_display_width(run):
     result = run("catalog", "list", "--platform", "dart")
-    lines = result.output.splitlines()[:-1]   # the last line is the summary
+    lines = result.output.splitlines()[:-1]  # the last line is the summary
     tools = {t["name"]: t for t in json.loads(run("catalog", "list", "--platform", "dart", "--json").output)}
     starts = set()
     for line in lines[1:]:
         name = line.split()[0]
-        assert any("\uac00" <= ch <= "\ud7a3" for ch in tools[name]["title"]), name   # a Hangul title
-        at = line.index(f"  {tools[name]['platform']}  ") + 2   # where the platform column starts
+        assert any("\uac00" <= ch <= "\ud7a3" for ch in tools[name]["title"]), name  # a Hangul title
+        at = line.index(f"  {tools[name]['platform']}  ") + 2  # where the platform column starts
         starts.add(_display_width(line[:at]))
     assert len(lines) > 5 and len(starts) == 1, starts
-    assert _display_width(lines[0][:lines[0].index("platform")]) in starts
+    assert _display_width(lines[0][: lines[0].index("platform")]) in starts
     for line in lines:
         assert line == line.rstrip()
 
@@ -113,8 +116,7 @@ def test_catalog_export(run, fmt, key, tmp_path):
 
 
 def test_call_prints_parsed_records(run):
-    result = run("call", "datagokr_get_stock_price_info", "--arg", "srtnCd=069540", "--arg", "basDt=20260831",
-                 "--json")
+    result = run("call", "datagokr_get_stock_price_info", "--arg", "srtnCd=069540", "--arg", "basDt=20260831", "--json")
     assert result.exit_code == 0, result.output
     answer = json.loads(result.output)
     assert answer["outcome"] == "ok"
@@ -162,8 +164,11 @@ def test_showcase_walks_the_lightron_chain(run):
     result = run("showcase", "--json")
     assert result.exit_code == 0, result.output
     answer = json.loads(result.output)
-    assert [s["tool"] for s in answer["steps"]] == ["dart_corp_code", "dart_cvbd_is_decsn",
-                                                     "datagokr_get_stock_price_info"]
+    assert [s["tool"] for s in answer["steps"]] == [
+        "dart_corp_code",
+        "dart_cvbd_is_decsn",
+        "datagokr_get_stock_price_info",
+    ]
     assert answer["floor_price"] == 532 and answer["prior_close"] == 1680
     assert abs(answer["premium_pct"] - (1680 - 532) / 532 * 100) < 1e-6
     assert run("showcase", "--json").output == result.output
@@ -198,20 +203,31 @@ def test_call_sends_one_host_to_a_mirror(run, server_url, monkeypatch):
     from kopa_replay.sim import accepted_key
 
     monkeypatch.setenv("KOPA_API_KEY", accepted_key())
-    result = run("call", "dart_corp_code", "--arg", "corp_name=라이트론", "--source", "live", "--json",
-                 "--base-url", f"opendart.fss.or.kr={server_url}")
+    result = run(
+        "call",
+        "dart_corp_code",
+        "--arg",
+        "corp_name=라이트론",
+        "--source",
+        "live",
+        "--json",
+        "--base-url",
+        f"opendart.fss.or.kr={server_url}",
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["records"][0]["corp_name"] == "라이트론"
-    assert "HOST=URL" in _error_line(run("call", "dart_corp_code", "--arg", "corp_name=x", "--source", "live",
-                                         "--base-url", "nonsense"))
+    assert "HOST=URL" in _error_line(
+        run("call", "dart_corp_code", "--arg", "corp_name=x", "--source", "live", "--base-url", "nonsense")
+    )
 
 
 def test_exit_codes_are_the_documented_ones(run):
-    answered_error = run("call", "seoul_card_subway_stats_new", "--arg", "USE_YMD=20260831", "--arg", "START=1",
-                         "--arg", "END=2000")
+    answered_error = run(
+        "call", "seoul_card_subway_stats_new", "--arg", "USE_YMD=20260831", "--arg", "START=1", "--arg", "END=2000"
+    )
     assert answered_error.exit_code == 3 and "ERROR-336" in answered_error.output
-    assert run("call", "no_such_tool").exit_code == 1                       # a user mistake: one Error: line
-    assert run("call", "seoul_card_subway_stats_new", "--no-such-option").exit_code == 2   # usage, caught by click
+    assert run("call", "no_such_tool").exit_code == 1  # a user mistake: one Error: line
+    assert run("call", "seoul_card_subway_stats_new", "--no-such-option").exit_code == 2  # usage, caught by click
     assert run("drift", "diff", "a", "b", "--format", "yaml").exit_code == 2
 
 
@@ -223,20 +239,19 @@ def test_cassette_path_names_the_shipped_store_in_the_package(run, tmp_path, mon
     path = Path(shipped.output.strip())
     assert path.is_file() and path.is_relative_to(Path(kopa_replay.__file__).parent)
     monkeypatch.delenv("KOPA_STORE", raising=False)
-    monkeypatch.chdir(tmp_path)                      # a project without ./cassettes: the shipped one
+    monkeypatch.chdir(tmp_path)  # a project without ./cassettes: the shipped one
     assert run("cassette", "path").output.strip() == str(path)
     (tmp_path / "cassettes").mkdir()
-    (tmp_path / "cassettes" / "kopa.sqlite").write_bytes(b"")   # its own store once it has one
+    (tmp_path / "cassettes" / "kopa.sqlite").write_bytes(b"")  # its own store once it has one
     assert run("cassette", "path").output.strip() == str(Path("cassettes") / "kopa.sqlite")
 
 
 def test_a_project_store_replays_its_own_snapshots_and_falls_back_to_the_shipped_one(run, tmp_path, monkeypatch):
     monkeypatch.delenv("KOPA_STORE", raising=False)
     monkeypatch.chdir(tmp_path)
-    own = run("record", "--snapshot", "mine", "--as-of", "2026-09-01", "--no-bench", "--store",
-              "cassettes/kopa.sqlite")
+    own = run("record", "--snapshot", "mine", "--as-of", "2026-09-01", "--no-bench", "--store", "cassettes/kopa.sqlite")
     assert own.exit_code == 0, own.output
-    shipped = run("showcase", "--snapshot", "2026-09-01", "--json")      # not in ./cassettes: the shipped one
+    shipped = run("showcase", "--snapshot", "2026-09-01", "--json")  # not in ./cassettes: the shipped one
     assert shipped.exit_code == 0, shipped.output
     assert json.loads(shipped.output)["prior_close"] == 1680
     mine = run("call", "dart_corp_code", "--arg", "corp_name=라이트론", "--snapshot", "mine", "--json")
@@ -250,8 +265,10 @@ def test_a_package_re_export_stays_the_function_when_its_submodule_loads():
     import subprocess
     import sys
 
-    code = ("import kopa_replay.bench.report, kopa_replay.graph.prune\n"   # both load the submodules first
-            "from kopa_replay.bench import audit, grade, report\nfrom kopa_replay.graph import prune\n"
-            "print(all(callable(f) and f.__name__ == n for f, n in "
-            "((audit, 'audit'), (grade, 'grade'), (report, 'report'), (prune, 'prune'))))")
+    code = (
+        "import kopa_replay.bench.report, kopa_replay.graph.prune\n"  # both load the submodules first
+        "from kopa_replay.bench import audit, grade, report\nfrom kopa_replay.graph import prune\n"
+        "print(all(callable(f) and f.__name__ == n for f, n in "
+        "((audit, 'audit'), (grade, 'grade'), (report, 'report'), (prune, 'prune'))))"
+    )
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "True"

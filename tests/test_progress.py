@@ -16,13 +16,15 @@ from kopa_replay.stages.workflows import record_snapshot, refresh_snapshot
 def test_record_and_refresh_report_every_request_up_to_the_total(tmp_path, catalog):
     heard: list[tuple[str, int, int | None]] = []
     store = tmp_path / "s.sqlite"
-    summary = record_snapshot(catalog, store_path=store, snapshot="a", as_of="2026-09-01",
-                              progress=lambda *args: heard.append(args))
+    summary = record_snapshot(
+        catalog, store_path=store, snapshot="a", as_of="2026-09-01", progress=lambda *args: heard.append(args)
+    )
     done = [d for what, d, _ in heard if what == "recording"]
     assert done == sorted(done) and done[-1] == heard[-1][2] == summary.calls
     heard.clear()
-    again = refresh_snapshot(catalog, store_path=store, base="a", snapshot="b", as_of="2026-12-01",
-                             progress=lambda *args: heard.append(args))
+    again = refresh_snapshot(
+        catalog, store_path=store, base="a", snapshot="b", as_of="2026-12-01", progress=lambda *args: heard.append(args)
+    )
     assert [d for _, d, _ in heard] == list(range(1, again.calls + 1)) and heard[-1][2] == again.calls
 
 
@@ -30,14 +32,19 @@ def _stderr_on_a_terminal(*args: str, cwd) -> str:
     """Run the CLI with its stderr on a pseudo-terminal; what it drew there."""
     master, slave = pty.openpty()
     try:
-        process = subprocess.Popen([sys.executable, "-m", "kopa_replay", *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                                   stderr=slave, env={**os.environ, "COLUMNS": "100"})
+        process = subprocess.Popen(
+            [sys.executable, "-m", "kopa_replay", *args],
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=slave,
+            env={**os.environ, "COLUMNS": "100"},
+        )
         os.close(slave)
         chunks = []
         while True:
             try:
                 chunk = os.read(master, 65536)
-            except OSError:   # the child closed the terminal
+            except OSError:  # the child closed the terminal
                 break
             if not chunk:
                 break

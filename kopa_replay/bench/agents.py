@@ -65,7 +65,7 @@ class _PlanAgent:
     """Runs a task's reference plan with a flaw; ``plans`` maps task id to its trajectory."""
 
     name = ""
-    skip_lookups = False     # skip every step a junction hands values from, guessing the values
+    skip_lookups = False  # skip every step a junction hands values from, guessing the values
     pages: int | None = None  # read at most this many pages per step (None: the plan's page budget)
 
     def __init__(self, plans: Mapping[str, Trajectory]) -> None:

@@ -44,13 +44,31 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from kopa_replay.bench.overlap import (NEAR_VERBATIM, PAGING_PARAMS, PlanSignature, QuestionIndex, arguments_of,
-                                       char_ngrams, jaccard, plan_signature)
+from kopa_replay.bench.overlap import (
+    NEAR_VERBATIM,
+    PAGING_PARAMS,
+    PlanSignature,
+    QuestionIndex,
+    arguments_of,
+    char_ngrams,
+    jaccard,
+    plan_signature,
+)
 from kopa_replay.errors import UsageError
 from kopa_replay.text.normalize import normalize_question
 
-__all__ = ["NEAR_VERBATIM", "PAPER", "AuditItem", "char_ngrams", "jaccard",
-           "consecutive_pairs", "items_from_sft_rows", "items_from_trajectories", "audit", "markdown"]
+__all__ = [
+    "NEAR_VERBATIM",
+    "PAPER",
+    "AuditItem",
+    "char_ngrams",
+    "jaccard",
+    "consecutive_pairs",
+    "items_from_sft_rows",
+    "items_from_trajectories",
+    "audit",
+    "markdown",
+]
 
 #: the paper's figures, shown beside ours in :func:`markdown`
 PAPER = {"verbatim": 0, "tool_overlap": 0.622, "link_jaccard": 0.0, "pair_unseen_share": 0.956, "shared_plans": 0}
@@ -109,8 +127,7 @@ def _json_leaves(text: Any) -> set[str]:
         return _leaves(text)
 
 
-def items_from_sft_rows(rows: Iterable[Mapping[str, Any]], *,
-                        paging: Iterable[str] = PAGING_PARAMS) -> list[AuditItem]:
+def items_from_sft_rows(rows: Iterable[Mapping[str, Any]], *, paging: Iterable[str] = PAGING_PARAMS) -> list[AuditItem]:
     """Audit items from SFT conversations (OpenAI tool-calling format, as ``kopa-replay synth`` writes).
 
     The question is the first user message; the calls are the assistant
@@ -139,11 +156,11 @@ def items_from_sft_rows(rows: Iterable[Mapping[str, Any]], *,
         if not isinstance(messages, list):
             raise UsageError(f"SFT row {n}: no 'messages' list")
         question = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
-        calls: list[tuple[str, str]] = []          # (tool, call id)
-        made: list[tuple[str, Mapping[str, Any]]] = []   # (tool, arguments)
+        calls: list[tuple[str, str]] = []  # (tool, call id)
+        made: list[tuple[str, Mapping[str, Any]]] = []  # (tool, arguments)
         args: dict[str, set[str]] = {}
         results: dict[str, set[str]] = {}
-        given: set[str] = set()                    # values the calls were made with before any result had them
+        given: set[str] = set()  # values the calls were made with before any result had them
         handed: set[str] = set()
         for m in messages:
             if m.get("role") == "assistant":
@@ -160,20 +177,24 @@ def items_from_sft_rows(rows: Iterable[Mapping[str, Any]], *,
                 values = _json_leaves(m.get("content") or "")
                 results.setdefault(str(m.get("tool_call_id") or ""), set()).update(values)
                 handed |= {v for v in values - given if v not in question}
-        runs: list[tuple[str, set[str], set[str]]] = []   # (tool, argument values, result values)
+        runs: list[tuple[str, set[str], set[str]]] = []  # (tool, argument values, result values)
         for tool, call_id in calls:
             if not runs or runs[-1][0] != tool:
                 runs.append((tool, set(), set()))
             runs[-1][1].update(args.get(call_id, ()))
             runs[-1][2].update(results.get(call_id, ()))
         links = tuple((a[0], b[0]) for a, b in itertools.pairwise(runs) if b[1] & a[2] & handed)
-        items.append(AuditItem(question, tuple(tool for tool, _ in calls), links, str(row.get("id", "")),
-                               plan_signature(made, paging)))
+        items.append(
+            AuditItem(
+                question, tuple(tool for tool, _ in calls), links, str(row.get("id", "")), plan_signature(made, paging)
+            )
+        )
     return items
 
 
-def items_from_trajectories(rows: Iterable[Mapping[str, Any]], *,
-                            paging: Iterable[str] = PAGING_PARAMS) -> list[AuditItem]:
+def items_from_trajectories(
+    rows: Iterable[Mapping[str, Any]], *, paging: Iterable[str] = PAGING_PARAMS
+) -> list[AuditItem]:
     """Audit items from ``trajectories.jsonl`` rows (``Trajectory.to_dict``).
 
     Calls are the steps' tools in index order; each junction is one link,
@@ -192,8 +213,15 @@ def items_from_trajectories(rows: Iterable[Mapping[str, Any]], *,
             plan = plan_signature([(call["tool"], call.get("args") or {}) for call in made], paging)
         except (KeyError, TypeError, AttributeError) as exc:
             raise UsageError(f"trajectory row {n}: not a trajectory ({exc!r})") from exc
-        items.append(AuditItem(str(row.get("question") or ""), tuple(tool_of[s["index"]] for s in steps), links,
-                               str(row.get("id", "")), plan))
+        items.append(
+            AuditItem(
+                str(row.get("question") or ""),
+                tuple(tool_of[s["index"]] for s in steps),
+                links,
+                str(row.get("id", "")),
+                plan,
+            )
+        )
     return items
 
 
@@ -204,7 +232,7 @@ def _ratio(part: int, whole: int) -> float | None:
 
 def _verbatim(train: Sequence[AuditItem], bench: Sequence[AuditItem], near: float) -> dict[str, Any]:
     originals: dict[str, str] = {}
-    for t in sorted(train, key=lambda t: (t.question, t.id)):   # the same example whatever the training order
+    for t in sorted(train, key=lambda t: (t.question, t.id)):  # the same example whatever the training order
         originals.setdefault(normalize_question(t.question, spaces=True), t.question)
     index = QuestionIndex(originals)
     exact, close = [], []
@@ -220,14 +248,26 @@ def _verbatim(train: Sequence[AuditItem], bench: Sequence[AuditItem], near: floa
         found = index.nearest(text, near)
         if found is not None:
             best, best_text = found
-            close.append({"id": item.id, "question": item.question, "train_question": originals[best_text],
-                          "similarity": round(best, 4)})
+            close.append(
+                {
+                    "id": item.id,
+                    "question": item.question,
+                    "train_question": originals[best_text],
+                    "similarity": round(best, 4),
+                }
+            )
     exact.sort(key=lambda e: (e["question"], e["id"]))
     close.sort(key=lambda e: (-e["similarity"], e["question"], e["id"]))
-    return {"questions": asked, "threshold": near,
-            "verbatim": len(exact), "verbatim_ratio": _ratio(len(exact), asked),
-            "near_verbatim": len(close), "near_verbatim_ratio": _ratio(len(close), asked),
-            "verbatim_examples": exact, "near_verbatim_examples": close}
+    return {
+        "questions": asked,
+        "threshold": near,
+        "verbatim": len(exact),
+        "verbatim_ratio": _ratio(len(exact), asked),
+        "near_verbatim": len(close),
+        "near_verbatim_ratio": _ratio(len(close), asked),
+        "verbatim_examples": exact,
+        "near_verbatim_examples": close,
+    }
 
 
 def _occurrences(train: Sequence[Sequence[Link]], bench: Sequence[Sequence[Link]]) -> dict[str, Any]:
@@ -237,11 +277,16 @@ def _occurrences(train: Sequence[Sequence[Link]], bench: Sequence[Sequence[Link]
     unseen = sum(link not in train_set for link in occurrences)
     shared = sorted(train_set & bench_set)
     union = len(train_set | bench_set)
-    return {"bench_distinct": len(bench_set), "train_distinct": len(train_set), "shared": len(shared),
-            "jaccard": len(shared) / union if union else None,
-            "bench_occurrences": len(occurrences), "unseen_occurrences": unseen,
-            "unseen_share": _ratio(unseen, len(occurrences)),
-            "shared_examples": [list(link) for link in shared]}
+    return {
+        "bench_distinct": len(bench_set),
+        "train_distinct": len(train_set),
+        "shared": len(shared),
+        "jaccard": len(shared) / union if union else None,
+        "bench_occurrences": len(occurrences),
+        "unseen_occurrences": unseen,
+        "unseen_share": _ratio(unseen, len(occurrences)),
+        "shared_examples": [list(link) for link in shared],
+    }
 
 
 def _plans(train: Sequence[AuditItem], bench: Sequence[AuditItem]) -> dict[str, Any]:
@@ -256,15 +301,22 @@ def _plans(train: Sequence[AuditItem], bench: Sequence[AuditItem]) -> dict[str, 
             continue
         planned += 1
         if item.plan in owners:
-            examples.append({"id": item.id, "train_id": owners[item.plan],
-                             "tools": sorted({tool for tool, _ in item.plan})})
+            examples.append(
+                {"id": item.id, "train_id": owners[item.plan], "tools": sorted({tool for tool, _ in item.plan})}
+            )
     examples.sort(key=lambda e: (e["id"], e["train_id"]))
-    return {"bench": planned, "train": len({t.plan for t in train if t.plan}), "shared": len(examples),
-            "shared_ratio": _ratio(len(examples), planned), "examples": examples}
+    return {
+        "bench": planned,
+        "train": len({t.plan for t in train if t.plan}),
+        "shared": len(examples),
+        "shared_ratio": _ratio(len(examples), planned),
+        "examples": examples,
+    }
 
 
-def audit(train_items: Iterable[AuditItem], bench_items: Iterable[AuditItem], *,
-          near: float = NEAR_VERBATIM) -> dict[str, Any]:
+def audit(
+    train_items: Iterable[AuditItem], bench_items: Iterable[AuditItem], *, near: float = NEAR_VERBATIM
+) -> dict[str, Any]:
     """The five contamination measures of ``bench_items`` against ``train_items``, as a JSON-ready dict.
 
     Keys: ``train`` and ``bench`` (sizes), ``verbatim``, ``tools``, ``links``,
@@ -284,12 +336,18 @@ def audit(train_items: Iterable[AuditItem], bench_items: Iterable[AuditItem], *,
         "train": {"items": len(train), "tools": len(train_tools)},
         "bench": {"items": len(bench), "tools": len(bench_tools)},
         "verbatim": _verbatim(train, bench, near),
-        "tools": {"bench": len(bench_tools), "train": len(train_tools), "shared": len(shared_tools),
-                  "overlap": _ratio(len(shared_tools), len(bench_tools)),
-                  "shared_tools": shared_tools, "bench_only_tools": sorted(bench_tools - train_tools)},
+        "tools": {
+            "bench": len(bench_tools),
+            "train": len(train_tools),
+            "shared": len(shared_tools),
+            "overlap": _ratio(len(shared_tools), len(bench_tools)),
+            "shared_tools": shared_tools,
+            "bench_only_tools": sorted(bench_tools - train_tools),
+        },
         "links": _occurrences([item.links for item in train], [item.links for item in bench]),
-        "pairs": _occurrences([consecutive_pairs(item.calls) for item in train],
-                              [consecutive_pairs(item.calls) for item in bench]),
+        "pairs": _occurrences(
+            [consecutive_pairs(item.calls) for item in train], [consecutive_pairs(item.calls) for item in bench]
+        ),
         "plans": _plans(train, bench),
     }
 
@@ -317,8 +375,10 @@ def markdown(report: Mapping[str, Any], *, limit: int = 20) -> str:
     v, t, li, p = report["verbatim"], report["tools"], report["links"], report["pairs"]
     plans = report.get("plans")
     lines = [
-        "## Contamination audit", "",
-        f"{report['train']['items']} training items against {report['bench']['items']} benchmark items.", "",
+        "## Contamination audit",
+        "",
+        f"{report['train']['items']} training items against {report['bench']['items']} benchmark items.",
+        "",
         "| measure | value | detail | paper |",
         "|---|---|---|---|",
         f"| verbatim questions | {v['verbatim']} / {v['questions']} ({_pct(v['verbatim_ratio'])}) "
@@ -333,15 +393,26 @@ def markdown(report: Mapping[str, Any], *, limit: int = 20) -> str:
         f"| {_pct(PAPER['pair_unseen_share'])} unseen |",
     ]
     if plans is not None:
-        lines.append(f"| shared plans | {plans['shared']} / {plans['bench']} ({_pct(plans['shared_ratio'])}) "
-                     f"| benchmark tasks whose calls (tools and arguments, paging aside) a training item makes "
-                     f"| {PAPER['shared_plans']} |")
+        lines.append(
+            f"| shared plans | {plans['shared']} / {plans['bench']} ({_pct(plans['shared_ratio'])}) "
+            f"| benchmark tasks whose calls (tools and arguments, paging aside) a training item makes "
+            f"| {PAPER['shared_plans']} |"
+        )
     lines += _listing("Verbatim questions", [e["question"] for e in v["verbatim_examples"]], limit)
-    lines += _listing("Near-verbatim questions", [f"{e['question']} ≈ {e['train_question']} ({e['similarity']:.3f})"
-                                                  for e in v["near_verbatim_examples"]], limit)
+    lines += _listing(
+        "Near-verbatim questions",
+        [f"{e['question']} ≈ {e['train_question']} ({e['similarity']:.3f})" for e in v["near_verbatim_examples"]],
+        limit,
+    )
     if plans is not None:
-        lines += _listing("Shared plans", [f"{e['id']} = training {e['train_id']}: "
-                                           + ", ".join(f"`{x}`" for x in e["tools"]) for e in plans["examples"]], limit)
+        lines += _listing(
+            "Shared plans",
+            [
+                f"{e['id']} = training {e['train_id']}: " + ", ".join(f"`{x}`" for x in e["tools"])
+                for e in plans["examples"]
+            ],
+            limit,
+        )
     lines += _listing("Shared dependency links", [f"`{a}` → `{b}`" for a, b in li["shared_examples"]], limit)
     lines += _listing("Shared consecutive calls", [f"`{a}` → `{b}`" for a, b in p["shared_examples"]], limit)
     lines += _listing("Benchmark tools unseen in training", [f"`{x}`" for x in t["bench_only_tools"]], limit)

@@ -58,9 +58,23 @@ from kopa_replay.text.keys import question_keys, value_keys
 from kopa_replay.text.normalize import normalize_question, text_form
 from kopa_replay.util import Progress, tick
 
-__all__ = ["BuildSpec", "CODE_DOMAINS", "HELD_OUT_PLATFORMS", "LIGHTRON_ID", "MAX_CALLS", "benchmark_links",
-           "build_tasks", "hands_a_code", "has_parallel_calls", "junction_hands_a_code", "lightron_plan",
-           "reads_pages", "split_of", "summary", "task_problems"]
+__all__ = [
+    "BuildSpec",
+    "CODE_DOMAINS",
+    "HELD_OUT_PLATFORMS",
+    "LIGHTRON_ID",
+    "MAX_CALLS",
+    "benchmark_links",
+    "build_tasks",
+    "hands_a_code",
+    "has_parallel_calls",
+    "junction_hands_a_code",
+    "lightron_plan",
+    "reads_pages",
+    "split_of",
+    "summary",
+    "task_problems",
+]
 
 #: platforms whose tasks form the held-out split (and that training synthesis should leave out)
 HELD_OUT_PLATFORMS = ("dart", "krx", "seoul")
@@ -80,21 +94,53 @@ def benchmark_links(catalog: Catalog, intents: Any = None) -> list[Link]:
     from kopa_replay.synth.intents import load_intents
 
     intents = intents if intents is not None else load_intents(catalog=catalog)
-    return [Link(link.source, link.target, dict(link.binding), 0.9) for link in intents.links
-            if link.source in catalog and link.target in catalog]
+    return [
+        Link(link.source, link.target, dict(link.binding), 0.9)
+        for link in intents.links
+        if link.source in catalog and link.target in catalog
+    ]
 
 
 #: value domains of the simulator's truth that are times, not entities: handing one on is no code lookup
-TIME_DOMAINS = frozenset({"date", "past_date", "recent_past_date", "business_date", "since_date", "year",
-                          "fiscal_year", "yearmonth"})
+TIME_DOMAINS = frozenset(
+    {"date", "past_date", "recent_past_date", "business_date", "since_date", "year", "fiscal_year", "yearmonth"}
+)
 #: value domains a person does not hold: codes a lookup must find (names, places, dates, stop numbers printed on
 #: signs, route and stock names are what a question may give)
-CODE_DOMAINS = frozenset({"corp_code", "stock_code", "isin", "isin_part", "crno", "bizr_no", "rcept_no",
-                          "region_cd", "lawd_cd", "seoul_gu_cd", "admm_cd", "adstrd_cd",
-                          "tago_city_code", "tago_route_id", "tago_node_id", "seoul_route_id", "seoul_station_id",
-                          "seoul_station_ord", "neis_office_code", "school_code", "elementary_school_code",
-                          "middle_school_code", "high_school_code", "law_mst", "law_id", "prec_serial", "mona_cd",
-                          "bill_id", "bill_no", "sigun_cd"})
+CODE_DOMAINS = frozenset(
+    {
+        "corp_code",
+        "stock_code",
+        "isin",
+        "isin_part",
+        "crno",
+        "bizr_no",
+        "rcept_no",
+        "region_cd",
+        "lawd_cd",
+        "seoul_gu_cd",
+        "admm_cd",
+        "adstrd_cd",
+        "tago_city_code",
+        "tago_route_id",
+        "tago_node_id",
+        "seoul_route_id",
+        "seoul_station_id",
+        "seoul_station_ord",
+        "neis_office_code",
+        "school_code",
+        "elementary_school_code",
+        "middle_school_code",
+        "high_school_code",
+        "law_mst",
+        "law_id",
+        "prec_serial",
+        "mona_cd",
+        "bill_id",
+        "bill_no",
+        "sigun_cd",
+    }
+)
 
 
 def junction_hands_a_code(trajectory: Trajectory, junction: Junction) -> bool:
@@ -126,8 +172,9 @@ def _shape(trajectory: Trajectory) -> tuple[str, ...]:
     return tuple(sorted({step.tool for step in trajectory.steps}))
 
 
-def _walks(catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec, intents: Any,
-           progress: Progress | None = None) -> list[Trajectory]:
+def _walks(
+    catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec, intents: Any, progress: Progress | None = None
+) -> list[Trajectory]:
     """Every walk of every run, in the order made, one per plan (state digest and answer program) and per
     question; those over :data:`MAX_CALLS` calls and those that hand on only a date and read one page left out."""
     from kopa_replay.synth.questions import IntentWriter
@@ -139,8 +186,7 @@ def _walks(catalog: Catalog, links: Sequence[Link], env: Any, spec: BuildSpec, i
     out: list[Trajectory] = []
     runs = [(seed, largest_page) for seed in spec.seeds for largest_page in (True, False)]
     for run, (seed, largest_page) in enumerate(runs, 1):
-        config = SynthConfig(trajectories=spec.per_run, seed=seed, max_page_size=largest_page,
-                             distinct_tool_sets=False)
+        config = SynthConfig(trajectories=spec.per_run, seed=seed, max_page_size=largest_page, distinct_tool_sets=False)
         for walk in synthesize(catalog, links, env, config, writer, intents=intents):
             # one task per plan: the same calls asked another way (a threshold of 26 or of 71) test nothing new
             plan = plan_signature((tool, args) for _, tool, args in trajectory_calls(walk))
@@ -170,7 +216,7 @@ def _select(walks: Sequence[Trajectory], catalog: Catalog, spec: BuildSpec) -> l
     for domain in quotas:
         if short <= 0:
             break
-        spare = ranked[domain][len(chosen[domain]):len(chosen[domain]) + short]
+        spare = ranked[domain][len(chosen[domain]) : len(chosen[domain]) + short]
         chosen[domain] += spare
         short -= len(spare)
     return [walk for domain in quotas for walk in chosen[domain]]
@@ -180,8 +226,9 @@ def _ranked(items: Sequence[Trajectory], quota: int) -> list[Trajectory]:
     """One domain's walks in the order selection takes them: a third of the quota in paged reads, then the
     patterns in turn; within each pass a set of tools once before it comes again, calls nearest 5 first."""
     calls = {id(t): len(trajectory_calls(t)) for t in items}
-    order = sorted(items, key=lambda t: (abs(calls[id(t)] - TARGET_CALLS), -calls[id(t)], not has_parallel_calls(t),
-                                         t.question))
+    order = sorted(
+        items, key=lambda t: (abs(calls[id(t)] - TARGET_CALLS), -calls[id(t)], not has_parallel_calls(t), t.question)
+    )
     taken: list[Trajectory] = []
     used: set[int] = set()
     shapes: Counter[tuple[str, ...]] = Counter()
@@ -235,18 +282,26 @@ def lightron_plan(catalog: Catalog, env: Any, as_of: str = "2026-09-01") -> tupl
     prior = ymd(previous_business_day(dt.date.fromisoformat(as_of)))
     steps = [
         Step(0, "dart_corp_code", {"corp_name": "라이트론"}, "", 0, None, "", 0),
-        Step(1, "dart_cvbd_is_decsn", {"corp_code": "", "bgn_de": "20260101", "end_de": "20260131"}, "", 0, None,
-             "", 1),
-        Step(2, "datagokr_get_stock_price_info", {"srtnCd": "", "basDt": prior, "numOfRows": 1000}, "", 0, None,
-             "", 2),
+        Step(
+            1, "dart_cvbd_is_decsn", {"corp_code": "", "bgn_de": "20260101", "end_de": "20260131"}, "", 0, None, "", 1
+        ),
+        Step(2, "datagokr_get_stock_price_info", {"srtnCd": "", "basDt": prior, "numOfRows": 1000}, "", 0, None, "", 2),
     ]
-    junctions = [Junction(0, 1, {"corp_code": "corp_code"}, "sequential", 0, 0, ()),
-                 Junction(0, 2, {"srtnCd": "stock_code"}, "sequential", 0, 0, ())]
+    junctions = [
+        Junction(0, 1, {"corp_code": "corp_code"}, "sequential", 0, 0, ()),
+        Junction(0, 2, {"srtnCd": "stock_code"}, "sequential", 0, 0, ()),
+    ]
     close = {"op": "value", "group": 2, "branch": 0, "field": "clpr"}
     floor = {"op": "value", "group": 1, "branch": 0, "field": "act_mktprcfl_cvprc_lwtrsprc"}
     spec = {"op": "pct_change", "a": close, "b": floor}
-    skeleton = Trajectory(LIGHTRON_ID, "chain", steps, junctions, Answer("number", 0, unit="%"),
-                          meta={"page_budget": 5, "fan_out_budget": 5, "answer_spec": spec})
+    skeleton = Trajectory(
+        LIGHTRON_ID,
+        "chain",
+        steps,
+        junctions,
+        Answer("number", 0, unit="%"),
+        meta={"page_budget": 5, "fan_out_budget": 5, "answer_spec": spec},
+    )
     run = run_plan(skeleton, catalog, env)
     if not run.ok:
         raise UsageError(f"the Lightron task does not execute on this source: {run.problem}")
@@ -255,21 +310,36 @@ def lightron_plan(catalog: Catalog, env: Any, as_of: str = "2026-09-01") -> tupl
         a, b = (evaluate(part, branches_of(run.groups, handed)) for part in (close, floor))
     except AnswerError as exc:
         raise UsageError(f"the Lightron task's answer is not determined: {exc}") from None
-    answer = Answer("number", round((a - b) / b * 100, 6), 0.01,
-                    f"({a} - {b}) / {b} x 100: prior close over the CB refixing floor", "%")
+    answer = Answer(
+        "number",
+        round((a - b) / b * 100, 6),
+        0.01,
+        f"({a} - {b}) / {b} x 100: prior close over the CB refixing floor",
+        "%",
+    )
     handed_text = tuple(dict.fromkeys(str(v) for j in run.junctions for v in j.values))
     calls = page_calls(run)
-    plan = Trajectory(LIGHTRON_ID, "chain", run.steps, run.junctions, answer,
-                      f"라이트론이 2026년 1월에 발행을 결정한 전환사채의 리픽싱 최저 조정가액과 비교해, "
-                      f"{int(prior[4:6])}월 {int(prior[6:])}일 종가는 몇 % 높습니까? 소수점 둘째 자리까지 답하세요.",
-                      handed_text, run.state_digest, {**skeleton.meta, "calls": calls, "complete": run.complete})
-    task = task_from_trajectory(plan, catalog, split=split_of(catalog.get(s.tool).platform for s in run.steps),
-                                hands_code=junction_hands_a_code)
+    plan = Trajectory(
+        LIGHTRON_ID,
+        "chain",
+        run.steps,
+        run.junctions,
+        answer,
+        f"라이트론이 2026년 1월에 발행을 결정한 전환사채의 리픽싱 최저 조정가액과 비교해, "
+        f"{int(prior[4:6])}월 {int(prior[6:])}일 종가는 몇 % 높습니까? 소수점 둘째 자리까지 답하세요.",
+        handed_text,
+        run.state_digest,
+        {**skeleton.meta, "calls": calls, "complete": run.complete},
+    )
+    task = task_from_trajectory(
+        plan, catalog, split=split_of(catalog.get(s.tool).platform for s in run.steps), hands_code=junction_hands_a_code
+    )
     return plan, replace(task, tags=("chain", "paper-appendix"))
 
 
-def build_tasks(catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec(),
-                intents: Any = None, progress: Progress | None = None) -> tuple[list[Task], list[Trajectory]]:
+def build_tasks(
+    catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec(), intents: Any = None, progress: Progress | None = None
+) -> tuple[list[Task], list[Trajectory]]:
     """The task set and the plans behind it (same order, same ids), deterministic for one source; ``progress``
     hears each synthesis run.
 
@@ -293,7 +363,9 @@ def build_tasks(catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec(),
         walk.id = f"kopa-{domain}-{counters[domain]:03d}"
         platforms = {catalog.get(step.tool).platform for step in walk.steps}
         task = task_from_trajectory(walk, catalog, split=split_of(platforms), hands_code=junction_hands_a_code)
-        tags = task.tags + (("paged",) if reads_pages(walk) else ()) + (("parallel",) if has_parallel_calls(walk) else ())
+        tags = (
+            task.tags + (("paged",) if reads_pages(walk) else ()) + (("parallel",) if has_parallel_calls(walk) else ())
+        )
         plans.append(walk)
         tasks.append(replace(task, tags=tags))
     if spec.lightron:
@@ -302,8 +374,11 @@ def build_tasks(catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec(),
         tasks.append(task)
     order = np.argsort([task.id for task in tasks], kind="stable")
     tasks, plans = [tasks[i] for i in order], [plans[i] for i in order]
-    problems = [f"{task.id}: {problem}" for task, plan in zip(tasks, plans)
-                for problem in task_problems(task, plan, catalog, intents)]
+    problems = [
+        f"{task.id}: {problem}"
+        for task, plan in zip(tasks, plans)
+        for problem in task_problems(task, plan, catalog, intents)
+    ]
     if problems:
         raise UsageError(f"{len(problems)} problem(s) in the built task set: " + "; ".join(problems[:20]))
     return tasks, plans
@@ -338,8 +413,10 @@ def task_problems(task: Task, plan: Trajectory, catalog: Catalog, intents: Any) 
                 break
     spec = plan.meta.get("answer_spec") or {}
     if spec.get("op") == "threshold" and not _round(spec["threshold"]):
-        problems.append(f"the yes/no threshold {spec['threshold']!r} is stated to more than two significant "
-                        "digits: a multiple of the figure it tests gives that figure away")
+        problems.append(
+            f"the yes/no threshold {spec['threshold']!r} is stated to more than two significant "
+            "digits: a multiple of the figure it tests gives that figure away"
+        )
     steps = {step.index: step for step in plan.steps}
     for index, param, value in given_args(plan, catalog):
         domain = param_domain(steps[index].tool, param)

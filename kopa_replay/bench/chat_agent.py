@@ -145,16 +145,19 @@ def _more_pages(tool: Tool | None, result: ToolResult) -> bool | None:
     return next_page_args(tool, result) is not None
 
 
-def tool_message(result: ToolResult, tool: Tool | None = None, *, max_records: int = 30,
-                 max_chars: int = 6000) -> str:
+def tool_message(result: ToolResult, tool: Tool | None = None, *, max_records: int = 30, max_chars: int = 6000) -> str:
     """What the model reads of one call: compact JSON of the outcome and at most ``max_records`` records.
 
     The records kept are a prefix that also fits ``max_chars`` characters
     (the whole message stays near that budget); ``truncated`` says how many of
     how many were kept. With ``tool``, a paged result says whether more pages remain.
     """
-    doc: dict[str, Any] = {"outcome": result.outcome, "code": result.code, "message": result.message,
-                           "total_count": result.total_count}
+    doc: dict[str, Any] = {
+        "outcome": result.outcome,
+        "code": result.code,
+        "message": result.message,
+        "total_count": result.total_count,
+    }
     if result.page is not None:
         doc["page"] = dict(result.page)
     more = _more_pages(tool, result)
@@ -194,9 +197,16 @@ def _assistant(message: Mapping[str, Any], call_prefix: str) -> dict[str, Any]:
         arguments = function.get("arguments")
         if isinstance(arguments, Mapping):
             arguments = _dumps(dict(arguments))
-        calls.append({"id": str(call.get("id") or f"{call_prefix}_{i}"), "type": "function",
-                      "function": {"name": str(function.get("name") or ""),
-                                   "arguments": arguments if isinstance(arguments, str) else "{}"}})
+        calls.append(
+            {
+                "id": str(call.get("id") or f"{call_prefix}_{i}"),
+                "type": "function",
+                "function": {
+                    "name": str(function.get("name") or ""),
+                    "arguments": arguments if isinstance(arguments, str) else "{}",
+                },
+            }
+        )
     if calls:
         out["tool_calls"] = calls
     elif out["content"] is None:
@@ -204,8 +214,9 @@ def _assistant(message: Mapping[str, Any], call_prefix: str) -> dict[str, Any]:
     return out
 
 
-def answer_call(env: Any, catalog: Catalog, name: str, args: Mapping[str, Any], *, max_records: int = 30,
-                max_chars: int = 6000) -> str:
+def answer_call(
+    env: Any, catalog: Catalog, name: str, args: Mapping[str, Any], *, max_records: int = 30, max_chars: int = 6000
+) -> str:
     """Execute one model-made call through ``env`` and return what the model reads back.
 
     The one path every model-driven caller shares (the benchmark's :class:`ChatAgent`, the GRPO rollout tools of
@@ -217,8 +228,12 @@ def answer_call(env: Any, catalog: Catalog, name: str, args: Mapping[str, Any], 
     except UnknownTool as exc:
         return _dumps({"error": f"{exc}; call only the tools you were given"})
     except CassetteMiss as exc:
-        return _dumps({"error": f"no data: the pinned snapshot {exc.snapshot!r} holds no recording of this "
-                                f"request to {name!r} with these arguments"})
+        return _dumps(
+            {
+                "error": f"no data: the pinned snapshot {exc.snapshot!r} holds no recording of this "
+                f"request to {name!r} with these arguments"
+            }
+        )
     tool = catalog.get(name) if name in catalog else None
     return tool_message(result, tool, max_records=max_records, max_chars=max_chars)
 
@@ -233,10 +248,19 @@ class ChatAgent:
     After :meth:`solve`, ``transcript`` holds the conversation it had.
     """
 
-    def __init__(self, backend: ChatBackend, *, name: str, max_turns: int = 16, top_k: int | None = 24,
-                 tools: Sequence[str] | None = None, max_records: int = 30, max_chars: int = 6000,
-                 system_prompt: str = SYSTEM_PROMPT,
-                 schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools) -> None:
+    def __init__(
+        self,
+        backend: ChatBackend,
+        *,
+        name: str,
+        max_turns: int = 16,
+        top_k: int | None = 24,
+        tools: Sequence[str] | None = None,
+        max_records: int = 30,
+        max_chars: int = 6000,
+        system_prompt: str = SYSTEM_PROMPT,
+        schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools,
+    ) -> None:
         _check_limits(name=name, max_turns=max_turns, top_k=top_k)
         if max_records < 0 or max_chars < 1:
             raise UsageError(f"max_records must be 0 or more and max_chars at least 1, not {max_records}, {max_chars}")
@@ -266,8 +290,10 @@ class ChatAgent:
     def solve(self, task: Task, catalog: Catalog, env: Any) -> str | None:
         """The model's final answer to ``task`` (None: no answer within ``max_turns``); calls go through ``env``."""
         tools = self.tool_schemas(task, catalog)
-        messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt},
-                                          {"role": "user", "content": task.question_ko}]
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": self.system_prompt},
+            {"role": "user", "content": task.question_ko},
+        ]
         self.transcript = messages
         for turn in range(self.max_turns):
             reply = _assistant(self.backend.complete(messages, tools), f"call_{turn}")
@@ -275,8 +301,9 @@ class ChatAgent:
             if "tool_calls" not in reply:
                 return reply["content"].strip() or None
             for call in reply["tool_calls"]:  # a parallel group runs in the order given
-                messages.append({"role": "tool", "tool_call_id": call["id"],
-                                 "content": self._run(call["function"], catalog, env)})
+                messages.append(
+                    {"role": "tool", "tool_call_id": call["id"], "content": self._run(call["function"], catalog, env)}
+                )
         return None
 
     def _run(self, function: Mapping[str, str], catalog: Catalog, env: Any) -> str:
@@ -284,8 +311,7 @@ class ChatAgent:
         args, problem = parse_arguments(function["arguments"])
         if problem is not None:
             return _dumps({"error": f"tool {function['name']!r} was not called: {problem}"})
-        return answer_call(env, catalog, function["name"], args, max_records=self.max_records,
-                           max_chars=self.max_chars)
+        return answer_call(env, catalog, function["name"], args, max_records=self.max_records, max_chars=self.max_chars)
 
     def close(self) -> None:
         self.backend.close()
@@ -323,8 +349,9 @@ class OpenAIBackend(ChatBackend):
     unrecorded completion under strict replay. The backend closes the client.
     """
 
-    def __init__(self, client: ChatClient, *, max_tokens: int | None = None, temperature: float = 0.0,
-                 seed: int = 0) -> None:
+    def __init__(
+        self, client: ChatClient, *, max_tokens: int | None = None, temperature: float = 0.0, seed: int = 0
+    ) -> None:
         if temperature < 0:
             raise UsageError(f"temperature must be 0 (greedy) or more, not {temperature}")
         self.client = client
@@ -337,8 +364,9 @@ class OpenAIBackend(ChatBackend):
         seed = None
         if self.temperature > 0:
             seed, self._requests = self.seed + self._requests, self._requests + 1
-        return self.client.chat_message(messages, tools=tools, temperature=self.temperature,
-                                        max_tokens=self.max_tokens, seed=seed)
+        return self.client.chat_message(
+            messages, tools=tools, temperature=self.temperature, max_tokens=self.max_tokens, seed=seed
+        )
 
     def close(self) -> None:
         self.client.close()
@@ -373,10 +401,18 @@ class HermesParse:
         """The assistant message in OpenAI chat shape (call ids ``{call_prefix}_{i}``)."""
         if not self.calls:
             return {"role": "assistant", "content": self.content}
-        return {"role": "assistant", "content": self.content or None,
-                "tool_calls": [{"id": f"{call_prefix}_{i}", "type": "function",
-                                "function": {"name": call.name, "arguments": _dumps(call.arguments)}}
-                               for i, call in enumerate(self.calls)]}
+        return {
+            "role": "assistant",
+            "content": self.content or None,
+            "tool_calls": [
+                {
+                    "id": f"{call_prefix}_{i}",
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": _dumps(call.arguments)},
+                }
+                for i, call in enumerate(self.calls)
+            ],
+        }
 
 
 def _skip_space(text: str, at: int) -> int:
@@ -484,8 +520,10 @@ def _import_transformers() -> Any:
     try:
         import transformers  # optional dependency (the train extra): imported only when a local model is used
     except ImportError as exc:
-        raise UsageError(f"the transformers agent needs the transformers package, which is not installed "
-                         f"({exc}); install the train extra: {_TRAIN_EXTRA}") from exc
+        raise UsageError(
+            f"the transformers agent needs the transformers package, which is not installed "
+            f"({exc}); install the train extra: {_TRAIN_EXTRA}"
+        ) from exc
     return transformers
 
 
@@ -498,8 +536,15 @@ class TransformersBackend(ChatBackend):
     text outside them stays the message content.
     """
 
-    def __init__(self, model_path: str | Path, *, max_new_tokens: int = 1024, device: str | None = None,
-                 temperature: float = 0.0, seed: int = 0) -> None:
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        max_new_tokens: int = 1024,
+        device: str | None = None,
+        temperature: float = 0.0,
+        seed: int = 0,
+    ) -> None:
         name = str(model_path)
         # a local directory, or a hub id ("Qwen/Qwen3.5-9B") already in the local cache: nothing is downloaded
         if not Path(name).exists() and (name.count("/") != 1 or name.startswith((".", "/"))):
@@ -510,8 +555,9 @@ class TransformersBackend(ChatBackend):
             model = transformers.AutoModelForCausalLM.from_pretrained(name, local_files_only=True, dtype="auto")
         except (OSError, ValueError) as exc:
             where = "" if Path(name).exists() else " (not a directory, nor a model in the local Hugging Face cache)"
-            raise UsageError(f"cannot load a causal language model from {name!r}{where}: "
-                             f"{' '.join(str(exc).split())}") from exc
+            raise UsageError(
+                f"cannot load a causal language model from {name!r}{where}: {' '.join(str(exc).split())}"
+            ) from exc
         if device is None:
             import torch  # present whenever transformers can load a model
 
@@ -521,15 +567,17 @@ class TransformersBackend(ChatBackend):
         self._setup(tokenizer, model, max_new_tokens, name, temperature, seed)
 
     @classmethod
-    def from_loaded(cls, tokenizer: Any, model: Any, *, max_new_tokens: int = 1024,
-                    label: str = "<loaded>") -> "TransformersBackend":
+    def from_loaded(
+        cls, tokenizer: Any, model: Any, *, max_new_tokens: int = 1024, label: str = "<loaded>"
+    ) -> "TransformersBackend":
         """A backend over an already loaded tokenizer and model (e.g. a policy being trained)."""
         backend = cls.__new__(cls)
         backend._setup(tokenizer, model, max_new_tokens, label)
         return backend
 
-    def _setup(self, tokenizer: Any, model: Any, max_new_tokens: int, label: str, temperature: float = 0.0,
-               seed: int = 0) -> None:
+    def _setup(
+        self, tokenizer: Any, model: Any, max_new_tokens: int, label: str, temperature: float = 0.0, seed: int = 0
+    ) -> None:
         if max_new_tokens < 1:
             raise UsageError(f"max_new_tokens must be at least 1, not {max_new_tokens}")
         if temperature < 0:
@@ -543,17 +591,26 @@ class TransformersBackend(ChatBackend):
             torch.manual_seed(self._generator_seed)
         self.tokenizer, self.model, self.max_new_tokens, self.label = tokenizer, model, int(max_new_tokens), label
         # Tags the parser needs survive decoding even where a tokenizer marks them special.
-        self._strip = [token for token in getattr(tokenizer, "all_special_tokens", ())
-                       if token and token not in (_OPEN, _CLOSE, _THINK_OPEN, _THINK_CLOSE)]
+        self._strip = [
+            token
+            for token in getattr(tokenizer, "all_special_tokens", ())
+            if token and token not in (_OPEN, _CLOSE, _THINK_OPEN, _THINK_CLOSE)
+        ]
 
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        inputs = self.tokenizer.apply_chat_template(template_messages(messages), tools=list(tools) or None,
-                                                    add_generation_prompt=True, return_dict=True,
-                                                    return_tensors="pt")
+        inputs = self.tokenizer.apply_chat_template(
+            template_messages(messages),
+            tools=list(tools) or None,
+            add_generation_prompt=True,
+            return_dict=True,
+            return_tensors="pt",
+        )
         inputs = inputs.to(self.model.device)
-        sampling = {"do_sample": True, "temperature": self.temperature} if self.temperature > 0 else {"do_sample": False}
+        sampling = (
+            {"do_sample": True, "temperature": self.temperature} if self.temperature > 0 else {"do_sample": False}
+        )
         output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, **sampling)
-        text = self.tokenizer.decode(output[0][len(inputs["input_ids"][0]):], skip_special_tokens=False)
+        text = self.tokenizer.decode(output[0][len(inputs["input_ids"][0]) :], skip_special_tokens=False)
         for token in self._strip:
             text = text.replace(token, "")
         parsed = parse_hermes_tool_calls(text)
@@ -570,33 +627,61 @@ class TransformersBackend(ChatBackend):
 
 
 # -- what the CLI builds ----------------------------------------------------------------
-def openai_agent(base_url: str, model: str, *, api_key: str | None = None, store: Any = None,
-                 snapshot: str | None = None, mode: str | None = None, top_k: int | None = 24,
-                 max_turns: int = 16, system_prompt: str = SYSTEM_PROMPT,
-                 schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools,
-                 temperature: float = 0.0, seed: int = 0, max_records: int = 30, max_chars: int = 6000) -> ChatAgent:
+def openai_agent(
+    base_url: str,
+    model: str,
+    *,
+    api_key: str | None = None,
+    store: Any = None,
+    snapshot: str | None = None,
+    mode: str | None = None,
+    top_k: int | None = 24,
+    max_turns: int = 16,
+    system_prompt: str = SYSTEM_PROMPT,
+    schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools,
+    temperature: float = 0.0,
+    seed: int = 0,
+    max_records: int = 30,
+    max_chars: int = 6000,
+) -> ChatAgent:
     """The ``openai`` agent: a model at an OpenAI-compatible ``base_url``, recorded into ``snapshot`` when named.
 
     ``api_key`` defaults to ``$OPENAI_API_KEY``; ``store``, ``snapshot`` and
     ``mode`` are :class:`~kopa_replay.llm.ChatClient`'s.
     """
     if not base_url:
-        raise UsageError("the openai agent needs the base URL of an OpenAI-compatible server "
-                         "(e.g. http://127.0.0.1:8000/v1)")
+        raise UsageError(
+            "the openai agent needs the base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1)"
+        )
     if not model:
         raise UsageError("the openai agent needs a model name")
     _check_limits(name="openai", max_turns=max_turns, top_k=top_k)
     client = ChatClient(base_url, model, api_key=api_key, store=store, snapshot=snapshot, mode=mode)
-    return ChatAgent(OpenAIBackend(client, temperature=temperature, seed=seed), name="openai", top_k=top_k,
-                     max_turns=max_turns, system_prompt=system_prompt, schemas=schemas, max_records=max_records,
-                     max_chars=max_chars)
+    return ChatAgent(
+        OpenAIBackend(client, temperature=temperature, seed=seed),
+        name="openai",
+        top_k=top_k,
+        max_turns=max_turns,
+        system_prompt=system_prompt,
+        schemas=schemas,
+        max_records=max_records,
+        max_chars=max_chars,
+    )
 
 
-def transformers_agent(model_path: str | Path | None, *, top_k: int | None = 24, max_turns: int = 16,
-                       max_new_tokens: int = 1024, system_prompt: str = SYSTEM_PROMPT,
-                       schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools,
-                       temperature: float = 0.0, seed: int = 0, max_records: int = 30,
-                       max_chars: int = 6000) -> ChatAgent:
+def transformers_agent(
+    model_path: str | Path | None,
+    *,
+    top_k: int | None = 24,
+    max_turns: int = 16,
+    max_new_tokens: int = 1024,
+    system_prompt: str = SYSTEM_PROMPT,
+    schemas: Callable[[Catalog, Sequence[Any]], list[dict[str, Any]]] = openai_tools,
+    temperature: float = 0.0,
+    seed: int = 0,
+    max_records: int = 30,
+    max_chars: int = 6000,
+) -> ChatAgent:
     """The ``transformers`` agent: a local checkpoint directory (transformers from the ``.[train]`` extra).
 
     ``system_prompt`` and ``schemas`` let a trained model be asked the way it was trained (``train eval``).
@@ -605,5 +690,13 @@ def transformers_agent(model_path: str | Path | None, *, top_k: int | None = 24,
         raise UsageError("the transformers agent needs a model path (a local checkpoint directory)")
     _check_limits(name="transformers", max_turns=max_turns, top_k=top_k)
     backend = TransformersBackend(model_path, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed)
-    return ChatAgent(backend, name="transformers", top_k=top_k, max_turns=max_turns, system_prompt=system_prompt,
-                     schemas=schemas, max_records=max_records, max_chars=max_chars)
+    return ChatAgent(
+        backend,
+        name="transformers",
+        top_k=top_k,
+        max_turns=max_turns,
+        system_prompt=system_prompt,
+        schemas=schemas,
+        max_records=max_records,
+        max_chars=max_chars,
+    )

@@ -71,8 +71,15 @@ class Decontaminator:
     from (reports quote it).
     """
 
-    def __init__(self, tasks: Iterable[Task], plans: Mapping[str, Trajectory] | None = None, *,
-                 near: float = NEAR_VERBATIM, paging: Iterable[str] = PAGING_PARAMS, name: str = "") -> None:
+    def __init__(
+        self,
+        tasks: Iterable[Task],
+        plans: Mapping[str, Trajectory] | None = None,
+        *,
+        near: float = NEAR_VERBATIM,
+        paging: Iterable[str] = PAGING_PARAMS,
+        name: str = "",
+    ) -> None:
         if not 0.0 < near <= 1.0:
             raise UsageError(f"near-verbatim threshold must be in (0, 1], got {near}")
         plans = plans or {}
@@ -81,7 +88,7 @@ class Decontaminator:
         tasks = sorted(tasks, key=lambda task: task.id)
         self.tasks = len(tasks)
         self.name = name or f"{len(tasks)} benchmark tasks"
-        self._by_text: dict[str, str] = {}            # normalized question -> first task id
+        self._by_text: dict[str, str] = {}  # normalized question -> first task id
         self._by_plan: dict[PlanSignature, str] = {}  # plan signature -> first task id
         for task in tasks:
             text = normalize_question(task.question_ko, spaces=True)
@@ -96,11 +103,17 @@ class Decontaminator:
         self._index = QuestionIndex(self._by_text)
 
     @classmethod
-    def from_task_set(cls, task_set: "TaskSet", *, near: float = NEAR_VERBATIM,
-                      paging: Iterable[str] = PAGING_PARAMS) -> "Decontaminator":
+    def from_task_set(
+        cls, task_set: "TaskSet", *, near: float = NEAR_VERBATIM, paging: Iterable[str] = PAGING_PARAMS
+    ) -> "Decontaminator":
         """The matcher of every task of ``task_set`` (both splits)."""
-        return cls(task_set.tasks, task_set.plans, near=near, paging=paging,
-                   name=f"{len(task_set.tasks)} tasks of {task_set.source}")
+        return cls(
+            task_set.tasks,
+            task_set.plans,
+            near=near,
+            paging=paging,
+            name=f"{len(task_set.tasks)} tasks of {task_set.source}",
+        )
 
     def match_item(self, question: str, calls: Iterable[tuple[str, Mapping[str, Any]]]) -> Match | None:
         """The task a training item (its question and its ``(tool, args)`` calls) repeats, first by question."""
@@ -125,5 +138,10 @@ class Decontaminator:
 
     def describe(self) -> dict[str, Any]:
         """What it matches against, JSON-ready (reports quote it)."""
-        return {"against": self.name, "tasks": self.tasks, "questions": len(self._by_text),
-                "plans": len(self._by_plan), "near": self.near}
+        return {
+            "against": self.name,
+            "tasks": self.tasks,
+            "questions": len(self._by_text),
+            "plans": len(self._by_plan),
+            "near": self.near,
+        }

@@ -41,11 +41,31 @@ from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import CassetteMiss, KopaError, UsageError
 from kopa_replay.synth.model import Trajectory
 
-__all__ = ["ANSWER_FAIL_ON", "LISTED", "STALE_TAG", "TASK_STATUSES", "AnswerDrift", "TaskDrift", "answer_drift",
-           "render_answer_drift", "repin", "run_answer_drift", "ANSWER_MOVED"]
+__all__ = [
+    "ANSWER_FAIL_ON",
+    "LISTED",
+    "STALE_TAG",
+    "TASK_STATUSES",
+    "AnswerDrift",
+    "TaskDrift",
+    "answer_drift",
+    "render_answer_drift",
+    "repin",
+    "run_answer_drift",
+    "ANSWER_MOVED",
+]
 
-TASK_STATUSES = ("same", "answer_changed", "no_longer_executes", "paging_changed", "calls_changed", "unrecorded",
-                 "fails_on_before", "restored", "stale")
+TASK_STATUSES = (
+    "same",
+    "answer_changed",
+    "no_longer_executes",
+    "paging_changed",
+    "calls_changed",
+    "unrecorded",
+    "fails_on_before",
+    "restored",
+    "stale",
+)
 #: The statuses whose answer moved (another value, or none): what ``--fail-on changed`` is about first.
 ANSWER_MOVED = ("answer_changed", "no_longer_executes")
 #: The statuses a report lists (every one but ``same`` and ``stale``).
@@ -64,14 +84,22 @@ class TaskDrift:
     after: Any = None
     problem: str = ""
     tools: tuple[str, ...] = ()
-    causes: tuple[str, ...] = ()        # drift changes on its requests: "severity check_id tool path: message"
-    data: tuple[str, ...] = ()          # data changes on its requests: "tool: message"
-    noise: tuple[str, ...] = ()         # environmental failures on its requests: "tool: message"
+    causes: tuple[str, ...] = ()  # drift changes on its requests: "severity check_id tool path: message"
+    data: tuple[str, ...] = ()  # data changes on its requests: "tool: message"
+    noise: tuple[str, ...] = ()  # environmental failures on its requests: "tool: message"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"task": self.task, "status": self.status, "before": self.before, "after": self.after,
-                "problem": self.problem, "tools": list(self.tools), "causes": list(self.causes),
-                "data": list(self.data), "noise": list(self.noise)}
+        return {
+            "task": self.task,
+            "status": self.status,
+            "before": self.before,
+            "after": self.after,
+            "problem": self.problem,
+            "tools": list(self.tools),
+            "causes": list(self.causes),
+            "data": list(self.data),
+            "noise": list(self.noise),
+        }
 
 
 @dataclass(frozen=True)
@@ -90,8 +118,13 @@ class AnswerDrift:
         return {status: sum(1 for t in self.tasks if t.status == status) for status in TASK_STATUSES}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"before": self.before, "after": self.after, "tasks": len(self.tasks), "counts": self.counts(),
-                "listed": [t.to_dict() for t in self.listed]}
+        return {
+            "before": self.before,
+            "after": self.after,
+            "tasks": len(self.tasks),
+            "counts": self.counts(),
+            "listed": [t.to_dict() for t in self.listed],
+        }
 
     def crosses(self, fail_on: str) -> bool:
         return any(t.status in _fail_levels(fail_on) for t in self.tasks)
@@ -105,6 +138,7 @@ def _fail_levels(fail_on: str) -> tuple[str, ...]:
 
 
 # -- running the plans -------------------------------------------------------------------------------------------
+
 
 def _request_ids(catalog: Catalog, calls: Iterable[tuple[str, Mapping[str, Any]]]) -> set[str]:
     """The report names of the requests a run made (method and redacted URL, as the recorder wrote them)."""
@@ -155,8 +189,7 @@ def fields_read(plan: Trajectory) -> frozenset[str]:
     return frozenset(out)
 
 
-def _attribution(drift: Any, tools: set[str], requests: set[str],
-                 reads: frozenset[str]) -> tuple[tuple[str, ...], ...]:
+def _attribution(drift: Any, tools: set[str], requests: set[str], reads: frozenset[str]) -> tuple[tuple[str, ...], ...]:
     """(drift causes, data changes, noise) of a task: the drift that touches what its plan reads (a tool as a
     whole, or a field it reads) on one of its requests, else on one of its tools; data and noise on its
     requests."""
@@ -197,8 +230,15 @@ def _run(plan: Trajectory, catalog: Catalog, env: Any) -> tuple[Any, str]:
     return run, run.problem
 
 
-def _judge(task: Task, plan: Trajectory, catalog: Catalog, env_before: Any, env_after: Any, drift: Any,
-           same: Callable[[Any, Any], bool]) -> tuple[TaskDrift, Any]:
+def _judge(
+    task: Task,
+    plan: Trajectory,
+    catalog: Catalog,
+    env_before: Any,
+    env_after: Any,
+    drift: Any,
+    same: Callable[[Any, Any], bool],
+) -> tuple[TaskDrift, Any]:
     tools = tuple(sorted({step.tool for step in plan.steps}))
     if is_stale(task):
         new, problem = _run(plan, catalog, env_after)
@@ -227,13 +267,31 @@ def _judge(task: Task, plan: Trajectory, catalog: Catalog, env_before: Any, env_
     else:
         status, problem = "same", ""
     listed = status != "same"
-    verdict = TaskDrift(task.id, status, before, after, problem, tools, causes if listed else (),
-                        data if listed else (), noise if listed else ())
+    verdict = TaskDrift(
+        task.id,
+        status,
+        before,
+        after,
+        problem,
+        tools,
+        causes if listed else (),
+        data if listed else (),
+        noise if listed else (),
+    )
     return verdict, new
 
 
-def answer_drift(tasks: Sequence[Task], plans: Mapping[str, Trajectory], catalog: Catalog, env_before: Any,
-                 env_after: Any, drift: Any, *, before: str = "before", after: str = "after") -> tuple[AnswerDrift, dict[str, Any]]:
+def answer_drift(
+    tasks: Sequence[Task],
+    plans: Mapping[str, Trajectory],
+    catalog: Catalog,
+    env_before: Any,
+    env_after: Any,
+    drift: Any,
+    *,
+    before: str = "before",
+    after: str = "after",
+) -> tuple[AnswerDrift, dict[str, Any]]:
     """Every task's verdict between the snapshots behind ``env_before`` and ``env_after`` (both replayed), with
     ``drift`` (their :class:`~kopa_replay.drift.requests.DriftReport`) attributed; and the new runs by task id
     (for :func:`repin`). A task without a plan is refused: there is nothing to re-run."""
@@ -241,8 +299,10 @@ def answer_drift(tasks: Sequence[Task], plans: Mapping[str, Trajectory], catalog
 
     missing = [task.id for task in tasks if task.id not in plans]
     if missing:
-        raise UsageError(f"no plan for task(s) {', '.join(missing[:5])}: answer drift re-runs each task's plan "
-                         "(plans.jsonl beside tasks.jsonl)")
+        raise UsageError(
+            f"no plan for task(s) {', '.join(missing[:5])}: answer drift re-runs each task's plan "
+            "(plans.jsonl beside tasks.jsonl)"
+        )
     verdicts, runs = [], {}
     for task in tasks:
         verdict, run = _judge(task, plans[task.id], catalog, env_before, env_after, drift, answers_equal)
@@ -251,8 +311,9 @@ def answer_drift(tasks: Sequence[Task], plans: Mapping[str, Trajectory], catalog
     return AnswerDrift(before, after, tuple(verdicts)), runs
 
 
-def run_answer_drift(catalog: Catalog, *, store_path: Any, before: str, after: str, task_set: Any,
-                     write: Any = None) -> AnswerDrift:
+def run_answer_drift(
+    catalog: Catalog, *, store_path: Any, before: str, after: str, task_set: Any, write: Any = None
+) -> AnswerDrift:
     """``bench drift``: the drift report of the two snapshots (one store), every task's plan re-run on both
     (strict replay, both pinned), and with ``write`` the task set re-pinned to ``after`` written there (with
     ``drift.json``, this report)."""
@@ -269,24 +330,33 @@ def run_answer_drift(catalog: Catalog, *, store_path: Any, before: str, after: s
     with Store(store_path, readonly=True, create=False) as store:
         drift = drift_report(store, catalog, before, after)
     with ExitStack() as stack:
-        envs = [ToolEnvironment(catalog, stack.enter_context(open_source("replay", snapshot=name, store=store_path,
-                                                                         catalog=catalog)))
-                for name in (before, after)]
-        report, runs = answer_drift(task_set.tasks, task_set.plans, catalog, *envs, drift, before=before,
-                                    after=after)
+        envs = [
+            ToolEnvironment(
+                catalog, stack.enter_context(open_source("replay", snapshot=name, store=store_path, catalog=catalog))
+            )
+            for name in (before, after)
+        ]
+        report, runs = answer_drift(task_set.tasks, task_set.plans, catalog, *envs, drift, before=before, after=after)
     if write is not None:
         tasks, plans = repin(task_set.tasks, task_set.plans, runs, report, catalog)
         build = {**task_set.build, "repinned": {"from": before, "to": after, "counts": report.counts()}}
         root = save_task_set(write, tasks, plans, build)
-        write_atomic(Path(root) / "drift.json", json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True,
-                                                           indent=2) + "\n")
+        write_atomic(
+            Path(root) / "drift.json", json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+        )
     return report
 
 
 # -- re-pinning ------------------------------------------------------------------------------------------------
 
-def repin(tasks: Sequence[Task], plans: Mapping[str, Trajectory], runs: Mapping[str, Any], report: AnswerDrift,
-          catalog: Catalog) -> tuple[list[Task], list[Trajectory]]:
+
+def repin(
+    tasks: Sequence[Task],
+    plans: Mapping[str, Trajectory],
+    runs: Mapping[str, Any],
+    report: AnswerDrift,
+    catalog: Catalog,
+) -> tuple[list[Task], list[Trajectory]]:
     """The tasks and plans pinned to the new snapshot: a task whose plan ran there gets the new answer, state
     digest, reference calls and required actions; any other keeps its old pin, tagged :data:`STALE_TAG`."""
     from kopa_replay.bench.build import junction_hands_a_code
@@ -297,27 +367,40 @@ def repin(tasks: Sequence[Task], plans: Mapping[str, Trajectory], runs: Mapping[
     status = {t.task: t.status for t in report.tasks}
     unpinned = [t.task for t in report.tasks if t.status == "fails_on_before"]
     if unpinned:
-        raise UsageError(f"{len(unpinned)} task(s) do not run on {report.before} ({', '.join(unpinned[:5])}): the "
-                         f"task set is not pinned to it; compare against the snapshot it was built on")
+        raise UsageError(
+            f"{len(unpinned)} task(s) do not run on {report.before} ({', '.join(unpinned[:5])}): the "
+            f"task set is not pinned to it; compare against the snapshot it was built on"
+        )
     stale_tags = {"no_longer_executes": STALE_TAG, "unrecorded": UNRECORDED_TAG}
     new_tasks, new_plans = [], []
     for task in tasks:
         plan, run = plans[task.id], runs.get(task.id)
         kept = [t for t in task.tags if t not in stale_tags.values()]
-        if status[task.id] == "stale":      # tagged before, still not running: as it was
+        if status[task.id] == "stale":  # tagged before, still not running: as it was
             new_tasks.append(task)
             new_plans.append(plan)
             continue
-        if status[task.id] in stale_tags:   # (a plan with no run on B is one of these)
+        if status[task.id] in stale_tags:  # (a plan with no run on B is one of these)
             new_tasks.append(replace(task, tags=tuple(dict.fromkeys((*kept, stale_tags[status[task.id]])))))
             new_plans.append(plan)
             continue
-        answer = Answer(task.answer.kind, run.answer.value, task.answer.tolerance,
-                        run.answer.derivation or task.answer.derivation, task.answer.unit)
+        answer = Answer(
+            task.answer.kind,
+            run.answer.value,
+            task.answer.tolerance,
+            run.answer.derivation or task.answer.derivation,
+            task.answer.unit,
+        )
         handed = tuple(dict.fromkeys(str(v) for j in run.junctions for v in j.values))
-        pinned = replace(plan, steps=run.steps, junctions=run.junctions, answer=answer, handed=handed,
-                         state_digest=run.state_digest, meta={**plan.meta, "calls": page_calls(run),
-                                                              "complete": run.complete})
+        pinned = replace(
+            plan,
+            steps=run.steps,
+            junctions=run.junctions,
+            answer=answer,
+            handed=handed,
+            state_digest=run.state_digest,
+            meta={**plan.meta, "calls": page_calls(run), "complete": run.complete},
+        )
         fresh = task_from_trajectory(pinned, catalog, split=task.split, hands_code=junction_hands_a_code)
         new_tasks.append(replace(fresh, tags=tuple(kept), domain=task.domain, question_ko=task.question_ko))
         new_plans.append(pinned)
@@ -325,6 +408,7 @@ def repin(tasks: Sequence[Task], plans: Mapping[str, Trajectory], runs: Mapping[
 
 
 # -- rendering -------------------------------------------------------------------------------------------------
+
 
 def _show(value: Any) -> str:
     import json
@@ -340,28 +424,48 @@ def render_answer_drift(report: AnswerDrift, fmt: str = "text", fail_on: str | N
     from kopa_replay.drift.report import Case, check_format, junit_xml, markdown_cell
 
     counts = report.counts()
-    line = f"{len(report.tasks)} task(s) {report.before} → {report.after}: " + \
-        ", ".join(f"{counts[s]} {s}" for s in TASK_STATUSES)
+    line = f"{len(report.tasks)} task(s) {report.before} → {report.after}: " + ", ".join(
+        f"{counts[s]} {s}" for s in TASK_STATUSES
+    )
     if check_format(fmt) == "json":
         return json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
     if fmt == "junit":
         levels = _fail_levels(fail_on or "changed")
-        cases = [Case(f"bench.{t.task}", "answer", f"{t.status}: {_show(t.before)} → {_show(t.after)}"
-                      + (f" ({t.problem})" if t.problem else "") if t.status in levels else None,
-                      "\n".join((*t.causes, *t.data, *t.noise))) for t in report.tasks]
+        cases = [
+            Case(
+                f"bench.{t.task}",
+                "answer",
+                f"{t.status}: {_show(t.before)} → {_show(t.after)}" + (f" ({t.problem})" if t.problem else "")
+                if t.status in levels
+                else None,
+                "\n".join((*t.causes, *t.data, *t.noise)),
+            )
+            for t in report.tasks
+        ]
         return junit_xml("kopa-replay bench drift", cases)
     if fmt == "markdown":
         lines = [f"**{line}**", ""]
         if report.listed:
             lines += ["| task | status | before | after | problem | caused by |", "|---|---|---|---|---|---|"]
-            lines += ["| " + " | ".join(markdown_cell(v) for v in (t.task, t.status, _show(t.before), _show(t.after),
-                                                                    t.problem, "; ".join(t.causes) or "-")) + " |"
-                      for t in report.listed]
+            lines += [
+                "| "
+                + " | ".join(
+                    markdown_cell(v)
+                    for v in (t.task, t.status, _show(t.before), _show(t.after), t.problem, "; ".join(t.causes) or "-")
+                )
+                + " |"
+                for t in report.listed
+            ]
         return "\n".join(lines) + "\n"
     lines = []
     for t in report.listed:
-        lines.append(f"{t.status.upper():<19} {t.task}: {_show(t.before)} → {_show(t.after)}"
-                     + (f" ({t.problem})" if t.problem else ""))
-        lines += [f"    caused by {c}" for c in t.causes] + [f"    data: {d}" for d in t.data] + \
-            [f"    environmental: {n}" for n in t.noise]
+        lines.append(
+            f"{t.status.upper():<19} {t.task}: {_show(t.before)} → {_show(t.after)}"
+            + (f" ({t.problem})" if t.problem else "")
+        )
+        lines += (
+            [f"    caused by {c}" for c in t.causes]
+            + [f"    data: {d}" for d in t.data]
+            + [f"    environmental: {n}" for n in t.noise]
+        )
     return "\n".join(lines + [line]) + "\n"

@@ -82,7 +82,7 @@ def parse_items(text: str | None) -> tuple[str, ...]:
     items = []
     for part in _ITEM_SPLIT.split(unicodedata.normalize("NFKC", str(text))):
         part = part.strip().strip("-*").strip()
-        part = part.rsplit(":", 1)[-1].strip()   # "정답: 강남구" → "강남구"
+        part = part.rsplit(":", 1)[-1].strip()  # "정답: 강남구" → "강남구"
         if text_form(part):
             items.append(part)
     return tuple(items)
@@ -98,7 +98,7 @@ def _form(value: Any) -> Any:
         return ("L",) + tuple(_form(item) for item in value)
     text = str(value).strip()
     if text.isdigit() and len(text) > 1 and text.startswith("0"):
-        return ("C", text)                       # a code: 00126380 is not 126380
+        return ("C", text)  # a code: 00126380 is not 126380
     day = date_key(text)
     if day:
         return ("D", day)
@@ -137,12 +137,16 @@ def _grade_number(task: Task, answer: str) -> AxisResult:
     mentions = parse_numbers(answer)
     if not mentions:
         return AxisResult(False, f"expected {shown}, found no number in {answer!r}")
-    candidates = [m for m in mentions if m.unit == unit] if unit and any(m.unit == unit for m in mentions) \
-        else list(mentions)
+    candidates = (
+        [m for m in mentions if m.unit == unit] if unit and any(m.unit == unit for m in mentions) else list(mentions)
+    )
     found = ", ".join(m.text for m in candidates)
     if len({m.value for m in candidates}) > MAX_NUMBERS:
-        return AxisResult(False, f"expected {shown}, found {len(candidates)} numbers ({found}): "
-                                 f"more than {MAX_NUMBERS} is a guess list, not an answer")
+        return AxisResult(
+            False,
+            f"expected {shown}, found {len(candidates)} numbers ({found}): "
+            f"more than {MAX_NUMBERS} is a guess list, not an answer",
+        )
     for mention in candidates:
         error = abs(mention.value - expected)
         if error <= tolerance:
@@ -166,8 +170,11 @@ def _grade_set(task: Task, answer: str) -> AxisResult:
     whole = text_form(answer)
     missing = [item for item in expected if text_form(item) not in whole]
     # an extra is a bare item (one word) that names none of the expected ones
-    extra = [item for item in parse_items(answer)
-             if not re.search(r"\s", item) and not any(form in text_form(item) for form in forms)]
+    extra = [
+        item
+        for item in parse_items(answer)
+        if not re.search(r"\s", item) and not any(form in text_form(item) for form in forms)
+    ]
     shown = "{" + ", ".join(expected) + "}"
     if not missing and not extra:
         return AxisResult(True, f"expected {shown}, found all {len(expected)}")
@@ -261,17 +268,25 @@ def first_unread(windows: Iterable[tuple[int, int]], through: int, since: int = 
 
 def _missing_read(action: RequiredAction, rollout: Rollout) -> str | None:
     """Why a read action is not met (None: the calls cover records 1..through)."""
-    windows = [window for tool, args, outcome in rollout.calls
-               if tool == action.tool and outcome not in NOT_STATE and _satisfies(args, action)
-               and (window := call_window(args, action.paging)) is not None]
+    windows = [
+        window
+        for tool, args, outcome in rollout.calls
+        if tool == action.tool
+        and outcome not in NOT_STATE
+        and _satisfies(args, action)
+        and (window := call_window(args, action.paging)) is not None
+    ]
     gap = first_unread(windows, action.through, action.since)
     if gap is None:
         return None
     reason = f"record {gap + 1} of {_show_call(action.tool, action.args_subset)} was never read"
     if action.why:
         reason += f": {action.why}"
-    return reason + (f" (records {action.since + 1}–{gap} were)" if gap > action.since
-                     else " (no call read the records it starts at)")
+    return reason + (
+        f" (records {action.since + 1}–{gap} were)"
+        if gap > action.since
+        else " (no call read the records it starts at)"
+    )
 
 
 def _missing_call(action: RequiredAction, rollout: Rollout) -> str | None:
@@ -283,8 +298,10 @@ def _missing_call(action: RequiredAction, rollout: Rollout) -> str | None:
         reason += f": {action.why}"
     near = [args for tool, args, _ in rollout.calls if tool == action.tool]
     if near:
-        reason += f" ({action.tool} was called {len(near)} time{'s' if len(near) > 1 else ''}, " \
-                  f"first with {_show_args(near[0]) or 'no arguments'})"
+        reason += (
+            f" ({action.tool} was called {len(near)} time{'s' if len(near) > 1 else ''}, "
+            f"first with {_show_args(near[0]) or 'no arguments'})"
+        )
     return reason
 
 
@@ -293,8 +310,11 @@ def grade_action(task: Task, rollout: Rollout) -> AxisResult:
 
     A read action (``through`` > 0) is met by any page sizes that together cover its records.
     """
-    missing = [reason for action in task.required_actions
-               if (reason := (_missing_read if action.through else _missing_call)(action, rollout)) is not None]
+    missing = [
+        reason
+        for action in task.required_actions
+        if (reason := (_missing_read if action.through else _missing_call)(action, rollout)) is not None
+    ]
     if missing:
         return AxisResult(False, "; ".join(missing))
     count = len(task.required_actions)
@@ -335,15 +355,21 @@ def grade_environment(task: Task, rollout: Rollout) -> AxisResult:
     note = f" ({skipped} failed call{'s' if skipped != 1 else ''} not counted)" if skipped else ""
     missing, extra = reference - made, made - reference
     if not missing and not extra:
-        return AxisResult(True, f"the {sum(reference.values())} reference calls were all made, none extra "
-                                f"(state digest differs only by call order){note}")
+        return AxisResult(
+            True,
+            f"the {sum(reference.values())} reference calls were all made, none extra "
+            f"(state digest differs only by call order){note}",
+        )
     parts = []
     if missing:
-        parts.append(f"{sum(missing.values())} reference call{'s' if sum(missing.values()) != 1 else ''} "
-                     f"missing: {_listing(missing, shown_ref)}")
+        parts.append(
+            f"{sum(missing.values())} reference call{'s' if sum(missing.values()) != 1 else ''} "
+            f"missing: {_listing(missing, shown_ref)}"
+        )
     if extra:
-        parts.append(f"{sum(extra.values())} extra call{'s' if sum(extra.values()) != 1 else ''}: "
-                     f"{_listing(extra, shown_made)}")
+        parts.append(
+            f"{sum(extra.values())} extra call{'s' if sum(extra.values()) != 1 else ''}: {_listing(extra, shown_made)}"
+        )
     return AxisResult(False, "; ".join(parts) + note)
 
 
@@ -351,8 +377,14 @@ def grade(task: Task, rollout: Rollout) -> Grade:
     """The three axes for one rollout; ``Grade.passed`` when all three pass."""
     if rollout.task_id != task.id:
         raise UsageError(f"rollout {rollout.index} of {rollout.agent!r} is for task {rollout.task_id}, not {task.id}")
-    return Grade(task.id, rollout.index, grade_response(task, rollout), grade_action(task, rollout),
-                 grade_environment(task, rollout), agent=rollout.agent)
+    return Grade(
+        task.id,
+        rollout.index,
+        grade_response(task, rollout),
+        grade_action(task, rollout),
+        grade_environment(task, rollout),
+        agent=rollout.agent,
+    )
 
 
 def grade_all(tasks: Sequence[Task], rollouts: Sequence[Rollout]) -> tuple[Grade, ...]:

@@ -19,7 +19,18 @@ from typing import Any, Mapping, Protocol, Sequence
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import ANSWER_KINDS, Answer
 
-__all__ = ["SPLITS", "AXES", "RequiredAction", "Task", "Call", "Rollout", "AxisResult", "Grade", "BuildSpec", "MAX_CALLS"]
+__all__ = [
+    "SPLITS",
+    "AXES",
+    "RequiredAction",
+    "Task",
+    "Call",
+    "Rollout",
+    "AxisResult",
+    "Grade",
+    "BuildSpec",
+    "MAX_CALLS",
+]
 
 #: ``main`` tasks are over platforms synthesis may use; ``held_out`` ones over platforms it never saw
 SPLITS = ("main", "held_out")
@@ -33,6 +44,8 @@ UNRECORDED_TAG = STALE_PREFIX + "unrecorded"
 
 def is_stale(task: "Task") -> bool:
     return any(tag.startswith(STALE_PREFIX) for tag in task.tags)
+
+
 #: the three grading axes, in the order they are reported
 AXES = ("response", "action", "environment")
 
@@ -75,12 +88,21 @@ class RequiredAction:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RequiredAction":
         through, since = int(data.get("through", 0)), int(data.get("since", 0))
-        if through < 0 or (through and (data.get("paging", {}).get("style") not in PAGING_STYLES
-                                        or not 0 <= since < through)):
-            raise UsageError(f"required action on {data.get('tool')!r}: a read needs 0 <= since < through and a "
-                             f"paging style, one of {', '.join(PAGING_STYLES)}")
-        return cls(data["tool"], dict(data.get("args_subset", {})), data.get("why", ""), through,
-                   dict(data.get("paging", {})), since)
+        if through < 0 or (
+            through and (data.get("paging", {}).get("style") not in PAGING_STYLES or not 0 <= since < through)
+        ):
+            raise UsageError(
+                f"required action on {data.get('tool')!r}: a read needs 0 <= since < through and a "
+                f"paging style, one of {', '.join(PAGING_STYLES)}"
+            )
+        return cls(
+            data["tool"],
+            dict(data.get("args_subset", {})),
+            data.get("why", ""),
+            through,
+            dict(data.get("paging", {})),
+            since,
+        )
 
 
 @dataclass(frozen=True)
@@ -102,7 +124,9 @@ class Task:
         if self.split not in SPLITS:
             raise UsageError(f"task {self.id}: split {self.split!r} is not one of {', '.join(SPLITS)}")
         if self.answer.kind not in ANSWER_KINDS:
-            raise UsageError(f"task {self.id}: answer kind {self.answer.kind!r} is not one of {', '.join(ANSWER_KINDS)}")
+            raise UsageError(
+                f"task {self.id}: answer kind {self.answer.kind!r} is not one of {', '.join(ANSWER_KINDS)}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -159,8 +183,9 @@ class Rollout:
     state_digest: str = ""
 
     @classmethod
-    def from_environment(cls, task_id: str, agent: str, index: int, final_answer: str | None,
-                         env: _Environment) -> "Rollout":
+    def from_environment(
+        cls, task_id: str, agent: str, index: int, final_answer: str | None, env: _Environment
+    ) -> "Rollout":
         """The rollout an agent left in a :class:`~kopa_replay.env.ToolEnvironment` (its log and state digest)."""
         calls = tuple((entry.tool, dict(entry.args), entry.outcome) for entry in env.log)
         return cls(task_id, agent, index, final_answer, calls, env.state_digest())
@@ -240,8 +265,12 @@ class Grade:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Grade":
-        return cls(data["task_id"], int(data["index"]), *(AxisResult.from_dict(data[name]) for name in AXES),
-                   agent=data.get("agent", ""))
+        return cls(
+            data["task_id"],
+            int(data["index"]),
+            *(AxisResult.from_dict(data[name]) for name in AXES),
+            agent=data.get("agent", ""),
+        )
 
 
 #: no task makes more HTTP calls than this (the paper's longest task had 14)
@@ -254,11 +283,22 @@ class BuildSpec:
 
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
     per_run: int = 150
-    quotas: tuple[tuple[str, int], ...] = (("finance", 40), ("traffic", 34), ("district", 30),
-                                           ("education", 18), ("politics", 15), ("law", 12))
+    quotas: tuple[tuple[str, int], ...] = (
+        ("finance", 40),
+        ("traffic", 34),
+        ("district", 30),
+        ("education", 18),
+        ("politics", 15),
+        ("law", 12),
+    )
     max_calls: int = MAX_CALLS
     lightron: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seeds": list(self.seeds), "per_run": self.per_run, "quotas": dict(self.quotas),
-                "max_calls": self.max_calls, "lightron": self.lightron}
+        return {
+            "seeds": list(self.seeds),
+            "per_run": self.per_run,
+            "quotas": dict(self.quotas),
+            "max_calls": self.max_calls,
+            "lightron": self.lightron,
+        }

@@ -34,8 +34,18 @@ from typing import Any, Iterable, Mapping
 
 from kopa_replay.catalog.model import PAGING_PARAMS
 
-__all__ = ["PAGING_PARAMS", "NEAR_VERBATIM", "PlanSignature", "QuestionIndex", "char_ngrams", "jaccard",
-           "paging_params", "plan_signature", "canonical_value", "arguments_of"]
+__all__ = [
+    "PAGING_PARAMS",
+    "NEAR_VERBATIM",
+    "PlanSignature",
+    "QuestionIndex",
+    "char_ngrams",
+    "jaccard",
+    "paging_params",
+    "plan_signature",
+    "canonical_value",
+    "arguments_of",
+]
 
 #: char 3-gram Jaccard at or above which a non-identical question counts as near-verbatim
 NEAR_VERBATIM = 0.9
@@ -45,12 +55,13 @@ Call = tuple[str, tuple[tuple[str, Any], ...]]
 #: a plan: its distinct calls, sorted
 PlanSignature = tuple[Call, ...]
 
+
 # -- questions ------------------------------------------------------------------------------
 def char_ngrams(text: str, n: int = 3) -> frozenset[str]:
     """The character n-grams of ``text`` (a text shorter than ``n`` is its own only gram; ``""`` has none)."""
     if len(text) < n:
         return frozenset([text]) if text else frozenset()
-    return frozenset(text[i:i + n] for i in range(len(text) - n + 1))
+    return frozenset(text[i : i + n] for i in range(len(text) - n + 1))
 
 
 def jaccard(a: Iterable[Any], b: Iterable[Any]) -> float:
@@ -105,8 +116,8 @@ class QuestionIndex:
         mine = char_ngrams(text)
         if not mine:
             return None
-        need = max(math.ceil(threshold * len(mine) - 1e-9), 1)   # shared grams any match has, at least
-        probe = sorted(mine, key=lambda g: (len(self._postings.get(g, ())), g))[:len(mine) - need + 1]
+        need = max(math.ceil(threshold * len(mine) - 1e-9), 1)  # shared grams any match has, at least
+        probe = sorted(mine, key=lambda g: (len(self._postings.get(g, ())), g))[: len(mine) - need + 1]
         shared: Counter[str] = Counter()
         for gram in probe:
             shared.update(self._postings.get(gram, ()))
@@ -152,8 +163,9 @@ def arguments_of(arguments: Any) -> Mapping[str, Any]:
     return arguments if isinstance(arguments, Mapping) else {"\0raw": json.dumps(arguments, sort_keys=True)}
 
 
-def plan_signature(calls: Iterable[tuple[str, Mapping[str, Any]]],
-                   paging: Iterable[str] = PAGING_PARAMS) -> PlanSignature:
+def plan_signature(
+    calls: Iterable[tuple[str, Mapping[str, Any]]], paging: Iterable[str] = PAGING_PARAMS
+) -> PlanSignature:
     """The distinct ``(tool, sorted canonical arguments)`` of ``calls``, sorted: see the module docstring.
 
     ``calls`` are ``(tool, arguments)`` pairs in any order, one per page read or
@@ -163,8 +175,11 @@ def plan_signature(calls: Iterable[tuple[str, Mapping[str, Any]]],
     drop = frozenset(paging)
     out = set()
     for tool, args in calls:
-        canon = ((str(key), canonical_value(value)) for key, value in arguments_of(args).items()
-                 if key not in drop and value is not None)
+        canon = (
+            (str(key), canonical_value(value))
+            for key, value in arguments_of(args).items()
+            if key not in drop and value is not None
+        )
         out.add((str(tool), tuple(sorted((key, value) for key, value in canon if value != ""))))
     return tuple(sorted(out, key=repr))
 

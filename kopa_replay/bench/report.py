@@ -111,14 +111,16 @@ def report(tasks: Sequence[Task], grades: Sequence[Grade]) -> dict[str, Any]:
     rows = []
     for task in sorted(tasks, key=lambda t: t.id):
         rollouts = per_task[task.id]
-        rows.append({
-            "id": task.id,
-            "domain": task.domain,
-            "split": task.split,
-            "platforms": sorted(task.platforms),
-            **axis_scores(rollouts),
-            "rollouts": [g.to_dict() for g in rollouts],
-        })
+        rows.append(
+            {
+                "id": task.id,
+                "domain": task.domain,
+                "split": task.split,
+                "platforms": sorted(task.platforms),
+                **axis_scores(rollouts),
+                "rollouts": [g.to_dict() for g in rollouts],
+            }
+        )
     data = {
         "tasks": rows,
         "agent": grades[0].agent if grades else "",
@@ -147,8 +149,12 @@ def report_json(data: Mapping[str, Any]) -> str:
 
 
 def _table(title: str, groups: Mapping[str, Mapping[str, Any]], label: str) -> list[str]:
-    lines = [f"## {title}", "", f"| {label} | tasks | " + " | ".join(f"{c} pass@1 | {c} pass@k" for c in COLUMNS)
-             + " |", "|---|---:|" + "---:|---:|" * len(COLUMNS)]
+    lines = [
+        f"## {title}",
+        "",
+        f"| {label} | tasks | " + " | ".join(f"{c} pass@1 | {c} pass@k" for c in COLUMNS) + " |",
+        "|---|---:|" + "---:|---:|" * len(COLUMNS),
+    ]
     for name, scores in groups.items():
         cells = " | ".join(f"{scores['pass_at_1'][c]:.3f} | {scores['pass_at_k'][c]:.3f}" for c in COLUMNS)
         lines.append(f"| {name or '(none)'} | {scores['tasks']} | {cells} |")
@@ -158,9 +164,14 @@ def _table(title: str, groups: Mapping[str, Mapping[str, Any]], label: str) -> l
 def markdown(data: Mapping[str, Any]) -> str:
     """The report as Markdown: overall axes, per domain, per split, then every failing rollout's reasons."""
     k = data["k"] if data["k"] == data["k_min"] else f"{data['k_min']}–{data['k']}"
-    lines = ["# KOPA-Bench grading report", "",
-             f"Agent `{data['agent']}`: {data['n_tasks']} tasks, {data['n_rollouts']} rollouts (k = {k}).", "",
-             "| axis | pass@1 | pass@k |", "|---|---:|---:|"]
+    lines = [
+        "# KOPA-Bench grading report",
+        "",
+        f"Agent `{data['agent']}`: {data['n_tasks']} tasks, {data['n_rollouts']} rollouts (k = {k}).",
+        "",
+        "| axis | pass@1 | pass@k |",
+        "|---|---:|---:|",
+    ]
     for column in COLUMNS:
         lines.append(f"| {column} | {data['pass_at_1'][column]:.3f} | {data['pass_at_k'][column]:.3f} |")
     lines.append("")

@@ -27,8 +27,18 @@ from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Trajectory
 from kopa_replay.util import write_atomic
 
-__all__ = ["AGENTS", "BUILTIN_DIR", "BenchRun", "TaskSet", "benchmark_requests", "benchmark_workload",
-           "load_task_set", "make_agent", "run_benchmark", "save_task_set"]
+__all__ = [
+    "AGENTS",
+    "BUILTIN_DIR",
+    "BenchRun",
+    "TaskSet",
+    "benchmark_requests",
+    "benchmark_workload",
+    "load_task_set",
+    "make_agent",
+    "run_benchmark",
+    "save_task_set",
+]
 
 #: the shipped task set
 BUILTIN_DIR = Path(__file__).resolve().parent / "data"
@@ -45,8 +55,9 @@ class TaskSet:
     source: str
     build: Mapping[str, Any]
 
-    def select(self, *, split: str | None = None, domain: str | None = None,
-               ids: Sequence[str] = (), stale: bool = False) -> "TaskSet":
+    def select(
+        self, *, split: str | None = None, domain: str | None = None, ids: Sequence[str] = (), stale: bool = False
+    ) -> "TaskSet":
         """The tasks of one split / domain / the given ids (each filter optional); an empty result is an error.
 
         A task tagged ``stale:…`` (:func:`~kopa_replay.bench.model.is_stale`: its plan does not run on the snapshot
@@ -56,13 +67,20 @@ class TaskSet:
         unknown = sorted(set(ids) - known)
         if unknown:
             raise UsageError(f"no task {', '.join(unknown)} in {self.source}")
-        tasks = tuple(task for task in self.tasks
-                      if (split is None or task.split == split) and (domain is None or task.domain == domain)
-                      and (not ids or task.id in ids) and (stale or task.id in ids or not is_stale(task)))
+        tasks = tuple(
+            task
+            for task in self.tasks
+            if (split is None or task.split == split)
+            and (domain is None or task.domain == domain)
+            and (not ids or task.id in ids)
+            and (stale or task.id in ids or not is_stale(task))
+        )
         if not tasks and not stale and self.select(split=split, domain=domain, ids=ids, stale=True).tasks:
-            raise UsageError(f"every task of {self.source} that matches split={split!r} domain={domain!r} is "
-                             "tagged stale: (its plan no longer runs on the snapshot the set is pinned to); "
-                             "--include-stale runs them")
+            raise UsageError(
+                f"every task of {self.source} that matches split={split!r} domain={domain!r} is "
+                "tagged stale: (its plan no longer runs on the snapshot the set is pinned to); "
+                "--include-stale runs them"
+            )
         if not tasks:
             raise UsageError(f"no task of {self.source} matches split={split!r} domain={domain!r}")
         return TaskSet(tasks, self.plans, self.source, self.build)
@@ -115,8 +133,9 @@ def load_task_set(directory: str | Path | None = None) -> TaskSet:
     return TaskSet(tuple(tasks), plans, label, build)
 
 
-def save_task_set(directory: str | Path, tasks: Sequence[Task], plans: Sequence[Trajectory],
-                  build: Mapping[str, Any]) -> Path:
+def save_task_set(
+    directory: str | Path, tasks: Sequence[Task], plans: Sequence[Trajectory], build: Mapping[str, Any]
+) -> Path:
     """Write ``tasks.jsonl``, ``plans.jsonl`` and ``build.json`` (sorted keys: byte-identical rebuilds)."""
     from kopa_replay.synth.export import write_jsonl
 
@@ -139,8 +158,10 @@ def make_agent(name: str, task_set: TaskSet, **options: Any) -> Agent:
     if name in ("skip-lookup", "first-page"):
         missing = [task.id for task in task_set.tasks if task.id not in task_set.plans]
         if missing:
-            raise UsageError(f"agent {name!r} runs each task's plan, and {task_set.source} has none for "
-                             f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''} (plans.jsonl)")
+            raise UsageError(
+                f"agent {name!r} runs each task's plan, and {task_set.source} has none for "
+                f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''} (plans.jsonl)"
+            )
         return (SkipLookupAgent if name == "skip-lookup" else FirstPageAgent)(task_set.plans)
     if name == "openai":
         from kopa_replay.bench.chat_agent import openai_agent
@@ -206,15 +227,21 @@ def benchmark_requests(task_set: TaskSet, catalog: Catalog, env: Any) -> list[tu
         try:
             run = run_plan(plan, catalog, env)
         except KopaError:
-            continue   # a plan this source cannot run: bench drift reports it
+            continue  # a plan this source cannot run: bench drift reports it
         for call in page_calls(run):
             add(call["tool"], call["args"])
     return out
 
 
-def benchmark_workload(catalog: Catalog, *, source: str = "sim", seed: int = 0, as_of: Any = None,
-                       mirrors: Mapping[str, str] | None = None,
-                       task_set: TaskSet | None = None) -> list[tuple[str, dict[str, Any]]]:
+def benchmark_workload(
+    catalog: Catalog,
+    *,
+    source: str = "sim",
+    seed: int = 0,
+    as_of: Any = None,
+    mirrors: Mapping[str, str] | None = None,
+    task_set: TaskSet | None = None,
+) -> list[tuple[str, dict[str, Any]]]:
     """:func:`benchmark_requests` of the shipped task set (or ``task_set``), found by running the agents on
     ``source`` without recording; ``[]`` when the catalog lacks a tool the tasks call (another catalog)."""
     from kopa_replay.env import ToolEnvironment, open_source

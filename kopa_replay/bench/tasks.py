@@ -32,8 +32,15 @@ from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Junction, Trajectory
 
-__all__ = ["DATE_SKIPPED", "FIRST_PAGE_ONLY", "LOOKUP_SKIPPED", "paging_of", "required_actions", "task_from_trajectory",
-           "trajectory_calls"]
+__all__ = [
+    "DATE_SKIPPED",
+    "FIRST_PAGE_ONLY",
+    "LOOKUP_SKIPPED",
+    "paging_of",
+    "required_actions",
+    "task_from_trajectory",
+    "trajectory_calls",
+]
 
 #: ``why`` of a required prerequisite lookup
 LOOKUP_SKIPPED = "the code lookup was skipped"
@@ -56,10 +63,18 @@ def paging_of(tool: Tool) -> dict[str, Any]:
     pagination = tool.http.pagination
     if pagination.style not in PAGING_STYLES:
         return {}
-    names = {"page": pagination.page_param, "size": pagination.size_param,
-             "start": pagination.start_param, "end": pagination.end_param}
-    return {"style": pagination.style, **{k: v for k, v in names.items() if v},
-            "default_size": pagination.default_size, "max_size": pagination.max_size}
+    names = {
+        "page": pagination.page_param,
+        "size": pagination.size_param,
+        "start": pagination.start_param,
+        "end": pagination.end_param,
+    }
+    return {
+        "style": pagination.style,
+        **{k: v for k, v in names.items() if v},
+        "default_size": pagination.default_size,
+        "max_size": pagination.max_size,
+    }
 
 
 def _read_action(tool: Tool, args: Sequence[Mapping[str, Any]]) -> RequiredAction | None:
@@ -75,8 +90,11 @@ def _read_action(tool: Tool, args: Sequence[Mapping[str, Any]]) -> RequiredActio
     return RequiredAction(tool.name, subset, FIRST_PAGE_ONLY, last[0] + 1, paging, since=first[0])
 
 
-def required_actions(trajectory: Trajectory, catalog: Catalog | None = None,
-                     hands_code: Callable[[Trajectory, Junction], bool] | None = None) -> tuple[RequiredAction, ...]:
+def required_actions(
+    trajectory: Trajectory,
+    catalog: Catalog | None = None,
+    hands_code: Callable[[Trajectory, Junction], bool] | None = None,
+) -> tuple[RequiredAction, ...]:
     """The calls a solution must make (see the module docstring): prerequisite lookups, then whole reads.
 
     Without ``catalog`` (which says how each tool pages) a multi-page read requires its last page's exact call.
@@ -116,8 +134,13 @@ def required_actions(trajectory: Trajectory, catalog: Catalog | None = None,
     return tuple(actions)
 
 
-def task_from_trajectory(trajectory: Trajectory, catalog: Catalog, *, split: str = "main",
-                         hands_code: Callable[[Trajectory, Junction], bool] | None = None) -> Task:
+def task_from_trajectory(
+    trajectory: Trajectory,
+    catalog: Catalog,
+    *,
+    split: str = "main",
+    hands_code: Callable[[Trajectory, Junction], bool] | None = None,
+) -> Task:
     """The benchmark task ``trajectory`` poses; the task id is the trajectory id.
 
     Platforms are those of the tools called (sorted); the domain is the first step's tool's;

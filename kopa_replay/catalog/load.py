@@ -58,12 +58,34 @@ __all__ = ["load_catalog", "load_catalog_file", "builtin_catalog", "tool_to_dict
 _NAME = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
 _JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object", "null"}
 _PARAM_LOCATIONS = {"query", "path", "header", "filter"}
-_DEFAULT_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
-                        "openWorldHint": True}
-_TOOL_KEYS = {"name", "title", "description", "platform", "domain", "params", "inputSchema", "output",
-              "outputSchema", "annotations", "http", "examples", "filters"}
-_HTTP_KEYS = {"method", "base_url", "path", "auth", "format", "envelope", "pagination", "result_codes",
-              "fixed_query", "zip_member"}
+_DEFAULT_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}
+_TOOL_KEYS = {
+    "name",
+    "title",
+    "description",
+    "platform",
+    "domain",
+    "params",
+    "inputSchema",
+    "output",
+    "outputSchema",
+    "annotations",
+    "http",
+    "examples",
+    "filters",
+}
+_HTTP_KEYS = {
+    "method",
+    "base_url",
+    "path",
+    "auth",
+    "format",
+    "envelope",
+    "pagination",
+    "result_codes",
+    "fixed_query",
+    "zip_member",
+}
 
 
 class _Problems:
@@ -100,8 +122,9 @@ def _read_document(path: Path) -> Any:
             return json.loads(text)
         return yaml.safe_load(text)
     except json.JSONDecodeError as exc:
-        raise CatalogError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
-                           source=str(path)) from exc
+        raise CatalogError(
+            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", source=str(path)
+        ) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
@@ -132,8 +155,11 @@ def _description(value: Any) -> tuple[str, str]:
 def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for key, value in override.items():
-        if key in ("envelope", "pagination", "auth", "fixed_query") and isinstance(value, Mapping) \
-                and isinstance(merged.get(key), Mapping):
+        if (
+            key in ("envelope", "pagination", "auth", "fixed_query")
+            and isinstance(value, Mapping)
+            and isinstance(merged.get(key), Mapping)
+        ):
             merged[key] = {**merged[key], **value}
         elif key == "result_codes" and isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
             merged[key] = {**merged[key], **{str(k): v for k, v in value.items()}}
@@ -175,8 +201,7 @@ def _schema_from_params(params: Mapping[str, Any], problems: _Problems, tool: st
         properties[pname] = prop
         if spec.get("required"):
             required.append(pname)
-    schema = {"type": "object", "properties": properties, "required": required,
-              "additionalProperties": False}
+    schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
     return schema, locations
 
 
@@ -203,8 +228,10 @@ def _schema_from_output(output: Mapping[str, Any], problems: _Problems, tool: st
         "type": "object",
         "properties": {
             "records": {"type": "array", "items": {"type": "object", "properties": properties}},
-            "total_count": {"type": ["integer", "null"],
-                            "description": "전체 건수 | Total number of records across all pages"},
+            "total_count": {
+                "type": ["integer", "null"],
+                "description": "전체 건수 | Total number of records across all pages",
+            },
         },
     }
 
@@ -254,8 +281,9 @@ def _build_binding(http: Mapping[str, Any], problems: _Problems, tool: str) -> H
     for role in ("default_size", "max_size"):
         size = pag_spec.get(role)
         if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
-            problems.add(f"pagination.{role} must be a positive integer or null, not {size!r}", tool,
-                         f"http.pagination.{role}")
+            problems.add(
+                f"pagination.{role} must be a positive integer or null, not {size!r}", tool, f"http.pagination.{role}"
+            )
             pag_spec = {**pag_spec, role: None}
     for role in ("page_param", "size_param", "start_param", "end_param"):
         if pag_spec.get(role) is not None and not isinstance(pag_spec.get(role), str):
@@ -272,18 +300,24 @@ def _build_binding(http: Mapping[str, Any], problems: _Problems, tool: str) -> H
     )
     codes = http.get("result_codes") or {}
     result_codes: dict[str, str] = {}
-    for code, outcome in (codes.items() if isinstance(codes, Mapping) else ()):
+    for code, outcome in codes.items() if isinstance(codes, Mapping) else ():
         if outcome not in OUTCOMES:
-            problems.add(f"outcome must be one of {list(OUTCOMES)}, not {outcome!r}", tool,
-                         f"http.result_codes.{code}")
+            problems.add(f"outcome must be one of {list(OUTCOMES)}, not {outcome!r}", tool, f"http.result_codes.{code}")
         result_codes[str(code)] = str(outcome)
     if "ok" not in result_codes.values():
         problems.add("the result-code table needs at least one 'ok' code", tool, "http.result_codes")
     fixed = http.get("fixed_query") or {}
     return HttpBinding(
-        method=method, base_url=base_url.rstrip("/"), path=path, auth=auth, format=fmt,
-        envelope=envelope, pagination=pagination, result_codes=result_codes,
-        fixed_query={str(k): str(v) for k, v in fixed.items()}, zip_member=http.get("zip_member"),
+        method=method,
+        base_url=base_url.rstrip("/"),
+        path=path,
+        auth=auth,
+        format=fmt,
+        envelope=envelope,
+        pagination=pagination,
+        result_codes=result_codes,
+        fixed_query={str(k): str(v) for k, v in fixed.items()},
+        zip_member=http.get("zip_member"),
     )
 
 
@@ -310,15 +344,13 @@ def _check_value(value: Any, prop: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems: _Problems,
-                index: int) -> Tool | None:
+def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems: _Problems, index: int) -> Tool | None:
     if not isinstance(spec, Mapping):
         problems.add(f"tools[{index}] must be a mapping")
         return None
     name = spec.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
-        problems.add("name must be snake_case {platform}_{operation}", name if isinstance(name, str) else None,
-                     "name")
+        problems.add("name must be snake_case {platform}_{operation}", name if isinstance(name, str) else None, "name")
         return None
     for key in sorted(set(spec) - _TOOL_KEYS):
         problems.add("unknown key", name, key)
@@ -382,32 +414,41 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
         elif locations.get(placeholder) not in ("path", "query"):
             problems.add("a path placeholder parameter must be in: path", name, f"params.{placeholder}.in")
     pag = binding.pagination
-    for role, pname in (("page_param", pag.page_param), ("size_param", pag.size_param),
-                        ("start_param", pag.start_param), ("end_param", pag.end_param)):
+    for role, pname in (
+        ("page_param", pag.page_param),
+        ("size_param", pag.size_param),
+        ("start_param", pag.start_param),
+        ("end_param", pag.end_param),
+    ):
         if pag.style == "page" and role in ("page_param", "size_param") and not pname:
             problems.add(f"page pagination needs {role}", name, f"http.pagination.{role}")
         if pag.style == "range" and role in ("start_param", "end_param") and not pname:
             problems.add(f"range pagination needs {role}", name, f"http.pagination.{role}")
         if pname and pag.style != "none" and pname not in properties:
-            problems.add(f"pagination parameter {pname!r} must be a tool parameter", name,
-                         f"http.pagination.{role}")
+            problems.add(f"pagination parameter {pname!r} must be a tool parameter", name, f"http.pagination.{role}")
 
     filters: list[ClientFilter] = []
     for i, fspec in enumerate(spec.get("filters") or ()):
         if not isinstance(fspec, Mapping) or fspec.get("param") not in properties or not fspec.get("field"):
-            problems.add("a filter needs a param (one of the tool's parameters) and a field", name,
-                         f"filters[{i}]")
+            problems.add("a filter needs a param (one of the tool's parameters) and a field", name, f"filters[{i}]")
             continue
         if fspec.get("match", "exact") not in ("exact", "contains"):
             problems.add("match must be exact or contains", name, f"filters[{i}].match")
-        filters.append(ClientFilter(param=fspec["param"], field=fspec["field"],
-                                    match=fspec.get("match", "exact"), limit=int(fspec.get("limit", 50))))
+        filters.append(
+            ClientFilter(
+                param=fspec["param"],
+                field=fspec["field"],
+                match=fspec.get("match", "exact"),
+                limit=int(fspec.get("limit", 50)),
+            )
+        )
 
     examples: list[Mapping[str, Any]] = []
     raw_examples = spec.get("examples") or ()
     if not isinstance(raw_examples, (list, tuple)):
-        problems.add(f"examples must be a list of argument mappings, not {type(raw_examples).__name__}", name,
-                     "examples")
+        problems.add(
+            f"examples must be a list of argument mappings, not {type(raw_examples).__name__}", name, "examples"
+        )
         raw_examples = ()
     for i, example in enumerate(raw_examples):
         if not isinstance(example, Mapping):
@@ -430,10 +471,18 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
     # tool written back out (tool_to_dict) keeps them.
     input_schema = _with_locations(input_schema, locations)
     return Tool(
-        name=name, title=(title or "").strip(), description_ko=ko, description_en=en,
-        platform=platform_id, domain=spec.get("domain") or platform.get("domain") or "",
-        input_schema=input_schema, output_schema=output_schema, annotations=annotations,
-        http=binding, examples=tuple(examples), client_filters=tuple(filters),
+        name=name,
+        title=(title or "").strip(),
+        description_ko=ko,
+        description_en=en,
+        platform=platform_id,
+        domain=spec.get("domain") or platform.get("domain") or "",
+        input_schema=input_schema,
+        output_schema=output_schema,
+        annotations=annotations,
+        http=binding,
+        examples=tuple(examples),
+        client_filters=tuple(filters),
     )
 
 
@@ -468,8 +517,7 @@ def _platforms_of(document: Mapping[str, Any], problems: _Problems) -> dict[str,
 def _tools_of_document(document: Any, source: str) -> list[Tool]:
     problems = _Problems(source)
     if not isinstance(document, Mapping):
-        raise CatalogError("a catalog file is a mapping with 'platform' (or 'platforms') and 'tools'",
-                           source=source)
+        raise CatalogError("a catalog file is a mapping with 'platform' (or 'platforms') and 'tools'", source=source)
     platforms = _platforms_of(document, problems)
     tools_spec = document.get("tools")
     if not isinstance(tools_spec, list) or not tools_spec:
@@ -507,13 +555,18 @@ def load_catalog(paths: Iterable[str | Path]) -> Catalog:
     sources: list[str] = []
     for entry in paths:
         entry = Path(entry)
-        files = sorted(p for p in entry.iterdir() if p.suffix in (".yaml", ".yml", ".json")) \
-            if entry.is_dir() else [entry]
+        files = (
+            sorted(p for p in entry.iterdir() if p.suffix in (".yaml", ".yml", ".json")) if entry.is_dir() else [entry]
+        )
         for file in files:
             for tool in load_catalog_file(file):
                 if tool.name in seen:
-                    raise CatalogError(f"duplicate tool name (also in {seen[tool.name]})", source=str(file),
-                                       tool=tool.name, field="name")
+                    raise CatalogError(
+                        f"duplicate tool name (also in {seen[tool.name]})",
+                        source=str(file),
+                        tool=tool.name,
+                        field="name",
+                    )
                 seen[tool.name] = str(file)
                 tools.append(tool)
             sources.append(str(file))
@@ -551,9 +604,13 @@ def tool_to_dict(tool: Tool) -> dict[str, Any]:
     pag = {k: v for k, v in vars(http.pagination).items() if v is not None}
     envelope = {k: list(v) for k, v in vars(http.envelope).items() if v}
     binding: dict[str, Any] = {
-        "method": http.method, "base_url": http.base_url, "path": http.path,
+        "method": http.method,
+        "base_url": http.base_url,
+        "path": http.path,
         "auth": {k: v for k, v in vars(http.auth).items() if v is not None},
-        "format": http.format, "envelope": envelope, "pagination": pag,
+        "format": http.format,
+        "envelope": envelope,
+        "pagination": pag,
         "result_codes": dict(http.result_codes),
     }
     if http.fixed_query:
@@ -561,12 +618,15 @@ def tool_to_dict(tool: Tool) -> dict[str, Any]:
     if http.zip_member:
         binding["zip_member"] = http.zip_member
     entry: dict[str, Any] = {
-        "name": tool.name, "title": tool.title,
+        "name": tool.name,
+        "title": tool.title,
         "description": {"ko": tool.description_ko, "en": tool.description_en},
-        "platform": tool.platform, "domain": tool.domain,
+        "platform": tool.platform,
+        "domain": tool.domain,
         "inputSchema": json.loads(json.dumps(tool.input_schema)),
         "outputSchema": json.loads(json.dumps(tool.output_schema)),
-        "annotations": dict(tool.annotations), "http": binding,
+        "annotations": dict(tool.annotations),
+        "http": binding,
         "examples": [dict(e) for e in tool.examples],
     }
     if tool.client_filters:

@@ -39,8 +39,9 @@ AUTH_LOCATIONS = ("query", "header", "path", "none")
 PAGINATION_STYLES = ("page", "range", "none")
 #: every paging parameter of the built-in platforms (page number and size, range start and end), for code that
 #: compares calls without a catalog at hand: a call read over other pages is the same call
-PAGING_PARAMS = frozenset({"pageNo", "numOfRows", "pIndex", "pSize", "page", "display", "page_no", "page_count",
-                           "START", "END"})
+PAGING_PARAMS = frozenset(
+    {"pageNo", "numOfRows", "pIndex", "pSize", "page", "display", "page_no", "page_count", "START", "END"}
+)
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -276,7 +277,8 @@ class Catalog:
         import fnmatch
 
         tools = [
-            t for t in self
+            t
+            for t in self
             if (pattern is None or fnmatch.fnmatchcase(t.name, pattern))
             and (platform is None or t.platform == platform)
         ]
@@ -289,6 +291,5 @@ class Catalog:
 
         from kopa_replay.catalog.load import tool_to_dict
 
-        blob = json.dumps([tool_to_dict(t) for t in self], sort_keys=True, ensure_ascii=False,
-                          separators=(",", ":"))
+        blob = json.dumps([tool_to_dict(t) for t in self], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()

@@ -22,8 +22,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["PAPER_TOOL_COUNT", "DatasetSpec", "STATUSES", "THEMES", "columns", "dataset_specs", "date_param",
-           "paper_specs", "paper_tool_dicts", "specs_by_tool", "status_param"]
+__all__ = [
+    "PAPER_TOOL_COUNT",
+    "DatasetSpec",
+    "STATUSES",
+    "THEMES",
+    "columns",
+    "dataset_specs",
+    "date_param",
+    "paper_specs",
+    "paper_tool_dicts",
+    "specs_by_tool",
+    "status_param",
+]
 
 PAPER_TOOL_COUNT = 2318
 
@@ -78,39 +89,83 @@ THEMES: tuple[tuple[str, str, str, str, tuple[int, int]], ...] = (
 
 # Real region lists the generated catalog is keyed by (seed-independent).
 _SEOUL_GU = (
-    ("11110", "종로구", "Jongno"), ("11140", "중구", "Jung"), ("11170", "용산구", "Yongsan"),
-    ("11200", "성동구", "Seongdong"), ("11215", "광진구", "Gwangjin"), ("11230", "동대문구", "Dongdaemun"),
-    ("11260", "중랑구", "Jungnang"), ("11290", "성북구", "Seongbuk"), ("11305", "강북구", "Gangbuk"),
-    ("11320", "도봉구", "Dobong"), ("11350", "노원구", "Nowon"), ("11380", "은평구", "Eunpyeong"),
-    ("11410", "서대문구", "Seodaemun"), ("11440", "마포구", "Mapo"), ("11470", "양천구", "Yangcheon"),
-    ("11500", "강서구", "Gangseo"), ("11530", "구로구", "Guro"), ("11545", "금천구", "Geumcheon"),
-    ("11560", "영등포구", "Yeongdeungpo"), ("11590", "동작구", "Dongjak"), ("11620", "관악구", "Gwanak"),
-    ("11650", "서초구", "Seocho"), ("11680", "강남구", "Gangnam"), ("11710", "송파구", "Songpa"),
+    ("11110", "종로구", "Jongno"),
+    ("11140", "중구", "Jung"),
+    ("11170", "용산구", "Yongsan"),
+    ("11200", "성동구", "Seongdong"),
+    ("11215", "광진구", "Gwangjin"),
+    ("11230", "동대문구", "Dongdaemun"),
+    ("11260", "중랑구", "Jungnang"),
+    ("11290", "성북구", "Seongbuk"),
+    ("11305", "강북구", "Gangbuk"),
+    ("11320", "도봉구", "Dobong"),
+    ("11350", "노원구", "Nowon"),
+    ("11380", "은평구", "Eunpyeong"),
+    ("11410", "서대문구", "Seodaemun"),
+    ("11440", "마포구", "Mapo"),
+    ("11470", "양천구", "Yangcheon"),
+    ("11500", "강서구", "Gangseo"),
+    ("11530", "구로구", "Guro"),
+    ("11545", "금천구", "Geumcheon"),
+    ("11560", "영등포구", "Yeongdeungpo"),
+    ("11590", "동작구", "Dongjak"),
+    ("11620", "관악구", "Gwanak"),
+    ("11650", "서초구", "Seocho"),
+    ("11680", "강남구", "Gangnam"),
+    ("11710", "송파구", "Songpa"),
     ("11740", "강동구", "Gangdong"),
 )
 _GG_SIGUN = (
-    ("41110", "수원시", "Suwon"), ("41130", "성남시", "Seongnam"), ("41150", "의정부시", "Uijeongbu"),
-    ("41170", "안양시", "Anyang"), ("41190", "부천시", "Bucheon"), ("41210", "광명시", "Gwangmyeong"),
-    ("41220", "평택시", "Pyeongtaek"), ("41250", "동두천시", "Dongducheon"), ("41270", "안산시", "Ansan"),
-    ("41280", "고양시", "Goyang"), ("41290", "과천시", "Gwacheon"), ("41310", "구리시", "Guri"),
-    ("41360", "남양주시", "Namyangju"), ("41370", "오산시", "Osan"), ("41390", "시흥시", "Siheung"),
-    ("41410", "군포시", "Gunpo"), ("41430", "의왕시", "Uiwang"), ("41450", "하남시", "Hanam"),
-    ("41460", "용인시", "Yongin"), ("41480", "파주시", "Paju"), ("41500", "이천시", "Icheon"),
-    ("41550", "안성시", "Anseong"), ("41570", "김포시", "Gimpo"), ("41590", "화성시", "Hwaseong"),
-    ("41610", "광주시", "Gwangju"), ("41630", "양주시", "Yangju"), ("41650", "포천시", "Pocheon"),
-    ("41670", "여주시", "Yeoju"), ("41800", "연천군", "Yeoncheon"), ("41820", "가평군", "Gapyeong"),
+    ("41110", "수원시", "Suwon"),
+    ("41130", "성남시", "Seongnam"),
+    ("41150", "의정부시", "Uijeongbu"),
+    ("41170", "안양시", "Anyang"),
+    ("41190", "부천시", "Bucheon"),
+    ("41210", "광명시", "Gwangmyeong"),
+    ("41220", "평택시", "Pyeongtaek"),
+    ("41250", "동두천시", "Dongducheon"),
+    ("41270", "안산시", "Ansan"),
+    ("41280", "고양시", "Goyang"),
+    ("41290", "과천시", "Gwacheon"),
+    ("41310", "구리시", "Guri"),
+    ("41360", "남양주시", "Namyangju"),
+    ("41370", "오산시", "Osan"),
+    ("41390", "시흥시", "Siheung"),
+    ("41410", "군포시", "Gunpo"),
+    ("41430", "의왕시", "Uiwang"),
+    ("41450", "하남시", "Hanam"),
+    ("41460", "용인시", "Yongin"),
+    ("41480", "파주시", "Paju"),
+    ("41500", "이천시", "Icheon"),
+    ("41550", "안성시", "Anseong"),
+    ("41570", "김포시", "Gimpo"),
+    ("41590", "화성시", "Hwaseong"),
+    ("41610", "광주시", "Gwangju"),
+    ("41630", "양주시", "Yangju"),
+    ("41650", "포천시", "Pocheon"),
+    ("41670", "여주시", "Yeoju"),
+    ("41800", "연천군", "Yeoncheon"),
+    ("41820", "가평군", "Gapyeong"),
     ("41830", "양평군", "Yangpyeong"),
 )
 # 시도 with their data.go.kr institution codes (the path prefix of their APIs).
 _SIDO_ORGS = (
-    ("11", "서울특별시", "Seoul", "6110000"), ("26", "부산광역시", "Busan", "6260000"),
-    ("27", "대구광역시", "Daegu", "6270000"), ("28", "인천광역시", "Incheon", "6280000"),
-    ("29", "광주광역시", "Gwangju", "6290000"), ("30", "대전광역시", "Daejeon", "6300000"),
-    ("31", "울산광역시", "Ulsan", "6310000"), ("36", "세종특별자치시", "Sejong", "5690000"),
-    ("41", "경기도", "Gyeonggi", "6410000"), ("51", "강원특별자치도", "Gangwon", "6530000"),
-    ("43", "충청북도", "Chungbuk", "6430000"), ("44", "충청남도", "Chungnam", "6440000"),
-    ("52", "전북특별자치도", "Jeonbuk", "6540000"), ("46", "전라남도", "Jeonnam", "6460000"),
-    ("47", "경상북도", "Gyeongbuk", "6470000"), ("48", "경상남도", "Gyeongnam", "6480000"),
+    ("11", "서울특별시", "Seoul", "6110000"),
+    ("26", "부산광역시", "Busan", "6260000"),
+    ("27", "대구광역시", "Daegu", "6270000"),
+    ("28", "인천광역시", "Incheon", "6280000"),
+    ("29", "광주광역시", "Gwangju", "6290000"),
+    ("30", "대전광역시", "Daejeon", "6300000"),
+    ("31", "울산광역시", "Ulsan", "6310000"),
+    ("36", "세종특별자치시", "Sejong", "5690000"),
+    ("41", "경기도", "Gyeonggi", "6410000"),
+    ("51", "강원특별자치도", "Gangwon", "6530000"),
+    ("43", "충청북도", "Chungbuk", "6430000"),
+    ("44", "충청남도", "Chungnam", "6440000"),
+    ("52", "전북특별자치도", "Jeonbuk", "6540000"),
+    ("46", "전라남도", "Jeonnam", "6460000"),
+    ("47", "경상북도", "Gyeongbuk", "6470000"),
+    ("48", "경상남도", "Gyeongnam", "6480000"),
     ("50", "제주특별자치도", "Jeju", "6500000"),
 )
 
@@ -123,18 +178,18 @@ def _camel(slug: str) -> str:
 class DatasetSpec:
     """One generated dataset API."""
 
-    family: str            # seoul | gg | datagokr
-    tool: str              # catalog tool name
-    route: str             # what the host's protocol routes on
-    region_code: str       # 5-digit 시군구 code, or 2-digit 시도 code (datagokr)
+    family: str  # seoul | gg | datagokr
+    tool: str  # catalog tool name
+    route: str  # what the host's protocol routes on
+    region_code: str  # 5-digit 시군구 code, or 2-digit 시도 code (datagokr)
     region_name: str
     region_english: str
-    theme: str             # slug
+    theme: str  # slug
     theme_ko: str
-    kind: str              # facility | stats
+    kind: str  # facility | stats
     measure_ko: str
     measure_range: tuple[int, int]
-    org: str = ""          # data.go.kr institution code
+    org: str = ""  # data.go.kr institution code
 
     @property
     def title(self) -> str:
@@ -147,18 +202,58 @@ def _specs_for(family: str) -> list[DatasetSpec]:
         if family == "seoul":
             for code, name, english in _SEOUL_GU:
                 service = f"{english}{_camel(slug)}{'Info' if kind == 'facility' else 'Stats'}"
-                specs.append(DatasetSpec("seoul", f"seoul_{english.lower()}_{slug}", service, code, name, english,
-                                         slug, ko, kind, measure, span))
+                specs.append(
+                    DatasetSpec(
+                        "seoul",
+                        f"seoul_{english.lower()}_{slug}",
+                        service,
+                        code,
+                        name,
+                        english,
+                        slug,
+                        ko,
+                        kind,
+                        measure,
+                        span,
+                    )
+                )
         elif family == "gg":
             for code, name, english in _GG_SIGUN:
                 service = f"{english.upper()}{_camel(slug).upper()}"
-                specs.append(DatasetSpec("gg", f"gg_{english.lower()}_{slug}", service, code, name, english,
-                                         slug, ko, kind, measure, span))
+                specs.append(
+                    DatasetSpec(
+                        "gg",
+                        f"gg_{english.lower()}_{slug}",
+                        service,
+                        code,
+                        name,
+                        english,
+                        slug,
+                        ko,
+                        kind,
+                        measure,
+                        span,
+                    )
+                )
         else:
             for code, name, english, org in _SIDO_ORGS:
                 service = f"/{org}/{english}{_camel(slug)}Service/get{_camel(slug)}List"
-                specs.append(DatasetSpec("datagokr", f"datagokr_{english.lower()}_{slug}", service, code, name,
-                                         english, slug, ko, kind, measure, span, org))
+                specs.append(
+                    DatasetSpec(
+                        "datagokr",
+                        f"datagokr_{english.lower()}_{slug}",
+                        service,
+                        code,
+                        name,
+                        english,
+                        slug,
+                        ko,
+                        kind,
+                        measure,
+                        span,
+                        org,
+                    )
+                )
     return specs
 
 
@@ -199,10 +294,30 @@ def paper_specs(builtin_count: int) -> tuple[DatasetSpec, ...]:
 #: Column names per family: (name, region name, region code, address, lat, lon, phone, date, status, measure)
 _COLUMNS = {
     "seoul": ("FCLTY_NM", "GU_NM", "GU_CD", "ADRES", "LAT", "LNG", "TELNO", "STDR_DE", "STTUS_NM", "MESURE_VALUE"),
-    "gg": ("FACLT_NM", "SIGUN_NM", "SIGUN_CD", "REFINE_ROADNM_ADDR", "REFINE_WGS84_LAT", "REFINE_WGS84_LOGT",
-           "TELNO", "DATA_STD_DE", "BSN_STATE_NM", "MESURE_VAL"),
-    "datagokr": ("fcltyNm", "signguNm", "signguCode", "rdnmadr", "latitude", "longitude", "phoneNumber",
-                 "referenceDate", "sttusNm", "measureValue"),
+    "gg": (
+        "FACLT_NM",
+        "SIGUN_NM",
+        "SIGUN_CD",
+        "REFINE_ROADNM_ADDR",
+        "REFINE_WGS84_LAT",
+        "REFINE_WGS84_LOGT",
+        "TELNO",
+        "DATA_STD_DE",
+        "BSN_STATE_NM",
+        "MESURE_VAL",
+    ),
+    "datagokr": (
+        "fcltyNm",
+        "signguNm",
+        "signguCode",
+        "rdnmadr",
+        "latitude",
+        "longitude",
+        "phoneNumber",
+        "referenceDate",
+        "sttusNm",
+        "measureValue",
+    ),
 }
 STATUSES = ("운영", "휴업", "폐업")
 
@@ -222,27 +337,41 @@ def status_param(spec: DatasetSpec) -> str:
 # -- catalog entries ---------------------------------------------------------
 def _describe(spec: DatasetSpec) -> dict[str, str]:
     what_ko = f"{spec.region_name}의 {spec.theme_ko} {'목록' if spec.kind == 'facility' else '일별 통계'}"
-    what_en = (f"{spec.theme.replace('_', ' ')} {'facilities' if spec.kind == 'facility' else 'daily statistics'}"
-               f" of {spec.region_english}")
+    what_en = (
+        f"{spec.theme.replace('_', ' ')} {'facilities' if spec.kind == 'facility' else 'daily statistics'}"
+        f" of {spec.region_english}"
+    )
     if spec.kind == "stats":
         what_ko += f"을 기준일자({date_param(spec)}, YYYYMMDD)로 조회합니다. 기준일 이후 자료는 없습니다."
         what_en += f" for one reference date ({date_param(spec)}, YYYYMMDD); no data after the as-of date."
     else:
         what_ko += f"을 조회합니다. 운영상태({status_param(spec)})로 거를 수 있습니다."
         what_en += f"; filter by operating status ({status_param(spec)})."
-    paging = {"seoul": ("START/END(1부터, 최대 1000건)", "START/END indexes (1-based, at most 1000 rows)"),
-              "gg": ("pIndex/pSize(최대 1000)", "pIndex/pSize (at most 1000)"),
-              "datagokr": ("pageNo/numOfRows", "pageNo/numOfRows")}[spec.family]
-    return {"ko": f"{what_ko} 전체 건수는 total_count, 페이지는 {paging[0]}.",
-            "en": f"{what_en}. Total in total_count; pages by {paging[1]}."}
+    paging = {
+        "seoul": ("START/END(1부터, 최대 1000건)", "START/END indexes (1-based, at most 1000 rows)"),
+        "gg": ("pIndex/pSize(최대 1000)", "pIndex/pSize (at most 1000)"),
+        "datagokr": ("pageNo/numOfRows", "pageNo/numOfRows"),
+    }[spec.family]
+    return {
+        "ko": f"{what_ko} 전체 건수는 total_count, 페이지는 {paging[0]}.",
+        "en": f"{what_en}. Total in total_count; pages by {paging[1]}.",
+    }
 
 
 def _output(spec: DatasetSpec) -> dict[str, Any]:
     names = _COLUMNS[spec.family]
-    texts = ("시설명 | facility name", "시군구명 | district name", "시군구코드 5자리 | 5-digit district code",
-             "도로명주소 | road address", "위도 | latitude", "경도 | longitude", "전화번호 | phone",
-             "기준일자 YYYYMMDD | reference date", "운영상태 | operating status",
-             f"{spec.measure_ko} | measure")
+    texts = (
+        "시설명 | facility name",
+        "시군구명 | district name",
+        "시군구코드 5자리 | 5-digit district code",
+        "도로명주소 | road address",
+        "위도 | latitude",
+        "경도 | longitude",
+        "전화번호 | phone",
+        "기준일자 YYYYMMDD | reference date",
+        "운영상태 | operating status",
+        f"{spec.measure_ko} | measure",
+    )
     return {name: {"type": "string", "description": text} for name, text in zip(names, texts)}
 
 
@@ -251,12 +380,19 @@ def _tool_dict(spec: DatasetSpec) -> dict[str, Any]:
     params: dict[str, Any] = {}
     example: dict[str, Any] = {}
     if spec.kind == "stats":
-        params[date_param(spec)] = {"type": "string", "required": True, "pattern": "^[0-9]{8}$",
-                                    "description": {"ko": "기준일자 YYYYMMDD", "en": "reference date YYYYMMDD"}}
+        params[date_param(spec)] = {
+            "type": "string",
+            "required": True,
+            "pattern": "^[0-9]{8}$",
+            "description": {"ko": "기준일자 YYYYMMDD", "en": "reference date YYYYMMDD"},
+        }
         example[date_param(spec)] = "20260831"
     else:
-        params[status] = {"type": "string", "enum": list(STATUSES),
-                          "description": {"ko": "운영상태", "en": "operating status"}}
+        params[status] = {
+            "type": "string",
+            "enum": list(STATUSES),
+            "description": {"ko": "운영상태", "en": "operating status"},
+        }
     if spec.family == "seoul":
         path = f"/{{key}}/json/{spec.route}/{{START}}/{{END}}"
         if spec.kind == "stats":
@@ -264,26 +400,48 @@ def _tool_dict(spec: DatasetSpec) -> dict[str, Any]:
             params[date_param(spec)]["in"] = "path"
         else:
             params[status]["in"] = "query"
-        params["START"] = {"type": "integer", "required": True, "in": "path", "minimum": 1,
-                           "description": {"ko": "시작 위치(1부터)", "en": "first row, 1-based"}}
-        params["END"] = {"type": "integer", "required": True, "in": "path", "minimum": 1,
-                         "description": {"ko": "끝 위치(포함)", "en": "last row, inclusive"}}
+        params["START"] = {
+            "type": "integer",
+            "required": True,
+            "in": "path",
+            "minimum": 1,
+            "description": {"ko": "시작 위치(1부터)", "en": "first row, 1-based"},
+        }
+        params["END"] = {
+            "type": "integer",
+            "required": True,
+            "in": "path",
+            "minimum": 1,
+            "description": {"ko": "끝 위치(포함)", "en": "last row, inclusive"},
+        }
         example.update(START=1, END=5)
         http = {"path": path}
     elif spec.family == "gg":
         params["pIndex"] = {"type": "integer", "minimum": 1, "description": {"ko": "페이지 번호", "en": "page"}}
-        params["pSize"] = {"type": "integer", "minimum": 1, "maximum": 1000,
-                           "description": {"ko": "페이지 크기", "en": "page size"}}
+        params["pSize"] = {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": {"ko": "페이지 크기", "en": "page size"},
+        }
         http = {"path": f"/{spec.route}"}
     else:
         params["pageNo"] = {"type": "integer", "minimum": 1, "description": {"ko": "페이지 번호", "en": "page"}}
-        params["numOfRows"] = {"type": "integer", "minimum": 1,
-                               "description": {"ko": "한 페이지 결과 수", "en": "rows per page"}}
+        params["numOfRows"] = {
+            "type": "integer",
+            "minimum": 1,
+            "description": {"ko": "한 페이지 결과 수", "en": "rows per page"},
+        }
         http = {"path": spec.route}
     return {
-        "name": spec.tool, "title": spec.title, "platform": spec.family,
-        "description": _describe(spec), "params": params, "output": _output(spec),
-        "http": http, "examples": [example],
+        "name": spec.tool,
+        "title": spec.title,
+        "platform": spec.family,
+        "description": _describe(spec),
+        "params": params,
+        "output": _output(spec),
+        "http": http,
+        "examples": [example],
     }
 
 
@@ -295,4 +453,3 @@ def paper_tool_dicts(builtin_count: int) -> list[dict[str, Any]]:
 @lru_cache(maxsize=1)
 def specs_by_tool() -> dict[str, DatasetSpec]:
     return {spec.tool: spec for spec in dataset_specs()}
-

@@ -20,8 +20,11 @@ from kopa_replay.errors import CatalogError
 __all__ = ["expand_to_paper_scale", "PAPER_TOOL_COUNT"]
 
 #: Which hand-modelled tool lends its platform defaults to each generated family.
-_TEMPLATES = {"seoul": "seoul_card_subway_stats_new", "gg": "gg_gen_anmal_hosptl",
-              "datagokr": "datagokr_get_stan_regin_cd_list"}
+_TEMPLATES = {
+    "seoul": "seoul_card_subway_stats_new",
+    "gg": "gg_gen_anmal_hosptl",
+    "datagokr": "datagokr_get_stan_regin_cd_list",
+}
 
 
 def _platform_defaults(catalog: Catalog, family: str) -> dict[str, Any]:
@@ -29,29 +32,39 @@ def _platform_defaults(catalog: Catalog, family: str) -> dict[str, Any]:
     http = {k: v for k, v in template["http"].items() if k not in ("path", "fixed_query", "zip_member")}
     if family == "datagokr":
         # 표준데이터 APIs: the standard data.go.kr envelope and JSON via type=json.
-        http["envelope"] = {"records": ["response.body.items.item"], "total": ["response.body.totalCount"],
-                            "code": ["response.header.resultCode",
-                                     "OpenAPI_ServiceResponse.cmmMsgHeader.returnReasonCode"],
-                            "message": ["response.header.resultMsg",
-                                        "OpenAPI_ServiceResponse.cmmMsgHeader.returnAuthMsg"]}
+        http["envelope"] = {
+            "records": ["response.body.items.item"],
+            "total": ["response.body.totalCount"],
+            "code": ["response.header.resultCode", "OpenAPI_ServiceResponse.cmmMsgHeader.returnReasonCode"],
+            "message": ["response.header.resultMsg", "OpenAPI_ServiceResponse.cmmMsgHeader.returnAuthMsg"],
+        }
         http["fixed_query"] = {"type": "json"}
-        http["pagination"] = {"style": "page", "page_param": "pageNo", "size_param": "numOfRows",
-                              "default_size": 10, "max_size": 1000}
+        http["pagination"] = {
+            "style": "page",
+            "page_param": "pageNo",
+            "size_param": "numOfRows",
+            "default_size": 10,
+            "max_size": 1000,
+        }
     return {"id": family, "domain": "district", **http}
 
 
 def _named_envelope(family: str, service: str) -> dict[str, Any] | None:
     """Seoul and Gyeonggi envelopes are rooted at the service name, so each tool carries its own paths."""
     if family == "seoul":
-        return {"records": [f"{service}.row"], "total": [f"{service}.list_total_count"],
-                "code": [f"{service}.RESULT.CODE", "RESULT.CODE"],
-                "message": [f"{service}.RESULT.MESSAGE", "RESULT.MESSAGE"]}
+        return {
+            "records": [f"{service}.row"],
+            "total": [f"{service}.list_total_count"],
+            "code": [f"{service}.RESULT.CODE", "RESULT.CODE"],
+            "message": [f"{service}.RESULT.MESSAGE", "RESULT.MESSAGE"],
+        }
     if family == "gg":
-        return {"records": [f"{service}.1.row", f"{service}.row"],
-                "total": [f"{service}.0.head.0.list_total_count", f"{service}.head.list_total_count"],
-                "code": [f"{service}.0.head.1.RESULT.CODE", f"{service}.head.RESULT.CODE", "RESULT.CODE"],
-                "message": [f"{service}.0.head.1.RESULT.MESSAGE", f"{service}.head.RESULT.MESSAGE",
-                            "RESULT.MESSAGE"]}
+        return {
+            "records": [f"{service}.1.row", f"{service}.row"],
+            "total": [f"{service}.0.head.0.list_total_count", f"{service}.head.list_total_count"],
+            "code": [f"{service}.0.head.1.RESULT.CODE", f"{service}.head.RESULT.CODE", "RESULT.CODE"],
+            "message": [f"{service}.0.head.1.RESULT.MESSAGE", f"{service}.head.RESULT.MESSAGE", "RESULT.MESSAGE"],
+        }
     return None
 
 
@@ -62,11 +75,13 @@ def expand_to_paper_scale(builtin: Catalog) -> Catalog:
         envelope = _named_envelope(spec.family, spec.route)
         if envelope is not None:
             entry["http"]["envelope"] = envelope
-    document = {"platforms": [_platform_defaults(builtin, f) for f in ("seoul", "gg", "datagokr")],
-                "tools": entries}
+    document = {"platforms": [_platform_defaults(builtin, f) for f in ("seoul", "gg", "datagokr")], "tools": entries}
     generated = _tools_of_document(document, "<paper-scale>")
     catalog = Catalog([*builtin, *generated], source="<built-in, paper scale>")
     if len(catalog) != PAPER_TOOL_COUNT:
-        raise CatalogError(f"paper scale produced {len(catalog)} tools, not {PAPER_TOOL_COUNT} "
-                           "(a generated name collides with a built-in one)", source="<paper-scale>")
+        raise CatalogError(
+            f"paper scale produced {len(catalog)} tools, not {PAPER_TOOL_COUNT} "
+            "(a generated name collides with a built-in one)",
+            source="<paper-scale>",
+        )
     return catalog

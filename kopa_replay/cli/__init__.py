@@ -13,8 +13,21 @@ inside the command functions, so ``kopa-replay --help`` stays fast.
 
 from __future__ import annotations
 
-from kopa_replay.cli import (bench, call, cassette, catalog, drift, graph, mcp, pipeline, record, sim, snapshot, synth,
-                             train)
+from kopa_replay.cli import (
+    bench,
+    call,
+    cassette,
+    catalog,
+    drift,
+    graph,
+    mcp,
+    pipeline,
+    record,
+    sim,
+    snapshot,
+    synth,
+    train,
+)
 from kopa_replay.cli.common import cli, main
 
 __all__ = ["cli", "main"]

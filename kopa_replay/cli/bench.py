@@ -6,8 +6,18 @@ import sys
 
 import click
 
-from kopa_replay.cli.common import (_Group, _catalog_option, _dump, _load_catalog, _progress,
-                                    _report_options, _store_option, _store_path, _tasks_option, cli)
+from kopa_replay.cli.common import (
+    _catalog_option,
+    _dump,
+    _Group,
+    _load_catalog,
+    _progress,
+    _report_options,
+    _store_option,
+    _store_path,
+    _tasks_option,
+    cli,
+)
 from kopa_replay.errors import UsageError
 from kopa_replay.stages import bench_audit, bench_build, bench_run
 from kopa_replay.stages.options import click_options
@@ -23,8 +33,11 @@ def bench() -> None:
 
 def _say_stale_left_out(count: int) -> None:
     if count:
-        click.echo(f"{count} task(s) tagged stale: left out (their plans no longer run on the snapshot the set "
-                   "is pinned to; --include-stale runs them)", err=True)
+        click.echo(
+            f"{count} task(s) tagged stale: left out (their plans no longer run on the snapshot the set "
+            "is pinned to; --include-stale runs them)",
+            err=True,
+        )
 
 
 def _task_set(tasks_dir, ids=()):
@@ -38,12 +51,19 @@ def _task_set(tasks_dir, ids=()):
 @click.argument("after")
 @_tasks_option
 @_store_option
-@click.option("--write", "write_dir", type=click.Path(file_okay=False),
-              help="Write the task set re-pinned to AFTER here (answers, digests, required actions recomputed; tasks "
-                   "that no longer execute kept and tagged stale:no_longer_executes) with drift.json.")
-@_report_options(["changed", "broken"], "Exit 1 when any task is listed (changed: its answer, paging or calls "
-                                        "moved, or it does not run), or only when a task does not run on AFTER or "
-                                        "AFTER lacks a request it makes (broken).")
+@click.option(
+    "--write",
+    "write_dir",
+    type=click.Path(file_okay=False),
+    help="Write the task set re-pinned to AFTER here (answers, digests, required actions recomputed; tasks "
+    "that no longer execute kept and tagged stale:no_longer_executes) with drift.json.",
+)
+@_report_options(
+    ["changed", "broken"],
+    "Exit 1 when any task is listed (changed: its answer, paging or calls "
+    "moved, or it does not run), or only when a task does not run on AFTER or "
+    "AFTER lacks a request it makes (broken).",
+)
 @_catalog_option
 def bench_drift(before, after, tasks_dir, store, write_dir, fmt, fail_on, catalog_files, scale) -> None:
     """Re-run every task's reference plan on snapshots BEFORE and AFTER and list the tasks the drift moved.
@@ -55,8 +75,14 @@ def bench_drift(before, after, tasks_dir, store, write_dir, fmt, fail_on, catalo
     from kopa_replay.bench.drift import render_answer_drift, run_answer_drift
     from kopa_replay.bench.suite import load_task_set
 
-    report = run_answer_drift(_load_catalog(catalog_files, scale), store_path=_store_path(store), before=before,
-                              after=after, task_set=load_task_set(tasks_dir), write=write_dir)
+    report = run_answer_drift(
+        _load_catalog(catalog_files, scale),
+        store_path=_store_path(store),
+        before=before,
+        after=after,
+        task_set=load_task_set(tasks_dir),
+        write=write_dir,
+    )
     click.echo(render_answer_drift(report, fmt, fail_on), nl=False)
     if write_dir:
         click.echo(f"re-pinned task set -> {write_dir}", err=True)
@@ -83,9 +109,11 @@ def bench_run_command(as_json, **settings) -> None:
         return
     p1, pk = report["pass_at_1"], report["pass_at_k"]
     at_k = f", pass@{k} {pk['combined']:.3f}" if k > 1 else ""
-    click.echo(f"{config.agent}: {report['n_tasks']} tasks x {k} rollout{'s' if k > 1 else ''}: pass@1 "
-               f"{p1['combined']:.3f}{at_k} (response {p1['response']:.3f}, action {p1['action']:.3f}, "
-               f"environment {p1['environment']:.3f}) -> {result.out}")
+    click.echo(
+        f"{config.agent}: {report['n_tasks']} tasks x {k} rollout{'s' if k > 1 else ''}: pass@1 "
+        f"{p1['combined']:.3f}{at_k} (response {p1['response']:.3f}, action {p1['action']:.3f}, "
+        f"environment {p1['environment']:.3f}) -> {result.out}"
+    )
 
 
 @bench.command("report")

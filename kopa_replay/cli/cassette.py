@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import click
 
-from kopa_replay.cli.common import (_Group, _catalog_option, _dump, _json_option, _load_catalog, _open_store, _say,
-                                    _store_option, _store_path, cli)
+from kopa_replay.cli.common import (
+    _catalog_option,
+    _dump,
+    _Group,
+    _json_option,
+    _load_catalog,
+    _open_store,
+    _say,
+    _store_option,
+    _store_path,
+    cli,
+)
 
 
 @cli.group(cls=_Group)
@@ -41,8 +51,11 @@ def cassette_verify(store, as_json) -> None:
     with _open_store(store) as opened:
         problems = opened.verify()
     if problems:
-        raise StoreError(f"store {opened.path} is corrupt: " + "; ".join(problems[:5])
-                         + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""))
+        raise StoreError(
+            f"store {opened.path} is corrupt: "
+            + "; ".join(problems[:5])
+            + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
+        )
     _say(as_json, {"store": str(opened.path), "ok": True}, f"ok: every body in {opened.path} matches its digest")
 
 
@@ -79,6 +92,9 @@ def cassette_import_vcr(file, snapshot, store, catalog_files, scale, as_json) ->
 
     with _open_store(store, readonly=False) as opened:
         count = import_vcr_cassette(file, opened, snapshot, redactor=redactor_for(_load_catalog(catalog_files, scale)))
-    _say(as_json, {"file": file, "snapshot": snapshot, "imported": count},
-         f"imported {count} interactions from {file} into snapshot {snapshot}"
-         + (" (nothing new: this file was imported into it before)" if count == 0 else ""))
+    _say(
+        as_json,
+        {"file": file, "snapshot": snapshot, "imported": count},
+        f"imported {count} interactions from {file} into snapshot {snapshot}"
+        + (" (nothing new: this file was imported into it before)" if count == 0 else ""),
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kopa_replay.cli.common import _Group, _catalog_option, _dump, _json_option, _load_catalog, _say, _table, cli
+from kopa_replay.cli.common import _catalog_option, _dump, _Group, _json_option, _load_catalog, _say, _table, cli
 from kopa_replay.errors import UsageError
 
 
@@ -30,12 +30,14 @@ def catalog_list(catalog_files, scale, platform, as_json) -> None:
         raise UsageError(f"no platform {platform!r} in the catalog (platforms: {', '.join(cat.platforms)})")
     tools = list(cat.filter(platform=platform))
     if as_json:
-        click.echo(_dump([{"name": t.name, "platform": t.platform, "domain": t.domain, "title": t.title}
-                          for t in tools]))
+        click.echo(
+            _dump([{"name": t.name, "platform": t.platform, "domain": t.domain, "title": t.title} for t in tools])
+        )
         return
     _table(["tool", "title", "platform", "domain"], [[t.name, t.title, t.platform, t.domain] for t in tools])
-    click.echo(f"{len(tools)} tools, {len({t.platform for t in tools})} platforms, "
-               f"{len({t.domain for t in tools})} domains")
+    click.echo(
+        f"{len(tools)} tools, {len({t.platform for t in tools})} platforms, {len({t.domain for t in tools})} domains"
+    )
 
 
 @catalog.command("show")
@@ -63,17 +65,28 @@ def catalog_validate(files, as_json) -> None:
 
     if not files:
         cat = builtin_catalog("builtin")
-        _say(as_json, [{"catalog": "builtin", "tools": len(cat), "platforms": len(cat.platforms)}],
-             f"ok: built-in catalog, {len(cat)} tools on {len(cat.platforms)} platforms")
+        _say(
+            as_json,
+            [{"catalog": "builtin", "tools": len(cat), "platforms": len(cat.platforms)}],
+            f"ok: built-in catalog, {len(cat)} tools on {len(cat.platforms)} platforms",
+        )
         return
     checked = [(file, validate_file(file)) for file in files]
-    _say(as_json, [{"catalog": file, "tools": len(cat), "platforms": len(cat.platforms)} for file, cat in checked],
-         "\n".join(f"ok: {file}, {len(cat)} tools" for file, cat in checked))
+    _say(
+        as_json,
+        [{"catalog": file, "tools": len(cat), "platforms": len(cat.platforms)} for file, cat in checked],
+        "\n".join(f"ok: {file}, {len(cat)} tools" for file, cat in checked),
+    )
 
 
 @catalog.command("export")
-@click.option("--format", "fmt", type=click.Choice(["mcp", "openai"]), required=True,
-              help="mcp: tools/list entries; openai: function-calling schemas.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["mcp", "openai"]),
+    required=True,
+    help="mcp: tools/list entries; openai: function-calling schemas.",
+)
 @click.option("--tools", "pattern", help="Only tools whose name matches this glob (dart_*).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 @_catalog_option

@@ -52,8 +52,13 @@ def _table(headers: list[str], rows: list[list[Any]], *, right: tuple[str, ...] 
     for row in rows:
         table.add_row(*("" if cell is None else str(cell) for cell in row))
     tty = sys.stdout.isatty()
-    console = Console(width=None if tty else 100_000, highlight=False, no_color=not tty,
-                      color_system="auto" if tty else None, force_terminal=tty)
+    console = Console(
+        width=None if tty else 100_000,
+        highlight=False,
+        no_color=not tty,
+        color_system="auto" if tty else None,
+        force_terminal=tty,
+    )
     with console.capture() as captured:
         console.print(table)
     click.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
@@ -74,10 +79,16 @@ def _help(config: type, name: str) -> str:
 
 
 def _catalog_option(func):
-    func = click.option("--catalog", "catalog_files", multiple=True, type=click.Path(),
-                        help=_help(CatalogChoice, "catalog"))(func)
-    func = click.option("--scale", type=click.Choice(["builtin", "paper"]), default="builtin", show_default=True,
-                        help=_help(CatalogChoice, "scale"))(func)
+    func = click.option(
+        "--catalog", "catalog_files", multiple=True, type=click.Path(), help=_help(CatalogChoice, "catalog")
+    )(func)
+    func = click.option(
+        "--scale",
+        type=click.Choice(["builtin", "paper"]),
+        default="builtin",
+        show_default=True,
+        help=_help(CatalogChoice, "scale"),
+    )(func)
     return func
 
 
@@ -87,24 +98,37 @@ def _store_option(func):
 
 def _replay_options(func):
     func = _store_option(func)
-    func = click.option("--mode", type=click.Choice(["replay", "record", "replay-or-record"]), default=None,
-                        help=_help(ExecSource, "mode"))(func)
+    func = click.option(
+        "--mode",
+        type=click.Choice(["replay", "record", "replay-or-record"]),
+        default=None,
+        help=_help(ExecSource, "mode"),
+    )(func)
     func = click.option("--snapshot", help=_help(ExecSource, "snapshot"))(func)
     return func
 
 
 def _report_options(choices, fail_help):
     """--format and --fail-on of a command that reports for CI."""
+
     def decorate(func):
         func = click.option("--fail-on", type=click.Choice(choices), help=fail_help)(func)
-        return click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "junit"]),
-                            default="text", show_default=True,
-                            help="junit: JUnit XML, each failing finding a failing test case.")(func)
+        return click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["text", "json", "markdown", "junit"]),
+            default="text",
+            show_default=True,
+            help="junit: JUnit XML, each failing finding a failing test case.",
+        )(func)
+
     return decorate
 
 
-_drift_report_options = _report_options(["breaking", "warning"], "Exit 1 when a change of this severity is found "
-                                                                 "(environmental noise and data never count).")
+_drift_report_options = _report_options(
+    ["breaking", "warning"],
+    "Exit 1 when a change of this severity is found (environmental noise and data never count).",
+)
 
 
 def _store_path(store: str | None):
@@ -150,8 +174,15 @@ def _progress():
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     bars: dict[str, Any] = {}
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as drawn:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as drawn:
+
         def update(what: str, done: int, total: int | None) -> None:
             if what not in bars:
                 bars[what] = drawn.add_task(what, total=total)
@@ -172,11 +203,18 @@ def _parse_kv(pairs: tuple[str, ...]) -> dict[str, str]:
 
 def _llm_options(what: str):
     def decorate(func):
-        func = click.option("--llm-url", envvar="KOPA_LLM_URL",
-                            help=f"OpenAI-compatible server for the model {what} [env KOPA_LLM_URL].")(func)
-        func = click.option("--llm-model", envvar="KOPA_LLM_MODEL", help="Model name [env KOPA_LLM_MODEL]; its "
-                            "answers are recorded in OUT/llm.sqlite and replayed on reruns.")(func)
+        func = click.option(
+            "--llm-url",
+            envvar="KOPA_LLM_URL",
+            help=f"OpenAI-compatible server for the model {what} [env KOPA_LLM_URL].",
+        )(func)
+        func = click.option(
+            "--llm-model",
+            envvar="KOPA_LLM_MODEL",
+            help="Model name [env KOPA_LLM_MODEL]; its answers are recorded in OUT/llm.sqlite and replayed on reruns.",
+        )(func)
         return func
+
     return decorate
 
 
@@ -185,8 +223,12 @@ def _decontaminated(count: int | None) -> str:
 
 
 def _tasks_option(func):
-    return click.option("--tasks", "tasks_dir", type=click.Path(file_okay=False),
-                        help="A task-set directory (tasks.jsonl, plans.jsonl) instead of the shipped one.")(func)
+    return click.option(
+        "--tasks",
+        "tasks_dir",
+        type=click.Path(file_okay=False),
+        help="A task-set directory (tasks.jsonl, plans.jsonl) instead of the shipped one.",
+    )(func)
 
 
 def main() -> None:

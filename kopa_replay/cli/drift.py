@@ -6,8 +6,15 @@ import sys
 
 import click
 
-from kopa_replay.cli.common import (_Group, _catalog_option, _drift_report_options, _load_catalog, _open_store,
-                                    _store_option, cli)
+from kopa_replay.cli.common import (
+    _catalog_option,
+    _drift_report_options,
+    _Group,
+    _load_catalog,
+    _open_store,
+    _store_option,
+    cli,
+)
 
 
 @cli.group(cls=_Group)

@@ -7,8 +7,17 @@ from typing import Any
 
 import click
 
-from kopa_replay.cli.common import (_Group, _catalog_option, _date, _dump, _load_catalog, _progress, _store_option,
-                                    _store_path, cli)
+from kopa_replay.cli.common import (
+    _catalog_option,
+    _date,
+    _dump,
+    _Group,
+    _load_catalog,
+    _progress,
+    _store_option,
+    _store_path,
+    cli,
+)
 from kopa_replay.errors import UsageError
 from kopa_replay.stages import graph_build, graph_prune
 from kopa_replay.stages.options import click_options
@@ -23,8 +32,13 @@ def graph() -> None:
 
 
 def _run_dir_option(func):
-    return click.option("--run-dir", default="runs/graph", show_default=True, type=click.Path(file_okay=False),
-                        help="Where the graph, report and plots are written.")(func)
+    return click.option(
+        "--run-dir",
+        default="runs/graph",
+        show_default=True,
+        type=click.Path(file_okay=False),
+        help="Where the graph, report and plots are written.",
+    )(func)
 
 
 @graph.command("build")
@@ -40,8 +54,10 @@ def graph_build_command(as_json, **settings) -> None:
     if as_json:
         click.echo(_dump(counts))
     else:
-        click.echo(f"{counts['links']} candidate links over {counts['tools_with_links']} tools "
-                   f"({counts['cross_domain']} cross-domain) -> {result.candidates}")
+        click.echo(
+            f"{counts['links']} candidate links over {counts['tools_with_links']} tools "
+            f"({counts['cross_domain']} cross-domain) -> {result.candidates}"
+        )
 
 
 @graph.command("prune")
@@ -56,13 +72,22 @@ def graph_prune_command(as_json, **settings) -> None:
     config = graph_prune.Config(**settings)
     progress: Any
     with _progress() as bar:
-        if bar is not None:   # a terminal: one bar with an ETA
+        if bar is not None:  # a terminal: one bar with an ETA
+
             def progress(h):
                 bar("pruning (iterations)", h.iteration, config.iterations)
-        else:                 # a log: a line per iteration (none with --json)
-            progress = None if as_json else (lambda h: click.echo(
-                f"iteration {h.iteration:>3}: paths passed {h.path_pass_rate:6.1%}  steps ok "
-                f"{h.step_success_rate:6.1%}  cut {h.links_cut:>4}  retained {h.links_retained}", err=True))
+        else:  # a log: a line per iteration (none with --json)
+            progress = (
+                None
+                if as_json
+                else (
+                    lambda h: click.echo(
+                        f"iteration {h.iteration:>3}: paths passed {h.path_pass_rate:6.1%}  steps ok "
+                        f"{h.step_success_rate:6.1%}  cut {h.links_cut:>4}  retained {h.links_retained}",
+                        err=True,
+                    )
+                )
+            )
         report = graph_prune.run(config, progress=progress).report
     if as_json:
         click.echo(_dump(report))
@@ -74,42 +99,86 @@ def _print_report(report: dict) -> None:
     def pct(value):
         return "n/a" if value is None else f"{value:.1%}"
 
-    click.echo(f"candidate links {report['links_candidate']}, pruned {report['links_pruned']} "
-               f"({report['calls']} calls)")
-    click.echo(f"execution rate: before {pct(report['exec_rate_before'])}, after {pct(report['exec_rate_after'])}, "
-               f"pruned links {pct(report['exec_rate_pruned'])}")
-    click.echo(f"never succeeded: pruned {pct(report['never_succeeded_pruned'])}, "
-               f"retained {pct(report['never_succeeded_retained'])}")
-    click.echo(f"against the simulator's truth: precision {pct(report['precision'])}, recall {pct(report['recall'])}, "
-               f"true-link retention {pct(report['true_link_retention'])}")
+    click.echo(
+        f"candidate links {report['links_candidate']}, pruned {report['links_pruned']} ({report['calls']} calls)"
+    )
+    click.echo(
+        f"execution rate: before {pct(report['exec_rate_before'])}, after {pct(report['exec_rate_after'])}, "
+        f"pruned links {pct(report['exec_rate_pruned'])}"
+    )
+    click.echo(
+        f"never succeeded: pruned {pct(report['never_succeeded_pruned'])}, "
+        f"retained {pct(report['never_succeeded_retained'])}"
+    )
+    click.echo(
+        f"against the simulator's truth: precision {pct(report['precision'])}, recall {pct(report['recall'])}, "
+        f"true-link retention {pct(report['true_link_retention'])}"
+    )
     click.echo(f"graph {report['graph']} (digest {report['graph_digest'][:16]}…)")
 
 
 @graph.command("reverify")
 @_run_dir_option
-@click.option("--snapshot", required=True,
-              help="The later snapshot (as `kopa-replay refresh` writes it): the drift is diffed against it, and "
-                   "re-test calls are answered from it when it holds them.")
+@click.option(
+    "--snapshot",
+    required=True,
+    help="The later snapshot (as `kopa-replay refresh` writes it): the drift is diffed against it, and "
+    "re-test calls are answered from it when it holds them.",
+)
 @click.option("--base", help="The snapshot the prune ran against [default: the one the prune's report records].")
-@click.option("--source", default=None,
-              help="Where calls the snapshot lacks go: sim, replay (nowhere: counted unanswered), live or a mirror "
-                   "URL [default: sim when the snapshot was recorded from the simulator, else replay].")
+@click.option(
+    "--source",
+    default=None,
+    help="Where calls the snapshot lacks go: sim, replay (nowhere: counted unanswered), live or a mirror "
+    "URL [default: sim when the snapshot was recorded from the simulator, else replay].",
+)
 @click.option("--as-of", help="Simulator date for --source sim [default: the snapshot's as-of date].")
 @click.option("--sim-seed", type=int, default=None, help="Simulator world seed [default: the snapshot's].")
-@click.option("--record-into", metavar="SNAPSHOT",
-              help="Record the answers the snapshot lacks into this other snapshot (and replay them from it on the "
-                   "next run: with --source replay the rerun is offline).")
-@click.option("--trials", default=4, show_default=True, type=int,
-              help="Most trials per re-tested link (fewer once it is cut, or once no outcome left could cut it).")
+@click.option(
+    "--record-into",
+    metavar="SNAPSHOT",
+    help="Record the answers the snapshot lacks into this other snapshot (and replay them from it on the "
+    "next run: with --source replay the rerun is offline).",
+)
+@click.option(
+    "--trials",
+    default=4,
+    show_default=True,
+    type=int,
+    help="Most trials per re-tested link (fewer once it is cut, or once no outcome left could cut it).",
+)
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the trials' sampling.")
 @_store_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "junit"]), default="text",
-              show_default=True, help="junit: one testcase per re-tested link, a failing one per broken link.")
-@click.option("--fail-on", type=click.Choice(["broken", "undecided"]),
-              help="Exit 1 when a link broke (undecided: or could not be re-tested).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown", "junit"]),
+    default="text",
+    show_default=True,
+    help="junit: one testcase per re-tested link, a failing one per broken link.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["broken", "undecided"]),
+    help="Exit 1 when a link broke (undecided: or could not be re-tested).",
+)
 @_catalog_option
-def graph_reverify(run_dir, snapshot, base, source, as_of, sim_seed, record_into, trials, seed, store, fmt, fail_on,
-                   catalog_files, scale) -> None:
+def graph_reverify(
+    run_dir,
+    snapshot,
+    base,
+    source,
+    as_of,
+    sim_seed,
+    record_into,
+    trials,
+    seed,
+    store,
+    fmt,
+    fail_on,
+    catalog_files,
+    scale,
+) -> None:
     """Re-test only the pruned graph's links that the drift between two snapshots touches; report what broke.
 
     Writes graph.reverified.json and reverify.json into the run directory (graph.json stays as pruned).
@@ -118,13 +187,19 @@ def graph_reverify(run_dir, snapshot, base, source, as_of, sim_seed, record_into
     from kopa_replay.graph.reverify import Answering, ReverifyConfig, crosses, render, reverify_snapshot
 
     _date(as_of, "--as-of")
-    result = reverify_snapshot(_load_catalog(catalog_files, scale), run_dir, snapshot=snapshot,
-                               store=_store_path(store), base=base,
-                               answering=Answering(source, as_of, sim_seed, record_into),
-                               config=ReverifyConfig(trials=trials, seed=seed))
+    result = reverify_snapshot(
+        _load_catalog(catalog_files, scale),
+        run_dir,
+        snapshot=snapshot,
+        store=_store_path(store),
+        base=base,
+        answering=Answering(source, as_of, sim_seed, record_into),
+        config=ReverifyConfig(trials=trials, seed=seed),
+    )
     click.echo(render(result, fmt), nl=False)
     if fail_on and crosses(result, fail_on):
         sys.exit(1)
+
 
 def _graph_links(run_dir):
     from kopa_replay.graph.pipeline import RunDir
@@ -149,13 +224,25 @@ def graph_stats(run_dir, as_json) -> None:
     run = RunDir(run_dir)
     if run.report.exists():
         report = run.read_report()
-        out["report"] = {k: report.get(k) for k in ("exec_rate_before", "exec_rate_after", "exec_rate_pruned",
-                                                   "precision", "recall", "true_link_retention", "calls")}
+        out["report"] = {
+            k: report.get(k)
+            for k in (
+                "exec_rate_before",
+                "exec_rate_after",
+                "exec_rate_pruned",
+                "precision",
+                "recall",
+                "true_link_retention",
+                "calls",
+            )
+        }
     if as_json:
         click.echo(_dump(out))
         return
-    click.echo(f"{out['stage']}: {out['links']} links, {out['retained']} retained, {out['pruned']} pruned, "
-               f"{out['cross_domain']} cross-domain, {out['tools_with_links']} tools")
+    click.echo(
+        f"{out['stage']}: {out['links']} links, {out['retained']} retained, {out['pruned']} pruned, "
+        f"{out['cross_domain']} cross-domain, {out['tools_with_links']} tools"
+    )
     for name, degree in out["top_sources"]:
         click.echo(f"  {name}: {degree} outgoing")
     if "report" in out:
@@ -175,11 +262,19 @@ def graph_show(tool, run_dir, as_json) -> None:
     known = {name for link in links for name in link.key}
     if tool not in known:
         raise UsageError(f"tool {tool!r} has no link in the graph of {run_dir}")
-    rows = {"outgoing": [link for link in links if link.source == tool],
-            "incoming": [link for link in links if link.target == tool]}
+    rows = {
+        "outgoing": [link for link in links if link.source == tool],
+        "incoming": [link for link in links if link.target == tool],
+    }
     if as_json:
-        click.echo(_dump({side: [{**link.to_dict(), "posterior_mean": round(link.posterior_mean, 6)} for link in items]
-                          for side, items in rows.items()}))
+        click.echo(
+            _dump(
+                {
+                    side: [{**link.to_dict(), "posterior_mean": round(link.posterior_mean, 6)} for link in items]
+                    for side, items in rows.items()
+                }
+            )
+        )
         return
     for side, items in rows.items():
         click.echo(f"{side} ({len(items)}):")
@@ -187,5 +282,7 @@ def graph_show(tool, run_dir, as_json) -> None:
             other = link.target if side == "outgoing" else link.source
             binding = ", ".join(f"{p}<-{f}" for p, f in sorted(link.binding.items()))
             state = f"pruned@{link.pruned_at}" if link.pruned else "kept"
-            click.echo(f"  {other:<40} {binding:<40} prior {link.prior:.2f} posterior {link.posterior_mean:.2f} "
-                       f"trials {link.trials} ok {link.successes} {state}")
+            click.echo(
+                f"  {other:<40} {binding:<40} prior {link.prior:.2f} posterior {link.posterior_mean:.2f} "
+                f"trials {link.trials} ok {link.successes} {state}"
+            )

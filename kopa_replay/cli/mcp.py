@@ -17,8 +17,13 @@ def mcp() -> None:
 
 @mcp.command("serve")
 @click.option("--snapshot", default="2026-09-01", show_default=True, help="The snapshot that answers every call.")
-@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
-              help="stdio for a client that launches the server; http serves streamable HTTP at /mcp.")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio for a client that launches the server; http serves streamable HTTP at /mcp.",
+)
 @click.option("--tools", "tools_pattern", help="Only tools whose name matches this glob (dart_*).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --transport http.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port for --transport http.")
@@ -30,4 +35,4 @@ def mcp_serve(snapshot, transport, tools_pattern, host, port, store) -> None:
     """
     from kopa_replay.serve.mcp import serve
 
-    serve(snapshot, transport, tools_pattern, store, host, port)   # no store: the default, or the shipped one
+    serve(snapshot, transport, tools_pattern, store, host, port)  # no store: the default, or the shipped one

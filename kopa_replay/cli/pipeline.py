@@ -6,7 +6,7 @@ import time
 
 import click
 
-from kopa_replay.cli.common import _Group, _dump, _progress, cli
+from kopa_replay.cli.common import _dump, _Group, _progress, cli
 from kopa_replay.stages import pipeline as pipeline_stage
 from kopa_replay.stages.options import click_options
 
@@ -45,10 +45,18 @@ def pipeline_run(as_json, **settings) -> None:
     with _progress() as progress:
         result = pipeline_stage.run(config, progress=progress, on_stage=on_stage)
     if as_json:
-        click.echo(_dump({"out": str(result.out), "digest": result.digest,
-                          "stages": [{"name": s.name, "skipped": s.skipped, "directory": str(s.directory)}
-                                     for s in result.stages],
-                          "report": {"html": str(result.report_html), "markdown": str(result.report_md)}}))
+        click.echo(
+            _dump(
+                {
+                    "out": str(result.out),
+                    "digest": result.digest,
+                    "stages": [
+                        {"name": s.name, "skipped": s.skipped, "directory": str(s.directory)} for s in result.stages
+                    ],
+                    "report": {"html": str(result.report_html), "markdown": str(result.report_md)},
+                }
+            )
+        )
         return
     ran = sum(not s.skipped for s in result.stages)
     click.echo(f"{ran} of {len(result.stages)} stages ran ({len(result.stages) - ran} unchanged) -> {result.out}")

@@ -50,17 +50,22 @@ def refresh(fmt, fail_on, **settings) -> None:
     if tries.get("retried") or tries.get("still_failing"):
         # noise, not drift: on stderr, so --format json stays one document
         failing = tries["still_failing"]
-        click.echo(f"environmental failures: {tries['retried']} requests retried, {tries['recovered']} answered "
-                   f"on a retry, {failing} still failing after {config.retries} retries: {failing - unanswered} "
-                   f"recorded as the failure they got, {unanswered} got no answer at all (left out of {snapshot}); "
-                   "both listed apart from the drift", err=True)
+        click.echo(
+            f"environmental failures: {tries['retried']} requests retried, {tries['recovered']} answered "
+            f"on a retry, {failing} still failing after {config.retries} retries: {failing - unanswered} "
+            f"recorded as the failure they got, {unanswered} got no answer at all (left out of {snapshot}); "
+            "both listed apart from the drift",
+            err=True,
+        )
     if summary.manifest:
-        click.echo(f"sealed {snapshot}: digest {summary.manifest['digest']}, manifest {result.manifest_file}",
-                   err=True)
+        click.echo(f"sealed {snapshot}: digest {summary.manifest['digest']}, manifest {result.manifest_file}", err=True)
     made = (summary.manifest or {}).get("refresh", {})
     if config.tools or config.changed_since:
-        click.echo(f"incremental: re-executed {made['re_executed']['interactions']} requests of "
-                   f"{len(made['re_executed']['tools'])} tools, carried over {made['carried_over']['interactions']} "
-                   f"unchanged from {config.base} ({len(made['carried_over']['tools'])} tools)", err=True)
+        click.echo(
+            f"incremental: re-executed {made['re_executed']['interactions']} requests of "
+            f"{len(made['re_executed']['tools'])} tools, carried over {made['carried_over']['interactions']} "
+            f"unchanged from {config.base} ({len(made['carried_over']['tools'])} tools)",
+            err=True,
+        )
     if fail_on and crosses(summary.report, fail_on):
         sys.exit(1)

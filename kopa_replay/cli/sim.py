@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kopa_replay.cli.common import _Group, _date, _dump, _table, cli
+from kopa_replay.cli.common import _date, _dump, _Group, _table, cli
 from kopa_replay.errors import UsageError
 
 
@@ -21,10 +21,20 @@ def sim() -> None:
 @click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on (0: any free port).")
 @click.option("--seed", default=0, show_default=True, type=int, help="World seed.")
 @click.option("--as-of", default="2026-09-01", show_default=True, help="Serve the APIs as they were on this date.")
-@click.option("--fault-rate", default=0.0, show_default=True, type=float,
-              help="Probability that an attempt fails environmentally (5xx, rate limit, maintenance).")
-@click.option("--world-size", type=click.Choice(["default", "full"]), default="default", show_default=True,
-              help="World size preset; 'full' reaches the real platforms' sizes.")
+@click.option(
+    "--fault-rate",
+    default=0.0,
+    show_default=True,
+    type=float,
+    help="Probability that an attempt fails environmentally (5xx, rate limit, maintenance).",
+)
+@click.option(
+    "--world-size",
+    type=click.Choice(["default", "full"]),
+    default="default",
+    show_default=True,
+    help="World size preset; 'full' reaches the real platforms' sizes.",
+)
 def sim_serve(host, port, seed, as_of, fault_rate, world_size) -> None:
     """Serve the simulator over HTTP, the real host as the first path segment.
 
@@ -39,8 +49,11 @@ def sim_serve(host, port, seed, as_of, fault_rate, world_size) -> None:
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     bound = server.server_address[1]
-    click.echo(f"serving the simulator (seed {seed}, as of {simulator.as_of}) on http://{host}:{bound}/"
-               f"<real host>/<path>; key 'sim-key' or $KOPA_API_KEY. Ctrl-C stops.", err=True)
+    click.echo(
+        f"serving the simulator (seed {seed}, as of {simulator.as_of}) on http://{host}:{bound}/"
+        f"<real host>/<path>; key 'sim-key' or $KOPA_API_KEY. Ctrl-C stops.",
+        err=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -64,6 +77,8 @@ def sim_drift_events(since, until, as_json) -> None:
     if as_json:
         click.echo(_dump([e.to_dict() for e in events]))
         return
-    _table(["date", "platform", "tool", "field", "change", "note"],
-           [[e.date, e.platform, e.tool, e.field, e.kind, e.note] for e in events])
+    _table(
+        ["date", "platform", "tool", "field", "change", "note"],
+        [[e.date, e.platform, e.tool, e.field, e.kind, e.note] for e in events],
+    )
     click.echo(f"{len(events)} events")

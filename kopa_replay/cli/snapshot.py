@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import click
 
-from kopa_replay.cli.common import (_Group, _catalog_option, _dump, _json_option, _load_catalog, _open_store, _say,
-                                    _store_option, _table, cli)
+from kopa_replay.cli.common import (
+    _catalog_option,
+    _dump,
+    _Group,
+    _json_option,
+    _load_catalog,
+    _open_store,
+    _say,
+    _store_option,
+    _table,
+    cli,
+)
 
 
 @cli.group(cls=_Group)
@@ -29,9 +39,20 @@ def snapshot_list(store, as_json) -> None:
     if as_json:
         click.echo(_dump([vars(s) for s in snapshots]))
         return
-    _table(["snapshot", "state", "interactions", "as of", "source"],
-           [[s.name, "sealed" if s.sealed else "unfinished" if s.unfinished else "open", s.interactions, s.as_of,
-             s.source] for s in snapshots], right=("interactions",))
+    _table(
+        ["snapshot", "state", "interactions", "as of", "source"],
+        [
+            [
+                s.name,
+                "sealed" if s.sealed else "unfinished" if s.unfinished else "open",
+                s.interactions,
+                s.as_of,
+                s.source,
+            ]
+            for s in snapshots
+        ],
+        right=("interactions",),
+    )
 
 
 @snapshot.command("show")
@@ -52,7 +73,9 @@ def snapshot_show(name, store) -> None:
 
 @snapshot.command("seal")
 @click.argument("name")
-@click.option("--force", is_flag=True, help="Seal even though its recording did not finish (freezes a partial recording).")
+@click.option(
+    "--force", is_flag=True, help="Seal even though its recording did not finish (freezes a partial recording)."
+)
 @_store_option
 @_catalog_option
 @_json_option
@@ -68,8 +91,9 @@ def snapshot_seal(name, force, store, catalog_files, scale, as_json) -> None:
     from kopa_replay.record.snapshots import seal_snapshot
 
     with _open_store(store, readonly=False) as opened:
-        manifest = seal_snapshot(opened, name, _load_catalog(catalog_files, scale), force=force,
-                                 tool_digests=tool_schema_digests)
+        manifest = seal_snapshot(
+            opened, name, _load_catalog(catalog_files, scale), force=force, tool_digests=tool_schema_digests
+        )
         opened.finalize()
     _say(as_json, manifest, f"sealed {name}: {manifest['interactions']} interactions, digest {manifest['digest']}")
 

@@ -30,9 +30,11 @@ def synth(as_json, **settings) -> None:
     from kopa_replay.synth.stats import stats_table
 
     click.echo(stats_table(stats))
-    click.echo(f"{stats['trajectories']} trajectories in {stats['attempts']} attempts, "
-               f"{_decontaminated(stats['decontaminated'])} -> {result.out} (output digest "
-               f"{stats['output_digest'][:16]}…)")
+    click.echo(
+        f"{stats['trajectories']} trajectories in {stats['attempts']} attempts, "
+        f"{_decontaminated(stats['decontaminated'])} -> {result.out} (output digest "
+        f"{stats['output_digest'][:16]}…)"
+    )
 
 
 @cli.command("filter")
@@ -49,8 +51,10 @@ def filter_(as_json, **settings) -> None:
     if as_json:
         click.echo(_dump(report))
         return
-    click.echo(f"kept {report['kept']} of {report['input']}, discarded {report['discarded']} "
-               f"({_decontaminated(report['decontaminated'])}), answers replaced {report['replaced']} -> {out}")
+    click.echo(
+        f"kept {report['kept']} of {report['input']}, discarded {report['discarded']} "
+        f"({_decontaminated(report['decontaminated'])}), answers replaced {report['replaced']} -> {out}"
+    )
     for discard in result.discarded[:20]:
         click.echo(f"  {discard.trajectory_id}: {discard.stage}/{discard.check}: {discard.detail}")
     if len(result.discarded) > 20:
@@ -58,11 +62,22 @@ def filter_(as_json, **settings) -> None:
 
 
 @cli.command("filter-defects")
-@click.option("--in", "in_dir", default="runs/synth", show_default=True, type=click.Path(file_okay=False),
-              help="A `synth` output directory (its trajectories.jsonl): the clean items defects are made from.")
-@click.option("--injector", type=click.Choice(["seeded", "independent", "both"]), default="both", show_default=True,
-              help="Who makes the defects: the seeded injector (kopa_replay.filter.defects), the independent one "
-                   "written without the filter's code (kopa_replay.filter.adversary), or both on the same items.")
+@click.option(
+    "--in",
+    "in_dir",
+    default="runs/synth",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="A `synth` output directory (its trajectories.jsonl): the clean items defects are made from.",
+)
+@click.option(
+    "--injector",
+    type=click.Choice(["seeded", "independent", "both"]),
+    default="both",
+    show_default=True,
+    help="Who makes the defects: the seeded injector (kopa_replay.filter.defects), the independent one "
+    "written without the filter's code (kopa_replay.filter.adversary), or both on the same items.",
+)
 @click.option("--per-kind", default=15, show_default=True, type=int, help="Defects per kind and seed at most.")
 @click.option("--seed", "seeds", multiple=True, type=int, help="Injection seed (repeatable) [default: 0 1 2].")
 @click_options(ExecSource)
@@ -82,8 +97,14 @@ def filter_defects(in_dir, injector, per_kind, seeds, as_json, catalog, scale, *
     trajectories = read_trajectories(SynthDir(in_dir).trajectories)
     with ExitStack() as stack:
         env = ExecSource(**where).open_env(stack, cat)
-        summary = measure_many(trajectories, cat, env, injectors=INJECTORS if injector == "both" else (injector,),
-                               seeds=seeds or (0, 1, 2), per_kind=per_kind)
+        summary = measure_many(
+            trajectories,
+            cat,
+            env,
+            injectors=INJECTORS if injector == "both" else (injector,),
+            seeds=seeds or (0, 1, 2),
+            per_kind=per_kind,
+        )
     if as_json:
         click.echo(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
         return

@@ -13,16 +13,60 @@ workload a recording sends (every catalog example plus one largest page per pagi
 from kopa_replay.util import lazy_exports
 
 # loaded on first use: importing the package (the command line does) stays cheap
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "kopa_replay.drift.diff": ("CHANGE_KINDS", "CHECKS", "SEVERITIES", "Change", "diff_schemas", "diff_tool",),
-    "kopa_replay.drift.impact": ("WHOLE_TOOL", "touched", "touches",),
-    "kopa_replay.drift.recorded": ("diff_snapshots", "drift_report", "recorded_responses", "tool_schema_digests",),
-    "kopa_replay.drift.report": ("FAIL_ON", "REPORT_FORMATS", "crosses", "render", "summary",),
-    "kopa_replay.drift.requests": ("OUTCOMES", "DriftReport", "Reading", "RequestPair", "attach_requests",
-        "diff_requests", "pair_responses", "read_response", "request_id",),
-    "kopa_replay.drift.schema": ("RESPONSE_FORMATS", "STRING_FORMATS", "VALUE_TYPES", "CodeStat", "FieldStats",
-        "PageEvidence", "RecordedResponse", "ToolSchema", "infer_schemas", "infer_tool_schema",),
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "kopa_replay.drift.diff": (
+            "CHANGE_KINDS",
+            "CHECKS",
+            "SEVERITIES",
+            "Change",
+            "diff_schemas",
+            "diff_tool",
+        ),
+        "kopa_replay.drift.impact": (
+            "WHOLE_TOOL",
+            "touched",
+            "touches",
+        ),
+        "kopa_replay.drift.recorded": (
+            "diff_snapshots",
+            "drift_report",
+            "recorded_responses",
+            "tool_schema_digests",
+        ),
+        "kopa_replay.drift.report": (
+            "FAIL_ON",
+            "REPORT_FORMATS",
+            "crosses",
+            "render",
+            "summary",
+        ),
+        "kopa_replay.drift.requests": (
+            "OUTCOMES",
+            "DriftReport",
+            "Reading",
+            "RequestPair",
+            "attach_requests",
+            "diff_requests",
+            "pair_responses",
+            "read_response",
+            "request_id",
+        ),
+        "kopa_replay.drift.schema": (
+            "RESPONSE_FORMATS",
+            "STRING_FORMATS",
+            "VALUE_TYPES",
+            "CodeStat",
+            "FieldStats",
+            "PageEvidence",
+            "RecordedResponse",
+            "ToolSchema",
+            "infer_schemas",
+            "infer_tool_schema",
+        ),
+    },
+)
 
 __all__ = [
     "CHANGE_KINDS",

@@ -24,8 +24,17 @@ from typing import Any
 
 from kopa_replay.drift.schema import FieldStats, ToolSchema
 
-__all__ = ["ALPHA", "CHANGE_KINDS", "CHECKS", "RESPONSE_PATH", "SEVERITIES", "Change", "describe", "diff_schemas",
-           "diff_tool"]
+__all__ = [
+    "ALPHA",
+    "CHANGE_KINDS",
+    "CHECKS",
+    "RESPONSE_PATH",
+    "SEVERITIES",
+    "Change",
+    "describe",
+    "diff_schemas",
+    "diff_tool",
+]
 
 SEVERITIES = ("breaking", "warning", "info")
 CHANGE_KINDS = (
@@ -90,19 +99,33 @@ class Change:
     requests: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"check_id": self.check_id, "tool": self.tool, "path": self.path, "kind": self.kind,
-               "severity": self.severity, "before": self.before, "after": self.after, "message": self.message}
+        out = {
+            "check_id": self.check_id,
+            "tool": self.tool,
+            "path": self.path,
+            "kind": self.kind,
+            "severity": self.severity,
+            "before": self.before,
+            "after": self.after,
+            "message": self.message,
+        }
         if self.requests:
             out["requests"] = list(self.requests)
         return out
 
     def sort_key(self) -> tuple[str, ...]:
-        return (self.tool, self.path, self.kind, self.check_id,
-                json.dumps(self.before, sort_keys=True, ensure_ascii=False),
-                json.dumps(self.after, sort_keys=True, ensure_ascii=False))
+        return (
+            self.tool,
+            self.path,
+            self.kind,
+            self.check_id,
+            json.dumps(self.before, sort_keys=True, ensure_ascii=False),
+            json.dumps(self.after, sort_keys=True, ensure_ascii=False),
+        )
 
 
 # -- evidence ----------------------------------------------------------------
+
 
 def _unlikely_absent(share: float, trials: int) -> bool:
     """Whether ``trials`` draws at a rate of ``share`` would all miss with probability below :data:`ALPHA`.
@@ -135,6 +158,7 @@ def describe(stats: FieldStats) -> str:
 
 # -- one tool ----------------------------------------------------------------
 
+
 class _Builder:
     """Collects the changes of one tool; each call names its check."""
 
@@ -148,6 +172,7 @@ class _Builder:
 
 def _topmost(paths: set[str]) -> list[str]:
     """Paths none of whose ancestors is in the set (``a`` covers ``a.b`` and ``a[].b``)."""
+
     def ancestors(path: str) -> set[str]:
         out, cut = set(), len(path)
         while cut > 0:
@@ -167,8 +192,15 @@ def _parent(path: str) -> str:
 def _diff_formats(out: _Builder, before: ToolSchema, after: ToolSchema) -> None:
     old, new = sorted(dict(before.formats)), sorted(dict(after.formats))
     if old and new and old != new:
-        out.add("response_format", "format_changed", "breaking", RESPONSE_PATH, old, new,
-                f"response format changed from {', '.join(old)} to {', '.join(new)}")
+        out.add(
+            "response_format",
+            "format_changed",
+            "breaking",
+            RESPONSE_PATH,
+            old,
+            new,
+            f"response format changed from {', '.join(old)} to {', '.join(new)}",
+        )
 
 
 def _diff_envelope(out: _Builder, before: ToolSchema, after: ToolSchema) -> None:
@@ -177,8 +209,15 @@ def _diff_envelope(out: _Builder, before: ToolSchema, after: ToolSchema) -> None
     old, new = set(before.envelope), set(after.envelope)
     removed, added = _topmost(old - new), _topmost(new - old)
     if len(removed) == 1 and len(added) == 1 and _parent(removed[0]) == _parent(added[0]):
-        out.add("envelope", "envelope_changed", "breaking", removed[0], removed[0], added[0],
-                f"envelope key {removed[0]} is now {added[0]}")
+        out.add(
+            "envelope",
+            "envelope_changed",
+            "breaking",
+            removed[0],
+            removed[0],
+            added[0],
+            f"envelope key {removed[0]} is now {added[0]}",
+        )
         return
     for path in removed:
         out.add("envelope", "envelope_changed", "breaking", path, path, None, f"envelope key {path} is gone")
@@ -200,50 +239,108 @@ def _renames(removed: list[FieldStats], added: list[FieldStats]) -> list[tuple[F
     return pairs
 
 
-def _diff_field(out: _Builder, name: str, old: FieldStats, new: FieldStats, before: ToolSchema,
-                after: ToolSchema) -> None:
+def _diff_field(
+    out: _Builder, name: str, old: FieldStats, new: FieldStats, before: ToolSchema, after: ToolSchema
+) -> None:
     gone, appeared = _shifted(old.kind_counts, new.kind_counts)
     if gone or appeared:
-        out.add("type_changed", "type_changed", "breaking", name, sorted(old.kind_counts),
-                sorted(new.kind_counts), f"type of {name} changed from {describe(old)} to {describe(new)}")
+        out.add(
+            "type_changed",
+            "type_changed",
+            "breaking",
+            name,
+            sorted(old.kind_counts),
+            sorted(new.kind_counts),
+            f"type of {name} changed from {describe(old)} to {describe(new)}",
+        )
     else:
         gone, appeared = _shifted(old.family_counts, new.family_counts)
         if gone or appeared:
-            out.add("string_format", "format_changed", "warning", name, sorted(dict(old.formats)),
-                    sorted(dict(new.formats)), f"string format of {name} changed from {describe(old)} "
-                                               f"to {describe(new)}")
+            out.add(
+                "string_format",
+                "format_changed",
+                "warning",
+                name,
+                sorted(dict(old.formats)),
+                sorted(dict(new.formats)),
+                f"string format of {name} changed from {describe(old)} to {describe(new)}",
+            )
     old_presence, new_presence = before.presence(name), after.presence(name)
-    if old.present == before.records and new.present < after.records \
-            and _unlikely_absent(1.0 - new_presence, before.records):
-        out.add("became_optional", "became_optional", "warning", name, round(old_presence, 3),
-                round(new_presence, 3), f"{name} is missing from {after.records - new.present} of "
-                                        f"{after.records} records (present in all {before.records} before)")
+    if (
+        old.present == before.records
+        and new.present < after.records
+        and _unlikely_absent(1.0 - new_presence, before.records)
+    ):
+        out.add(
+            "became_optional",
+            "became_optional",
+            "warning",
+            name,
+            round(old_presence, 3),
+            round(new_presence, 3),
+            f"{name} is missing from {after.records - new.present} of "
+            f"{after.records} records (present in all {before.records} before)",
+        )
     if old.nulls == 0 and new.nulls and _unlikely_absent(after.null_ratio(name), old.present):
-        out.add("became_nullable", "became_nullable", "breaking", name, 0.0, round(after.null_ratio(name), 3),
-                f"{name} is null in {new.nulls} of {new.present} records (never null in {old.present} before)")
+        out.add(
+            "became_nullable",
+            "became_nullable",
+            "breaking",
+            name,
+            0.0,
+            round(after.null_ratio(name), 3),
+            f"{name} is null in {new.nulls} of {new.present} records (never null in {old.present} before)",
+        )
 
 
 def _diff_fields(out: _Builder, before: ToolSchema, after: ToolSchema) -> None:
     if not before.records or not after.records:
         return  # one side saw no record (no data, or the envelope moved): fields cannot be compared
     old_names, new_names = set(before.field_names), set(after.field_names)
-    removed = [before.field_stats(n) for n in sorted(old_names - new_names)
-               if _unlikely_absent(before.presence(n), after.records)]
-    added = [after.field_stats(n) for n in sorted(new_names - old_names)
-             if _unlikely_absent(after.presence(n), before.records)]
+    removed = [
+        before.field_stats(n)
+        for n in sorted(old_names - new_names)
+        if _unlikely_absent(before.presence(n), after.records)
+    ]
+    added = [
+        after.field_stats(n)
+        for n in sorted(new_names - old_names)
+        if _unlikely_absent(after.presence(n), before.records)
+    ]
     renamed = _renames([f for f in removed if f], [f for f in added if f])
     for old, new in renamed:
-        out.add("field_renamed", "field_renamed", "breaking", old.name, old.name, new.name,
-                f"field {old.name} is now {new.name} ({describe(new)})")
+        out.add(
+            "field_renamed",
+            "field_renamed",
+            "breaking",
+            old.name,
+            old.name,
+            new.name,
+            f"field {old.name} is now {new.name} ({describe(new)})",
+        )
     paired = {f.name for pair in renamed for f in pair}
     for stats in removed:
         if stats and stats.name not in paired:
-            out.add("field_removed", "field_removed", "breaking", stats.name, describe(stats), None,
-                    f"field {stats.name} ({describe(stats)}) is gone")
+            out.add(
+                "field_removed",
+                "field_removed",
+                "breaking",
+                stats.name,
+                describe(stats),
+                None,
+                f"field {stats.name} ({describe(stats)}) is gone",
+            )
     for stats in added:
         if stats and stats.name not in paired:
-            out.add("field_added", "field_added", "info", stats.name, None, describe(stats),
-                    f"new field {stats.name} ({describe(stats)})")
+            out.add(
+                "field_added",
+                "field_added",
+                "info",
+                stats.name,
+                None,
+                describe(stats),
+                f"new field {stats.name} ({describe(stats)})",
+            )
     for name in sorted(old_names & new_names):
         old, new = before.field_stats(name), after.field_stats(name)
         if old and new:
@@ -260,12 +357,26 @@ def _diff_pagination(out: _Builder, before: ToolSchema, after: ToolSchema) -> No
     errors_appeared = new.size_error and not old.size_error
     errors_gone = old.size_error and not new.size_error
     if lowered or errors_appeared:
-        out.add("page_size", "page_size_changed", "breaking", new.param, old.max_answered, new.max_answered,
-                f"page size cap lowered: {new.param}={old.max_answered} was answered, now the largest answered is "
-                f"{new.max_answered}" + (" and larger pages fail" if new.size_error else ""))
+        out.add(
+            "page_size",
+            "page_size_changed",
+            "breaking",
+            new.param,
+            old.max_answered,
+            new.max_answered,
+            f"page size cap lowered: {new.param}={old.max_answered} was answered, now the largest answered is "
+            f"{new.max_answered}" + (" and larger pages fail" if new.size_error else ""),
+        )
     elif raised or errors_gone:
-        out.add("page_size", "page_size_changed", "info", new.param, old.max_answered, new.max_answered,
-                f"page size cap raised: largest page answered {old.max_answered} → {new.max_answered}")
+        out.add(
+            "page_size",
+            "page_size_changed",
+            "info",
+            new.param,
+            old.max_answered,
+            new.max_answered,
+            f"page size cap raised: largest page answered {old.max_answered} → {new.max_answered}",
+        )
 
 
 def _diff_result_codes(out: _Builder, before: ToolSchema, after: ToolSchema) -> None:
@@ -287,9 +398,16 @@ def _diff_result_codes(out: _Builder, before: ToolSchema, after: ToolSchema) -> 
         if not unknown_changed and not (gone and appeared):
             continue
         severity = "breaking" if "ok" in gone.values() and "unknown" in appeared.values() else "warning"
-        out.add("result_codes", "result_codes_changed", severity, path, sorted(old), sorted(new),
-                f"{path} codes changed from {', '.join(sorted(old)) or 'none'} to {', '.join(sorted(new)) or 'none'}"
-                + (" (not in the catalog's code table)" if "unknown" in appeared.values() else ""))
+        out.add(
+            "result_codes",
+            "result_codes_changed",
+            severity,
+            path,
+            sorted(old),
+            sorted(new),
+            f"{path} codes changed from {', '.join(sorted(old)) or 'none'} to {', '.join(sorted(new)) or 'none'}"
+            + (" (not in the catalog's code table)" if "unknown" in appeared.values() else ""),
+        )
 
 
 def diff_tool(before: ToolSchema, after: ToolSchema) -> list[Change]:
@@ -305,11 +423,31 @@ def diff_schemas(before: Mapping[str, ToolSchema], after: Mapping[str, ToolSchem
     changes: list[Change] = []
     for name in sorted(set(before) | set(after)):
         if name not in after:
-            changes.append(Change(CHECKS["tool_missing"], name, RESPONSE_PATH, "tool_missing", "breaking",
-                                  name, None, f"tool {name} has no responses in the new snapshot"))
+            changes.append(
+                Change(
+                    CHECKS["tool_missing"],
+                    name,
+                    RESPONSE_PATH,
+                    "tool_missing",
+                    "breaking",
+                    name,
+                    None,
+                    f"tool {name} has no responses in the new snapshot",
+                )
+            )
         elif name not in before:
-            changes.append(Change(CHECKS["tool_added"], name, RESPONSE_PATH, "tool_added", "info",
-                                  None, name, f"tool {name} is new in this snapshot"))
+            changes.append(
+                Change(
+                    CHECKS["tool_added"],
+                    name,
+                    RESPONSE_PATH,
+                    "tool_added",
+                    "info",
+                    None,
+                    name,
+                    f"tool {name} is new in this snapshot",
+                )
+            )
         else:
             changes.extend(diff_tool(before[name], after[name]))
     return sorted(changes, key=Change.sort_key)

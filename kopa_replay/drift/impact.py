@@ -21,11 +21,13 @@ from typing import Any
 __all__ = ["FIELD_KINDS", "WHOLE_TOOL", "TOOL_KINDS", "field_of", "touched", "touches"]
 
 #: Change kinds that touch one record field (the change's ``path``).
-FIELD_KINDS = frozenset({"field_removed", "field_renamed", "type_changed", "became_nullable", "became_optional",
-                         "format_changed"})
+FIELD_KINDS = frozenset(
+    {"field_removed", "field_renamed", "type_changed", "became_nullable", "became_optional", "format_changed"}
+)
 #: Change kinds that touch the whole tool.
-TOOL_KINDS = frozenset({"tool_missing", "envelope_changed", "result_codes_changed", "outcome_changed",
-                        "page_size_changed"})
+TOOL_KINDS = frozenset(
+    {"tool_missing", "envelope_changed", "result_codes_changed", "outcome_changed", "page_size_changed"}
+)
 #: The value :func:`touched` holds for a tool touched as a whole.
 WHOLE_TOOL = None
 _RESPONSE_PATH = "$"

@@ -25,8 +25,16 @@ def recorded_responses(store: Store, name: str) -> Iterator[RecordedResponse]:
     for item in store.interactions(name):
         if item.tool is None:
             continue
-        yield RecordedResponse(item.tool, item.method, item.url, item.status, item.content_type,
-                               store.body(item.body_digest), item.request_key, item.seq)
+        yield RecordedResponse(
+            item.tool,
+            item.method,
+            item.url,
+            item.status,
+            item.content_type,
+            store.body(item.body_digest),
+            item.request_key,
+            item.seq,
+        )
 
 
 def tool_schema_digests(store: Store, name: str, catalog: Catalog) -> dict[str, str]:

@@ -20,8 +20,18 @@ from kopa_replay.drift.diff import SEVERITIES, Change
 from kopa_replay.drift.requests import DriftReport
 from kopa_replay.errors import UsageError
 
-__all__ = ["FAIL_ON", "REPORT_FORMATS", "Case", "check_format", "crosses", "drift_cases", "junit_xml", "markdown_cell",
-           "render", "summary"]
+__all__ = [
+    "FAIL_ON",
+    "REPORT_FORMATS",
+    "Case",
+    "check_format",
+    "crosses",
+    "drift_cases",
+    "junit_xml",
+    "markdown_cell",
+    "render",
+    "summary",
+]
 
 REPORT_FORMATS = ("text", "json", "markdown", "junit")
 #: ``--fail-on`` levels: the severities that make :func:`crosses` true at each.
@@ -69,17 +79,22 @@ def _apart(report: DriftReport) -> list[str]:
     """The lines that say what is not drift: tools not checked, environmental noise, and data that moved."""
     lines = []
     if report.carried:
-        lines.append(f"not checked: {len(report.carried)} tool(s) carried over unchanged by an incremental refresh "
-                     f"(not re-executed): {', '.join(report.carried)}")
+        lines.append(
+            f"not checked: {len(report.carried)} tool(s) carried over unchanged by an incremental refresh "
+            f"(not re-executed): {', '.join(report.carried)}"
+        )
     if report.unpaired:
         lines.append(f"not compared: {report.unpaired} request(s) only the new snapshot holds")
     if report.noise:
-        lines.append(f"environmental (not drift; retried by refresh): {sum(len(c.requests) for c in report.noise)} "
-                     f"request(s) on {len({c.tool for c in report.noise})} tool(s)")
+        lines.append(
+            f"environmental (not drift; retried by refresh): {sum(len(c.requests) for c in report.noise)} "
+            f"request(s) on {len({c.tool for c in report.noise})} tool(s)"
+        )
         lines += [f"  NOISE    {c.tool}: {c.message}" for c in report.noise]
     if report.data:
-        lines.append(f"data (not drift): {len({c.tool for c in report.data})} tool(s) answered the same requests "
-                     "with other data")
+        lines.append(
+            f"data (not drift): {len({c.tool for c in report.data})} tool(s) answered the same requests with other data"
+        )
         lines += [f"  DATA     {c.tool}: {c.message}" for c in report.data]
     return lines
 
@@ -88,8 +103,11 @@ def _text(report: DriftReport) -> str:
     lines = []
     for c in report.changes:
         # request-level changes say "in n of m requests" themselves
-        shown = f" ({len(c.requests)} request{'s' if len(c.requests) != 1 else ''})" \
-            if c.requests and not c.check_id.startswith("request-") else ""
+        shown = (
+            f" ({len(c.requests)} request{'s' if len(c.requests) != 1 else ''})"
+            if c.requests and not c.check_id.startswith("request-")
+            else ""
+        )
         lines.append(f"{c.severity.upper():<8} {c.tool} {c.path}: {c.message}{shown} [{c.check_id}]")
     return "\n".join(lines + [_summary_line(report.changes)] + _apart(report)) + "\n"
 
@@ -112,20 +130,41 @@ def _requests_cell(change: Change) -> str:
 def _markdown(report: DriftReport) -> str:
     lines = [f"**{_summary_line(report.changes)}**", ""]
     if report.changes:
-        lines += ["| severity | tool | path | kind | before | after | check | message | requests |",
-                  "|---|---|---|---|---|---|---|---|---|"]
-        lines += ["| " + " | ".join([*(markdown_cell(v) for v in (c.severity, c.tool, c.path, c.kind, c.before,
-                                                                  c.after, c.check_id, c.message)),
-                                     _requests_cell(c).replace("|", "\\|")]) + " |"
-                  for c in report.changes]
+        lines += [
+            "| severity | tool | path | kind | before | after | check | message | requests |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            "| "
+            + " | ".join(
+                [
+                    *(
+                        markdown_cell(v)
+                        for v in (c.severity, c.tool, c.path, c.kind, c.before, c.after, c.check_id, c.message)
+                    ),
+                    _requests_cell(c).replace("|", "\\|"),
+                ]
+            )
+            + " |"
+            for c in report.changes
+        ]
     apart = _apart(report)
     if apart:
-        lines += ["", "<details><summary>Not drift: environmental noise and data</summary>", "", "```",
-                  *apart, "```", "", "</details>"]
+        lines += [
+            "",
+            "<details><summary>Not drift: environmental noise and data</summary>",
+            "",
+            "```",
+            *apart,
+            "```",
+            "",
+            "</details>",
+        ]
     return "\n".join(lines) + "\n"
 
 
 # -- JUnit XML ---------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Case:
@@ -151,19 +190,27 @@ def junit_xml(suite: str, cases: Sequence[Case], properties: Sequence[tuple[str,
     read it; deterministic."""
     failures = sum(1 for c in cases if c.failure is not None)
     skipped = sum(1 for c in cases if c.failure is None and c.skipped is not None)
-    head = f"tests=\"{len(cases)}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\""
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>', f"<testsuites name={_xml_attr(suite)} {head}>",
-             f"  <testsuite name={_xml_attr(suite)} {head}>"]
+    head = f'tests="{len(cases)}" failures="{failures}" errors="0" skipped="{skipped}"'
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f"<testsuites name={_xml_attr(suite)} {head}>",
+        f"  <testsuite name={_xml_attr(suite)} {head}>",
+    ]
     if properties:
         lines += ["    <properties>"]
-        lines += [f"      <property name={_xml_attr(name)} value={_xml_attr('' if value is None else str(value))}/>"
-                  for name, value in properties]
+        lines += [
+            f"      <property name={_xml_attr(name)} value={_xml_attr('' if value is None else str(value))}/>"
+            for name, value in properties
+        ]
         lines += ["    </properties>"]
     for case in cases:
         opening = f"    <testcase classname={_xml_attr(case.classname)} name={_xml_attr(case.name)}"
         if case.failure is not None:
-            lines += [opening + ">", f"      <failure message={_xml_attr(case.failure)} type=\"failure\">"
-                                     f"{_xml_text(case.details)}</failure>", "    </testcase>"]
+            lines += [
+                opening + ">",
+                f'      <failure message={_xml_attr(case.failure)} type="failure">{_xml_text(case.details)}</failure>',
+                "    </testcase>",
+            ]
         elif case.skipped is not None:
             lines += [opening + ">", f"      <skipped message={_xml_attr(case.skipped)}/>", "    </testcase>"]
         elif case.details:
@@ -175,17 +222,23 @@ def junit_xml(suite: str, cases: Sequence[Case], properties: Sequence[tuple[str,
 
 
 def _details(change: Change) -> str:
-    return "\n".join([f"{change.kind} at {change.path}: {_value(change.before)} -> {_value(change.after)}",
-                      *map(unquote, change.requests)])
+    return "\n".join(
+        [
+            f"{change.kind} at {change.path}: {_value(change.before)} -> {_value(change.after)}",
+            *map(unquote, change.requests),
+        ]
+    )
 
 
 def _case_name(change: Change) -> str:
     if not change.check_id.startswith("request-"):
         return f"{change.check_id} {change.path}"
-    def side(value: Any) -> str:   # a request-level change is one transition: name it by its two ends
+
+    def side(value: Any) -> str:  # a request-level change is one transition: name it by its two ends
         if isinstance(value, dict):
             return "/".join(str(value.get(k)) for k in ("outcome", "code", "status", "format"))
         return _value(value)
+
     return f"{change.check_id} {side(change.before)} -> {side(change.after)}"
 
 
@@ -203,13 +256,20 @@ def drift_cases(report: DriftReport, fail_on: str = "breaking") -> list[Case]:
     """One case per change (failing at ``fail_on``), one passing case per tool checked without any, one skipped
     case per environmental failure group and per tool carried over unchecked."""
     levels = _levels(fail_on)
-    cases = [Case(f"drift.{c.tool}", _case_name(c), c.message if c.severity in levels else None, _details(c))
-             for c in report.changes]
+    cases = [
+        Case(f"drift.{c.tool}", _case_name(c), c.message if c.severity in levels else None, _details(c))
+        for c in report.changes
+    ]
     changed = {c.tool for c in report.changes}
-    cases += [Case(f"drift.{tool}", "no drift") for tool in report.tools
-              if tool not in changed and tool not in report.carried]
-    cases += [Case(f"drift.{tool}", "not checked", skipped="carried over unchanged by an incremental refresh, "
-                                                           "not re-executed") for tool in report.carried]
+    cases += [
+        Case(f"drift.{tool}", "no drift") for tool in report.tools if tool not in changed and tool not in report.carried
+    ]
+    cases += [
+        Case(
+            f"drift.{tool}", "not checked", skipped="carried over unchanged by an incremental refresh, not re-executed"
+        )
+        for tool in report.carried
+    ]
     cases += [Case(f"drift.{c.tool}", "environmental", skipped=c.message) for c in report.noise]
     return _unique(cases)
 

@@ -43,18 +43,34 @@ from typing import Any
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.drift.diff import CHECKS, RESPONSE_PATH, Change
 from kopa_replay.drift.impact import field_of
-from kopa_replay.drift.schema import (FORMAT_FAMILIES, RecordedResponse, envelope_of, page_request, parse_response,
-                                      sniff_format, string_format, value_type)
+from kopa_replay.drift.schema import (
+    FORMAT_FAMILIES,
+    RecordedResponse,
+    envelope_of,
+    page_request,
+    parse_response,
+    sniff_format,
+    string_format,
+    value_type,
+)
 from kopa_replay.env.call import interpret_document
 from kopa_replay.env.parse import ParseError
 
-__all__ = ["OUTCOMES", "DriftReport", "Reading", "RequestPair", "attach_requests", "diff_requests", "pair_responses",
-           "read_response", "request_id"]
+__all__ = [
+    "OUTCOMES",
+    "DriftReport",
+    "Reading",
+    "RequestPair",
+    "attach_requests",
+    "diff_requests",
+    "pair_responses",
+    "read_response",
+    "request_id",
+]
 
 #: What a request can come to, as the request-level diff names it.
 OUTCOMES = ("ok", "no_data", "structural", "environmental", "unparseable", "no_answer")
-_FROM_CALL = {"ok": "ok", "empty": "no_data", "structural_error": "structural",
-              "environmental_error": "environmental"}
+_FROM_CALL = {"ok": "ok", "empty": "no_data", "structural_error": "structural", "environmental_error": "environmental"}
 #: Outcomes that say nothing about the API: the network or the server's bad minute.
 _NOISE = frozenset({"environmental", "no_answer"})
 #: Outcomes that are an answer (possibly with no records).
@@ -74,16 +90,21 @@ class Reading:
     envelope: frozenset[str] = frozenset()
     records: int = 0
     total: int | None = None
-    values: str = ""                                        # digest of the records, in order
-    page: tuple[int, int] | None = None                     # (offset, size) asked for
-    kinds: Mapping[str, frozenset[str]] = field(default_factory=dict)      # field → JSON kinds, null included
-    families: Mapping[str, frozenset[str]] = field(default_factory=dict)   # field → string format families
-    everywhere: frozenset[str] = frozenset()                # fields present in every record
+    values: str = ""  # digest of the records, in order
+    page: tuple[int, int] | None = None  # (offset, size) asked for
+    kinds: Mapping[str, frozenset[str]] = field(default_factory=dict)  # field → JSON kinds, null included
+    families: Mapping[str, frozenset[str]] = field(default_factory=dict)  # field → string format families
+    everywhere: frozenset[str] = frozenset()  # fields present in every record
 
     def signature(self) -> dict[str, Any]:
         """What a person reading a report needs of this answer: outcome, code, message, status, format."""
-        return {"outcome": self.outcome, "code": self.code, "message": self.message, "status": self.status,
-                "format": self.format}
+        return {
+            "outcome": self.outcome,
+            "code": self.code,
+            "message": self.message,
+            "status": self.status,
+            "format": self.format,
+        }
 
     @property
     def fields(self) -> frozenset[str]:
@@ -96,8 +117,9 @@ class Reading:
 NO_ANSWER = Reading("no_answer", 0, "none")
 
 
-def _kinds(records: Sequence[Mapping[str, Any]]) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]],
-                                                           frozenset[str]]:
+def _kinds(
+    records: Sequence[Mapping[str, Any]],
+) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], frozenset[str]]:
     kinds: dict[str, set[str]] = defaultdict(set)
     families: dict[str, set[str]] = defaultdict(set)
     counts: dict[str, int] = defaultdict(int)
@@ -112,15 +134,18 @@ def _kinds(records: Sequence[Mapping[str, Any]]) -> tuple[dict[str, frozenset[st
                 if family:
                     families[name].add(family)
     everywhere = frozenset(name for name, count in counts.items() if count == len(records))
-    return ({k: frozenset(v) for k, v in sorted(kinds.items())},
-            {k: frozenset(v) for k, v in sorted(families.items())}, everywhere)
+    return (
+        {k: frozenset(v) for k, v in sorted(kinds.items())},
+        {k: frozenset(v) for k, v in sorted(families.items())},
+        everywhere,
+    )
 
 
 def _short(message: str | None) -> str | None:
     if message is None:
         return None
     text = " ".join(str(message).split())
-    return text if len(text) <= _MESSAGE_CHARS else text[:_MESSAGE_CHARS - 1] + "…"
+    return text if len(text) <= _MESSAGE_CHARS else text[: _MESSAGE_CHARS - 1] + "…"
 
 
 def read_response(tool: Tool, response: RecordedResponse) -> Reading:
@@ -136,11 +161,24 @@ def read_response(tool: Tool, response: RecordedResponse) -> Reading:
     outcome = _FROM_CALL[result.outcome]
     records = result.records
     kinds, families, everywhere = _kinds(records)
-    values = hashlib.sha256(json.dumps(records, sort_keys=True, ensure_ascii=False, default=str)
-                            .encode()).hexdigest()[:16]
-    return Reading(outcome, response.status, body_format, result.code, _short(result.message),
-                   frozenset(envelope_of(tool, doc, records)), len(records), result.total_count, values, page,
-                   kinds, families, everywhere)
+    values = hashlib.sha256(json.dumps(records, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[
+        :16
+    ]
+    return Reading(
+        outcome,
+        response.status,
+        body_format,
+        result.code,
+        _short(result.message),
+        frozenset(envelope_of(tool, doc, records)),
+        len(records),
+        result.total_count,
+        values,
+        page,
+        kinds,
+        families,
+        everywhere,
+    )
 
 
 def request_id(response: RecordedResponse) -> str:
@@ -158,11 +196,13 @@ class RequestPair:
     after: Reading
 
 
-def pair_responses(catalog: Catalog, before: Iterable[RecordedResponse],
-                   after: Iterable[RecordedResponse]) -> list[RequestPair]:
+def pair_responses(
+    catalog: Catalog, before: Iterable[RecordedResponse], after: Iterable[RecordedResponse]
+) -> list[RequestPair]:
     """Twin requests of two snapshots (same request key and occurrence), read with their tools; sorted by tool
     and request. A request of the old snapshot the new one lacks is paired with ``NO_ANSWER``; one only the new
     snapshot has is left out (nothing to compare it with). Tools the catalog lacks are skipped."""
+
     def index(responses: Iterable[RecordedResponse]) -> dict[tuple[str, int], RecordedResponse]:
         return {(r.request_key or request_id(r), r.seq): r for r in responses if r.tool in catalog}
 
@@ -171,12 +211,19 @@ def pair_responses(catalog: Catalog, before: Iterable[RecordedResponse],
     for key, response in old.items():
         tool = catalog.get(response.tool)
         twin = new.get(key)
-        pairs.append(RequestPair(tool.name, request_id(response), read_response(tool, response),
-                                 read_response(tool, twin) if twin is not None else NO_ANSWER))
+        pairs.append(
+            RequestPair(
+                tool.name,
+                request_id(response),
+                read_response(tool, response),
+                read_response(tool, twin) if twin is not None else NO_ANSWER,
+            )
+        )
     return sorted(pairs, key=lambda p: (p.tool, p.request))
 
 
 # -- grouping pairs into reported changes -------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class DriftReport:
@@ -198,18 +245,24 @@ class DriftReport:
     def to_dict(self) -> dict[str, Any]:
         from kopa_replay.drift.report import summary
 
-        return {"changes": [c.to_dict() for c in self.changes], "summary": summary(self.changes),
-                "noise": [c.to_dict() for c in self.noise], "data": [c.to_dict() for c in self.data],
-                "tools": list(self.tools), "requests": self.requests, "unpaired": self.unpaired,
-                "carried_over": list(self.carried)}
+        return {
+            "changes": [c.to_dict() for c in self.changes],
+            "summary": summary(self.changes),
+            "noise": [c.to_dict() for c in self.noise],
+            "data": [c.to_dict() for c in self.data],
+            "tools": list(self.tools),
+            "requests": self.requests,
+            "unpaired": self.unpaired,
+            "carried_over": list(self.carried),
+        }
 
 
 def _transition_severity(before: str, after: str) -> str:
     if before in _ANSWERS and after not in _ANSWERS:
-        return "breaking"               # an answer became an error
+        return "breaking"  # an answer became an error
     if before not in _ANSWERS and after in _ANSWERS:
-        return "info"                   # an error that went away
-    return "warning"                    # one error for another
+        return "info"  # an error that went away
+    return "warning"  # one error for another
 
 
 def _describe(reading: Reading) -> str:
@@ -230,10 +283,27 @@ class _Groups:
         self.meta: dict[tuple[str, str, str, str, str, str, str], tuple[Any, Any, str]] = {}
         self.totals: dict[str, int] = defaultdict(int)
 
-    def add(self, where: str, check: str, kind: str, severity: str, pair: RequestPair, path: str, before: Any,
-            after: Any, message: str) -> None:
-        key = (where, check, kind, severity, pair.tool, path,
-               json.dumps([before, after], sort_keys=True, ensure_ascii=False, default=str))
+    def add(
+        self,
+        where: str,
+        check: str,
+        kind: str,
+        severity: str,
+        pair: RequestPair,
+        path: str,
+        before: Any,
+        after: Any,
+        message: str,
+    ) -> None:
+        key = (
+            where,
+            check,
+            kind,
+            severity,
+            pair.tool,
+            path,
+            json.dumps([before, after], sort_keys=True, ensure_ascii=False, default=str),
+        )
         self.groups[key].append(pair.request)
         self.meta[key] = (before, after, message)
 
@@ -244,42 +314,104 @@ class _Groups:
             before, after, message = self.meta[key]
             requests = tuple(sorted(self.groups[key]))
             n, of = len(requests), self.totals[tool]
-            out.append(Change(check, tool, path, kind, severity, before, after,
-                              f"{message} in {n} of {of} request{'s' if of != 1 else ''}", requests))
+            out.append(
+                Change(
+                    check,
+                    tool,
+                    path,
+                    kind,
+                    severity,
+                    before,
+                    after,
+                    f"{message} in {n} of {of} request{'s' if of != 1 else ''}",
+                    requests,
+                )
+            )
         return tuple(sorted(out, key=Change.sort_key))
 
 
 def _compare(groups: _Groups, pair: RequestPair, covered_format: bool, explained: bool) -> None:
     old, new = pair.before, pair.after
     if old == new:
-        return   # the same answer (a failure both times included): nothing moved
+        return  # the same answer (a failure both times included): nothing moved
     if old.outcome in _NOISE or new.outcome in _NOISE:
-        groups.add("noise", "request-environmental", "environmental", "info", pair, RESPONSE_PATH,
-                   _describe(old) if old.outcome in _NOISE else old.outcome,
-                   _describe(new) if new.outcome in _NOISE else new.outcome,
-                   "environmental failure (" + (f"before: {_describe(old)}" if old.outcome in _NOISE else
-                                                f"now: {_describe(new)}") + ")")
+        groups.add(
+            "noise",
+            "request-environmental",
+            "environmental",
+            "info",
+            pair,
+            RESPONSE_PATH,
+            _describe(old) if old.outcome in _NOISE else old.outcome,
+            _describe(new) if new.outcome in _NOISE else new.outcome,
+            "environmental failure ("
+            + (f"before: {_describe(old)}" if old.outcome in _NOISE else f"now: {_describe(new)}")
+            + ")",
+        )
         return
     if old.outcome != new.outcome and not (old.outcome in _ANSWERS and new.outcome in _ANSWERS):
-        groups.add("changes", CHECKS["outcome"], "outcome_changed", _transition_severity(old.outcome, new.outcome),
-                   pair, RESPONSE_PATH, old.signature(), new.signature(),
-                   f"{_describe(old)} → {_describe(new)}")
+        groups.add(
+            "changes",
+            CHECKS["outcome"],
+            "outcome_changed",
+            _transition_severity(old.outcome, new.outcome),
+            pair,
+            RESPONSE_PATH,
+            old.signature(),
+            new.signature(),
+            f"{_describe(old)} → {_describe(new)}",
+        )
     elif old.status != new.status:
-        groups.add("changes", CHECKS["status"], "status_changed", "warning", pair, RESPONSE_PATH, old.status,
-                   new.status, f"HTTP status {old.status} → {new.status}")
+        groups.add(
+            "changes",
+            CHECKS["status"],
+            "status_changed",
+            "warning",
+            pair,
+            RESPONSE_PATH,
+            old.status,
+            new.status,
+            f"HTTP status {old.status} → {new.status}",
+        )
     elif old.outcome == new.outcome != "ok" and (old.code, old.message) != (new.code, new.message):
         # the same failure (or empty answer) told another way; ok codes are compared per tool (drift.diff)
-        groups.add("changes", CHECKS["request_code"], "result_codes_changed", "warning", pair, RESPONSE_PATH,
-                   old.signature(), new.signature(), f"{_describe(old)} → {_describe(new)}")
+        groups.add(
+            "changes",
+            CHECKS["request_code"],
+            "result_codes_changed",
+            "warning",
+            pair,
+            RESPONSE_PATH,
+            old.signature(),
+            new.signature(),
+            f"{_describe(old)} → {_describe(new)}",
+        )
     if old.format != new.format and not covered_format:
-        groups.add("changes", CHECKS["response_format"], "format_changed", "breaking", pair, RESPONSE_PATH,
-                   old.format, new.format, f"response format {old.format} → {new.format}")
+        groups.add(
+            "changes",
+            CHECKS["response_format"],
+            "format_changed",
+            "breaking",
+            pair,
+            RESPONSE_PATH,
+            old.format,
+            new.format,
+            f"response format {old.format} → {new.format}",
+        )
     if old.outcome == new.outcome != "ok" and old.envelope != new.envelope:
         # Answers with records are compared per tool (drift.diff); documents without records only here.
         gone, added = sorted(old.envelope - new.envelope), sorted(new.envelope - old.envelope)
-        groups.add("changes", CHECKS["request_envelope"], "envelope_changed", "breaking" if gone else "info", pair,
-                   RESPONSE_PATH, gone, added, f"{old.outcome} document's envelope lost {', '.join(gone) or '-'}, "
-                                               f"gained {', '.join(added) or '-'}")
+        groups.add(
+            "changes",
+            CHECKS["request_envelope"],
+            "envelope_changed",
+            "breaking" if gone else "info",
+            pair,
+            RESPONSE_PATH,
+            gone,
+            added,
+            f"{old.outcome} document's envelope lost {', '.join(gone) or '-'}, gained {', '.join(added) or '-'}",
+        )
     _compare_data(groups, pair, explained)
 
 
@@ -288,22 +420,63 @@ def _compare_data(groups: _Groups, pair: RequestPair, explained: bool) -> None:
     if old.outcome != new.outcome:
         # records that went because the envelope moved are the drift's doing, not data
         if {old.outcome, new.outcome} == {"ok", "no_data"} and not explained:
-            groups.add("data", "request-records-came-or-went", "records_changed", "info", pair, RESPONSE_PATH,
-                       old.outcome, new.outcome, f"{old.outcome} → {new.outcome}")
+            groups.add(
+                "data",
+                "request-records-came-or-went",
+                "records_changed",
+                "info",
+                pair,
+                RESPONSE_PATH,
+                old.outcome,
+                new.outcome,
+                f"{old.outcome} → {new.outcome}",
+            )
         return
     if old.total != new.total:
-        groups.add("data", "request-total-changed", "total_changed", "info", pair, RESPONSE_PATH, None, None,
-                   "total count changed")
+        groups.add(
+            "data",
+            "request-total-changed",
+            "total_changed",
+            "info",
+            pair,
+            RESPONSE_PATH,
+            None,
+            None,
+            "total count changed",
+        )
     if old.records != new.records:
-        groups.add("data", "request-record-count-changed", "record_count_changed", "info", pair, RESPONSE_PATH,
-                   None, None, "record count on the same page changed")
-    elif old.values != new.values and not explained:   # a renamed or retyped field changes them too
-        groups.add("data", "request-values-changed", "values_changed", "info", pair, RESPONSE_PATH, None, None,
-                   "values changed (same record count)")
+        groups.add(
+            "data",
+            "request-record-count-changed",
+            "record_count_changed",
+            "info",
+            pair,
+            RESPONSE_PATH,
+            None,
+            None,
+            "record count on the same page changed",
+        )
+    elif old.values != new.values and not explained:  # a renamed or retyped field changes them too
+        groups.add(
+            "data",
+            "request-values-changed",
+            "values_changed",
+            "info",
+            pair,
+            RESPONSE_PATH,
+            None,
+            None,
+            "values changed (same record count)",
+        )
 
 
-def diff_requests(pairs: Sequence[RequestPair], schema_changes: Iterable[Change] = (), *,
-                  carried: Iterable[str] = (), unpaired: int = 0) -> DriftReport:
+def diff_requests(
+    pairs: Sequence[RequestPair],
+    schema_changes: Iterable[Change] = (),
+    *,
+    carried: Iterable[str] = (),
+    unpaired: int = 0,
+) -> DriftReport:
     """The request-level report of ``pairs``, merged with the per-tool ``schema_changes`` (each given the
     requests that show it, see :func:`attach_requests`); ``carried`` and ``unpaired`` as in :class:`DriftReport`."""
     groups = _Groups()
@@ -316,11 +489,19 @@ def diff_requests(pairs: Sequence[RequestPair], schema_changes: Iterable[Change]
         _compare(groups, pair, pair.tool in covered, (pair.tool, pair.request) in explained)
     changes = tuple(sorted(schema + list(groups.changes("changes")), key=Change.sort_key))
     tools = sorted({p.tool for p in pairs} | {c.tool for c in schema})
-    return DriftReport(changes, groups.changes("noise"), groups.changes("data"), tuple(tools), len(pairs), unpaired,
-                       tuple(sorted(set(carried))))
+    return DriftReport(
+        changes,
+        groups.changes("noise"),
+        groups.changes("data"),
+        tuple(tools),
+        len(pairs),
+        unpaired,
+        tuple(sorted(set(carried))),
+    )
 
 
 # -- which requests show a per-tool change ---------------------------------------------------------------------
+
 
 def _shows(change: Change, old: Reading, new: Reading) -> bool:
     """Whether this request pair shows ``change`` (a per-tool schema change of its tool)."""
@@ -334,8 +515,11 @@ def _shows(change: Change, old: Reading, new: Reading) -> bool:
     if kind == "field_added":
         return name in new.fields and name not in old.fields
     if kind == "type_changed":
-        return bool(old.non_null_kinds(name)) and bool(new.non_null_kinds(name)) \
+        return (
+            bool(old.non_null_kinds(name))
+            and bool(new.non_null_kinds(name))
             and old.non_null_kinds(name) != new.non_null_kinds(name)
+        )
     if kind == "became_nullable":
         return "null" in new.kinds.get(name, ()) and "null" not in old.kinds.get(name, ())
     if kind == "became_optional":
@@ -343,16 +527,24 @@ def _shows(change: Change, old: Reading, new: Reading) -> bool:
     if kind == "format_changed" and change.path == RESPONSE_PATH:
         return old.format != new.format
     if kind == "format_changed":
-        return bool(old.families.get(name)) and bool(new.families.get(name)) \
+        return (
+            bool(old.families.get(name))
+            and bool(new.families.get(name))
             and old.families.get(name) != new.families.get(name)
+        )
     if kind == "envelope_changed":
-        return (change.before in old.envelope and change.before not in new.envelope) or \
-            (change.after in new.envelope and change.after not in old.envelope)
+        return (change.before in old.envelope and change.before not in new.envelope) or (
+            change.after in new.envelope and change.after not in old.envelope
+        )
     if kind == "page_size_changed":
         size = old.page[1] if old.page else None
         caps = sorted(v for v in (change.before, change.after) if isinstance(v, int))
-        return size is not None and bool(caps) and size > caps[0] and (old.records != new.records or
-                                                                       old.outcome != new.outcome)
+        return (
+            size is not None
+            and bool(caps)
+            and size > caps[0]
+            and (old.records != new.records or old.outcome != new.outcome)
+        )
     if kind == "result_codes_changed":
         return old.code != new.code and (old.code in (change.before or ()) or new.code in (change.after or ()))
     return False

@@ -55,26 +55,33 @@ RESPONSE_FORMATS = ("json", "xml", "zip-xml", "html", "other")
 VALUE_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
 #: The kinds of string value, first match wins (see :func:`string_format`).
 STRING_FORMATS = (
-    "blank",         # "" or whitespace only: " " is how the platforms write "empty"
-    "yyyymmdd",      # a calendar date written as 8 digits
-    "yyyymm",        # a month written as 6 digits
-    "digits6",       # 6 digits: stock codes (and six-digit prices; a code is a field that is always digits6)
-    "digits8",       # 8 digits that are no date: DART corp_code
-    "digits10",      # 10 digits: 법정동 codes, business registration numbers
-    "digits",        # any other run of digits: counts, prices
-    "decimal",       # a signed or decimal number: "-1.23"
+    "blank",  # "" or whitespace only: " " is how the platforms write "empty"
+    "yyyymmdd",  # a calendar date written as 8 digits
+    "yyyymm",  # a month written as 6 digits
+    "digits6",  # 6 digits: stock codes (and six-digit prices; a code is a field that is always digits6)
+    "digits8",  # 8 digits that are no date: DART corp_code
+    "digits10",  # 10 digits: 법정동 codes, business registration numbers
+    "digits",  # any other run of digits: counts, prices
+    "decimal",  # a signed or decimal number: "-1.23"
     "comma_number",  # a number with thousands separators: "1,234"
-    "iso_date",      # 2026-09-01, 2026.09.01, 2026/09/01, optionally followed by a time
-    "id",            # an upper-case alphanumeric identifier with letters and digits: KR7069540008
-    "text",          # anything else
+    "iso_date",  # 2026-09-01, 2026.09.01, 2026/09/01, optionally followed by a time
+    "id",  # an upper-case alphanumeric identifier with letters and digits: KR7069540008
+    "text",  # anything else
 )
 #: String formats that can stand in for one another as data changes (a price is "980" one day and "1,680" the
 #: next; a digits8 code is a valid date by chance). The diff compares families; ``blank`` belongs to none.
 FORMAT_FAMILIES: Mapping[str, str] = {
-    "yyyymmdd": "numeric", "yyyymm": "numeric", "digits6": "numeric", "digits8": "numeric", "digits10": "numeric",
-    "digits": "numeric", "decimal": "numeric", "comma_number": "numeric",
+    "yyyymmdd": "numeric",
+    "yyyymm": "numeric",
+    "digits6": "numeric",
+    "digits8": "numeric",
+    "digits10": "numeric",
+    "digits": "numeric",
+    "decimal": "numeric",
+    "comma_number": "numeric",
     "iso_date": "date",
-    "id": "text", "text": "text",
+    "id": "text",
+    "text": "text",
 }
 #: The result-code path reported when a response carries no code and its HTTP status stands in.
 HTTP_STATUS_PATH = "http_status"
@@ -116,19 +123,29 @@ class FieldStats:
     """What one record field held across a snapshot's records of one tool."""
 
     name: str
-    present: int                            # records holding the key
-    nulls: int                              # records where it is null
-    types: tuple[tuple[str, int], ...]      # (JSON type, count), nulls included
-    formats: tuple[tuple[str, int], ...]    # (string format, count) over string values
+    present: int  # records holding the key
+    nulls: int  # records where it is null
+    types: tuple[tuple[str, int], ...]  # (JSON type, count), nulls included
+    formats: tuple[tuple[str, int], ...]  # (string format, count) over string values
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "present": self.present, "nulls": self.nulls,
-                "types": dict(self.types), "formats": dict(self.formats)}
+        return {
+            "name": self.name,
+            "present": self.present,
+            "nulls": self.nulls,
+            "types": dict(self.types),
+            "formats": dict(self.formats),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FieldStats:
-        return cls(str(data["name"]), int(data["present"]), int(data["nulls"]),
-                   _pairs(data.get("types", {})), _pairs(data.get("formats", {})))
+        return cls(
+            str(data["name"]),
+            int(data["present"]),
+            int(data["nulls"]),
+            _pairs(data.get("types", {})),
+            _pairs(data.get("formats", {})),
+        )
 
     @property
     def kind_counts(self) -> dict[str, int]:
@@ -172,16 +189,24 @@ class PageEvidence:
     size_error: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return {"param": self.param, "max_answered": self.max_answered, "max_probed": self.max_probed,
-                "size_error": self.size_error}
+        return {
+            "param": self.param,
+            "max_answered": self.max_answered,
+            "max_probed": self.max_probed,
+            "size_error": self.size_error,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PageEvidence:
         def optional_int(value: Any) -> int | None:
             return None if value is None else int(value)
 
-        return cls(str(data["param"]), optional_int(data.get("max_answered")),
-                   optional_int(data.get("max_probed")), bool(data.get("size_error", False)))
+        return cls(
+            str(data["param"]),
+            optional_int(data.get("max_answered")),
+            optional_int(data.get("max_probed")),
+            bool(data.get("size_error", False)),
+        )
 
 
 @dataclass(frozen=True)
@@ -274,11 +299,13 @@ class ToolSchema:
                 records=int(data.get("records", 0)),
                 formats=_pairs(data.get("formats", {})),
                 envelope=tuple(sorted(set(data.get("envelope", ())))),
-                fields=tuple(sorted((FieldStats.from_dict(f) for f in data.get("fields", ())),
-                                    key=lambda f: f.name)),
+                fields=tuple(sorted((FieldStats.from_dict(f) for f in data.get("fields", ())), key=lambda f: f.name)),
                 pagination=PageEvidence.from_dict(pagination) if pagination else None,
-                result_codes=tuple(sorted((CodeStat.from_dict(c) for c in data.get("result_codes", ())),
-                                          key=lambda c: (c.path, c.code))),
+                result_codes=tuple(
+                    sorted(
+                        (CodeStat.from_dict(c) for c in data.get("result_codes", ())), key=lambda c: (c.path, c.code)
+                    )
+                ),
             )
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             tool = data.get("tool") if isinstance(data, Mapping) else None
@@ -293,6 +320,7 @@ class ToolSchema:
 
 
 # -- per value -------------------------------------------------------------
+
 
 def sniff_format(body: bytes) -> str:
     """The body's format from its bytes: zip-xml, html, xml, json or other."""
@@ -356,7 +384,6 @@ def string_format(text: str) -> str:
 # -- per response ----------------------------------------------------------
 
 
-
 def _code_key(tool: Tool, status: int, doc: Any, code: str | None) -> tuple[str, str, str]:
     """(path leaf, code, outcome class) of one response; the HTTP status when it carries no code."""
     path, _ = first_present(doc, tool.http.envelope.code)
@@ -393,8 +420,8 @@ def _envelope_paths(doc: Any, record_paths: tuple[str, ...]) -> set[str]:
             return
         if key in prefixes and node in ("", None, [], {}):
             for full in wanted:
-                if full[:len(key)] == key:
-                    out.add(_display(path + full[len(key):]))
+                if full[: len(key)] == key:
+                    out.add(_display(path + full[len(key) :]))
             return
         if isinstance(node, Mapping):
             for name, child in node.items():
@@ -503,6 +530,7 @@ def _observe(tool: Tool, response: RecordedResponse) -> _Observation:
 
 # -- per tool --------------------------------------------------------------
 
+
 def _distinct(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each record once, in a fixed order: overlapping pages (an example and the largest page of the same
     query) return the same records, and counting them twice would overstate the evidence."""
@@ -525,8 +553,10 @@ def _field_stats(records: list[dict[str, Any]]) -> tuple[FieldStats, ...]:
                 nulls[name] += 1
             elif kind == "string":
                 formats[name][string_format(value)] += 1
-    return tuple(FieldStats(name, present[name], nulls[name], _pairs(types[name]), _pairs(formats[name]))
-                 for name in sorted(present))
+    return tuple(
+        FieldStats(name, present[name], nulls[name], _pairs(types[name]), _pairs(formats[name]))
+        for name in sorted(present)
+    )
 
 
 def _page_evidence(tool: Tool, observations: list[_Observation]) -> PageEvidence | None:
@@ -568,8 +598,9 @@ def infer_tool_schema(tool: Tool, responses: Iterable[RecordedResponse]) -> Tool
         envelope=tuple(sorted(set().union(*(obs.envelope for obs in answers)))),
         fields=_field_stats(records),
         pagination=_page_evidence(tool, observations),
-        result_codes=tuple(CodeStat(path, code, outcome, count)
-                           for (path, code, outcome), count in sorted(codes.items())),
+        result_codes=tuple(
+            CodeStat(path, code, outcome, count) for (path, code, outcome), count in sorted(codes.items())
+        ),
     )
 
 

@@ -36,8 +36,9 @@ class AsyncToolEnvironment(EnvironmentBase):
     async def fetch_pages(self, tool: str, args: Mapping[str, Any] | None = None, max_pages: int = 50) -> PageRead:
         return await self._drive(self._core.pages_flow(tool, args, max_pages))
 
-    async def gather(self, calls: Iterable[tuple[str, Mapping[str, Any] | None]],
-                     concurrency: int = 5) -> list[ToolResult]:
+    async def gather(
+        self, calls: Iterable[tuple[str, Mapping[str, Any] | None]], concurrency: int = 5
+    ) -> list[ToolResult]:
         """Run ``(tool, args)`` calls concurrently (at most ``concurrency`` in flight).
 
         Results come back in the order of ``calls``, and are logged in that order
@@ -62,8 +63,9 @@ class AsyncToolEnvironment(EnvironmentBase):
         if replayed is not None:
             return replayed
         try:
-            response = await self.source.client.request(request.method, request.url, headers=request.headers,
-                                                        extensions=request.extensions)
+            response = await self.source.client.request(
+                request.method, request.url, headers=request.headers, extensions=request.extensions
+            )
         except httpx.TransportError as exc:
             return request.failed(exc)
         return request.answered(response.status_code, response.content)

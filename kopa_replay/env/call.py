@@ -21,15 +21,29 @@ from kopa_replay.env.parse import ParseError, extract, parse_body
 from kopa_replay.errors import SourceError, UsageError
 from kopa_replay.record.redact import MIN_SECRET_LENGTH, Redactor, install_log_filter, register_secret
 
-__all__ = ["CallResult", "OUTCOME_CLASSES", "apply_filters", "build_request", "classify", "execute", "interpret",
-           "interpret_document", "live_key", "request_label"]
+__all__ = [
+    "CallResult",
+    "OUTCOME_CLASSES",
+    "apply_filters",
+    "build_request",
+    "classify",
+    "execute",
+    "interpret",
+    "interpret_document",
+    "live_key",
+    "request_label",
+]
 
 install_log_filter()
 
 #: What a call can come to. ``empty`` is a well-formed answer with no records.
 OUTCOME_CLASSES = ("ok", "empty", "structural_error", "environmental_error")
-_CODE_TO_OUTCOME = {"ok": "ok", "no_data": "empty", "structural": "structural_error",
-                    "environmental": "environmental_error"}
+_CODE_TO_OUTCOME = {
+    "ok": "ok",
+    "no_data": "empty",
+    "structural": "structural_error",
+    "environmental": "environmental_error",
+}
 
 
 @dataclass(frozen=True)
@@ -46,8 +60,15 @@ class CallResult:
     url: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tool": self.tool, "outcome": self.outcome, "code": self.code, "message": self.message,
-                "status": self.status, "total_count": self.total_count, "records": self.records}
+        return {
+            "tool": self.tool,
+            "outcome": self.outcome,
+            "code": self.code,
+            "message": self.message,
+            "status": self.status,
+            "total_count": self.total_count,
+            "records": self.records,
+        }
 
 
 def live_key(tool: Tool) -> str | None:
@@ -63,8 +84,9 @@ def _stringify(value: Any) -> str:
     return str(value)
 
 
-def build_request(tool: Tool, args: Mapping[str, Any], key: str | None,
-                  base_url: str | None = None) -> tuple[str, str, dict[str, str | bytes], str]:
+def build_request(
+    tool: Tool, args: Mapping[str, Any], key: str | None, base_url: str | None = None
+) -> tuple[str, str, dict[str, str | bytes], str]:
     """(method, url, headers, redacted_url) for calling ``tool`` with ``args``.
 
     ``base_url`` points the call at a mirror that takes the real host as the
@@ -73,8 +95,9 @@ def build_request(tool: Tool, args: Mapping[str, Any], key: str | None,
     properties = tool.input_schema.get("properties", {})
     unknown = sorted(set(args) - set(properties))
     if unknown:
-        raise UsageError(f"tool {tool.name!r} has no parameter {unknown[0]!r} "
-                         f"(parameters: {', '.join(tool.params) or 'none'})")
+        raise UsageError(
+            f"tool {tool.name!r} has no parameter {unknown[0]!r} (parameters: {', '.join(tool.params) or 'none'})"
+        )
     missing = [name for name in tool.required if args.get(name) in (None, "")]
     if missing:
         raise UsageError(f"tool {tool.name!r} needs argument {missing[0]!r}")
@@ -110,7 +133,9 @@ def build_request(tool: Tool, args: Mapping[str, Any], key: str | None,
         headers[auth.name] = value if value.isascii() else value.encode("utf-8")
     base = tool.http.base_url if base_url is None else base_url.rstrip("/") + "/" + tool.http.host
     url = base + path + ("?" + urlencode(query) if query else "")
-    redacted = tool.http.base_url + redacted_path + ("?" + urlencode(redacted_query, safe="*") if redacted_query else "")
+    redacted = (
+        tool.http.base_url + redacted_path + ("?" + urlencode(redacted_query, safe="*") if redacted_query else "")
+    )
     if key and len(key) < MIN_SECRET_LENGTH:
         # a short key may also be another argument's value (Seoul's START=1 beside a key "1"): masked there too,
         # as everywhere a URL is written (a key this short cannot be told from data, see the README)
@@ -172,8 +197,9 @@ def classify(tool: Tool, status: int, code: str | None, has_records: bool) -> st
     return "ok" if has_records else "empty"
 
 
-def execute(tool: Tool, args: Mapping[str, Any], client: httpx.Client, key: str | None,
-            base_url: str | None = None) -> CallResult:
+def execute(
+    tool: Tool, args: Mapping[str, Any], client: httpx.Client, key: str | None, base_url: str | None = None
+) -> CallResult:
     """Send one call through ``client`` and return the classified result."""
     method, url, headers, redacted = build_request(tool, args, key, base_url)
     # The recorder reads the tool name (for its records and miss messages) and the key we inserted
@@ -191,8 +217,9 @@ def execute(tool: Tool, args: Mapping[str, Any], client: httpx.Client, key: str 
     return interpret(tool, args, response.status_code, content, redacted, response.headers.get("content-type"))
 
 
-def interpret(tool: Tool, args: Mapping[str, Any], status: int, content: bytes, redacted: str,
-              content_type: str | None = None) -> CallResult:
+def interpret(
+    tool: Tool, args: Mapping[str, Any], status: int, content: bytes, redacted: str, content_type: str | None = None
+) -> CallResult:
     """A response's records, total and outcome, read with the tool's envelope and result-code table."""
     try:
         doc = parse_body(content, tool.http.zip_member, content_type)

@@ -93,10 +93,21 @@ class ToolResult:
         return self.outcome == "ok"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tool": self.tool, "args": dict(self.args), "outcome": self.outcome, "code": self.code,
-                "message": self.message, "status": self.status, "total_count": self.total_count,
-                "page": None if self.page is None else dict(self.page), "attempts": self.attempts,
-                "pages": self.pages, "complete": self.complete, "digest": self.digest, "records": self.records}
+        return {
+            "tool": self.tool,
+            "args": dict(self.args),
+            "outcome": self.outcome,
+            "code": self.code,
+            "message": self.message,
+            "status": self.status,
+            "total_count": self.total_count,
+            "page": None if self.page is None else dict(self.page),
+            "attempts": self.attempts,
+            "pages": self.pages,
+            "complete": self.complete,
+            "digest": self.digest,
+            "records": self.records,
+        }
 
 
 @dataclass(frozen=True)
@@ -202,8 +213,9 @@ def validate_args(tool: Tool, args: Mapping[str, Any] | None) -> tuple[dict[str,
     properties = tool.input_schema.get("properties", {})
     unknown = sorted(str(name) for name in args if name not in properties)
     if unknown:
-        return {}, (f"unknown parameter {unknown[0]!r} for tool {tool.name!r} "
-                    f"(parameters: {', '.join(tool.params) or 'none'})")
+        return {}, (
+            f"unknown parameter {unknown[0]!r} for tool {tool.name!r} (parameters: {', '.join(tool.params) or 'none'})"
+        )
     present = {name: value for name, value in args.items() if value is not None}
     for name in tool.required:
         if name not in present or (isinstance(present[name], str) and not present[name].strip()):
@@ -321,8 +333,7 @@ def page_info(tool: Tool, args: Mapping[str, Any]) -> dict[str, int] | None:
             return None
 
     if pagination.style == "page":
-        return {"page": value(pagination.page_param, 1),
-                "size": value(pagination.size_param, pagination.default_size)}
+        return {"page": value(pagination.page_param, 1), "size": value(pagination.size_param, pagination.default_size)}
     if pagination.style == "range":
         start = value(pagination.start_param, 1)
         end = value(pagination.end_param, (start or 1) + (pagination.default_size or 100) - 1)
@@ -362,8 +373,12 @@ class PageWalk:
 
     def next_args(self) -> dict[str, Any] | None:
         last = self.pages[-1]
-        if (self.done or (self.total is not None and self.position >= self.total)
-                or (self.total is None and len(last.records) < self.size) or len(self.pages) >= self.max_pages):
+        if (
+            self.done
+            or (self.total is not None and self.position >= self.total)
+            or (self.total is None and len(last.records) < self.size)
+            or len(self.pages) >= self.max_pages
+        ):
             return None
         if self.pagination.style == "page":
             self.number += 1
@@ -391,11 +406,13 @@ class PageWalk:
     def read(self) -> PageRead:
         first, last = self.pages[0], self.pages[-1]
         if self.pagination.style == "none" or first.outcome != "ok" or first.page is None:
-            return PageRead((first,), list(first.records), first.total_count, first.outcome in ("ok", "empty"),
-                            first.outcome)
+            return PageRead(
+                (first,), list(first.records), first.total_count, first.outcome in ("ok", "empty"), first.outcome
+            )
         failed = self.outcome != "ok"
-        complete = not failed and (self.position >= self.total if self.total is not None
-                                   else len(last.records) < self.size or not last.records)
+        complete = not failed and (
+            self.position >= self.total if self.total is not None else len(last.records) < self.size or not last.records
+        )
         return PageRead(tuple(self.pages), self.records, self.total, complete, self.outcome)
 
 
@@ -466,8 +483,9 @@ class Core:
             return tuple(self._log)
 
     def append(self, result: ToolResult) -> None:
-        entry = LogEntry(result.tool, tuple(sorted(result.args.items())), result.outcome, result.digest,
-                         result.attempts)
+        entry = LogEntry(
+            result.tool, tuple(sorted(result.args.items())), result.outcome, result.digest, result.attempts
+        )
         with self._lock:
             self._log.append(entry)
 
@@ -480,17 +498,47 @@ class Core:
             self._log.clear()
 
     # one result
-    def make(self, tool: Tool, args: Mapping[str, Any], outcome: str, records: list[dict[str, Any]],
-             total: int | None, code: str | None, message: str | None, status: int, attempts: int = 1) -> ToolResult:
+    def make(
+        self,
+        tool: Tool,
+        args: Mapping[str, Any],
+        outcome: str,
+        records: list[dict[str, Any]],
+        total: int | None,
+        code: str | None,
+        message: str | None,
+        status: int,
+        attempts: int = 1,
+    ) -> ToolResult:
         assert outcome in OUTCOME_CLASSES
-        return ToolResult(tool.name, dict(args), records, total, page_info(tool, args), outcome, code, message,
-                          result_digest(tool.name, outcome, code, records), status, attempts)
+        return ToolResult(
+            tool.name,
+            dict(args),
+            records,
+            total,
+            page_info(tool, args),
+            outcome,
+            code,
+            message,
+            result_digest(tool.name, outcome, code, records),
+            status,
+            attempts,
+        )
 
     def interpret(self, tool: Tool, args: Mapping[str, Any], reply: Reply, attempts: int) -> ToolResult:
         """What :func:`kopa_replay.env.call.execute` does after the response, plus normalization."""
         if reply.error is not None:
-            return self.make(tool, args, "environmental_error", [], None, None,
-                             f"request to {reply.redacted} failed: {reply.error}", 0, attempts)
+            return self.make(
+                tool,
+                args,
+                "environmental_error",
+                [],
+                None,
+                None,
+                f"request to {reply.redacted} failed: {reply.error}",
+                0,
+                attempts,
+            )
         if reply.body_digest is None:
             # A body from the simulator, a mirror or the live API: masked, then read through the same memo as
             # a snapshot's bodies, keyed by its content digest — the same bytes always say the same thing, and
@@ -500,8 +548,19 @@ class Core:
             reply = replace(reply, content=content, body_digest=hashlib.sha256(content).hexdigest())
         reading = self._reading(tool, args, reply)
         records = [r.copy() for r in reading.records] if reading.flat else _fresh(reading.records)
-        return ToolResult(tool.name, dict(args), records, reading.total, page_info(tool, args),
-                          reading.outcome, reading.code, reading.message, reading.digest, reply.status, attempts)
+        return ToolResult(
+            tool.name,
+            dict(args),
+            records,
+            reading.total,
+            page_info(tool, args),
+            reading.outcome,
+            reading.code,
+            reading.message,
+            reading.digest,
+            reply.status,
+            attempts,
+        )
 
     def masked(self, content: bytes, secrets: tuple[str, ...]) -> bytes:
         """``content`` with the request's keys masked exactly as the recorder masks the bodies it stores.
@@ -530,8 +589,15 @@ class Core:
         answer = interpret(tool, args, reply.status, reply.content, reply.redacted)
         records = normalize_records(answer.records)
         flat = all(type(v) not in (dict, list) for record in records for v in record.values())
-        reading = _Reading(answer.outcome, records, answer.total_count, answer.code, answer.message,
-                           result_digest(tool.name, answer.outcome, answer.code, records), flat)
+        reading = _Reading(
+            answer.outcome,
+            records,
+            answer.total_count,
+            answer.code,
+            answer.message,
+            result_digest(tool.name, answer.outcome, answer.code, records),
+            flat,
+        )
         with self._lock:
             if key not in self._memo and len(records) <= MEMO_RECORDS:
                 self._memo[key] = reading
@@ -578,8 +644,13 @@ class Core:
         first = read.pages[0]
         if len(read.pages) == 1 and (first.outcome != "ok" or first.page is None):
             return first
-        return replace(first, records=read.records, pages=len(read.pages), complete=read.complete,
-                       digest=result_digest(first.tool, first.outcome, first.code, read.records))
+        return replace(
+            first,
+            records=read.records,
+            pages=len(read.pages),
+            complete=read.complete,
+            digest=result_digest(first.tool, first.outcome, first.code, read.records),
+        )
 
 
 # -- what both front ends share --------------------------------------------------
@@ -593,9 +664,17 @@ class EnvironmentBase:
     _opener: ClassVar[Callable[..., Any]]
     _default_sleep: ClassVar[Callable[[float], Any]]
 
-    def __init__(self, catalog: Catalog, source: Any, *, retries: int = 0, backoff: float = 0.5,
-                 max_backoff: float = 30.0, sleep: Callable[[float], Any] | None = None,
-                 owns_source: bool = False) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        source: Any,
+        *,
+        retries: int = 0,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        sleep: Callable[[float], Any] | None = None,
+        owns_source: bool = False,
+    ) -> None:
         self.catalog = catalog
         self.source = source
         self._sleep = sleep if sleep is not None else type(self)._default_sleep
@@ -603,10 +682,23 @@ class EnvironmentBase:
         self._owns_source = owns_source
 
     @classmethod
-    def open(cls, catalog: Catalog | None = None, *, source: str = "replay", snapshot: str | None = None,
-             mode: str | None = None, store: Any = None, seed: int = 0, as_of: Any = None, retries: int = 0,
-             fault_rate: float = 0.0, sleep: Callable[[float], Any] | None = None, backoff: float = 0.5,
-             mirrors: Mapping[str, str] | None = None, timeout: float = 30.0) -> Self:
+    def open(
+        cls,
+        catalog: Catalog | None = None,
+        *,
+        source: str = "replay",
+        snapshot: str | None = None,
+        mode: str | None = None,
+        store: Any = None,
+        seed: int = 0,
+        as_of: Any = None,
+        retries: int = 0,
+        fault_rate: float = 0.0,
+        sleep: Callable[[float], Any] | None = None,
+        backoff: float = 0.5,
+        mirrors: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+    ) -> Self:
         """An environment over a source from the registry (``open_source`` / ``open_async_source``); by default
         strict replay of the shipped snapshot. Any source either opener takes: ``sim``, ``live`` (``mirrors``
         sends chosen hosts to a mirror), ``replay``, or a mirror's URL.
@@ -620,8 +712,18 @@ class EnvironmentBase:
             catalog = builtin_catalog()
         if snapshot is None and source == "replay":
             snapshot = DEFAULT_SNAPSHOT
-        opened = cls._opener(source, seed=seed, as_of=as_of, fault_rate=fault_rate, timeout=timeout,
-                             snapshot=snapshot, mode=mode, store=store, mirrors=mirrors, catalog=catalog)
+        opened = cls._opener(
+            source,
+            seed=seed,
+            as_of=as_of,
+            fault_rate=fault_rate,
+            timeout=timeout,
+            snapshot=snapshot,
+            mode=mode,
+            store=store,
+            mirrors=mirrors,
+            catalog=catalog,
+        )
         return cls(catalog, opened, retries=retries, backoff=backoff, sleep=sleep, owns_source=True)
 
     @property

@@ -33,8 +33,15 @@ Sources (simulator, mirror, live, replay; sync and async) come from one registry
 """
 
 from kopa_replay.env.async_ import AsyncToolEnvironment
-from kopa_replay.env.core import DEFAULT_SNAPSHOT, LogEntry, PageRead, ToolResult, next_page_args, result_digest
-from kopa_replay.env.core import validate_args
+from kopa_replay.env.core import (
+    DEFAULT_SNAPSHOT,
+    LogEntry,
+    PageRead,
+    ToolResult,
+    next_page_args,
+    result_digest,
+    validate_args,
+)
 from kopa_replay.env.source import AsyncSource, open_async_source
 from kopa_replay.env.sync import ToolEnvironment
 

@@ -48,4 +48,3 @@ def normalize_record(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def normalize_records(records: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [normalize_record(r) for r in records]
-

@@ -19,8 +19,18 @@ from xml.etree import ElementTree
 
 from kopa_replay.catalog.model import Tool
 
-__all__ = ["MISSING", "Parsed", "declared_charset", "decode_text", "parse_body", "xml_to_dict", "lookup", "first_present", "extract",
-           "ParseError"]
+__all__ = [
+    "MISSING",
+    "Parsed",
+    "declared_charset",
+    "decode_text",
+    "parse_body",
+    "xml_to_dict",
+    "lookup",
+    "first_present",
+    "extract",
+    "ParseError",
+]
 
 
 class ParseError(ValueError):
@@ -28,11 +38,19 @@ class ParseError(ValueError):
 
 
 # A declared charset: the XML declaration, an HTML meta tag, or a Content-Type header's parameter.
-_DECLARED = (re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']"""),
-             re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9._-]+)""", re.IGNORECASE))
+_DECLARED = (
+    re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']"""),
+    re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9._-]+)""", re.IGNORECASE),
+)
 _HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9._-]+)", re.IGNORECASE)
 # Korean servers that say EUC-KR send CP949, its superset (똠, 햏 … are CP949 only).
-_SUPERSETS = {"euc-kr": "cp949", "euckr": "cp949", "ks_c_5601-1987": "cp949", "ksc5601": "cp949", "x-windows-949": "cp949"}
+_SUPERSETS = {
+    "euc-kr": "cp949",
+    "euckr": "cp949",
+    "ks_c_5601-1987": "cp949",
+    "ksc5601": "cp949",
+    "x-windows-949": "cp949",
+}
 
 
 def declared_charset(body: bytes, content_type: str | None = None) -> str | None:
@@ -196,8 +214,11 @@ def extract(tool: Tool, doc: Any) -> Parsed:
     if envelope.records == (".",) and records:
         # A one-object response (DART company.json): the status fields are not part of the record.
         status_keys = {p.split(".")[-1] for p in envelope.code + envelope.message}
-        records = [{k: v for k, v in records[0].items() if k not in status_keys}] if code is None or \
-            tool.http.classify_code(code) == "ok" else []
+        records = (
+            [{k: v for k, v in records[0].items() if k not in status_keys}]
+            if code is None or tool.http.classify_code(code) == "ok"
+            else []
+        )
     total_text = _scalar(_first(doc, envelope.total))
     try:
         total = int(str(total_text).replace(",", "")) if total_text not in (None, "") else None

@@ -26,8 +26,14 @@ __all__ = ["ToolRetriever", "tool_text", "openai_tools"]
 def tool_text(tool: Tool) -> str:
     """The text a tool is indexed by."""
     props = tool.input_schema.get("properties", {})
-    parts = [tool.name.replace("_", " "), tool.title, tool.description_ko, tool.description_en,
-             tool.platform, tool.domain]
+    parts = [
+        tool.name.replace("_", " "),
+        tool.title,
+        tool.description_ko,
+        tool.description_en,
+        tool.platform,
+        tool.domain,
+    ]
     for name in sorted(props):
         parts.append(name)
         parts.append(str(props[name].get("description", "")))
@@ -38,8 +44,9 @@ def tool_text(tool: Tool) -> str:
 class ToolRetriever:
     """Top-k tools for a free-text query (Korean or English) by hashed char n-gram TF-IDF cosine."""
 
-    def __init__(self, catalog: Catalog | Iterable[Tool], *, n_features: int = 1 << 18,
-                 ngram_range: tuple[int, int] = (2, 4)) -> None:
+    def __init__(
+        self, catalog: Catalog | Iterable[Tool], *, n_features: int = 1 << 18, ngram_range: tuple[int, int] = (2, 4)
+    ) -> None:
         self.tools: tuple[Tool, ...] = tuple(catalog)
         self.names: tuple[str, ...] = tuple(t.name for t in self.tools)
         self.n_features = int(n_features)

@@ -36,9 +36,25 @@ from kopa_replay.errors import UsageError
 if TYPE_CHECKING:
     from kopa_replay.record.transport import Replayed
 
-__all__ = ["Source", "AsyncSource", "MirrorTransport", "AsyncMirrorTransport", "SourceOptions", "Inner",
-           "SourceRegistry", "SOURCES", "register_source", "inner_transport", "open_source", "open_async_source",
-           "check_source", "parse_mirrors", "call_tool", "coerce_args", "REPLAY_KEY"]
+__all__ = [
+    "Source",
+    "AsyncSource",
+    "MirrorTransport",
+    "AsyncMirrorTransport",
+    "SourceOptions",
+    "Inner",
+    "SourceRegistry",
+    "SOURCES",
+    "register_source",
+    "inner_transport",
+    "open_source",
+    "open_async_source",
+    "check_source",
+    "parse_mirrors",
+    "call_tool",
+    "coerce_args",
+    "REPLAY_KEY",
+]
 
 #: The key sent when answers come from a snapshot: it never leaves the process and never reaches the store.
 REPLAY_KEY = "kopa-replay-offline"
@@ -60,8 +76,13 @@ class _Mirrors:
         return httpx.URL(f"{base}/{url.host}{url.raw_path.decode('ascii')}")
 
     def forwarded(self, request: httpx.Request) -> httpx.Request:
-        return httpx.Request(request.method, self.target(request.url), headers=request.headers,
-                             content=request.content, extensions={"timeout": request.extensions.get("timeout")})
+        return httpx.Request(
+            request.method,
+            self.target(request.url),
+            headers=request.headers,
+            content=request.content,
+            extensions={"timeout": request.extensions.get("timeout")},
+        )
 
 
 class MirrorTransport(_Mirrors, httpx.BaseTransport):
@@ -218,8 +239,15 @@ def register_source(name: str, factory: InnerFactory, *, replace: bool = False) 
     SOURCES.register(name, factory, replace=replace)
 
 
-def inner_transport(source: str, *, asynchronous: bool = False, seed: int = 0, as_of: dt.date | str | None = None,
-                    fault_rate: float = 0.0, mirrors: Mapping[str, str] | None = None) -> Inner:
+def inner_transport(
+    source: str,
+    *,
+    asynchronous: bool = False,
+    seed: int = 0,
+    as_of: dt.date | str | None = None,
+    fault_rate: float = 0.0,
+    mirrors: Mapping[str, str] | None = None,
+) -> Inner:
     """The inner transport and key of ``source`` from :data:`SOURCES` (sync, or async when ``asynchronous``)."""
     options = SourceOptions(source, seed, as_of, fault_rate, dict(mirrors or {}))
     return SOURCES.inner(options, asynchronous=asynchronous)
@@ -288,13 +316,26 @@ class AsyncSource(_Opened):
         await self.aclose()
 
 
-def _open(source: str, asynchronous: bool, *, seed: int, as_of: dt.date | str | None, fault_rate: float,
-          timeout: float, snapshot: str | None, mode: str | None, store: "str | Path | None",
-          mirrors: Mapping[str, str] | None, catalog: Catalog | None, commit_every: int | None,
-          wrap: Callable[[Any], Any] | None) -> Any:
+def _open(
+    source: str,
+    asynchronous: bool,
+    *,
+    seed: int,
+    as_of: dt.date | str | None,
+    fault_rate: float,
+    timeout: float,
+    snapshot: str | None,
+    mode: str | None,
+    store: "str | Path | None",
+    mirrors: Mapping[str, str] | None,
+    catalog: Catalog | None,
+    commit_every: int | None,
+    wrap: Callable[[Any], Any] | None,
+) -> Any:
     """What :func:`open_source` and :func:`open_async_source` do, for one flavour."""
-    inner = inner_transport(source, asynchronous=asynchronous, seed=seed, as_of=as_of, fault_rate=fault_rate,
-                            mirrors=mirrors)
+    inner = inner_transport(
+        source, asynchronous=asynchronous, seed=seed, as_of=as_of, fault_rate=fault_rate, mirrors=mirrors
+    )
     transport, key = inner.transport, inner.key
     if wrap is not None and transport is not None:
         transport = wrap(transport)
@@ -314,46 +355,99 @@ def _open(source: str, asynchronous: bool, *, seed: int, as_of: dt.date | str | 
     opened = Store(path, readonly=(mode == "replay"))
     try:
         recorder_kind = AsyncRecordTransport if asynchronous else RecordTransport
-        recorder = recorder_kind(None if mode == "replay" else transport, opened, snapshot, mode,
-                                 redactor_for(catalog, extra_values=[key] if key else []),
-                                 commit_every=commit_every or COMMIT_EVERY)
+        recorder = recorder_kind(
+            None if mode == "replay" else transport,
+            opened,
+            snapshot,
+            mode,
+            redactor_for(catalog, extra_values=[key] if key else []),
+            commit_every=commit_every or COMMIT_EVERY,
+        )
         if mode == "replay":
             check_pinned(opened, snapshot)
     except BaseException:
         opened.close()
         raise
     details.update(snapshot=snapshot, mode=mode, store=str(path))
-    return opened_kind(f"{source}+{mode}", client_kind(transport=recorder, timeout=timeout),
-                       key if mode != "replay" else (key or REPLAY_KEY), details, [opened.close],
-                       recorder.replay_answer)
+    return opened_kind(
+        f"{source}+{mode}",
+        client_kind(transport=recorder, timeout=timeout),
+        key if mode != "replay" else (key or REPLAY_KEY),
+        details,
+        [opened.close],
+        recorder.replay_answer,
+    )
 
 
-def open_source(source: str = "sim", *, seed: int = 0, as_of: dt.date | str | None = None,
-                fault_rate: float = 0.0, timeout: float = 30.0, snapshot: str | None = None,
-                mode: str | None = None, store: "str | Path | None" = None,
-                mirrors: Mapping[str, str] | None = None, catalog: Catalog | None = None,
-                commit_every: int | None = None,
-                wrap: Callable[[httpx.BaseTransport], httpx.BaseTransport] | None = None) -> Source:
+def open_source(
+    source: str = "sim",
+    *,
+    seed: int = 0,
+    as_of: dt.date | str | None = None,
+    fault_rate: float = 0.0,
+    timeout: float = 30.0,
+    snapshot: str | None = None,
+    mode: str | None = None,
+    store: "str | Path | None" = None,
+    mirrors: Mapping[str, str] | None = None,
+    catalog: Catalog | None = None,
+    commit_every: int | None = None,
+    wrap: Callable[[httpx.BaseTransport], httpx.BaseTransport] | None = None,
+) -> Source:
     """A client for ``source`` (any kind in :data:`SOURCES`, or a mirror's URL); with ``snapshot`` (and
     ``mode``, default replay) through the recorder (``commit_every``: its commit batch, see
     :class:`~kopa_replay.record.RecordTransport`). ``wrap`` wraps the transport that reaches the source, inside
     the recorder (e.g. a :class:`~kopa_replay.record.retry.RetryTransport`, so only a retry's answer is
     recorded)."""
-    return _open(source, False, seed=seed, as_of=as_of, fault_rate=fault_rate, timeout=timeout, snapshot=snapshot,
-                 mode=mode, store=store, mirrors=mirrors, catalog=catalog, commit_every=commit_every, wrap=wrap)
+    return _open(
+        source,
+        False,
+        seed=seed,
+        as_of=as_of,
+        fault_rate=fault_rate,
+        timeout=timeout,
+        snapshot=snapshot,
+        mode=mode,
+        store=store,
+        mirrors=mirrors,
+        catalog=catalog,
+        commit_every=commit_every,
+        wrap=wrap,
+    )
 
 
-def open_async_source(source: str = "sim", *, seed: int = 0, as_of: dt.date | str | None = None,
-                      fault_rate: float = 0.0, timeout: float = 30.0, snapshot: str | None = None,
-                      mode: str | None = None, store: "str | Path | None" = None,
-                      mirrors: Mapping[str, str] | None = None, catalog: Catalog | None = None,
-                      commit_every: int | None = None,
-                      wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None
-                      ) -> AsyncSource:
+def open_async_source(
+    source: str = "sim",
+    *,
+    seed: int = 0,
+    as_of: dt.date | str | None = None,
+    fault_rate: float = 0.0,
+    timeout: float = 30.0,
+    snapshot: str | None = None,
+    mode: str | None = None,
+    store: "str | Path | None" = None,
+    mirrors: Mapping[str, str] | None = None,
+    catalog: Catalog | None = None,
+    commit_every: int | None = None,
+    wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
+) -> AsyncSource:
     """The async counterpart of :func:`open_source`: the same kinds, mirrors and URLs, and the same recorder
     (:class:`~kopa_replay.record.AsyncRecordTransport`); ``wrap`` takes and gives an async transport."""
-    return _open(source, True, seed=seed, as_of=as_of, fault_rate=fault_rate, timeout=timeout, snapshot=snapshot,
-                 mode=mode, store=store, mirrors=mirrors, catalog=catalog, commit_every=commit_every, wrap=wrap)
+    return _open(
+        source,
+        True,
+        seed=seed,
+        as_of=as_of,
+        fault_rate=fault_rate,
+        timeout=timeout,
+        snapshot=snapshot,
+        mode=mode,
+        store=store,
+        mirrors=mirrors,
+        catalog=catalog,
+        commit_every=commit_every,
+        wrap=wrap,
+    )
 
 
 def coerce_args(tool: Tool, raw: Mapping[str, str]) -> dict[str, Any]:
@@ -362,14 +456,17 @@ def coerce_args(tool: Tool, raw: Mapping[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, text in raw.items():
         if name not in properties:
-            raise UsageError(f"tool {tool.name!r} has no parameter {name!r} "
-                             f"(parameters: {', '.join(tool.params) or 'none'})")
+            raise UsageError(
+                f"tool {tool.name!r} has no parameter {name!r} (parameters: {', '.join(tool.params) or 'none'})"
+            )
         kind = properties[name].get("type")
         if kind in ("integer", "number"):
             try:
                 out[name] = int(text) if kind == "integer" else float(text)
             except ValueError:
-                raise UsageError(f"argument {name!r} of tool {tool.name!r} must be {'an integer' if kind == 'integer' else 'a number'}, not {text!r}") from None
+                raise UsageError(
+                    f"argument {name!r} of tool {tool.name!r} must be {'an integer' if kind == 'integer' else 'a number'}, not {text!r}"
+                ) from None
         elif kind == "boolean":
             out[name] = text.lower() in ("1", "true", "y", "yes")
         else:

@@ -44,8 +44,9 @@ class ToolEnvironment(EnvironmentBase):
         if replayed is not None:
             return replayed
         try:
-            response = self.source.client.request(request.method, request.url, headers=request.headers,
-                                                  extensions=request.extensions)
+            response = self.source.client.request(
+                request.method, request.url, headers=request.headers, extensions=request.extensions
+            )
         except httpx.TransportError as exc:
             return request.failed(exc)
         return request.answered(response.status_code, response.content)

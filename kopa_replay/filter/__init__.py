@@ -20,14 +20,47 @@ items that repeat a benchmark task (``f`` says which; see :mod:`.pipeline`).
 from kopa_replay.util import lazy_exports
 
 # loaded on first use: importing the package (the command line does) stays cheap
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "kopa_replay.filter.judges": ("RegexJudge", "TokenJudge", "default_judges",),
-    "kopa_replay.filter.llm": ("LLMJudge",),
-    "kopa_replay.filter.model": ("DECONTAMINATION_CHECK", "JUDGE_CHECKS", "RULE_CHECKS", "STAGES", "Case", "Discard",
-                                 "FilterConfig", "FilterResult", "Judge", "Replacement", "Verdict"),
-    "kopa_replay.filter.pipeline": ("run_filter",),
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "kopa_replay.filter.judges": (
+            "RegexJudge",
+            "TokenJudge",
+            "default_judges",
+        ),
+        "kopa_replay.filter.llm": ("LLMJudge",),
+        "kopa_replay.filter.model": (
+            "DECONTAMINATION_CHECK",
+            "JUDGE_CHECKS",
+            "RULE_CHECKS",
+            "STAGES",
+            "Case",
+            "Discard",
+            "FilterConfig",
+            "FilterResult",
+            "Judge",
+            "Replacement",
+            "Verdict",
+        ),
+        "kopa_replay.filter.pipeline": ("run_filter",),
+    },
+)
 
-__all__ = ["DECONTAMINATION_CHECK", "JUDGE_CHECKS", "RULE_CHECKS", "STAGES", "Case", "Discard", "FilterConfig",
-           "FilterResult", "Judge", "LLMJudge", "RegexJudge", "Replacement", "TokenJudge", "Verdict", "default_judges",
-           "run_filter"]
+__all__ = [
+    "DECONTAMINATION_CHECK",
+    "JUDGE_CHECKS",
+    "RULE_CHECKS",
+    "STAGES",
+    "Case",
+    "Discard",
+    "FilterConfig",
+    "FilterResult",
+    "Judge",
+    "LLMJudge",
+    "RegexJudge",
+    "Replacement",
+    "TokenJudge",
+    "Verdict",
+    "default_judges",
+    "run_filter",
+]

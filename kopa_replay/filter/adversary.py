@@ -58,15 +58,31 @@ from kopa_replay.catalog.model import PAGING_PARAMS
 from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.synth.model import Trajectory
 
-__all__ = ["ADVERSARY_KINDS", "LEAK_KINDS", "INTENDED_CHECK", "Crafted", "Secret", "craft_defects", "secrets_of",
-           "hangul_numeral", "mixed_numeral", "rescaled_forms", "digit_forms", "rounded_forms", "embedded_forms",
-           "paraphrase_question"]
+__all__ = [
+    "ADVERSARY_KINDS",
+    "LEAK_KINDS",
+    "INTENDED_CHECK",
+    "Crafted",
+    "Secret",
+    "craft_defects",
+    "secrets_of",
+    "hangul_numeral",
+    "mixed_numeral",
+    "rescaled_forms",
+    "digit_forms",
+    "rounded_forms",
+    "embedded_forms",
+    "paraphrase_question",
+]
 
 LEAK_KINDS = ("numeral", "unit", "digits", "rounded", "embedded")
 ADVERSARY_KINDS = (*LEAK_KINDS, "paraphrase", "unconstrained")
 #: the filter check meant to catch each kind
-INTENDED_CHECK = {**{kind: "disclosed" for kind in LEAK_KINDS}, "paraphrase": "near_duplicate",
-                  "unconstrained": "unconstrained"}
+INTENDED_CHECK = {
+    **{kind: "disclosed" for kind in LEAK_KINDS},
+    "paraphrase": "near_duplicate",
+    "unconstrained": "unconstrained",
+}
 
 #: paging parameters of the built-in platforms, for when no catalog says which they are
 
@@ -135,8 +151,9 @@ def _shape(value: Any, role: str) -> str | None:
         return None
     if isinstance(value, (int, float)):
         number = _decimal(value)
-        return "quantity" if number is not None and (abs(number) >= 10 or number != number.to_integral_value()) \
-            else None
+        return (
+            "quantity" if number is not None and (abs(number) >= 10 or number != number.to_integral_value()) else None
+        )
     text = _text(value)
     if re.fullmatch(r"\d+", text):  # digits as text: a code (a route number, a region code) or a date
         if _is_date(text):
@@ -268,8 +285,7 @@ def mixed_numeral(n: int, *, commas: bool = False, spaced: bool = True) -> str |
 
 # -- rescaling, digit styles, rounding -----------------------------------------------------
 #: (unit, power of ten, largest natural figure before it): 1.68천 but not 6,676.696천
-_SCALES = (("천", 3, 10), ("만", 4, 100000), ("백만", 6, 1000), ("천만", 7, 100), ("억", 8, 100000),
-           ("조", 12, 1000))
+_SCALES = (("천", 3, 10), ("만", 4, 100000), ("백만", 6, 1000), ("천만", 7, 100), ("억", 8, 100000), ("조", 12, 1000))
 
 
 def _plain(number: Decimal, commas: bool) -> str:
@@ -312,16 +328,22 @@ def digit_forms(secret: Secret, rng: np.random.Generator) -> list[str]:
         if number is None or abs(number) < 1000:
             return []
         grouped = _plain(number, True)
-        out += [grouped.translate(_FULL_WIDTH), _plain(number, False).translate(_FULL_WIDTH),
-                grouped.replace(",", " "), grouped.replace(",", "\u202f")]
+        out += [
+            grouped.translate(_FULL_WIDTH),
+            _plain(number, False).translate(_FULL_WIDTH),
+            grouped.replace(",", " "),
+            grouped.replace(",", "\u202f"),
+        ]
         if number == number.to_integral_value() and 1000 <= abs(number) < 10000:
             digits = str(abs(int(number)))
             out.append(f"{digits[0]},{' '.join(digits[1:])}")  # 1,6 8 0
     elif secret.shape in ("code", "date"):
         digits = text
         if secret.shape == "date":
-            out += [f"{digits[:4]}. {int(digits[4:6])}. {int(digits[6:])}.",
-                    f"{digits[:4]}-{digits[4:6]}-{digits[6:]}".translate(_FULL_WIDTH)]
+            out += [
+                f"{digits[:4]}. {int(digits[4:6])}. {int(digits[6:])}.",
+                f"{digits[:4]}-{digits[4:6]}-{digits[6:]}".translate(_FULL_WIDTH),
+            ]
         else:
             out.append(digits.translate(_FULL_WIDTH))
             if len(digits) >= 5:
@@ -332,8 +354,11 @@ def digit_forms(secret: Secret, rng: np.random.Generator) -> list[str]:
         match = re.search(r"\d{3,}", text)
         assert match is not None
         cut = match.start() + max(1, (match.end() - match.start()) // 2)
-        out += [f"{text[:cut]} {text[cut:]}", f"{text[:match.start()]}-{text[match.start():]}",
-                text.translate(_FULL_WIDTH)]
+        out += [
+            f"{text[:cut]} {text[cut:]}",
+            f"{text[: match.start()]}-{text[match.start() :]}",
+            text.translate(_FULL_WIDTH),
+        ]
     return out
 
 
@@ -345,8 +370,11 @@ def rounded_forms(number: Decimal) -> list[str]:
         return _rounded_at(number, [(Decimal(1).scaleb(-keep), "", "") for keep in range(places - 1, -1, -1)])
     if abs(number) < 10**5:
         return []
-    steps = [(Decimal(1).scaleb(exponent - keep), name, str(exponent))
-             for name, exponent, places in (("만", 4, 1), ("억", 8, 3)) for keep in range(places)]
+    steps = [
+        (Decimal(1).scaleb(exponent - keep), name, str(exponent))
+        for name, exponent, places in (("만", 4, 1), ("억", 8, 3))
+        for keep in range(places)
+    ]
     return _rounded_at(number, steps)
 
 
@@ -423,7 +451,9 @@ def embedded_forms(text: str, rng: np.random.Generator) -> list[str]:
 _CLAUSE_END = re.compile(r"(?:[,，]|(?:고|며|면|서|때|데|니|는데|지만))$")
 _OPEN, _CLOSE, _QUOTES = "「『(（[“", "」』)）]”", "'\""
 #: words that cannot stand apart from the next one (몇 | km, 그 | 회사)
-_BOUND_WORDS = frozenset({"몇", "그", "이", "저", "각", "약", "총", "제", "두", "세", "네", "한", "모든", "어느", "가장"})
+_BOUND_WORDS = frozenset(
+    {"몇", "그", "이", "저", "각", "약", "총", "제", "두", "세", "네", "한", "모든", "어느", "가장"}
+)
 
 
 def _boundaries(question: str) -> list[int]:
@@ -454,7 +484,7 @@ def _insert(question: str, phrase: str, rng: np.random.Generator) -> str:
     preferred = [i for i in inner if _CLAUSE_END.search(question[:i])]
     pool = preferred or inner
     at = pool[int(rng.integers(len(pool)))]
-    return f"{question[:at + 1]}{phrase} {question[at + 1:]}"
+    return f"{question[: at + 1]}{phrase} {question[at + 1 :]}"
 
 
 _NUMBER_PHRASES: tuple[Callable[[str, str], str], ...] = (
@@ -503,8 +533,7 @@ def _numeral(item: Trajectory, secrets: list[Secret], rng: np.random.Generator) 
             forms += [hangul_numeral(n, spaced=True), hangul_numeral(n, spaced=False)]
             if 10**4 <= n < 2 * 10**4:
                 forms.append(hangul_numeral(n, one_man=True))
-        forms += [m for m in (mixed_numeral(n), mixed_numeral(n, commas=True), mixed_numeral(n, spaced=False))
-                  if m]
+        forms += [m for m in (mixed_numeral(n), mixed_numeral(n, commas=True), mixed_numeral(n, spaced=False)) if m]
         if forms:
             candidates.append((secret, sorted(set(forms))))
     if not candidates:
@@ -513,8 +542,9 @@ def _numeral(item: Trajectory, secrets: list[Secret], rng: np.random.Generator) 
     shown = _pick(forms, rng)
     unit = _unit_of(item, secret)
     shown_with_unit = f"{shown}{' ' if unit and unit != '원' else ''}{unit}"
-    return dataclasses.replace(item, question=_number_leak(item, secret, shown_with_unit, rng)), \
-        f"{secret.role} value {secret.value!r} written as {shown_with_unit!r}"
+    return dataclasses.replace(
+        item, question=_number_leak(item, secret, shown_with_unit, rng)
+    ), f"{secret.role} value {secret.value!r} written as {shown_with_unit!r}"
 
 
 def _unit(item: Trajectory, secrets: list[Secret], rng: np.random.Generator) -> Leak | None:
@@ -528,8 +558,9 @@ def _unit(item: Trajectory, secrets: list[Secret], rng: np.random.Generator) -> 
         return None
     secret, forms = _pick(candidates, rng)
     shown = _pick(forms, rng)
-    return dataclasses.replace(item, question=_number_leak(item, secret, shown, rng)), \
-        f"{secret.role} value {secret.value!r} rescaled as {shown!r}"
+    return dataclasses.replace(
+        item, question=_number_leak(item, secret, shown, rng)
+    ), f"{secret.role} value {secret.value!r} rescaled as {shown!r}"
 
 
 def _digits(item: Trajectory, secrets: list[Secret], rng: np.random.Generator) -> Leak | None:
@@ -538,8 +569,9 @@ def _digits(item: Trajectory, secrets: list[Secret], rng: np.random.Generator) -
         return None
     secret, forms = _pick(candidates, rng)
     shown = _pick(forms, rng)
-    return dataclasses.replace(item, question=_number_leak(item, secret, shown, rng)), \
-        f"{secret.role} value {secret.value!r} written as {shown!r}"
+    return dataclasses.replace(
+        item, question=_number_leak(item, secret, shown, rng)
+    ), f"{secret.role} value {secret.value!r} written as {shown!r}"
 
 
 _ROUNDING_MARKS = ("약 ", "대략 ", "", "")
@@ -559,8 +591,9 @@ def _rounded(item: Trajectory, secrets: list[Secret], rng: np.random.Generator) 
     unit = item.answer.unit if secret.role == "answer" else ""
     mark = "" if re.search(r"[만억]", shown) else _pick(_ROUNDING_MARKS, rng)
     written = f"{mark}{shown}{'' if unit == '%' or not re.search(r'[만억]', shown) else ' '}{unit}"
-    return dataclasses.replace(item, question=_number_leak(item, secret, written, rng)), \
-        f"{secret.role} value {secret.value!r} rounded to {written!r}"
+    return dataclasses.replace(
+        item, question=_number_leak(item, secret, written, rng)
+    ), f"{secret.role} value {secret.value!r} rounded to {written!r}"
 
 
 def _embedded(item: Trajectory, secrets: list[Secret], rng: np.random.Generator) -> Leak | None:
@@ -569,12 +602,17 @@ def _embedded(item: Trajectory, secrets: list[Secret], rng: np.random.Generator)
         return None
     secret = _pick(candidates, rng)
     phrase = _pick(embedded_forms(str(secret.value), rng), rng)
-    return dataclasses.replace(item, question=_insert(item.question, phrase, rng)), \
-        f"{secret.role} text {secret.value!r} embedded as {phrase!r}"
+    return dataclasses.replace(
+        item, question=_insert(item.question, phrase, rng)
+    ), f"{secret.role} text {secret.value!r} embedded as {phrase!r}"
 
 
 _LEAKS: Mapping[str, Callable[[Trajectory, list[Secret], np.random.Generator], Leak | None]] = {
-    "numeral": _numeral, "unit": _unit, "digits": _digits, "rounded": _rounded, "embedded": _embedded,
+    "numeral": _numeral,
+    "unit": _unit,
+    "digits": _digits,
+    "rounded": _rounded,
+    "embedded": _embedded,
 }
 
 
@@ -604,13 +642,14 @@ def _reorder(question: str, rng: np.random.Generator) -> str | None:
     if len(pieces) < 3:
         return None
     # the inner items of a list are short (a label and a value); swap two neighbours among them
-    inner = [i for i in range(len(pieces) - 1) if 0 < i and len(pieces[i].split()) <= 3
-             and len(pieces[i + 1].split()) <= 3]
+    inner = [
+        i for i in range(len(pieces) - 1) if 0 < i and len(pieces[i].split()) <= 3 and len(pieces[i + 1].split()) <= 3
+    ]
     if not inner:
         return None
     i = _pick(inner, rng)
     pieces[i], pieces[i + 1] = pieces[i + 1], pieces[i]
-    return ", ".join(pieces) + question[len(body):]
+    return ", ".join(pieces) + question[len(body) :]
 
 
 def paraphrase_question(question: str, rng: np.random.Generator) -> tuple[str, list[str]]:
@@ -619,7 +658,7 @@ def paraphrase_question(question: str, rng: np.random.Generator) -> tuple[str, l
     edits: list[str] = []
     applicable = [s for s in _SWAPS if re.search(s[0], question)]
     order = rng.permutation(len(applicable)).tolist()
-    for index in order[:int(rng.integers(2, 4))]:
+    for index in order[: int(rng.integers(2, 4))]:
         pattern, replacement, name = applicable[index]
         spots = [m.start() for m in re.finditer(pattern, question)]
         if not spots:  # an earlier edit took it away
@@ -648,8 +687,7 @@ def _shuffled(args: Mapping[str, Any], rng: np.random.Generator) -> dict[str, An
 def _paraphrase(item: Trajectory, rng: np.random.Generator) -> Leak:
     question, edits = paraphrase_question(item.question, rng)
     steps = [dataclasses.replace(step, args=_shuffled(step.args, rng)) for step in item.steps]
-    twin = dataclasses.replace(item, id=f"{item.id}-re", question=question, steps=steps,
-                               meta=copy.deepcopy(item.meta))
+    twin = dataclasses.replace(item, id=f"{item.id}-re", question=question, steps=steps, meta=copy.deepcopy(item.meta))
     return twin, f"near-copy of {item.id}: {', '.join(edits)}; argument order shuffled"
 
 
@@ -687,7 +725,7 @@ def _runs_perturbed(item: Trajectory, catalog: Any, env: Any, planner: Any, trie
             offered = list(planner.candidate_values(item, catalog, env, k))
         except KopaError:
             continue
-        windows = [tuple(offered[i:i + width]) for i in range(0, len(offered), width)][:tries]
+        windows = [tuple(offered[i : i + width]) for i in range(0, len(offered), width)][:tries]
         for window in windows:
             try:
                 run = planner.run_plan(item, catalog, env, perturb=planner.Perturbation(k, window))
@@ -698,8 +736,9 @@ def _runs_perturbed(item: Trajectory, catalog: Any, env: Any, planner: Any, trie
     return False
 
 
-def _unconstrained(item: Trajectory, catalog: Any, env: Any, planner: Any, writer: Any,
-                   rng: np.random.Generator) -> Leak | None:
+def _unconstrained(
+    item: Trajectory, catalog: Any, env: Any, planner: Any, writer: Any, rng: np.random.Generator
+) -> Leak | None:
     if not item.junctions:
         return None
     old = item.meta.get("answer_spec") or {}
@@ -724,14 +763,25 @@ def _unconstrained(item: Trajectory, catalog: Any, env: Any, planner: Any, write
             return None  # no junction can change and still run: nobody could tell, so it is no test
         if writer is not None:
             rewritten = dataclasses.replace(rewritten, question=writer.write(rewritten, catalog))
-        return rewritten, (f"answer spec now {json.dumps(spec, ensure_ascii=False, sort_keys=True)} = "
-                           f"{run.answer.value!r}; the calls after the start no longer decide it")
+        return rewritten, (
+            f"answer spec now {json.dumps(spec, ensure_ascii=False, sort_keys=True)} = "
+            f"{run.answer.value!r}; the calls after the start no longer decide it"
+        )
     return None
 
 
 # -- injection -----------------------------------------------------------------------------
-def craft_defects(clean: Sequence[Trajectory], catalog: Any, env: Any, *, seed: int = 0, per_kind: int = 10,
-                  kinds: Sequence[str] = ADVERSARY_KINDS, planner: Any = None, writer: Any = None) -> list[Crafted]:
+def craft_defects(
+    clean: Sequence[Trajectory],
+    catalog: Any,
+    env: Any,
+    *,
+    seed: int = 0,
+    per_kind: int = 10,
+    kinds: Sequence[str] = ADVERSARY_KINDS,
+    planner: Any = None,
+    writer: Any = None,
+) -> list[Crafted]:
     """Up to ``per_kind`` defective copies per kind, each kind from distinct clean items.
 
     ``planner`` re-runs plans for ``unconstrained`` (default :mod:`kopa_replay.synth.plan`: ``run_plan``,
@@ -770,4 +820,3 @@ def craft_defects(clean: Sequence[Trajectory], catalog: Any, env: Any, *, seed: 
             out.append(Crafted(trajectory, kind, item.id, detail))
             made += 1
     return out
-

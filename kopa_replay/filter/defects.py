@@ -45,8 +45,12 @@ __all__ = ["DEFECT_KINDS", "INTENDED_CHECK", "Injected", "inject_defects", "leak
 
 DEFECT_KINDS = ("leak", "wrong_script", "duplicate", "unconstrained")
 #: the check meant to catch each kind
-INTENDED_CHECK = {"leak": "disclosed", "wrong_script": "wrong_script", "duplicate": "near_duplicate",
-                  "unconstrained": "unconstrained"}
+INTENDED_CHECK = {
+    "leak": "disclosed",
+    "wrong_script": "wrong_script",
+    "duplicate": "near_duplicate",
+    "unconstrained": "unconstrained",
+}
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ def leak_forms(value: Any) -> list[str]:
             return [f"{n:,}", f"{n}.0", f"{n:,}원", str(n)]
         return [f"{number:,}", f"{key[2:]}0", f"{number:,}원"]
     if len(text) >= 4 and " " not in text:
-        return [text, f"{text[:len(text) // 2]} {text[len(text) // 2:]}"]
+        return [text, f"{text[: len(text) // 2]} {text[len(text) // 2 :]}"]
     return [text]
 
 
@@ -100,11 +104,21 @@ def _leak(item: Trajectory, rng: np.random.Generator, catalog: Any) -> tuple[Tra
     forms = leak_forms(value)
     shown = forms[int(rng.integers(len(forms)))]
     phrase = _LEAK_PHRASES[int(rng.integers(len(_LEAK_PHRASES)))]
-    return dataclasses.replace(item, question=phrase(item.question, shown)), f"{role} value {value!r} written as {shown!r}"
+    return dataclasses.replace(
+        item, question=phrase(item.question, shown)
+    ), f"{role} value {value!r} written as {shown!r}"
 
 
 # -- wrong script ---------------------------------------------------------------------------
-_HANJA = {"결과": "結果", "조회": "照會", "확인": "確認", "자료": "資料", "건수": "件數", "정보": "情報", "합계": "合計"}
+_HANJA = {
+    "결과": "結果",
+    "조회": "照會",
+    "확인": "確認",
+    "자료": "資料",
+    "건수": "件數",
+    "정보": "情報",
+    "합계": "合計",
+}
 _FRAGMENTS = ("について", "データ", "の", "です", "ください", "的", "其中", "結果")
 
 
@@ -113,13 +127,15 @@ def _wrong_script(item: Trajectory, rng: np.random.Generator, catalog: Any) -> t
     words = [w for w in sorted(_HANJA) if w in question]
     if words and rng.random() < 0.5:
         word = words[int(rng.integers(len(words)))]
-        return dataclasses.replace(item, question=question.replace(word, _HANJA[word], 1)), \
-            f"{word!r} replaced by {_HANJA[word]!r}"
+        return dataclasses.replace(
+            item, question=question.replace(word, _HANJA[word], 1)
+        ), f"{word!r} replaced by {_HANJA[word]!r}"
     fragment = _FRAGMENTS[int(rng.integers(len(_FRAGMENTS)))]
     spaces = [i for i, ch in enumerate(question) if ch == " "] or [len(question)]
     at = spaces[int(rng.integers(len(spaces)))]
-    return dataclasses.replace(item, question=f"{question[:at]} {fragment}{question[at:]}"), \
-        f"{fragment!r} inserted at {at}"
+    return dataclasses.replace(
+        item, question=f"{question[:at]} {fragment}{question[at:]}"
+    ), f"{fragment!r} inserted at {at}"
 
 
 # -- duplicate ------------------------------------------------------------------------------
@@ -153,15 +169,15 @@ def _perturbable(item: Trajectory, catalog: Any, env: Any, planner: Planner) -> 
         width = max(1, len(junction.values))
         offered = list(planner.candidate_values(item, catalog, env, k))
         for i in range(0, len(offered), width):
-            run = planner.run_plan(item, catalog, env,
-                                   perturb=planner.Perturbation(k, tuple(offered[i:i + width])))  # type: ignore
+            run = planner.run_plan(item, catalog, env, perturb=planner.Perturbation(k, tuple(offered[i : i + width])))  # type: ignore
             if run.ok:
                 return True
     return False
 
 
-def _unconstrained(item: Trajectory, catalog: Any, env: Any, planner: Planner,
-                   writer: Any) -> tuple[Trajectory, str] | None:
+def _unconstrained(
+    item: Trajectory, catalog: Any, env: Any, planner: Planner, writer: Any
+) -> tuple[Trajectory, str] | None:
     spec = {"op": "count", "group": 0}
     meta = {**copy.deepcopy(item.meta), "answer_spec": spec}
     draft = dataclasses.replace(item, meta=meta)
@@ -179,9 +195,17 @@ def _unconstrained(item: Trajectory, catalog: Any, env: Any, planner: Planner,
 
 
 # -- injection ------------------------------------------------------------------------------
-def inject_defects(clean: Sequence[Trajectory], catalog: Any, env: Any, *, seed: int = 0, per_kind: int = 10,
-                   kinds: Sequence[str] = DEFECT_KINDS, planner: Planner | None = None,
-                   writer: Any = None) -> list[Injected]:
+def inject_defects(
+    clean: Sequence[Trajectory],
+    catalog: Any,
+    env: Any,
+    *,
+    seed: int = 0,
+    per_kind: int = 10,
+    kinds: Sequence[str] = DEFECT_KINDS,
+    planner: Planner | None = None,
+    writer: Any = None,
+) -> list[Injected]:
     """Up to ``per_kind`` defective copies per kind, each from a different clean item (sources are disjoint
     across kinds, so a pool can replace them). Items a kind cannot use (no secret to leak, no junction to
     perturb) are passed over, so a kind may get fewer."""
@@ -249,9 +273,18 @@ def defect_pool(clean: Sequence[Trajectory], injected: Sequence[Injected]) -> tu
     return pool, labels
 
 
-def measure(clean: Sequence[Trajectory], catalog: Any, env: Any, *, seed: int = 0, per_kind: int = 10,
-            judges: Sequence[Judge] | None = None, planner: Planner | None = None,
-            config: Any = None, injector: str = "seeded") -> dict[str, Any]:
+def measure(
+    clean: Sequence[Trajectory],
+    catalog: Any,
+    env: Any,
+    *,
+    seed: int = 0,
+    per_kind: int = 10,
+    judges: Sequence[Judge] | None = None,
+    planner: Planner | None = None,
+    config: Any = None,
+    injector: str = "seeded",
+) -> dict[str, Any]:
     """Catch rate per defect kind and drop rate of clean items (see the module docstring).
 
     ``injector`` says who makes the defects: ``seeded`` (this module) or ``independent``
@@ -266,8 +299,9 @@ def measure(clean: Sequence[Trajectory], catalog: Any, env: Any, *, seed: int = 
     if injector == "independent":
         from kopa_replay.filter.recall import measure_independent
 
-        return measure_independent(clean, catalog, env, seed=seed, per_kind=per_kind, judges=judges,
-                                   planner=planner, config=config)
+        return measure_independent(
+            clean, catalog, env, seed=seed, per_kind=per_kind, judges=judges, planner=planner, config=config
+        )
     injected = inject_defects(clean, catalog, env, seed=seed, per_kind=per_kind, planner=planner)
     pool, labels = defect_pool(clean, injected)
     result = run_filter(pool, catalog, env, judges, config=config, planner=planner)
@@ -281,14 +315,20 @@ def measure(clean: Sequence[Trajectory], catalog: Any, env: Any, *, seed: int = 
             by_check[reasons[i].check] = by_check.get(reasons[i].check, 0) + 1
         intended = by_check.get(INTENDED_CHECK[kind], 0)
         report["defects"][kind] = {
-            "injected": len(ids), "caught": len(caught), "rate": len(caught) / len(ids) if ids else None,
-            "intended_rate": intended / len(ids) if ids else None, "by_check": dict(sorted(by_check.items())),
+            "injected": len(ids),
+            "caught": len(caught),
+            "rate": len(caught) / len(ids) if ids else None,
+            "intended_rate": intended / len(ids) if ids else None,
+            "by_check": dict(sorted(by_check.items())),
             "missed": sorted(set(ids) - set(caught)),
         }
     clean_ids = [i for i, label in labels.items() if label == "clean"]
     dropped = sorted(i for i in clean_ids if i in reasons)
-    report["clean"] = {"items": len(clean_ids), "dropped": len(dropped),
-                       "rate": len(dropped) / len(clean_ids) if clean_ids else None,
-                       "dropped_reasons": [tuple(reasons[i]) for i in dropped]}
+    report["clean"] = {
+        "items": len(clean_ids),
+        "dropped": len(dropped),
+        "rate": len(dropped) / len(clean_ids) if clean_ids else None,
+        "dropped_reasons": [tuple(reasons[i]) for i in dropped],
+    }
     report["filter"] = result.report
     return report

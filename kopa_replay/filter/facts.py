@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from kopa_replay.text.keys import informative, value_keys
 from kopa_replay.synth.facts import answer_values, given_args, handed_values
 from kopa_replay.synth.model import Trajectory
+from kopa_replay.text.keys import informative, value_keys
 
 __all__ = ["given_values", "secret_values", "secret_keys", "given_keys"]
 

@@ -65,8 +65,12 @@ def _drop(detail: str) -> Verdict:
 class _CheckTable:
     """A judge answers each stage-2 check with its own method of the same name (``_script`` for wrong_script …)."""
 
-    _METHODS = {"wrong_script": "_script", "ungradable": "_gradable", "disclosed": "_disclosed",
-                "unconstrained": "_unconstrained"}
+    _METHODS = {
+        "wrong_script": "_script",
+        "ungradable": "_gradable",
+        "disclosed": "_disclosed",
+        "unconstrained": "_unconstrained",
+    }
 
     def judge(self, check: str, case: Case) -> Verdict:
         return getattr(self, self._METHODS[check])(case)
@@ -152,7 +156,7 @@ def _date_spans(tokens: list[str]) -> tuple[set[tuple], set[int]]:
     forms: set[tuple] = set()
     used: set[int] = set()
     for i in range(len(tokens) - 4):
-        y, s1, m, s2, d = tokens[i:i + 5]
+        y, s1, m, s2, d = tokens[i : i + 5]
         if not (y.isdigit() and m.isdigit() and d.isdigit()):
             continue
         if not ((s1 == s2 and s1 in {"-", "/", "."}) or (s1, s2) == ("년", "월")):
@@ -220,8 +224,12 @@ def _unsigned_forms(groups: list[str], seps: list[str]) -> set[tuple]:
         forms.add(("num", Fraction(int(digits))))
     if len(groups) == 1:
         forms.add(("num", Fraction(int(digits))))
-    if len(groups) >= 2 and seps[-1] == "." and all(s == "," for s in seps[:-1]) \
-            and all(len(g) == 3 for g in groups[1:-1]):
+    if (
+        len(groups) >= 2
+        and seps[-1] == "."
+        and all(s == "," for s in seps[:-1])
+        and all(len(g) == 3 for g in groups[1:-1])
+    ):
         whole = "".join(groups[:-1])
         forms.add(("num", Fraction(f"{whole}.{groups[-1]}")))
     if len(groups) == 1:
@@ -274,13 +282,13 @@ class _Reading:
     False, leaving the reading as it was, when the atom cannot continue the number."""
 
     def __init__(self) -> None:
-        self.total = Fraction(0)        # closed groups (… 만, … 억)
-        self.section = Fraction(0)      # the open group below 10^4
+        self.total = Fraction(0)  # closed groups (… 만, … 억)
+        self.section = Fraction(0)  # the open group below 10^4
         self.section_res: Fraction | None = None
         self.pending: Fraction | None = None
         self.pending_res = Fraction(1)
         self.resolution: Fraction | None = None
-        self.smallest = 10**5           # units must fall within a group and across groups
+        self.smallest = 10**5  # units must fall within a group and across groups
         self.biggest = 10**17
         self.syllables = 0
         self.arabic = False
@@ -343,8 +351,14 @@ def _arabic_at(tokens: list[str], i: int, used: set[int]) -> tuple[Fraction, Fra
     then a decimal part — as (value, resolution, next index)."""
     groups, j, mode = [tokens[i]], i + 1, ""
     while len(groups[0]) <= 3:
-        if (mode in ("", ",") and j + 1 < len(tokens) and tokens[j] == "," and len(tokens[j + 1]) == 3
-                and tokens[j + 1].isdigit() and j + 1 not in used):
+        if (
+            mode in ("", ",")
+            and j + 1 < len(tokens)
+            and tokens[j] == ","
+            and len(tokens[j + 1]) == 3
+            and tokens[j + 1].isdigit()
+            and j + 1 not in used
+        ):
             groups.append(tokens[j + 1])
             j, mode = j + 2, ","
         elif mode in ("", " ") and j < len(tokens) and len(tokens[j]) == 3 and tokens[j].isdigit() and j not in used:
@@ -370,8 +384,11 @@ def _number_phrases(tokens: list[str], used: set[int]) -> list[tuple[Fraction, F
             continue
         before = tokens[start - 1] if start else ""
         if token.isdigit():
-            if (before.isascii() and before.isalpha()) or before.isdigit() \
-                    or (before in _JOINERS and start > 1 and tokens[start - 2].isdigit()):
+            if (
+                (before.isascii() and before.isalpha())
+                or before.isdigit()
+                or (before in _JOINERS and start > 1 and tokens[start - 2].isdigit())
+            ):
                 continue  # an identifier's digits, or the middle of a figure read from its start
         elif token[0] not in _HANGUL_DIGITS and token[0] not in _HANGUL_SMALL and token[0] not in _HANGUL_BIG:
             continue
@@ -409,7 +426,7 @@ def _near(secret: Fraction, value: Fraction, resolution: Fraction) -> bool:
 
 
 def _trigrams(text: str) -> set[str]:
-    return {text[i:i + 3] for i in range(len(text) - 2)}
+    return {text[i : i + 3] for i in range(len(text) - 2)}
 
 
 class TokenJudge(_CheckTable):
@@ -419,13 +436,13 @@ class TokenJudge(_CheckTable):
     #: share of a text secret's character 3-grams that must appear in the question
     containment = 0.9
 
-
     def _script(self, case: Case) -> Verdict:
         foreign, hangul = [], 0
         for ch in case.trajectory.question:
             name = unicodedata.name(ch, "")
-            if name.startswith(("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH", "HIRAGANA", "KATAKANA",
-                                "HALFWIDTH KATAKANA")):
+            if name.startswith(
+                ("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH", "HIRAGANA", "KATAKANA", "HALFWIDTH KATAKANA")
+            ):
                 foreign.append(ch)
             elif name.startswith("HANGUL SYLLABLE"):
                 hangul += 1

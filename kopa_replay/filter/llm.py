@@ -26,19 +26,27 @@ from kopa_replay.synth.facts import answer_values, given_args, handed_values
 
 __all__ = ["LLMJudge", "CHECK_PROMPTS", "parse_verdict"]
 
-SYSTEM = ("당신은 한국어 공공 API 도구 사용 과제의 품질을 심사하는 엄격한 심사위원입니다. "
-          "요청된 한 가지 기준만 판단하고, JSON 객체 하나만 출력하세요: "
-          '{"discard": true 또는 false, "reason": "한 문장 이유"}')
+SYSTEM = (
+    "당신은 한국어 공공 API 도구 사용 과제의 품질을 심사하는 엄격한 심사위원입니다. "
+    "요청된 한 가지 기준만 판단하고, JSON 객체 하나만 출력하세요: "
+    '{"discard": true 또는 false, "reason": "한 문장 이유"}'
+)
 
 #: what each check asks the model (Korean, as the questions are)
 CHECK_PROMPTS: dict[str, str] = {
     "wrong_script": "기준: 한국어 질문에 한자(중국어)나 일본어 가나 문자가 섞여 있으면 discard=true.",
-    "ungradable": ("기준: 정답이 숫자, 짧은 텍스트, 짧은 목록, 예/아니오처럼 자동 채점이 가능한 형태가 아니면 "
-                   "(비어 있거나 긴 서술형이면) discard=true."),
-    "disclosed": ("기준: 질문 문장에 정답 값이나 호출 사이에 넘겨지는 중간 값이 (쉼표, 소수점, 날짜 형식, "
-                  "앞자리 0, 띄어쓰기가 달라도) 드러나 있으면 discard=true. 사용자가 알려 준 시작 정보는 노출이 아닙니다."),
-    "unconstrained": ("기준: 중간 호출에 넘기는 값을 다른 값으로 바꿔 다시 실행해도 정답이 그대로라면 그 중간 호출은 "
-                      "정답을 제약하지 않으므로 discard=true. 아래 실행 증거를 보고 판단하세요."),
+    "ungradable": (
+        "기준: 정답이 숫자, 짧은 텍스트, 짧은 목록, 예/아니오처럼 자동 채점이 가능한 형태가 아니면 "
+        "(비어 있거나 긴 서술형이면) discard=true."
+    ),
+    "disclosed": (
+        "기준: 질문 문장에 정답 값이나 호출 사이에 넘겨지는 중간 값이 (쉼표, 소수점, 날짜 형식, "
+        "앞자리 0, 띄어쓰기가 달라도) 드러나 있으면 discard=true. 사용자가 알려 준 시작 정보는 노출이 아닙니다."
+    ),
+    "unconstrained": (
+        "기준: 중간 호출에 넘기는 값을 다른 값으로 바꿔 다시 실행해도 정답이 그대로라면 그 중간 호출은 "
+        "정답을 제약하지 않으므로 discard=true. 아래 실행 증거를 보고 판단하세요."
+    ),
 }
 
 _OBJECT = re.compile(r"\{.*\}", re.DOTALL)
@@ -67,8 +75,10 @@ def _evidence(case: Case) -> str:
         for window in windows:
             answer = case.perturbed(index, window)
             got = "실행 실패(답 없음)" if answer is None else repr(answer.value)
-            lines.append(f"- 연결 {index} (단계 {junction.source}→{junction.target}) 값 {list(junction.values)!r}를 "
-                         f"{list(window)!r}로 바꾸면 정답: {got}")
+            lines.append(
+                f"- 연결 {index} (단계 {junction.source}→{junction.target}) 값 {list(junction.values)!r}를 "
+                f"{list(window)!r}로 바꾸면 정답: {got}"
+            )
         if not windows:
             lines.append(f"- 연결 {index}: 바꿔 볼 다른 값 없음")
     return "\n".join(lines) or "연결 없음."
@@ -110,6 +120,8 @@ class LLMJudge:
         verdict = parse_verdict(text)
         if verdict is None:
             shown = (text or "").strip()[:120]
-            raise SourceError(f"judge {self.name!r} on item {case.trajectory.id!r}, check {check!r}: the model did "
-                              f"not answer a JSON object with a boolean 'discard' (got {shown!r})")
+            raise SourceError(
+                f"judge {self.name!r} on item {case.trajectory.id!r}, check {check!r}: the model did "
+                f"not answer a JSON object with a boolean 'discard' (got {shown!r})"
+            )
         return verdict

@@ -72,8 +72,9 @@ class Verdict:
 class Planner(Protocol):
     """What the filter needs from :mod:`kopa_replay.synth.walk` (passed in so tests can use fakes)."""
 
-    def run_plan(self, trajectory: Trajectory, catalog: Any, env: Any, *, perturb: Any = None,
-                 complete: bool = False) -> Any: ...
+    def run_plan(
+        self, trajectory: Trajectory, catalog: Any, env: Any, *, perturb: Any = None, complete: bool = False
+    ) -> Any: ...
 
     def candidate_values(self, trajectory: Trajectory, catalog: Any, env: Any, junction: int) -> tuple: ...
 
@@ -175,14 +176,22 @@ NGRAM = 3
 class FilterConfig:
     """How the filter runs; every field says what it changes."""
 
-    duplicate_threshold: float = field(default=DUPLICATE_THRESHOLD, metadata={
-        "help": "character-n-gram Jaccard similarity of two normalized questions at which the later one "
-                "(by id) is a near-duplicate"})
+    duplicate_threshold: float = field(
+        default=DUPLICATE_THRESHOLD,
+        metadata={
+            "help": "character-n-gram Jaccard similarity of two normalized questions at which the later one "
+            "(by id) is a near-duplicate"
+        },
+    )
     ngram: int = field(default=NGRAM, metadata={"help": "n of the character n-grams compared for near-duplicates"})
-    reproduce: bool = field(default=True, metadata={
-        "help": "stage 1 re-runs every plan and drops items whose state digest or answer differs"})
-    resolve: bool = field(default=True, metadata={
-        "help": "stage 3 re-solves every kept item reading all pages and replaces answers it judges worse"})
+    reproduce: bool = field(
+        default=True,
+        metadata={"help": "stage 1 re-runs every plan and drops items whose state digest or answer differs"},
+    )
+    resolve: bool = field(
+        default=True,
+        metadata={"help": "stage 3 re-solves every kept item reading all pages and replaces answers it judges worse"},
+    )
 
     def __post_init__(self) -> None:
         if not 0.0 < self.duplicate_threshold <= 1.0:

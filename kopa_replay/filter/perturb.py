@@ -35,7 +35,7 @@ def probe_windows(values: tuple, candidates: tuple, count: int, from_end: bool) 
     if from_end:
         pool = pool[::-1]
     width = max(1, len(values))
-    return [tuple(pool[i:i + width]) for i in range(0, len(pool), width)][:count]
+    return [tuple(pool[i : i + width]) for i in range(0, len(pool), width)][:count]
 
 
 def unconstrained_verdict(case: Case, same: Callable[[Answer, Answer | None], bool], from_end: bool) -> Verdict:
@@ -76,8 +76,11 @@ def unconstrained_verdict(case: Case, same: Callable[[Answer, Answer | None], bo
         tested += 1
         if not moved:
             shown = ", ".join(repr(w) for w in evidence)
-            return Verdict(True, f"junction {index} (step {junction.source}→{junction.target}) replaced by {shown}: "
-                         f"answer stays {reference.value!r}")
+            return Verdict(
+                True,
+                f"junction {index} (step {junction.source}→{junction.target}) replaced by {shown}: "
+                f"answer stays {reference.value!r}",
+            )
     return Verdict(False, f"{tested} junction(s) tested, each moves the answer")
 
 

@@ -21,8 +21,17 @@ from typing import Any, Callable, Sequence
 from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.filter.judges import default_judges
 from kopa_replay.filter.model import (
-    DECONTAMINATION_CHECK, JUDGE_CHECKS, RULE_CHECKS, Case, Discard, FilterConfig, FilterResult, Judge, Planner,
-    Replacement, verdict_summary,
+    DECONTAMINATION_CHECK,
+    JUDGE_CHECKS,
+    RULE_CHECKS,
+    Case,
+    Discard,
+    FilterConfig,
+    FilterResult,
+    Judge,
+    Planner,
+    Replacement,
+    verdict_summary,
 )
 from kopa_replay.filter.resolve import resolve
 from kopa_replay.filter.rules import malformed, near_duplicates, reproduce
@@ -40,6 +49,7 @@ def default_planner() -> Planner:
 
 def make_case(trajectory: Trajectory, catalog: Any, env: Any, planner: Planner) -> Case:
     """A judge's view of one item, with a probe that re-runs its plan with one junction's values replaced."""
+
     def candidates(junction: int) -> tuple:
         try:
             return tuple(planner.candidate_values(trajectory, catalog, env, junction))
@@ -93,11 +103,17 @@ def _judge(case: Case, judges: Sequence[Judge], disagreed: dict[str, list[str]])
     return None
 
 
-def run_filter(trajectories: Sequence[Trajectory], catalog: Any, env: Any,
-               judges: Sequence[Judge] | None = None, *, config: FilterConfig | None = None,
-               planner: Planner | None = None,
-               exclude: Callable[[Trajectory], str | None] | None = None,
-               progress: Progress | None = None) -> FilterResult:
+def run_filter(
+    trajectories: Sequence[Trajectory],
+    catalog: Any,
+    env: Any,
+    judges: Sequence[Judge] | None = None,
+    *,
+    config: FilterConfig | None = None,
+    planner: Planner | None = None,
+    exclude: Callable[[Trajectory], str | None] | None = None,
+    progress: Progress | None = None,
+) -> FilterResult:
     """Run the three stages (after decontamination with ``exclude``); input trajectories are never modified.
 
     ``progress`` hears each item each stage has checked (:data:`kopa_replay.util.Progress`).
@@ -120,17 +136,22 @@ def run_filter(trajectories: Sequence[Trajectory], catalog: Any, env: Any,
     judged, judging = _judges_stage(survivors, catalog, env, planner, judges, discarded, progress)
     kept, replaced, resolving = _resolve_stage(judged, catalog, env, planner, config, progress)
     report: dict[str, Any] = {
-        "input": len(trajectories), "kept": len(kept), "discarded": len(discarded), "replaced": len(replaced),
+        "input": len(trajectories),
+        "kept": len(kept),
+        "discarded": len(discarded),
+        "replaced": len(replaced),
         "decontaminated": decontaminating["discarded"] if exclude is not None else None,
         "decontaminated_against": getattr(exclude, "name", None),
-        "judges": [j.name for j in judges], "config": dataclasses.asdict(config),
+        "judges": [j.name for j in judges],
+        "config": dataclasses.asdict(config),
         "stages": {"decontaminate": decontaminating, "rules": rules, "judges": judging, "resolve": resolving},
     }
     return FilterResult(kept, discarded, replaced, report)
 
 
-def _decontaminate_stage(trajectories: Sequence[Trajectory], exclude: Callable[[Trajectory], str | None] | None,
-                         discarded: list[Discard]) -> tuple[list[Trajectory], dict[str, Any]]:
+def _decontaminate_stage(
+    trajectories: Sequence[Trajectory], exclude: Callable[[Trajectory], str | None] | None, discarded: list[Discard]
+) -> tuple[list[Trajectory], dict[str, Any]]:
     """Drop every item ``exclude`` gives a reason for; without ``exclude`` everything passes (``applied``: false)."""
     survivors: list[Trajectory] = []
     items: list[dict[str, str]] = []
@@ -141,13 +162,24 @@ def _decontaminate_stage(trajectories: Sequence[Trajectory], exclude: Callable[[
             continue
         discarded.append(Discard(trajectory.id, "decontaminate", DECONTAMINATION_CHECK, str(reason)))
         items.append({"id": trajectory.id, "reason": str(reason)})
-    return survivors, {"in": len(trajectories), "out": len(survivors), "applied": exclude is not None,
-                       "discarded": len(items), "items": items}
+    return survivors, {
+        "in": len(trajectories),
+        "out": len(survivors),
+        "applied": exclude is not None,
+        "discarded": len(items),
+        "items": items,
+    }
 
 
-def _rules_stage(trajectories: Sequence[Trajectory], catalog: Any, env: Any, planner: Planner,
-                 config: FilterConfig, discarded: list[Discard],
-                 progress: Progress | None = None) -> tuple[list[Trajectory], dict[str, Any]]:
+def _rules_stage(
+    trajectories: Sequence[Trajectory],
+    catalog: Any,
+    env: Any,
+    planner: Planner,
+    config: FilterConfig,
+    discarded: list[Discard],
+    progress: Progress | None = None,
+) -> tuple[list[Trajectory], dict[str, Any]]:
     counts = dict.fromkeys(RULE_CHECKS, 0)
     survivors: list[Trajectory] = []
     for done, trajectory in enumerate(trajectories):
@@ -171,9 +203,15 @@ def _rules_stage(trajectories: Sequence[Trajectory], catalog: Any, env: Any, pla
     return survivors, {"in": len(trajectories), "out": len(survivors), "discarded": counts}
 
 
-def _judges_stage(items: Sequence[Trajectory], catalog: Any, env: Any, planner: Planner, judges: Sequence[Judge],
-                  discarded: list[Discard],
-                  progress: Progress | None = None) -> tuple[list[Trajectory], dict[str, Any]]:
+def _judges_stage(
+    items: Sequence[Trajectory],
+    catalog: Any,
+    env: Any,
+    planner: Planner,
+    judges: Sequence[Judge],
+    discarded: list[Discard],
+    progress: Progress | None = None,
+) -> tuple[list[Trajectory], dict[str, Any]]:
     counts = dict.fromkeys(JUDGE_CHECKS, 0)
     disagreed: dict[str, list[str]] = {check: [] for check in JUDGE_CHECKS}
     runs = 0
@@ -188,14 +226,24 @@ def _judges_stage(items: Sequence[Trajectory], catalog: Any, env: Any, planner: 
         else:
             discarded.append(verdict)
             counts[verdict.check] += 1
-    return judged, {"in": len(items), "out": len(judged), "discarded": counts,
-                    "disagreements": {c: len(ids) for c, ids in disagreed.items()}, "disagreed": disagreed,
-                    "probe_runs": runs}
+    return judged, {
+        "in": len(items),
+        "out": len(judged),
+        "discarded": counts,
+        "disagreements": {c: len(ids) for c, ids in disagreed.items()},
+        "disagreed": disagreed,
+        "probe_runs": runs,
+    }
 
 
-def _resolve_stage(items: Sequence[Trajectory], catalog: Any, env: Any, planner: Planner,
-                   config: FilterConfig,
-                   progress: Progress | None = None) -> tuple[list[Trajectory], list[Replacement], dict[str, Any]]:
+def _resolve_stage(
+    items: Sequence[Trajectory],
+    catalog: Any,
+    env: Any,
+    planner: Planner,
+    config: FilterConfig,
+    progress: Progress | None = None,
+) -> tuple[list[Trajectory], list[Replacement], dict[str, Any]]:
     kept: list[Trajectory] = []
     replaced: list[Replacement] = []
     outcomes = {"replaced": 0, "agrees": 0, "failed": 0, "differs_kept": 0, "skipped": 0}
@@ -209,8 +257,10 @@ def _resolve_stage(items: Sequence[Trajectory], catalog: Any, env: Any, planner:
         outcomes[resolution.outcome] += 1
         if resolution.outcome == "replaced" and resolution.answer is not None:
             replaced.append(Replacement(trajectory.id, trajectory.answer, resolution.answer, resolution.reason))
-            meta = {**trajectory.meta, "answer_replaced": {"old": dataclasses.asdict(trajectory.answer),
-                                                           "reason": resolution.reason}}
+            meta = {
+                **trajectory.meta,
+                "answer_replaced": {"old": dataclasses.asdict(trajectory.answer), "reason": resolution.reason},
+            }
             trajectory = dataclasses.replace(trajectory, answer=resolution.answer, meta=meta)
         kept.append(trajectory)
     return kept, replaced, {"in": len(items), **outcomes}

@@ -55,20 +55,44 @@ class MemoPlanner:
         t = trajectory
         # meta["calls"] (the records each call returned, for the SFT export) is left out: it is large and no
         # re-run reads it
-        return json.dumps([
-            t.id, t.pattern, t.handed, t.state_digest, [t.answer.kind, t.answer.value, t.answer.tolerance,
-                                                         t.answer.derivation, t.answer.unit],
-            [[s.index, s.tool, list(s.args.items()), s.group] for s in t.steps],
-            [[j.source, j.target, dict(j.binding), j.kind, j.cardinality, j.distinct, list(j.values),
-              None if j.reduction is None else [j.reduction.op, j.reduction.field, j.reduction.threshold,
-                                                j.reduction.kept]] for j in t.junctions],
-            {k: v for k, v in t.meta.items() if k != "calls"},
-        ], ensure_ascii=False, sort_keys=True, default=str)
+        return json.dumps(
+            [
+                t.id,
+                t.pattern,
+                t.handed,
+                t.state_digest,
+                [t.answer.kind, t.answer.value, t.answer.tolerance, t.answer.derivation, t.answer.unit],
+                [[s.index, s.tool, list(s.args.items()), s.group] for s in t.steps],
+                [
+                    [
+                        j.source,
+                        j.target,
+                        dict(j.binding),
+                        j.kind,
+                        j.cardinality,
+                        j.distinct,
+                        list(j.values),
+                        None
+                        if j.reduction is None
+                        else [j.reduction.op, j.reduction.field, j.reduction.threshold, j.reduction.kept],
+                    ]
+                    for j in t.junctions
+                ],
+                {k: v for k, v in t.meta.items() if k != "calls"},
+            ],
+            ensure_ascii=False,
+            sort_keys=True,
+            default=str,
+        )
 
-    def run_plan(self, trajectory: Trajectory, catalog: Any, env: Any, *, perturb: Any = None,
-                 complete: bool = False) -> Any:
-        changed = None if perturb is None else json.dumps([perturb.junction, list(perturb.values)], sort_keys=True,
-                                                           ensure_ascii=False, default=str)
+    def run_plan(
+        self, trajectory: Trajectory, catalog: Any, env: Any, *, perturb: Any = None, complete: bool = False
+    ) -> Any:
+        changed = (
+            None
+            if perturb is None
+            else json.dumps([perturb.junction, list(perturb.values)], sort_keys=True, ensure_ascii=False, default=str)
+        )
         key = (self._key(trajectory), changed, complete)
         if key not in self._runs:
             self._runs[key] = self.planner.run_plan(trajectory, catalog, env, perturb=perturb, complete=complete)
@@ -86,14 +110,27 @@ def _counts(ids: Sequence[str], caught: Sequence[str], checks: Mapping[str, str]
     for i in caught:
         by_check[checks[i]] = by_check.get(checks[i], 0) + 1
     hit = by_check.get(intended, 0)
-    return {"injected": len(ids), "caught": len(caught), "rate": len(caught) / len(ids) if ids else None,
-            "intended_rate": hit / len(ids) if ids else None, "by_check": dict(sorted(by_check.items())),
-            "missed": sorted(set(ids) - set(caught))}
+    return {
+        "injected": len(ids),
+        "caught": len(caught),
+        "rate": len(caught) / len(ids) if ids else None,
+        "intended_rate": hit / len(ids) if ids else None,
+        "by_check": dict(sorted(by_check.items())),
+        "missed": sorted(set(ids) - set(caught)),
+    }
 
 
-def measure_independent(clean: Sequence[Trajectory], catalog: Any, env: Any, *, seed: int = 0, per_kind: int = 10,
-                        judges: Sequence[Judge] | None = None, planner: Planner | None = None,
-                        config: Any = None) -> dict[str, Any]:
+def measure_independent(
+    clean: Sequence[Trajectory],
+    catalog: Any,
+    env: Any,
+    *,
+    seed: int = 0,
+    per_kind: int = 10,
+    judges: Sequence[Judge] | None = None,
+    planner: Planner | None = None,
+    config: Any = None,
+) -> dict[str, Any]:
     """Recall per kind of :mod:`~kopa_replay.filter.adversary`'s defects and the clean drop rate (module docstring)."""
     from kopa_replay.filter.adversary import ADVERSARY_KINDS, INTENDED_CHECK, craft_defects
     from kopa_replay.filter.pipeline import default_planner, run_filter
@@ -102,9 +139,13 @@ def measure_independent(clean: Sequence[Trajectory], catalog: Any, env: Any, *, 
     if not isinstance(planner, MemoPlanner):
         planner = MemoPlanner(planner)  # seven pools share most of their plans
     crafted = craft_defects(clean, catalog, env, seed=seed, per_kind=per_kind, planner=planner)
-    report: dict[str, Any] = {"injector": "independent", "input": len(clean), "seed": seed, "defects": {},
-                              "crafted": [{"kind": c.kind, "id": c.trajectory.id, "source": c.source,
-                                           "detail": c.detail} for c in crafted]}
+    report: dict[str, Any] = {
+        "injector": "independent",
+        "input": len(clean),
+        "seed": seed,
+        "defects": {},
+        "crafted": [{"kind": c.kind, "id": c.trajectory.id, "source": c.source, "detail": c.detail} for c in crafted],
+    }
     untouched: set[str] = set()
     dropped: dict[str, tuple] = {}
     for kind in ADVERSARY_KINDS:
@@ -136,15 +177,27 @@ def measure_independent(clean: Sequence[Trajectory], catalog: Any, env: Any, *, 
             untouched.add(item.id)
             if item.id in reasons and item.id not in dropped:
                 dropped[item.id] = tuple(reasons[item.id])
-    report["clean"] = {"items": len(untouched), "dropped": len(dropped),
-                       "rate": len(dropped) / len(untouched) if untouched else None,
-                       "dropped_reasons": [dropped[i] for i in sorted(dropped)]}
+    report["clean"] = {
+        "items": len(untouched),
+        "dropped": len(dropped),
+        "rate": len(dropped) / len(untouched) if untouched else None,
+        "dropped_reasons": [dropped[i] for i in sorted(dropped)],
+    }
     return report
 
 
-def measure_many(clean: Sequence[Trajectory], catalog: Any, env: Any, *, injectors: Sequence[str] = INJECTORS,
-                 seeds: Sequence[int] = (0, 1, 2), per_kind: int = 15, judges: Sequence[Judge] | None = None,
-                 planner: Planner | None = None, config: Any = None) -> dict[str, Any]:
+def measure_many(
+    clean: Sequence[Trajectory],
+    catalog: Any,
+    env: Any,
+    *,
+    injectors: Sequence[str] = INJECTORS,
+    seeds: Sequence[int] = (0, 1, 2),
+    per_kind: int = 15,
+    judges: Sequence[Judge] | None = None,
+    planner: Planner | None = None,
+    config: Any = None,
+) -> dict[str, Any]:
     """:func:`kopa_replay.filter.defects.measure` per injector and seed on the same clean items, summed per kind
     over the seeds (``injectors.<name>.defects``, ``.clean``; each seed's report under ``.runs``)."""
     from kopa_replay.filter.defects import measure
@@ -160,8 +213,20 @@ def measure_many(clean: Sequence[Trajectory], catalog: Any, env: Any, *, injecto
     memo = MemoPlanner(planner if planner is not None else default_planner())
     out: dict[str, Any] = {"input": len(clean), "seeds": list(seeds), "per_kind": per_kind, "injectors": {}}
     for injector in injectors:
-        runs = [measure(clean, catalog, env, seed=seed, per_kind=per_kind, judges=judges, planner=memo,
-                        config=config, injector=injector) for seed in seeds]
+        runs = [
+            measure(
+                clean,
+                catalog,
+                env,
+                seed=seed,
+                per_kind=per_kind,
+                judges=judges,
+                planner=memo,
+                config=config,
+                injector=injector,
+            )
+            for seed in seeds
+        ]
         kinds: dict[str, dict[str, Any]] = {}
         for run in runs:
             for kind, entry in run["defects"].items():
@@ -178,8 +243,12 @@ def measure_many(clean: Sequence[Trajectory], catalog: Any, env: Any, *, injecto
         dropped = sum(run["clean"]["dropped"] for run in runs)
         out["injectors"][injector] = {
             "defects": kinds,
-            "clean": {"items": items, "dropped": dropped, "rate": dropped / items if items else None,
-                      "dropped_reasons": [r for run in runs for r in run["clean"]["dropped_reasons"]]},
+            "clean": {
+                "items": items,
+                "dropped": dropped,
+                "rate": dropped / items if items else None,
+                "dropped_reasons": [r for run in runs for r in run["clean"]["dropped_reasons"]],
+            },
             "runs": runs,
         }
     return out
@@ -195,13 +264,18 @@ def defects_table(summary: Mapping[str, Any]) -> str:
     lines = [f"{'injector':<12} {'kind':<14} {'injected':>8} {'caught':>7} {'recall':>7} {'intended':>9}"]
     for injector, entry in summary["injectors"].items():
         for kind, row in entry["defects"].items():
-            lines.append(f"{injector:<12} {kind:<14} {row['injected']:>8} {row['caught']:>7} "
-                         f"{_pct(row['rate']):>7} {_pct(row['intended_rate']):>9}")
+            lines.append(
+                f"{injector:<12} {kind:<14} {row['injected']:>8} {row['caught']:>7} "
+                f"{_pct(row['rate']):>7} {_pct(row['intended_rate']):>9}"
+            )
     lines += ["", f"{'injector':<12} {'clean items':>11} {'dropped':>8} {'rate':>7}"]
     for injector, entry in summary["injectors"].items():
         clean = entry["clean"]
         lines.append(f"{injector:<12} {clean['items']:>11} {clean['dropped']:>8} {_pct(clean['rate']):>7}")
     seeds = ", ".join(str(s) for s in summary["seeds"])
-    lines += ["", f"{summary['input']} items in; seeds {seeds}; at most {summary['per_kind']} defects per kind and "
-                  "seed; clean items are those a pool left untouched, summed over the seeds"]
+    lines += [
+        "",
+        f"{summary['input']} items in; seeds {seeds}; at most {summary['per_kind']} defects per kind and "
+        "seed; clean items are those a pool left untouched, summed over the seeds",
+    ]
     return "\n".join(lines)

@@ -37,8 +37,11 @@ def stored_incomplete(trajectory: Trajectory) -> list[int]:
     """Steps of the stored run that hold fewer records than their total count (unread pages)."""
     if trajectory.meta.get("complete") is False:
         return [s.index for s in trajectory.steps] or [0]
-    return [s.index for s in trajectory.steps
-            if s.total_count is not None and s.outcome == "ok" and s.records < s.total_count]
+    return [
+        s.index
+        for s in trajectory.steps
+        if s.total_count is not None and s.outcome == "ok" and s.records < s.total_count
+    ]
 
 
 def judge_resolution(trajectory: Trajectory, run: Any) -> Resolution:
@@ -49,13 +52,19 @@ def judge_resolution(trajectory: Trajectory, run: Any) -> Resolution:
         return Resolution("agrees", run.answer, "re-solution agrees")
     unread = stored_incomplete(trajectory)
     if run.complete and unread:
-        return Resolution("replaced", run.answer,
-                          f"re-solve read every page (stored run left steps {unread} partly unread): "
-                          f"{trajectory.answer.value!r} → {run.answer.value!r}")
-    return Resolution("differs_kept", None,
-                      f"re-solution {run.answer.value!r} differs from stored {trajectory.answer.value!r} but is "
-                      f"not better ({'complete' if run.complete else 'incomplete'} re-run, stored run "
-                      f"{'incomplete' if unread else 'complete'})")
+        return Resolution(
+            "replaced",
+            run.answer,
+            f"re-solve read every page (stored run left steps {unread} partly unread): "
+            f"{trajectory.answer.value!r} → {run.answer.value!r}",
+        )
+    return Resolution(
+        "differs_kept",
+        None,
+        f"re-solution {run.answer.value!r} differs from stored {trajectory.answer.value!r} but is "
+        f"not better ({'complete' if run.complete else 'incomplete'} re-run, stored run "
+        f"{'incomplete' if unread else 'complete'})",
+    )
 
 
 def resolve(trajectory: Trajectory, catalog: Any, env: Any, planner: Planner) -> Resolution:

@@ -18,9 +18,7 @@ from kopa_replay.synth.facts import given_args
 from kopa_replay.synth.model import ANSWER_KINDS, JUNCTION_KINDS, Trajectory
 from kopa_replay.text.normalize import normalize_question
 
-__all__ = ["malformed", "reproduce", "near_duplicates", "plan_key", "ngrams", "jaccard",
-           "DUPLICATE_THRESHOLD", "NGRAM"]
-
+__all__ = ["malformed", "reproduce", "near_duplicates", "plan_key", "ngrams", "jaccard", "DUPLICATE_THRESHOLD", "NGRAM"]
 
 
 def _non_finite(value: Any) -> bool:
@@ -60,8 +58,10 @@ def malformed(trajectory: Trajectory, catalog: Any = None) -> str | None:
             return f"non-finite number in the arguments of step {step.index}"
     for number, junction in enumerate(trajectory.junctions):
         if not (0 <= junction.source < len(indexes) and 0 <= junction.target < len(indexes)):
-            return (f"junction {number} joins step {junction.source} to step {junction.target}, "
-                    f"outside steps 0..{len(indexes) - 1}")
+            return (
+                f"junction {number} joins step {junction.source} to step {junction.target}, "
+                f"outside steps 0..{len(indexes) - 1}"
+            )
         if junction.source >= junction.target:
             return f"junction {number} runs backwards (step {junction.source} → step {junction.target})"
         if junction.kind not in JUNCTION_KINDS:
@@ -99,10 +99,25 @@ def plan_key(trajectory: Trajectory, catalog: Any = None) -> str:
 
     Two items with equal keys ask the same thing of the same data, whatever their wording.
     """
-    reductions = [[j.source, j.target, None if j.reduction is None else
-                   [j.reduction.op, j.reduction.field, j.reduction.threshold]] for j in trajectory.junctions]
-    return json.dumps([[s.tool for s in trajectory.steps], [list(a) for a in given_args(trajectory, catalog)],
-                       reductions, trajectory.answer.derivation], ensure_ascii=False, sort_keys=True, default=str)
+    reductions = [
+        [
+            j.source,
+            j.target,
+            None if j.reduction is None else [j.reduction.op, j.reduction.field, j.reduction.threshold],
+        ]
+        for j in trajectory.junctions
+    ]
+    return json.dumps(
+        [
+            [s.tool for s in trajectory.steps],
+            [list(a) for a in given_args(trajectory, catalog)],
+            reductions,
+            trajectory.answer.derivation,
+        ],
+        ensure_ascii=False,
+        sort_keys=True,
+        default=str,
+    )
 
 
 def ngrams(text: str, n: int = NGRAM) -> frozenset[str]:
@@ -110,7 +125,7 @@ def ngrams(text: str, n: int = NGRAM) -> frozenset[str]:
     flat = normalize_question(text, spaces=False)
     if len(flat) <= n:
         return frozenset([flat]) if flat else frozenset()
-    return frozenset(flat[i:i + n] for i in range(len(flat) - n + 1))
+    return frozenset(flat[i : i + n] for i in range(len(flat) - n + 1))
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -119,8 +134,9 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def near_duplicates(trajectories: Sequence[Trajectory], catalog: Any = None, *,
-                    threshold: float = DUPLICATE_THRESHOLD, n: int = NGRAM) -> dict[str, str]:
+def near_duplicates(
+    trajectories: Sequence[Trajectory], catalog: Any = None, *, threshold: float = DUPLICATE_THRESHOLD, n: int = NGRAM
+) -> dict[str, str]:
     """``{duplicate id: detail}``; of each group the item first by id is kept.
 
     A near-duplicate repeats a kept item's plan (:func:`plan_key`), or asks a
@@ -155,8 +171,7 @@ def near_duplicates(trajectories: Sequence[Trajectory], catalog: Any = None, *,
     return out
 
 
-def _best(shared: Counter[str], grams: frozenset[str],
-          kept: dict[str, frozenset[str]]) -> tuple[str | None, float]:
+def _best(shared: Counter[str], grams: frozenset[str], kept: dict[str, frozenset[str]]) -> tuple[str | None, float]:
     best, score = None, 0.0
     for other, common in sorted(shared.items()):
         value = common / (len(grams) + len(kept[other]) - common)

@@ -61,11 +61,16 @@ def cosine_matrix(embedder: Embedder, sources: list[str], targets: list[str]) ->
     if callable(direct):
         return np.asarray(direct(sources, targets), dtype=np.float64)
     vectors = np.asarray(embedder.embed([*sources, *targets]), dtype=np.float64)
-    return vectors[:len(sources)] @ vectors[len(sources):].T
+    return vectors[: len(sources)] @ vectors[len(sources) :].T
 
 
-def retrieve_candidates(catalog_or_tools: Catalog | Iterable[Tool], embedder: Embedder | None = None, *,
-                        same_domain: int = 15, cross_domain: int = 10) -> list[Candidate]:
+def retrieve_candidates(
+    catalog_or_tools: Catalog | Iterable[Tool],
+    embedder: Embedder | None = None,
+    *,
+    same_domain: int = 15,
+    cross_domain: int = 10,
+) -> list[Candidate]:
     """For each source tool, its top ``same_domain`` targets in its domain and top ``cross_domain`` elsewhere.
 
     Ranked by cosine(source_text(source), target_text(target)), never the tool itself; a domain
@@ -85,8 +90,7 @@ def retrieve_candidates(catalog_or_tools: Catalog | Iterable[Tool], embedder: Em
     embedder = embedder if embedder is not None else HashedNgramEmbedder()
     # Rounded to 9 decimals: equal scores tie exactly, and last-bit differences between BLAS
     # builds almost never change an order.
-    similarity = np.round(cosine_matrix(embedder, [source_text(t) for t in tools],
-                                        [target_text(t) for t in tools]), 9)
+    similarity = np.round(cosine_matrix(embedder, [source_text(t) for t in tools], [target_text(t) for t in tools]), 9)
     _, domain = np.unique([t.domain for t in tools], return_inverse=True)
     same = domain[:, None] == domain[None, :]
     np.fill_diagonal(same, False)  # never the tool itself
@@ -96,8 +100,10 @@ def retrieve_candidates(catalog_or_tools: Catalog | Iterable[Tool], embedder: Em
     by_name = np.array(sorted(range(len(tools)), key=names.__getitem__))
     keep = keep[np.ix_(by_name, by_name)]
     rows, cols = (by_name[axis] for axis in np.nonzero(keep))
-    return [Candidate(names[i], names[j], float(similarity[i, j]), bool(other[i, j]))
-            for i, j in zip(rows.tolist(), cols.tolist())]
+    return [
+        Candidate(names[i], names[j], float(similarity[i, j]), bool(other[i, j]))
+        for i, j in zip(rows.tolist(), cols.tolist())
+    ]
 
 
 def _top_k(scores: np.ndarray, allowed: np.ndarray, k: int) -> np.ndarray:
@@ -111,7 +117,7 @@ def _top_k(scores: np.ndarray, allowed: np.ndarray, k: int) -> np.ndarray:
         return np.zeros(scores.shape, dtype=bool)
     masked = np.where(allowed, scores, -np.inf)
     kk = min(k, scores.shape[1])
-    kth = -np.partition(-masked, kk - 1, axis=1)[:, kk - 1:kk]
+    kth = -np.partition(-masked, kk - 1, axis=1)[:, kk - 1 : kk]
     above = allowed & (masked > kth)
     tied = allowed & (masked == kth)
     needed = np.minimum(k, allowed.sum(axis=1, keepdims=True)) - above.sum(axis=1, keepdims=True)

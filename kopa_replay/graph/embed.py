@@ -35,8 +35,10 @@ class TransformersEmbedder:
             import torch
             import transformers
         except ImportError as exc:
-            raise UsageError(f"loading the encoder at {self.path} needs transformers and torch "
-                             f"(pip install 'kopa-replay[train]'): {exc}") from exc
+            raise UsageError(
+                f"loading the encoder at {self.path} needs transformers and torch "
+                f"(pip install 'kopa-replay[train]'): {exc}"
+            ) from exc
         try:
             self._tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
             self._model = transformers.AutoModel.from_pretrained(self.path, local_files_only=True).eval()
@@ -52,8 +54,13 @@ class TransformersEmbedder:
         torch = self._torch
         batches = []
         for lo in range(0, len(texts), self.batch_size):
-            enc = self._tokenizer(texts[lo:lo + self.batch_size], padding=True, truncation=True,
-                                  max_length=self.max_length, return_tensors="pt")
+            enc = self._tokenizer(
+                texts[lo : lo + self.batch_size],
+                padding=True,
+                truncation=True,
+                max_length=self.max_length,
+                return_tensors="pt",
+            )
             with torch.no_grad():
                 states = self._model(**enc).last_hidden_state
             mask = enc["attention_mask"].unsqueeze(-1).to(states.dtype)
@@ -76,5 +83,6 @@ def embedder_for(spec: str | None) -> HashedNgramEmbedder | TransformersEmbedder
         return _NAMED[spec]()
     if Path(spec).expanduser().is_dir():
         return TransformersEmbedder(spec)
-    raise UsageError(f"unknown embedder {spec!r}: use {', '.join(map(repr, _NAMED))} "
-                     f"or the directory of a local encoder model")
+    raise UsageError(
+        f"unknown embedder {spec!r}: use {', '.join(map(repr, _NAMED))} or the directory of a local encoder model"
+    )

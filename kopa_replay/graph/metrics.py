@@ -71,8 +71,14 @@ def simulator_truth(tool_names: Iterable[str]) -> Callable[[Link], bool] | None:
 def truth_metrics(links: Sequence[Link], link_executes: Callable[[Link], bool] | None) -> dict[str, Any]:
     """Precision and recall of cutting broken links, true-link retention, sound shares before and after."""
     if link_executes is None:
-        return {"precision": None, "recall": None, "true_link_retention": None, "sound_share_before": None,
-                "sound_share_after": None, "links_sound": None}
+        return {
+            "precision": None,
+            "recall": None,
+            "true_link_retention": None,
+            "sound_share_before": None,
+            "sound_share_after": None,
+            "links_sound": None,
+        }
     sound = {link.key: link_executes(link) for link in links}
     pruned = [link for link in links if link.pruned]
     retained = [link for link in links if not link.pruned]
@@ -84,7 +90,8 @@ def truth_metrics(links: Sequence[Link], link_executes: Callable[[Link], bool] |
         "precision": _round(cut_broken / len(pruned)) if pruned else None,
         "recall": _round(cut_broken / len(broken)) if broken else None,
         "true_link_retention": _round(sum(not link.pruned for link in true_links) / len(true_links))
-        if true_links else None,
+        if true_links
+        else None,
         "sound_share_before": _round(_share(links, lambda link: sound[link.key])),
         "sound_share_after": _round(_share(retained, lambda link: sound[link.key])),
     }

@@ -81,16 +81,36 @@ class Link:
         return self.alpha / (self.alpha + self.beta)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "target": self.target, "binding": dict(sorted(self.binding.items())),
-                "prior": self.prior, "similarity": self.similarity, "cross_domain": self.cross_domain,
-                "alpha": self.alpha, "beta": self.beta, "trials": self.trials, "successes": self.successes,
-                "failures": dict(sorted(self.failures.items())), "pruned": self.pruned, "pruned_at": self.pruned_at}
+        return {
+            "source": self.source,
+            "target": self.target,
+            "binding": dict(sorted(self.binding.items())),
+            "prior": self.prior,
+            "similarity": self.similarity,
+            "cross_domain": self.cross_domain,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "trials": self.trials,
+            "successes": self.successes,
+            "failures": dict(sorted(self.failures.items())),
+            "pruned": self.pruned,
+            "pruned_at": self.pruned_at,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Link":
-        return cls(data["source"], data["target"], dict(data["binding"]), float(data["prior"]),
-                   float(data.get("similarity", 0.0)), bool(data.get("cross_domain", False)),
-                   float(data.get("alpha", 1.0)), float(data.get("beta", 1.0)), int(data.get("trials", 0)),
-                   int(data.get("successes", 0)),
-                   dict(data.get("failures") or {"structural": 0, "environmental": 0}),
-                   bool(data.get("pruned", False)), data.get("pruned_at"))
+        return cls(
+            data["source"],
+            data["target"],
+            dict(data["binding"]),
+            float(data["prior"]),
+            float(data.get("similarity", 0.0)),
+            bool(data.get("cross_domain", False)),
+            float(data.get("alpha", 1.0)),
+            float(data.get("beta", 1.0)),
+            int(data.get("trials", 0)),
+            int(data.get("successes", 0)),
+            dict(data.get("failures") or {"structural": 0, "environmental": 0}),
+            bool(data.get("pruned", False)),
+            data.get("pruned_at"),
+        )

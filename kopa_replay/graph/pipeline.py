@@ -62,36 +62,70 @@ class RunDir:
         return json.loads(self.report.read_text(encoding="utf-8"))
 
 
-def build_links(catalog: Catalog, *, embedder: Embedder | None = None, scorer: BindingScorer | None = None,
-                config: BuildConfig = BuildConfig()) -> list[Link]:
+def build_links(
+    catalog: Catalog,
+    *,
+    embedder: Embedder | None = None,
+    scorer: BindingScorer | None = None,
+    config: BuildConfig = BuildConfig(),
+) -> list[Link]:
     """Retrieve candidate targets per tool, score each pair, keep those at ``min_score`` or above."""
     scorer = scorer or SemanticScorer()
     links = []
-    for candidate in retrieve_candidates(catalog, embedder, same_domain=config.same_domain,
-                                         cross_domain=config.cross_domain):
+    for candidate in retrieve_candidates(
+        catalog, embedder, same_domain=config.same_domain, cross_domain=config.cross_domain
+    ):
         scored = scorer.score(catalog.get(candidate.source), catalog.get(candidate.target))
         if scored.feasibility >= config.min_score and scored.binding:
-            links.append(Link(candidate.source, candidate.target, dict(scored.binding), float(scored.feasibility),
-                              round(candidate.similarity, 6), candidate.cross_domain))
+            links.append(
+                Link(
+                    candidate.source,
+                    candidate.target,
+                    dict(scored.binding),
+                    float(scored.feasibility),
+                    round(candidate.similarity, 6),
+                    candidate.cross_domain,
+                )
+            )
     return links
 
 
-def build_graph(catalog: Catalog, run_dir: str | Path, *, embedder: Embedder | None = None,
-                scorer: BindingScorer | None = None, config: BuildConfig = BuildConfig(),
-                catalog_label: str = "builtin") -> tuple[list[Link], Path]:
+def build_graph(
+    catalog: Catalog,
+    run_dir: str | Path,
+    *,
+    embedder: Embedder | None = None,
+    scorer: BindingScorer | None = None,
+    config: BuildConfig = BuildConfig(),
+    catalog_label: str = "builtin",
+) -> tuple[list[Link], Path]:
     """Build the candidate graph and save it as ``candidates.json``."""
     scorer = scorer or SemanticScorer()
     links = build_links(catalog, embedder=embedder, scorer=scorer, config=config)
-    meta = {"stage": "candidates", "catalog": catalog_label, "catalog_digest": catalog.digest(),
-            "scorer": scorer.name, "embedder": getattr(embedder, "name", "hashed"),
-            "same_domain": config.same_domain, "cross_domain": config.cross_domain, "min_score": config.min_score}
+    meta = {
+        "stage": "candidates",
+        "catalog": catalog_label,
+        "catalog_digest": catalog.digest(),
+        "scorer": scorer.name,
+        "embedder": getattr(embedder, "name", "hashed"),
+        "same_domain": config.same_domain,
+        "cross_domain": config.cross_domain,
+        "min_score": config.min_score,
+    }
     return links, save_graph(RunDir(run_dir).candidates, links, catalog, meta)
 
 
-def prune_graph(catalog: Catalog, run_dir: str | Path, env: Any, config: PruneConfig, *,
-                source: dict[str, Any] | None = None, plots: bool = True,
-                progress: Callable[[IterationStats], None] | None = None,
-                named: str | Path | None = None) -> dict[str, Any]:
+def prune_graph(
+    catalog: Catalog,
+    run_dir: str | Path,
+    env: Any,
+    config: PruneConfig,
+    *,
+    source: dict[str, Any] | None = None,
+    plots: bool = True,
+    progress: Callable[[IterationStats], None] | None = None,
+    named: str | Path | None = None,
+) -> dict[str, Any]:
     """Prune ``candidates.json`` of ``run_dir`` through ``env``; write the graph, report, curves and plots.
 
     ``named``: the directory the report names as where its files lie, when ``run_dir`` is a partial one that
@@ -99,9 +133,11 @@ def prune_graph(catalog: Catalog, run_dir: str | Path, env: Any, config: PruneCo
     run, shown = RunDir(run_dir), RunDir(named or run_dir)
     links, meta = load_graph(run.candidates)
     if meta.get("catalog_digest") not in (None, catalog.digest()):
-        raise UsageError(f"{run.candidates} was built from another catalog (digest "
-                         f"{str(meta.get('catalog_digest'))[:12]}…, this one {catalog.digest()[:12]}…): "
-                         "run `kopa-replay graph build` again")
+        raise UsageError(
+            f"{run.candidates} was built from another catalog (digest "
+            f"{str(meta.get('catalog_digest'))[:12]}…, this one {catalog.digest()[:12]}…): "
+            "run `kopa-replay graph build` again"
+        )
     missing = sorted({name for link in links for name in link.key if name not in catalog})
     if missing:
         raise UsageError(f"{run.candidates} names tools the catalog lacks: {', '.join(missing[:5])}")
@@ -110,13 +146,22 @@ def prune_graph(catalog: Catalog, run_dir: str | Path, env: Any, config: PruneCo
         link.failures = {"structural": 0, "environmental": 0}
     history = prune(links, catalog, env, config, progress)
     digest = graph_digest(links)
-    save_graph(run.graph, links, catalog, {**meta, "stage": "pruned", "prune": config.to_dict(),
-                                           "source": source or {}})
+    save_graph(
+        run.graph, links, catalog, {**meta, "stage": "pruned", "prune": config.to_dict(), "source": source or {}}
+    )
     write_atomic(run.iterations, "".join(json.dumps(h.to_dict(), sort_keys=True) + "\n" for h in history))
-    report = {**paper_metrics(links), **truth_metrics(links, simulator_truth(catalog.names)),
-              "graph_digest": digest, "candidates": str(shown.candidates), "graph": str(shown.graph),
-              "calls": sum(h.steps for h in history), "config": config.to_dict(), "source": source or {},
-              "first_iteration": _curve_point(history[0]), "last_iteration": _curve_point(history[-1])}
+    report = {
+        **paper_metrics(links),
+        **truth_metrics(links, simulator_truth(catalog.names)),
+        "graph_digest": digest,
+        "candidates": str(shown.candidates),
+        "graph": str(shown.graph),
+        "calls": sum(h.steps for h in history),
+        "config": config.to_dict(),
+        "source": source or {},
+        "first_iteration": _curve_point(history[0]),
+        "last_iteration": _curve_point(history[-1]),
+    }
     if plots:
         from kopa_replay.graph.plots import plot_curves, plot_scatter
 
@@ -138,7 +183,9 @@ def stats(links: Sequence[Link]) -> dict[str, Any]:
     for link in retained:
         out_degree[link.source] = out_degree.get(link.source, 0) + 1
     return {
-        "links": len(links), "retained": len(retained), "pruned": len(links) - len(retained),
+        "links": len(links),
+        "retained": len(retained),
+        "pruned": len(links) - len(retained),
         "cross_domain": sum(link.cross_domain for link in links),
         "cross_domain_retained": sum(link.cross_domain for link in retained),
         "tools_with_links": len({link.source for link in links} | {link.target for link in links}),

@@ -71,12 +71,19 @@ def plot_scatter(links: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
     fig = _figure(8.0, 5.5)
     ax = fig.add_subplot()
     ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", linewidth=1, label="posterior = prior")
-    for pruned, (label, colour, marker) in {False: ("retained", "tab:blue", "o"),
-                                            True: ("pruned", "tab:red", "x")}.items():
+    for pruned, (label, colour, marker) in {
+        False: ("retained", "tab:blue", "o"),
+        True: ("pruned", "tab:red", "x"),
+    }.items():
         xs, ys = points[pruned]
         ax.scatter(xs, ys, c=colour, marker=marker, s=18, alpha=0.7, label=f"{label} ({len(xs)})")
-    ax.set(xlim=(-0.02, 1.02), ylim=(-0.02, 1.02), xlabel="prior feasibility (binding scorer)",
-           ylabel="posterior mean (after execution)", title="Links: prior vs posterior")
+    ax.set(
+        xlim=(-0.02, 1.02),
+        ylim=(-0.02, 1.02),
+        xlabel="prior feasibility (binding scorer)",
+        ylabel="posterior mean (after execution)",
+        title="Links: prior vs posterior",
+    )
     ax.set_aspect("equal")
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))  # outside: never hides a point
     fig.tight_layout()
@@ -93,8 +100,12 @@ def plot_curves(iterations: Iterable[Mapping[str, Any]], path: str | Path) -> Pa
 
     rows = []
     for index, item in enumerate(iterations):
-        rows.append(tuple(float(_field(item, key, "iteration record", index))
-                          for key in ("iteration", "path_pass_rate", "step_success_rate", "links_cut")))
+        rows.append(
+            tuple(
+                float(_field(item, key, "iteration record", index))
+                for key in ("iteration", "path_pass_rate", "step_success_rate", "links_cut")
+            )
+        )
     rows.sort()
     steps = [r[0] for r in rows]
     cut_so_far, total = [], 0.0

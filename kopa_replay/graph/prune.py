@@ -31,8 +31,16 @@ from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
 from kopa_replay.text.concepts import target_fillers
 
-__all__ = ["PruneConfig", "IterationStats", "update", "should_cut", "choose", "prior_posterior", "prune",
-           "bound_arguments"]
+__all__ = [
+    "PruneConfig",
+    "IterationStats",
+    "update",
+    "should_cut",
+    "choose",
+    "prior_posterior",
+    "prune",
+    "bound_arguments",
+]
 
 
 @dataclass(frozen=True)
@@ -42,11 +50,11 @@ class PruneConfig:
     iterations: int = 100
     paths: int = 500
     seed: int = 0
-    max_depth: int = 3          # links per path
-    w_s: float = 2.0            # beta increment for a structural failure (heavy)
-    w_e: float = 0.25           # beta increment for an environmental failure (light)
-    threshold: float = 0.4      # viability: cut when the posterior mean falls below it ...
-    min_trials: int = 2         # ... and the link was tried at least this often
+    max_depth: int = 3  # links per path
+    w_s: float = 2.0  # beta increment for a structural failure (heavy)
+    w_e: float = 0.25  # beta increment for an environmental failure (light)
+    threshold: float = 0.4  # viability: cut when the posterior mean falls below it ...
+    min_trials: int = 2  # ... and the link was tried at least this often
     prior_strength: float = 2.0  # pseudo-trials the scorer's feasibility is worth in the prior
 
     def __post_init__(self) -> None:
@@ -87,8 +95,11 @@ class IterationStats:
         return self.steps_ok / self.steps if self.steps else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "path_pass_rate": round(self.path_pass_rate, 6),
-                "step_success_rate": round(self.step_success_rate, 6)}
+        return {
+            **asdict(self),
+            "path_pass_rate": round(self.path_pass_rate, 6),
+            "step_success_rate": round(self.step_success_rate, 6),
+        }
 
 
 # -- pure decisions -------------------------------------------------------------
@@ -129,8 +140,9 @@ def choose(rng: np.random.Generator, links: Sequence[Link], min_trials: int = 0)
     return links[int(np.argmax(draws))]
 
 
-def bound_arguments(binding: Mapping[str, str], records: Sequence[Mapping[str, Any]],
-                    rng: np.random.Generator) -> dict[str, Any] | None:
+def bound_arguments(
+    binding: Mapping[str, str], records: Sequence[Mapping[str, Any]], rng: np.random.Generator
+) -> dict[str, Any] | None:
     """Values for the bound parameters from one record that carries every bound field (sampled), or None."""
     usable = [r for r in records if all(_present(r.get(field)) for field in binding.values())]
     if not usable:
@@ -140,13 +152,19 @@ def bound_arguments(binding: Mapping[str, str], records: Sequence[Mapping[str, A
 
 
 def _present(value: Any) -> bool:
-    return value is not None and not (isinstance(value, str) and not value.strip()) and not isinstance(
-        value, (dict, list))
+    return (
+        value is not None and not (isinstance(value, str) and not value.strip()) and not isinstance(value, (dict, list))
+    )
 
 
 # -- the loop ---------------------------------------------------------------------
-def prune(links: Sequence[Link], catalog: Catalog, env: Any, config: PruneConfig,
-          progress: Callable[[IterationStats], None] | None = None) -> list[IterationStats]:
+def prune(
+    links: Sequence[Link],
+    catalog: Catalog,
+    env: Any,
+    config: PruneConfig,
+    progress: Callable[[IterationStats], None] | None = None,
+) -> list[IterationStats]:
     """Run the loop over ``links`` (updated in place) with ``env`` (a ToolEnvironment); per-iteration stats.
 
     Links start from the prior their feasibility gives unless they already
@@ -178,17 +196,24 @@ def prune(links: Sequence[Link], catalog: Catalog, env: Any, config: PruneConfig
             if should_cut(link, config):
                 link.pruned, link.pruned_at = True, iteration
                 cut += 1
-        stats = IterationStats(iteration, config.paths, passed, steps, steps_ok, cut,
-                               sum(not link.pruned for link in ordered))
+        stats = IterationStats(
+            iteration, config.paths, passed, steps, steps_ok, cut, sum(not link.pruned for link in ordered)
+        )
         history.append(stats)
         if progress is not None:
             progress(stats)
     return history
 
 
-def _walk(rng: np.random.Generator, starts: Sequence[str], outgoing: Mapping[str, list[Link]],
-          fillers: Mapping[str, list[dict[str, Any]]], catalog: Catalog, env: Any,
-          config: PruneConfig) -> tuple[bool, int, int]:
+def _walk(
+    rng: np.random.Generator,
+    starts: Sequence[str],
+    outgoing: Mapping[str, list[Link]],
+    fillers: Mapping[str, list[dict[str, Any]]],
+    catalog: Catalog,
+    env: Any,
+    config: PruneConfig,
+) -> tuple[bool, int, int]:
     """One sampled path: (passed, calls made, calls ok).
 
     A path passes when it crossed at least one link and every call succeeded.

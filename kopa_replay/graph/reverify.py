@@ -85,9 +85,25 @@ from kopa_replay.graph.store import graph_digest, load_graph, save_graph
 from kopa_replay.text.concepts import target_fillers
 from kopa_replay.util import write_atomic
 
-__all__ = ["FORMAT", "GRAPH_FILE", "REPORT_FILE", "REPORT_FORMATS", "FAIL_ON", "ReverifyConfig", "Answering",
-           "Selected", "LinkVerdict", "ReverifyResult", "select", "base_snapshot", "reverify", "open_reverify_env",
-           "reverify_snapshot", "render", "crosses"]
+__all__ = [
+    "FORMAT",
+    "GRAPH_FILE",
+    "REPORT_FILE",
+    "REPORT_FORMATS",
+    "FAIL_ON",
+    "ReverifyConfig",
+    "Answering",
+    "Selected",
+    "LinkVerdict",
+    "ReverifyResult",
+    "select",
+    "base_snapshot",
+    "reverify",
+    "open_reverify_env",
+    "reverify_snapshot",
+    "render",
+    "crosses",
+]
 
 FORMAT = "kopa-replay/reverify@1"
 GRAPH_FILE = "graph.reverified.json"
@@ -100,8 +116,8 @@ FAIL_ON = {"broken": ("broken",), "undecided": ("broken", "undecided")}
 class ReverifyConfig:
     """The re-test's own knobs; the posterior's (w_s, w_e, threshold, min_trials, prior) are the prune's."""
 
-    trials: int = 4   # most trials per selected link (it stops once cut, or once no outcome left could cut it)
-    seed: int = 0     # seeds every link's generator together with the link's ends
+    trials: int = 4  # most trials per selected link (it stops once cut, or once no outcome left could cut it)
+    seed: int = 0  # seeds every link's generator together with the link's ends
 
     def __post_init__(self) -> None:
         if self.trials < 1:
@@ -127,12 +143,12 @@ class LinkVerdict:
     target: str
     binding: Mapping[str, str]
     reasons: tuple[str, ...]
-    verdict: str                    # broken (cut now), sound (kept), undecided (no answered trial)
+    verdict: str  # broken (cut now), sound (kept), undecided (no answered trial)
     trials: int
     successes: int
-    failed_at: Mapping[str, int]    # source / binding / target → failed trials there
-    outcomes: tuple[str, ...]       # each answered trial's outcome, in order
-    unanswered: int                 # trials the answering snapshot could not answer
+    failed_at: Mapping[str, int]  # source / binding / target → failed trials there
+    outcomes: tuple[str, ...]  # each answered trial's outcome, in order
+    unanswered: int  # trials the answering snapshot could not answer
     posterior_before: float
     posterior_after: float
     trials_before: int
@@ -142,12 +158,21 @@ class LinkVerdict:
         return f"{self.source} -> {self.target}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "target": self.target, "binding": dict(sorted(self.binding.items())),
-                "reasons": list(self.reasons), "verdict": self.verdict, "trials": self.trials,
-                "successes": self.successes, "failed_at": dict(sorted(self.failed_at.items())),
-                "outcomes": list(self.outcomes), "unanswered": self.unanswered,
-                "posterior_before": round(self.posterior_before, 6), "posterior_after": round(self.posterior_after, 6),
-                "trials_before": self.trials_before}
+        return {
+            "source": self.source,
+            "target": self.target,
+            "binding": dict(sorted(self.binding.items())),
+            "reasons": list(self.reasons),
+            "verdict": self.verdict,
+            "trials": self.trials,
+            "successes": self.successes,
+            "failed_at": dict(sorted(self.failed_at.items())),
+            "outcomes": list(self.outcomes),
+            "unanswered": self.unanswered,
+            "posterior_before": round(self.posterior_before, 6),
+            "posterior_after": round(self.posterior_after, 6),
+            "trials_before": self.trials_before,
+        }
 
 
 @dataclass(frozen=True)
@@ -177,15 +202,28 @@ class ReverifyResult:
         return round(self.calls / self.full_prune_calls, 6) if self.full_prune_calls else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, "run_dir": self.run_dir, "graph": self.graph, "base": self.base,
-                "snapshot": self.snapshot, "source": dict(self.source),
-                "touched": {tool: (None if fields is None else list(fields)) for tool, fields in self.touched.items()},
-                "links": self.links, "retained_before": self.retained_before, "selected": len(self.verdicts),
-                "broken": self.count("broken"), "still_sound": self.count("sound"),
-                "undecided": self.count("undecided"), "calls": self.calls, "unanswered": self.unanswered,
-                "full_prune_calls": self.full_prune_calls, "call_ratio": self.call_ratio,
-                "config": dict(self.config), "graph_digest": self.graph_digest,
-                "results": [v.to_dict() for v in self.verdicts]}
+        return {
+            "format": FORMAT,
+            "run_dir": self.run_dir,
+            "graph": self.graph,
+            "base": self.base,
+            "snapshot": self.snapshot,
+            "source": dict(self.source),
+            "touched": {tool: (None if fields is None else list(fields)) for tool, fields in self.touched.items()},
+            "links": self.links,
+            "retained_before": self.retained_before,
+            "selected": len(self.verdicts),
+            "broken": self.count("broken"),
+            "still_sound": self.count("sound"),
+            "undecided": self.count("undecided"),
+            "calls": self.calls,
+            "unanswered": self.unanswered,
+            "full_prune_calls": self.full_prune_calls,
+            "call_ratio": self.call_ratio,
+            "config": dict(self.config),
+            "graph_digest": self.graph_digest,
+            "results": [v.to_dict() for v in self.verdicts],
+        }
 
 
 # -- pure selection ----------------------------------------------------------------
@@ -201,8 +239,9 @@ def select(links: Iterable[Link], touched_map: Mapping[str, frozenset[str] | Non
             if moved is WHOLE_TOOL:
                 reasons.append(f"source {link.source} changed as a whole")
             else:
-                reasons += [f"source field {link.source}.{name} changed"
-                            for name in sorted(moved & set(link.binding.values()))]
+                reasons += [
+                    f"source field {link.source}.{name} changed" for name in sorted(moved & set(link.binding.values()))
+                ]
         if link.target in touched_map and touched_map[link.target] is WHOLE_TOOL:
             reasons.append(f"target {link.target} changed as a whole")
         if reasons:
@@ -224,8 +263,10 @@ def base_snapshot(run_dir: str | Path) -> str:
         return str(source["snapshot"])
     where = source.get("source") or "an unrecorded source"
     as_of = f" at {source['as_of']}" if source.get("as_of") else ""
-    raise UsageError(f"the prune in {run_dir} ran against {where}{as_of}, not a snapshot: name the snapshot that "
-                     "stands for what it saw with --base")
+    raise UsageError(
+        f"the prune in {run_dir} ran against {where}{as_of}, not a snapshot: name the snapshot that "
+        "stands for what it saw with --base"
+    )
 
 
 def _pruned_report(run: RunDir) -> dict[str, Any]:
@@ -241,8 +282,10 @@ def _pruned_run(run: RunDir, catalog: Catalog) -> tuple[dict[str, Any], list[Lin
     report = _pruned_report(run)
     links, meta = load_graph(run.graph)
     if meta.get("catalog_digest") not in (None, catalog.digest()):
-        raise UsageError(f"{run.graph} was built from another catalog (digest {str(meta.get('catalog_digest'))[:12]}…, "
-                         f"this one {catalog.digest()[:12]}…): pass the catalog it was pruned with")
+        raise UsageError(
+            f"{run.graph} was built from another catalog (digest {str(meta.get('catalog_digest'))[:12]}…, "
+            f"this one {catalog.digest()[:12]}…): pass the catalog it was pruned with"
+        )
     missing = sorted({name for link in links for name in link.key if name not in catalog})
     if missing:
         raise UsageError(f"{run.graph} names tools the catalog lacks: {', '.join(missing[:5])}")
@@ -255,7 +298,7 @@ def _pruned_run(run: RunDir, catalog: Catalog) -> tuple[dict[str, Any], list[Lin
 def _rng(seed: int, key: tuple[str, str]) -> np.random.Generator:
     """A generator for one link: its draws depend on the seed and the link alone, never on Python's hash()."""
     digest = hashlib.sha256(f"{key[0]}\x00{key[1]}".encode()).digest()
-    return np.random.default_rng([seed, *(int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4))])
+    return np.random.default_rng([seed, *(int.from_bytes(digest[i : i + 4], "big") for i in range(0, 16, 4))])
 
 
 class _Asker:
@@ -282,8 +325,14 @@ class _Asker:
         return result
 
 
-def _retest(link: Link, catalog: Catalog, ask: _Asker, fillers: Sequence[Mapping[str, Any]],
-            prune_config: PruneConfig, config: ReverifyConfig) -> tuple[dict[str, int], list[str], int]:
+def _retest(
+    link: Link,
+    catalog: Catalog,
+    ask: _Asker,
+    fillers: Sequence[Mapping[str, Any]],
+    prune_config: PruneConfig,
+    config: ReverifyConfig,
+) -> tuple[dict[str, int], list[str], int]:
     """Up to ``config.trials`` trials of ``link`` (updated in place): failures by place, outcomes, unanswered."""
     rng = _rng(config.seed, link.key)
     examples = catalog.get(link.source).examples
@@ -327,10 +376,17 @@ def _settled(link: Link, left: int, config: PruneConfig) -> bool:
     return trials < config.min_trials or link.alpha / (link.alpha + beta) >= config.threshold
 
 
-def reverify(catalog: Catalog, run_dir: str | Path, env: Any,
-             changes: Iterable[Any] | Mapping[str, frozenset[str] | None],
-             config: ReverifyConfig = ReverifyConfig(), *, base: str | None = None, snapshot: str | None = None,
-             source: Mapping[str, Any] | None = None) -> ReverifyResult:
+def reverify(
+    catalog: Catalog,
+    run_dir: str | Path,
+    env: Any,
+    changes: Iterable[Any] | Mapping[str, frozenset[str] | None],
+    config: ReverifyConfig = ReverifyConfig(),
+    *,
+    base: str | None = None,
+    snapshot: str | None = None,
+    source: Mapping[str, Any] | None = None,
+) -> ReverifyResult:
     """Re-test the links of ``run_dir``'s pruned graph that ``changes`` touch, through ``env``; write the results.
 
     ``changes`` are drift :class:`~kopa_replay.drift.diff.Change` objects (or what
@@ -340,8 +396,10 @@ def reverify(catalog: Catalog, run_dir: str | Path, env: Any,
     run = RunDir(run_dir)
     report, links, meta, prune_config = _pruned_run(run, catalog)
     if config.trials < prune_config.min_trials:
-        raise UsageError(f"trials ({config.trials}) must be at least the prune's min_trials "
-                         f"({prune_config.min_trials}): fewer could never cut a link")
+        raise UsageError(
+            f"trials ({config.trials}) must be at least the prune's min_trials "
+            f"({prune_config.min_trials}): fewer could never cut a link"
+        )
     touched_map = _touched_map(changes)
     by_key = {link.key: link for link in links}
     ask = _Asker(env)
@@ -350,8 +408,9 @@ def reverify(catalog: Catalog, run_dir: str | Path, env: Any,
     cut_at = prune_config.iterations + 1  # cut after the prune's last iteration
     for chosen in select(links, touched_map):
         old = by_key[chosen.key]
-        link = replace(old, binding=dict(old.binding), failures={"structural": 0, "environmental": 0},
-                       trials=0, successes=0)
+        link = replace(
+            old, binding=dict(old.binding), failures={"structural": 0, "environmental": 0}, trials=0, successes=0
+        )
         link.alpha, link.beta = prior_posterior(link.prior, prune_config.prior_strength)
         if link.target not in fillers:
             fillers[link.target] = target_fillers(catalog.get(link.target))
@@ -364,20 +423,47 @@ def reverify(catalog: Catalog, run_dir: str | Path, env: Any,
         else:
             verdict = "sound"
         by_key[link.key] = link
-        one = LinkVerdict(link.source, link.target, dict(link.binding), chosen.reasons, verdict,
-                          len(outcomes), outcomes.count("ok"), failed_at, tuple(outcomes), unanswered,
-                          old.posterior_mean, link.posterior_mean, old.trials)
+        one = LinkVerdict(
+            link.source,
+            link.target,
+            dict(link.binding),
+            chosen.reasons,
+            verdict,
+            len(outcomes),
+            outcomes.count("ok"),
+            failed_at,
+            tuple(outcomes),
+            unanswered,
+            old.posterior_mean,
+            link.posterior_mean,
+            old.trials,
+        )
         verdicts.append(one)
         env.reset()  # the log is not needed, and would grow with every call
     updated = [by_key[key] for key in sorted(by_key)]
     recorded = {"base": base, "snapshot": snapshot, "source": dict(source or {})}
-    graph_path = save_graph(run.path / GRAPH_FILE, updated, catalog,
-                            {**meta, "stage": "reverified", "reverify": {**config.to_dict(), **recorded}})
-    result = ReverifyResult(str(run.path), str(graph_path), base, snapshot, dict(source or {}),
-                            {tool: (None if f is None else tuple(sorted(f))) for tool, f in touched_map.items()},
-                            len(links), sum(not link.pruned for link in links), tuple(verdicts), ask.calls,
-                            ask.unanswered, report.get("calls"), {**config.to_dict(), "prune": prune_config.to_dict()},
-                            graph_digest(updated))
+    graph_path = save_graph(
+        run.path / GRAPH_FILE,
+        updated,
+        catalog,
+        {**meta, "stage": "reverified", "reverify": {**config.to_dict(), **recorded}},
+    )
+    result = ReverifyResult(
+        str(run.path),
+        str(graph_path),
+        base,
+        snapshot,
+        dict(source or {}),
+        {tool: (None if f is None else tuple(sorted(f))) for tool, f in touched_map.items()},
+        len(links),
+        sum(not link.pruned for link in links),
+        tuple(verdicts),
+        ask.calls,
+        ask.unanswered,
+        report.get("calls"),
+        {**config.to_dict(), "prune": prune_config.to_dict()},
+        graph_digest(updated),
+    )
     write_atomic(run.path / REPORT_FILE, render(result, "json"))
     return result
 
@@ -387,11 +473,11 @@ def reverify(catalog: Catalog, run_dir: str | Path, env: Any,
 class Answering:
     """Where re-test calls go when the later snapshot lacks them (see :func:`open_reverify_env`)."""
 
-    source: str | None = None       # sim, replay, live or a mirror URL; None: sim when the snapshot came from it
-    as_of: str | None = None        # the simulator's date; None: the snapshot's own as-of date
-    seed: int | None = None         # the simulator's world seed; None: the snapshot's own
+    source: str | None = None  # sim, replay, live or a mirror URL; None: sim when the snapshot came from it
+    as_of: str | None = None  # the simulator's date; None: the snapshot's own as-of date
+    seed: int | None = None  # the simulator's world seed; None: the snapshot's own
     record_into: str | None = None  # another snapshot of the store that records (and then replays) those answers
-    fault_rate: float = 0.0         # environmental failures the simulator injects
+    fault_rate: float = 0.0  # environmental failures the simulator injects
 
     def resolved(self, info: Any) -> "Answering":
         """Defaults filled from the snapshot's record (``info``: a :class:`~kopa_replay.record.store.Snapshot`)."""
@@ -412,8 +498,7 @@ class Answering:
         return asdict(self)
 
 
-def open_reverify_env(catalog: Catalog, *, snapshot: str, store: str | Path,
-                      answering: Answering = Answering()) -> Any:
+def open_reverify_env(catalog: Catalog, *, snapshot: str, store: str | Path, answering: Answering = Answering()) -> Any:
     """A ToolEnvironment (a context manager) answering from ``snapshot`` when it holds a request, else elsewhere.
 
     ``answering.source`` ``replay`` answers from the snapshots alone (a miss is counted, see :func:`reverify`);
@@ -431,18 +516,30 @@ def open_reverify_env(catalog: Catalog, *, snapshot: str, store: str | Path,
     sends = how.source != "replay"
     if how.record_into is not None and sends:
         with Store(store) as opened:  # the new snapshot says what answered it, as a recording would
-            opened.ensure_snapshot(how.record_into, as_of=how.as_of, seed=how.seed,
-                                   source=how.source if how.source in ("sim", "live") else "mirror",
-                                   catalog_digest=catalog.digest())
+            opened.ensure_snapshot(
+                how.record_into,
+                as_of=how.as_of,
+                seed=how.seed,
+                source=how.source if how.source in ("sim", "live") else "mirror",
+                catalog_digest=catalog.digest(),
+            )
     primary = open_source("replay", snapshot=snapshot, mode="replay", store=store, catalog=catalog)
     try:
         if how.record_into is not None:
-            fallback = open_source(how.source or "replay", seed=how.seed or 0, as_of=how.as_of,
-                                   fault_rate=how.fault_rate, snapshot=how.record_into,
-                                   mode="replay-or-record" if sends else "replay", store=store, catalog=catalog)
+            fallback = open_source(
+                how.source or "replay",
+                seed=how.seed or 0,
+                as_of=how.as_of,
+                fault_rate=how.fault_rate,
+                snapshot=how.record_into,
+                mode="replay-or-record" if sends else "replay",
+                store=store,
+                catalog=catalog,
+            )
         elif sends:
-            fallback = open_source(how.source or "sim", seed=how.seed or 0, as_of=how.as_of,
-                                   fault_rate=how.fault_rate, catalog=catalog)
+            fallback = open_source(
+                how.source or "sim", seed=how.seed or 0, as_of=how.as_of, fault_rate=how.fault_rate, catalog=catalog
+            )
         else:
             return ToolEnvironment(catalog, primary, owns_source=True)
     except BaseException:
@@ -450,16 +547,27 @@ def open_reverify_env(catalog: Catalog, *, snapshot: str, store: str | Path,
         raise
     # the snapshot's answers come through its replayer (asked first); whatever it lacks goes out through the
     # fallback's client with the fallback's key (the replayer masks any key, so stored requests still match)
-    layered = replace(fallback, name=f"{snapshot}+{fallback.name}", replayer=primary.replayer,
-                      details={**fallback.details, "over": primary.details},
-                      closers=[*fallback.closers, primary.close])
+    layered = replace(
+        fallback,
+        name=f"{snapshot}+{fallback.name}",
+        replayer=primary.replayer,
+        details={**fallback.details, "over": primary.details},
+        closers=[*fallback.closers, primary.close],
+    )
     return ToolEnvironment(catalog, layered, owns_source=True)
 
 
-def reverify_snapshot(catalog: Catalog, run_dir: str | Path, *, snapshot: str, store: str | Path,
-                      base: str | None = None, answering: Answering = Answering(),
-                      config: ReverifyConfig = ReverifyConfig(),
-                      changes: Iterable[Any] | None = None) -> ReverifyResult:
+def reverify_snapshot(
+    catalog: Catalog,
+    run_dir: str | Path,
+    *,
+    snapshot: str,
+    store: str | Path,
+    base: str | None = None,
+    answering: Answering = Answering(),
+    config: ReverifyConfig = ReverifyConfig(),
+    changes: Iterable[Any] | None = None,
+) -> ReverifyResult:
     """The whole command: check the run, diff ``base`` (default: the prune's own snapshot) against ``snapshot``,
     re-test the touched links answered as ``answering`` says, write and return the report.
 
@@ -480,25 +588,28 @@ def reverify_snapshot(catalog: Catalog, run_dir: str | Path, *, snapshot: str, s
         if changes is None:
             changes = diff_snapshots(opened, catalog, base, snapshot)
     with open_reverify_env(catalog, snapshot=snapshot, store=store, answering=how) as env:
-        return reverify(catalog, run_dir, env, changes, config, base=base, snapshot=snapshot,
-                        source=how.to_dict())
+        return reverify(catalog, run_dir, env, changes, config, base=base, snapshot=snapshot, source=how.to_dict())
 
 
 # -- rendering -------------------------------------------------------------------------
 def _summary_line(result: ReverifyResult) -> str:
     ratio = result.call_ratio
     full = f" vs {result.full_prune_calls} for a full re-prune ({ratio:.1%})" if ratio is not None else ""
-    return (f"{len(result.verdicts)} of {result.retained_before} retained links selected: {result.count('broken')} "
-            f"broken, {result.count('sound')} still sound, {result.count('undecided')} undecided; "
-            f"{result.calls} calls{full}")
+    return (
+        f"{len(result.verdicts)} of {result.retained_before} retained links selected: {result.count('broken')} "
+        f"broken, {result.count('sound')} still sound, {result.count('undecided')} undecided; "
+        f"{result.calls} calls{full}"
+    )
 
 
 def _text(result: ReverifyResult) -> str:
     lines = [f"reverify {result.run_dir}: {result.base or '?'} -> {result.snapshot or '?'}"]
     for v in result.verdicts:
         binding = ", ".join(f"{p}<-{f}" for p, f in sorted(v.binding.items()))
-        lines.append(f"{v.verdict.upper():<9} {v.name} [{binding}] posterior {v.posterior_before:.2f} -> "
-                     f"{v.posterior_after:.2f}, {v.successes}/{v.trials} ok{_failures(v)}; {'; '.join(v.reasons)}")
+        lines.append(
+            f"{v.verdict.upper():<9} {v.name} [{binding}] posterior {v.posterior_before:.2f} -> "
+            f"{v.posterior_after:.2f}, {v.successes}/{v.trials} ok{_failures(v)}; {'; '.join(v.reasons)}"
+        )
     lines += [_summary_line(result), f"graph {result.graph} (digest {result.graph_digest[:16]}…)"]
     return "\n".join(lines) + "\n"
 
@@ -517,13 +628,24 @@ def _json(result: ReverifyResult) -> str:
 def _markdown(result: ReverifyResult) -> str:
     lines = [f"**{_summary_line(result)}**", ""]
     if result.verdicts:
-        lines += ["| verdict | source | target | binding | posterior before | after | trials ok | failed at | why |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "| verdict | source | target | binding | posterior before | after | trials ok | failed at | why |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for v in result.verdicts:
             binding = ", ".join(f"{p}←{f}" for p, f in sorted(v.binding.items()))
             failed = ", ".join(f"{place} {n}" for place, n in sorted(v.failed_at.items()) if n) or "-"
-            cells = (v.verdict, v.source, v.target, binding, f"{v.posterior_before:.2f}", f"{v.posterior_after:.2f}",
-                     f"{v.successes}/{v.trials}", failed, "; ".join(v.reasons))
+            cells = (
+                v.verdict,
+                v.source,
+                v.target,
+                binding,
+                f"{v.posterior_before:.2f}",
+                f"{v.posterior_after:.2f}",
+                f"{v.successes}/{v.trials}",
+                failed,
+                "; ".join(v.reasons),
+            )
             lines.append("| " + " | ".join(markdown_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -532,18 +654,39 @@ def _junit(result: ReverifyResult) -> str:
     """One testcase per selected link: a broken link fails, an undecided one is skipped."""
     cases = []
     for v in result.verdicts:
-        detail = (f"binding {json.dumps(dict(sorted(v.binding.items())), ensure_ascii=False)}; "
-                  f"{v.successes}/{v.trials} trials ok{_failures(v)}; posterior {v.posterior_before:.2f} -> "
-                  f"{v.posterior_after:.2f}; {'; '.join(v.reasons)}")
-        cases.append(Case(f"graph.{v.source}", v.name, f"link broken: {v.name}" if v.verdict == "broken" else None,
-                          detail, f"undecided: {detail}" if v.verdict == "undecided" else None))
-    return junit_xml("kopa-replay graph reverify", cases,
-                     (("base", result.base), ("snapshot", result.snapshot), ("calls", result.calls),
-                      ("full_prune_calls", result.full_prune_calls), ("graph_digest", result.graph_digest)))
+        detail = (
+            f"binding {json.dumps(dict(sorted(v.binding.items())), ensure_ascii=False)}; "
+            f"{v.successes}/{v.trials} trials ok{_failures(v)}; posterior {v.posterior_before:.2f} -> "
+            f"{v.posterior_after:.2f}; {'; '.join(v.reasons)}"
+        )
+        cases.append(
+            Case(
+                f"graph.{v.source}",
+                v.name,
+                f"link broken: {v.name}" if v.verdict == "broken" else None,
+                detail,
+                f"undecided: {detail}" if v.verdict == "undecided" else None,
+            )
+        )
+    return junit_xml(
+        "kopa-replay graph reverify",
+        cases,
+        (
+            ("base", result.base),
+            ("snapshot", result.snapshot),
+            ("calls", result.calls),
+            ("full_prune_calls", result.full_prune_calls),
+            ("graph_digest", result.graph_digest),
+        ),
+    )
 
 
-_RENDERERS: dict[str, Callable[[ReverifyResult], str]] = {"text": _text, "json": _json, "markdown": _markdown,
-                                                          "junit": _junit}
+_RENDERERS: dict[str, Callable[[ReverifyResult], str]] = {
+    "text": _text,
+    "json": _json,
+    "markdown": _markdown,
+    "junit": _junit,
+}
 
 
 def render(result: ReverifyResult, fmt: str = "text") -> str:
@@ -557,4 +700,3 @@ def crosses(result: ReverifyResult, fail_on: str) -> bool:
     if levels is None:
         raise UsageError(f"unknown fail-on level {fail_on!r} (choose from {', '.join(FAIL_ON)})")
     return any(v.verdict in levels for v in result.verdicts)
-

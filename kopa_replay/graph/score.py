@@ -22,8 +22,16 @@ from typing import Any, Mapping
 
 from kopa_replay.catalog.model import Tool
 from kopa_replay.graph.model import Scored
-from kopa_replay.text.concepts import (IDENTIFIER, NAME, STRENGTH, concepts_of, description_text, name_key, shape_of,
-                                       shapes_compatible)
+from kopa_replay.text.concepts import (
+    IDENTIFIER,
+    NAME,
+    STRENGTH,
+    concepts_of,
+    description_text,
+    name_key,
+    shape_of,
+    shapes_compatible,
+)
 
 __all__ = ["SemanticScorer", "Slot"]
 
@@ -44,10 +52,17 @@ _PARTIAL = ("부분일치", "부분 일치", "substring", "part of")
 
 
 def _slots(properties: Mapping[str, Mapping[str, Any]], skip: set[str]) -> list[Slot]:
-    return [Slot(name, concepts_of(name, properties[name]), shape_of(properties[name]),
-                 any(word in description_text(properties[name]) for word in _TRADING_DAY),
-                 any(word in description_text(properties[name]) for word in _PARTIAL))
-            for name in sorted(properties) if name not in skip]
+    return [
+        Slot(
+            name,
+            concepts_of(name, properties[name]),
+            shape_of(properties[name]),
+            any(word in description_text(properties[name]) for word in _TRADING_DAY),
+            any(word in description_text(properties[name]) for word in _PARTIAL),
+        )
+        for name in sorted(properties)
+        if name not in skip
+    ]
 
 
 class SemanticScorer:
@@ -77,8 +92,11 @@ class SemanticScorer:
             props = tool.input_schema.get("properties", {})
             # choices from a fixed list (report types, result formats) are settings, not handed-over values —
             # unless the list is of entities (the 17 education offices)
-            skip |= {name for name, prop in props.items() if prop.get("type") == "boolean"
-                     or ("enum" in prop and not concepts_of(name, prop))}
+            skip |= {
+                name
+                for name, prop in props.items()
+                if prop.get("type") == "boolean" or ("enum" in prop and not concepts_of(name, prop))
+            }
             self._inputs[tool.name] = _slots(props, skip)
         return self._inputs[tool.name]
 
@@ -114,8 +132,9 @@ class SemanticScorer:
         bound: dict[str, tuple[float, str, str]] = {}  # param -> (score, field, concept kind)
         for param in self._inputs_of(target):
             scored = [(self.pair_score(param, field), field.name) for field in outputs]
-            score, field_name = max(scored, key=lambda pair: (pair[0], name_key(pair[1]) == name_key(param.name)),
-                                    default=(0.0, ""))
+            score, field_name = max(
+                scored, key=lambda pair: (pair[0], name_key(pair[1]) == name_key(param.name)), default=(0.0, "")
+            )
             if param.partial:
                 score *= 0.9  # a substring filter takes the value, but the exact parameter is the binding
             if score >= self.bind_at:
@@ -143,4 +162,3 @@ class SemanticScorer:
         binding = {param: field for param, (_, field, _) in sorted(bound.items())}
         shown = ", ".join(f"{p}←{f}" for p, f in binding.items())
         return Scored(round(best, 4), binding, f"binds {shown}")
-

@@ -79,16 +79,32 @@ YYYYMM, 코드 체계(법정동 코드와 행정동 코드, 거래소 종목코�
 }
 
 _LABELS = {
-    "en": {"source": "SOURCE tool (its output fields feed the target)",
-           "target": "TARGET tool (its input parameters are to be filled)",
-           "name": "name", "title": "title", "description": "description", "inputs": "input parameters",
-           "outputs": "output fields", "required": "required", "optional": "optional", "none": "(none)",
-           "ask": "Which TARGET input parameters can SOURCE output fields fill? Answer with the JSON object only."},
-    "ko": {"source": "SOURCE 도구 (출력 필드가 TARGET 입력이 됨)",
-           "target": "TARGET 도구 (입력 파라미터를 채울 도구)",
-           "name": "이름", "title": "제목", "description": "설명", "inputs": "입력 파라미터",
-           "outputs": "출력 필드", "required": "필수", "optional": "선택", "none": "(없음)",
-           "ask": "SOURCE의 출력 필드로 TARGET의 어떤 입력 파라미터를 채울 수 있습니까? JSON 객체만 답하세요."},
+    "en": {
+        "source": "SOURCE tool (its output fields feed the target)",
+        "target": "TARGET tool (its input parameters are to be filled)",
+        "name": "name",
+        "title": "title",
+        "description": "description",
+        "inputs": "input parameters",
+        "outputs": "output fields",
+        "required": "required",
+        "optional": "optional",
+        "none": "(none)",
+        "ask": "Which TARGET input parameters can SOURCE output fields fill? Answer with the JSON object only.",
+    },
+    "ko": {
+        "source": "SOURCE 도구 (출력 필드가 TARGET 입력이 됨)",
+        "target": "TARGET 도구 (입력 파라미터를 채울 도구)",
+        "name": "이름",
+        "title": "제목",
+        "description": "설명",
+        "inputs": "입력 파라미터",
+        "outputs": "출력 필드",
+        "required": "필수",
+        "optional": "선택",
+        "none": "(없음)",
+        "ask": "SOURCE의 출력 필드로 TARGET의 어떤 입력 파라미터를 채울 수 있습니까? JSON 객체만 답하세요.",
+    },
 }
 
 LANGUAGES = tuple(sorted(_INSTRUCTIONS))
@@ -99,8 +115,14 @@ class ChatModel(Protocol):
 
     model: str
 
-    def chat(self, messages: Sequence[Mapping[str, Any]], *, temperature: float = 0.0,
-             max_tokens: int | None = None, response_format: Mapping[str, Any] | None = None) -> str: ...
+    def chat(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        response_format: Mapping[str, Any] | None = None,
+    ) -> str: ...
 
 
 # -- the prompt -------------------------------------------------------------------
@@ -113,10 +135,15 @@ def _pick(text: str, language: str) -> str:
 
 
 def _describe(tool: Tool, labels: Mapping[str, str], language: str) -> list[str]:
-    description = (tool.description_ko if language == "ko" else tool.description_en) \
-        or tool.description_en or tool.description_ko
-    lines = [f"{labels['name']}: {tool.name}", f"{labels['title']}: {tool.title}",
-             f"{labels['description']}: {description}", f"{labels['inputs']}:"]
+    description = (
+        (tool.description_ko if language == "ko" else tool.description_en) or tool.description_en or tool.description_ko
+    )
+    lines = [
+        f"{labels['name']}: {tool.name}",
+        f"{labels['title']}: {tool.title}",
+        f"{labels['description']}: {description}",
+        f"{labels['inputs']}:",
+    ]
     properties = tool.input_schema.get("properties", {})
     required = set(tool.required)
     for param in tool.params:
@@ -124,8 +151,10 @@ def _describe(tool: Tool, labels: Mapping[str, str], language: str) -> list[str]
         need = labels["required"] if param in required else labels["optional"]
         # The pattern states the format (digit counts, YYYYMMDD), which is what the model must check.
         pattern = f" [pattern {schema['pattern']}]" if schema.get("pattern") else ""
-        lines.append(f"- {param} ({schema.get('type', 'any')}, {need}): "
-                     f"{_pick(schema.get('description', ''), language)}{pattern}")
+        lines.append(
+            f"- {param} ({schema.get('type', 'any')}, {need}): "
+            f"{_pick(schema.get('description', ''), language)}{pattern}"
+        )
     if not tool.params:
         lines.append(labels["none"])
     lines.append(f"{labels['outputs']}:")
@@ -142,8 +171,15 @@ def build_messages(source: Tool, target: Tool, language: str = "ko") -> list[dic
     if language not in _INSTRUCTIONS:
         raise UsageError(f"unknown scorer language {language!r} (use one of: {', '.join(LANGUAGES)})")
     labels = _LABELS[language]
-    user = [f"## {labels['source']}", *_describe(source, labels, language), "",
-            f"## {labels['target']}", *_describe(target, labels, language), "", labels["ask"]]
+    user = [
+        f"## {labels['source']}",
+        *_describe(source, labels, language),
+        "",
+        f"## {labels['target']}",
+        *_describe(target, labels, language),
+        "",
+        labels["ask"],
+    ]
     return [{"role": "system", "content": _INSTRUCTIONS[language]}, {"role": "user", "content": "\n".join(user)}]
 
 

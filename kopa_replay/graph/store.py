@@ -43,16 +43,22 @@ def to_networkx(links: Iterable[Link], catalog: Catalog | None = None) -> nx.DiG
 
 
 def from_networkx(graph: nx.DiGraph) -> list[Link]:
-    return [Link.from_dict({"source": u, "target": v, **data}) for u, v, data in sorted(graph.edges(data=True),
-                                                                                      key=lambda e: (e[0], e[1]))]
+    return [
+        Link.from_dict({"source": u, "target": v, **data})
+        for u, v, data in sorted(graph.edges(data=True), key=lambda e: (e[0], e[1]))
+    ]
 
 
 def graph_bytes(links: Sequence[Link], catalog: Catalog | None = None, meta: dict[str, Any] | None = None) -> bytes:
     graph = to_networkx(links, catalog)
-    data = {"format": FORMAT, "meta": meta or {},
-            "nodes": [{"id": n, **graph.nodes[n]} for n in sorted(graph.nodes)],
-            "links": [{"source": u, "target": v, **d} for u, v, d in sorted(graph.edges(data=True),
-                                                                          key=lambda e: (e[0], e[1]))]}
+    data = {
+        "format": FORMAT,
+        "meta": meta or {},
+        "nodes": [{"id": n, **graph.nodes[n]} for n in sorted(graph.nodes)],
+        "links": [
+            {"source": u, "target": v, **d} for u, v, d in sorted(graph.edges(data=True), key=lambda e: (e[0], e[1]))
+        ],
+    }
     return (json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode("utf-8")
 
 
@@ -61,8 +67,9 @@ def graph_digest(links: Sequence[Link]) -> str:
     return hashlib.sha256(graph_bytes(links)).hexdigest()
 
 
-def save_graph(path: str | Path, links: Sequence[Link], catalog: Catalog | None = None,
-               meta: dict[str, Any] | None = None) -> Path:
+def save_graph(
+    path: str | Path, links: Sequence[Link], catalog: Catalog | None = None, meta: dict[str, Any] | None = None
+) -> Path:
     write_atomic(path, graph_bytes(links, catalog, meta))  # never a half-written graph where a good one was
     return Path(path)
 

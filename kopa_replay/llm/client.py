@@ -42,9 +42,16 @@ API_KEY_ENV = "OPENAI_API_KEY"
 _EXCERPT = 200
 
 
-def chat_body(model: str, messages: Sequence[Mapping[str, Any]], *, temperature: float = 0.0,
-              max_tokens: int | None = None, response_format: Mapping[str, Any] | None = None,
-              tools: Sequence[Mapping[str, Any]] | None = None, seed: int | None = None) -> bytes:
+def chat_body(
+    model: str,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    temperature: float = 0.0,
+    max_tokens: int | None = None,
+    response_format: Mapping[str, Any] | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    seed: int | None = None,
+) -> bytes:
     """The canonical request body: equal arguments always give byte-identical bodies (stable request keys).
 
     ``tools`` (OpenAI function schemas) is sent only when not empty and ``seed`` only when given, so a body
@@ -72,8 +79,10 @@ def _check_messages(messages: Sequence[Mapping[str, Any]]) -> None:
         content = message.get("content")
         calls = message.get("role") == "assistant" and bool(message.get("tool_calls"))
         if not isinstance(content, str) and not (content is None and calls):
-            raise UsageError(f"chat message {i} must be a mapping with string 'role' and 'content' "
-                             f"(null content only beside tool_calls), not {message!r}")
+            raise UsageError(
+                f"chat message {i} must be a mapping with string 'role' and 'content' "
+                f"(null content only beside tool_calls), not {message!r}"
+            )
 
 
 class ChatClient:
@@ -85,13 +94,23 @@ class ChatClient:
     ``snapshot``. ``transport`` replaces the inner HTTP transport.
     """
 
-    def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
-                 store: "str | Path | Store | None" = None, snapshot: str | None = None,
-                 mode: str | None = None, timeout: float = 60.0,
-                 transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        store: "str | Path | Store | None" = None,
+        snapshot: str | None = None,
+        mode: str | None = None,
+        timeout: float = 60.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise UsageError(f"the LLM base URL must start with http:// or https:// (e.g. http://127.0.0.1:8000/v1), "
-                             f"not {base_url!r}")
+            raise UsageError(
+                f"the LLM base URL must start with http:// or https:// (e.g. http://127.0.0.1:8000/v1), "
+                f"not {base_url!r}"
+            )
         if not model:
             raise UsageError("the LLM client needs a model name")
         if snapshot is None and (mode is not None or store is not None):
@@ -118,8 +137,9 @@ class ChatClient:
             self.store = store
         else:
             # Strict replay opens the store read-only: it must already hold the snapshot, and nothing is written.
-            self.store = self._owned_store = Store(Path(store) if store else default_store_path(),
-                                                   readonly=(self.mode == "replay"))
+            self.store = self._owned_store = Store(
+                Path(store) if store else default_store_path(), readonly=(self.mode == "replay")
+            )
         try:
             # Strict replay never builds a socket-opening transport, so no request can leave the process.
             inner = transport if transport is not None or self.mode == "replay" else httpx.HTTPTransport()
@@ -132,25 +152,41 @@ class ChatClient:
         self._http = httpx.Client(transport=recorder, timeout=timeout)
 
     # -- the verbs --------------------------------------------------------------
-    def chat(self, messages: Sequence[Mapping[str, Any]], *, temperature: float = 0.0,
-             max_tokens: int | None = None, response_format: Mapping[str, Any] | None = None) -> str:
+    def chat(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        response_format: Mapping[str, Any] | None = None,
+    ) -> str:
         """The first choice's message content for ``messages``.
 
         Raises :class:`~kopa_replay.errors.SourceError` when the server fails,
         answers an HTTP error, or answers something that is not a completion;
         :class:`~kopa_replay.errors.CassetteMiss` when strict replay has no record.
         """
-        message = self.chat_message(messages, temperature=temperature, max_tokens=max_tokens,
-                                    response_format=response_format)
+        message = self.chat_message(
+            messages, temperature=temperature, max_tokens=max_tokens, response_format=response_format
+        )
         content = message.get("content")
         if not isinstance(content, str):
-            raise SourceError(f"{self._where} answered tool calls with a non-text message content "
-                              f"({type(content).__name__}) where text was asked for")
+            raise SourceError(
+                f"{self._where} answered tool calls with a non-text message content "
+                f"({type(content).__name__}) where text was asked for"
+            )
         return content
 
-    def chat_message(self, messages: Sequence[Mapping[str, Any]], *, tools: Sequence[Mapping[str, Any]] | None = None,
-                     temperature: float = 0.0, max_tokens: int | None = None,
-                     response_format: Mapping[str, Any] | None = None, seed: int | None = None) -> dict[str, Any]:
+    def chat_message(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> dict[str, Any]:
         """The first choice's whole assistant message for ``messages``, offering ``tools`` (OpenAI schemas);
         ``seed`` (when given) is the request's sampling seed, which servers such as vLLM honour.
 
@@ -160,8 +196,15 @@ class ChatClient:
         :class:`~kopa_replay.errors.SourceError` for a message with neither text nor tool calls.
         """
         _check_messages(messages)
-        content = chat_body(self.model, messages, temperature=temperature, max_tokens=max_tokens,
-                            response_format=response_format, tools=tools, seed=seed)
+        content = chat_body(
+            self.model,
+            messages,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            response_format=response_format,
+            tools=tools,
+            seed=seed,
+        )
         headers = {"content-type": "application/json", "accept": "application/json"}
         if self._api_key:
             headers["authorization"] = f"Bearer {self._api_key}"
@@ -169,8 +212,10 @@ class ChatClient:
         try:
             response = self._http.post(self._endpoint, content=content, headers=headers, extensions=extensions)
         except httpx.HTTPError as exc:
-            raise SourceError(f"LLM request to {self.url} (model {self.model!r}) failed: "
-                              f"{type(exc).__name__}: {self._redactor.scrub_text(str(exc))}") from exc
+            raise SourceError(
+                f"LLM request to {self.url} (model {self.model!r}) failed: "
+                f"{type(exc).__name__}: {self._redactor.scrub_text(str(exc))}"
+            ) from exc
         return self._message(response)
 
     @property
@@ -185,23 +230,30 @@ class ChatClient:
         try:
             doc = json.loads(body)
         except ValueError:
-            raise SourceError(f"{where} answered HTTP {response.status_code} with a body that is not JSON: "
-                              f"{self._excerpt(body)}") from None
+            raise SourceError(
+                f"{where} answered HTTP {response.status_code} with a body that is not JSON: {self._excerpt(body)}"
+            ) from None
         try:
             message = doc["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):
             message = None
         if not isinstance(message, dict):
-            raise SourceError(f"{where} answered HTTP {response.status_code} without choices[0].message.content: "
-                              f"{self._excerpt(body)}")
+            raise SourceError(
+                f"{where} answered HTTP {response.status_code} without choices[0].message.content: "
+                f"{self._excerpt(body)}"
+            )
         content = message.get("content")
         if not isinstance(content, str) and not (content is None and message.get("tool_calls")):
-            raise SourceError(f"{where} answered HTTP {response.status_code} with a non-text message content "
-                              f"({type(content).__name__}) and no tool_calls")
+            raise SourceError(
+                f"{where} answered HTTP {response.status_code} with a non-text message content "
+                f"({type(content).__name__}) and no tool_calls"
+            )
         calls = message.get("tool_calls")
         if calls is not None and not isinstance(calls, list):
-            raise SourceError(f"{where} answered HTTP {response.status_code} with tool_calls that are not a list: "
-                              f"{self._excerpt(body)}")
+            raise SourceError(
+                f"{where} answered HTTP {response.status_code} with tool_calls that are not a list: "
+                f"{self._excerpt(body)}"
+            )
         return message
 
     def _excerpt(self, body: bytes) -> str:

@@ -46,12 +46,18 @@ class Received:
 def completion(model: str, content: "str | dict[str, Any]") -> bytes:
     """A minimal chat-completion response body holding ``content`` (text, or a whole assistant message)."""
     message = {"role": "assistant", "content": content} if isinstance(content, str) else dict(content)
-    return json.dumps({
-        "id": "chatcmpl-fake", "object": "chat.completion", "model": model,
-        "choices": [{"index": 0, "message": message,
-                     "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-    }, ensure_ascii=False).encode("utf-8")
+    return json.dumps(
+        {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "model": model,
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}
+            ],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        },
+        ensure_ascii=False,
+    ).encode("utf-8")
 
 
 def tool_call(name: str, arguments: "Mapping[str, Any] | str", call_id: str = "call_0") -> dict[str, Any]:
@@ -72,8 +78,9 @@ class FakeChatServer:
         return len(self.received)
 
 
-def _handler_class(state: FakeChatServer, answer: Callable[[Any], "str | dict[str, Any] | Reply"],
-                   lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
+def _handler_class(
+    state: FakeChatServer, answer: Callable[[Any], "str | dict[str, Any] | Reply"], lock: threading.Lock
+) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         disable_nagle_algorithm = True
@@ -99,7 +106,9 @@ def _handler_class(state: FakeChatServer, answer: Callable[[Any], "str | dict[st
                 self._send(Reply(400, b'{"error": {"message": "body is not JSON"}}'))
                 return
             result = answer(request)
-            self._send(result if isinstance(result, Reply) else Reply(200, completion(request.get("model", ""), result)))
+            self._send(
+                result if isinstance(result, Reply) else Reply(200, completion(request.get("model", ""), result))
+            )
 
         def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
             return  # silent: tests read ``received`` instead
@@ -116,8 +125,9 @@ def running_chat_server(answer: Callable[[Any], "str | dict[str, Any] | Reply"])
     server.daemon_threads = True
     state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     # A short poll interval: shutdown() waits for the next poll, and the default 0.5 s would dominate a test.
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, name="kopa-fake-llm",
-                              daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.01}, name="kopa-fake-llm", daemon=True
+    )
     thread.start()
     try:
         yield state

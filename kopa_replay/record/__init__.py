@@ -9,11 +9,29 @@ source drive the whole stack: they are stages (:mod:`kopa_replay.stages.workflow
 from kopa_replay.util import lazy_exports
 
 # loaded on first use: importing the package (the command line does) stays cheap
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "kopa_replay.record.redact": ("MASK", "Redactor", "redactor_for",),
-    "kopa_replay.record.store": ("SCHEMA_VERSION", "Interaction", "Snapshot", "Store", "default_store_path",),
-    "kopa_replay.record.transport": ("MODES", "AsyncRecordTransport", "RecordTransport", "decide",),
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "kopa_replay.record.redact": (
+            "MASK",
+            "Redactor",
+            "redactor_for",
+        ),
+        "kopa_replay.record.store": (
+            "SCHEMA_VERSION",
+            "Interaction",
+            "Snapshot",
+            "Store",
+            "default_store_path",
+        ),
+        "kopa_replay.record.transport": (
+            "MODES",
+            "AsyncRecordTransport",
+            "RecordTransport",
+            "decide",
+        ),
+    },
+)
 
 __all__ = [
     "MASK",

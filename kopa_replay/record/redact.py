@@ -26,8 +26,16 @@ from typing import Iterable, Mapping
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlencode, urlsplit
 from xml.sax.saxutils import escape
 
-__all__ = ["MASK", "DEFAULT_SECRET_PARAMS", "DEFAULT_SECRET_HEADERS", "Redactor", "redactor_for", "register_secret",
-           "SecretLogFilter", "echo_forms"]
+__all__ = [
+    "MASK",
+    "DEFAULT_SECRET_PARAMS",
+    "DEFAULT_SECRET_HEADERS",
+    "Redactor",
+    "redactor_for",
+    "register_secret",
+    "SecretLogFilter",
+    "echo_forms",
+]
 
 MASK = "***"
 _MASK_BYTES = MASK.encode()
@@ -73,18 +81,23 @@ class Redactor:
         byte_forms = sorted({raw for form in text_forms for raw in _encodings(form)}, key=lambda b: (-len(b), b))
         object.__setattr__(self, "_text_forms", text_forms)
         object.__setattr__(self, "_byte_forms", tuple(byte_forms))
-        short = sorted({form for v in values if len(v) < MIN_SECRET_LENGTH for form in echo_forms(v)},
-                       key=lambda f: (-len(f), f))
+        short = sorted(
+            {form for v in values if len(v) < MIN_SECRET_LENGTH for form in echo_forms(v)}, key=lambda f: (-len(f), f)
+        )
         if short:
             object.__setattr__(self, "_text_tokens", _Tokens.of(short))
-            object.__setattr__(self, "_byte_tokens", _Tokens.of(
-                sorted({raw for form in short for raw in _encodings(form)}, key=lambda b: (-len(b), b))))
+            object.__setattr__(
+                self,
+                "_byte_tokens",
+                _Tokens.of(sorted({raw for form in short for raw in _encodings(form)}, key=lambda b: (-len(b), b))),
+            )
         object.__setattr__(self, "_segments", frozenset(values))
         object.__setattr__(self, "_key_index", _key_index(self.key_paths))
 
     def with_values(self, values: Iterable[str]) -> "Redactor":
-        return Redactor(self.secret_params, self.secret_headers, (*self.secret_values, *values), self.noise_params,
-                        self.key_paths)
+        return Redactor(
+            self.secret_params, self.secret_headers, (*self.secret_values, *values), self.noise_params, self.key_paths
+        )
 
     # -- text -----------------------------------------------------------------
     def scrub_text(self, text: str) -> str:
@@ -118,16 +131,20 @@ class Redactor:
         segments = parts.path.split("/")
         at = self._key_segment((parts.hostname or "").lower(), segments)
         path = "/".join(MASK if i == at or unquote(seg) in self._segments else seg for i, seg in enumerate(segments))
-        query = [(k, MASK if self.is_secret_param(k) or v in self._segments else v)
-                 for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+        query = [
+            (k, MASK if self.is_secret_param(k) or v in self._segments else v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        ]
         rebuilt = f"{parts.scheme}://{parts.netloc}{path}"
         if query:
             rebuilt += "?" + urlencode(query, safe="*")
         return self.scrub_text(rebuilt)
 
     def redact_headers(self, headers: Mapping[str, str]) -> dict[str, str]:
-        return {k.lower(): (MASK if k.lower() in self.secret_headers or v in self._segments else self.scrub_text(v))
-                for k, v in sorted(headers.items(), key=lambda kv: kv[0].lower())}
+        return {
+            k.lower(): (MASK if k.lower() in self.secret_headers or v in self._segments else self.scrub_text(v))
+            for k, v in sorted(headers.items(), key=lambda kv: kv[0].lower())
+        }
 
     def _key_segment(self, host: str, segments: list[str]) -> int | None:
         """The index of the segment a catalog puts the key in, for a URL of one of its path-key tools."""
@@ -152,10 +169,20 @@ class Redactor:
             path = "/".join(MASK if i == at else unquote(seg) for i, seg in enumerate(segments))
         else:
             path = "/".join(MASK if unquote(seg) in self._segments else unquote(seg) for seg in segments)
-        query = sorted((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                       if not self.is_secret_param(k) and k.lower() not in self.noise_params)
-        text = "\n".join([method.upper(), host, path, *(f"{k}={v}" for k, v in query),
-                          hashlib.sha256(self.scrub_bytes(body)).hexdigest()])
+        query = sorted(
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if not self.is_secret_param(k) and k.lower() not in self.noise_params
+        )
+        text = "\n".join(
+            [
+                method.upper(),
+                host,
+                path,
+                *(f"{k}={v}" for k, v in query),
+                hashlib.sha256(self.scrub_bytes(body)).hexdigest(),
+            ]
+        )
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -164,9 +191,12 @@ def echo_forms(value: str) -> tuple[str, ...]:
     lower hex), JSON-escaped (``\\"``, ``\\\\``, ``\\uXXXX``) and XML/HTML-escaped (``&amp;`` …, numeric
     entities). Longest first, so no form is left half masked by a shorter one."""
     json_forms = {json.dumps(value, ensure_ascii=flag)[1:-1] for flag in (False, True)}
-    xml_forms = {escape(value), escape(value, {'"': "&quot;", "'": "&#39;"}),
-                 escape(value, {'"': "&#34;", "'": "&apos;"}),
-                 "".join(f"&#{ord(c)};" if not c.isalnum() else c for c in value)}
+    xml_forms = {
+        escape(value),
+        escape(value, {'"': "&quot;", "'": "&#39;"}),
+        escape(value, {'"': "&#34;", "'": "&apos;"}),
+        "".join(f"&#{ord(c)};" if not c.isalnum() else c for c in value),
+    }
     percent = {quote(value, safe=""), quote_plus(value, safe="")}
     percent |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), form) for form in percent}
     forms = {value} | json_forms | xml_forms | percent
@@ -192,8 +222,9 @@ class _Tokens:
             wrap, join, slash, mask = (lambda text: text.encode()), b"|".join, b"/", _MASK_BYTES
         else:
             wrap, join, slash, mask = (lambda text: text), "|".join, "/", MASK
-        values = re.compile(wrap("(?<==)(?:") + join(re.escape(f) for f in forms)
-                            + wrap(f")(?=[{re.escape(VALUE_END)}]|\\Z)"))
+        values = re.compile(
+            wrap("(?<==)(?:") + join(re.escape(f) for f in forms) + wrap(f")(?=[{re.escape(VALUE_END)}]|\\Z)")
+        )
         urls = re.compile(wrap(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'<>\\]+"))
         # a form with a slash in it would be two segments: the key went percent-encoded in a path
         return cls(values, urls, frozenset(f for f in forms if slash not in f), slash, mask)
@@ -212,7 +243,7 @@ class _Tokens:
         if path_at < 0:
             return url
         end = len(url)
-        for stop in ((b"?", b"#") if isinstance(url, bytes) else ("?", "#")):
+        for stop in (b"?", b"#") if isinstance(url, bytes) else ("?", "#"):
             found = url.find(stop, path_at)
             if found >= 0:
                 end = min(end, found)
@@ -268,7 +299,7 @@ def redactor_for(catalog=None, extra_values: Iterable[str] = (), noise_params: I
     params = set(DEFAULT_SECRET_PARAMS)
     headers = set(DEFAULT_SECRET_HEADERS)
     env_vars = set(KEY_ENV_VARS)
-    for tool in (catalog or ()):
+    for tool in catalog or ():
         auth = tool.http.auth
         if auth.location == "query":
             params.add(auth.name.lower())
@@ -277,9 +308,13 @@ def redactor_for(catalog=None, extra_values: Iterable[str] = (), noise_params: I
         if auth.env:
             env_vars.add(auth.env)
     values = [os.environ[name] for name in sorted(env_vars) if os.environ.get(name)]
-    return Redactor(frozenset(params), frozenset(headers), (*values, *extra_values),
-                    frozenset(n.lower() for n in noise_params),
-                    key_paths(catalog) if catalog is not None else _builtin_key_paths())
+    return Redactor(
+        frozenset(params),
+        frozenset(headers),
+        (*values, *extra_values),
+        frozenset(n.lower() for n in noise_params),
+        key_paths(catalog) if catalog is not None else _builtin_key_paths(),
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -334,8 +369,16 @@ class SecretLogFilter(logging.Filter):
 
 
 #: the loggers of httpx and httpcore (httpcore logs on its modules' loggers, not on ``httpcore``)
-HTTP_LOGGERS = ("httpx", "httpcore", "httpcore.connection", "httpcore.connection_pool", "httpcore.http11",
-                "httpcore.http2", "httpcore.proxy", "httpcore.socks")
+HTTP_LOGGERS = (
+    "httpx",
+    "httpcore",
+    "httpcore.connection",
+    "httpcore.connection_pool",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+)
 
 
 def install_log_filter() -> None:

@@ -24,8 +24,15 @@ from typing import Callable, Mapping
 
 import httpx
 
-__all__ = ["MAX_BACKOFF", "RETRY_STATUSES", "RetryStats", "RetryTransport", "retry_after", "retry_delay",
-           "status_retryable"]
+__all__ = [
+    "MAX_BACKOFF",
+    "RETRY_STATUSES",
+    "RetryStats",
+    "RetryTransport",
+    "retry_after",
+    "retry_delay",
+    "status_retryable",
+]
 
 #: The longest wait between two tries, whatever Retry-After asks (seconds).
 MAX_BACKOFF = 30.0
@@ -91,10 +98,17 @@ class RetryStats:
 class RetryTransport(httpx.BaseTransport):
     """Send through ``inner``, trying environmental failures again (see the module docstring)."""
 
-    def __init__(self, inner: httpx.BaseTransport, *, retries: int = 3, backoff: float = 0.5,
-                 max_backoff: float = MAX_BACKOFF, sleep: Callable[[float], object] = time.sleep,
-                 clock: Callable[[], float] = time.time,
-                 retryable: Callable[[httpx.Request, httpx.Response], bool] = status_retryable) -> None:
+    def __init__(
+        self,
+        inner: httpx.BaseTransport,
+        *,
+        retries: int = 3,
+        backoff: float = 0.5,
+        max_backoff: float = MAX_BACKOFF,
+        sleep: Callable[[float], object] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        retryable: Callable[[httpx.Request, httpx.Response], bool] = status_retryable,
+    ) -> None:
         if retries < 0 or backoff < 0 or max_backoff < 0:
             raise ValueError("retries, backoff and max_backoff must be 0 or more")
         self.inner = inner

@@ -31,8 +31,18 @@ from kopa_replay.errors import SnapshotError
 from kopa_replay.record.store import Store
 from kopa_replay.util import write_atomic
 
-__all__ = ["DIGEST_VERSIONS", "snapshot_digest", "recomputed_digest", "manifest_dir_for", "manifest_path", "load_manifest", "seal_snapshot",
-           "verify_snapshot", "check_pinned", "ToolDigests"]
+__all__ = [
+    "DIGEST_VERSIONS",
+    "snapshot_digest",
+    "recomputed_digest",
+    "manifest_dir_for",
+    "manifest_path",
+    "load_manifest",
+    "seal_snapshot",
+    "verify_snapshot",
+    "check_pinned",
+    "ToolDigests",
+]
 
 
 #: ``(store, snapshot name, catalog) -> {tool: schema digest}``: what a seal's manifest lists per tool
@@ -52,16 +62,34 @@ def snapshot_digest(store: Store, name: str, version: int = DIGEST_VERSIONS[0]) 
         digest.update(f"kopa-replay snapshot digest v{version}\n".encode())
     for item in store.interactions(name):  # ordered by request key, then seq
         if version == 1:
-            fields = [item.request_key, str(item.seq), item.tool or "", str(item.status), item.content_type,
-                      item.body_digest]
+            fields = [
+                item.request_key,
+                str(item.seq),
+                item.tool or "",
+                str(item.status),
+                item.content_type,
+                item.body_digest,
+            ]
             if any("\t" in f or "\n" in f for f in fields):
                 # a separator inside a field could shift one row's text into the next: never what v1 sealed
                 return "v1 digest impossible: a field holds a tab or a newline"
             digest.update("\t".join(fields).encode("utf-8") + b"\n")
-        else:   # one JSON array per row: no field can pass for another
-            digest.update(json.dumps([item.request_key, item.seq, item.tool, item.status,
-                                      dict(sorted(item.response_headers.items())), item.body_digest],
-                                     ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+        else:  # one JSON array per row: no field can pass for another
+            digest.update(
+                json.dumps(
+                    [
+                        item.request_key,
+                        item.seq,
+                        item.tool,
+                        item.status,
+                        dict(sorted(item.response_headers.items())),
+                        item.body_digest,
+                    ],
+                    ensure_ascii=False,
+                    separators=(",", ":"),
+                ).encode("utf-8")
+                + b"\n"
+            )
     return digest.hexdigest()
 
 
@@ -98,8 +126,15 @@ def load_manifest(store: Store, name: str, manifest_dir: str | Path | None = Non
         raise SnapshotError(f"manifest {path} is unreadable: {exc}") from exc
 
 
-def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str | Path | None = None,
-                  force: bool = False, *, tool_digests: ToolDigests) -> dict[str, Any]:
+def seal_snapshot(
+    store: Store,
+    name: str,
+    catalog: Catalog,
+    manifest_dir: str | Path | None = None,
+    force: bool = False,
+    *,
+    tool_digests: ToolDigests,
+) -> dict[str, Any]:
     """Seal ``name`` (idempotent for a sealed snapshot with the same digest) and write its manifest.
 
     ``tool_digests(store, name, catalog)`` gives the manifest's per-tool schema digests (the recorder infers no
@@ -111,17 +146,21 @@ def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str |
     """
     snapshot = store.snapshot(name)
     if snapshot.unfinished and not snapshot.sealed and not force:
-        raise SnapshotError(f"snapshot {name!r} in {store.path}: its recording did not finish "
-                            f"({snapshot.interactions} interactions so far; a recorder was stopped or is still "
-                            "running). Run the same record command again to resume it, or seal what it holds "
-                            "with --force")
+        raise SnapshotError(
+            f"snapshot {name!r} in {store.path}: its recording did not finish "
+            f"({snapshot.interactions} interactions so far; a recorder was stopped or is still "
+            "running). Run the same record command again to resume it, or seal what it holds "
+            "with --force"
+        )
     if snapshot.sealed:
         digest, version = recomputed_digest(store, name)
         if snapshot.digest != digest:
-            raise SnapshotError(f"snapshot {name!r} is sealed with digest {snapshot.digest[:12]}… but its "
-                                f"interactions hash to {digest[:12]}…: the store is corrupt")
+            raise SnapshotError(
+                f"snapshot {name!r} is sealed with digest {snapshot.digest[:12]}… but its "
+                f"interactions hash to {digest[:12]}…: the store is corrupt"
+            )
     else:
-        with store.transaction(name, create=False):   # hashed and sealed at once: no recorder writes between
+        with store.transaction(name, create=False):  # hashed and sealed at once: no recorder writes between
             digest, version = snapshot_digest(store, name), DIGEST_VERSIONS[0]
             snapshot = store.snapshot(name)
             store.seal(name, digest)
@@ -142,8 +181,10 @@ def seal_snapshot(store: Store, name: str, catalog: Catalog, manifest_dir: str |
     if provenance is not None:
         manifest["refresh"] = provenance
     store.end_recording(name, everyone=True)
-    write_atomic(manifest_path(store, name, manifest_dir),
-                 json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    write_atomic(
+        manifest_path(store, name, manifest_dir),
+        json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+    )
     return manifest
 
 
@@ -159,11 +200,15 @@ def check_pinned(store: Store, name: str, manifest_dir: str | Path | None = None
         return
     digest, _ = recomputed_digest(store, name)
     if digest != snapshot.digest:
-        raise SnapshotError(f"snapshot {name!r}: its interactions hash to {digest[:12]}… but it was sealed as "
-                            f"{str(snapshot.digest)[:12]}…: the store was edited (kopa-replay snapshot verify {name})")
+        raise SnapshotError(
+            f"snapshot {name!r}: its interactions hash to {digest[:12]}… but it was sealed as "
+            f"{str(snapshot.digest)[:12]}…: the store was edited (kopa-replay snapshot verify {name})"
+        )
     if manifest is not None and manifest.get("digest") != snapshot.digest:
-        raise SnapshotError(f"snapshot {name!r}: store digest {str(snapshot.digest)[:12]}… does not match the "
-                            f"manifest {manifest_path(store, name, manifest_dir)} ({str(manifest.get('digest'))[:12]}…)")
+        raise SnapshotError(
+            f"snapshot {name!r}: store digest {str(snapshot.digest)[:12]}… does not match the "
+            f"manifest {manifest_path(store, name, manifest_dir)} ({str(manifest.get('digest'))[:12]}…)"
+        )
 
 
 def verify_snapshot(store: Store, name: str, manifest_dir: str | Path | None = None) -> list[str]:
@@ -175,8 +220,9 @@ def verify_snapshot(store: Store, name: str, manifest_dir: str | Path | None = N
         problems.append(f"interactions hash to {digest[:12]}… but the snapshot was sealed as {snapshot.digest[:12]}…")
     manifest = load_manifest(store, name, manifest_dir)
     if manifest is not None and manifest.get("digest") != digest:
-        problems.append(f"manifest digest {str(manifest.get('digest'))[:12]}… differs from the interactions' "
-                        f"{digest[:12]}…")
+        problems.append(
+            f"manifest digest {str(manifest.get('digest'))[:12]}… differs from the interactions' {digest[:12]}…"
+        )
     if manifest is None and snapshot.sealed:
         problems.append(f"sealed but no manifest at {manifest_path(store, name, manifest_dir)}")
     bodies = sorted({item.body_digest for item in store.interactions(name)})

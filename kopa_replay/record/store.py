@@ -46,8 +46,17 @@ import zstandard
 
 from kopa_replay.errors import SnapshotError, StoreError
 
-__all__ = ["SCHEMA_VERSION", "Interaction", "RecordedRow", "Snapshot", "Store", "blob_digest", "default_store_path",
-           "replay_store_path", "shipped_store_path"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "Interaction",
+    "RecordedRow",
+    "Snapshot",
+    "Store",
+    "blob_digest",
+    "default_store_path",
+    "replay_store_path",
+    "shipped_store_path",
+]
 
 SCHEMA_VERSION = 3
 APPLICATION = "kopa-replay cassette store"
@@ -267,8 +276,8 @@ class Store:
         # per platform: bodies seen before its dictionary is trained, then (codec, compressor) with it
         self._samples: dict[str, list[bytes]] = {}
         self._dictionary_compressors: dict[str, tuple[str, zstandard.ZstdCompressor]] = {}
-        self._trained_uncommitted: list[str] = []   # scopes whose dictionary this transaction inserted
-        self._dictionaries: dict[str, bytes] = {}   # codec -> dictionary bytes, read from the file once
+        self._trained_uncommitted: list[str] = []  # scopes whose dictionary this transaction inserted
+        self._dictionaries: dict[str, bytes] = {}  # codec -> dictionary bytes, read from the file once
         self._bodies: OrderedDict[str, bytes] = OrderedDict()
         self._bodies_lock = threading.Lock()
         self._verified: set[str] = set()  # body digests this process has checked against their bytes
@@ -291,15 +300,17 @@ class Store:
         try:
             conn = sqlite3.connect(temporary, isolation_level=None)
             try:
-                conn.execute("PRAGMA journal_mode = WAL")   # kept in the file's header
+                conn.execute("PRAGMA journal_mode = WAL")  # kept in the file's header
                 for statement in (*_SCHEMA, *_SEALED_V2, *_DICTIONARIES_V3):
                     conn.execute(statement)
-                conn.execute("INSERT INTO meta VALUES ('application', ?), ('schema_version', ?)",
-                             (APPLICATION, str(SCHEMA_VERSION)))
+                conn.execute(
+                    "INSERT INTO meta VALUES ('application', ?), ('schema_version', ?)",
+                    (APPLICATION, str(SCHEMA_VERSION)),
+                )
             finally:
                 conn.close()
             try:
-                os.link(temporary, self.path)   # fails, leaving the other's, when another recorder was first
+                os.link(temporary, self.path)  # fails, leaving the other's, when another recorder was first
             except FileExistsError:
                 pass
         except (OSError, sqlite3.Error) as exc:
@@ -311,8 +322,9 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         try:
             if self.readonly:
-                conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
-                                       isolation_level=None)
+                conn = sqlite3.connect(
+                    f"file:{self.path}?mode=ro", uri=True, check_same_thread=False, isolation_level=None
+                )
             else:
                 conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
@@ -324,7 +336,7 @@ class Store:
             conn.execute(f"PRAGMA cache_size = {_CACHE_KIB}")
         except sqlite3.OperationalError as exc:
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
-        except sqlite3.DatabaseError as exc:   # "file is not a database"
+        except sqlite3.DatabaseError as exc:  # "file is not a database"
             raise StoreError(f"{self.path} is not a SQLite cassette store: {exc}") from exc
         return conn
 
@@ -355,8 +367,10 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a SQLite cassette store: {exc}") from exc
         if tables and "meta" not in tables:
-            raise StoreError(f"{self.path} is a SQLite file but not a kopa-replay store "
-                             f"(tables: {', '.join(sorted(tables))}); refusing to touch it")
+            raise StoreError(
+                f"{self.path} is a SQLite file but not a kopa-replay store "
+                f"(tables: {', '.join(sorted(tables))}); refusing to touch it"
+            )
         version = 0
         if "meta" in tables:
             row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
@@ -365,10 +379,12 @@ class Store:
                 raise StoreError(f"{self.path} is not a kopa-replay store; refusing to touch it")
             version = int(row[0]) if row else 0
         if version > SCHEMA_VERSION:
-            raise StoreError(f"store {self.path} has schema version {version}, newer than this kopa-replay "
-                             f"understands ({SCHEMA_VERSION}); upgrade kopa-replay")
+            raise StoreError(
+                f"store {self.path} has schema version {version}, newer than this kopa-replay "
+                f"understands ({SCHEMA_VERSION}); upgrade kopa-replay"
+            )
         if self.readonly:
-            if version >= 1:   # an older store reads the same; it gains the newer triggers when opened writable
+            if version >= 1:  # an older store reads the same; it gains the newer triggers when opened writable
                 return
             raise StoreError(f"store {self.path} is empty; record into it first")
         self._use_wal()
@@ -380,7 +396,7 @@ class Store:
         if str(self.conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
             try:
                 self.conn.execute("PRAGMA journal_mode = WAL")
-            except sqlite3.OperationalError:   # another process holds it: it works as it is, just less shared
+            except sqlite3.OperationalError:  # another process holds it: it works as it is, just less shared
                 pass
 
     def _migrate(self, version: int) -> None:
@@ -392,10 +408,10 @@ class Store:
                 for statement in _SCHEMA:
                     conn.execute(statement)
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('application', ?)", (APPLICATION,))
-            if version < 2:   # triggers only: rows, digests and manifests stay as they are
+            if version < 2:  # triggers only: rows, digests and manifests stay as they are
                 for statement in _SEALED_V2:
                     conn.execute(statement)
-            if version < 3:   # a new table: existing blobs keep their codecs
+            if version < 3:  # a new table: existing blobs keep their codecs
                 for statement in _DICTIONARIES_V3:
                     conn.execute(statement)
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
@@ -405,8 +421,15 @@ class Store:
             raise
 
     # -- snapshots --------------------------------------------------------------
-    def ensure_snapshot(self, name: str, *, as_of: str | None = None, source: str | None = None,
-                        seed: int | None = None, catalog_digest: str | None = None) -> Snapshot:
+    def ensure_snapshot(
+        self,
+        name: str,
+        *,
+        as_of: str | None = None,
+        source: str | None = None,
+        seed: int | None = None,
+        catalog_digest: str | None = None,
+    ) -> Snapshot:
         """The snapshot called ``name``, created (unsealed) if absent; the settings given fill an empty one's."""
         if self.readonly:
             return self.snapshot(name)
@@ -416,7 +439,8 @@ class Store:
             "source = COALESCE(excluded.source, source), seed = COALESCE(excluded.seed, seed), "
             "catalog_digest = COALESCE(excluded.catalog_digest, catalog_digest) "
             "WHERE sealed = 0 AND NOT EXISTS (SELECT 1 FROM interactions WHERE snapshot = excluded.name)",
-            (name, as_of, source, seed, catalog_digest))
+            (name, as_of, source, seed, catalog_digest),
+        )
         return self.snapshot(name)
 
     def snapshot(self, name: str) -> Snapshot:
@@ -424,7 +448,8 @@ class Store:
             "SELECT name, as_of, source, seed, catalog_digest, sealed, digest, "
             "(SELECT COUNT(*) FROM interactions WHERE snapshot = s.name), "
             "EXISTS (SELECT 1 FROM meta WHERE substr(key, 1, ?) = ?) FROM snapshots s WHERE name = ?",
-            (len(_recording_prefix(name)), _recording_prefix(name), name)).fetchone()
+            (len(_recording_prefix(name)), _recording_prefix(name), name),
+        ).fetchone()
         if row is None:
             known = ", ".join(self.snapshot_names()) or "none"
             raise SnapshotError(f"no snapshot {name!r} in store {self.path} (snapshots: {known})")
@@ -438,10 +463,15 @@ class Store:
         """This process's recording of ``name`` finished: its mark goes, and so do the marks of recorders that
         died (their workload was this one's, now done); another live recorder's stays. ``everyone``: all go."""
         prefix = _recording_prefix(name)
-        marks = [key for key, in self.conn.execute("SELECT key FROM meta WHERE substr(key, 1, ?) = ?",
-                                                   (len(prefix), prefix))]
-        done = [key for key in marks if everyone or not _alive(int(key[len(prefix):]))
-                or int(key[len(prefix):]) == os.getpid()]
+        marks = [
+            key
+            for (key,) in self.conn.execute("SELECT key FROM meta WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
+        ]
+        done = [
+            key
+            for key in marks
+            if everyone or not _alive(int(key[len(prefix) :])) or int(key[len(prefix) :]) == os.getpid()
+        ]
         for key in done:
             self._write_meta("DELETE FROM meta WHERE key = ?", (key,))
 
@@ -467,8 +497,9 @@ class Store:
         with self.transaction(name, create=False) as conn:
             conn.execute("DELETE FROM interactions WHERE snapshot = ?", (name,))
             conn.execute("DELETE FROM snapshots WHERE name = ?", (name,))
-            conn.execute("DELETE FROM meta WHERE substr(key, 1, ?) = ?",
-                         (len(_recording_prefix(name)), _recording_prefix(name)))
+            conn.execute(
+                "DELETE FROM meta WHERE substr(key, 1, ?) = ?", (len(_recording_prefix(name)), _recording_prefix(name))
+            )
             conn.execute("DELETE FROM meta WHERE key = ?", (_provenance_key(name),))
             conn.execute("DELETE FROM meta WHERE substr(key, 1, ?) = ?", (len(_once_prefix(name)), _once_prefix(name)))
 
@@ -478,8 +509,10 @@ class Store:
         with self.transaction(name, create=False) as conn:
             if self.snapshot(name).sealed:
                 raise SnapshotError(f"snapshot {name!r} is sealed: its provenance is part of its manifest")
-            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                         (_provenance_key(name), json.dumps(dict(provenance), sort_keys=True, ensure_ascii=False)))
+            conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                (_provenance_key(name), json.dumps(dict(provenance), sort_keys=True, ensure_ascii=False)),
+            )
 
     def provenance(self, name: str) -> dict[str, Any] | None:
         """What :meth:`set_provenance` said of ``name``, or None."""
@@ -487,7 +520,9 @@ class Store:
         return json.loads(row[0]) if row else None
 
     # -- writing ----------------------------------------------------------------
-    def _encode(self, body: bytes, conn: sqlite3.Connection | None = None, tool: str | None = None) -> tuple[str, bytes]:
+    def _encode(
+        self, body: bytes, conn: sqlite3.Connection | None = None, tool: str | None = None
+    ) -> tuple[str, bytes]:
         """(codec, data) for a body: raw when short or incompressible, else zstd — with the dictionary of the
         tool's platform once one is trained (inside the caller's transaction ``conn``)."""
         if len(body) < _COMPRESS_MIN:
@@ -498,15 +533,17 @@ class Store:
         packed = compressor.compress(body)
         return (codec, packed) if len(packed) < len(body) else ("raw", body)
 
-    def _dictionary_for(self, conn: sqlite3.Connection, scope: str,
-                        body: bytes) -> tuple[str, zstandard.ZstdCompressor] | None:
+    def _dictionary_for(
+        self, conn: sqlite3.Connection, scope: str, body: bytes
+    ) -> tuple[str, zstandard.ZstdCompressor] | None:
         """The platform's dictionary compressor: the newest in the file, else one trained here from the first
         bodies seen (deterministic for the same bodies in the same order), else None while it waits for them."""
         known = self._dictionary_compressors.get(scope)
         if known is not None:
             return known
-        row = conn.execute("SELECT id, data FROM dictionaries WHERE scope = ? ORDER BY id DESC LIMIT 1",
-                           (scope,)).fetchone()
+        row = conn.execute(
+            "SELECT id, data FROM dictionaries WHERE scope = ? ORDER BY id DESC LIMIT 1", (scope,)
+        ).fetchone()
         if row is None:
             samples = self._samples.setdefault(scope, [])
             samples.append(body)
@@ -523,7 +560,7 @@ class Store:
             cursor = conn.execute("INSERT INTO dictionaries (scope, data) VALUES (?, ?)", (scope, trained.as_bytes()))
             row = (cursor.lastrowid, trained.as_bytes())
             del self._samples[scope]
-            self._trained_uncommitted.append(scope)   # forgotten if the transaction rolls back
+            self._trained_uncommitted.append(scope)  # forgotten if the transaction rolls back
         codec = f"zstd:{row[0]}"
         known = (codec, zstandard.ZstdCompressor(level=_LEVEL, dict_data=zstandard.ZstdCompressionDict(row[1])))
         self._dictionary_compressors[scope] = known
@@ -544,8 +581,9 @@ class Store:
                 if data is None:
                     row = None
                     if codec.startswith("zstd:") and codec[5:].isdigit():
-                        row = self.conn.execute("SELECT data FROM dictionaries WHERE id = ?",
-                                                (int(codec[5:]),)).fetchone()
+                        row = self.conn.execute(
+                            "SELECT data FROM dictionaries WHERE id = ?", (int(codec[5:]),)
+                        ).fetchone()
                     if row is None:
                         raise StoreError(f"codec {codec!r} names no dictionary in the file")
                     data = self._dictionaries[codec] = bytes(row[0])
@@ -570,9 +608,19 @@ class Store:
             return self._decoder(codec).decompress(data)
         raise StoreError(f"unknown codec {codec!r}")
 
-    def append(self, *, snapshot: str, request_key: str, tool: str | None, method: str, url: str,
-               request_headers: Mapping[str, str], status: int, response_headers: Mapping[str, str],
-               body: bytes) -> int:
+    def append(
+        self,
+        *,
+        snapshot: str,
+        request_key: str,
+        tool: str | None,
+        method: str,
+        url: str,
+        request_headers: Mapping[str, str],
+        status: int,
+        response_headers: Mapping[str, str],
+        body: bytes,
+    ) -> int:
         """Record one interaction atomically; returns its sequence number for this request."""
         row = RecordedRow(request_key, tool, method, url, request_headers, status, response_headers, body)
         with self.transaction(snapshot) as conn:
@@ -607,7 +655,7 @@ class Store:
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                if create:   # not ensure_snapshot: its interaction count would make every write O(snapshot)
+                if create:  # not ensure_snapshot: its interaction count would make every write O(snapshot)
                     conn.execute("INSERT OR IGNORE INTO snapshots (name) VALUES (?)", (snapshot,))
                 yield conn
                 conn.execute("COMMIT")
@@ -619,8 +667,9 @@ class Store:
                 self._trained_uncommitted.clear()
         except sqlite3.IntegrityError as exc:
             if "sealed" in str(exc):
-                raise SnapshotError(f"snapshot {snapshot!r} in store {self.path} is sealed: "
-                                    "record into a new snapshot") from None
+                raise SnapshotError(
+                    f"snapshot {snapshot!r} in store {self.path} is sealed: record into a new snapshot"
+                ) from None
             raise StoreError(f"cannot write snapshot {snapshot!r} of {self.path}: {exc}") from exc
         except sqlite3.Error as exc:
             raise StoreError(f"cannot write snapshot {snapshot!r} of {self.path}: {exc}") from exc
@@ -635,25 +684,41 @@ class Store:
         seqs: list[int] = []
         for row in rows:
             if row.seq is None:
-                seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM interactions WHERE snapshot = ? "
-                                   "AND request_key = ?", (snapshot, row.request_key)).fetchone()[0]
+                seq = conn.execute(
+                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM interactions WHERE snapshot = ? AND request_key = ?",
+                    (snapshot, row.request_key),
+                ).fetchone()[0]
             else:
                 seq = row.seq
-                if conn.execute("SELECT 1 FROM interactions WHERE snapshot = ? AND request_key = ? AND seq = ?",
-                                (snapshot, row.request_key, seq)).fetchone():
+                if conn.execute(
+                    "SELECT 1 FROM interactions WHERE snapshot = ? AND request_key = ? AND seq = ?",
+                    (snapshot, row.request_key, seq),
+                ).fetchone():
                     continue
             digest = blob_digest(row.body)
             if digest not in written:
                 codec, data = self._encode(row.body, conn, row.tool)
-                conn.execute("INSERT OR IGNORE INTO blobs (digest, codec, size, data) VALUES (?, ?, ?, ?)",
-                             (digest, codec, len(row.body), data))
+                conn.execute(
+                    "INSERT OR IGNORE INTO blobs (digest, codec, size, data) VALUES (?, ?, ?, ?)",
+                    (digest, codec, len(row.body), data),
+                )
                 written.add(digest)
             conn.execute(
                 "INSERT INTO interactions (snapshot, request_key, seq, tool, method, url, request_headers, status, "
                 "response_headers, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (snapshot, row.request_key, seq, row.tool, row.method, row.url,
-                 json.dumps(dict(row.request_headers), sort_keys=True, ensure_ascii=False), row.status,
-                 json.dumps(dict(row.response_headers), sort_keys=True, ensure_ascii=False), digest))
+                (
+                    snapshot,
+                    row.request_key,
+                    seq,
+                    row.tool,
+                    row.method,
+                    row.url,
+                    json.dumps(dict(row.request_headers), sort_keys=True, ensure_ascii=False),
+                    row.status,
+                    json.dumps(dict(row.response_headers), sort_keys=True, ensure_ascii=False),
+                    digest,
+                ),
+            )
             seqs.append(seq)
         return seqs
 
@@ -672,28 +737,35 @@ class Store:
 
     # -- reading ----------------------------------------------------------------
     def _interaction(self, row: tuple) -> Interaction:
-        return Interaction(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7],
-                           json.loads(row[8]), row[9])
+        return Interaction(
+            row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7], json.loads(row[8]), row[9]
+        )
 
-    _COLUMNS = ("snapshot, request_key, seq, tool, method, url, request_headers, status, response_headers, body")
+    _COLUMNS = "snapshot, request_key, seq, tool, method, url, request_headers, status, response_headers, body"
 
     def lookup(self, snapshot: str, request_key: str) -> list[Interaction]:
         """The recorded answers to one request, in recorded order."""
-        rows = self.conn.execute(f"SELECT {self._COLUMNS} FROM interactions WHERE snapshot = ? AND request_key = ? "
-                                 "ORDER BY seq", (snapshot, request_key)).fetchall()
+        rows = self.conn.execute(
+            f"SELECT {self._COLUMNS} FROM interactions WHERE snapshot = ? AND request_key = ? ORDER BY seq",
+            (snapshot, request_key),
+        ).fetchall()
         return [self._interaction(r) for r in rows]
 
     def answers(self, snapshot: str, request_key: str) -> dict[int, tuple[int, dict[str, str], str]]:
         """seq → (status, response headers, body digest) of each recorded answer, in seq order: replay's one
         query."""
-        rows = self.conn.execute("SELECT seq, status, response_headers, body FROM interactions "
-                                 "WHERE snapshot = ? AND request_key = ? ORDER BY seq", (snapshot, request_key))
+        rows = self.conn.execute(
+            "SELECT seq, status, response_headers, body FROM interactions "
+            "WHERE snapshot = ? AND request_key = ? ORDER BY seq",
+            (snapshot, request_key),
+        )
         return {seq: (status, json.loads(headers), digest) for seq, status, headers, digest in rows}
 
     def interactions(self, snapshot: str) -> Iterator[Interaction]:
         """Every interaction of a snapshot, in a deterministic order (request key, then seq)."""
-        cursor = self.conn.execute(f"SELECT {self._COLUMNS} FROM interactions WHERE snapshot = ? "
-                                   "ORDER BY request_key, seq", (snapshot,))
+        cursor = self.conn.execute(
+            f"SELECT {self._COLUMNS} FROM interactions WHERE snapshot = ? ORDER BY request_key, seq", (snapshot,)
+        )
         for row in cursor:
             yield self._interaction(row)
 
@@ -706,8 +778,10 @@ class Store:
         data = self._read_body(digest)
         if digest not in self._verified:
             if blob_digest(data) != digest:
-                raise StoreError(f"store {self.path}: body {digest[:12]}… does not match its digest: the store is "
-                                 "corrupt (kopa-replay cassette verify lists what)")
+                raise StoreError(
+                    f"store {self.path}: body {digest[:12]}… does not match its digest: the store is "
+                    "corrupt (kopa-replay cassette verify lists what)"
+                )
             self._verified.add(digest)
         if len(data) <= _CACHED_BODY_MAX:
             with self._bodies_lock:
@@ -724,8 +798,10 @@ class Store:
         try:
             return self._decode(codec, data)
         except zstandard.ZstdError as exc:
-            raise StoreError(f"store {self.path}: body {digest[:12]}… cannot be decompressed ({exc}): the store "
-                             "is corrupt (kopa-replay cassette verify lists what)") from None
+            raise StoreError(
+                f"store {self.path}: body {digest[:12]}… cannot be decompressed ({exc}): the store "
+                "is corrupt (kopa-replay cassette verify lists what)"
+            ) from None
         except StoreError as exc:
             raise StoreError(f"store {self.path}: body {digest[:12]}…: {exc}: the store is corrupt") from None
 
@@ -742,7 +818,9 @@ class Store:
     def verify(self) -> list[str]:
         """Problems found: blobs whose bytes do not hash to their digest, rows pointing at missing blobs."""
         problems: list[str] = []
-        for digest, codec, size, data in self.conn.execute("SELECT digest, codec, size, data FROM blobs ORDER BY digest"):
+        for digest, codec, size, data in self.conn.execute(
+            "SELECT digest, codec, size, data FROM blobs ORDER BY digest"
+        ):
             try:
                 raw = self._decode(codec, data)
             except (zstandard.ZstdError, StoreError) as exc:
@@ -751,8 +829,9 @@ class Store:
             if len(raw) != size or blob_digest(raw) != digest:
                 problems.append(f"blob {digest[:12]}: content does not match its digest")
         for snapshot, key, seq in self.conn.execute(
-                "SELECT snapshot, request_key, seq FROM interactions WHERE body NOT IN (SELECT digest FROM blobs) "
-                "ORDER BY snapshot, request_key, seq"):
+            "SELECT snapshot, request_key, seq FROM interactions WHERE body NOT IN (SELECT digest FROM blobs) "
+            "ORDER BY snapshot, request_key, seq"
+        ):
             problems.append(f"interaction {snapshot}/{key[:12]}#{seq}: body missing")
         integrity = self.conn.execute("PRAGMA integrity_check").fetchone()[0]
         if integrity != "ok":
@@ -762,9 +841,14 @@ class Store:
     def stats(self) -> dict[str, Any]:
         conn = self.conn
         blobs, raw, stored = conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(size), 0), COALESCE(SUM(LENGTH(data)), 0) FROM blobs").fetchone()
-        per_snapshot = {name: count for name, count in conn.execute(
-            "SELECT snapshot, COUNT(*) FROM interactions GROUP BY snapshot ORDER BY snapshot")}
+            "SELECT COUNT(*), COALESCE(SUM(size), 0), COALESCE(SUM(LENGTH(data)), 0) FROM blobs"
+        ).fetchone()
+        per_snapshot = {
+            name: count
+            for name, count in conn.execute(
+                "SELECT snapshot, COUNT(*) FROM interactions GROUP BY snapshot ORDER BY snapshot"
+            )
+        }
         return {
             "path": str(self.path),
             "schema_version": int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]),
@@ -783,14 +867,14 @@ class Store:
         if self.readonly:
             return False
         conn = self.conn
-        conn.execute("PRAGMA busy_timeout = 0")   # ask once: waiting would only block on the other process
+        conn.execute("PRAGMA busy_timeout = 0")  # ask once: waiting would only block on the other process
         try:
             busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             if busy:
                 return False
             mode = conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0]
             return str(mode).lower() == "delete"
-        except sqlite3.OperationalError:   # "database is locked": someone else has it open
+        except sqlite3.OperationalError:  # "database is locked": someone else has it open
             return False
         finally:
             conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")

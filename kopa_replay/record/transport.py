@@ -119,8 +119,9 @@ class _Core:
         secrets: Iterable[str] = request.extensions.get("kopa_secrets") or ()
         return self.plan_raw(request.method, str(request.url), request.content, secrets)
 
-    def plan_raw(self, method: str, url: str, content: bytes, secrets: Iterable[str] = ()
-                 ) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None, int]:
+    def plan_raw(
+        self, method: str, url: str, content: bytes, secrets: Iterable[str] = ()
+    ) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None, int]:
         """:meth:`plan` for a request that was never built as an ``httpx.Request`` (the replay fast path)."""
         secrets = tuple(s for s in secrets if s)
         redactor = self._redactors.get(secrets) if secrets else self.redactor
@@ -129,7 +130,7 @@ class _Core:
         key = redactor.request_key(method, url, content)
         with self._lock:
             if self.records:
-                recorded = self._answers(key)   # afresh: other recorders may have written it
+                recorded = self._answers(key)  # afresh: other recorders may have written it
             else:
                 if key not in self._recorded:
                     self._recorded[key] = self._answers(key)
@@ -139,8 +140,11 @@ class _Core:
         action = decide(self.mode, recorded, occurrence)
         if action == "replay":
             # recording serves the answer of its own occurrence; replay walks the answers, then repeats the last
-            answer = recorded[occurrence + 1] if self.records else list(recorded.values())[min(occurrence,
-                                                                                              len(recorded) - 1)]
+            answer = (
+                recorded[occurrence + 1]
+                if self.records
+                else list(recorded.values())[min(occurrence, len(recorded) - 1)]
+            )
             return action, key, redactor, answer, occurrence + 1
         # a recorder writes its n-th occurrence as seq n; replay-or-record writes the first answer (seq 1)
         return action, key, redactor, None, occurrence + 1 if self.records else max(recorded, default=0) + 1
@@ -176,12 +180,14 @@ class _Core:
         status, _headers, digest = answer
         return Replayed(status, self._body(digest, None, method, url, _redactor), digest)
 
-    def replayed(self, request: httpx.Request, redactor: Redactor,
-                 answer: tuple[int, dict[str, str], str]) -> httpx.Response:
+    def replayed(
+        self, request: httpx.Request, redactor: Redactor, answer: tuple[int, dict[str, str], str]
+    ) -> httpx.Response:
         status, headers, digest = answer
         body = self._body(digest, request.extensions.get("kopa_tool"), request.method, str(request.url), redactor)
-        return httpx.Response(status, headers=headers, content=body, request=request,
-                              extensions={"kopa_replayed": True})
+        return httpx.Response(
+            status, headers=headers, content=body, request=request, extensions={"kopa_replayed": True}
+        )
 
     def _body(self, digest: str, tool: str | None, method: str, url: str, redactor: Redactor) -> bytes:
         """A recorded body; a corrupt one is an error naming the snapshot, tool and (redacted) request."""
@@ -203,19 +209,33 @@ class _Core:
             raise StoreError(f"snapshot {self.snapshot!r}, {where}{method} {redactor.redact_url(url)}: {exc}") from None
 
     def miss(self, request: httpx.Request, redactor: Redactor) -> CassetteMiss:
-        return CassetteMiss(tool=request.extensions.get("kopa_tool"), method=request.method,
-                            url=redactor.redact_url(str(request.url)), snapshot=self.snapshot,
-                            store=str(self.store.path))
+        return CassetteMiss(
+            tool=request.extensions.get("kopa_tool"),
+            method=request.method,
+            url=redactor.redact_url(str(request.url)),
+            snapshot=self.snapshot,
+            store=str(self.store.path),
+        )
 
-    def record(self, request: httpx.Request, key: str, seq: int, redactor: Redactor, response: httpx.Response,
-               body: bytes) -> httpx.Response:
+    def record(
+        self, request: httpx.Request, key: str, seq: int, redactor: Redactor, response: httpx.Response, body: bytes
+    ) -> httpx.Response:
         """Record ``response`` as the ``seq``-th answer to ``key`` (committed with its batch)."""
-        headers = {k: redactor.scrub_text(v) for k, v in ((h, response.headers.get(h)) for h in KEPT_RESPONSE_HEADERS)
-                   if v}
+        headers = {
+            k: redactor.scrub_text(v) for k, v in ((h, response.headers.get(h)) for h in KEPT_RESPONSE_HEADERS) if v
+        }
         scrubbed = redactor.scrub_bytes(body)
-        row = RecordedRow(key, request.extensions.get("kopa_tool"), request.method,
-                          redactor.redact_url(str(request.url)), redactor.redact_headers(dict(request.headers)),
-                          response.status_code, headers, scrubbed, seq)
+        row = RecordedRow(
+            key,
+            request.extensions.get("kopa_tool"),
+            request.method,
+            redactor.redact_url(str(request.url)),
+            redactor.redact_headers(dict(request.headers)),
+            response.status_code,
+            headers,
+            scrubbed,
+            seq,
+        )
         with self._lock:
             self._recorded.pop(key, None)  # the next identical request re-reads what is now recorded
             self._pending.append(row)
@@ -245,7 +265,7 @@ class _Core:
         except KopaError:
             pass
         finally:
-            self.store.close()   # this thread's connection
+            self.store.close()  # this thread's connection
 
 
 def _commit_rows(store: Store, snapshot: str, rows: list[RecordedRow]) -> None:
@@ -258,8 +278,16 @@ def _commit_rows(store: Store, snapshot: str, rows: list[RecordedRow]) -> None:
 class RecordTransport(httpx.BaseTransport):
     """Record to / replay from ``store`` around ``inner`` (sync)."""
 
-    def __init__(self, inner: httpx.BaseTransport | None, store: Store, snapshot: str, mode: str = "replay",
-                 redactor: Redactor | None = None, *, commit_every: int = COMMIT_EVERY) -> None:
+    def __init__(
+        self,
+        inner: httpx.BaseTransport | None,
+        store: Store,
+        snapshot: str,
+        mode: str = "replay",
+        redactor: Redactor | None = None,
+        *,
+        commit_every: int = COMMIT_EVERY,
+    ) -> None:
         self.inner = inner
         self._core = _Core(store, snapshot, mode, redactor or Redactor(), commit_every)
 
@@ -299,8 +327,16 @@ class RecordTransport(httpx.BaseTransport):
 class AsyncRecordTransport(httpx.AsyncBaseTransport):
     """The async twin of :class:`RecordTransport` (same core)."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport | None, store: Store, snapshot: str, mode: str = "replay",
-                 redactor: Redactor | None = None, *, commit_every: int = COMMIT_EVERY) -> None:
+    def __init__(
+        self,
+        inner: httpx.AsyncBaseTransport | None,
+        store: Store,
+        snapshot: str,
+        mode: str = "replay",
+        redactor: Redactor | None = None,
+        *,
+        commit_every: int = COMMIT_EVERY,
+    ) -> None:
         self.inner = inner
         self._core = _Core(store, snapshot, mode, redactor or Redactor(), commit_every)
 

@@ -89,8 +89,10 @@ def parse_cassette_path(cassette_path: str | Path) -> tuple[Path, str]:
     text = str(cassette_path)
     store, sep, snapshot = text.rpartition(CASSETTE_SEPARATOR)
     if not sep or not store or not snapshot:
-        raise UsageError(f"vcrpy cassette path {text!r} does not name a kopa store and snapshot: "
-                         f"use 'path/to/kopa.sqlite{CASSETTE_SEPARATOR}SNAPSHOT' (see kopa_cassette_path)")
+        raise UsageError(
+            f"vcrpy cassette path {text!r} does not name a kopa store and snapshot: "
+            f"use 'path/to/kopa.sqlite{CASSETTE_SEPARATOR}SNAPSHOT' (see kopa_cassette_path)"
+        )
     return Path(store), snapshot
 
 
@@ -113,9 +115,19 @@ def _decoded(body: bytes, encoding: str) -> bytes:
     return httpx.Response(200, headers={"content-encoding": encoding}, content=body).content
 
 
-def recorded_row(redactor: Redactor, *, method: str, url: str, request_body: bytes,
-                 request_headers: Mapping[str, str], status: int, response_headers: Mapping[str, str],
-                 body: bytes, tool: str | None = None, request_key: str | None = None) -> RecordedRow:
+def recorded_row(
+    redactor: Redactor,
+    *,
+    method: str,
+    url: str,
+    request_body: bytes,
+    request_headers: Mapping[str, str],
+    status: int,
+    response_headers: Mapping[str, str],
+    body: bytes,
+    tool: str | None = None,
+    request_key: str | None = None,
+) -> RecordedRow:
     """What ``RecordTransport`` would store for this exchange (``request_key`` when already known)."""
     redactor = _request_redactor(redactor, url, request_headers)
     lowered = {k.lower(): v for k, v in response_headers.items()}
@@ -148,8 +160,8 @@ def _sync_snapshot(store: Store, snapshot: str, rows: Sequence[RecordedRow]) -> 
             conn.execute("DELETE FROM interactions WHERE snapshot = ? AND request_key = ?", (snapshot, key))
         for key, new in wanted.items():
             old = held.get(key, [])
-            if [row.answer for row in new[:len(old)]] == old:
-                appended += new[len(old):]  # recorded answers unchanged: only add the new ones
+            if [row.answer for row in new[: len(old)]] == old:
+                appended += new[len(old) :]  # recorded answers unchanged: only add the new ones
             else:
                 conn.execute("DELETE FROM interactions WHERE snapshot = ? AND request_key = ?", (snapshot, key))
                 appended += new
@@ -194,16 +206,27 @@ def _response_parts(response: Any) -> tuple[int, dict[str, str], bytes]:
         string = b""
     if not isinstance(string, (str, bytes)):
         raise ValueError(f"response body string must be text or bytes, not {type(string).__name__}")
-    return code, _headers(response.get("headers"), "response"), (
-        string.encode("utf-8") if isinstance(string, str) else string)
+    return (
+        code,
+        _headers(response.get("headers"), "response"),
+        (string.encode("utf-8") if isinstance(string, str) else string),
+    )
 
 
 def _row_from_vcr(redactor: Redactor, request: VcrRequest, response: Any) -> RecordedRow:
     status, headers, body = _response_parts(response)
     try:
-        return recorded_row(redactor, method=request.method, url=request.uri, request_body=_body_bytes(request),
-                            request_headers=_headers(dict(request.headers), "request"), status=status,
-                            response_headers=headers, body=body, request_key=getattr(request, _KEY_ATTR, None))
+        return recorded_row(
+            redactor,
+            method=request.method,
+            url=request.uri,
+            request_body=_body_bytes(request),
+            request_headers=_headers(dict(request.headers), "request"),
+            status=status,
+            response_headers=headers,
+            body=body,
+            request_key=getattr(request, _KEY_ATTR, None),
+        )
     except httpx.DecodingError as exc:
         raise ValueError(f"response body does not decode as its content-encoding says: {exc}") from None
 
@@ -247,11 +270,13 @@ class KopaPersister:
                 request = VcrRequest(item.method, item.url, None, dict(item.request_headers))
                 setattr(request, _KEY_ATTR, item.request_key)
                 requests.append(request)
-                responses.append({
-                    "status": {"code": item.status, "message": _status_message(item.status)},
-                    "headers": {name: [value] for name, value in item.response_headers.items()},
-                    "body": {"string": store.body(item.body_digest)},
-                })
+                responses.append(
+                    {
+                        "status": {"code": item.status, "message": _status_message(item.status)},
+                        "headers": {name: [value] for name, value in item.response_headers.items()},
+                        "body": {"string": store.body(item.body_digest)},
+                    }
+                )
         return requests, responses
 
     @classmethod
@@ -260,17 +285,21 @@ class KopaPersister:
         path, snapshot = parse_cassette_path(cassette_path)
         if cassette_dict.get("metadata"):
             # Dropping it silently would fail later, on replay (vcrpy's MissingMetadataError).
-            raise UsageError(f"cannot save vcrpy cassette metadata into {path}{CASSETTE_SEPARATOR}{snapshot}: "
-                             "kopa stores keep interactions only")
+            raise UsageError(
+                f"cannot save vcrpy cassette metadata into {path}{CASSETTE_SEPARATOR}{snapshot}: "
+                "kopa stores keep interactions only"
+            )
         redactor = cls._redactor()
         rows = []
-        for index, (request, response) in enumerate(zip(cassette_dict["requests"], cassette_dict["responses"],
-                                                        strict=True)):
+        for index, (request, response) in enumerate(
+            zip(cassette_dict["requests"], cassette_dict["responses"], strict=True)
+        ):
             try:
                 rows.append(_row_from_vcr(redactor, request, response))
             except ValueError as exc:
-                raise StoreError(f"cannot save vcrpy cassette {path}{CASSETTE_SEPARATOR}{snapshot}: "
-                                 f"interaction {index}: {exc}") from None
+                raise StoreError(
+                    f"cannot save vcrpy cassette {path}{CASSETTE_SEPARATOR}{snapshot}: interaction {index}: {exc}"
+                ) from None
         with Store(path) as store:
             _sync_snapshot(store, snapshot, rows)
 
@@ -326,8 +355,7 @@ def _yaml_interaction(item: Any) -> tuple[VcrRequest, Any]:
     return VcrRequest(method, uri, request.get("body"), _headers(request.get("headers"), "request")), item["response"]
 
 
-def import_vcr_cassette(yaml_path: str | Path, store: Store, snapshot: str, *,
-                        redactor: Redactor | None = None) -> int:
+def import_vcr_cassette(yaml_path: str | Path, store: Store, snapshot: str, *, redactor: Redactor | None = None) -> int:
     """Import a vcrpy YAML cassette (format version 1) into ``snapshot``; returns the interaction count.
 
     Every interaction is checked before anything is written, and all are
@@ -346,8 +374,9 @@ def import_vcr_cassette(yaml_path: str | Path, store: Store, snapshot: str, *,
     if not isinstance(data, Mapping) or not isinstance(data.get("interactions"), list):
         raise StoreError(f"vcrpy cassette {path} has no 'interactions' list (is it a vcrpy cassette?)")
     if data.get("version", 1) != 1:
-        raise StoreError(f"vcrpy cassette {path} has format version {data.get('version')!r}; "
-                         "only version 1 is understood")
+        raise StoreError(
+            f"vcrpy cassette {path} has format version {data.get('version')!r}; only version 1 is understood"
+        )
     active = redactor if redactor is not None else redactor_for()
     rows = []
     for index, item in enumerate(data["interactions"]):

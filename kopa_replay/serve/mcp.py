@@ -36,7 +36,7 @@ SERVER_NAME = "kopa-replay"
 _HINTS = {
     "empty": "The call was valid but matched no records: widen the date range or check the identifiers.",
     "structural_error": "The call itself is wrong: fix the named parameter against the tool's inputSchema "
-                        "(codes from another lookup tool, formats such as YYYYMMDD) and call again.",
+    "(codes from another lookup tool, formats such as YYYYMMDD) and call again.",
     "environmental_error": "A transient or account condition on the platform side: the same call may succeed later.",
 }
 
@@ -70,10 +70,17 @@ def build_server(env: ToolEnvironment, catalog: Catalog | None = None) -> Any:
     listed = []
     for tool in catalog:
         entry = tool.to_mcp()
-        listed.append(types.Tool.model_validate({
-            "name": entry["name"], "title": entry["title"], "description": entry["description"],
-            "inputSchema": entry["inputSchema"], "annotations": entry["annotations"] or None,
-        }))
+        listed.append(
+            types.Tool.model_validate(
+                {
+                    "name": entry["name"],
+                    "title": entry["title"],
+                    "description": entry["description"],
+                    "inputSchema": entry["inputSchema"],
+                    "annotations": entry["annotations"] or None,
+                }
+            )
+        )
 
     def text(payload: Any, *, error: bool) -> Any:
         body = json.dumps(payload, ensure_ascii=False, default=str)
@@ -88,30 +95,56 @@ def build_server(env: ToolEnvironment, catalog: Catalog | None = None) -> Any:
             import difflib
 
             close = difflib.get_close_matches(name, list(catalog.names), n=3)
-            return text({"tool": name, "outcome": "structural_error", "code": None,
-                         "message": f"no tool named {name!r} on this server",
-                         "hint": f"did you mean {', '.join(close)}?" if close else "list the tools first."},
-                        error=True)
+            return text(
+                {
+                    "tool": name,
+                    "outcome": "structural_error",
+                    "code": None,
+                    "message": f"no tool named {name!r} on this server",
+                    "hint": f"did you mean {', '.join(close)}?" if close else "list the tools first.",
+                },
+                error=True,
+            )
         try:
             # Synchronous on purpose: replay answers from the local store in microseconds, and the
             # store's sqlite connection belongs to this thread.
             result = env.call(name, params.arguments or {})
         except KopaError as exc:  # e.g. CassetteMiss under strict replay
-            return text({"tool": name, "args": params.arguments or {}, "outcome": "environmental_error",
-                         "code": type(exc).__name__, "message": str(exc),
-                         "hint": "The snapshot holds no recording of this exact call; "
-                                 "try the arguments of a recorded call or another snapshot."}, error=True)
+            return text(
+                {
+                    "tool": name,
+                    "args": params.arguments or {},
+                    "outcome": "environmental_error",
+                    "code": type(exc).__name__,
+                    "message": str(exc),
+                    "hint": "The snapshot holds no recording of this exact call; "
+                    "try the arguments of a recorded call or another snapshot.",
+                },
+                error=True,
+            )
         return text(result_content(result), error=not result.ok)
 
-    return Server(SERVER_NAME, version=_version(),
-                  instructions="Korean open public API tools (DART, data.go.kr, Seoul, NEIS, ...) replayed "
-                               "from a recorded snapshot. Results are JSON text.",
-                  on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+    return Server(
+        SERVER_NAME,
+        version=_version(),
+        instructions="Korean open public API tools (DART, data.go.kr, Seoul, NEIS, ...) replayed "
+        "from a recorded snapshot. Results are JSON text.",
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )
 
 
-def serve(snapshot: str = DEFAULT_SNAPSHOT, transport: str = "stdio", tools_pattern: str | None = None,
-          store: Any = None, host: str = "127.0.0.1", port: int = 8000, *, source: str = "replay",
-          catalog: Catalog | None = None) -> None:
+def serve(
+    snapshot: str = DEFAULT_SNAPSHOT,
+    transport: str = "stdio",
+    tools_pattern: str | None = None,
+    store: Any = None,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    source: str = "replay",
+    catalog: Catalog | None = None,
+) -> None:
     """Run the server until the client disconnects (stdio) or the process is stopped (http).
 
     ``http`` is the SDK's streamable HTTP transport at ``http://HOST:PORT/mcp`` (served by uvicorn).
@@ -147,23 +180,30 @@ def serve(snapshot: str = DEFAULT_SNAPSHOT, transport: str = "stdio", tools_patt
             try:
                 sock = socket.create_server((host, port), reuse_port=False)
             except OSError as exc:
-                raise UsageError(f"cannot serve MCP on {host}:{port}: {exc.strerror or exc} (another server there? "
-                                 "choose --port)") from None
+                raise UsageError(
+                    f"cannot serve MCP on {host}:{port}: {exc.strerror or exc} (another server there? choose --port)"
+                ) from None
             bound = sock.getsockname()[1]
-            print(f"serving {len(catalog)} tools from snapshot {snapshot} over MCP at http://{host}:{bound}/mcp "
-                  "(Ctrl-C stops)", file=sys.stderr, flush=True)
+            print(
+                f"serving {len(catalog)} tools from snapshot {snapshot} over MCP at http://{host}:{bound}/mcp "
+                "(Ctrl-C stops)",
+                file=sys.stderr,
+                flush=True,
+            )
             app = server.streamable_http_app(host=host)
             uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kopa_replay.serve.mcp",
-                                     description="Serve catalog tools over MCP from a recorded snapshot.")
+    parser = argparse.ArgumentParser(
+        prog="python -m kopa_replay.serve.mcp", description="Serve catalog tools over MCP from a recorded snapshot."
+    )
     parser.add_argument("--snapshot", default=DEFAULT_SNAPSHOT)
     parser.add_argument("--transport", choices=TRANSPORTS, default="stdio")
     parser.add_argument("--tools", dest="tools_pattern", default=None, help="glob over tool names, e.g. 'dart_*'")
-    parser.add_argument("--store", default=None,
-                        help="cassette store (default: ./cassettes/kopa.sqlite, else the shipped one)")
+    parser.add_argument(
+        "--store", default=None, help="cassette store (default: ./cassettes/kopa.sqlite, else the shipped one)"
+    )
     parser.add_argument("--source", default="replay")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)

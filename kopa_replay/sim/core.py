@@ -232,9 +232,11 @@ class Protocol:
         raise NotImplementedError
 
 
-def paged(params: Mapping[str, str], page_param: str, size_param: str, default_size: int,
-          max_size: int | None) -> tuple[int, int, dict[str, Any]]:
+def paged(
+    params: Mapping[str, str], page_param: str, size_param: str, default_size: int, max_size: int | None
+) -> tuple[int, int, dict[str, Any]]:
     """Offset and limit from page-number pagination; BadParam on non-numbers or values < 1."""
+
     def number(name: str, default: int) -> int:
         text = (params.get(name) or "").strip()
         if not text:
@@ -294,8 +296,9 @@ def serialize(doc: Doc) -> SimResponse:
     if isinstance(doc.body, (bytes, bytearray)):
         return SimResponse(doc.status, bytes(doc.body), doc.content_type or "application/octet-stream")
     if doc.xml:
-        return SimResponse(doc.status, xml_bytes(doc.xml_root, doc.body),
-                           doc.content_type or "application/xml;charset=UTF-8")
+        return SimResponse(
+            doc.status, xml_bytes(doc.xml_root, doc.body), doc.content_type or "application/xml;charset=UTF-8"
+        )
     return SimResponse(doc.status, json_bytes(doc.body), doc.content_type or "application/json;charset=UTF-8")
 
 

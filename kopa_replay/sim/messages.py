@@ -33,17 +33,25 @@ class SimRequest:
     body: bytes = b""
 
     @classmethod
-    def from_url(cls, method: str, url: str, headers: Mapping[str, str] | None = None,
-                 body: bytes = b"") -> "SimRequest":
+    def from_url(
+        cls, method: str, url: str, headers: Mapping[str, str] | None = None, body: bytes = b""
+    ) -> "SimRequest":
         """From an absolute URL on the real host (``https://opendart.fss.or.kr/api/...``)."""
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()
-        return cls(method.upper(), host, parts.path or "/", tuple(parse_qsl(parts.query, keep_blank_values=True)),
-                   {k.lower(): v for k, v in (headers or {}).items()}, body)
+        return cls(
+            method.upper(),
+            host,
+            parts.path or "/",
+            tuple(parse_qsl(parts.query, keep_blank_values=True)),
+            {k.lower(): v for k, v in (headers or {}).items()},
+            body,
+        )
 
     @classmethod
-    def from_loopback(cls, method: str, target: str, headers: Mapping[str, str] | None = None,
-                      body: bytes = b"") -> "SimRequest":
+    def from_loopback(
+        cls, method: str, target: str, headers: Mapping[str, str] | None = None, body: bytes = b""
+    ) -> "SimRequest":
         """From a loopback request target whose first path segment is the real host name."""
         parts = urlsplit(target)
         segments = parts.path.lstrip("/").split("/", 1)
@@ -51,8 +59,14 @@ class SimRequest:
         # (Seoul's real base URL is openapi.seoul.go.kr:8088): the host is the name alone.
         host = segments[0].lower().split(":", 1)[0]
         path = "/" + (segments[1] if len(segments) > 1 else "")
-        return cls(method.upper(), host, path, tuple(parse_qsl(parts.query, keep_blank_values=True)),
-                   {k.lower(): v for k, v in (headers or {}).items()}, body)
+        return cls(
+            method.upper(),
+            host,
+            path,
+            tuple(parse_qsl(parts.query, keep_blank_values=True)),
+            {k.lower(): v for k, v in (headers or {}).items()},
+            body,
+        )
 
     def param(self, name: str, default: str | None = None) -> str | None:
         """First query value of ``name`` (exact name)."""
@@ -76,8 +90,9 @@ class SimRequest:
             out.setdefault(key, value)
         return out
 
-    def identity(self, secret_params: Iterable[str] = DEFAULT_SECRET_PARAMS,
-                 secret_segments: Iterable[str] = ()) -> str:
+    def identity(
+        self, secret_params: Iterable[str] = DEFAULT_SECRET_PARAMS, secret_segments: Iterable[str] = ()
+    ) -> str:
         """A digest of method, host, path and sorted query without secrets.
 
         Path segments equal to a known secret (Seoul puts the key in the path)
@@ -87,12 +102,14 @@ class SimRequest:
         segments = set(secret_segments)
         path = "/".join("{key}" if seg in segments else seg for seg in self.path.split("/"))
         query = sorted((k, v) for k, v in self.query if k.lower() not in secrets)
-        text = "\n".join([self.method, self.host, path, *(f"{k}={v}" for k, v in query),
-                          hashlib.sha256(self.body).hexdigest()])
+        text = "\n".join(
+            [self.method, self.host, path, *(f"{k}={v}" for k, v in query), hashlib.sha256(self.body).hexdigest()]
+        )
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def redacted_url(self, secret_params: Iterable[str] = DEFAULT_SECRET_PARAMS,
-                     secret_segments: Iterable[str] = ()) -> str:
+    def redacted_url(
+        self, secret_params: Iterable[str] = DEFAULT_SECRET_PARAMS, secret_segments: Iterable[str] = ()
+    ) -> str:
         """The URL with every secret replaced by ``***`` (safe for messages and logs)."""
         secrets = {s.lower() for s in secret_params}
         segments = set(secret_segments)

@@ -50,8 +50,14 @@ class DataGoKrProtocol(Protocol):
     key_params = ("serviceKey",)
     paging_params = ("pageNo", "numOfRows")
 
-    def __init__(self, *, format_param: str = "resultType", no_data: str = "empty", default_size: int = 10,
-                 max_size: int | None = 1000) -> None:
+    def __init__(
+        self,
+        *,
+        format_param: str = "resultType",
+        no_data: str = "empty",
+        default_size: int = 10,
+        max_size: int | None = 1000,
+    ) -> None:
         self.format_param = format_param
         self.no_data = no_data
         self.default_size = default_size
@@ -96,10 +102,19 @@ class DataGoKrProtocol(Protocol):
 
     def _gateway(self, ctx: Context, reason: str, status: int = 200) -> Doc:
         # The gateway answers in XML whatever format was asked for.
-        return Doc({"cmmMsgHeader": {"errMsg": "SERVICE ERROR", "returnAuthMsg": DATAGOKR_CODES[reason],
-                                     "returnReasonCode": ctx.code(reason)}},
-                   status=status, xml=True, xml_root="OpenAPI_ServiceResponse",
-                   content_type="text/xml;charset=UTF-8")
+        return Doc(
+            {
+                "cmmMsgHeader": {
+                    "errMsg": "SERVICE ERROR",
+                    "returnAuthMsg": DATAGOKR_CODES[reason],
+                    "returnReasonCode": ctx.code(reason),
+                }
+            },
+            status=status,
+            xml=True,
+            xml_root="OpenAPI_ServiceResponse",
+            content_type="text/xml;charset=UTF-8",
+        )
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
         if kind == ErrorKind.NO_DATA and self.no_data == "empty":
@@ -147,8 +162,9 @@ class HeadRowProtocol(Protocol):
     key_params = ("KEY",)
     paging_params = ("pIndex", "pSize")
 
-    def __init__(self, *, prefix: str = "/", default_size: int = 100, max_size: int = 1000,
-                 keyless_rows: int | None = None) -> None:
+    def __init__(
+        self, *, prefix: str = "/", default_size: int = 100, max_size: int = 1000, keyless_rows: int | None = None
+    ) -> None:
         self.prefix = prefix
         self.default_size = default_size
         self.max_size = max_size
@@ -158,7 +174,7 @@ class HeadRowProtocol(Protocol):
         path = request.path
         if not path.startswith(self.prefix):
             return path, {}
-        return path[len(self.prefix):].strip("/"), {}
+        return path[len(self.prefix) :].strip("/"), {}
 
     def wants_xml(self, request: SimRequest, endpoint, path_params) -> bool:
         return (request.param_ci("Type") or "xml").lower() != "json"
@@ -191,8 +207,7 @@ class HeadRowProtocol(Protocol):
         result = {"CODE": code, "MESSAGE": HEADROW_MESSAGES.get(code, "")}
         root = self._root(ctx)
         if ctx.xml:
-            return Doc({"head": {"list_total_count": total, "RESULT": result}, "row": records},
-                       xml=True, xml_root=root)
+            return Doc({"head": {"list_total_count": total, "RESULT": result}, "row": records}, xml=True, xml_root=root)
         return Doc({root: [{"head": [{"list_total_count": total}, {"RESULT": result}]}, {"row": records}]})
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:

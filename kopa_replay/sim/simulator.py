@@ -40,8 +40,11 @@ DEFAULT_AS_OF = dt.date(2026, 9, 1)
 #: The key the simulator accepts unless KOPA_API_KEY says otherwise.
 DEFAULT_KEY = "sim-key"
 
-_HTTP_FAULTS = {"http_500": (500, "Internal Server Error"), "http_502": (502, "Bad Gateway"),
-                "http_504": (504, "Gateway Timeout")}
+_HTTP_FAULTS = {
+    "http_500": (500, "Internal Server Error"),
+    "http_502": (502, "Bad Gateway"),
+    "http_504": (504, "Gateway Timeout"),
+}
 
 
 def accepted_key() -> str:
@@ -68,9 +71,18 @@ class Simulator:
     as-of date. Thread-safe: the loopback server shares one instance.
     """
 
-    def __init__(self, seed: int = 0, as_of: dt.date | str | None = None, *, fault_rate: float = 0.0,
-                 api_key: str | None = None, world_size: str = "default", drift: bool = True,
-                 timeline: tuple[DriftEvent, ...] = TIMELINE, registry_: Registry | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        as_of: dt.date | str | None = None,
+        *,
+        fault_rate: float = 0.0,
+        api_key: str | None = None,
+        world_size: str = "default",
+        drift: bool = True,
+        timeline: tuple[DriftEvent, ...] = TIMELINE,
+        registry_: Registry | None = None,
+    ) -> None:
         if not 0.0 <= float(fault_rate) <= 1.0:
             raise SimError(f"fault rate must be between 0 and 1, not {fault_rate}")
         self.seed = seed
@@ -117,8 +129,9 @@ class Simulator:
         fault = fault_for(self.seed, identity, attempt, self.fault_rate)
         if fault in _HTTP_FAULTS:
             status, text = _HTTP_FAULTS[fault]
-            return SimResponse(status, f"<html><body><h1>{status} {text}</h1></body></html>".encode(),
-                               "text/html;charset=UTF-8")
+            return SimResponse(
+                status, f"<html><body><h1>{status} {text}</h1></body></html>".encode(), "text/html;charset=UTF-8"
+            )
 
         key = proto.api_key(request, path_params)
         if key != self.api_key and key not in proto.public_keys and not proto.keyless(request, path_params):
@@ -134,7 +147,7 @@ class Simulator:
                     raise MissingParam(name)
             records = self._records(endpoint, params, drift)
             offset, limit, meta = proto.window(ctx, params)
-            doc = proto.ok(ctx, records[offset:offset + limit], len(records), meta)
+            doc = proto.ok(ctx, records[offset : offset + limit], len(records), meta)
         except NoData:
             doc = proto.error(ctx, ErrorKind.NO_DATA)
         except MissingParam as exc:

@@ -43,8 +43,15 @@ class DriftEvent:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"date": self.date.isoformat(), "platform": self.platform, "tool": self.tool,
-                "field": self.field, "kind": self.kind, "detail": dict(self.detail), "note": self.note}
+        return {
+            "date": self.date.isoformat(),
+            "platform": self.platform,
+            "tool": self.tool,
+            "field": self.field,
+            "kind": self.kind,
+            "detail": dict(self.detail),
+            "note": self.note,
+        }
 
 
 def _event(date: str, platform: str, tool: str, field_name: str, kind: str, note: str, **detail: Any) -> DriftEvent:
@@ -65,13 +72,38 @@ _RIDERSHIP_NOTE = "승하차 인원 항목명 표준화 | ridership field names 
 #: Renames from before the snapshot window (2026-09-01): the simulated datasets are built with the names they were
 #: first published under, and these events give them the names the platforms use today.
 HISTORY: tuple[DriftEvent, ...] = (
-    *_renames(_SEOUL_RIDERSHIP_RENAMED, "seoul", "seoul_card_subway_stats_new", _RIDERSHIP_NOTE, {
-        "USE_DT": "USE_YMD", "LINE_NUM": "SBWY_ROUT_LN_NM", "SUB_STA_NM": "SBWY_STNS_NM",
-        "RIDE_PASGR_NUM": "GTON_TNOPE", "ALIGHT_PASGR_NUM": "GTOFF_TNOPE", "WORK_DT": "REG_YMD"}),
-    *_renames(_SEOUL_RIDERSHIP_RENAMED, "seoul", "seoul_card_bus_statistics_service_new", _RIDERSHIP_NOTE, {
-        "USE_DT": "USE_YMD", "BUS_ROUTE_ID": "RTE_ID", "BUS_ROUTE_NO": "RTE_NO", "BUS_ROUTE_NM": "RTE_NM",
-        "STND_BSST_ID": "STOPS_ID", "BSST_ARS_NO": "STOPS_ARS_NO", "BUS_STA_NM": "SBWY_STNS_NM",
-        "RIDE_PASGR_NUM": "GTON_TNOPE", "ALIGHT_PASGR_NUM": "GTOFF_TNOPE", "WORK_DT": "REG_YMD"}),
+    *_renames(
+        _SEOUL_RIDERSHIP_RENAMED,
+        "seoul",
+        "seoul_card_subway_stats_new",
+        _RIDERSHIP_NOTE,
+        {
+            "USE_DT": "USE_YMD",
+            "LINE_NUM": "SBWY_ROUT_LN_NM",
+            "SUB_STA_NM": "SBWY_STNS_NM",
+            "RIDE_PASGR_NUM": "GTON_TNOPE",
+            "ALIGHT_PASGR_NUM": "GTOFF_TNOPE",
+            "WORK_DT": "REG_YMD",
+        },
+    ),
+    *_renames(
+        _SEOUL_RIDERSHIP_RENAMED,
+        "seoul",
+        "seoul_card_bus_statistics_service_new",
+        _RIDERSHIP_NOTE,
+        {
+            "USE_DT": "USE_YMD",
+            "BUS_ROUTE_ID": "RTE_ID",
+            "BUS_ROUTE_NO": "RTE_NO",
+            "BUS_ROUTE_NM": "RTE_NM",
+            "STND_BSST_ID": "STOPS_ID",
+            "BSST_ARS_NO": "STOPS_ARS_NO",
+            "BUS_STA_NM": "SBWY_STNS_NM",
+            "RIDE_PASGR_NUM": "GTON_TNOPE",
+            "ALIGHT_PASGR_NUM": "GTOFF_TNOPE",
+            "WORK_DT": "REG_YMD",
+        },
+    ),
 )
 
 
@@ -86,33 +118,97 @@ def current_names(tool: str, names: Mapping[str, Any], history: Iterable[DriftEv
 
 #: The simulated API changes: the historical renames, then those between 2026-09-01 and 2026-12-01, oldest first.
 TIMELINE: tuple[DriftEvent, ...] = HISTORY + (
-    _event("2026-09-15", "datagokr", "datagokr_get_stock_price_info", "fltRt", "type_changed",
-           "등락률이 문자열에서 숫자로 바뀜 | fluctuation rate sent as a JSON number", to="number"),
-    _event("2026-09-22", "dart", "dart_company", "ir_url", "field_removed",
-           "IR 홈페이지 항목 삭제 | IR URL no longer returned"),
-    _event("2026-10-01", "neis", "neis_school_info", "SCHUL_ABRV_NM", "field_added",
-           "학교 약칭 항목 추가 | school short name added", copy="SCHUL_NM"),
-    _event("2026-10-13", "tago", "tago_get_sttn_accto_arvl_prearnge_info_list", "vehicletp", "became_nullable",
-           "차량유형이 비어 올 수 있음 | vehicle type may be null", share=0.4),
-    _event("2026-10-20", "assembly", "assembly_member_info", "ENG_NM", "field_renamed",
-           "영문 이름 항목명 변경 | English name field renamed", to="HG_ENG_NM"),
-    _event("2026-11-02", "seoul", "seoul_card_subway_stats_new", "END", "page_size_cap_changed",
-           "한 번에 요청 가능한 건수 1000 → 500 | page size cap lowered", max_size=500),
-    _event("2026-11-10", "krx", "krx_stk_bydd_trd", "OutBlock_1", "envelope_changed",
-           "응답 블록 이름 변경 | response block renamed", to="OutBlock_2"),
-    _event("2026-11-17", "tago", "tago_get_route_no_list", "resultCode", "result_code_changed",
-           "정상 코드 00 → 0 | normal result code changed", **{"from": "00", "to": "0"}),
-    _event("2026-11-24", "gg", "gg_gen_anmal_hosptl", "BIZPLC_NM", "field_renamed",
-           "사업장명 항목명 변경 | business name field renamed", to="BIZPLC_NM_INFO"),
+    _event(
+        "2026-09-15",
+        "datagokr",
+        "datagokr_get_stock_price_info",
+        "fltRt",
+        "type_changed",
+        "등락률이 문자열에서 숫자로 바뀜 | fluctuation rate sent as a JSON number",
+        to="number",
+    ),
+    _event(
+        "2026-09-22",
+        "dart",
+        "dart_company",
+        "ir_url",
+        "field_removed",
+        "IR 홈페이지 항목 삭제 | IR URL no longer returned",
+    ),
+    _event(
+        "2026-10-01",
+        "neis",
+        "neis_school_info",
+        "SCHUL_ABRV_NM",
+        "field_added",
+        "학교 약칭 항목 추가 | school short name added",
+        copy="SCHUL_NM",
+    ),
+    _event(
+        "2026-10-13",
+        "tago",
+        "tago_get_sttn_accto_arvl_prearnge_info_list",
+        "vehicletp",
+        "became_nullable",
+        "차량유형이 비어 올 수 있음 | vehicle type may be null",
+        share=0.4,
+    ),
+    _event(
+        "2026-10-20",
+        "assembly",
+        "assembly_member_info",
+        "ENG_NM",
+        "field_renamed",
+        "영문 이름 항목명 변경 | English name field renamed",
+        to="HG_ENG_NM",
+    ),
+    _event(
+        "2026-11-02",
+        "seoul",
+        "seoul_card_subway_stats_new",
+        "END",
+        "page_size_cap_changed",
+        "한 번에 요청 가능한 건수 1000 → 500 | page size cap lowered",
+        max_size=500,
+    ),
+    _event(
+        "2026-11-10",
+        "krx",
+        "krx_stk_bydd_trd",
+        "OutBlock_1",
+        "envelope_changed",
+        "응답 블록 이름 변경 | response block renamed",
+        to="OutBlock_2",
+    ),
+    _event(
+        "2026-11-17",
+        "tago",
+        "tago_get_route_no_list",
+        "resultCode",
+        "result_code_changed",
+        "정상 코드 00 → 0 | normal result code changed",
+        **{"from": "00", "to": "0"},
+    ),
+    _event(
+        "2026-11-24",
+        "gg",
+        "gg_gen_anmal_hosptl",
+        "BIZPLC_NM",
+        "field_renamed",
+        "사업장명 항목명 변경 | business name field renamed",
+        to="BIZPLC_NM_INFO",
+    ),
 )
 
 
-def events_between(since: dt.date | None = None, until: dt.date | None = None,
-                   timeline: Iterable[DriftEvent] = TIMELINE) -> list[DriftEvent]:
+def events_between(
+    since: dt.date | None = None, until: dt.date | None = None, timeline: Iterable[DriftEvent] = TIMELINE
+) -> list[DriftEvent]:
     """Events with ``since < date <= until`` (either bound optional), oldest first."""
-    return sorted((e for e in timeline
-                   if (since is None or e.date > since) and (until is None or e.date <= until)),
-                  key=lambda e: (e.date, e.platform, e.tool, e.field))
+    return sorted(
+        (e for e in timeline if (since is None or e.date > since) and (until is None or e.date <= until)),
+        key=lambda e: (e.date, e.platform, e.tool, e.field),
+    )
 
 
 def _nullable_pick(tool: str, field_name: str, record: Mapping[str, Any], share: float) -> bool:
@@ -175,7 +271,7 @@ class ActiveDrift:
                 steps.append({})
             renames = steps[-1]
             earlier = next((old for old, new in renames.items() if new == event.field), None)
-            renames[event.field if earlier is None else earlier] = event.detail["to"]   # a → b then b → c: a → c
+            renames[event.field if earlier is None else earlier] = event.detail["to"]  # a → b then b → c: a → c
         return steps
 
     def apply_records(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -197,8 +293,11 @@ class ActiveDrift:
                     new[name] = new.get(source, "") if source else event.detail.get("value", "")
                 elif event.kind == "type_changed" and name in new:
                     new[name] = _to_number(new[name])
-                elif event.kind == "became_nullable" and name in new \
-                        and _nullable_pick(event.tool, name, record, float(event.detail.get("share", 0.3))):
+                elif (
+                    event.kind == "became_nullable"
+                    and name in new
+                    and _nullable_pick(event.tool, name, record, float(event.detail.get("share", 0.3)))
+                ):
                     new[name] = None
             out.append(new)
         return out

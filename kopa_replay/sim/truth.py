@@ -14,8 +14,17 @@ from typing import Iterable, Mapping
 
 from kopa_replay.sim.registry import Registry, registry
 
-__all__ = ["COMPATIBLE", "DOMAINS", "SCOPED_BY", "accepts", "binding_executes", "field_domain", "link_executes",
-           "param_domain", "true_bindings"]
+__all__ = [
+    "COMPATIBLE",
+    "DOMAINS",
+    "SCOPED_BY",
+    "accepts",
+    "binding_executes",
+    "field_domain",
+    "link_executes",
+    "param_domain",
+    "true_bindings",
+]
 
 #: The value domains of this world. A field or parameter without a domain
 #: (free text, measures, flags) binds to nothing. The ``…_part`` domains and
@@ -35,13 +44,13 @@ DOMAINS = {
     "rcept_no": "14-digit DART receipt number",
     "date": "a recent calendar date YYYYMMDD (daily records of the services exist for it)",
     "past_date": "a historical date YYYYMMDD (founding, listing, licence, code adoption): no daily data "
-                 "exists for it, but a window opened on it reaches today",
+    "exists for it, but a window opened on it reaches today",
     "recent_past_date": "a date of the last decade or two YYYYMMDD (a law's promulgation or enforcement, a "
-                        "ruling, a closure): mostly inside the daily series (2015 on) and before the latest "
-                        "events, so a daily date parameter and a window start both take it",
+    "ruling, a closure): mostly inside the daily series (2015 on) and before the latest "
+    "events, so a daily date parameter and a window start both take it",
     "business_date": "an exchange business day YYYYMMDD (prices exist; schools teach on it in term)",
     "since_date": "the first day YYYYMMDD of a range that runs on to today: any earlier date, historical "
-                  "or recent, opens it",
+    "or recent, opens it",
     "year": "a recent year YYYY (what the yearly histories hold: DART reports from 2024, classes from 2015)",
     "fiscal_year": "a business year YYYY whose annual report is filed (reports exist only then)",
     "yearmonth": "a month YYYYMM",
@@ -112,17 +121,31 @@ def field_domain(tool: str, field: str, reg: Registry | None = None) -> str | No
 #: business year is a year — not the reverse. A range start accepts any date up to today; a date of
 #: recent years is recent enough for a daily series and old enough to open a window; a substring
 #: search accepts every name it can find inside the longer names it searches.
-COMPATIBLE = frozenset({
-    ("elementary_school_code", "school_code"), ("middle_school_code", "school_code"),
-    ("high_school_code", "school_code"),
-    ("business_date", "date"), ("sigun_cd", "lawd_cd"), ("seoul_gu_cd", "lawd_cd"), ("fiscal_year", "year"),
-    ("date", "since_date"), ("business_date", "since_date"), ("past_date", "since_date"),
-    ("recent_past_date", "since_date"), ("recent_past_date", "past_date"), ("recent_past_date", "date"),
-    ("corp_name", "corp_name_part"), ("corp_registry_name", "corp_name_part"),
-    ("isin", "isin_part"), ("stock_code", "isin_part"),
-    ("sido_name", "region_name_part"), ("sigungu_name", "region_name_part"), ("sigun_name", "region_name_part"),
-    ("dong_name", "region_name_part"),
-})
+COMPATIBLE = frozenset(
+    {
+        ("elementary_school_code", "school_code"),
+        ("middle_school_code", "school_code"),
+        ("high_school_code", "school_code"),
+        ("business_date", "date"),
+        ("sigun_cd", "lawd_cd"),
+        ("seoul_gu_cd", "lawd_cd"),
+        ("fiscal_year", "year"),
+        ("date", "since_date"),
+        ("business_date", "since_date"),
+        ("past_date", "since_date"),
+        ("recent_past_date", "since_date"),
+        ("recent_past_date", "past_date"),
+        ("recent_past_date", "date"),
+        ("corp_name", "corp_name_part"),
+        ("corp_registry_name", "corp_name_part"),
+        ("isin", "isin_part"),
+        ("stock_code", "isin_part"),
+        ("sido_name", "region_name_part"),
+        ("sigungu_name", "region_name_part"),
+        ("sigun_name", "region_name_part"),
+        ("dong_name", "region_name_part"),
+    }
+)
 
 
 def accepts(param_domain_: str, field_domain_: str) -> bool:
@@ -130,8 +153,7 @@ def accepts(param_domain_: str, field_domain_: str) -> bool:
     return param_domain_ == field_domain_ or (field_domain_, param_domain_) in COMPATIBLE
 
 
-def binding_executes(source_tool: str, field: str, target_tool: str, param: str,
-                     reg: Registry | None = None) -> bool:
+def binding_executes(source_tool: str, field: str, target_tool: str, param: str, reg: Registry | None = None) -> bool:
     """True when values of ``source_tool.field`` are accepted by ``target_tool(param=...)``."""
     if source_tool == target_tool:
         return False
@@ -157,8 +179,7 @@ SCOPED_BY: Mapping[str, frozenset[str]] = {
 }
 
 
-def link_executes(source_tool: str, binding: Mapping[str, str], target_tool: str,
-                  reg: Registry | None = None) -> bool:
+def link_executes(source_tool: str, binding: Mapping[str, str], target_tool: str, reg: Registry | None = None) -> bool:
     """Whether calling ``target_tool`` with ``{param: value of source_tool.field}`` executes.
 
     Every pair of the binding must execute, and a value handed over must not
@@ -168,14 +189,16 @@ def link_executes(source_tool: str, binding: Mapping[str, str], target_tool: str
     finds nothing.
     """
     reg = reg or registry()
-    if not binding or not all(binding_executes(source_tool, field, target_tool, param, reg)
-                              for param, field in binding.items()):
+    if not binding or not all(
+        binding_executes(source_tool, field, target_tool, param, reg) for param, field in binding.items()
+    ):
         return False
     endpoint = reg.endpoint_for_tool(target_tool)
     inputs = endpoint.inputs if endpoint else {}
     scopes = set().union(*(SCOPED_BY.get(inputs.get(param, ""), frozenset()) for param in binding))
-    return not any(inputs.get(param) in scopes for param in (endpoint.required if endpoint else ())
-                   if param not in binding)
+    return not any(
+        inputs.get(param) in scopes for param in (endpoint.required if endpoint else ()) if param not in binding
+    )
 
 
 def true_bindings(tools: Iterable[str], reg: Registry | None = None) -> set[tuple[str, str, str, str]]:
@@ -185,14 +208,15 @@ def true_bindings(tools: Iterable[str], reg: Registry | None = None) -> set[tupl
     produced: dict[str, list[tuple[str, str]]] = {}
     for name in names:
         endpoint = reg.endpoint_for_tool(name)
-        for fname, domain in (endpoint.outputs.items() if endpoint else ()):
+        for fname, domain in endpoint.outputs.items() if endpoint else ():
             produced.setdefault(domain, []).append((name, fname))
     out: set[tuple[str, str, str, str]] = set()
     for target in names:
         endpoint = reg.endpoint_for_tool(target)
-        for pname, domain in (endpoint.inputs.items() if endpoint else ()):
-            sources = [pair for field_domain_, pairs in produced.items() if accepts(domain, field_domain_)
-                       for pair in pairs]
+        for pname, domain in endpoint.inputs.items() if endpoint else ():
+            sources = [
+                pair for field_domain_, pairs in produced.items() if accepts(domain, field_domain_) for pair in pairs
+            ]
             for source, fname in sources:
                 if source != target:
                     out.add((source, fname, target, pname))

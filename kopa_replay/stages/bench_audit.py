@@ -21,8 +21,12 @@ STAGE = "bench-audit"
 
 @dataclass(frozen=True)
 class Config:
-    train: str | None = setting(None, "The training data: trajectories.jsonl (exact links) or sft.jsonl (links "
-                                      "inferred) of `synth`.", path="file", required=True)
+    train: str | None = setting(
+        None,
+        "The training data: trajectories.jsonl (exact links) or sft.jsonl (links inferred) of `synth`.",
+        path="file",
+        required=True,
+    )
     tasks: str | None = setting(None, TASKS_HELP, path="dir")
     near: float = setting(0.9, "Question 3-gram Jaccard at or above which a pair counts as near-verbatim.")
     out: str | None = setting(None, "Also write audit.json and audit.md into this directory.", path="dir")
@@ -62,7 +66,7 @@ def run(config: Config) -> Result:
     if not rows:
         raise UsageError(f"{path} holds no row")
     train = items_from_trajectories(rows) if "steps" in rows[0] else items_from_sft_rows(rows)
-    task_set, _ = select_tasks(config.tasks, stale=True)   # contamination is checked against every task, stale or not
+    task_set, _ = select_tasks(config.tasks, stale=True)  # contamination is checked against every task, stale or not
     if len(task_set.plans) != len(task_set.tasks):
         raise UsageError(f"{task_set.source} has no plan for every task (plans.jsonl): the audit needs the links")
     bench_items = items_from_trajectories([task_set.plans[t.id].to_dict() for t in task_set.tasks])
@@ -74,6 +78,5 @@ def run(config: Config) -> Result:
     with atomic_run_dir(final) as work:
         write_atomic(work / "audit.json", json.dumps(result, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
         write_atomic(work / "audit.md", text)
-        manifest = write_manifest(work, STAGE, config=as_dict(config),
-                                  inputs=inputs(config))
+        manifest = write_manifest(work, STAGE, config=as_dict(config), inputs=inputs(config))
     return Result(result, text, final, manifest)

@@ -57,6 +57,13 @@ def run(config: Config, *, progress: Any = None) -> Result:
             tasks, plans = build_tasks(catalog, where.open_env(stack, catalog), spec, progress=progress)
         info = {**summary(tasks, plans), "spec": spec.to_dict(), "sim_seed": config.sim_seed, "as_of": config.as_of}
         save_task_set(work, tasks, plans, info)
-        manifest = write_manifest(work, STAGE, config=as_dict(config), inputs={"catalog": catalog.digest()},
-                                  catalog=catalog.digest(), seed=list(spec.seeds), source=where.described())
+        manifest = write_manifest(
+            work,
+            STAGE,
+            config=as_dict(config),
+            inputs={"catalog": catalog.digest()},
+            catalog=catalog.digest(),
+            seed=list(spec.seeds),
+            source=where.described(),
+        )
     return Result(final, info, manifest)

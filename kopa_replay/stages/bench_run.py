@@ -23,24 +23,32 @@ TASKS_HELP = "A task-set directory (tasks.jsonl, plans.jsonl) instead of the shi
 @dataclass(frozen=True)
 class Config(CatalogChoice, LLMServer):
     agent: Literal["oracle", "skip-lookup", "first-page", "openai", "transformers"] | None = setting(
-        None, "oracle (replays the reference), skip-lookup / first-page (failure-mode baselines), openai (an "
-              "OpenAI-compatible server with tool calling), transformers (a local model).", required=True)
+        None,
+        "oracle (replays the reference), skip-lookup / first-page (failure-mode baselines), openai (an "
+        "OpenAI-compatible server with tool calling), transformers (a local model).",
+        required=True,
+    )
     snapshot: str = setting("2026-09-01", "The pinned snapshot the tools answer from (source replay).")
     source: Literal["replay", "sim"] = setting(
-        "replay", "replay: the snapshot, offline (a call it never recorded is answered as missing); sim: the "
-                  "in-process simulator at --sim-seed / --as-of.")
+        "replay",
+        "replay: the snapshot, offline (a call it never recorded is answered as missing); sim: the "
+        "in-process simulator at --sim-seed / --as-of.",
+    )
     sim_seed: int = setting(0, "World seed (source sim).")
     as_of: str = setting("2026-09-01", "Simulator as-of date (source sim).")
     k: int = setting(1, "Rollouts per task (k of pass@k).", flag="--rollouts")
     tasks: str | None = setting(None, TASKS_HELP, path="dir")
     split: Literal["main", "held_out"] | None = setting(None, "Only the tasks of this split.")
-    domain: str | None = setting(None, "Only the tasks of this domain (finance, traffic, district, education, "
-                                       "politics, law).")
+    domain: str | None = setting(
+        None, "Only the tasks of this domain (finance, traffic, district, education, politics, law)."
+    )
     task: tuple[str, ...] = setting((), "Only this task (repeatable).", metavar="ID")
-    include_stale: bool = setting(False, "Also run tasks `bench drift --write` tagged stale:no_longer_executes "
-                                         "(left out by default).")
-    out: str | None = setting(None, "Where rollouts, grades and reports are written [default: runs/bench/AGENT].",
-                              path="dir")
+    include_stale: bool = setting(
+        False, "Also run tasks `bench drift --write` tagged stale:no_longer_executes (left out by default)."
+    )
+    out: str | None = setting(
+        None, "Where rollouts, grades and reports are written [default: runs/bench/AGENT].", path="dir"
+    )
     model_path: str | None = setting(None, "Local checkpoint directory (--agent transformers).", path="any")
     top_k: int = setting(24, "Tools offered to a model agent per task (retrieved for the question); 0: every tool.")
     max_turns: int = setting(16, "Assistant turns a model agent gets.")
@@ -69,8 +77,14 @@ class Result:
         return self.report
 
 
-def select_tasks(tasks: str | None, *, split: str | None = None, domain: str | None = None,
-                 ids: tuple[str, ...] = (), stale: bool = False) -> tuple[Any, int]:
+def select_tasks(
+    tasks: str | None,
+    *,
+    split: str | None = None,
+    domain: str | None = None,
+    ids: tuple[str, ...] = (),
+    stale: bool = False,
+) -> tuple[Any, int]:
     """The chosen tasks and how many stale ones the choice left out."""
     from kopa_replay.bench.suite import load_task_set
 
@@ -83,14 +97,23 @@ def _where(config: Config) -> Any:
     from kopa_replay.stages.common import ExecSource
 
     replay = config.source == "replay"
-    return ExecSource(source=config.source, sim_seed=config.sim_seed, as_of=config.as_of,
-                      snapshot=config.snapshot if replay else None, store=config.store)
+    return ExecSource(
+        source=config.source,
+        sim_seed=config.sim_seed,
+        as_of=config.as_of,
+        snapshot=config.snapshot if replay else None,
+        store=config.store,
+    )
 
 
 def inputs(config: Config) -> dict[str, Any]:
     """The digests the report is a function of (with the config)."""
-    return {"tasks": task_set_digest(config.tasks), "catalog": config.load_catalog().digest(),
-            "snapshot": _where(config).snapshot_digest(), "model_path": config.model_path}
+    return {
+        "tasks": task_set_digest(config.tasks),
+        "catalog": config.load_catalog().digest(),
+        "snapshot": _where(config).snapshot_digest(),
+        "model_path": config.model_path,
+    }
 
 
 def run(config: Config) -> Result:
@@ -99,8 +122,9 @@ def run(config: Config) -> Result:
     from kopa_replay.synth.export import write_jsonl
     from kopa_replay.util import write_atomic
 
-    task_set, left_out = select_tasks(config.tasks, split=config.split, domain=config.domain, ids=config.task,
-                                      stale=config.include_stale)
+    task_set, left_out = select_tasks(
+        config.tasks, split=config.split, domain=config.domain, ids=config.task, stale=config.include_stale
+    )
     catalog = config.load_catalog()
     final = config.out_dir
     where, made_of = _where(config), inputs(config)
@@ -111,8 +135,9 @@ def run(config: Config) -> Result:
             if config.agent == "openai":
                 # the model's answers are recorded beside the run (never in the shipped cassette): a rerun is
                 # offline
-                options.update(base_url=config.llm_url, model=config.llm_model, store=str(work / "llm.sqlite"),
-                               snapshot="llm")
+                options.update(
+                    base_url=config.llm_url, model=config.llm_model, store=str(work / "llm.sqlite"), snapshot="llm"
+                )
             else:
                 options["model_path"] = config.model_path
         with ExitStack() as stack:
@@ -124,7 +149,13 @@ def run(config: Config) -> Result:
         write_jsonl(work / "rollouts.jsonl", [r.to_dict() for r in benched.rollouts])
         write_atomic(work / "report.json", report_json(benched.report))
         write_atomic(work / "report.md", markdown(benched.report))
-        manifest = write_manifest(work, STAGE, config=as_dict(config), inputs=made_of,
-                                  outputs=["rollouts.jsonl", "report.json", "report.md"], catalog=catalog.digest(),
-                                  source=where.described())
+        manifest = write_manifest(
+            work,
+            STAGE,
+            config=as_dict(config),
+            inputs=made_of,
+            outputs=["rollouts.jsonl", "report.json", "report.md"],
+            catalog=catalog.digest(),
+            source=where.described(),
+        )
     return Result(final, benched.report, left_out, manifest)

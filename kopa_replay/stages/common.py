@@ -16,8 +16,10 @@ from kopa_replay.stages.options import setting
 
 __all__ = ["CatalogChoice", "ExecSource", "LLMServer", "Decontamination", "iso_date", "STORE_HELP"]
 
-STORE_HELP = ("Cassette store file [env KOPA_STORE; default ./cassettes/kopa.sqlite if it exists, else the shipped "
-              "store: kopa-replay cassette path].")
+STORE_HELP = (
+    "Cassette store file [env KOPA_STORE; default ./cassettes/kopa.sqlite if it exists, else the shipped "
+    "store: kopa-replay cassette path]."
+)
 
 
 def iso_date(value: str | None, option: str) -> dt.date | None:
@@ -32,10 +34,12 @@ def iso_date(value: str | None, option: str) -> dt.date | None:
 
 @dataclass(frozen=True)
 class CatalogChoice:
-    catalog: tuple[str, ...] = setting((), "Catalog file(s) or folder(s) to use instead of the built-in catalog.",
-                                       path="any")
+    catalog: tuple[str, ...] = setting(
+        (), "Catalog file(s) or folder(s) to use instead of the built-in catalog.", path="any"
+    )
     scale: Literal["builtin", "paper"] = setting(
-        "builtin", "Built-in catalog size: the hand-modelled tools, or the paper's 2,318.")
+        "builtin", "Built-in catalog size: the hand-modelled tools, or the paper's 2,318."
+    )
 
     def load_catalog(self) -> Any:
         from kopa_replay.catalog import builtin_catalog, load_catalog
@@ -56,23 +60,38 @@ class ExecSource:
     as_of: str = setting("2026-09-01", "Simulator as-of date (source sim).")
     snapshot: str | None = setting(None, "Answer from (or record into) this snapshot, e.g. 2026-09-01.")
     mode: Literal["replay", "record", "replay-or-record"] | None = setting(
-        None, "With --snapshot: strict offline replay (default), record, or replay-or-record.")
+        None, "With --snapshot: strict offline replay (default), record, or replay-or-record."
+    )
     store: str | None = setting(None, STORE_HELP, envvar="KOPA_STORE", path="file")
 
     def open_env(self, stack: ExitStack, catalog: Any, *, fault_rate: float = 0.0) -> Any:
         """A ToolEnvironment over this source (closed with ``stack``)."""
         from kopa_replay.env import ToolEnvironment, open_source
 
-        src = stack.enter_context(open_source(self.source, seed=self.sim_seed, as_of=iso_date(self.as_of, "--as-of"),
-                                              fault_rate=fault_rate, snapshot=self.snapshot, mode=self.mode,
-                                              store=self.store if self.snapshot else None, catalog=catalog))
+        src = stack.enter_context(
+            open_source(
+                self.source,
+                seed=self.sim_seed,
+                as_of=iso_date(self.as_of, "--as-of"),
+                fault_rate=fault_rate,
+                snapshot=self.snapshot,
+                mode=self.mode,
+                store=self.store if self.snapshot else None,
+                catalog=catalog,
+            )
+        )
         return ToolEnvironment(catalog, src)
 
     def described(self) -> dict[str, Any]:
         """The source as a manifest records it."""
         sim = self.source == "sim"
-        return {"source": self.source, "snapshot": self.snapshot, "mode": self.mode if self.snapshot else None,
-                "sim_seed": self.sim_seed if sim else None, "as_of": self.as_of if sim else None}
+        return {
+            "source": self.source,
+            "snapshot": self.snapshot,
+            "mode": self.mode if self.snapshot else None,
+            "sim_seed": self.sim_seed if sim else None,
+            "as_of": self.as_of if sim else None,
+        }
 
     def snapshot_digest(self) -> str | None:
         """The sealed digest of the snapshot the stage replays (an input: a re-recorded snapshot reruns it)."""
@@ -91,10 +110,16 @@ def snapshot_digest(name: str, store: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class LLMServer:
-    llm_url: str | None = setting(None, "OpenAI-compatible server of the model [env KOPA_LLM_URL], e.g. "
-                                        "http://127.0.0.1:8000/v1.", envvar="KOPA_LLM_URL")
-    llm_model: str | None = setting(None, "Model name [env KOPA_LLM_MODEL]; its answers are recorded in "
-                                          "OUT/llm.sqlite and replayed on reruns.", envvar="KOPA_LLM_MODEL")
+    llm_url: str | None = setting(
+        None,
+        "OpenAI-compatible server of the model [env KOPA_LLM_URL], e.g. http://127.0.0.1:8000/v1.",
+        envvar="KOPA_LLM_URL",
+    )
+    llm_model: str | None = setting(
+        None,
+        "Model name [env KOPA_LLM_MODEL]; its answers are recorded in OUT/llm.sqlite and replayed on reruns.",
+        envvar="KOPA_LLM_MODEL",
+    )
 
     def chat_client(self, stack: ExitStack, out: str | Path, option: str) -> Any:
         """A recording chat client (snapshot ``llm`` in OUT/llm.sqlite, never the shipped store)."""
@@ -102,26 +127,34 @@ class LLMServer:
             raise UsageError(f"{option} llm needs --llm-url and --llm-model (or KOPA_LLM_URL / KOPA_LLM_MODEL)")
         from kopa_replay.llm import ChatClient
 
-        return stack.enter_context(ChatClient(self.llm_url, self.llm_model, store=str(Path(out) / "llm.sqlite"),
-                                              snapshot="llm"))
+        return stack.enter_context(
+            ChatClient(self.llm_url, self.llm_model, store=str(Path(out) / "llm.sqlite"), snapshot="llm")
+        )
 
 
 @dataclass(frozen=True)
 class Decontamination:
     """Keep benchmark tasks out of the training data: on by default, against the shipped task set."""
 
-    decontaminate: bool = setting(True, "Drop every item that repeats a benchmark task: its question verbatim or "
-                                        "near-verbatim (3-gram Jaccard >= 0.9), or its plan (the same calls, paging "
-                                        "aside).")
-    bench_tasks: str | None = setting(None, "Decontaminate against this task-set directory (tasks.jsonl, "
-                                            "plans.jsonl) instead of the shipped one.", path="any")
+    decontaminate: bool = setting(
+        True,
+        "Drop every item that repeats a benchmark task: its question verbatim or "
+        "near-verbatim (3-gram Jaccard >= 0.9), or its plan (the same calls, paging "
+        "aside).",
+    )
+    bench_tasks: str | None = setting(
+        None,
+        "Decontaminate against this task-set directory (tasks.jsonl, plans.jsonl) instead of the shipped one.",
+        path="any",
+    )
 
     def decontaminator(self) -> Any:
         """The exclude hook (None: off); a bad task set fails before anything runs."""
         if not self.decontaminate:
             if self.bench_tasks:
-                raise UsageError("--bench-tasks names the task set to decontaminate against: "
-                                 "it cannot go with --no-decontaminate")
+                raise UsageError(
+                    "--bench-tasks names the task set to decontaminate against: it cannot go with --no-decontaminate"
+                )
             return None
         from kopa_replay.bench.contamination import Decontaminator
         from kopa_replay.bench.suite import load_task_set

@@ -27,9 +27,12 @@ STAGE = "drift"
 @dataclass(frozen=True)
 class Config(CatalogChoice):
     snapshot: str = setting("2026-09-01", "The pinned snapshot.")
-    against: str | None = setting(None, "The snapshot to compare with [default: the newest other sealed snapshot "
-                                        "of the store; none: a refresh from the simulator at the timeline's last "
-                                        "date].")
+    against: str | None = setting(
+        None,
+        "The snapshot to compare with [default: the newest other sealed snapshot "
+        "of the store; none: a refresh from the simulator at the timeline's last "
+        "date].",
+    )
     store: str | None = setting(None, STORE_HELP, envvar="KOPA_STORE", path="file")
     out: str = setting("runs/drift", "Where drift.json and drift.md are written.", path="dir")
 
@@ -54,23 +57,33 @@ def _plan(config: Config) -> dict[str, Any]:
         if config.against:
             store.snapshot(config.against)
             return {"store": str(path), "before": config.snapshot, "after": config.against, "refreshed": False}
-        others = sorted((s for s in store.snapshots() if s.sealed and s.name != config.snapshot),
-                        key=lambda s: (s.as_of or "", s.name))
+        others = sorted(
+            (s for s in store.snapshots() if s.sealed and s.name != config.snapshot),
+            key=lambda s: (s.as_of or "", s.name),
+        )
     if others:
         return {"store": str(path), "before": config.snapshot, "after": others[-1].name, "refreshed": False}
     if pinned.source != "sim":
         return {"store": str(path), "before": config.snapshot, "after": None, "refreshed": False}
     last = max(event.date for event in events_between()).isoformat()
-    return {"store": str(path), "before": config.snapshot, "after": last, "refreshed": True,
-            "as_of": last, "seed": pinned.seed or 0}
+    return {
+        "store": str(path),
+        "before": config.snapshot,
+        "after": last,
+        "refreshed": True,
+        "as_of": last,
+        "seed": pinned.seed or 0,
+    }
 
 
 def inputs(config: Config) -> dict[str, Any]:
     plan = _plan(config)
     after = plan["after"] if not plan["refreshed"] else None
-    return {"before": snapshot_digest(config.snapshot, config.store),
-            "after": snapshot_digest(after, plan["store"]) if after else plan["after"],
-            "catalog": config.load_catalog().digest()}
+    return {
+        "before": snapshot_digest(config.snapshot, config.store),
+        "after": snapshot_digest(after, plan["store"]) if after else plan["after"],
+        "catalog": config.load_catalog().digest(),
+    }
 
 
 def run(config: Config, *, progress: Any = None) -> Result:
@@ -85,9 +98,16 @@ def run(config: Config, *, progress: Any = None) -> Result:
         if plan["refreshed"]:
             copy = work / "store.sqlite"
             shutil.copyfile(plan["store"], copy)
-            summary = refresh_snapshot(catalog, store_path=copy, base=config.snapshot, snapshot=plan["after"],
-                                       source="sim", as_of=plan["as_of"], seed=plan["seed"],
-                                       progress=progress)
+            summary = refresh_snapshot(
+                catalog,
+                store_path=copy,
+                base=config.snapshot,
+                snapshot=plan["after"],
+                source="sim",
+                as_of=plan["as_of"],
+                seed=plan["seed"],
+                progress=progress,
+            )
             report = summary.report
         elif plan["after"]:
             with Store(plan["store"], readonly=True) as store:
@@ -98,6 +118,13 @@ def run(config: Config, *, progress: Any = None) -> Result:
             write_atomic(work / "drift.md", render(report, "markdown"))
         write_atomic(work / "compared.json", json.dumps(compared, sort_keys=True, indent=2) + "\n")
         outputs = ["compared.json"] + (["drift.json", "drift.md"] if report is not None else [])
-        manifest = write_manifest(work, STAGE, config=as_dict(config), inputs=made_of, outputs=outputs,
-                                  compared=compared, catalog=catalog.digest())
+        manifest = write_manifest(
+            work,
+            STAGE,
+            config=as_dict(config),
+            inputs=made_of,
+            outputs=outputs,
+            compared=compared,
+            catalog=catalog.digest(),
+        )
     return Result(Path(config.out), compared, report, manifest)

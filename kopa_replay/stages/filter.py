@@ -23,16 +23,22 @@ _D = FilterConfig
 
 @dataclass(frozen=True)
 class Config(CatalogChoice, ExecSource, LLMServer, Decontamination):
-    in_dir: str = setting("runs/synth", "A `synth` output directory (its trajectories.jsonl).", flag="--in",
-                          path="dir")
-    out: str | None = setting(None, "Where the kept datasets and filter_report.json go [default: IN/filtered].",
-                              path="dir")
+    in_dir: str = setting("runs/synth", "A `synth` output directory (its trajectories.jsonl).", flag="--in", path="dir")
+    out: str | None = setting(
+        None, "Where the kept datasets and filter_report.json go [default: IN/filtered].", path="dir"
+    )
     judges: Literal["deterministic", "llm"] = setting(
-        "deterministic", "Stage 2's two judges: the offline pair, or the offline regex judge beside a model.")
-    reproduce: bool = setting(_D.reproduce, "Stage 1 re-runs every plan and drops items whose state digest or "
-                                            "answer differs (--no-reproduce skips it).")
-    resolve: bool = setting(_D.resolve, "Stage 3 re-solves every kept item reading all pages and replaces answers "
-                                        "it judges worse (--no-resolve skips it).")
+        "deterministic", "Stage 2's two judges: the offline pair, or the offline regex judge beside a model."
+    )
+    reproduce: bool = setting(
+        _D.reproduce,
+        "Stage 1 re-runs every plan and drops items whose state digest or answer differs (--no-reproduce skips it).",
+    )
+    resolve: bool = setting(
+        _D.resolve,
+        "Stage 3 re-solves every kept item reading all pages and replaces answers "
+        "it judges worse (--no-resolve skips it).",
+    )
 
     @property
     def out_dir(self) -> Path:
@@ -55,9 +61,12 @@ def inputs(config: Config) -> dict[str, Any]:
     from kopa_replay.synth.pipeline import SynthDir
 
     source = SynthDir(config.in_dir).trajectories
-    return {"trajectories": file_digest(source) if source.exists() else None,
-            "catalog": config.load_catalog().digest(), "snapshot": config.snapshot_digest(),
-            "bench_tasks": config.task_set_digest()}
+    return {
+        "trajectories": file_digest(source) if source.exists() else None,
+        "catalog": config.load_catalog().digest(),
+        "snapshot": config.snapshot_digest(),
+        "bench_tasks": config.task_set_digest(),
+    }
 
 
 def run(config: Config, *, progress: Any = None) -> Result:
@@ -78,17 +87,38 @@ def run(config: Config, *, progress: Any = None) -> Result:
             if config.judges == "llm":
                 chosen = (chosen[0], LLMJudge(config.chat_client(stack, work, "--judges")))
             env = config.open_env(stack, catalog)
-            result = run_filter(trajectories, catalog, env, chosen,
-                                config=FilterConfig(reproduce=config.reproduce, resolve=config.resolve),
-                                exclude=exclude, progress=progress)
+            result = run_filter(
+                trajectories,
+                catalog,
+                env,
+                chosen,
+                config=FilterConfig(reproduce=config.reproduce, resolve=config.resolve),
+                exclude=exclude,
+                progress=progress,
+            )
         stats = write_datasets(work, result.kept, catalog)
-        report = {**result.report, "output_digest": stats["output_digest"], "out": str(final),
-                  "discards": [d._asdict() for d in result.discarded],
-                  "replacements": [{"trajectory_id": r.trajectory_id, "old": r.old.value, "new": r.new.value,
-                                    "reason": r.reason} for r in result.replaced]}
-        write_atomic(work / "filter_report.json", json.dumps(report, ensure_ascii=False, sort_keys=True, indent=2,
-                                                             default=str) + "\n")
-        manifest = write_manifest(work, STAGE, config=as_dict(config), inputs=made_of,
-                                  outputs=[*DATASETS, "filter_report.json"], catalog=catalog.digest(),
-                                  source=config.described(), output_digest=stats["output_digest"])
+        report = {
+            **result.report,
+            "output_digest": stats["output_digest"],
+            "out": str(final),
+            "discards": [d._asdict() for d in result.discarded],
+            "replacements": [
+                {"trajectory_id": r.trajectory_id, "old": r.old.value, "new": r.new.value, "reason": r.reason}
+                for r in result.replaced
+            ],
+        }
+        write_atomic(
+            work / "filter_report.json",
+            json.dumps(report, ensure_ascii=False, sort_keys=True, indent=2, default=str) + "\n",
+        )
+        manifest = write_manifest(
+            work,
+            STAGE,
+            config=as_dict(config),
+            inputs=made_of,
+            outputs=[*DATASETS, "filter_report.json"],
+            catalog=catalog.digest(),
+            source=config.described(),
+            output_digest=stats["output_digest"],
+        )
     return Result(final, report, list(result.discarded), manifest)

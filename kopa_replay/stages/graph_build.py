@@ -27,20 +27,39 @@ class BuildSettings(CatalogChoice):
     same_domain: int = setting(15, "Candidate targets per tool from its own domain.")
     cross_domain: int = setting(10, "Candidate targets per tool from other domains.")
     min_score: float = setting(0.3, "Drop candidates the scorer rates below this feasibility.")
-    embedder: str = setting("hashed", "hashed (character n-gram TF-IDF, no download) or the path of a local "
-                                      "encoder model.")
-    scorer: Literal["semantic", "llm"] = setting("semantic", "semantic (offline synonym groups and formats) or llm "
-                                                             "(an OpenAI-compatible server).")
-    llm_url: str | None = setting(None, "Base URL of the OpenAI-compatible server (--scorer llm) [env KOPA_LLM_URL], "
-                                        "e.g. http://127.0.0.1:8000/v1.", envvar="KOPA_LLM_URL")
-    llm_model: str | None = setting(None, "Model name for --scorer llm [env KOPA_LLM_MODEL]; its answers are "
-                                          "recorded in RUN_DIR/llm.sqlite (or --store) and replayed on rebuilds.",
-                                    envvar="KOPA_LLM_MODEL")
+    embedder: str = setting(
+        "hashed", "hashed (character n-gram TF-IDF, no download) or the path of a local encoder model."
+    )
+    scorer: Literal["semantic", "llm"] = setting(
+        "semantic", "semantic (offline synonym groups and formats) or llm (an OpenAI-compatible server)."
+    )
+    llm_url: str | None = setting(
+        None,
+        "Base URL of the OpenAI-compatible server (--scorer llm) [env KOPA_LLM_URL], e.g. http://127.0.0.1:8000/v1.",
+        envvar="KOPA_LLM_URL",
+    )
+    llm_model: str | None = setting(
+        None,
+        "Model name for --scorer llm [env KOPA_LLM_MODEL]; its answers are "
+        "recorded in RUN_DIR/llm.sqlite (or --store) and replayed on rebuilds.",
+        envvar="KOPA_LLM_MODEL",
+    )
     store: str | None = setting(None, STORE_HELP, envvar="KOPA_STORE", path="file")
 
     def build_settings(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in ("catalog", "scale", "same_domain", "cross_domain", "min_score",
-                                                       "embedder", "scorer", "llm_model")}
+        return {
+            name: getattr(self, name)
+            for name in (
+                "catalog",
+                "scale",
+                "same_domain",
+                "cross_domain",
+                "min_score",
+                "embedder",
+                "scorer",
+                "llm_model",
+            )
+        }
 
     def build_into(self, catalog: Any, work: Path) -> tuple[list, Path]:
         """Build ``candidates.json`` into ``work`` (the scorer's answers recorded beside it, or in --store)."""
@@ -58,11 +77,20 @@ class BuildSettings(CatalogChoice):
 
                 # recorded (snapshot "llm"; by default in the run directory, never in the shipped cassette),
                 # so a rebuild is offline and identical
-                client = stack.enter_context(ChatClient(self.llm_url, self.llm_model,
-                                                        store=self.store or str(work / "llm.sqlite"), snapshot="llm"))
+                client = stack.enter_context(
+                    ChatClient(
+                        self.llm_url, self.llm_model, store=self.store or str(work / "llm.sqlite"), snapshot="llm"
+                    )
+                )
                 chosen = LLMScorer(client)
-            return build_graph(catalog, work, embedder=embedder_for(self.embedder), scorer=chosen, config=built,
-                               catalog_label=self.catalog_label)
+            return build_graph(
+                catalog,
+                work,
+                embedder=embedder_for(self.embedder),
+                scorer=chosen,
+                config=built,
+                catalog_label=self.catalog_label,
+            )
 
 
 @dataclass(frozen=True)
@@ -94,6 +122,12 @@ def run(config: Config) -> Result:
     final = Path(config.run_dir)
     with atomic_run_dir(final, keep=KEEP) as work:
         links, _ = config.build_into(catalog, work)
-        manifest = write_manifest(work, STAGE, config=as_dict(config), inputs=inputs(config),
-                                  outputs=["candidates.json"], catalog=catalog.digest())
+        manifest = write_manifest(
+            work,
+            STAGE,
+            config=as_dict(config),
+            inputs=inputs(config),
+            outputs=["candidates.json"],
+            catalog=catalog.digest(),
+        )
     return Result(final, final / "candidates.json", stats(links), manifest)

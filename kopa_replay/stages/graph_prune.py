@@ -18,7 +18,7 @@ from kopa_replay.stages.run_dir import atomic_run_dir, file_digest, write_manife
 __all__ = ["Config", "Result", "run", "inputs", "STAGE"]
 
 STAGE = "graph-prune"
-_D = PruneConfig   # the loop's own defaults: one source
+_D = PruneConfig  # the loop's own defaults: one source
 
 
 @dataclass(frozen=True)
@@ -32,19 +32,28 @@ class Config(graph_build.BuildSettings, ExecSource):
     w_e: float = setting(_D.w_e, "Beta increment of an environmental failure.")
     threshold: float = setting(_D.threshold, "Viability: cut below this posterior mean.")
     min_trials: int = setting(_D.min_trials, "Trials before a link may be cut.")
-    prior_strength: float = setting(_D.prior_strength, "Pseudo-trials the scorer's feasibility is worth in each "
-                                                       "link's prior.")
+    prior_strength: float = setting(
+        _D.prior_strength, "Pseudo-trials the scorer's feasibility is worth in each link's prior."
+    )
     plots: bool = setting(True, "Draw scatter.png and curves.png.")
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.fault_rate <= 1.0:
             raise UsageError(f"--fault-rate must lie in [0, 1], not {self.fault_rate}")
-        self.loop()   # the loop's own checks, before anything runs
+        self.loop()  # the loop's own checks, before anything runs
 
     def loop(self) -> PruneConfig:
-        return PruneConfig(iterations=self.iterations, paths=self.paths, seed=self.seed, max_depth=self.max_depth,
-                           w_s=self.w_s, w_e=self.w_e, threshold=self.threshold, min_trials=self.min_trials,
-                           prior_strength=self.prior_strength)
+        return PruneConfig(
+            iterations=self.iterations,
+            paths=self.paths,
+            seed=self.seed,
+            max_depth=self.max_depth,
+            w_s=self.w_s,
+            w_e=self.w_e,
+            threshold=self.threshold,
+            min_trials=self.min_trials,
+            prior_strength=self.prior_strength,
+        )
 
     def described(self) -> dict[str, Any]:
         return {**super().described(), "fault_rate": self.fault_rate}
@@ -64,8 +73,11 @@ def inputs(config: Config) -> dict[str, Any]:
     """The digests the pruned graph is a function of (with the config): the candidates (None: built by the
     stage from the config), the catalog, the replayed snapshot."""
     candidates = Path(config.run_dir) / "candidates.json"
-    return {"candidates": file_digest(candidates) if candidates.exists() else None,
-            "catalog": config.load_catalog().digest(), "snapshot": config.snapshot_digest()}
+    return {
+        "candidates": file_digest(candidates) if candidates.exists() else None,
+        "catalog": config.load_catalog().digest(),
+        "snapshot": config.snapshot_digest(),
+    }
 
 
 def run(config: Config, *, progress: Callable[[Any], None] | None = None) -> Result:
@@ -81,11 +93,26 @@ def run(config: Config, *, progress: Callable[[Any], None] | None = None) -> Res
         made_of = {**inputs(config), "candidates": file_digest(work / "candidates.json")}
         with ExitStack() as stack:
             env = config.open_env(stack, catalog, fault_rate=config.fault_rate)
-            report = prune_graph(catalog, work, env, config.loop(), source=config.described(), plots=config.plots,
-                                 progress=progress, named=final)
+            report = prune_graph(
+                catalog,
+                work,
+                env,
+                config.loop(),
+                source=config.described(),
+                plots=config.plots,
+                progress=progress,
+                named=final,
+            )
         outputs = ["candidates.json", "graph.json", "prune.json", "iterations.jsonl"]
-        manifest = write_manifest(work, STAGE, config=as_dict(config), inputs=made_of,
-                                  outputs=outputs + (["scatter.png", "curves.png"] if config.plots else []),
-                                  catalog=catalog.digest(), seed=config.seed, source=config.described(),
-                                  graph_digest=report["graph_digest"])
+        manifest = write_manifest(
+            work,
+            STAGE,
+            config=as_dict(config),
+            inputs=made_of,
+            outputs=outputs + (["scatter.png", "curves.png"] if config.plots else []),
+            catalog=catalog.digest(),
+            seed=config.seed,
+            source=config.described(),
+            graph_digest=report["graph_digest"],
+        )
     return Result(final, report, manifest)

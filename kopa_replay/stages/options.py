@@ -20,17 +20,34 @@ import click
 __all__ = ["setting", "click_options", "option_name", "as_dict"]
 
 
-def setting(default: Any, help: str, *, flag: str | None = None, envvar: str | None = None,
-            metavar: str | None = None, path: Literal["file", "dir", "any"] | None = None,
-            required: bool = False, cli: bool = True) -> Any:
+def setting(
+    default: Any,
+    help: str,
+    *,
+    flag: str | None = None,
+    envvar: str | None = None,
+    metavar: str | None = None,
+    path: Literal["file", "dir", "any"] | None = None,
+    required: bool = False,
+    cli: bool = True,
+) -> Any:
     """A config field: its default, the help the command line shows, and how it is spelled there.
 
     ``flag`` overrides the option name derived from the field (``--rollouts`` for ``k``); ``path`` makes it a
     ``click.Path``; ``required`` makes the option required on the command line (the stage checks it too);
     ``cli=False`` keeps a field out of the command line (set by the pipeline or by Python callers only)."""
-    return dataclasses.field(default=default, metadata={
-        "help": help, "flag": flag, "envvar": envvar, "metavar": metavar, "path": path, "required": required,
-        "cli": cli})
+    return dataclasses.field(
+        default=default,
+        metadata={
+            "help": help,
+            "flag": flag,
+            "envvar": envvar,
+            "metavar": metavar,
+            "path": path,
+            "required": required,
+            "cli": cli,
+        },
+    )
 
 
 def option_name(field: dataclasses.Field) -> str:
@@ -57,20 +74,30 @@ def _click_type(kind: Any, path: str | None) -> Any:
 def _option(field: dataclasses.Field, kind: Any) -> Callable:
     meta, name = field.metadata, option_name(field)
     kind, optional = _unwrap_optional(kind)
-    common: dict[str, Any] = {"help": meta["help"], "envvar": meta.get("envvar"), "metavar": meta.get("metavar"),
-                              "required": meta.get("required", False)}
+    common: dict[str, Any] = {
+        "help": meta["help"],
+        "envvar": meta.get("envvar"),
+        "metavar": meta.get("metavar"),
+        "required": meta.get("required", False),
+    }
     if kind is bool:
         # a pair, so a default of True can be turned off; None (bool | None) leaves the choice to the stage
         flags = name if "/" in name else f"{name}/--no-{name[2:]}"
-        return click.option(flags, field.name, default=field.default, show_default=field.default is not None,
-                            **common)
+        return click.option(flags, field.name, default=field.default, show_default=field.default is not None, **common)
     if typing.get_origin(kind) is tuple:
         item = typing.get_args(kind)[0]
-        return click.option(name, field.name, multiple=True, type=_click_type(item, meta.get("path")),
-                            default=field.default, **common)
+        return click.option(
+            name, field.name, multiple=True, type=_click_type(item, meta.get("path")), default=field.default, **common
+        )
     shown = field.default is not None and not meta.get("required")
-    return click.option(name, field.name, type=_click_type(kind, meta.get("path")),
-                        default=None if meta.get("required") else field.default, show_default=shown, **common)
+    return click.option(
+        name,
+        field.name,
+        type=_click_type(kind, meta.get("path")),
+        default=None if meta.get("required") else field.default,
+        show_default=shown,
+        **common,
+    )
 
 
 def click_options(config: type, *, skip: tuple[str, ...] = ()) -> Callable:
@@ -78,13 +105,19 @@ def click_options(config: type, *, skip: tuple[str, ...] = ()) -> Callable:
     hints = typing.get_type_hints(config)
     by_name = {f.name: f for f in dataclasses.fields(config)}
     # the stage's own settings first, then what it shares (catalog, source …), each in declaration order
-    order = list(dict.fromkeys(name for cls in config.__mro__ for name in vars(cls).get("__annotations__", {})
-                               if name in by_name))
-    fields = [by_name[name] for name in order
-              if by_name[name].metadata.get("cli", True) and "help" in by_name[name].metadata and name not in skip]
+    order = list(
+        dict.fromkeys(
+            name for cls in config.__mro__ for name in vars(cls).get("__annotations__", {}) if name in by_name
+        )
+    )
+    fields = [
+        by_name[name]
+        for name in order
+        if by_name[name].metadata.get("cli", True) and "help" in by_name[name].metadata and name not in skip
+    ]
 
     def decorate(func: Callable) -> Callable:
-        for field in reversed(fields):   # click lists options in the order the decorators are read
+        for field in reversed(fields):  # click lists options in the order the decorators are read
             func = _option(field, hints[field.name])(func)
         return func
 
@@ -93,5 +126,6 @@ def click_options(config: type, *, skip: tuple[str, ...] = ()) -> Callable:
 
 def as_dict(config: Any) -> dict[str, Any]:
     """A config as plain JSON (tuples as lists), the way manifests record it."""
-    return {f.name: (list(v) if isinstance(v := getattr(config, f.name), tuple) else v)
-            for f in dataclasses.fields(config)}
+    return {
+        f.name: (list(v) if isinstance(v := getattr(config, f.name), tuple) else v) for f in dataclasses.fields(config)
+    }

@@ -41,14 +41,20 @@ BASELINES = ("oracle", "skip-lookup", "first-page")
 @dataclass(frozen=True)
 class Config:
     snapshot: str = setting("2026-09-01", "The pinned snapshot the pipeline runs on (the embedded default).")
-    preset: Literal["quick", "paper"] = setting("quick", "quick: 20 x 200 pruning, 100 trajectories, pass@1 (a "
-                                                         "couple of minutes); paper: the paper's 100 x 500, 200 "
-                                                         "trajectories, pass@4.")
+    preset: Literal["quick", "paper"] = setting(
+        "quick",
+        "quick: 20 x 200 pruning, 100 trajectories, pass@1 (a "
+        "couple of minutes); paper: the paper's 100 x 500, 200 "
+        "trajectories, pass@4.",
+    )
     out: str = setting("runs/pipeline", "Where every stage's directory, report.html and report.md go.", path="dir")
     seed: int = setting(0, "Seed of the pruning loop and of the walk.")
     store: str | None = setting(None, STORE_HELP, envvar="KOPA_STORE", path="file")
-    drift_against: str | None = setting(None, "The snapshot the drift summary compares with [default: the newest "
-                                              "other one; none: a refresh from the simulator].")
+    drift_against: str | None = setting(
+        None,
+        "The snapshot the drift summary compares with [default: the newest "
+        "other one; none: a refresh from the simulator].",
+    )
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
@@ -85,8 +91,10 @@ def _execution(config: Config) -> ExecSource:
     with Store(replay_store_path(config.snapshot, config.store), readonly=True) as store:
         pinned = store.snapshot(config.snapshot)
     if not pinned.sealed:
-        raise UsageError(f"snapshot {config.snapshot} is not sealed: seal it (kopa-replay snapshot seal "
-                         f"{config.snapshot}) before a pipeline pins it")
+        raise UsageError(
+            f"snapshot {config.snapshot} is not sealed: seal it (kopa-replay snapshot seal "
+            f"{config.snapshot}) before a pipeline pins it"
+        )
     if pinned.source == "sim":
         return ExecSource(source="sim", sim_seed=pinned.seed or 0, as_of=pinned.as_of or config.snapshot)
     return ExecSource(source="replay", snapshot=config.snapshot, store=config.store)
@@ -97,26 +105,76 @@ def _steps(config: Config) -> list[tuple[str, Any, Any, dict[str, Any]]]:
     from kopa_replay.stages import bench_audit, bench_run, drift, filter, graph_build, graph_prune, synth
 
     out, preset, where = Path(config.out), PRESETS[config.preset], _execution(config)
-    source: dict[str, Any] = {"source": where.source, "sim_seed": where.sim_seed, "as_of": where.as_of, "snapshot": where.snapshot,
-              "store": where.store}
+    source: dict[str, Any] = {
+        "source": where.source,
+        "sim_seed": where.sim_seed,
+        "as_of": where.as_of,
+        "snapshot": where.snapshot,
+        "store": where.store,
+    }
     graph_dir = str(out / "graph")
     steps: list[tuple[str, Any, Any, dict[str, Any]]] = [
         ("graph-build", graph_build, graph_build.Config(run_dir=graph_dir), {}),
-        ("graph-prune", graph_prune, graph_prune.Config(run_dir=graph_dir, iterations=preset["iterations"],
-                                                        paths=preset["paths"], seed=config.seed, plots=True,
-                                                        **source), {"progress": None}),
-        ("synth", synth, synth.Config(graph_dir=graph_dir, out=str(out / "synth"),
-                                      trajectories=preset["trajectories"], seed=config.seed, **source), {}),
+        (
+            "graph-prune",
+            graph_prune,
+            graph_prune.Config(
+                run_dir=graph_dir,
+                iterations=preset["iterations"],
+                paths=preset["paths"],
+                seed=config.seed,
+                plots=True,
+                **source,
+            ),
+            {"progress": None},
+        ),
+        (
+            "synth",
+            synth,
+            synth.Config(
+                graph_dir=graph_dir,
+                out=str(out / "synth"),
+                trajectories=preset["trajectories"],
+                seed=config.seed,
+                **source,
+            ),
+            {},
+        ),
         ("filter", filter, filter.Config(in_dir=str(out / "synth"), out=str(out / "filter"), **source), {}),
     ]
     for agent in BASELINES:
-        steps.append((f"bench-{agent}", bench_run,
-                      bench_run.Config(agent=agent, snapshot=config.snapshot, k=preset["rollouts"],  # type: ignore[arg-type]
-                                       out=str(out / "bench" / agent), store=config.store), {}))
-    steps.append(("audit", bench_audit, bench_audit.Config(train=str(out / "filter" / "trajectories.jsonl"),
-                                                           out=str(out / "audit")), {}))
-    steps.append(("drift", drift, drift.Config(snapshot=config.snapshot, against=config.drift_against,
-                                               store=config.store, out=str(out / "drift")), {}))
+        steps.append(
+            (
+                f"bench-{agent}",
+                bench_run,
+                bench_run.Config(
+                    agent=agent,
+                    snapshot=config.snapshot,
+                    k=preset["rollouts"],  # type: ignore[arg-type]
+                    out=str(out / "bench" / agent),
+                    store=config.store,
+                ),
+                {},
+            )
+        )
+    steps.append(
+        (
+            "audit",
+            bench_audit,
+            bench_audit.Config(train=str(out / "filter" / "trajectories.jsonl"), out=str(out / "audit")),
+            {},
+        )
+    )
+    steps.append(
+        (
+            "drift",
+            drift,
+            drift.Config(
+                snapshot=config.snapshot, against=config.drift_against, store=config.store, out=str(out / "drift")
+            ),
+            {},
+        )
+    )
     return steps
 
 
@@ -124,8 +182,7 @@ def _canonical(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str).encode()
 
 
-def run(config: Config, *, progress: Any = None,
-        on_stage: Callable[[str, str], None] | None = None) -> Result:
+def run(config: Config, *, progress: Any = None, on_stage: Callable[[str, str], None] | None = None) -> Result:
     """Run (or skip) every stage, then write the report and ``OUT/manifest.json``.
 
     ``on_stage(name, event)`` hears ``start``, ``done`` or ``skipped`` for each stage (the CLI prints it);
@@ -161,13 +218,23 @@ def run(config: Config, *, progress: Any = None,
     report = write_report(out)
     manifest = {
         "pipeline": as_dict(config),
-        "stages": [{"name": r.name, "stage": r.stage, "directory": r.directory.relative_to(out).as_posix(),
-                    "key": r.manifest.get("key"), "outputs": r.manifest.get("outputs", {})} for r in runs],
+        "stages": [
+            {
+                "name": r.name,
+                "stage": r.stage,
+                "directory": r.directory.relative_to(out).as_posix(),
+                "key": r.manifest.get("key"),
+                "outputs": r.manifest.get("outputs", {}),
+            }
+            for r in runs
+        ],
         "report": tree_digests(out, only=["report.html", "report.md"]),
     }
     digest = hashlib.sha256(_canonical(manifest)).hexdigest()
-    write_atomic(out / "manifest.json", json.dumps({**manifest, "digest": digest}, ensure_ascii=False,
-                                                   sort_keys=True, indent=2) + "\n")
+    write_atomic(
+        out / "manifest.json",
+        json.dumps({**manifest, "digest": digest}, ensure_ascii=False, sort_keys=True, indent=2) + "\n",
+    )
     return Result(out, runs, manifest, digest, report.html, report.markdown, results)
 
 

@@ -57,8 +57,10 @@ MARKER = "kopa_snapshot"
 #: the recorder's modes (kopa_replay.record.MODES, spelled out to keep pytest's start-up light; a test
 #: checks they agree) plus "none": no recorder at all
 RECORD_MODES = ("replay", "record", "replay-or-record", "refresh", "none")
-_MARKER_HELP = (f"{MARKER}(name, store=None, seed=0, as_of=None): pin the test's kopa_client/kopa_source to "
-                "snapshot NAME of the kopa-replay store STORE (relative to the rootdir)")
+_MARKER_HELP = (
+    f"{MARKER}(name, store=None, seed=0, as_of=None): pin the test's kopa_client/kopa_source to "
+    "snapshot NAME of the kopa-replay store STORE (relative to the rootdir)"
+)
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,16 @@ def _iso_date(text: str) -> str | None:
         return None
 
 
-def kopa_settings(marker_args: Sequence[Any] | None, marker_kwargs: Mapping[str, Any] | None, *, mode: str,
-                  source: str, store_option: str | None, rootpath: Path, test: str) -> KopaSettings:
+def kopa_settings(
+    marker_args: Sequence[Any] | None,
+    marker_kwargs: Mapping[str, Any] | None,
+    *,
+    mode: str,
+    source: str,
+    store_option: str | None,
+    rootpath: Path,
+    test: str,
+) -> KopaSettings:
     """Resolve a test's marker and the command-line options (pure: no file is touched).
 
     ``marker_args``/``marker_kwargs`` are None when the test has no marker,
@@ -94,22 +104,32 @@ def kopa_settings(marker_args: Sequence[Any] | None, marker_kwargs: Mapping[str,
         raise UsageError(f"--kopa-record-mode {mode!r} is not one of: {', '.join(RECORD_MODES)}")
     if marker_args is None:
         if mode != "none":
-            raise UsageError(f"{test} uses kopa_client/kopa_source without @pytest.mark.{MARKER}(\"SNAPSHOT\") "
-                             f"(needed in --kopa-record-mode {mode})")
+            raise UsageError(
+                f'{test} uses kopa_client/kopa_source without @pytest.mark.{MARKER}("SNAPSHOT") '
+                f"(needed in --kopa-record-mode {mode})"
+            )
         return KopaSettings(mode, source, None, None, 0, None)
     kwargs = dict(marker_kwargs or {})
     unknown = sorted(kwargs.keys() - {"store", "seed", "as_of"})
     if len(marker_args) != 1 or not isinstance(marker_args[0], str) or not marker_args[0] or unknown:
-        raise UsageError(f"{test}: use @pytest.mark.{MARKER}(\"SNAPSHOT\", store=..., seed=..., as_of=...), "
-                         f"not {MARKER}{tuple(marker_args)!r}" + (f" with {', '.join(unknown)}" if unknown else ""))
+        raise UsageError(
+            f'{test}: use @pytest.mark.{MARKER}("SNAPSHOT", store=..., seed=..., as_of=...), '
+            f"not {MARKER}{tuple(marker_args)!r}" + (f" with {', '.join(unknown)}" if unknown else "")
+        )
     name = marker_args[0]
     store = kwargs.get("store") or store_option
     path = Path(store) if store else default_store_path()
     if not path.is_absolute():
         path = rootpath / path
     as_of = kwargs.get("as_of") or _iso_date(name)
-    return KopaSettings(mode, source, None if mode == "none" else name, None if mode == "none" else path,
-                        int(kwargs.get("seed", 0)), as_of)
+    return KopaSettings(
+        mode,
+        source,
+        None if mode == "none" else name,
+        None if mode == "none" else path,
+        int(kwargs.get("seed", 0)),
+        as_of,
+    )
 
 
 def open_kopa_source(settings: KopaSettings) -> Source:
@@ -120,20 +140,38 @@ def open_kopa_source(settings: KopaSettings) -> Source:
     if settings.mode == "none":
         return open_source(settings.source, seed=settings.seed, as_of=settings.as_of)
     # Replay never sends anything, so it needs no source; the catalog teaches the redactor the key names.
-    return open_source("replay" if settings.mode == "replay" else settings.source, seed=settings.seed,
-                       as_of=settings.as_of, snapshot=settings.snapshot, mode=settings.mode, store=settings.store,
-                       catalog=builtin_catalog())
+    return open_source(
+        "replay" if settings.mode == "replay" else settings.source,
+        seed=settings.seed,
+        as_of=settings.as_of,
+        snapshot=settings.snapshot,
+        mode=settings.mode,
+        store=settings.store,
+        catalog=builtin_catalog(),
+    )
 
 
 # -- hooks ------------------------------------------------------------------------
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("kopa-replay", "kopa-replay recorded snapshots")
-    group.addoption("--kopa-record-mode", choices=RECORD_MODES, default="replay",
-                    help="replay (default; strict, offline), record, replay-or-record, refresh, or none (no recorder)")
-    group.addoption("--kopa-source", default="sim", metavar="SOURCE",
-                    help="where record modes send requests: sim (in-process simulator, default), live, or a mirror URL")
-    group.addoption("--kopa-store", default=None, metavar="PATH",
-                    help="the store file for markers that name none (default: $KOPA_STORE or cassettes/kopa.sqlite)")
+    group.addoption(
+        "--kopa-record-mode",
+        choices=RECORD_MODES,
+        default="replay",
+        help="replay (default; strict, offline), record, replay-or-record, refresh, or none (no recorder)",
+    )
+    group.addoption(
+        "--kopa-source",
+        default="sim",
+        metavar="SOURCE",
+        help="where record modes send requests: sim (in-process simulator, default), live, or a mirror URL",
+    )
+    group.addoption(
+        "--kopa-store",
+        default=None,
+        metavar="PATH",
+        help="the store file for markers that name none (default: $KOPA_STORE or cassettes/kopa.sqlite)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -141,8 +179,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    return (f"kopa-replay: record mode {config.getoption('kopa_record_mode')}, "
-            f"source {config.getoption('kopa_source')}")
+    return f"kopa-replay: record mode {config.getoption('kopa_record_mode')}, source {config.getoption('kopa_source')}"
 
 
 # -- fixtures ---------------------------------------------------------------------
@@ -154,10 +191,15 @@ def kopa_source(request: pytest.FixtureRequest) -> Iterator[Source]:
     marker = request.node.get_closest_marker(MARKER)
     config = request.config
     try:
-        settings = kopa_settings(marker.args if marker else None, marker.kwargs if marker else None,
-                                 mode=config.getoption("kopa_record_mode"), source=config.getoption("kopa_source"),
-                                 store_option=config.getoption("kopa_store"), rootpath=config.rootpath,
-                                 test=request.node.nodeid)
+        settings = kopa_settings(
+            marker.args if marker else None,
+            marker.kwargs if marker else None,
+            mode=config.getoption("kopa_record_mode"),
+            source=config.getoption("kopa_source"),
+            store_option=config.getoption("kopa_store"),
+            rootpath=config.rootpath,
+            test=request.node.nodeid,
+        )
         source = open_kopa_source(settings)
     except KopaError as exc:
         # A user mistake (no marker, a missing snapshot or store): one line, not a traceback.

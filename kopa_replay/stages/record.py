@@ -17,15 +17,22 @@ __all__ = ["RecordConfig", "RefreshConfig", "Result", "record", "refresh", "writ
 @dataclass(frozen=True)
 class SourceSettings(CatalogChoice):
     source: str = setting("sim", "sim (in-process simulator), live (the real platforms) or a mirror URL.")
-    as_of: str | None = setting(None, "As-of date of the new snapshot (source sim serves that date) [default: its "
-                                      "name].")
+    as_of: str | None = setting(
+        None, "As-of date of the new snapshot (source sim serves that date) [default: its name]."
+    )
     seed: int = setting(0, "Simulator seed (source sim).")
-    base_url: tuple[str, ...] = setting((), "Send one catalog host to a mirror (repeatable), e.g. "
-                                            "opendart.fss.or.kr=http://127.0.0.1:8765.", metavar="HOST=URL")
+    base_url: tuple[str, ...] = setting(
+        (),
+        "Send one catalog host to a mirror (repeatable), e.g. opendart.fss.or.kr=http://127.0.0.1:8765.",
+        metavar="HOST=URL",
+    )
     store: str | None = setting(None, STORE_HELP, envvar="KOPA_STORE", path="file")
-    bench: bool | None = setting(None, "Also record the calls of the benchmark's oracle and baseline agents and "
-                                       "its plans on this source [default: with source sim, whose world the tasks "
-                                       "are written over].")
+    bench: bool | None = setting(
+        None,
+        "Also record the calls of the benchmark's oracle and baseline agents and "
+        "its plans on this source [default: with source sim, whose world the tasks "
+        "are written over].",
+    )
 
     def __post_init__(self) -> None:
         iso_date(self.as_of, "--as-of")
@@ -38,17 +45,25 @@ class SourceSettings(CatalogChoice):
         from kopa_replay.bench.suite import benchmark_workload
 
         as_of = self.as_of or snapshot
-        return benchmark_workload(catalog, source=self.source, seed=self.seed,
-                                  as_of=as_of if self.source == "sim" else None, mirrors=mirrors)
+        return benchmark_workload(
+            catalog, source=self.source, seed=self.seed, as_of=as_of if self.source == "sim" else None, mirrors=mirrors
+        )
 
 
 @dataclass(frozen=True)
 class RecordConfig(SourceSettings):
-    snapshot: str | None = setting(None, "Name of the new snapshot, by convention its as-of date; an open one with "
-                                         "the same settings is resumed (only what it lacks is sent).", required=True)
+    snapshot: str | None = setting(
+        None,
+        "Name of the new snapshot, by convention its as-of date; an open one with "
+        "the same settings is resumed (only what it lacks is sent).",
+        required=True,
+    )
     seal: bool = setting(True, "Seal the snapshot when done (--no-seal leaves it open for more recording).")
-    commit_every: int | None = setting(None, "Commit recorded answers in batches of this many [default: 128, and at "
-                                             "least every 0.5 s]; a kill loses at most the batch not yet committed.")
+    commit_every: int | None = setting(
+        None,
+        "Commit recorded answers in batches of this many [default: 128, and at "
+        "least every 0.5 s]; a kill loses at most the batch not yet committed.",
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -62,15 +77,24 @@ class RecordConfig(SourceSettings):
 class RefreshConfig(SourceSettings):
     base: str | None = setting(None, "The snapshot whose requests are re-executed.", required=True)
     snapshot: str | None = setting(None, "Name of the new snapshot.", required=True)
-    retries: int = setting(3, "Retry an environmental failure (429/5xx, a rate-limit or maintenance code) up to N "
-                              "times before recording it.")
-    retry_backoff: float = setting(0.5, "First wait between retries in seconds (doubling; at least the server's "
-                                        "Retry-After; at most 30).")
-    tools: str | None = setting(None, "Incremental: re-execute only the requests of tools matching this glob "
-                                      "(dart_*); carry every other interaction over unchanged.")
-    changed_since: str | None = setting(None, "Incremental: re-execute only the tools whose answers drifted or "
-                                              "failed between this snapshot and --base; carry the rest over "
-                                              "unchanged.")
+    retries: int = setting(
+        3,
+        "Retry an environmental failure (429/5xx, a rate-limit or maintenance code) up to N times before recording it.",
+    )
+    retry_backoff: float = setting(
+        0.5, "First wait between retries in seconds (doubling; at least the server's Retry-After; at most 30)."
+    )
+    tools: str | None = setting(
+        None,
+        "Incremental: re-execute only the requests of tools matching this glob "
+        "(dart_*); carry every other interaction over unchanged.",
+    )
+    changed_since: str | None = setting(
+        None,
+        "Incremental: re-execute only the tools whose answers drifted or "
+        "failed between this snapshot and --base; carry the rest over "
+        "unchanged.",
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -81,7 +105,7 @@ class RefreshConfig(SourceSettings):
 @dataclass(frozen=True)
 class Result:
     store: Path
-    summary: Any   # kopa_replay.stages.workflows.RecordSummary
+    summary: Any  # kopa_replay.stages.workflows.RecordSummary
     #: where the seal wrote the snapshot's manifest (None: not sealed)
     manifest_file: Path | None
 
@@ -97,8 +121,10 @@ def writable_store(store: str | None, command: str) -> Path:
 
     path = Path(store or default_store_path())
     if store is None and path.resolve() == shipped_store_path():
-        raise UsageError(f"{command} would write into the shipped store {path}; name a store with --store (a copy: "
-                         f"cp {path} my.sqlite) or KOPA_STORE, or --store {path} to write there on purpose")
+        raise UsageError(
+            f"{command} would write into the shipped store {path}; name a store with --store (a copy: "
+            f"cp {path} my.sqlite) or KOPA_STORE, or --store {path} to write there on purpose"
+        )
     return path
 
 
@@ -121,9 +147,19 @@ def record(config: RecordConfig, *, progress: Any = None) -> Result:
     path = writable_store(config.store, "record")
     catalog, mirrors, snapshot = config.load_catalog(), parse_mirrors(config.base_url), str(config.snapshot)
     requests = config.bench_requests(catalog, snapshot, mirrors)
-    summary = record_snapshot(catalog, store_path=path, snapshot=snapshot, source=config.source, as_of=config.as_of,
-                              seed=config.seed, mirrors=mirrors, seal=config.seal, requests=requests,
-                              commit_every=config.commit_every, progress=progress)
+    summary = record_snapshot(
+        catalog,
+        store_path=path,
+        snapshot=snapshot,
+        source=config.source,
+        as_of=config.as_of,
+        seed=config.seed,
+        mirrors=mirrors,
+        seal=config.seal,
+        requests=requests,
+        commit_every=config.commit_every,
+        progress=progress,
+    )
     return _result(path, summary)
 
 
@@ -135,8 +171,20 @@ def refresh(config: RefreshConfig, *, progress: Any = None) -> Result:
     path = writable_store(config.store, "refresh")
     catalog, mirrors, snapshot = config.load_catalog(), parse_mirrors(config.base_url), str(config.snapshot)
     requests = config.bench_requests(catalog, snapshot, mirrors)
-    summary = refresh_snapshot(catalog, store_path=path, base=str(config.base), snapshot=snapshot,
-                               source=config.source, as_of=config.as_of, seed=config.seed, mirrors=mirrors,
-                               retries=config.retries, retry_backoff=config.retry_backoff, tools=config.tools,
-                               changed_since=config.changed_since, requests=requests, progress=progress)
+    summary = refresh_snapshot(
+        catalog,
+        store_path=path,
+        base=str(config.base),
+        snapshot=snapshot,
+        source=config.source,
+        as_of=config.as_of,
+        seed=config.seed,
+        mirrors=mirrors,
+        retries=config.retries,
+        retry_backoff=config.retry_backoff,
+        tools=config.tools,
+        changed_since=config.changed_since,
+        requests=requests,
+        progress=progress,
+    )
     return _result(path, summary)

@@ -31,8 +31,16 @@ from typing import Any, Iterable, Mapping, Sequence, Union
 from kopa_replay.errors import UsageError
 from kopa_replay.util import write_atomic
 
-__all__ = ["PAPER_PRUNING", "ReportResult", "collect", "failure_reasons", "generalize_reason", "render_html",
-           "render_markdown", "write_report"]
+__all__ = [
+    "PAPER_PRUNING",
+    "ReportResult",
+    "collect",
+    "failure_reasons",
+    "generalize_reason",
+    "render_html",
+    "render_markdown",
+    "write_report",
+]
 
 #: The paper's Phase A pruning figures (arXiv:2609.05395, Phase A results; quoted in the README's "Figures"
 #: table): execution rate of the candidate links before and after pruning, of the pruned links alone, the share
@@ -53,8 +61,10 @@ PAPER_PRUNING: Mapping[str, float | int] = {
 PRUNE_FILE = "graph/prune.json"
 GRAPH_FILE = "graph/graph.json"
 ITERATIONS_FILE = "graph/iterations.jsonl"
-PLOTS = (("graph/scatter.png", "Links: prior feasibility against posterior mean after execution"),
-         ("graph/curves.png", "Per iteration: path pass rate, step success rate, links cut"))
+PLOTS = (
+    ("graph/scatter.png", "Links: prior feasibility against posterior mean after execution"),
+    ("graph/curves.png", "Per iteration: path pass rate, step success rate, links cut"),
+)
 STATS_FILE = "synth/stats.json"
 FILTERED_STATS_FILE = "filter/stats.json"
 FILTER_FILE = "filter/filter_report.json"
@@ -67,9 +77,14 @@ COMPARED_FILE = "drift/compared.json"
 BASELINE_AGENTS = ("oracle", "skip-lookup", "first-page")
 
 #: (key in the data and HTML anchor, heading), in report order
-SECTIONS = (("pruning", "Phase A: link pruning"), ("corpus", "Phase B: synthesized corpus"),
-            ("filter", "Filter"), ("bench", "KOPA-Bench: oracle and baselines"),
-            ("audit", "Contamination audit"), ("drift", "Drift between snapshots"))
+SECTIONS = (
+    ("pruning", "Phase A: link pruning"),
+    ("corpus", "Phase B: synthesized corpus"),
+    ("filter", "Filter"),
+    ("bench", "KOPA-Bench: oracle and baselines"),
+    ("audit", "Contamination audit"),
+    ("drift", "Drift between snapshots"),
+)
 
 #: rows shown in long listings (iterations, pruned links, discards; drift changes twice as many) and kinds of
 #: failure shown per agent and axis: the report stays readable at the paper's 100 iterations and 2,318 tools
@@ -119,12 +134,23 @@ _PRUNE_PATH_KEYS = ("candidates", "curves", "graph", "scatter")
 def _pruned_links(graph: Mapping[str, Any]) -> list[dict[str, Any]]:
     from kopa_replay.graph.model import Link
 
-    links = sorted((Link.from_dict(item) for item in graph.get("links", ()) if item.get("pruned")),
-                   key=lambda link: link.key)
-    return [{"source": link.source, "target": link.target, "binding": dict(sorted(link.binding.items())),
-             "prior": link.prior, "posterior_mean": round(link.posterior_mean, 6), "trials": link.trials,
-             "successes": link.successes, "structural_failures": link.failures.get("structural", 0),
-             "pruned_at": link.pruned_at} for link in links]
+    links = sorted(
+        (Link.from_dict(item) for item in graph.get("links", ()) if item.get("pruned")), key=lambda link: link.key
+    )
+    return [
+        {
+            "source": link.source,
+            "target": link.target,
+            "binding": dict(sorted(link.binding.items())),
+            "prior": link.prior,
+            "posterior_mean": round(link.posterior_mean, 6),
+            "trials": link.trials,
+            "successes": link.successes,
+            "structural_failures": link.failures.get("structural", 0),
+            "pruned_at": link.pruned_at,
+        }
+        for link in links
+    ]
 
 
 def _collect_pruning(out: Path) -> dict[str, Any]:
@@ -132,13 +158,16 @@ def _collect_pruning(out: Path) -> dict[str, Any]:
     if prune is None:
         return _not_run(PRUNE_FILE)
     graph = _read_json(out / GRAPH_FILE)
-    return {"ran": True, "source": PRUNE_FILE,
-            "figures": {key: prune[key] for key in sorted(prune) if key not in _PRUNE_PATH_KEYS},
-            "paper": dict(PAPER_PRUNING),
-            "iterations": _read_jsonl(out / ITERATIONS_FILE),
-            "tools": None if graph is None else len(graph.get("nodes", ())),
-            "pruned_links": None if graph is None else _pruned_links(graph),
-            "plots": [path for path, _ in PLOTS if (out / path).is_file()]}
+    return {
+        "ran": True,
+        "source": PRUNE_FILE,
+        "figures": {key: prune[key] for key in sorted(prune) if key not in _PRUNE_PATH_KEYS},
+        "paper": dict(PAPER_PRUNING),
+        "iterations": _read_jsonl(out / ITERATIONS_FILE),
+        "tools": None if graph is None else len(graph.get("nodes", ())),
+        "pruned_links": None if graph is None else _pruned_links(graph),
+        "plots": [path for path, _ in PLOTS if (out / path).is_file()],
+    }
 
 
 def _collect_corpus(out: Path) -> dict[str, Any]:
@@ -147,23 +176,35 @@ def _collect_corpus(out: Path) -> dict[str, Any]:
     stats = _read_json(out / STATS_FILE)
     if stats is None:
         return _not_run(STATS_FILE)
-    return {"ran": True, "source": STATS_FILE, "stats": stats, "filtered_stats": _read_json(out / FILTERED_STATS_FILE),
-            "paper": dict(PAPER)}
+    return {
+        "ran": True,
+        "source": STATS_FILE,
+        "stats": stats,
+        "filtered_stats": _read_json(out / FILTERED_STATS_FILE),
+        "paper": dict(PAPER),
+    }
 
 
 def _collect_filter(out: Path) -> dict[str, Any]:
     report = _read_json(out / FILTER_FILE)
     if report is None:
         return _not_run(FILTER_FILE)
-    discards = sorted(report.get("discards", ()), key=lambda d: (str(d.get("trajectory_id")), d.get("stage", ""),
-                                                                 d.get("check", "")))
+    discards = sorted(
+        report.get("discards", ()), key=lambda d: (str(d.get("trajectory_id")), d.get("stage", ""), d.get("check", ""))
+    )
     by_check = Counter((d.get("stage", ""), d.get("check", "")) for d in discards)
-    return {"ran": True, "source": FILTER_FILE,
-            **{key: report.get(key) for key in ("input", "kept", "discarded", "decontaminated", "replaced",
-                                                "decontaminated_against", "judges")},
-            "discards_by_check": [{"stage": stage, "check": check, "discarded": by_check[stage, check]}
-                                  for stage, check in sorted(by_check)],
-            "discards": discards}
+    return {
+        "ran": True,
+        "source": FILTER_FILE,
+        **{
+            key: report.get(key)
+            for key in ("input", "kept", "discarded", "decontaminated", "replaced", "decontaminated_against", "judges")
+        },
+        "discards_by_check": [
+            {"stage": stage, "check": check, "discarded": by_check[stage, check]} for stage, check in sorted(by_check)
+        ],
+        "discards": discards,
+    }
 
 
 def _agents(bench_dir: Path) -> list[str]:
@@ -178,9 +219,23 @@ def _collect_bench(out: Path) -> dict[str, Any]:
     reports = {}
     for agent in agents:
         report = _read_json(out / BENCH_DIR / agent / "report.json") or {}
-        reports[agent] = {**{key: report.get(key) for key in ("agent", "n_tasks", "n_rollouts", "k", "k_min",
-                                                              "pass_at_1", "pass_at_k", "by_domain", "by_split")},
-                          "failures": failure_reasons(report)}
+        reports[agent] = {
+            **{
+                key: report.get(key)
+                for key in (
+                    "agent",
+                    "n_tasks",
+                    "n_rollouts",
+                    "k",
+                    "k_min",
+                    "pass_at_1",
+                    "pass_at_k",
+                    "by_domain",
+                    "by_split",
+                )
+            },
+            "failures": failure_reasons(report),
+        }
     return {"ran": True, "source": f"{BENCH_DIR}/AGENT/report.json", "agents": agents, "reports": reports}
 
 
@@ -195,8 +250,10 @@ def _collect_audit(out: Path) -> dict[str, Any]:
 
 def _change_row(change: Mapping[str, Any]) -> dict[str, Any]:
     # the requests themselves are left out: they are URLs of the live APIs, and their count says enough here
-    return {**{key: change.get(key) for key in ("severity", "tool", "path", "kind", "check_id", "message")},
-            "requests": len(change.get("requests", ()))}
+    return {
+        **{key: change.get(key) for key in ("severity", "tool", "path", "kind", "check_id", "message")},
+        "requests": len(change.get("requests", ())),
+    }
 
 
 def _collect_drift(out: Path) -> dict[str, Any]:
@@ -204,20 +261,33 @@ def _collect_drift(out: Path) -> dict[str, Any]:
     if drift is None:
         return _not_run(DRIFT_FILE)
     changes = [_change_row(c) for c in drift.get("changes", ())]
-    compared = _read_json(out / COMPARED_FILE) or {}     # a DriftReport's JSON does not name its two snapshots
-    return {"ran": True, "source": DRIFT_FILE,
-            "before": compared.get("before"), "after": compared.get("after"), "refreshed": compared.get("refreshed"),
-            "summary": drift.get("summary", {}), "changes": changes,
-            "tools_compared": len(drift.get("tools", ())),
-            "tools_affected": sorted({c["tool"] for c in changes}),
-            "requests": drift.get("requests"), "unpaired": drift.get("unpaired"),
-            "carried_over": list(drift.get("carried_over", ())),
-            "noise": [_change_row(c) for c in drift.get("noise", ())],
-            "data": [_change_row(c) for c in drift.get("data", ())]}
+    compared = _read_json(out / COMPARED_FILE) or {}  # a DriftReport's JSON does not name its two snapshots
+    return {
+        "ran": True,
+        "source": DRIFT_FILE,
+        "before": compared.get("before"),
+        "after": compared.get("after"),
+        "refreshed": compared.get("refreshed"),
+        "summary": drift.get("summary", {}),
+        "changes": changes,
+        "tools_compared": len(drift.get("tools", ())),
+        "tools_affected": sorted({c["tool"] for c in changes}),
+        "requests": drift.get("requests"),
+        "unpaired": drift.get("unpaired"),
+        "carried_over": list(drift.get("carried_over", ())),
+        "noise": [_change_row(c) for c in drift.get("noise", ())],
+        "data": [_change_row(c) for c in drift.get("data", ())],
+    }
 
 
-_COLLECTORS = {"pruning": _collect_pruning, "corpus": _collect_corpus, "filter": _collect_filter,
-               "bench": _collect_bench, "audit": _collect_audit, "drift": _collect_drift}
+_COLLECTORS = {
+    "pruning": _collect_pruning,
+    "corpus": _collect_corpus,
+    "filter": _collect_filter,
+    "bench": _collect_bench,
+    "audit": _collect_audit,
+    "drift": _collect_drift,
+}
 
 
 def collect(out_dir: str | Path) -> dict[str, Any]:
@@ -280,8 +350,13 @@ def failure_reasons(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
                     counts[kind] += 1
                     examples.setdefault(kind, (task["id"], str(result.get("reason", ""))))
         kinds = sorted(counts, key=lambda kind: (-counts[kind], kind))
-        out[axis] = {"failed": failed, "kinds": [{"reason": kind, "rollouts": counts[kind], "task": examples[kind][0],
-                                                  "example": examples[kind][1]} for kind in kinds]}
+        out[axis] = {
+            "failed": failed,
+            "kinds": [
+                {"reason": kind, "rollouts": counts[kind], "task": examples[kind][0], "example": examples[kind][1]}
+                for kind in kinds
+            ],
+        }
     return out
 
 
@@ -312,7 +387,7 @@ class Table:
 
 @dataclass(frozen=True)
 class Plot:
-    path: str       # relative to OUT: the Markdown links it, the HTML inlines its bytes
+    path: str  # relative to OUT: the Markdown links it, the HTML inlines its bytes
     caption: str
 
 
@@ -332,7 +407,7 @@ def _count(value: Any) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _counts(mapping: Mapping[str, Any] | None) -> str:
@@ -380,43 +455,59 @@ def _source_text(source: Mapping[str, Any] | None) -> str:
 
 
 #: the pruning rates the paper gives: (label, key in prune.json and in PAPER_PRUNING)
-_PRUNING_RATES = (("execution rate before pruning", "exec_rate_before"),
-                  ("execution rate after pruning", "exec_rate_after"),
-                  ("execution rate of the pruned links", "exec_rate_pruned"),
-                  ("never succeeded, among pruned", "never_succeeded_pruned"),
-                  ("never succeeded, among retained (tried)", "never_succeeded_retained"))
+_PRUNING_RATES = (
+    ("execution rate before pruning", "exec_rate_before"),
+    ("execution rate after pruning", "exec_rate_after"),
+    ("execution rate of the pruned links", "exec_rate_pruned"),
+    ("never succeeded, among pruned", "never_succeeded_pruned"),
+    ("never succeeded, among retained (tried)", "never_succeeded_retained"),
+)
 #: the in-flight rates, first iteration → last: (label, key in first/last_iteration, the paper's gain)
-_PRUNING_TRENDS = (("path pass rate, first → last iteration", "path_pass_rate", "path_pass_rate_gain"),
-                   ("step success rate, first → last iteration", "step_success_rate", "step_success_rate_gain"))
+_PRUNING_TRENDS = (
+    ("path pass rate, first → last iteration", "path_pass_rate", "path_pass_rate_gain"),
+    ("step success rate, first → last iteration", "step_success_rate", "step_success_rate_gain"),
+)
 #: cutting scored against the simulator's truth (no paper figure: the live APIs have no oracle)
-_PRUNING_TRUTH = (("precision of the cut (simulator truth)", "precision"),
-                  ("recall of the cut (simulator truth)", "recall"),
-                  ("true-link retention (simulator truth)", "true_link_retention"))
+_PRUNING_TRUTH = (
+    ("precision of the cut (simulator truth)", "precision"),
+    ("recall of the cut (simulator truth)", "recall"),
+    ("true-link retention (simulator truth)", "true_link_retention"),
+)
 
 
 def _pruning_figures(f: Mapping[str, Any], paper: Mapping[str, Any]) -> Table:
     first, last = f.get("first_iteration") or {}, f.get("last_iteration") or {}
-    return Table(("figure", "ours", "paper"), (
-        ("candidate links", _count(f.get("links_candidate")), _NONE),
-        ("links pruned / retained", f"{_count(f.get('links_pruned'))} / {_count(f.get('links_retained'))}", _NONE),
-        ("links never tried", _count(f.get("links_untried")), _NONE),
-        *((label, _pct(f.get(key)), _pct(paper[key])) for label, key in _PRUNING_RATES),
-        *((label, f"{_pct(first.get(key))} → {_pct(last.get(key))}",
-           f"+{100 * paper[gain]:.0f} points over {paper['iterations']} iterations")
-          for label, key, gain in _PRUNING_TRENDS),
-        *((label, _score(f.get(key)), _NONE) for label, key in _PRUNING_TRUTH),
-    ))
+    return Table(
+        ("figure", "ours", "paper"),
+        (
+            ("candidate links", _count(f.get("links_candidate")), _NONE),
+            ("links pruned / retained", f"{_count(f.get('links_pruned'))} / {_count(f.get('links_retained'))}", _NONE),
+            ("links never tried", _count(f.get("links_untried")), _NONE),
+            *((label, _pct(f.get(key)), _pct(paper[key])) for label, key in _PRUNING_RATES),
+            *(
+                (
+                    label,
+                    f"{_pct(first.get(key))} → {_pct(last.get(key))}",
+                    f"+{100 * paper[gain]:.0f} points over {paper['iterations']} iterations",
+                )
+                for label, key, gain in _PRUNING_TRENDS
+            ),
+            *((label, _score(f.get(key)), _NONE) for label, key in _PRUNING_TRUTH),
+        ),
+    )
 
 
 def _pruning_blocks(section: Mapping[str, Any]) -> list[Block]:
     f, paper = section["figures"], section["paper"]
     config = f.get("config", {})
     blocks: list[Block] = [
-        Paragraph(f"{config.get('iterations')} iterations × {config.get('paths')} paths "
-                  f"(paper: {paper['iterations']} × {paper['paths']}), seed {config.get('seed')}, "
-                  f"cut threshold {config.get('threshold')}; tools executed on {_source_text(f.get('source'))}; "
-                  f"{_count(f.get('calls'))} calls over {_count(section.get('tools'))} tools; "
-                  f"graph digest {str(f.get('graph_digest'))[:16]}."),
+        Paragraph(
+            f"{config.get('iterations')} iterations × {config.get('paths')} paths "
+            f"(paper: {paper['iterations']} × {paper['paths']}), seed {config.get('seed')}, "
+            f"cut threshold {config.get('threshold')}; tools executed on {_source_text(f.get('source'))}; "
+            f"{_count(f.get('calls'))} calls over {_count(section.get('tools'))} tools; "
+            f"graph digest {str(f.get('graph_digest'))[:16]}."
+        ),
         _pruning_figures(f, paper),
     ]
     plots = set(section.get("plots", ()))
@@ -429,10 +520,22 @@ def _iteration_blocks(iterations: Sequence[Mapping[str, Any]] | None) -> list[Bl
     if iterations is None:
         return blocks + [Paragraph(f"{ITERATIONS_FILE} not found.")]
     shown = _evenly(iterations, _LISTED)
-    blocks.append(Table(("iteration", "paths", "path pass rate", "step success rate", "links cut", "links retained"),
-                        tuple((str(it.get("iteration")), _count(it.get("paths")), _pct(it.get("path_pass_rate")),
-                               _pct(it.get("step_success_rate")), _count(it.get("links_cut")),
-                               _count(it.get("links_retained"))) for it in shown)))
+    blocks.append(
+        Table(
+            ("iteration", "paths", "path pass rate", "step success rate", "links cut", "links retained"),
+            tuple(
+                (
+                    str(it.get("iteration")),
+                    _count(it.get("paths")),
+                    _pct(it.get("path_pass_rate")),
+                    _pct(it.get("step_success_rate")),
+                    _count(it.get("links_cut")),
+                    _count(it.get("links_retained")),
+                )
+                for it in shown
+            ),
+        )
+    )
     return blocks + _shown_of(len(shown), len(iterations), "iterations")
 
 
@@ -443,14 +546,34 @@ def _pruned_link_blocks(links: Sequence[Mapping[str, Any]] | None) -> list[Block
     if not links:
         return blocks + [Paragraph("No link was pruned.")]
     shown = links[:_LISTED]
-    blocks.append(Table(
-        ("link", "binding (parameter ← field)", "prior", "posterior mean", "trials", "successes",
-         "structural failures", "cut at iteration"),
-        tuple((f"{link['source']} → {link['target']}",
-               ", ".join(f"{param} ← {field}" for param, field in link["binding"].items()),
-               _score(link["prior"]), _score(link["posterior_mean"]), _count(link["trials"]),
-               _count(link["successes"]), _count(link["structural_failures"]), str(link["pruned_at"]))
-              for link in shown), "llrrrrrr"))
+    blocks.append(
+        Table(
+            (
+                "link",
+                "binding (parameter ← field)",
+                "prior",
+                "posterior mean",
+                "trials",
+                "successes",
+                "structural failures",
+                "cut at iteration",
+            ),
+            tuple(
+                (
+                    f"{link['source']} → {link['target']}",
+                    ", ".join(f"{param} ← {field}" for param, field in link["binding"].items()),
+                    _score(link["prior"]),
+                    _score(link["posterior_mean"]),
+                    _count(link["trials"]),
+                    _count(link["successes"]),
+                    _count(link["structural_failures"]),
+                    str(link["pruned_at"]),
+                )
+                for link in shown
+            ),
+            "llrrrrrr",
+        )
+    )
     return blocks + _shown_of(len(shown), len(links), "pruned links")
 
 
@@ -473,32 +596,66 @@ def _corpus_blocks(section: Mapping[str, Any]) -> list[Block]:
     decontaminated = stats.get("decontaminated")
     return [
         _corpus_table(section),
-        Paragraph(f"Patterns: {_counts(stats.get('patterns'))}. Answers: {_counts(stats.get('answer_kinds'))}. "
-                  f"Reductions: {_counts(stats.get('reductions'))}."),
-        Paragraph(f"Candidates dropped as repeats of benchmark tasks: {_count(decontaminated)} "
-                  f"(against {stats.get('decontaminated_against') or _NONE}).") if decontaminated is not None
+        Paragraph(
+            f"Patterns: {_counts(stats.get('patterns'))}. Answers: {_counts(stats.get('answer_kinds'))}. "
+            f"Reductions: {_counts(stats.get('reductions'))}."
+        ),
+        Paragraph(
+            f"Candidates dropped as repeats of benchmark tasks: {_count(decontaminated)} "
+            f"(against {stats.get('decontaminated_against') or _NONE})."
+        )
+        if decontaminated is not None
         else Paragraph("The synthesis was not decontaminated against the benchmark."),
     ]
 
 
 def _filter_blocks(section: Mapping[str, Any]) -> list[Block]:
     blocks: list[Block] = [
-        Table(("input", "kept", "discarded", "decontaminated", "replaced"),
-              ((_count(section.get("input")), _count(section.get("kept")), _count(section.get("discarded")),
-                _count(section.get("decontaminated")), _count(section.get("replaced"))),), "rrrrr"),
-        Paragraph(f"Judges: {', '.join(section.get('judges') or ()) or _NONE}; decontaminated against "
-                  f"{section.get('decontaminated_against') or _NONE}."),
+        Table(
+            ("input", "kept", "discarded", "decontaminated", "replaced"),
+            (
+                (
+                    _count(section.get("input")),
+                    _count(section.get("kept")),
+                    _count(section.get("discarded")),
+                    _count(section.get("decontaminated")),
+                    _count(section.get("replaced")),
+                ),
+            ),
+            "rrrrr",
+        ),
+        Paragraph(
+            f"Judges: {', '.join(section.get('judges') or ()) or _NONE}; decontaminated against "
+            f"{section.get('decontaminated_against') or _NONE}."
+        ),
     ]
     by_check = section["discards_by_check"]
     if not by_check:
         return blocks + [Paragraph("No item was discarded.")]
-    blocks.append(Table(("stage", "check", "discarded"),
-                        tuple((row["stage"], row["check"], _count(row["discarded"])) for row in by_check), "llr"))
+    blocks.append(
+        Table(
+            ("stage", "check", "discarded"),
+            tuple((row["stage"], row["check"], _count(row["discarded"])) for row in by_check),
+            "llr",
+        )
+    )
     discards = section["discards"]
     shown = discards[:_LISTED]
-    blocks.append(Table(("trajectory", "stage", "check", "detail"),
-                        tuple((str(d.get("trajectory_id")), str(d.get("stage")), str(d.get("check")),
-                               _clip(str(d.get("detail", "")), 2 * _EXAMPLE_CHARS)) for d in shown), "llll"))
+    blocks.append(
+        Table(
+            ("trajectory", "stage", "check", "detail"),
+            tuple(
+                (
+                    str(d.get("trajectory_id")),
+                    str(d.get("stage")),
+                    str(d.get("check")),
+                    _clip(str(d.get("detail", "")), 2 * _EXAMPLE_CHARS),
+                )
+                for d in shown
+            ),
+            "llll",
+        )
+    )
     return blocks + _shown_of(len(shown), len(discards), "discards")
 
 
@@ -514,8 +671,13 @@ def _group_table(label: str, agents: Sequence[str], reports: Mapping[str, Any], 
     for group in groups:
         scores = [(reports[agent].get(key) or {}).get(group) for agent in agents]
         tasks = sorted({s["tasks"] for s in scores if s is not None})
-        cells = [cell for s in scores for cell in ((_score(s["pass_at_1"]["combined"]),
-                                                    _score(s["pass_at_k"]["combined"])) if s else (_NONE, _NONE))]
+        cells = [
+            cell
+            for s in scores
+            for cell in (
+                (_score(s["pass_at_1"]["combined"]), _score(s["pass_at_k"]["combined"])) if s else (_NONE, _NONE)
+            )
+        ]
         rows.append((group or "(none)", " / ".join(map(_count, tasks)), *cells))
     header = (label, "tasks", *(f"{agent} {metric}" for agent in agents for metric in ("pass@1", "pass@k")))
     return Table(header, tuple(rows))
@@ -528,28 +690,58 @@ def _bench_blocks(section: Mapping[str, Any]) -> list[Block]:
     agents, reports = section["agents"], section["reports"]
     overall = Table(
         ("agent", "tasks", "rollouts", "k", *(f"{c} {m}" for c in COLUMNS for m in ("pass@1", "pass@k"))),
-        tuple((agent, _count(r.get("n_tasks")), _count(r.get("n_rollouts")), _k_text(r),
-               *(cell for c in COLUMNS for cell in (_score(r["pass_at_1"][c]), _score(r["pass_at_k"][c]))))
-              for agent, r in ((agent, reports[agent]) for agent in agents)))
+        tuple(
+            (
+                agent,
+                _count(r.get("n_tasks")),
+                _count(r.get("n_rollouts")),
+                _k_text(r),
+                *(cell for c in COLUMNS for cell in (_score(r["pass_at_1"][c]), _score(r["pass_at_k"][c]))),
+            )
+            for agent, r in ((agent, reports[agent]) for agent in agents)
+        ),
+    )
     missing = [agent for agent in BASELINE_AGENTS if agent not in agents]
     blocks: list[Block] = [overall]
     if missing:
         blocks.append(Paragraph(f"Not run: {', '.join(missing)}."))
-    blocks += [Heading("By domain (combined verdict)", 3), _group_table("domain", agents, reports, "by_domain"),
-               Heading("By split (combined verdict)", 3), _group_table("split", agents, reports, "by_split"),
-               Heading("Why rollouts failed", 3),
-               Paragraph(f"Each grader reason generalized (calls shown as {_CALL_MASK}, numbers as N, quoted "
-                         f"answers as '…'); the {_REASONS_PER_AXIS} most common kinds per agent and axis, counted "
-                         "in failing rollouts, with the first task that failed so.")]
+    blocks += [
+        Heading("By domain (combined verdict)", 3),
+        _group_table("domain", agents, reports, "by_domain"),
+        Heading("By split (combined verdict)", 3),
+        _group_table("split", agents, reports, "by_split"),
+        Heading("Why rollouts failed", 3),
+        Paragraph(
+            f"Each grader reason generalized (calls shown as {_CALL_MASK}, numbers as N, quoted "
+            f"answers as '…'); the {_REASONS_PER_AXIS} most common kinds per agent and axis, counted "
+            "in failing rollouts, with the first task that failed so."
+        ),
+    ]
     rows = []
     for agent in agents:
         failures = reports[agent]["failures"]
         for axis in AXES:
             for kind in failures[axis]["kinds"][:_REASONS_PER_AXIS]:
-                rows.append((agent, axis, _count(failures[axis]["failed"]), kind["reason"], _count(kind["rollouts"]),
-                             kind["task"], _clip(kind["example"], _EXAMPLE_CHARS)))
-    blocks.append(Table(("agent", "axis", "failing rollouts", "reason", "rollouts", "first task", "its reason"),
-                        tuple(rows), "llrlrll") if rows else Paragraph("No failing rollout."))
+                rows.append(
+                    (
+                        agent,
+                        axis,
+                        _count(failures[axis]["failed"]),
+                        kind["reason"],
+                        _count(kind["rollouts"]),
+                        kind["task"],
+                        _clip(kind["example"], _EXAMPLE_CHARS),
+                    )
+                )
+    blocks.append(
+        Table(
+            ("agent", "axis", "failing rollouts", "reason", "rollouts", "first task", "its reason"),
+            tuple(rows),
+            "llrlrll",
+        )
+        if rows
+        else Paragraph("No failing rollout.")
+    )
     return blocks
 
 
@@ -557,9 +749,13 @@ def _audit_blocks(section: Mapping[str, Any]) -> list[Block]:
     from kopa_replay.bench.audit import markdown
 
     audit = section["audit"]
-    return [Paragraph(f"{_count(audit['train']['items'])} training items against {_count(audit['bench']['items'])} "
-                      "benchmark items."),
-            _parse_markdown_table(markdown(audit))]
+    return [
+        Paragraph(
+            f"{_count(audit['train']['items'])} training items against {_count(audit['bench']['items'])} "
+            "benchmark items."
+        ),
+        _parse_markdown_table(markdown(audit)),
+    ]
 
 
 def _drift_blocks(section: Mapping[str, Any]) -> list[Block]:
@@ -574,32 +770,53 @@ def _drift_blocks(section: Mapping[str, Any]) -> list[Block]:
     noise, data = section["noise"], section["data"]
     blocks: list[Block] = [
         Paragraph(compared),
-        Table((*SEVERITIES, "total"), (tuple(_count(summary.get(s, 0)) for s in (*SEVERITIES, "total")),),
-              "r" * (len(SEVERITIES) + 1)),
-        Table(("measure", "value"), (
-            ("tools compared", _count(section["tools_compared"])),
-            ("tools with a change", _count(len(section["tools_affected"]))),
-            ("requests paired", _count(section["requests"])),
-            ("requests only the new snapshot holds", _count(section["unpaired"])),
-            ("tools carried over unchecked", _count(len(section["carried_over"]))),
-            ("environmental noise (not drift)", f"{_count(len(noise))} group(s) on "
-                                                f"{_count(len({c['tool'] for c in noise}))} tool(s)"),
-            ("data changes (not drift)", f"{_count(len(data))} on {_count(len({c['tool'] for c in data}))} tool(s)"),
-        )),
+        Table(
+            (*SEVERITIES, "total"),
+            (tuple(_count(summary.get(s, 0)) for s in (*SEVERITIES, "total")),),
+            "r" * (len(SEVERITIES) + 1),
+        ),
+        Table(
+            ("measure", "value"),
+            (
+                ("tools compared", _count(section["tools_compared"])),
+                ("tools with a change", _count(len(section["tools_affected"]))),
+                ("requests paired", _count(section["requests"])),
+                ("requests only the new snapshot holds", _count(section["unpaired"])),
+                ("tools carried over unchecked", _count(len(section["carried_over"]))),
+                (
+                    "environmental noise (not drift)",
+                    f"{_count(len(noise))} group(s) on {_count(len({c['tool'] for c in noise}))} tool(s)",
+                ),
+                (
+                    "data changes (not drift)",
+                    f"{_count(len(data))} on {_count(len({c['tool'] for c in data}))} tool(s)",
+                ),
+            ),
+        ),
     ]
     rank = {severity: i for i, severity in enumerate(SEVERITIES)}
     changes = sorted(section["changes"], key=lambda c: rank.get(c["severity"], len(rank)))  # stable: JSON order within
     if not changes:
         return blocks + [Paragraph("No drift.")]
-    shown = changes[:2 * _LISTED]
-    blocks.append(Table(("severity", "tool", "path", "kind", "message", "requests"),
-                        tuple((c["severity"], c["tool"], c["path"], c["kind"], c["message"], _count(c["requests"]))
-                              for c in shown), "lllllr"))
+    shown = changes[: 2 * _LISTED]
+    blocks.append(
+        Table(
+            ("severity", "tool", "path", "kind", "message", "requests"),
+            tuple((c["severity"], c["tool"], c["path"], c["kind"], c["message"], _count(c["requests"])) for c in shown),
+            "lllllr",
+        )
+    )
     return blocks + _shown_of(len(shown), len(changes), "changes")
 
 
-_SECTION_BLOCKS = {"pruning": _pruning_blocks, "corpus": _corpus_blocks, "filter": _filter_blocks,
-                   "bench": _bench_blocks, "audit": _audit_blocks, "drift": _drift_blocks}
+_SECTION_BLOCKS = {
+    "pruning": _pruning_blocks,
+    "corpus": _corpus_blocks,
+    "filter": _filter_blocks,
+    "bench": _bench_blocks,
+    "audit": _audit_blocks,
+    "drift": _drift_blocks,
+}
 
 #: what a section says when its stage wrote nothing
 _NOT_RUN_TEXT = {"drift": "Did not run: no other snapshot was compared ({source} not found)."}
@@ -608,12 +825,18 @@ _NOT_RUN_TEXT = {"drift": "Did not run: no other snapshot was compared ({source}
 def _document(data: Mapping[str, Any]) -> list[Block]:
     blocks: list[Block] = [
         Heading("EDGE pipeline report", 1),
-        Paragraph("Phase A (link pruning), Phase B (synthesis), the filter, KOPA-Bench, the contamination audit "
-                  "and drift, read from this directory's stage outputs; the paper's figures beside ours "
-                  "(Kim et al., arXiv:2609.05395)."),
-        Table(("section", "status", "reads"),
-              tuple((title, "ran" if data[key]["ran"] else "did not run", data[key]["source"])
-                    for key, title in SECTIONS), "lll"),
+        Paragraph(
+            "Phase A (link pruning), Phase B (synthesis), the filter, KOPA-Bench, the contamination audit "
+            "and drift, read from this directory's stage outputs; the paper's figures beside ours "
+            "(Kim et al., arXiv:2609.05395)."
+        ),
+        Table(
+            ("section", "status", "reads"),
+            tuple(
+                (title, "ran" if data[key]["ran"] else "did not run", data[key]["source"]) for key, title in SECTIONS
+            ),
+            "lll",
+        ),
     ]
     for key, title in SECTIONS:
         section = data[key]
@@ -637,6 +860,7 @@ def _md_text(text: str) -> str:
 
 def _markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str) -> list[str]:
     """A GitHub-flavoured Markdown table, cells escaped; ``align``: ``l`` or ``r`` per column."""
+
     def line(cells: Sequence[str]) -> str:
         return "| " + " | ".join(_md_text(cell) for cell in cells) + " |"
 
@@ -683,8 +907,9 @@ def _html_table(table: Table) -> str:
 
     align = table.alignment()
     head = "".join(cell("th", text, a) for text, a in zip(table.header, align))
-    body = "\n".join("<tr>" + "".join(cell("td", text, a) for text, a in zip(row, align)) + "</tr>"
-                     for row in table.rows)
+    body = "\n".join(
+        "<tr>" + "".join(cell("td", text, a) for text, a in zip(row, align)) + "</tr>" for row in table.rows
+    )
     return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
 
 
@@ -700,19 +925,23 @@ def _html_block(block: Block, images: Mapping[str, bytes]) -> str:
     if png is None:
         return f"<p>{html.escape(block.path)}: plot not available.</p>"
     uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-    return (f'<figure><img src="{uri}" alt="{html.escape(block.caption)}">'
-            f"<figcaption>{html.escape(block.caption)} ({html.escape(block.path)})</figcaption></figure>")
+    return (
+        f'<figure><img src="{uri}" alt="{html.escape(block.caption)}">'
+        f"<figcaption>{html.escape(block.caption)} ({html.escape(block.path)})</figcaption></figure>"
+    )
 
 
 def render_html(data: Mapping[str, Any], images: Mapping[str, bytes]) -> str:
     """The report as one self-contained HTML page; ``images``: PNG bytes by path relative to OUT (the plots)."""
     nav = " ".join(f'<a href="#{key}">{html.escape(title)}</a>' for key, title in SECTIONS)
     body = "\n".join(_html_block(block, images) for block in _document(data))
-    return ("<!DOCTYPE html>\n<html lang=\"ko\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            "<title>EDGE pipeline report</title>\n"
-            f"<style>\n{_CSS}\n</style>\n</head>\n<body>\n<nav>{nav}</nav>\n{body}\n</body>\n</html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="ko">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        "<title>EDGE pipeline report</title>\n"
+        f"<style>\n{_CSS}\n</style>\n</head>\n<body>\n<nav>{nav}</nav>\n{body}\n</body>\n</html>\n"
+    )
 
 
 # -- writing ---------------------------------------------------------------------------------------

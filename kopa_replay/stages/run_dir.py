@@ -22,8 +22,16 @@ from typing import Any, Iterator, Mapping, Sequence
 from kopa_replay.errors import UsageError
 from kopa_replay.util import write_atomic
 
-__all__ = ["file_digest", "tree_digests", "stage_key", "manifest_path", "read_manifest", "atomic_run_dir",
-           "write_manifest", "is_current"]
+__all__ = [
+    "file_digest",
+    "tree_digests",
+    "stage_key",
+    "manifest_path",
+    "read_manifest",
+    "atomic_run_dir",
+    "write_manifest",
+    "is_current",
+]
 
 #: caches beside the outputs (recorded model answers): kept across runs, never part of a digest
 _NOT_OUTPUTS = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal")
@@ -41,11 +49,14 @@ def tree_digests(root: str | Path, *, only: Sequence[str] | None = None) -> dict
     """The sha256 of every file under ``root`` (or of the named ones), by relative path, manifests and caches
     aside."""
     root = Path(root)
-    names = only if only is not None else sorted(
-        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
-    return {name: file_digest(root / name) for name in sorted(names)
-            if not name.rsplit("/", 1)[-1].startswith("manifest-") and not name.endswith(_NOT_OUTPUTS)
-            and (root / name).is_file()}
+    names = only if only is not None else sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    return {
+        name: file_digest(root / name)
+        for name in sorted(names)
+        if not name.rsplit("/", 1)[-1].startswith("manifest-")
+        and not name.endswith(_NOT_OUTPUTS)
+        and (root / name).is_file()
+    }
 
 
 def _canonical(value: Any) -> str:
@@ -68,7 +79,7 @@ def read_manifest(run_dir: str | Path, stage: str) -> dict[str, Any] | None:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None   # unreadable: the stage runs again and rewrites it
+        return None  # unreadable: the stage runs again and rewrites it
 
 
 @contextmanager
@@ -101,14 +112,29 @@ def atomic_run_dir(path: str | Path, *, keep: Sequence[str] = ()) -> Iterator[Pa
     shutil.rmtree(old, ignore_errors=True)
 
 
-def write_manifest(run_dir: str | Path, stage: str, *, config: Mapping[str, Any], inputs: Mapping[str, Any],
-                   outputs: Sequence[str] | None = None, **facts: Any) -> dict[str, Any]:
+def write_manifest(
+    run_dir: str | Path,
+    stage: str,
+    *,
+    config: Mapping[str, Any],
+    inputs: Mapping[str, Any],
+    outputs: Sequence[str] | None = None,
+    **facts: Any,
+) -> dict[str, Any]:
     """Write ``manifest-STAGE.json`` into ``run_dir``: ``facts`` are what else identifies the run (snapshot,
     catalog, seed). Returns the manifest."""
-    manifest = {"stage": stage, "key": stage_key(stage, config, inputs), "config": dict(config),
-                "inputs": dict(inputs), **facts, "outputs": tree_digests(run_dir, only=outputs)}
-    write_atomic(manifest_path(run_dir, stage), json.dumps(manifest, ensure_ascii=False, sort_keys=True,
-                                                           indent=2, default=str) + "\n")
+    manifest = {
+        "stage": stage,
+        "key": stage_key(stage, config, inputs),
+        "config": dict(config),
+        "inputs": dict(inputs),
+        **facts,
+        "outputs": tree_digests(run_dir, only=outputs),
+    }
+    write_atomic(
+        manifest_path(run_dir, stage),
+        json.dumps(manifest, ensure_ascii=False, sort_keys=True, indent=2, default=str) + "\n",
+    )
     return manifest
 
 

@@ -37,9 +37,12 @@ class ShowcaseResult:
     premium_pct: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"steps": [vars(s) for s in self.steps], "floor_price": self.floor_price,
-                "prior_close": self.prior_close,
-                "premium_pct": None if self.premium_pct is None else round(self.premium_pct, 6)}
+        return {
+            "steps": [vars(s) for s in self.steps],
+            "floor_price": self.floor_price,
+            "prior_close": self.prior_close,
+            "premium_pct": None if self.premium_pct is None else round(self.premium_pct, 6),
+        }
 
 
 def _number(text: Any) -> int:
@@ -53,8 +56,7 @@ def walk_lightron(catalog: Catalog, source: Source, as_of: dt.date, company: str
     def step(tool: str, args: dict[str, Any]):
         answer = call_tool(catalog, tool, args, source)
         if answer.outcome != "ok":
-            raise SourceError(f"showcase step {tool} answered {answer.outcome} "
-                              f"(code {answer.code}: {answer.message})")
+            raise SourceError(f"showcase step {tool} answered {answer.outcome} (code {answer.code}: {answer.message})")
         return answer
 
     found = step("dart_corp_code", {"corp_name": company})
@@ -62,21 +64,41 @@ def walk_lightron(catalog: Catalog, source: Source, as_of: dt.date, company: str
     if not exact:
         raise SourceError(f"no company named {company!r} among {len(found.records)} candidates")
     corp = exact[0]
-    result.steps.append(ShowcaseStep("dart_corp_code", {"corp_name": company}, found.outcome,
-                                     {"corp_code": corp["corp_code"], "stock_code": corp["stock_code"]}))
+    result.steps.append(
+        ShowcaseStep(
+            "dart_corp_code",
+            {"corp_name": company},
+            found.outcome,
+            {"corp_code": corp["corp_code"], "stock_code": corp["stock_code"]},
+        )
+    )
 
     args = {"corp_code": corp["corp_code"], "bgn_de": "20260101", "end_de": "20260131"}
     bonds = step("dart_cvbd_is_decsn", args)
     floor = _number(bonds.records[0]["act_mktprcfl_cvprc_lwtrsprc"])
-    result.steps.append(ShowcaseStep("dart_cvbd_is_decsn", args, bonds.outcome,
-                                     {"act_mktprcfl_cvprc_lwtrsprc": bonds.records[0]["act_mktprcfl_cvprc_lwtrsprc"],
-                                      "rcept_no": bonds.records[0].get("rcept_no")}))
+    result.steps.append(
+        ShowcaseStep(
+            "dart_cvbd_is_decsn",
+            args,
+            bonds.outcome,
+            {
+                "act_mktprcfl_cvprc_lwtrsprc": bonds.records[0]["act_mktprcfl_cvprc_lwtrsprc"],
+                "rcept_no": bonds.records[0].get("rcept_no"),
+            },
+        )
+    )
 
     args = {"srtnCd": corp["stock_code"].strip(), "basDt": ymd(previous_business_day(as_of))}
     prices = step("datagokr_get_stock_price_info", args)
     close = _number(prices.records[0]["clpr"])
-    result.steps.append(ShowcaseStep("datagokr_get_stock_price_info", args, prices.outcome,
-                                     {"clpr": prices.records[0]["clpr"], "basDt": prices.records[0].get("basDt")}))
+    result.steps.append(
+        ShowcaseStep(
+            "datagokr_get_stock_price_info",
+            args,
+            prices.outcome,
+            {"clpr": prices.records[0]["clpr"], "basDt": prices.records[0].get("basDt")},
+        )
+    )
 
     result.floor_price, result.prior_close = floor, close
     result.premium_pct = (close - floor) / floor * 100

@@ -29,30 +29,44 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination):
     out: str = setting("runs/synth", "Where trajectories, SFT/GRPO datasets and statistics are written.", path="dir")
     trajectories: int = setting(_D.trajectories, "How many trajectories to keep.")
     seed: int = setting(_D.seed, "Seed of the walk.")
-    fan_out_budget: int = setting(_D.fan_out_budget, "B: 1 value = sequential, 2..B = fan-out, more = derived "
-                                                     "(reduced to at most B first).")
+    fan_out_budget: int = setting(
+        _D.fan_out_budget, "B: 1 value = sequential, 2..B = fan-out, more = derived (reduced to at most B first)."
+    )
     max_links: int = setting(_D.max_links, "Links per trajectory at most.")
     page_budget: int = setting(_D.page_budget, "Pages read per step at most.")
     exclude_platform: tuple[str, ...] = setting(
-        _D.exclude_platforms, "Never call this platform's tools (repeatable); the benchmark's held-out split is "
-                              "dart, krx and seoul.", metavar="PLATFORM")
+        _D.exclude_platforms,
+        "Never call this platform's tools (repeatable); the benchmark's held-out split is dart, krx and seoul.",
+        metavar="PLATFORM",
+    )
     writer: Literal["intent", "template", "llm"] = setting(
-        "intent", "intent: questions a person would ask, from the intent table (offline; the walk keeps to the "
-                  "links the table gives a meaning); template: the old call-script questions over every retained "
-                  "link (an ablation); llm: a model over an OpenAI-compatible server, walking as intent does.")
-    intents: str | None = setting(None, "An intent table (YAML, the format of kopa_replay/synth/intents.yaml) "
-                                        "instead of the shipped one; needed for --writer intent|llm over another "
-                                        "catalog.", path="file")
+        "intent",
+        "intent: questions a person would ask, from the intent table (offline; the walk keeps to the "
+        "links the table gives a meaning); template: the old call-script questions over every retained "
+        "link (an ablation); llm: a model over an OpenAI-compatible server, walking as intent does.",
+    )
+    intents: str | None = setting(
+        None,
+        "An intent table (YAML, the format of kopa_replay/synth/intents.yaml) "
+        "instead of the shipped one; needed for --writer intent|llm over another "
+        "catalog.",
+        path="file",
+    )
 
     def walk(self) -> Any:
         from kopa_replay.synth.walk import SynthConfig
 
-        return SynthConfig(trajectories=self.trajectories, seed=self.seed, fan_out_budget=self.fan_out_budget,
-                           max_links=self.max_links, page_budget=self.page_budget,
-                           exclude_platforms=tuple(sorted(self.exclude_platform)))
+        return SynthConfig(
+            trajectories=self.trajectories,
+            seed=self.seed,
+            fan_out_budget=self.fan_out_budget,
+            max_links=self.max_links,
+            page_budget=self.page_budget,
+            exclude_platforms=tuple(sorted(self.exclude_platform)),
+        )
 
     def __post_init__(self) -> None:
-        self.walk()   # the walk's own checks, before anything runs
+        self.walk()  # the walk's own checks, before anything runs
 
 
 @dataclass(frozen=True)
@@ -68,9 +82,13 @@ class Result:
 def inputs(config: Config) -> dict[str, Any]:
     """The digests the corpus is a function of (with the config)."""
     graph = Path(config.graph_dir) / "graph.json"
-    return {"graph": file_digest(graph) if graph.exists() else None, "catalog": config.load_catalog().digest(),
-            "snapshot": config.snapshot_digest(), "bench_tasks": config.task_set_digest(),
-            "intents": file_digest(config.intents) if config.intents else None}
+    return {
+        "graph": file_digest(graph) if graph.exists() else None,
+        "catalog": config.load_catalog().digest(),
+        "snapshot": config.snapshot_digest(),
+        "bench_tasks": config.task_set_digest(),
+        "intents": file_digest(config.intents) if config.intents else None,
+    }
 
 
 def run(config: Config, *, progress: Any = None) -> Result:
@@ -80,8 +98,10 @@ def run(config: Config, *, progress: Any = None) -> Result:
     catalog = config.load_catalog()
     unknown = sorted(set(config.exclude_platform) - {tool.platform for tool in catalog})
     if unknown:
-        raise UsageError(f"--exclude-platform: no platform {', '.join(unknown)} in the catalog "
-                         f"(platforms: {', '.join(sorted({tool.platform for tool in catalog}))})")
+        raise UsageError(
+            f"--exclude-platform: no platform {', '.join(unknown)} in the catalog "
+            f"(platforms: {', '.join(sorted({tool.platform for tool in catalog}))})"
+        )
     graph = Path(config.graph_dir) / "graph.json"
     links = retained_links(graph, catalog)
     exclude = config.decontaminator()
@@ -96,13 +116,24 @@ def run(config: Config, *, progress: Any = None) -> Result:
     with atomic_run_dir(final, keep=("llm.sqlite",)) as work, ExitStack() as stack:
         from kopa_replay.synth.questions import IntentWriter, LLMWriter, TemplateWriter
 
-        chosen: Any = {"intent": lambda: IntentWriter(intents), "template": TemplateWriter,
-                  "llm": lambda: LLMWriter(config.chat_client(stack, work, "--writer"),
-                                           draft=IntentWriter(intents))}[config.writer]()
+        chosen: Any = {
+            "intent": lambda: IntentWriter(intents),
+            "template": TemplateWriter,
+            "llm": lambda: LLMWriter(config.chat_client(stack, work, "--writer"), draft=IntentWriter(intents)),
+        }[config.writer]()
         env = config.open_env(stack, catalog)
-        stats = run_synthesis(catalog, links, env, work, config.walk(), chosen, exclude=exclude, intents=intents,
-                              progress=progress)
-        manifest = write_manifest(work, STAGE, config=as_dict(config), inputs=made_of, outputs=list(OUTPUTS),
-                                  catalog=catalog.digest(), seed=config.seed, source=config.described(),
-                                  output_digest=stats["output_digest"])
+        stats = run_synthesis(
+            catalog, links, env, work, config.walk(), chosen, exclude=exclude, intents=intents, progress=progress
+        )
+        manifest = write_manifest(
+            work,
+            STAGE,
+            config=as_dict(config),
+            inputs=made_of,
+            outputs=list(OUTPUTS),
+            catalog=catalog.digest(),
+            seed=config.seed,
+            source=config.described(),
+            output_digest=stats["output_digest"],
+        )
     return Result(final, stats, manifest)

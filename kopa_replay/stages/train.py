@@ -20,8 +20,7 @@ __all__ = ["Config", "run"]
 class Config:
     kind: Literal["sft", "grpo"] = setting("sft", "sft or grpo.", cli=False)
     config: str | None = setting(None, "A YAML/JSON run config (see training/configs/).", path="file")
-    overrides: tuple[str, ...] = setting((), "KEY=VALUE overrides of the config (dotted keys, YAML values).",
-                                         cli=False)
+    overrides: tuple[str, ...] = setting((), "KEY=VALUE overrides of the config (dotted keys, YAML values).", cli=False)
 
     def __post_init__(self) -> None:
         if self.kind not in ("sft", "grpo"):

@@ -54,8 +54,13 @@ class RecordSummary:
     retries: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"snapshot": self.snapshot, "source": self.source, "as_of": self.as_of, "calls": self.calls,
-               "outcomes": dict(sorted(self.outcomes.items()))}
+        out = {
+            "snapshot": self.snapshot,
+            "source": self.source,
+            "as_of": self.as_of,
+            "calls": self.calls,
+            "outcomes": dict(sorted(self.outcomes.items())),
+        }
         if self.retries is not None:
             out["retries"] = dict(self.retries)
         if self.manifest:
@@ -73,11 +78,21 @@ def _as_of_text(as_of: dt.date | str | None, fallback: str) -> str:
     return as_of.isoformat() if isinstance(as_of, dt.date) else str(as_of)
 
 
-def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, source: str = "sim",
-                    as_of: dt.date | str | None = None, seed: int = 0, mirrors: Mapping[str, str] | None = None,
-                    seal: bool = True, manifest_dir: str | Path | None = None,
-                    requests: Iterable[tuple[str, Mapping[str, Any]]] = (),
-                    commit_every: int | None = None, progress: Progress | None = None) -> RecordSummary:
+def record_snapshot(
+    catalog: Catalog,
+    *,
+    store_path: str | Path,
+    snapshot: str,
+    source: str = "sim",
+    as_of: dt.date | str | None = None,
+    seed: int = 0,
+    mirrors: Mapping[str, str] | None = None,
+    seal: bool = True,
+    manifest_dir: str | Path | None = None,
+    requests: Iterable[tuple[str, Mapping[str, Any]]] = (),
+    commit_every: int | None = None,
+    progress: Progress | None = None,
+) -> RecordSummary:
     """Record the probe workload of ``catalog`` from ``source`` into ``snapshot`` (and seal it); ``progress``
     hears each call (:data:`kopa_replay.util.Progress`).
 
@@ -97,9 +112,20 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
     mode = _open_for_recording(store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog)
     outcomes: Counter[str] = Counter()
     calls = 0
-    with open_source(source, seed=seed, as_of=as_of_text if source == "sim" else None, snapshot=snapshot,
-                     mode=mode, store=store_path, mirrors=mirrors, catalog=catalog,
-                     commit_every=commit_every) as src, _sealed_misses(snapshot):
+    with (
+        open_source(
+            source,
+            seed=seed,
+            as_of=as_of_text if source == "sim" else None,
+            snapshot=snapshot,
+            mode=mode,
+            store=store_path,
+            mirrors=mirrors,
+            catalog=catalog,
+            commit_every=commit_every,
+        ) as src,
+        _sealed_misses(snapshot),
+    ):
         sent: set[str] = set()
         probes, extra = probe_requests(catalog), list(requests)
         total = len(probes) + len(extra)
@@ -127,8 +153,9 @@ def record_snapshot(catalog: Catalog, *, store_path: str | Path, snapshot: str, 
     return summary
 
 
-def _open_for_recording(store: Store, snapshot: str, *, as_of: str, source: str, seed: int, catalog: Catalog,
-                        refresh: bool = False) -> str:
+def _open_for_recording(
+    store: Store, snapshot: str, *, as_of: str, source: str, seed: int, catalog: Catalog, refresh: bool = False
+) -> str:
     """Create ``snapshot``, or resume it when it holds answers recorded with the same settings; returns the
     recorder's mode.
 
@@ -139,22 +166,30 @@ def _open_for_recording(store: Store, snapshot: str, *, as_of: str, source: str,
     (the run that sealed it finished), and is refused at the first it lacks.
     """
     origin = source if source in ("sim", "live") else "mirror"
-    wanted = {"as_of": as_of, "source": origin, "seed": seed if source == "sim" else None,
-              "catalog_digest": catalog.digest()}
+    wanted = {
+        "as_of": as_of,
+        "source": origin,
+        "seed": seed if source == "sim" else None,
+        "catalog_digest": catalog.digest(),
+    }
     # checked and claimed in one transaction: two recorders with other settings starting at once cannot both pass
     with store.transaction(snapshot, create=False):
         if snapshot in store.snapshot_names():
             existing = store.snapshot(snapshot)
             settled = existing.interactions or existing.sealed or existing.as_of is not None
-            differs = [f"{field} {getattr(existing, field)!r} (asked: {value!r})" for field, value in wanted.items()
-                       if settled and getattr(existing, field) != value]
+            differs = [
+                f"{field} {getattr(existing, field)!r} (asked: {value!r})"
+                for field, value in wanted.items()
+                if settled and getattr(existing, field) != value
+            ]
             if differs and existing.sealed:
-                raise SnapshotError(f"snapshot {snapshot!r} is sealed in {store.path}; record into a new snapshot "
-                                    "name")
+                raise SnapshotError(f"snapshot {snapshot!r} is sealed in {store.path}; record into a new snapshot name")
             if differs:
-                raise SnapshotError(f"snapshot {snapshot!r} in {store.path} is open with other settings: "
-                                    f"{'; '.join(differs)}; resume it with its own settings, record into a new "
-                                    f"name, or remove it (kopa-replay snapshot delete {snapshot})")
+                raise SnapshotError(
+                    f"snapshot {snapshot!r} in {store.path} is open with other settings: "
+                    f"{'; '.join(differs)}; resume it with its own settings, record into a new "
+                    f"name, or remove it (kopa-replay snapshot delete {snapshot})"
+                )
             if existing.sealed:
                 return "replay"
         store.ensure_snapshot(snapshot, **wanted)
@@ -168,8 +203,10 @@ def _sealed_misses(snapshot: str) -> Iterator[None]:
     try:
         yield
     except CassetteMiss as miss:
-        raise SnapshotError(f"snapshot {snapshot!r} is sealed and lacks a request this recording makes "
-                            f"({miss.method} {miss.url}); record into a new snapshot name") from None
+        raise SnapshotError(
+            f"snapshot {snapshot!r} is sealed and lacks a request this recording makes "
+            f"({miss.method} {miss.url}); record into a new snapshot name"
+        ) from None
 
 
 def _request_key(tool: str, args: Mapping[str, Any]) -> str:
@@ -182,8 +219,10 @@ def _restore_url(url: str, key: str | None, secret_params: set[str]) -> str:
         return url
     parts = urlsplit(url)
     path = "/".join(quote(key, safe="") if seg == MASK else seg for seg in parts.path.split("/"))
-    query = [(k, key if (v == MASK or k.lower() in secret_params) else v)
-             for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    query = [
+        (k, key if (v == MASK or k.lower() in secret_params) else v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    ]
     return f"{parts.scheme}://{parts.netloc}{path}" + (f"?{urlencode(query)}" if query else "")
 
 
@@ -199,19 +238,34 @@ def environmental_answer(catalog: Catalog) -> Callable[[httpx.Request, httpx.Res
         tool = request.extensions.get("kopa_tool")
         if not tool or tool not in catalog:
             return False
-        return interpret(catalog.get(tool), {}, response.status_code, response.content, "").outcome == \
-            "environmental_error"
+        return (
+            interpret(catalog.get(tool), {}, response.status_code, response.content, "").outcome
+            == "environmental_error"
+        )
 
     return retryable
 
 
-def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, snapshot: str, source: str = "sim",
-                     as_of: dt.date | str | None = None, seed: int = 0, mirrors: Mapping[str, str] | None = None,
-                     seal: bool = True, manifest_dir: str | Path | None = None, retries: int = 3,
-                     retry_backoff: float = 0.5, sleep: Callable[[float], object] = time.sleep,
-                     tools: str | None = None, changed_since: str | None = None,
-                     requests: Iterable[tuple[str, Mapping[str, Any]]] = (),
-                     progress: Progress | None = None) -> RecordSummary:
+def refresh_snapshot(
+    catalog: Catalog,
+    *,
+    store_path: str | Path,
+    base: str,
+    snapshot: str,
+    source: str = "sim",
+    as_of: dt.date | str | None = None,
+    seed: int = 0,
+    mirrors: Mapping[str, str] | None = None,
+    seal: bool = True,
+    manifest_dir: str | Path | None = None,
+    retries: int = 3,
+    retry_backoff: float = 0.5,
+    sleep: Callable[[float], object] = time.sleep,
+    tools: str | None = None,
+    changed_since: str | None = None,
+    requests: Iterable[tuple[str, Mapping[str, Any]]] = (),
+    progress: Progress | None = None,
+) -> RecordSummary:
     """Re-execute every request of ``base`` against ``source`` into ``snapshot``; diff the two.
 
     An environmental failure (see :func:`environmental_answer`) is retried up to ``retries`` times with
@@ -237,24 +291,30 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     if base == snapshot:
         raise UsageError("refresh writes a new snapshot: --snapshot must differ from --base")
     check_source(source)
-    store = Store(store_path, create=False)   # the base lives there: a missing store is a mistake, not a new one
+    store = Store(store_path, create=False)  # the base lives there: a missing store is a mistake, not a new one
     base_info = store.snapshot(base)
     as_of_text = _as_of_text(as_of, snapshot)
     extra = list(requests)
     requests = list(store.interactions(base))
-    chosen = _refreshed_tools(store, catalog, base, requests, tools, changed_since)   # checked before creating
-    mode = _open_for_recording(store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog,
-                               refresh=True)
+    chosen = _refreshed_tools(store, catalog, base, requests, tools, changed_since)  # checked before creating
+    mode = _open_for_recording(
+        store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog, refresh=True
+    )
     settings = {"base": base, "tools_glob": tools, "changed_since": changed_since}
     earlier = store.provenance(snapshot)
-    sealed = mode == "replay"   # a finished refresh run again: everything is replayed, nothing is written
+    sealed = mode == "replay"  # a finished refresh run again: everything is replayed, nothing is written
     if earlier is not None and {k: earlier.get(k) for k in settings} != settings:
         made = ", ".join(f"{k}={earlier.get(k)!r}" for k in settings)
-        raise SnapshotError(f"snapshot {snapshot!r} in {store.path} was made by a refresh with {made}; "
-                            + ("it is sealed: refresh into a new snapshot name" if sealed else
-                               "run that refresh again to resume it, or refresh into a new snapshot name"))
+        raise SnapshotError(
+            f"snapshot {snapshot!r} in {store.path} was made by a refresh with {made}; "
+            + (
+                "it is sealed: refresh into a new snapshot name"
+                if sealed
+                else "run that refresh again to resume it, or refresh into a new snapshot name"
+            )
+        )
     if not sealed and earlier is None:
-        store.set_provenance(snapshot, settings)   # claimed before anything is copied: a resume must match it
+        store.set_provenance(snapshot, settings)  # claimed before anything is copied: a resume must match it
     secret_params = set(redactor_for(catalog).secret_params)
     carried = []
     if chosen is not None:
@@ -267,26 +327,47 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     retrying: list[RetryTransport] = []
 
     def wrap(inner: httpx.BaseTransport) -> httpx.BaseTransport:
-        retrying.append(RetryTransport(inner, retries=retries, backoff=retry_backoff, sleep=sleep,
-                                       retryable=environmental_answer(catalog)))
+        retrying.append(
+            RetryTransport(
+                inner, retries=retries, backoff=retry_backoff, sleep=sleep, retryable=environmental_answer(catalog)
+            )
+        )
         return retrying[0]
 
-    with open_source(source, seed=seed, as_of=as_of_text if source == "sim" else None, snapshot=snapshot,
-                     mode=mode, store=store_path, mirrors=mirrors, catalog=catalog, wrap=wrap) as src, \
-            _sealed_misses(snapshot):
+    with (
+        open_source(
+            source,
+            seed=seed,
+            as_of=as_of_text if source == "sim" else None,
+            snapshot=snapshot,
+            mode=mode,
+            store=store_path,
+            mirrors=mirrors,
+            catalog=catalog,
+            wrap=wrap,
+        ) as src,
+        _sealed_misses(snapshot),
+    ):
         total = len(requests) + len(extra)
         for done, item in enumerate(requests, 1):
             tick(progress, "re-executing", done, total)
             tool = catalog.get(item.tool) if item.tool and item.tool in catalog else None
             key = src.key_for(tool) if tool else src.sim_key
-            headers = {k: (key or "") if v == MASK else v for k, v in item.request_headers.items()
-                       if k not in ("host", "content-length")}
-            request = httpx.Request(item.method, _restore_url(item.url, key, secret_params), headers=headers,
-                                    extensions={"kopa_tool": item.tool, "kopa_secrets": (key,) if key else ()})
+            headers = {
+                k: (key or "") if v == MASK else v
+                for k, v in item.request_headers.items()
+                if k not in ("host", "content-length")
+            }
+            request = httpx.Request(
+                item.method,
+                _restore_url(item.url, key, secret_params),
+                headers=headers,
+                extensions={"kopa_tool": item.tool, "kopa_secrets": (key,) if key else ()},
+            )
             try:
                 response = src.client.send(request)
             except httpx.TransportError:
-                outcomes["no_answer"] += 1   # after the retries: nothing to record; the diff reports it apart
+                outcomes["no_answer"] += 1  # after the retries: nothing to record; the diff reports it apart
                 continue
             outcomes[str(response.status_code)] += 1
         held = {f"{item.method} {item.url}" for item in store.interactions(base)}
@@ -300,8 +381,7 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
             outcomes[env.call(tool_name, dict(args)).outcome] += 1
             added += 1
     # what the extra calls recorded: a call the environment refuses (bad arguments) sends nothing
-    recorded_extra = store.snapshot(snapshot).interactions - len(carried) - len(requests) + \
-        outcomes.get("no_answer", 0)
+    recorded_extra = store.snapshot(snapshot).interactions - len(carried) - len(requests) + outcomes.get("no_answer", 0)
     summary = RecordSummary(snapshot, source, as_of_text, len(requests) + added, dict(outcomes))
     if retrying:
         summary.retries = retrying[0].stats.to_dict()
@@ -310,15 +390,24 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
         # up over the runs that made it (a refresh stopped and resumed is one refresh)
         before = earlier or {}
         tries = {k: (before.get("retries") or {}).get(k, 0) + v for k, v in (summary.retries or {}).items()}
-        store.set_provenance(snapshot, {
-            **settings,
-            "retry_policy": {"retries": retries, "backoff": retry_backoff, "max_backoff": MAX_BACKOFF},
-            "retries": tries, "no_answer": before.get("no_answer", 0) + outcomes.get("no_answer", 0),
-            "re_executed": {"tools": sorted({str(i.tool) for i in requests if i.tool}),
-                            "interactions": len(requests)},
-            "carried_over": {"tools": sorted({str(i.tool) for i in carried if i.tool}),
-                             "interactions": len(carried)},
-            "added": recorded_extra})
+        store.set_provenance(
+            snapshot,
+            {
+                **settings,
+                "retry_policy": {"retries": retries, "backoff": retry_backoff, "max_backoff": MAX_BACKOFF},
+                "retries": tries,
+                "no_answer": before.get("no_answer", 0) + outcomes.get("no_answer", 0),
+                "re_executed": {
+                    "tools": sorted({str(i.tool) for i in requests if i.tool}),
+                    "interactions": len(requests),
+                },
+                "carried_over": {
+                    "tools": sorted({str(i.tool) for i in carried if i.tool}),
+                    "interactions": len(carried),
+                },
+                "added": recorded_extra,
+            },
+        )
     store.end_recording(snapshot)
     summary.report = drift_report(store, catalog, base_info.name, snapshot)
     summary.changes = list(summary.report.changes)
@@ -329,8 +418,9 @@ def refresh_snapshot(catalog: Catalog, *, store_path: str | Path, base: str, sna
     return summary
 
 
-def _refreshed_tools(store: Store, catalog: Catalog, base: str, requests: list[Any], tools: str | None,
-                     changed_since: str | None) -> set[str] | None:
+def _refreshed_tools(
+    store: Store, catalog: Catalog, base: str, requests: list[Any], tools: str | None, changed_since: str | None
+) -> set[str] | None:
     """The tools an incremental refresh re-executes (None: a full refresh)."""
     if tools is None and changed_since is None:
         return None
@@ -355,14 +445,26 @@ def _request_id(catalog: Catalog, tool: str, args: Mapping[str, Any]) -> str:
     try:
         return request_label(catalog.get(tool), args) if tool in catalog else f"? {tool}"
     except UsageError:
-        return f"? {_request_key(tool, args)}"   # refused by the tool: the environment reports it when called
+        return f"? {_request_key(tool, args)}"  # refused by the tool: the environment reports it when called
 
 
 def _carry_over(store: Store, snapshot: str, items: list[Any]) -> None:
     """Copy interactions into ``snapshot`` unchanged (same request key and seq; already there: left alone)."""
     from kopa_replay.record.store import RecordedRow
 
-    rows = [RecordedRow(i.request_key, i.tool, i.method, i.url, i.request_headers, i.status, i.response_headers,
-                        store.body(i.body_digest), i.seq) for i in items]
+    rows = [
+        RecordedRow(
+            i.request_key,
+            i.tool,
+            i.method,
+            i.url,
+            i.request_headers,
+            i.status,
+            i.response_headers,
+            store.body(i.body_digest),
+            i.seq,
+        )
+        for i in items
+    ]
     if rows:
         store.put_many(snapshot, rows)

@@ -42,8 +42,21 @@ from kopa_replay.synth.fields import ADDITIVE, label_fields, measure_fields, num
 from kopa_replay.synth.junction import value_strings
 from kopa_replay.synth.model import Answer
 
-__all__ = ["AnswerError", "Branch", "evaluate", "render", "answer_for", "propose", "draw", "condition_specs", "pct_change",
-           "difference", "total", "finish", "PATTERN_FAMILIES"]
+__all__ = [
+    "AnswerError",
+    "Branch",
+    "evaluate",
+    "render",
+    "answer_for",
+    "propose",
+    "draw",
+    "condition_specs",
+    "pct_change",
+    "difference",
+    "total",
+    "finish",
+    "PATTERN_FAMILIES",
+]
 
 #: which spec families answer which pattern
 PATTERN_FAMILIES: Mapping[str, tuple[str, ...]] = {
@@ -151,8 +164,7 @@ def _metric(branch: Branch, metric: Mapping[str, Any]) -> float | int:
     raise AnswerError(f"unknown metric {agg!r}")
 
 
-def _label(branch: Branch, label: str | Mapping[str, Any] | None,
-           groups: Sequence[Sequence[Branch]] = ()) -> str:
+def _label(branch: Branch, label: str | Mapping[str, Any] | None, groups: Sequence[Sequence[Branch]] = ()) -> str:
     if label is None:
         return " / ".join(value_strings(branch.value)) if branch.value is not None else ""
     if isinstance(label, Mapping):  # the name an earlier group gives the value handed to this branch
@@ -166,8 +178,11 @@ def _label(branch: Branch, label: str | Mapping[str, Any] | None,
             rows = [r for r in source if [str(r.get(match)).strip()] == wanted]
         else:
             handed = dict(branch.value) if isinstance(branch.value, Mapping) else {}
-            rows = [r for r in source if handed and all(str(r.get(f)).strip() == str(handed.get(p)).strip()
-                                                         for p, f in keys.items())]
+            rows = [
+                r
+                for r in source
+                if handed and all(str(r.get(f)).strip() == str(handed.get(p)).strip() for p, f in keys.items())
+            ]
         texts = {str(r.get(field)).strip() for r in rows if r.get(field) is not None}
     else:
         texts = {str(r.get(label)).strip() for r in branch.records if r.get(label) is not None}
@@ -256,8 +271,11 @@ def render(spec: Mapping[str, Any]) -> str:
         return f"{op}({render(spec['a'])}, {render(spec['b'])})"
     if op in ("argmax", "argmin"):
         metric = spec["metric"]
-        inner = f"{metric['agg']}({metric['field']}{_where_text(metric)})" if metric.get("field") \
+        inner = (
+            f"{metric['agg']}({metric['field']}{_where_text(metric)})"
+            if metric.get("field")
             else f"{metric['agg']}{_where_text(metric)}"
+        )
         label = spec.get("label") or "handed value"
         if isinstance(label, Mapping):
             label = f"g{label['group']}.{label['field']}"
@@ -359,8 +377,9 @@ def _comparison_specs(groups: Sequence[Sequence[Branch]], tools: Sequence[Tool])
     return out
 
 
-def condition_specs(numeric: list[tuple[dict, str]], groups: Sequence[Sequence[Branch]],
-                    rng: np.random.Generator) -> list[tuple[dict, str]]:
+def condition_specs(
+    numeric: list[tuple[dict, str]], groups: Sequence[Sequence[Branch]], rng: np.random.Generator
+) -> list[tuple[dict, str]]:
     """One threshold over one of the numeric specs (drawn), well away from the computed value (a factor of
     0.5–2) and stated with few digits; [] when every draw lands too close to call."""
     from kopa_replay.synth.junction import nice_threshold
@@ -391,8 +410,9 @@ def condition_specs(numeric: list[tuple[dict, str]], groups: Sequence[Sequence[B
     return []
 
 
-def propose(pattern: str, groups: Sequence[Sequence[Branch]], tools: Sequence[Tool],
-            rng: np.random.Generator) -> tuple[dict, Any, str] | None:
+def propose(
+    pattern: str, groups: Sequence[Sequence[Branch]], tools: Sequence[Tool], rng: np.random.Generator
+) -> tuple[dict, Any, str] | None:
     """Pick an answer spec for ``pattern`` over the executed groups: (spec, value, unit), or None.
 
     A family is drawn first (uniformly among those that have a candidate),
@@ -415,8 +435,12 @@ def propose(pattern: str, groups: Sequence[Sequence[Branch]], tools: Sequence[To
     return draw(candidates, families, groups, rng)
 
 
-def draw(candidates: Mapping[str, Sequence[tuple[dict, str]]], families: Sequence[str],
-         groups: Sequence[Sequence[Branch]], rng: np.random.Generator) -> tuple[dict, Any, str] | None:
+def draw(
+    candidates: Mapping[str, Sequence[tuple[dict, str]]],
+    families: Sequence[str],
+    groups: Sequence[Sequence[Branch]],
+    rng: np.random.Generator,
+) -> tuple[dict, Any, str] | None:
     """A family drawn first (uniformly among those with a candidate), then a candidate within it — so one tool
     with many numeric fields does not crowd out counts and comparisons: (spec, value, unit), or None."""
     usable = [family for family in families if candidates.get(family)]

@@ -30,8 +30,17 @@ from kopa_replay.env.retrieval import openai_tools
 from kopa_replay.synth.model import Answer, Trajectory
 from kopa_replay.util import write_atomic
 
-__all__ = ["SYSTEM_PROMPT", "jsonl_line", "jsonl_text", "write_jsonl", "read_jsonl", "answer_text", "answer_field",
-           "sft_rows", "grpo_rows"]
+__all__ = [
+    "SYSTEM_PROMPT",
+    "jsonl_line",
+    "jsonl_text",
+    "write_jsonl",
+    "read_jsonl",
+    "answer_text",
+    "answer_field",
+    "sft_rows",
+    "grpo_rows",
+]
 
 SYSTEM_PROMPT = (
     "당신은 한국 공공데이터 API 도구를 호출해 질문에 답하는 어시스턴트입니다. "
@@ -99,8 +108,19 @@ def _calls(trajectory: Trajectory) -> list[dict[str, Any]]:
     if calls:
         return list(calls)
     # a trajectory made without page records: one call per step, results unknown
-    return [{"step": s.index, "group": s.group, "tool": s.tool, "args": dict(s.args), "outcome": s.outcome,
-             "total_count": s.total_count, "record_count": s.records, "records": []} for s in trajectory.steps]
+    return [
+        {
+            "step": s.index,
+            "group": s.group,
+            "tool": s.tool,
+            "args": dict(s.args),
+            "outcome": s.outcome,
+            "total_count": s.total_count,
+            "record_count": s.records,
+            "records": [],
+        }
+        for s in trajectory.steps
+    ]
 
 
 def _rounds(trajectory: Trajectory) -> list[list[dict[str, Any]]]:
@@ -128,8 +148,9 @@ def _prompt(trajectory: Trajectory, system: str) -> list[dict[str, Any]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": trajectory.question}]
 
 
-def sft_rows(trajectories: Sequence[Trajectory], catalog: Catalog, *, max_records: int = 20,
-             system: str = SYSTEM_PROMPT) -> list[dict[str, Any]]:
+def sft_rows(
+    trajectories: Sequence[Trajectory], catalog: Catalog, *, max_records: int = 20, system: str = SYSTEM_PROMPT
+) -> list[dict[str, Any]]:
     """One trl/OpenAI tool-calling conversation per trajectory (see the module docstring)."""
     rows = []
     for trajectory in trajectories:
@@ -138,42 +159,75 @@ def sft_rows(trajectories: Sequence[Trajectory], catalog: Catalog, *, max_record
         for batch in _rounds(trajectory):
             ids = [f"call_{n + i + 1:03d}" for i in range(len(batch))]
             n += len(batch)
-            messages.append({"role": "assistant", "content": "", "tool_calls": [
-                {"id": call_id, "type": "function",
-                 "function": {"name": call["tool"],
-                              "arguments": json.dumps(call["args"], sort_keys=True, ensure_ascii=False)}}
-                for call_id, call in zip(ids, batch)]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {
+                                "name": call["tool"],
+                                "arguments": json.dumps(call["args"], sort_keys=True, ensure_ascii=False),
+                            },
+                        }
+                        for call_id, call in zip(ids, batch)
+                    ],
+                }
+            )
             for call_id, call in zip(ids, batch):
                 shown = call["records"][:max_records]
-                result = {"outcome": call["outcome"], "total_count": call["total_count"],
-                          "returned": call["record_count"], "records": shown}
-                messages.append({"role": "tool", "tool_call_id": call_id, "name": call["tool"],
-                                 "content": json.dumps(result, sort_keys=True, ensure_ascii=False)})
+                result = {
+                    "outcome": call["outcome"],
+                    "total_count": call["total_count"],
+                    "returned": call["record_count"],
+                    "records": shown,
+                }
+                messages.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": call_id,
+                        "name": call["tool"],
+                        "content": json.dumps(result, sort_keys=True, ensure_ascii=False),
+                    }
+                )
         messages.append({"role": "assistant", "content": answer_text(trajectory.answer)})
-        rows.append({"id": trajectory.id, "pattern": trajectory.pattern, "messages": messages,
-                     "tools": openai_tools(catalog, _tool_names(trajectory))})
+        rows.append(
+            {
+                "id": trajectory.id,
+                "pattern": trajectory.pattern,
+                "messages": messages,
+                "tools": openai_tools(catalog, _tool_names(trajectory)),
+            }
+        )
     return rows
 
 
-def grpo_rows(trajectories: Sequence[Trajectory], catalog: Catalog, *,
-              system: str = SYSTEM_PROMPT) -> list[dict[str, Any]]:
+def grpo_rows(
+    trajectories: Sequence[Trajectory], catalog: Catalog, *, system: str = SYSTEM_PROMPT
+) -> list[dict[str, Any]]:
     """Prompts for trl's ``GRPOTrainer`` with the grading columns (see the module docstring)."""
     rows = []
     for trajectory in trajectories:
         answer = trajectory.answer
-        required = [{"name": step.tool, "arguments": json.dumps(dict(step.args), sort_keys=True, ensure_ascii=False)}
-                    for step in trajectory.steps]
-        rows.append({
-            "prompt": _prompt(trajectory, system),
-            "tools": openai_tools(catalog, _tool_names(trajectory)),
-            "answer_kind": answer.kind,
-            "answer": answer_field(answer),
-            "answer_tolerance": float(answer.tolerance),
-            "answer_unit": answer.unit,
-            "required_calls": required,
-            "required_tools": _tool_names(trajectory),
-            "state_digest": trajectory.state_digest,
-            "trajectory_id": trajectory.id,
-            "pattern": trajectory.pattern,
-        })
+        required = [
+            {"name": step.tool, "arguments": json.dumps(dict(step.args), sort_keys=True, ensure_ascii=False)}
+            for step in trajectory.steps
+        ]
+        rows.append(
+            {
+                "prompt": _prompt(trajectory, system),
+                "tools": openai_tools(catalog, _tool_names(trajectory)),
+                "answer_kind": answer.kind,
+                "answer": answer_field(answer),
+                "answer_tolerance": float(answer.tolerance),
+                "answer_unit": answer.unit,
+                "required_calls": required,
+                "required_tools": _tool_names(trajectory),
+                "state_digest": trajectory.state_digest,
+                "trajectory_id": trajectory.id,
+                "pattern": trajectory.pattern,
+            }
+        )
     return rows

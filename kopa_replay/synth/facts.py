@@ -59,7 +59,7 @@ def handed_values(trajectory: Trajectory) -> list[Any]:
     out: list[Any] = []
     for value in [*trajectory.handed, *(v for j in trajectory.junctions for v in j.values)]:
         # a several-parameter value ({param: value}) discloses each of its components
-        for part in (value.values() if isinstance(value, Mapping) else (value,)):
+        for part in value.values() if isinstance(value, Mapping) else (value,):
             if part not in out:
                 out.append(part)
     return out

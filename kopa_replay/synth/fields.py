@@ -25,15 +25,29 @@ _NOT_A_QUANTITY = re.compile(
     r"|여부|유형|구분|교시|학기|키"
     r"|\b(code|id|ids|identifier|number(?! of)|no\.|date|day|year|month|time of|order|sequence|row|rank"
     r"|latitude|longitude|coordinate|zip|postal|phone|fax|series|version|flag|type|whether|key|period|semester)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # Name endings that say the same when the description is terse.
 _NOT_A_QUANTITY_NAME = re.compile(
     r"(_?cd|code|_?id|_?no|_?sn|_?seq|ymd|_?dt|_?de|_?dd|date|year|_?yr|lat|lng|lnt|logt|long|gpsx|gpsy|posx|posy"
-    r"|tmx|tmy|zip\w*|ord|order|gbn|yn|flag|tp|type\d?|_se)$|^is[A-Z_]|congest|congetion", re.IGNORECASE)
+    r"|tmx|tmy|zip\w*|ord|order|gbn|yn|flag|tp|type\d?|_se)$|^is[A-Z_]|congest|congetion",
+    re.IGNORECASE,
+)
 # Units as the descriptions write them, in the order they are looked for.
-_UNITS = tuple((re.compile(pattern, re.IGNORECASE), unit) for pattern, unit in (
-    (r"%", "%"), (r"만원", "만원"), (r"\(원|\bwon\b", "원"), (r"\bppm\b", "ppm"), (r"㎍/㎥|µg/m³", "㎍/㎥"),
-    (r"㎡", "㎡"), (r"\(초\)|\bseconds?\b", "s"), (r"\(명\)", "명"), (r"\bkm\b", "km")))
+_UNITS = tuple(
+    (re.compile(pattern, re.IGNORECASE), unit)
+    for pattern, unit in (
+        (r"%", "%"),
+        (r"만원", "만원"),
+        (r"\(원|\bwon\b", "원"),
+        (r"\bppm\b", "ppm"),
+        (r"㎍/㎥|µg/m³", "㎍/㎥"),
+        (r"㎡", "㎡"),
+        (r"\(초\)|\bseconds?\b", "s"),
+        (r"\(명\)", "명"),
+        (r"\bkm\b", "km"),
+    )
+)
 _NAME_CONCEPTS = frozenset(c.name for c in CONCEPTS if c.strength == NAME)
 
 
@@ -79,10 +93,14 @@ def measure_fields(tool: Tool, records: Sequence[Mapping[str, Any]], *, min_valu
 
 def label_fields(tool: Tool, records: Sequence[Mapping[str, Any]]) -> list[str]:
     """Fields that name an entity (a company, district, route, stop, school, member …) and are filled. Sorted."""
-    present = sorted({key for record in records for key, value in record.items()
-                      if isinstance(value, str) and value.strip()})
-    return [field for field in present
-            if field in tool.output_fields and _NAME_CONCEPTS & set(concepts_of(field, tool.output_field_schema(field)))]
+    present = sorted(
+        {key for record in records for key, value in record.items() if isinstance(value, str) and value.strip()}
+    )
+    return [
+        field
+        for field in present
+        if field in tool.output_fields and _NAME_CONCEPTS & set(concepts_of(field, tool.output_field_schema(field)))
+    ]
 
 
 def _parts(tool: Tool, field: str) -> tuple[str, str]:
@@ -104,22 +122,39 @@ def unit_of(tool: Tool, field: str) -> str:
             return max(found)[1]
     return ""
 
+
 # What a quantity is, from the English tail of its description (the unit decides first, see quantity_class).
-_CLASSES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in (
-    ("change", r"\bchange\b|\bfrom the previous\b"),
-    ("rate", r"\brate\b|\bratio\b|\bshare of\b|%"),
-    ("price", r"\bprice\b|\bclose\b|\bopen\b|\bhigh\b|\blow\b|\bpar value\b"),
-    ("time", r"\bseconds?\b|\bminutes?\b|\bheadway\b|\binterval\b|\bhours?\b"),
-    ("distance", r"\bkm\b|\blength\b|\bdistance\b|\bmetres?\b|\bmeters?\b"),
-    ("area", r"\barea\b|㎡"),
-    ("amount", r"\bamount\b|\bvalue\b|\bvolume\b|\bcapital\b|\bassets\b|\bdebt\b|\bsales\b|\bprofit|"
-               r"\bdeposit\b|\brent\b|\bfunds?\b|\blimit\b|\bmarket cap|\bsalary|\bdividend"),
-    ("count", r"\bcount\b|\bnumber of\b|\bboardings\b|\balightings\b|\bpopulation\b|\bseats\b|\bbooks\b|"
-              r"\bmembers\b|\bhouseholds\b|\bemployees\b|\bshares\b|\bresidents\b|\bstops\b|\bdiners\b|"
-              r"\bbikes\b|\bracks\b|\bpeople\b|\bdirectors\b|\bmales\b|\bfemales\b"),
-))
-_BY_UNIT = {"%": "rate", "ppm": "concentration", "㎍/㎥": "concentration", "㎡": "area", "s": "time", "명": "count",
-            "km": "distance"}
+_CLASSES = tuple(
+    (name, re.compile(pattern, re.IGNORECASE))
+    for name, pattern in (
+        ("change", r"\bchange\b|\bfrom the previous\b"),
+        ("rate", r"\brate\b|\bratio\b|\bshare of\b|%"),
+        ("price", r"\bprice\b|\bclose\b|\bopen\b|\bhigh\b|\blow\b|\bpar value\b"),
+        ("time", r"\bseconds?\b|\bminutes?\b|\bheadway\b|\binterval\b|\bhours?\b"),
+        ("distance", r"\bkm\b|\blength\b|\bdistance\b|\bmetres?\b|\bmeters?\b"),
+        ("area", r"\barea\b|㎡"),
+        (
+            "amount",
+            r"\bamount\b|\bvalue\b|\bvolume\b|\bcapital\b|\bassets\b|\bdebt\b|\bsales\b|\bprofit|"
+            r"\bdeposit\b|\brent\b|\bfunds?\b|\blimit\b|\bmarket cap|\bsalary|\bdividend",
+        ),
+        (
+            "count",
+            r"\bcount\b|\bnumber of\b|\bboardings\b|\balightings\b|\bpopulation\b|\bseats\b|\bbooks\b|"
+            r"\bmembers\b|\bhouseholds\b|\bemployees\b|\bshares\b|\bresidents\b|\bstops\b|\bdiners\b|"
+            r"\bbikes\b|\bracks\b|\bpeople\b|\bdirectors\b|\bmales\b|\bfemales\b",
+        ),
+    )
+)
+_BY_UNIT = {
+    "%": "rate",
+    "ppm": "concentration",
+    "㎍/㎥": "concentration",
+    "㎡": "area",
+    "s": "time",
+    "명": "count",
+    "km": "distance",
+}
 #: classes whose values add up to something (a total of boardings, of won, of ㎡); prices, rates and times do not
 ADDITIVE = frozenset({"amount", "count", "area", "distance"})
 

@@ -46,8 +46,25 @@ from typing import Any, Mapping, Sequence
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import KopaError, UsageError
 
-__all__ = ["DEFAULT_INTENTS", "MEANINGS", "Entity", "Measure", "Via", "ToolIntent", "Relation", "Named", "IntentLink", "Entry",
-           "IntentError", "Intents", "load_intents", "render", "josa", "date_text", "number_text"]
+__all__ = [
+    "DEFAULT_INTENTS",
+    "MEANINGS",
+    "Entity",
+    "Measure",
+    "Via",
+    "ToolIntent",
+    "Relation",
+    "Named",
+    "IntentLink",
+    "Entry",
+    "IntentError",
+    "Intents",
+    "load_intents",
+    "render",
+    "josa",
+    "date_text",
+    "number_text",
+]
 
 #: the authored table shipped with the package
 DEFAULT_INTENTS = Path(__file__).resolve().parent / "intents.yaml"
@@ -67,14 +84,36 @@ MEANINGS = {
 
 
 # -- Korean --------------------------------------------------------------------------
-_DIGIT_BATCHIM = {"0": (True, False), "1": (True, True), "2": (False, False), "3": (True, False),
-                  "4": (False, False), "5": (False, False), "6": (True, False), "7": (True, True),
-                  "8": (True, True), "9": (False, False)}
-_PAIRS = {"이/가": ("이", "가"), "을/를": ("을", "를"), "은/는": ("은", "는"), "과/와": ("과", "와"),
-          "으로/로": ("으로", "로"), "이다/다": ("이다", "다"), "이나/나": ("이나", "나")}
+_DIGIT_BATCHIM = {
+    "0": (True, False),
+    "1": (True, True),
+    "2": (False, False),
+    "3": (True, False),
+    "4": (False, False),
+    "5": (False, False),
+    "6": (True, False),
+    "7": (True, True),
+    "8": (True, True),
+    "9": (False, False),
+}
+_PAIRS = {
+    "이/가": ("이", "가"),
+    "을/를": ("을", "를"),
+    "은/는": ("은", "는"),
+    "과/와": ("과", "와"),
+    "으로/로": ("으로", "로"),
+    "이다/다": ("이다", "다"),
+    "이나/나": ("이나", "나"),
+}
 #: units read aloud after a number: the particle follows the unit's Korean reading
-_UNIT_READING = {"km": "킬로미터", "㎡": "제곱미터", "%": "퍼센트", "m": "미터", "ppm": "피피엠",
-                 "㎍/㎥": "마이크로그램 퍼 세제곱미터"}
+_UNIT_READING = {
+    "km": "킬로미터",
+    "㎡": "제곱미터",
+    "%": "퍼센트",
+    "m": "미터",
+    "ppm": "피피엠",
+    "㎍/㎥": "마이크로그램 퍼 세제곱미터",
+}
 
 
 def _final(word: str) -> tuple[bool, bool] | None:
@@ -134,6 +173,7 @@ def render(template: str, values: Mapping[str, Any]) -> str:
     (``{basDt:date}`` 2026년 8월 31일, ``{DEAL_YMD:month}``, ``{bsns_year:year}``),
     a number (``{t:number}`` 1,500) or a fixed particle (``{e:의}``).
     """
+
     def fill(match: re.Match[str]) -> str:
         name, form = match.group(1), match.group(2)
         if name not in values:
@@ -144,7 +184,7 @@ def render(template: str, values: Mapping[str, Any]) -> str:
         if form in _PAIRS:
             return josa(str(value), form)
         if form.startswith("~") and form[1:] in _PAIRS:  # the particle alone, after a quote: '{e}'{e:~이/가}
-            return josa(str(value), form[1:])[len(str(value)):]
+            return josa(str(value), form[1:])[len(str(value)) :]
         if form in ("date", "month", "year"):
             return date_text(value, form)
         if form == "number":
@@ -227,7 +267,7 @@ class ToolIntent:
     of: str
     count_where: Mapping[str, str] = field(default_factory=dict)
     distinct: str | None = None  # the field that tells two records of one thing apart (counted once)
-    realtime: bool = False       # answers change minute to minute (arrivals, positions): no benchmark task
+    realtime: bool = False  # answers change minute to minute (arrivals, positions): no benchmark task
 
     def measure(self, field_name: str, where: Mapping[str, Any] | None = None) -> Measure | None:
         key = (field_name, json.dumps(dict(where or {}), sort_keys=True, ensure_ascii=False))
@@ -250,9 +290,9 @@ class Relation:
     says: str
     select: Mapping[str, str] | None = None
     not_from: tuple[str, ...] = ()
-    words: tuple[Mapping[str, str], ...] = ()   # per alternative of ``with_``: the phrase slots it fills ({_when})
-    lookup: bool = False                         # taken mid-chain only where it adds an attribute
-    means: str = "about"                         # one of MEANINGS: what the records are to the entity
+    words: tuple[Mapping[str, str], ...] = ()  # per alternative of ``with_``: the phrase slots it fills ({_when})
+    lookup: bool = False  # taken mid-chain only where it adds an attribute
+    means: str = "about"  # one of MEANINGS: what the records are to the entity
 
     @property
     def is_lookup(self) -> bool:
@@ -312,8 +352,14 @@ def _key(source: str, target: str, binding: Mapping[str, str]) -> tuple[str, str
 class Intents:
     """The validated table (see the module docstring): meaningful links, starts, phrases."""
 
-    def __init__(self, entities: Mapping[str, Entity], tools: Mapping[str, ToolIntent],
-                 relations: Sequence[Relation], named: Sequence[Named], source: str = "<intents>") -> None:
+    def __init__(
+        self,
+        entities: Mapping[str, Entity],
+        tools: Mapping[str, ToolIntent],
+        relations: Sequence[Relation],
+        named: Sequence[Named],
+        source: str = "<intents>",
+    ) -> None:
         self.entities = dict(entities)
         self.tools = dict(tools)
         self.relations = tuple(relations)
@@ -334,8 +380,12 @@ class Intents:
                 for output, attr in sorted(fields.items()):
                     by_attr.setdefault(attr, output)
                 for relation in self.relations:
-                    if relation.entity != entity or relation.tool == source or source in relation.not_from \
-                            or relation.select is not None:  # a lookup by a name the person gave: starts only
+                    if (
+                        relation.entity != entity
+                        or relation.tool == source
+                        or source in relation.not_from
+                        or relation.select is not None
+                    ):  # a lookup by a name the person gave: starts only
                         continue
                     if not relation.bind or not all(attr in by_attr for attr in relation.bind.values()):
                         continue
@@ -375,27 +425,37 @@ class Intents:
                     out.append(Entry(named, relation, {**beside, **bound}))
         return tuple(out)
 
-    def entry_for(self, tool: str, args: Mapping[str, Any], relation: str | None = None,
-                  picked: bool | None = None, name: str | None = None) -> Entry | None:
+    def entry_for(
+        self,
+        tool: str,
+        args: Mapping[str, Any],
+        relation: str | None = None,
+        picked: bool | None = None,
+        name: str | None = None,
+    ) -> Entry | None:
         """The start a first call came from: its tool, every argument of the entry among ``args`` — and, where
         two starts call a tool alike (a statute by its name, or every statute with the name in it; a city list
         asked for no city at all), the relation ``relation`` names, one that picks a record by name exactly
         when ``picked``, and the one whose named attribute is ``name`` (the record picked)."""
         for entry in self.entries:
             select = entry.relation.select
-            if entry.tool == tool and all(_same(args.get(k), v) for k, v in entry.args.items()) \
-                    and all(k in entry.args or k in self._paging(tool) for k in args) \
-                    and (relation is None or entry.relation.id == relation) \
-                    and (picked is None or (select is not None) == picked) \
-                    and (name is None or select is None or _same(entry.named.attrs.get(select["attr"]), name)):
+            if (
+                entry.tool == tool
+                and all(_same(args.get(k), v) for k, v in entry.args.items())
+                and all(k in entry.args or k in self._paging(tool) for k in args)
+                and (relation is None or entry.relation.id == relation)
+                and (picked is None or (select is not None) == picked)
+                and (name is None or select is None or _same(entry.named.attrs.get(select["attr"]), name))
+            ):
                 return entry
         return None
 
     def beside_for(self, relation: Relation, args: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """The alternative of ``relation.with_`` a call was made with (its other arguments), or None."""
         for beside in relation.with_:
-            if all(_same(args.get(k), v) for k, v in beside.items()) and \
-                    all(k in beside or k in relation.bind or k in self._paging(relation.tool) for k in args):
+            if all(_same(args.get(k), v) for k, v in beside.items()) and all(
+                k in beside or k in relation.bind or k in self._paging(relation.tool) for k in args
+            ):
                 return beside
         return None
 
@@ -413,10 +473,15 @@ class Intents:
                 continue
             tool = catalog.get(name)
             outputs = set(tool.output_fields)
-            for output in [*intent.fields, *(f for via in intent.via for f in via.fields),
-                           *(m.field for m in intent.measures), *([intent.name] if intent.name else []),
-                           *(k for m in intent.measures for k in m.where), *intent.count_where,
-                           *([intent.distinct] if intent.distinct else [])]:
+            for output in [
+                *intent.fields,
+                *(f for via in intent.via for f in via.fields),
+                *(m.field for m in intent.measures),
+                *([intent.name] if intent.name else []),
+                *(k for m in intent.measures for k in m.where),
+                *intent.count_where,
+                *([intent.distinct] if intent.distinct else []),
+            ]:
                 if output not in outputs:
                     problems.append(f"tool {name}: no output field {output!r}")
         for relation in self.relations:
@@ -428,16 +493,24 @@ class Intents:
                 if param not in params:
                     problems.append(f"relation {relation.id}: tool {relation.tool} has no parameter {param!r}")
             if relation.select and relation.select["field"] not in catalog.get(relation.tool).output_fields:
-                problems.append(f"relation {relation.id}: tool {relation.tool} has no output field "
-                                f"{relation.select['field']!r} to select by")
+                problems.append(
+                    f"relation {relation.id}: tool {relation.tool} has no output field "
+                    f"{relation.select['field']!r} to select by"
+                )
         if problems:
             more = f"; … and {len(problems) - 5} more" if len(problems) > 5 else ""
-            raise UsageError(f"{self.source} does not fit this catalog ({len(problems)} problem"
-                             f"{'s' if len(problems) > 1 else ''}): " + "; ".join(problems[:5]) + more +
-                             " — for another catalog write a table of its own (synth --intents FILE) or use "
-                             "synth --writer template")
-        self._paging_params = {name: catalog.get(name).http.pagination.params
-                               for name in {*self.tools, *(relation.tool for relation in self.relations)}}
+            raise UsageError(
+                f"{self.source} does not fit this catalog ({len(problems)} problem"
+                f"{'s' if len(problems) > 1 else ''}): "
+                + "; ".join(problems[:5])
+                + more
+                + " — for another catalog write a table of its own (synth --intents FILE) or use "
+                "synth --writer template"
+            )
+        self._paging_params = {
+            name: catalog.get(name).http.pagination.params
+            for name in {*self.tools, *(relation.tool for relation in self.relations)}
+        }
         return self
 
     @staticmethod
@@ -450,8 +523,12 @@ class Intents:
         """Whether ``into`` was a lookup ("{e}": the same entity again) whose records ``link`` does not use
         for anything new: it hands on only attributes known before it (the source's, or the ones the person
         named) — a call a solver rightly skips."""
-        if into is None or into.relation.says.strip() != "{e}" or link.via is not None \
-                or link.relation.entity != into.relation.entity:
+        if (
+            into is None
+            or into.relation.says.strip() != "{e}"
+            or link.via is not None
+            or link.relation.entity != into.relation.entity
+        ):
             return False
         if isinstance(into, Entry):
             before = set(into.named.attrs)
@@ -511,14 +588,19 @@ def load_intents(path: str | Path | None = None, catalog: Catalog | None = None)
         raise UsageError(f"intents: {path} must hold a mapping")
     unknown = sorted(set(data) - {"entities", "tools", "relations", "named"})
     if unknown:
-        raise UsageError(f"intents: {path}: unknown section(s) {', '.join(map(str, unknown))} "
-                         "(known: entities, tools, relations, named)")
+        raise UsageError(
+            f"intents: {path}: unknown section(s) {', '.join(map(str, unknown))} "
+            "(known: entities, tools, relations, named)"
+        )
     entities = {}
     for kind, item in _mapping(data.get("entities"), "entities").items():
         item = _mapping(item, f"entity {kind}")
-        entities[kind] = Entity(kind, str(_require(item, "noun", f"entity {kind}")),
-                                str(_require(item, "counter", f"entity {kind}")),
-                                tuple(str(a) for a in item.get("attrs", ())))
+        entities[kind] = Entity(
+            kind,
+            str(_require(item, "noun", f"entity {kind}")),
+            str(_require(item, "counter", f"entity {kind}")),
+            tuple(str(a) for a in item.get("attrs", ())),
+        )
     tools = {}
     for name, item in _mapping(data.get("tools"), "tools").items():
         where = f"tool {name}"
@@ -537,8 +619,10 @@ def load_intents(path: str | Path | None = None, catalog: Catalog | None = None)
             kind = _kind(entities, via, "entity", f"{where} via {n}")
             says = str(_require(via, "says", f"{where} via {n}"))
             if not says.endswith(entities[kind].noun):  # a reduction's count goes before the noun: "2곳의 시군"
-                raise UsageError(f"intents: {where} via {n}: the phrase {says!r} must end with the noun of "
-                                 f"{kind}, {entities[kind].noun!r}")
+                raise UsageError(
+                    f"intents: {where} via {n}: the phrase {says!r} must end with the noun of "
+                    f"{kind}, {entities[kind].noun!r}"
+                )
             vias.append(Via(kind, {str(k): str(v) for k, v in _mapping(via.get("fields"), where).items()}, says))
         measures = []
         for field_name, spec in _mapping(item.get("measures"), f"{where} measures").items():
@@ -547,10 +631,20 @@ def load_intents(path: str | Path | None = None, catalog: Catalog | None = None)
         for n, spec in enumerate(item.get("facts", ()) or ()):
             spec = _mapping(spec, f"{where} fact {n}")
             measures.append(_measure(str(_require(spec, "field", f"{where} fact {n}")), spec, f"{where} fact {n}"))
-        tools[name] = ToolIntent(name, entity, str(_require(item, "noun", where)), item.get("counter"), fields,
-                                 tuple(vias), item.get("name"), tuple(measures), str(item.get("of", "의")),
-                                 {str(k): str(v) for k, v in _mapping(item.get("count_where"), where).items()},
-                                 item.get("distinct"), bool(item.get("realtime", False)))
+        tools[name] = ToolIntent(
+            name,
+            entity,
+            str(_require(item, "noun", where)),
+            item.get("counter"),
+            fields,
+            tuple(vias),
+            item.get("name"),
+            tuple(measures),
+            str(item.get("of", "의")),
+            {str(k): str(v) for k, v in _mapping(item.get("count_where"), where).items()},
+            item.get("distinct"),
+            bool(item.get("realtime", False)),
+        )
     relations = []
     seen: set[str] = set()
     for n, item in enumerate(data.get("relations", ()) or ()):
@@ -578,8 +672,10 @@ def load_intents(path: str | Path | None = None, catalog: Catalog | None = None)
             # every argument the call is made with is stated: a {param} slot fills it, or the words say it
             unstated = sorted(set(args) - slots - said)
             if unstated:
-                raise UsageError(f"intents: relation {rid}: the phrase {says!r} does not state "
-                                 f"{', '.join(unstated)} (write {{{unstated[0]}}} where it goes, or list it in _said)")
+                raise UsageError(
+                    f"intents: relation {rid}: the phrase {says!r} does not state "
+                    f"{', '.join(unstated)} (write {{{unstated[0]}}} where it goes, or list it in _said)"
+                )
             missing = sorted({s for s in slots if s.startswith("_")} - set(phrase))
             if missing:
                 raise UsageError(f"intents: relation {rid}: an alternative of 'with' gives no {', '.join(missing)}")
@@ -590,11 +686,24 @@ def load_intents(path: str | Path | None = None, catalog: Catalog | None = None)
             raise UsageError(f"intents: relation {rid}: means {meaning!r} is not one of {', '.join(MEANINGS)}")
         select = _mapping(item.get("select"), f"relation {rid} select") or None
         if select is not None and (set(select) != {"field", "attr"} or select["attr"] not in entities[kind].attrs):
-            raise UsageError(f"intents: relation {rid}: select needs 'field' (of the records) and 'attr' "
-                             f"(of entity {kind})")
-        relations.append(Relation(rid, kind, str(_require(item, "to", f"relation {rid}")), bind, tuple(alternatives),
-                                  says, select, tuple(str(t) for t in item.get("not_from", ()) or ()),
-                                  tuple(words), bool(item.get("lookup", False)), meaning))
+            raise UsageError(
+                f"intents: relation {rid}: select needs 'field' (of the records) and 'attr' (of entity {kind})"
+            )
+        relations.append(
+            Relation(
+                rid,
+                kind,
+                str(_require(item, "to", f"relation {rid}")),
+                bind,
+                tuple(alternatives),
+                says,
+                select,
+                tuple(str(t) for t in item.get("not_from", ()) or ()),
+                tuple(words),
+                bool(item.get("lookup", False)),
+                meaning,
+            )
+        )
     named = []
     for n, item in enumerate(data.get("named", ()) or ()):
         item = _mapping(item, f"named {n}")
@@ -603,11 +712,11 @@ def load_intents(path: str | Path | None = None, catalog: Catalog | None = None)
         unknown = sorted(set(attrs) - set(entities[kind].attrs))
         if unknown:
             raise UsageError(f"intents: named {n} ({kind}): no attribute {', '.join(unknown)}")
-        named.append(Named(str(item.get("id", f"{kind}:{n}")), kind, attrs,
-                           str(_require(item, "says", f"named {n}"))))
+        named.append(Named(str(item.get("id", f"{kind}:{n}")), kind, attrs, str(_require(item, "says", f"named {n}"))))
     # the shipped table is named, not located: a path would make outputs differ from machine to machine
-    intents = Intents(entities, tools, relations, named,
-                      "the shipped intent table" if path == DEFAULT_INTENTS else str(path))
+    intents = Intents(
+        entities, tools, relations, named, "the shipped intent table" if path == DEFAULT_INTENTS else str(path)
+    )
     return intents.bind_catalog(catalog) if catalog is not None else intents
 
 
@@ -620,5 +729,13 @@ def _measure(field_name: str, spec: Mapping[str, Any], where: str) -> Measure:
     adds = {True: "across", False: "", "across": "across", "within": "within"}.get(add)
     if adds is None:
         raise UsageError(f"intents: {where}: add must be true, false or within, not {add!r}")
-    return Measure(field_name, str(_require(spec, "says", where)), str(spec.get("unit", "")), adds, bool(spec.get("rank_only", False)), str(spec.get("more", "큰")),
-                   str(spec.get("less", "작은")), {str(k): str(v) for k, v in _mapping(spec.get("where"), where).items()})
+    return Measure(
+        field_name,
+        str(_require(spec, "says", where)),
+        str(spec.get("unit", "")),
+        adds,
+        bool(spec.get("rank_only", False)),
+        str(spec.get("more", "큰")),
+        str(spec.get("less", "작은")),
+        {str(k): str(v) for k, v in _mapping(spec.get("where"), where).items()},
+    )

@@ -26,11 +26,23 @@ from collections import Counter
 from math import floor, log10
 from typing import Any, Iterable, Mapping, Sequence
 
-from kopa_replay.text.numbers import as_number
 from kopa_replay.synth.model import Reduction
+from kopa_replay.text.numbers import as_number
 
-__all__ = ["REDUCTION_OPS", "JunctionError", "value_key", "distinct_values", "junction_kind", "bound_args",
-           "value_strings", "scores", "apply_reduction", "propose_reductions", "derive_values", "nice_threshold"]
+__all__ = [
+    "REDUCTION_OPS",
+    "JunctionError",
+    "value_key",
+    "distinct_values",
+    "junction_kind",
+    "bound_args",
+    "value_strings",
+    "scores",
+    "apply_reduction",
+    "propose_reductions",
+    "derive_values",
+    "nice_threshold",
+]
 
 REDUCTION_OPS = ("max", "min", "threshold", "most_frequent", "match")
 
@@ -103,8 +115,9 @@ def value_strings(value: Any) -> list[str]:
 
 
 # -- scores and reductions ------------------------------------------------------
-def scores(records: Sequence[Mapping[str, Any]], binding: Mapping[str, str], field: str,
-           op: str = "max") -> list[tuple[Any, float]]:
+def scores(
+    records: Sequence[Mapping[str, Any]], binding: Mapping[str, str], field: str, op: str = "max"
+) -> list[tuple[Any, float]]:
     """Per distinct value, its score over ``field``: the largest (``op`` max/threshold) or smallest (min)
     number among the records carrying it. Values whose records hold no number are left out. First-appearance order.
     """
@@ -145,27 +158,35 @@ def _frequencies(records: Sequence[Mapping[str, Any]], binding: Mapping[str, str
     return [(first[key], float(counts[key])) for key in first]
 
 
-def apply_reduction(records: Sequence[Mapping[str, Any]], binding: Mapping[str, str],
-                    reduction: Reduction) -> list[Any]:
+def apply_reduction(
+    records: Sequence[Mapping[str, Any]], binding: Mapping[str, str], reduction: Reduction
+) -> list[Any]:
     """The values ``reduction`` keeps (best first for max/min/most_frequent; record order for threshold)."""
     if reduction.op in ("max", "min"):
         ranked = _ranked(scores(records, binding, reduction.field, reduction.op), reduction.op == "max")
-        return [value for value, _ in ranked[:reduction.kept]]
+        return [value for value, _ in ranked[: reduction.kept]]
     if reduction.op == "most_frequent":
         ranked = _ranked(_frequencies(records, binding), True)
-        return [value for value, _ in ranked[:reduction.kept]]
+        return [value for value, _ in ranked[: reduction.kept]]
     if reduction.op == "threshold":
         if reduction.threshold is None:
             raise JunctionError("a threshold reduction needs a threshold")
-        return [value for value, score in scores(records, binding, reduction.field, "max")
-                if score > reduction.threshold]
+        return [
+            value for value, score in scores(records, binding, reduction.field, "max") if score > reduction.threshold
+        ]
     if reduction.op == "match":
         if reduction.value is None:
             raise JunctionError("a match reduction needs the value to match")
         wanted = value_key(reduction.value)
-        return distinct_values([record for record in records
-                                if not isinstance(record.get(reduction.field), (dict, list))
-                                and value_key(record.get(reduction.field)) == wanted], binding)
+        return distinct_values(
+            [
+                record
+                for record in records
+                if not isinstance(record.get(reduction.field), (dict, list))
+                and value_key(record.get(reduction.field)) == wanted
+            ],
+            binding,
+        )
     raise JunctionError(f"unknown reduction {reduction.op!r} (known: {', '.join(REDUCTION_OPS)})")
 
 
@@ -187,12 +208,13 @@ def _round_candidates(x: float, digits: int) -> list[float | int]:
         return [0]
     places = digits - 1 - floor(log10(abs(x)))
     rounded = round(x, places)
-    down = round(floor(x * 10 ** places) / 10 ** places, max(places, 0))
+    down = round(floor(x * 10**places) / 10**places, max(places, 0))
     return [int(c) if float(c).is_integer() else float(c) for c in (rounded, down)]
 
 
-def propose_reductions(records: Sequence[Mapping[str, Any]], binding: Mapping[str, str],
-                       measures: Sequence[str], budget: int) -> list[Reduction]:
+def propose_reductions(
+    records: Sequence[Mapping[str, Any]], binding: Mapping[str, str], measures: Sequence[str], budget: int
+) -> list[Reduction]:
     """Every well-defined reduction of the records' value set to 1..budget values.
 
     ``measures`` are the numeric fields a max/min/threshold may rank by
@@ -222,8 +244,9 @@ def propose_reductions(records: Sequence[Mapping[str, Any]], binding: Mapping[st
     return out
 
 
-def derive_values(records: Sequence[Mapping[str, Any]], binding: Mapping[str, str],
-                  reduction: Reduction | None, budget: int) -> list[Any]:
+def derive_values(
+    records: Sequence[Mapping[str, Any]], binding: Mapping[str, str], reduction: Reduction | None, budget: int
+) -> list[Any]:
     """A junction's rule applied to fresh records: every distinct value, or what the reduction keeps.
 
     Raises :class:`JunctionError` when the rule yields nothing, or more than

@@ -49,11 +49,11 @@ class Junction:
 
     source: int
     target: int
-    binding: Mapping[str, str]      # target param -> source field
-    kind: str                       # one of JUNCTION_KINDS
-    cardinality: int                # records of the source output consumed at this junction
-    distinct: int                   # distinct values available for the binding
-    values: tuple[Any, ...]         # the values actually handed over (<= B)
+    binding: Mapping[str, str]  # target param -> source field
+    kind: str  # one of JUNCTION_KINDS
+    cardinality: int  # records of the source output consumed at this junction
+    distinct: int  # distinct values available for the binding
+    values: tuple[Any, ...]  # the values actually handed over (<= B)
     reduction: Reduction | None = None
 
 
@@ -87,12 +87,12 @@ class Trajectory:
     """An executed multi-step task: steps, junctions, answer, the question, provenance."""
 
     id: str
-    pattern: str                    # chain | fan_out | derived | comparison | condition
+    pattern: str  # chain | fan_out | derived | comparison | condition
     steps: list[Step]
     junctions: list[Junction]
     answer: Answer
     question: str = ""
-    handed: tuple[str, ...] = ()    # every intermediate value handed between calls (must not be disclosed)
+    handed: tuple[str, ...] = ()  # every intermediate value handed between calls (must not be disclosed)
     state_digest: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -105,10 +105,16 @@ class Trajectory:
             return Reduction(**item) if item else None
 
         return cls(
-            id=data["id"], pattern=data["pattern"],
+            id=data["id"],
+            pattern=data["pattern"],
             steps=[Step(**step) for step in data["steps"]],
-            junctions=[Junction(**{**j, "values": tuple(j["values"]), "reduction": reduction(j.get("reduction"))})
-                       for j in data["junctions"]],
-            answer=Answer(**data["answer"]), question=data.get("question", ""),
-            handed=tuple(data.get("handed", ())), state_digest=data.get("state_digest", ""),
-            meta=dict(data.get("meta", {})))
+            junctions=[
+                Junction(**{**j, "values": tuple(j["values"]), "reduction": reduction(j.get("reduction"))})
+                for j in data["junctions"]
+            ],
+            answer=Answer(**data["answer"]),
+            question=data.get("question", ""),
+            handed=tuple(data.get("handed", ())),
+            state_digest=data.get("state_digest", ""),
+            meta=dict(data.get("meta", {})),
+        )

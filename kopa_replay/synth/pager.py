@@ -42,8 +42,12 @@ def with_page_size(tool: Tool, args: Mapping[str, Any]) -> dict[str, Any]:
     """
     pagination = tool.http.pagination
     out = dict(args)
-    if (pagination.style == "page" and pagination.size_param and pagination.max_size
-            and out.get(pagination.size_param) is None):
+    if (
+        pagination.style == "page"
+        and pagination.size_param
+        and pagination.max_size
+        and out.get(pagination.size_param) is None
+    ):
         out[pagination.size_param] = pagination.max_size
     return out
 

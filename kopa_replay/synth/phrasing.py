@@ -20,8 +20,19 @@ import numpy as np
 
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.answer import PATTERN_FAMILIES, AnswerError, Branch, evaluate
-from kopa_replay.synth.intents import (Entry, IntentError, IntentLink, Intents, Measure, Relation, ToolIntent,
-                                       date_text, josa, number_text, render)
+from kopa_replay.synth.intents import (
+    Entry,
+    IntentError,
+    IntentLink,
+    Intents,
+    Measure,
+    Relation,
+    ToolIntent,
+    date_text,
+    josa,
+    number_text,
+    render,
+)
 from kopa_replay.synth.model import Junction, Trajectory
 
 __all__ = ["Phrasing", "propose"]
@@ -33,13 +44,13 @@ def _amount(x: Any, unit: str) -> str:
     if isinstance(x, float) and x.is_integer():
         x = int(x)
     if isinstance(x, int) and not isinstance(x, bool):
-        if abs(x) >= 10 ** 12 and x % 10 ** 8 == 0:  # 1,400,000,000,000 → 1조 4,000억
-            jo, eok = divmod(x, 10 ** 12)
-            return f"{jo:,}조{f' {eok // 10 ** 8:,}억' if eok else ''}{unit}"
-        if abs(x) >= 10 ** 8 and x % 10 ** 8 == 0:
-            return f"{x // 10 ** 8:,}억{unit}"
-        if abs(x) >= 10 ** 5 and x % 10 ** 4 == 0:
-            return f"{x // 10 ** 4:,}만{unit}"
+        if abs(x) >= 10**12 and x % 10**8 == 0:  # 1,400,000,000,000 → 1조 4,000억
+            jo, eok = divmod(x, 10**12)
+            return f"{jo:,}조{f' {eok // 10**8:,}억' if eok else ''}{unit}"
+        if abs(x) >= 10**8 and x % 10**8 == 0:
+            return f"{x // 10**8:,}억{unit}"
+        if abs(x) >= 10**5 and x % 10**4 == 0:
+            return f"{x // 10**4:,}만{unit}"
     return f"{number_text(x)}{unit}"
 
 
@@ -122,25 +133,36 @@ class Phrasing:
         beside = {k: v for k, v in args.items() if k not in relation.bind}
         chosen = self.intents.beside_for(relation, beside)
         if chosen is None:
-            raise IntentError(f"intents: relation {relation.id} was not made for the arguments "
-                              f"{dict(sorted(beside.items()))} (trajectory {self.t.id})")
+            raise IntentError(
+                f"intents: relation {relation.id} was not made for the arguments "
+                f"{dict(sorted(beside.items()))} (trajectory {self.t.id})"
+            )
         return {**{k: v for k, v in args.items()}, **relation.words_for(chosen), "e": e}
 
     def _hops(self) -> list[_Hop]:
         start = self.first[0]
         first = self.t.junctions[0].reduction if self.t.junctions else None
         picked = bool(first and first.op == "match")
-        entry = self.intents.entry_for(start.tool, start.args, self.t.meta.get("entry"),
-                                       None if not self.t.junctions else picked,
-                                       first.value if first is not None and picked else None) \
-            or self.intents.entry_for(start.tool, start.args, self.t.meta.get("entry"))
+        entry = self.intents.entry_for(
+            start.tool,
+            start.args,
+            self.t.meta.get("entry"),
+            None if not self.t.junctions else picked,
+            first.value if first is not None and picked else None,
+        ) or self.intents.entry_for(start.tool, start.args, self.t.meta.get("entry"))
         if entry is None:
             raise IntentError(f"intents: no named start for {start.tool} {dict(start.args)} (trajectory {self.t.id})")
         self.entry = entry
         named = render(entry.named.says, entry.named.attrs)
         self.named = named
-        hops = [_Hop(render(entry.relation.says, self._values(entry.relation, start.args, named)),
-                     self._tool(start.tool), relation=entry.relation, args=start.args)]
+        hops = [
+            _Hop(
+                render(entry.relation.says, self._values(entry.relation, start.args, named)),
+                self._tool(start.tool),
+                relation=entry.relation,
+                args=start.args,
+            )
+        ]
         for k, junction in enumerate(self.t.junctions):
             source_group = self.group_of[junction.source]
             source = hops[source_group]
@@ -150,15 +172,29 @@ class Phrasing:
             if link is None and source_group == 0 and entry.relation.select is not None:
                 link = self._entry_link(source_tool, target.tool, junction.binding)
             if link is None:
-                raise IntentError(f"intents: no relation phrase for the link {source_tool} -> {target.tool} "
-                                  f"{dict(junction.binding)} (trajectory {self.t.id})")
+                raise IntentError(
+                    f"intents: no relation phrase for the link {source_tool} -> {target.tool} "
+                    f"{dict(junction.binding)} (trajectory {self.t.id})"
+                )
             handed, noun = self._handed(k, junction, source, link)
             # a threshold may keep one value or five: the phrase must not tell which (the plural says "those")
-            several = junction.kind == "fan_out" or len(junction.values) > 1 or (
-                junction.reduction is not None and junction.reduction.op == "threshold")
+            several = (
+                junction.kind == "fan_out"
+                or len(junction.values) > 1
+                or (junction.reduction is not None and junction.reduction.op == "threshold")
+            )
             e = _plural(handed) if several else handed
-            hops.append(_Hop(render(link.relation.says, self._values(link.relation, target.args, e)),
-                             self._tool(target.tool), handed, noun, link.relation, target.args, link))
+            hops.append(
+                _Hop(
+                    render(link.relation.says, self._values(link.relation, target.args, e)),
+                    self._tool(target.tool),
+                    handed,
+                    noun,
+                    link.relation,
+                    target.args,
+                    link,
+                )
+            )
         return hops
 
     # -- checks (the benchmark build runs them on every task)
@@ -179,8 +215,10 @@ class Phrasing:
             allowed = set(relation.bind) | {k for beside in relation.with_ for k in beside} | set(paging)
             extra = sorted(set(hop.args) - allowed)
             if extra:
-                problems.append(f"group {index} calls {relation.tool} with {', '.join(extra)}, which "
-                                f"relation {relation.id} neither binds nor states")
+                problems.append(
+                    f"group {index} calls {relation.tool} with {', '.join(extra)}, which "
+                    f"relation {relation.id} neither binds nor states"
+                )
         return problems
 
     def incoherent(self) -> list[str]:
@@ -193,8 +231,10 @@ class Phrasing:
                 continue
             previous = into.relation if isinstance(into, (IntentLink, Entry)) else None
             if self.intents.round_trip(previous, link):
-                problems.append(f"junction {k} hands back the {link.via.entity if link.via else ''} its records "
-                                f"belong to ({link.source} -> {link.target})")
+                problems.append(
+                    f"junction {k} hands back the {link.via.entity if link.via else ''} its records "
+                    f"belong to ({link.source} -> {link.target})"
+                )
             if self.intents.detour(into, link):
                 problems.append(f"junction {k} follows a lookup it does not use ({link.source} -> {link.target})")
             into = link
@@ -226,15 +266,18 @@ class Phrasing:
             reduced = records
         elif reduction.op == "most_frequent":
             if link.via is None:
-                raise IntentError(f"intents: 'most frequent' over {source.intent.tool}'s own records says nothing "
-                                  f"(trajectory {self.t.id})")
+                raise IntentError(
+                    f"intents: 'most frequent' over {source.intent.tool}'s own records says nothing "
+                    f"(trajectory {self.t.id})"
+                )
             many = f"{reduction.kept}{entity.counter}의 " if reduction.kept > 1 else ""
             return f"{josa(records, '이/가')} 가장 많은 {many}{entity.noun}", entity.noun
         else:
             measure = source.intent.measure(reduction.field)
             if measure is None:
-                raise IntentError(f"intents: no phrase for {source.intent.tool}.{reduction.field} to rank by "
-                                  f"(trajectory {self.t.id})")
+                raise IntentError(
+                    f"intents: no phrase for {source.intent.tool}.{reduction.field} to rank by (trajectory {self.t.id})"
+                )
             noun = source.intent.noun
             if reduction.op in ("max", "min"):
                 adjective = measure.more if reduction.op == "max" else measure.less
@@ -244,14 +287,15 @@ class Phrasing:
                     reduced = f"{records} 중 {josa(measure.says, '이/가')} 가장 {adjective} {noun}"
                     related = render(link.via.says, {"e": reduced})
                     if reduction.kept > 1:
-                        related = f"{related[:-len(entity.noun)]}{reduction.kept}{entity.counter}의 {entity.noun}"
+                        related = f"{related[: -len(entity.noun)]}{reduction.kept}{entity.counter}의 {entity.noun}"
                     return related, entity.noun
                 many = f" {reduction.kept}{source.intent.counter or entity.counter}의" if reduction.kept > 1 else ""
                 reduced = f"{records} 중 {josa(measure.says, '이/가')} 가장 {adjective}{many} {noun}"
             elif reduction.op == "threshold":
                 if measure.rank_only:
-                    raise IntentError(f"intents: {source.intent.tool}.{reduction.field} is only ranked by "
-                                      f"(trajectory {self.t.id})")
+                    raise IntentError(
+                        f"intents: {source.intent.tool}.{reduction.field} is only ranked by (trajectory {self.t.id})"
+                    )
                 limit = _amount(reduction.threshold, measure.unit)
                 reduced = f"{records} 중 {josa(measure.says, '이/가')} {josa(limit, '을/를')} 넘는 {noun}"
             else:
@@ -279,8 +323,10 @@ class Phrasing:
     def _measure(self, hop: _Hop, spec: Mapping[str, Any]) -> Measure:
         measure = hop.intent.measure(spec["field"], spec.get("where"))
         if measure is None or measure.rank_only:
-            raise IntentError(f"intents: no phrase for {hop.intent.tool}.{spec['field']} "
-                              f"{dict(spec.get('where') or {})} (trajectory {self.t.id})")
+            raise IntentError(
+                f"intents: no phrase for {hop.intent.tool}.{spec['field']} "
+                f"{dict(spec.get('where') or {})} (trajectory {self.t.id})"
+            )
         return measure
 
     def _figure(self, spec: Mapping[str, Any]) -> tuple[str, str]:
@@ -291,16 +337,20 @@ class Phrasing:
             if not hop.intent.counter:
                 raise IntentError(f"intents: {hop.intent.tool}'s records are not counted (trajectory {self.t.id})")
             if hop.intent.distinct and spec.get("distinct") != hop.intent.distinct:
-                raise IntentError(f"intents: {hop.intent.tool}'s records are counted once each by "
-                                  f"{hop.intent.distinct} (trajectory {self.t.id})")
+                raise IntentError(
+                    f"intents: {hop.intent.tool}'s records are counted once each by "
+                    f"{hop.intent.distinct} (trajectory {self.t.id})"
+                )
             several = self._branches(spec) > 1 and not spec.get("distinct")
             return josa(hop.records, "은/는"), f"{'모두 합쳐' if several else '모두'} 몇 {hop.intent.counter}입니까?"
         if op == "sum":
             measure = self._measure(hop, spec)
             several = self._branches(spec) > 1
             if not measure.add or (several and measure.add != "across"):
-                raise IntentError(f"intents: {hop.intent.tool}.{spec['field']} does not add up "
-                                  f"{'across entities' if several else ''} (trajectory {self.t.id})")
+                raise IntentError(
+                    f"intents: {hop.intent.tool}.{spec['field']} does not add up "
+                    f"{'across entities' if several else ''} (trajectory {self.t.id})"
+                )
             figure = _join(hop.records, hop.intent.of, measure.says)
             if not several:  # one thing's records: its total, not a sum someone asks to add up
                 return josa(figure, "은/는"), f"모두 {_ask_amount(measure.unit)}"
@@ -336,7 +386,9 @@ class Phrasing:
     def _ask_compare(self, spec: Mapping[str, Any]) -> str:
         hop = self._last(spec)
         if hop.handed is None or hop.relation is None:
-            raise IntentError(f"intents: a comparison needs the entities handed to the last step (trajectory {self.t.id})")
+            raise IntentError(
+                f"intents: a comparison needs the entities handed to the last step (trajectory {self.t.id})"
+            )
         noun = hop.handed_noun or self.intents.entity(hop.relation.entity).noun
         each = render(hop.relation.says, {**self._values(hop.relation, hop.args, f"그 {noun}")})
         metric = spec["metric"]
@@ -348,8 +400,9 @@ class Phrasing:
         else:
             measure = hop.intent.measure(metric["field"], metric.get("where"))
             if measure is None or measure.rank_only or (metric["agg"] == "sum" and not measure.add):
-                raise IntentError(f"intents: no phrase to compare by {hop.intent.tool}.{metric['field']} "
-                                  f"(trajectory {self.t.id})")
+                raise IntentError(
+                    f"intents: no phrase to compare by {hop.intent.tool}.{metric['field']} (trajectory {self.t.id})"
+                )
             figure = _join(each, hop.intent.of, measure.says)
             if metric["agg"] == "sum":
                 what = f"{figure} 합계가 가장 {'큰' if most else '작은'}"
@@ -365,9 +418,15 @@ class Phrasing:
 
 
 # -- answers the table can phrase ---------------------------------------------------------------
-def propose(intents: Intents, pattern: str, groups: Sequence[Sequence[Branch]], tools: Sequence[Any],
-            links: Sequence[IntentLink], junctions: Sequence[Junction],
-            rng: np.random.Generator) -> tuple[dict, Any, str] | None:
+def propose(
+    intents: Intents,
+    pattern: str,
+    groups: Sequence[Sequence[Branch]],
+    tools: Sequence[Any],
+    links: Sequence[IntentLink],
+    junctions: Sequence[Junction],
+    rng: np.random.Generator,
+) -> tuple[dict, Any, str] | None:
     """An answer spec for ``pattern`` that the table can phrase, over the executed groups: (spec, value, unit).
 
     Like :func:`kopa_replay.synth.answer.propose` (a family drawn first, then a candidate) but every
@@ -432,8 +491,9 @@ def propose(intents: Intents, pattern: str, groups: Sequence[Sequence[Branch]], 
     return draw(found, families, groups, rng)
 
 
-def _branch_label(intents: Intents, tools: Sequence[Any], links: Sequence[IntentLink],
-                  junctions: Sequence[Junction], last: int) -> Any:
+def _branch_label(
+    intents: Intents, tools: Sequence[Any], links: Sequence[IntentLink], junctions: Sequence[Junction], last: int
+) -> Any:
     """How the branches of the last group are named: the last tool's own name field when its records are the
     entity handed to them, else the name the source records give the handed value; None if neither."""
     link, junction = links[-1], junctions[-1]
@@ -443,7 +503,7 @@ def _branch_label(intents: Intents, tools: Sequence[Any], links: Sequence[Intent
     source = intents.tool(link.source)
     if source is None or len(junction.binding) != 1:
         return None
-    (param, field_name), = junction.binding.items()
+    ((param, field_name),) = junction.binding.items()
     fields = link.via.fields if link.via is not None else source.fields
     name = next((out for out, attr in sorted(fields.items()) if attr == "name"), None)
     if link.via is None and source.name:

@@ -70,8 +70,9 @@ def retained_links(graph_path: str | Path, catalog: Catalog) -> list[Link]:
     return kept
 
 
-def write_datasets(out: str | Path, trajectories: Sequence[Trajectory], catalog: Catalog,
-                   extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def write_datasets(
+    out: str | Path, trajectories: Sequence[Trajectory], catalog: Catalog, extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """Write trajectories, SFT and GRPO rows, statistics (with ``extra`` keys); returns the statistics."""
     target = SynthDir(out)
     write_jsonl(target.trajectories, [t.to_dict() for t in trajectories])
@@ -83,9 +84,18 @@ def write_datasets(out: str | Path, trajectories: Sequence[Trajectory], catalog:
     return stats
 
 
-def run_synthesis(catalog: Catalog, links: Sequence[Link], env: Any, out: str | Path, config: SynthConfig,
-                  writer: QuestionWriter | None = None, *, exclude: Exclude | None = None,
-                  intents: Any = None, progress: Any = None) -> dict[str, Any]:
+def run_synthesis(
+    catalog: Catalog,
+    links: Sequence[Link],
+    env: Any,
+    out: str | Path,
+    config: SynthConfig,
+    writer: QuestionWriter | None = None,
+    *,
+    exclude: Exclude | None = None,
+    intents: Any = None,
+    progress: Any = None,
+) -> dict[str, Any]:
     """Synthesize, write the directory; the statistics plus attempts and skip reasons.
 
     ``exclude`` (see the module docstring) drops candidates that repeat a benchmark task; each drop is in
@@ -112,15 +122,34 @@ def run_synthesis(catalog: Catalog, links: Sequence[Link], env: Any, out: str | 
             dropped.append({"candidate": finished, "question": trajectory.question, "reason": str(reason)})
         return reason
 
-    result = synthesize_report(catalog, links, env, config, writer, exclude=recording if exclude is not None else None,
-                               intents=intents, progress=progress)
-    stats = write_datasets(out, result.trajectories, catalog,
-                           {"decontaminated": len(dropped) if exclude is not None else None,
-                            "decontaminated_against": getattr(exclude, "name", None),
-                            "decontaminated_items": dropped})
-    return {**stats, "attempts": result.attempts, "skipped": dict(sorted(result.skipped.items())),
-            "writer": getattr(writer, "name", type(writer).__name__), "config": _config(config),
-            "intents": None if intents is None else str(getattr(intents, "source", "intents"))}
+    result = synthesize_report(
+        catalog,
+        links,
+        env,
+        config,
+        writer,
+        exclude=recording if exclude is not None else None,
+        intents=intents,
+        progress=progress,
+    )
+    stats = write_datasets(
+        out,
+        result.trajectories,
+        catalog,
+        {
+            "decontaminated": len(dropped) if exclude is not None else None,
+            "decontaminated_against": getattr(exclude, "name", None),
+            "decontaminated_items": dropped,
+        },
+    )
+    return {
+        **stats,
+        "attempts": result.attempts,
+        "skipped": dict(sorted(result.skipped.items())),
+        "writer": getattr(writer, "name", type(writer).__name__),
+        "config": _config(config),
+        "intents": None if intents is None else str(getattr(intents, "source", "intents")),
+    }
 
 
 def read_trajectories(path: str | Path) -> list[Trajectory]:

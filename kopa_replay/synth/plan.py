@@ -23,13 +23,30 @@ from typing import Any, Sequence
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.answer import AnswerError, Branch, answer_for, evaluate
-from kopa_replay.synth.junction import (JunctionError, bound_args, derive_values, distinct_values, junction_kind,
-                                        value_key)
+from kopa_replay.synth.junction import (
+    JunctionError,
+    bound_args,
+    derive_values,
+    distinct_values,
+    junction_kind,
+    value_key,
+)
 from kopa_replay.synth.model import Answer, Junction, Step, Trajectory
 from kopa_replay.synth.pager import StepRead, read_pages
 
-__all__ = ["ALL_PAGES", "Execution", "Perturbation", "PlanRun", "branches_of", "candidate_values",
-           "decided_figure", "make_step", "page_calls", "run_plan", "unconstrained_junction"]
+__all__ = [
+    "ALL_PAGES",
+    "Execution",
+    "Perturbation",
+    "PlanRun",
+    "branches_of",
+    "candidate_values",
+    "decided_figure",
+    "make_step",
+    "page_calls",
+    "run_plan",
+    "unconstrained_junction",
+]
 
 #: the page budget of a ``complete=True`` run: every page of anything this toolkit serves
 ALL_PAGES = 100_000
@@ -61,19 +78,32 @@ class PlanRun:
 def page_calls(run: PlanRun) -> list[dict[str, Any]]:
     """Every HTTP call of a run in order, one per page read: what ``meta["calls"]`` of a plan holds."""
     reads = (read for group in run.groups for read in group)
-    return [{"step": index, "group": step.group, "tool": read.tool, "args": dict(sorted(page.args.items()))}
-            for index, (step, read) in enumerate(zip(run.steps, reads)) for page in read.pages]
+    return [
+        {"step": index, "group": step.group, "tool": read.tool, "args": dict(sorted(page.args.items()))}
+        for index, (step, read) in enumerate(zip(run.steps, reads))
+        for page in read.pages
+    ]
 
 
 def make_step(index: int, group: int, read: StepRead) -> Step:
-    return Step(index, read.tool, dict(sorted(read.args.items())), read.outcome, len(read.records),
-                read.total_count, read.digest, group)
+    return Step(
+        index,
+        read.tool,
+        dict(sorted(read.args.items())),
+        read.outcome,
+        len(read.records),
+        read.total_count,
+        read.digest,
+        group,
+    )
 
 
 def branches_of(groups: Sequence[Sequence[StepRead]], handed: Sequence[Sequence[Any]]) -> list[list[Branch]]:
     """The answer's view of executed groups: records, totals, completeness, and the value each call got."""
-    return [[Branch(read.records, read.total_count, read.complete, value) for read, value in zip(reads, values)]
-            for reads, values in zip(groups, handed)]
+    return [
+        [Branch(read.records, read.total_count, read.complete, value) for read, value in zip(reads, values)]
+        for reads, values in zip(groups, handed)
+    ]
 
 
 @dataclass
@@ -81,7 +111,7 @@ class Execution:
     """Groups executed so far (shared by the walk and the re-run): reads, handed values, steps, junctions."""
 
     groups: list[list[StepRead]] = field(default_factory=list)
-    starts: list[int] = field(default_factory=list)   # index of each group's first step
+    starts: list[int] = field(default_factory=list)  # index of each group's first step
     handed: list[list[Any]] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     junctions: list[Junction] = field(default_factory=list)
@@ -111,14 +141,21 @@ def _meta_int(trajectory: Trajectory, key: str) -> int:
         raise UsageError(f"trajectory {trajectory.id} lacks meta[{key!r}]: was it made by synthesize()?") from exc
 
 
-def _execute(trajectory: Trajectory, catalog: Catalog, env: Any, perturb: Perturbation | None, max_pages: int,
-             until: int | None = None) -> Execution:
+def _execute(
+    trajectory: Trajectory,
+    catalog: Catalog,
+    env: Any,
+    perturb: Perturbation | None,
+    max_pages: int,
+    until: int | None = None,
+) -> Execution:
     """Run groups 0..``until`` (all when None); stop at the first failure, leaving ``problem`` set."""
     if not trajectory.steps:
         raise UsageError(f"trajectory {trajectory.id} has no steps")
     if perturb is not None and not 0 <= perturb.junction < len(trajectory.junctions):
-        raise UsageError(f"trajectory {trajectory.id} has no junction {perturb.junction} "
-                         f"(it has {len(trajectory.junctions)})")
+        raise UsageError(
+            f"trajectory {trajectory.id} has no junction {perturb.junction} (it has {len(trajectory.junctions)})"
+        )
     budget = _meta_int(trajectory, "fan_out_budget")
     env.reset()
     run = Execution()
@@ -147,8 +184,18 @@ def _execute(trajectory: Trajectory, catalog: Catalog, env: Any, perturb: Pertur
         kind = junction.kind if perturbed or junction.reduction else junction_kind(len(values), budget)
         target = trajectory.steps[junction.target]
         beside = {p: v for p, v in target.args.items() if p not in junction.binding}
-        run.junctions.append(Junction(run.starts[source_group], len(run.steps), dict(junction.binding), kind, len(records),
-                                      len(distinct), tuple(values), junction.reduction))
+        run.junctions.append(
+            Junction(
+                run.starts[source_group],
+                len(run.steps),
+                dict(junction.binding),
+                kind,
+                len(records),
+                len(distinct),
+                tuple(values),
+                junction.reduction,
+            )
+        )
         tool = catalog.get(target.tool)
         try:
             args = [{**beside, **bound_args(junction.binding, value)} for value in values]
@@ -160,8 +207,9 @@ def _execute(trajectory: Trajectory, catalog: Catalog, env: Any, perturb: Pertur
     return run
 
 
-def run_plan(trajectory: Trajectory, catalog: Catalog, env: Any, *, perturb: Perturbation | None = None,
-             complete: bool = False) -> PlanRun:
+def run_plan(
+    trajectory: Trajectory, catalog: Catalog, env: Any, *, perturb: Perturbation | None = None, complete: bool = False
+) -> PlanRun:
     """Re-run ``trajectory`` through ``env`` (reset first) and recompute its answer.
 
     ``complete=True`` reads every page of every step instead of the
@@ -181,12 +229,14 @@ def run_plan(trajectory: Trajectory, catalog: Catalog, env: Any, *, perturb: Per
         except AnswerError as exc:
             run.problem = f"answer: {exc}"
     all_read = bool(run.groups) and all(read.complete for reads in run.groups for read in reads)
-    return PlanRun(run.steps, run.junctions, answer, env.state_digest(), not run.problem, all_read, run.problem,
-                   run.groups)
+    return PlanRun(
+        run.steps, run.junctions, answer, env.state_digest(), not run.problem, all_read, run.problem, run.groups
+    )
 
 
-def candidate_values(trajectory: Trajectory, catalog: Catalog, env: Any, junction: int, *,
-                     beyond_source: bool = True) -> tuple:
+def candidate_values(
+    trajectory: Trajectory, catalog: Catalog, env: Any, junction: int, *, beyond_source: bool = True
+) -> tuple:
     """Values that could be handed at ``junction`` instead of the recorded ones (for perturbation).
 
     First the other values the fresh source output offers (first-appearance
@@ -266,9 +316,9 @@ def unconstrained_junction(trajectory: Trajectory, catalog: Catalog, env: Any, p
         width = max(1, len(junction.values))
         offered = list(candidate_values(trajectory, catalog, env, index))
         # as many values as were handed, fewer when the candidates run out
-        windows = [tuple(offered[i:i + width]) for i in range(0, len(offered), width)]
+        windows = [tuple(offered[i : i + width]) for i in range(0, len(offered), width)]
         half = (probes + 1) // 2
-        tried = windows[:half] + [w for w in windows[::-1][:probes - half] if w not in windows[:half]]
+        tried = windows[:half] + [w for w in windows[::-1][: probes - half] if w not in windows[:half]]
         for window in tried:
             moved = run_plan(trajectory, catalog, env, perturb=Perturbation(index, window))
             if not moved.ok:

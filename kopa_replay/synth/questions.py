@@ -32,8 +32,20 @@ from kopa_replay.errors import KopaError, SourceError
 from kopa_replay.synth.intents import josa
 from kopa_replay.synth.model import Trajectory
 
-__all__ = ["QuestionWriter", "TemplateWriter", "IntentWriter", "LLMWriter", "WRITER_SYSTEM", "SELF_CHECK", "clean_question",
-           "blinded", "field_label", "param_label", "josa", "write_all"]
+__all__ = [
+    "QuestionWriter",
+    "TemplateWriter",
+    "IntentWriter",
+    "LLMWriter",
+    "WRITER_SYSTEM",
+    "SELF_CHECK",
+    "clean_question",
+    "blinded",
+    "field_label",
+    "param_label",
+    "josa",
+    "write_all",
+]
 
 
 class QuestionWriter(Protocol):
@@ -47,7 +59,9 @@ class QuestionWriter(Protocol):
 # -- Korean helpers (particles: one reading for every writer, kopa_replay.synth.intents.josa) ------------------
 _PAREN = re.compile(r"\([^)]*\)|（[^）]*）")
 _CUT = re.compile(r"[;:.=]|\s예[:\s]|\s예$|,")
-_FORMAT = re.compile(r"\b(?:YYYYMMDDHHMMSS|YYYYMMDD|YYYYMM|YYYY|HHMMSS|HHMM)\b|\d+\s*자리|\b부분일치\b|정확히 일치|일부$")
+_FORMAT = re.compile(
+    r"\b(?:YYYYMMDDHHMMSS|YYYYMMDD|YYYYMM|YYYY|HHMMSS|HHMM)\b|\d+\s*자리|\b부분일치\b|정확히 일치|일부$"
+)
 
 
 def _korean(description: str) -> str:
@@ -155,7 +169,7 @@ class _Template:
         """「title」 with the group's own arguments in parentheses; the particle follows the title's reading."""
         title = self.titled(group)
         args = self.given.get(group, [])
-        particle = josa(title, pair)[len(title):]
+        particle = josa(title, pair)[len(title) :]
         return f"{title}({', '.join(args)}){particle}" if args and group else f"{title}{particle}"
 
     def start(self) -> str:
@@ -212,8 +226,9 @@ class _Template:
             return f"{self.figure(spec['b'])} 대비 {self.figure(spec['a'])}의 증감률"
         if op == "difference":
             return f"{self.figure(spec['a'])}에서 {self.figure(spec['b'])}을(를) 뺀 값"
-        raise KopaError(f"question writer 'template': trajectory {self.t.id} has an answer spec {op!r} "
-                        "it cannot phrase")
+        raise KopaError(
+            f"question writer 'template': trajectory {self.t.id} has an answer spec {op!r} it cannot phrase"
+        )
 
     def unit(self) -> str:
         unit = self.t.answer.unit
@@ -239,8 +254,9 @@ class _Template:
             cmp = "보다 큽니까" if spec["cmp"] == ">" else "보다 작습니까"
             unit = self.unit() if spec["of"].get("op") != "pct_change" else "%"
             return f"{josa(self.figure(spec['of']), '이/가')} {_number(spec['threshold'])}{unit}{cmp}? (예/아니오)"
-        raise KopaError(f"question writer 'template': trajectory {self.t.id} has an answer spec {op!r} "
-                        "it cannot phrase")
+        raise KopaError(
+            f"question writer 'template': trajectory {self.t.id} has an answer spec {op!r} it cannot phrase"
+        )
 
     def ask_compare(self, spec: Mapping[str, Any]) -> str:
         group = spec["group"]
@@ -289,8 +305,10 @@ class TemplateWriter:
         # placeholders — then no secret reached it. (A secret that merely coincides with fixed words, a
         # tool title saying 서울시 when 서울시 is handed, is the filter's to judge, not a writer failure.)
         if _Template(blinded(trajectory), catalog).question() != question:
-            raise KopaError(f"question writer 'template': the question for trajectory {trajectory.id} depends on "
-                            "a value handed between calls or on the answer")
+            raise KopaError(
+                f"question writer 'template': the question for trajectory {trajectory.id} depends on "
+                "a value handed between calls or on the answer"
+            )
         return question
 
 
@@ -319,8 +337,10 @@ class IntentWriter:
         intents = self.intents(catalog)
         question = Phrasing(intents, trajectory).question()
         if Phrasing(intents, blinded(trajectory)).question() != question:
-            raise KopaError(f"question writer 'intent': the question for trajectory {trajectory.id} depends on "
-                            "a value handed between calls or on the answer")
+            raise KopaError(
+                f"question writer 'intent': the question for trajectory {trajectory.id} depends on "
+                "a value handed between calls or on the answer"
+            )
         return question
 
 
@@ -333,15 +353,21 @@ def blinded(trajectory: Trajectory) -> Trajectory:
             return {k: f"⟨{n}.{k}⟩" for k in value}
         return f"⟨{n}⟩"
 
-    junctions = [dataclasses.replace(j, values=tuple(mask(v, 100 * k + i) for i, v in enumerate(j.values)))
-                 for k, j in enumerate(trajectory.junctions)]
+    junctions = [
+        dataclasses.replace(j, values=tuple(mask(v, 100 * k + i) for i, v in enumerate(j.values)))
+        for k, j in enumerate(trajectory.junctions)
+    ]
     bound = {}
     group_of = {step.index: step.group for step in trajectory.steps}
     for junction in trajectory.junctions:
         bound.setdefault(group_of.get(junction.target), set()).update(junction.binding)
-    steps = [dataclasses.replace(step, args={p: (f"⟨{step.index}.{p}⟩" if p in bound.get(step.group, ()) else v)
-                                             for p, v in step.args.items()})
-             for step in trajectory.steps]
+    steps = [
+        dataclasses.replace(
+            step,
+            args={p: (f"⟨{step.index}.{p}⟩" if p in bound.get(step.group, ()) else v) for p, v in step.args.items()},
+        )
+        for step in trajectory.steps
+    ]
     answer = dataclasses.replace(trajectory.answer, value="⟨answer⟩")
     return dataclasses.replace(trajectory, steps=steps, junctions=junctions, handed=(), answer=answer)
 
@@ -406,33 +432,40 @@ class LLMWriter:
         for k, j in enumerate(trajectory.junctions):
             how = j.kind if j.reduction is None else f"{j.kind}, {j.reduction.op}({j.reduction.field})"
             links.append(f"- 연결 {k}: 단계 {j.source} 결과 → 단계 {j.target} 입력 {dict(j.binding)} ({how})")
-        given = [f"{param_label(catalog, tool, p)}={v}" for tool, p, v in
-                 ((trajectory.steps[i].tool, p, v) for i, p, v in given_args(trajectory, catalog))]
+        given = [
+            f"{param_label(catalog, tool, p)}={v}"
+            for tool, p, v in ((trajectory.steps[i].tool, p, v) for i, p, v in given_args(trajectory, catalog))
+        ]
         forbidden = [str(v) for v in handed_values(trajectory)] + [str(v) for v in answer_values(trajectory)]
         try:
             draft = self.draft.write(trajectory, catalog)
         except KopaError:
             draft = ""
-        user = "\n".join([
-            "과제의 실행 기록:",
-            *steps,
-            *links,
-            f"사용자가 아는 시작 정보: {', '.join(given) or '없음'}",
-            f"정답 형식: {trajectory.answer.kind}" + (f" (단위 {trajectory.answer.unit})" if trajectory.answer.unit else ""),
-            f"정답 계산식: {trajectory.answer.derivation}",
-            f"노출 금지 값: {json.dumps(forbidden, ensure_ascii=False)}",
-            *([f"참고 초안(더 자연스럽게 고쳐 쓰세요): {draft}"] if draft else []),
-            "",
-            SELF_CHECK,
-        ])
+        user = "\n".join(
+            [
+                "과제의 실행 기록:",
+                *steps,
+                *links,
+                f"사용자가 아는 시작 정보: {', '.join(given) or '없음'}",
+                f"정답 형식: {trajectory.answer.kind}"
+                + (f" (단위 {trajectory.answer.unit})" if trajectory.answer.unit else ""),
+                f"정답 계산식: {trajectory.answer.derivation}",
+                f"노출 금지 값: {json.dumps(forbidden, ensure_ascii=False)}",
+                *([f"참고 초안(더 자연스럽게 고쳐 쓰세요): {draft}"] if draft else []),
+                "",
+                SELF_CHECK,
+            ]
+        )
         return [{"role": "system", "content": WRITER_SYSTEM}, {"role": "user", "content": user}]
 
     def write(self, trajectory: Trajectory, catalog: Any) -> str:
         answer = self.client.chat(self.messages(trajectory, catalog))
         question = clean_question(answer)
         if not question:
-            raise SourceError(f"question writer {self.name!r}: the model answered no question for trajectory "
-                              f"{trajectory.id} (got {str(answer)[:80]!r})")
+            raise SourceError(
+                f"question writer {self.name!r}: the model answered no question for trajectory "
+                f"{trajectory.id} (got {str(answer)[:80]!r})"
+            )
         return question
 
 

@@ -78,8 +78,11 @@ def corpus_stats(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
         "parallel_share": _share(len(parallel), n),
         "patterns": dict(sorted(Counter(t.pattern for t in trajectories).items())),
         "answer_kinds": dict(sorted(Counter(t.answer.kind for t in trajectories).items())),
-        "reductions": dict(sorted(Counter(j.reduction.op for t in trajectories for j in t.junctions
-                                          if j.reduction is not None).items())),
+        "reductions": dict(
+            sorted(
+                Counter(j.reduction.op for t in trajectories for j in t.junctions if j.reduction is not None).items()
+            )
+        ),
         "output_digest": output_digest(trajectories),
     }
 
@@ -112,7 +115,9 @@ def stats_table(stats: Mapping[str, Any]) -> str:
     for key, label, how in _ROWS:
         lines.append(f"| {label} | {_fmt(stats.get(key), how)} | {_fmt(PAPER.get(key), how)} |")
     junctions = stats.get("junctions", {})
-    lines.append(f"| junctions (sequential / fan-out / derived) | "
-                 f"{' / '.join(str(junctions.get(k, 0)) for k in JUNCTION_KINDS)} | — |")
+    lines.append(
+        f"| junctions (sequential / fan-out / derived) | "
+        f"{' / '.join(str(junctions.get(k, 0)) for k in JUNCTION_KINDS)} | — |"
+    )
     lines.append(f"| trajectories | {_fmt(stats.get('trajectories', 0), 'num')} | 1,781 (after filtering) |")
     return "\n".join(lines) + "\n"

@@ -41,18 +41,41 @@ from kopa_replay.graph.model import Link
 from kopa_replay.synth.answer import PATTERN_FAMILIES, answer_for, propose
 from kopa_replay.synth.fields import measure_fields
 from kopa_replay.synth.intents import Entry, IntentLink, Intents
-from kopa_replay.synth.phrasing import propose as propose_intent
-from kopa_replay.synth.junction import (apply_reduction, bound_args, distinct_values, junction_kind,
-                                        propose_reductions, value_strings)
+from kopa_replay.synth.junction import (
+    apply_reduction,
+    bound_args,
+    distinct_values,
+    junction_kind,
+    propose_reductions,
+    value_strings,
+)
 from kopa_replay.synth.model import Junction, Reduction, Trajectory
 from kopa_replay.synth.pager import read_pages, with_page_size
-from kopa_replay.synth.plan import (Execution, Perturbation, PlanRun, branches_of, candidate_values, unconstrained_junction,  # noqa: F401
-                                    run_plan)
+from kopa_replay.synth.phrasing import propose as propose_intent
+from kopa_replay.synth.plan import (
+    Execution,
+    Perturbation,
+    PlanRun,
+    branches_of,
+    candidate_values,
+    run_plan,
+    unconstrained_junction,  # noqa: F401
+)
 from kopa_replay.text.concepts import target_fillers
 from kopa_replay.util import Progress, tick
 
-__all__ = ["PATTERNS", "SynthConfig", "SynthResult", "QuestionWriter", "synthesize", "synthesize_report",
-           "Perturbation", "PlanRun", "run_plan", "candidate_values"]
+__all__ = [
+    "PATTERNS",
+    "SynthConfig",
+    "SynthResult",
+    "QuestionWriter",
+    "synthesize",
+    "synthesize_report",
+    "Perturbation",
+    "PlanRun",
+    "run_plan",
+    "candidate_values",
+]
 
 PATTERNS = tuple(PATTERN_FAMILIES)
 
@@ -67,15 +90,15 @@ class QuestionWriter(Protocol):
 class SynthConfig:
     """The walk's knobs."""
 
-    trajectories: int = 200          # how many trajectories to keep
-    seed: int = 0                    # the one numpy Generator's seed
-    fan_out_budget: int = 5          # B: at most this many values cross a junction (parallel calls)
-    max_links: int = 3               # links per trajectory (drawn in 1..max_links per attempt)
-    page_budget: int = 5             # pages read per step at most
+    trajectories: int = 200  # how many trajectories to keep
+    seed: int = 0  # the one numpy Generator's seed
+    fan_out_budget: int = 5  # B: at most this many values cross a junction (parallel calls)
+    max_links: int = 3  # links per trajectory (drawn in 1..max_links per attempt)
+    page_budget: int = 5  # pages read per step at most
     patterns: tuple[str, ...] = PATTERNS  # the patterns to produce, in equal shares
-    max_attempts: int = 0            # give up after this many attempts (0: 40 per trajectory)
-    keep_records: int = 20           # records kept per call in meta["calls"] (what the SFT export shows)
-    max_page_size: bool = True       # ask paged tools for their largest page when the arguments leave it unset
+    max_attempts: int = 0  # give up after this many attempts (0: 40 per trajectory)
+    keep_records: int = 20  # records kept per call in meta["calls"] (what the SFT export shows)
+    max_page_size: bool = True  # ask paged tools for their largest page when the arguments leave it unset
     require_constrained: bool = True  # keep only chains whose every intermediate call moves the answer
     distinct_tool_sets: bool = True  # one task per set of tools (else: one per calls and question)
     exclude_platforms: tuple[str, ...] = ()  # never call these platforms' tools (a benchmark's held-out split)
@@ -114,16 +137,30 @@ class _Skip(Exception):
     """An attempt that ends without a trajectory; the message is the reason counted."""
 
 
-def synthesize(catalog: Catalog, links: Sequence[Link], env: Any, config: SynthConfig = SynthConfig(),
-               writer: QuestionWriter | None = None, *, intents: Intents | None = None) -> list[Trajectory]:
+def synthesize(
+    catalog: Catalog,
+    links: Sequence[Link],
+    env: Any,
+    config: SynthConfig = SynthConfig(),
+    writer: QuestionWriter | None = None,
+    *,
+    intents: Intents | None = None,
+) -> list[Trajectory]:
     """Executed trajectories over the retained ``links`` (see the module docstring)."""
     return synthesize_report(catalog, links, env, config, writer, intents=intents).trajectories
 
 
-def synthesize_report(catalog: Catalog, links: Sequence[Link], env: Any, config: SynthConfig = SynthConfig(),
-                      writer: QuestionWriter | None = None, *,
-                      exclude: Callable[[Trajectory], str | None] | None = None,
-                      intents: Intents | None = None, progress: Progress | None = None) -> SynthResult:
+def synthesize_report(
+    catalog: Catalog,
+    links: Sequence[Link],
+    env: Any,
+    config: SynthConfig = SynthConfig(),
+    writer: QuestionWriter | None = None,
+    *,
+    exclude: Callable[[Trajectory], str | None] | None = None,
+    intents: Intents | None = None,
+    progress: Progress | None = None,
+) -> SynthResult:
     """:func:`synthesize`, also saying how many attempts were made and why the skipped ones were skipped.
 
     ``exclude`` sees each finished candidate (its question written) and returns the reason it must not be
@@ -192,15 +229,24 @@ def _quotas(total: int, patterns: Sequence[str]) -> dict[str, int]:
 
 
 class _Walker:
-    def __init__(self, catalog: Catalog, links: Sequence[Link], env: Any, config: SynthConfig,
-                 intents: Intents | None = None) -> None:
+    def __init__(
+        self, catalog: Catalog, links: Sequence[Link], env: Any, config: SynthConfig, intents: Intents | None = None
+    ) -> None:
         self.catalog, self.env, self.config, self.intents = catalog, env, config, intents
         self.rng = np.random.default_rng(config.seed)
         excluded = set(config.exclude_platforms)
-        retained = sorted((link for link in links if not link.pruned and link.binding
-                           and link.source in catalog and link.target in catalog
-                           and not {catalog.get(link.source).platform, catalog.get(link.target).platform} & excluded),
-                          key=lambda link: (link.key, sorted(link.binding.items())))
+        retained = sorted(
+            (
+                link
+                for link in links
+                if not link.pruned
+                and link.binding
+                and link.source in catalog
+                and link.target in catalog
+                and not {catalog.get(link.source).platform, catalog.get(link.target).platform} & excluded
+            ),
+            key=lambda link: (link.key, sorted(link.binding.items())),
+        )
         self.meaning: dict[int, IntentLink] = {}
         if intents is not None:
             retained = self._meaningful(retained, intents)
@@ -281,8 +327,9 @@ class _Walker:
                 if link.target in visited:
                     continue
                 if self.intents is not None and (
-                        self.intents.round_trip(into, self.meaning[id(link)])
-                        or self.intents.detour(meanings[-1] if meanings else entry, self.meaning[id(link)])):
+                    self.intents.round_trip(into, self.meaning[id(link)])
+                    or self.intents.detour(meanings[-1] if meanings else entry, self.meaning[id(link)])
+                ):
                     continue
                 values = distinct_values(records, link.binding)
                 if match is not None:  # the record the person named: a lookup, one value handed on
@@ -302,15 +349,32 @@ class _Walker:
             if self.intents is not None:
                 meaning = self.meaning[id(link)]
                 meanings.append(meaning)
-                beside = {p: v for p, v in self._args(target, dict(self._pick(meaning.relation.with_))).items()
-                          if p not in link.binding}
+                beside = {
+                    p: v
+                    for p, v in self._args(target, dict(self._pick(meaning.relation.with_))).items()
+                    if p not in link.binding
+                }
             else:
-                beside = {p: v for p, v in self._args(target, dict(self._pick(self.fillers[link.target]))).items()
-                          if p not in link.binding}
-            run.junctions.append(Junction(run.starts[-1], len(run.steps), dict(link.binding), kind, len(records),
-                                          distinct, tuple(values), reduction))
-            calls = [read_pages(env, target, {**beside, **bound_args(link.binding, v)}, config.page_budget)
-                     for v in values]
+                beside = {
+                    p: v
+                    for p, v in self._args(target, dict(self._pick(self.fillers[link.target]))).items()
+                    if p not in link.binding
+                }
+            run.junctions.append(
+                Junction(
+                    run.starts[-1],
+                    len(run.steps),
+                    dict(link.binding),
+                    kind,
+                    len(records),
+                    distinct,
+                    tuple(values),
+                    reduction,
+                )
+            )
+            calls = [
+                read_pages(env, target, {**beside, **bound_args(link.binding, v)}, config.page_budget) for v in values
+            ]
             if not run.add(calls, list(values)):
                 raise _Skip("a step failed")
             tools.append(target)
@@ -321,15 +385,17 @@ class _Walker:
         if not _met(pattern, run):
             raise _Skip(f"pattern {pattern} not met")
         if self.intents is not None:
-            proposal = propose_intent(self.intents, pattern, branches_of(run.groups, run.handed), tools, meanings,
-                                      run.junctions, self.rng)
+            proposal = propose_intent(
+                self.intents, pattern, branches_of(run.groups, run.handed), tools, meanings, run.junctions, self.rng
+            )
         else:
             proposal = propose(pattern, branches_of(run.groups, run.handed), tools, self.rng)
         if proposal is None:
             raise _Skip("no answer determined")
         spec, value, unit = proposal
-        trajectory = self._trajectory(trajectory_id, pattern, run, spec, answer_for(spec, value, unit), example,
-                                      links_taken)
+        trajectory = self._trajectory(
+            trajectory_id, pattern, run, spec, answer_for(spec, value, unit), example, links_taken
+        )
         if entry is not None:  # two starts may call the same tool alike (a statute by name, or a name search)
             trajectory.meta["entry"] = entry.relation.id
         return trajectory
@@ -341,9 +407,15 @@ class _Walker:
         select = entry.relation.select
         return Reduction("match", select["field"], None, 1, str(entry.named.attrs[select["attr"]]))
 
-    def _choose(self, options: list[tuple[Link, list[Any], str]], pattern: str, last: bool,
-                records: list[dict[str, Any]], source: Tool,
-                match: Reduction | None = None) -> tuple[Link, list[Any], str, Reduction | None] | None:
+    def _choose(
+        self,
+        options: list[tuple[Link, list[Any], str]],
+        pattern: str,
+        last: bool,
+        records: list[dict[str, Any]],
+        source: Tool,
+        match: Reduction | None = None,
+    ) -> tuple[Link, list[Any], str, Reduction | None] | None:
         """The next link (weighted draw); a derived one only if its value set has a well-defined reduction."""
         options = list(options)
         while options:
@@ -358,14 +430,16 @@ class _Walker:
             options.remove(chosen)
         return None
 
-    def _reduction(self, pattern: str, last: bool, records: list[dict[str, Any]], link: Link,
-                   source: Tool) -> Reduction | None:
+    def _reduction(
+        self, pattern: str, last: bool, records: list[dict[str, Any]], link: Link, source: Tool
+    ) -> Reduction | None:
         """A reduction drawn op first (so a tool with many numeric fields does not crowd out the others)."""
         if self.intents is not None:
             options = self._intent_reductions(records, link, source)
         else:
-            options = propose_reductions(records, link.binding, measure_fields(source, records),
-                                         self.config.fan_out_budget)
+            options = propose_reductions(
+                records, link.binding, measure_fields(source, records), self.config.fan_out_budget
+            )
         if pattern == "comparison" and last:
             options = [r for r in options if r.kept >= 2]  # the branches are the point
         ops = sorted({r.op for r in options})
@@ -385,11 +459,20 @@ class _Walker:
         options = propose_reductions(records, link.binding, rankable, self.config.fan_out_budget)
         rank_only = {m.field for m in intent.measures if m.rank_only}
         via = self.meaning[id(link)].via is not None
-        return [r for r in options if (r.op != "threshold" or r.field not in rank_only)
-                and (r.op != "most_frequent" or via)]
+        return [
+            r for r in options if (r.op != "threshold" or r.field not in rank_only) and (r.op != "most_frequent" or via)
+        ]
 
-    def _trajectory(self, trajectory_id: str, pattern: str, run: Execution, spec: dict[str, Any], answer: Any,
-                    example: int, links_taken: list[list[str]]) -> Trajectory:
+    def _trajectory(
+        self,
+        trajectory_id: str,
+        pattern: str,
+        run: Execution,
+        spec: dict[str, Any],
+        answer: Any,
+        example: int,
+        links_taken: list[list[str]],
+    ) -> Trajectory:
         config = self.config
         handed: list[str] = []
         for junction in run.junctions:
@@ -400,15 +483,39 @@ class _Walker:
         calls = []
         for step, read in zip(run.steps, (read for reads in run.groups for read in reads)):
             for page in read.pages:
-                calls.append({"step": step.index, "group": step.group, "tool": page.tool,
-                              "args": dict(sorted(page.args.items())), "outcome": page.outcome,
-                              "total_count": page.total_count, "record_count": len(page.records),
-                              "records": page.records[:config.keep_records]})
-        meta = {"page_budget": config.page_budget, "fan_out_budget": config.fan_out_budget,
-                "answer_spec": spec, "start_example": example, "links": links_taken, "calls": calls,
-                "complete": all(read.complete for reads in run.groups for read in reads), "seed": config.seed}
-        return Trajectory(trajectory_id, pattern, list(run.steps), list(run.junctions), answer, "",
-                          tuple(handed), self.env.state_digest(), meta)
+                calls.append(
+                    {
+                        "step": step.index,
+                        "group": step.group,
+                        "tool": page.tool,
+                        "args": dict(sorted(page.args.items())),
+                        "outcome": page.outcome,
+                        "total_count": page.total_count,
+                        "record_count": len(page.records),
+                        "records": page.records[: config.keep_records],
+                    }
+                )
+        meta = {
+            "page_budget": config.page_budget,
+            "fan_out_budget": config.fan_out_budget,
+            "answer_spec": spec,
+            "start_example": example,
+            "links": links_taken,
+            "calls": calls,
+            "complete": all(read.complete for reads in run.groups for read in reads),
+            "seed": config.seed,
+        }
+        return Trajectory(
+            trajectory_id,
+            pattern,
+            list(run.steps),
+            list(run.junctions),
+            answer,
+            "",
+            tuple(handed),
+            self.env.state_digest(),
+            meta,
+        )
 
 
 def _allowed(pattern: str, kind: str, last: bool, taken: Sequence[Junction]) -> bool:

@@ -23,8 +23,22 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol, Sequence
 
-__all__ = ["CONCEPTS", "IDENTIFIER", "NAME", "TEMPORAL", "STRENGTH", "Concept", "Signature", "concepts_of",
-           "description_text", "name_key", "names_an_entity", "shape_of", "shapes_compatible", "target_fillers"]
+__all__ = [
+    "CONCEPTS",
+    "IDENTIFIER",
+    "NAME",
+    "TEMPORAL",
+    "STRENGTH",
+    "Concept",
+    "Signature",
+    "concepts_of",
+    "description_text",
+    "name_key",
+    "names_an_entity",
+    "shape_of",
+    "shapes_compatible",
+    "target_fillers",
+]
 
 
 @dataclass(frozen=True)
@@ -42,8 +56,9 @@ class Concept:
 
 
 def _concept(name: str, strength: float, names: str, words: str = "") -> Concept:
-    return Concept(name, frozenset(name_key(n) for n in names.split()), tuple(w for w in words.split("|") if w),
-                   strength)
+    return Concept(
+        name, frozenset(name_key(n) for n in names.split()), tuple(w for w in words.split("|") if w), strength
+    )
 
 
 def name_key(name: str) -> str:
@@ -58,33 +73,64 @@ IDENTIFIER, NAME, TEMPORAL = 0.9, 0.75, 0.6
 CONCEPTS: tuple[Concept, ...] = (
     # finance
     _concept("corp_code", IDENTIFIER, "corp_code fssCorpUnqNo corpCode", "dart 고유번호|corp_code"),
-    _concept("stock_code", IDENTIFIER, "srtnCd ISU_SRT_CD stock_code stockCode shrtIsinCd likeSrtnCd",
-             "단축코드|종목코드|short code|stock code"),
+    _concept(
+        "stock_code",
+        IDENTIFIER,
+        "srtnCd ISU_SRT_CD stock_code stockCode shrtIsinCd likeSrtnCd",
+        "단축코드|종목코드|short code|stock code",
+    ),
     _concept("isin", IDENTIFIER, "isinCd ISU_CD likeIsinCd", "isin"),
     _concept("crno", IDENTIFIER, "crno jurir_no", "법인등록번호|corporate registration"),
     _concept("bizr_no", IDENTIFIER, "bizr_no bzno", "사업자등록번호|business registration"),
     _concept("rcept_no", IDENTIFIER, "rcept_no", "접수번호|receipt number"),
-    _concept("corp_name", NAME, "corp_name corpNm likeCorpNm itmsNm likeItmsNm stckIssuCmpyNm enpPbanCmpyNm "
-             "ISU_NM ISU_ABBRV stock_name", "회사명|법인명|종목명|company name|stock name|issuer"),
+    _concept(
+        "corp_name",
+        NAME,
+        "corp_name corpNm likeCorpNm itmsNm likeItmsNm stckIssuCmpyNm enpPbanCmpyNm ISU_NM ISU_ABBRV stock_name",
+        "회사명|법인명|종목명|company name|stock name|issuer",
+    ),
     _concept("reprt_code", IDENTIFIER, "reprt_code", "보고서 코드|report code"),
     # regions
-    _concept("region_code", IDENTIFIER, "LAWD_CD sggCd SIGUN_CD CGG_CD stdgCd region_cd signguCode GU_CD "
-             "locathigh_cd ADSTRD_CODE_SE adstrdCd",
-             "시군구코드|시군코드|자치구코드|법정동코드|행정동코드|지역코드|lawd_cd|district code"),
-    _concept("region_name", NAME, "SIGUN_NM REGION_NM rgn sggNm CGG_NM ctpvNm LCTN_SC_NM signguNm GU_NM "
-             "CODE_VALUE MSRSTE_NM locatadd_nm X_SWIFI_WRDOFC umdNm stdgNm STDG_NM",
-             "시군명|시군구명|자치구명|시도명|지역명|법정동명|자치구|district name|region name"),
+    _concept(
+        "region_code",
+        IDENTIFIER,
+        "LAWD_CD sggCd SIGUN_CD CGG_CD stdgCd region_cd signguCode GU_CD locathigh_cd ADSTRD_CODE_SE adstrdCd",
+        "시군구코드|시군코드|자치구코드|법정동코드|행정동코드|지역코드|lawd_cd|district code",
+    ),
+    _concept(
+        "region_name",
+        NAME,
+        "SIGUN_NM REGION_NM rgn sggNm CGG_NM ctpvNm LCTN_SC_NM signguNm GU_NM "
+        "CODE_VALUE MSRSTE_NM locatadd_nm X_SWIFI_WRDOFC umdNm stdgNm STDG_NM",
+        "시군명|시군구명|자치구명|시도명|지역명|법정동명|자치구|district name|region name",
+    ),
     # transit
     _concept("city_code", IDENTIFIER, "cityCode citycode", "도시코드|city code"),
     _concept("route_id", IDENTIFIER, "routeId routeid busRouteId BUS_ROUTE_ID RTE_ID", "노선id|route id"),
-    _concept("route_no", NAME, "routeNo routeno routenm busRouteNm rtNm BUS_ROUTE_NO BUS_ROUTE_NM RTE_NO RTE_NM strSrch "
-             "busRouteAbrv", "노선번호|노선명|route number|route name"),
-    _concept("stop_id", IDENTIFIER, "nodeId nodeid stId STND_BSST_ID STOPS_ID nextStId lastStnId station trnstnid",
-             "정류소id|정류장id|stop id|station id"),
-    _concept("stop_no", IDENTIFIER, "nodeNo nodeno arsId BSST_ARS_NO STOPS_ARS_NO stationNo",
-             "정류소번호|정류소 고유번호|정류장 ars|number printed"),
-    _concept("stop_name", NAME, "nodeNm nodenm stSrch stNm startnodenm endnodenm nxtStn stBegin stEnd "
-             "edStationNm", "정류소명|정류장명|stop name|station name"),
+    _concept(
+        "route_no",
+        NAME,
+        "routeNo routeno routenm busRouteNm rtNm BUS_ROUTE_NO BUS_ROUTE_NM RTE_NO RTE_NM strSrch busRouteAbrv",
+        "노선번호|노선명|route number|route name",
+    ),
+    _concept(
+        "stop_id",
+        IDENTIFIER,
+        "nodeId nodeid stId STND_BSST_ID STOPS_ID nextStId lastStnId station trnstnid",
+        "정류소id|정류장id|stop id|station id",
+    ),
+    _concept(
+        "stop_no",
+        IDENTIFIER,
+        "nodeNo nodeno arsId BSST_ARS_NO STOPS_ARS_NO stationNo",
+        "정류소번호|정류소 고유번호|정류장 ars|number printed",
+    ),
+    _concept(
+        "stop_name",
+        NAME,
+        "nodeNm nodenm stSrch stNm startnodenm endnodenm nxtStn stBegin stEnd edStationNm",
+        "정류소명|정류장명|stop name|station name",
+    ),
     _concept("subway_station", NAME, "SUB_STA_NM SBWY_STNS_NM", "역명"),
     _concept("subway_line", NAME, "LINE_NUM SBWY_ROUT_LN_NM", "호선"),
     # education
@@ -192,6 +238,11 @@ def target_fillers(tool: Signature) -> list[dict[str, Any]]:
     search needs its window).
     """
     properties = tool.input_schema.get("properties", {})
-    return [{name: value for name, value in example.items()
-             if name in tool.required or not names_an_entity(name, properties.get(name, {}))}
-            for example in tool.examples] or [{}]
+    return [
+        {
+            name: value
+            for name, value in example.items()
+            if name in tool.required or not names_an_entity(name, properties.get(name, {}))
+        }
+        for example in tool.examples
+    ] or [{}]

@@ -46,7 +46,7 @@ def _word_gram_hashes(word: str, lo: int, hi: int) -> bytes:
     # hashing each distinct word once, kept as packed uint32 so a document is one bytes join,
     # is what keeps paper-scale featurization fast.
     padded = f" {word} "
-    grams = [padded[i:i + n] for n in range(lo, hi + 1) for i in range(len(padded) - n + 1)]
+    grams = [padded[i : i + n] for n in range(lo, hi + 1) for i in range(len(padded) - n + 1)]
     # Only a 1-gram can be all padding.
     return np.array([zlib.crc32(g.encode("utf-8")) for g in grams if g.strip()], dtype="<u4").tobytes()
 
@@ -71,8 +71,7 @@ class SparseRows:
     def rows(self, start: int, stop: int) -> "SparseRows":
         """Rows ``start:stop`` as their own :class:`SparseRows`."""
         lo, hi = self.indptr[start], self.indptr[stop]
-        return SparseRows(self.indptr[start:stop + 1] - lo, self.indices[lo:hi], self.values[lo:hi],
-                          self.n_features)
+        return SparseRows(self.indptr[start : stop + 1] - lo, self.indices[lo:hi], self.values[lo:hi], self.n_features)
 
     def to_dense(self, dtype: Any = np.float32) -> np.ndarray:
         out = np.zeros((len(self), self.n_features), dtype=dtype)
@@ -209,8 +208,7 @@ def _add_rare_pairs(out: np.ndarray, a: SparseRows, b: SparseRows, sparse: np.nd
     first = 0
     while first < len(a_row):
         # Whole a entries per step, about _PAIR_CHUNK pairs each (at least one entry).
-        last = max(int(np.searchsorted(ends, (ends[first - 1] if first else 0) + _PAIR_CHUNK, "right")),
-                   first + 1)
+        last = max(int(np.searchsorted(ends, (ends[first - 1] if first else 0) + _PAIR_CHUNK, "right")), first + 1)
         reps = partners[first:last]
         offsets = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
         j = np.repeat(start[first:last], reps) + offsets

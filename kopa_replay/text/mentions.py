@@ -149,12 +149,13 @@ def number_mentions(question: str) -> list[tuple[Decimal, Decimal]]:
 
 
 # -- an answer's numbers: one reading each, with its unit ---------------------------------------------
-_BIG_LEAD = {ch: 10 ** exponent for ch, exponent in _KO_BIG.items()}
+_BIG_LEAD = {ch: 10**exponent for ch, exponent in _KO_BIG.items()}
 # A number as an answer writes it: sign, digits (comma groups whole), Korean multipliers, a unit. Digits right
 # after a Latin letter or a digit belong to something else.
 _ANSWER_NUMBER = re.compile(
     rf"(?<![\dA-Za-z.,])([-+\u2212]?)({DIGITS}(?:\.\d+)?)(?!\d|,\d)\s*([천만억조]*)\s*"
-    rf"({'|'.join(sorted(UNITS, key=len, reverse=True))})?")
+    rf"({'|'.join(sorted(UNITS, key=len, reverse=True))})?"
+)
 
 
 @dataclass(frozen=True)
@@ -181,8 +182,13 @@ def _scaled(digits: str, multipliers: str) -> tuple[Decimal, Decimal]:
 def _mention(sign: str, digits: str, multipliers: str, unit: str | None, text: str) -> NumberMention:
     value, resolution = _scaled(digits, multipliers)
     significant = len(digits.replace(",", "").replace(".", "").lstrip("0"))
-    return NumberMention(-value if sign in ("-", "\u2212") else value, UNITS.get(unit or "", ""), text.strip(),
-                         resolution / 2, significant)
+    return NumberMention(
+        -value if sign in ("-", "\u2212") else value,
+        UNITS.get(unit or "", ""),
+        text.strip(),
+        resolution / 2,
+        significant,
+    )
 
 
 def parse_numbers(text: str | None) -> tuple[NumberMention, ...]:
@@ -202,11 +208,20 @@ def parse_numbers(text: str | None) -> tuple[NumberMention, ...]:
         if found:
             previous, start, end, previous_lead = found[-1]
             # "3억 2천만원": a bare number with a Korean unit, then a smaller one right after it
-            if (previous_lead >= 10**4 and not previous.unit and source[end:match.start()].strip() == ""
-                    and mention.value.copy_abs() < previous_lead and not sign):
-                merged = NumberMention(previous.value + mention.value, mention.unit,
-                                       source[start:match.end()].strip(), mention.half_ulp,
-                                       previous.significant + mention.significant)
+            if (
+                previous_lead >= 10**4
+                and not previous.unit
+                and source[end : match.start()].strip() == ""
+                and mention.value.copy_abs() < previous_lead
+                and not sign
+            ):
+                merged = NumberMention(
+                    previous.value + mention.value,
+                    mention.unit,
+                    source[start : match.end()].strip(),
+                    mention.half_ulp,
+                    previous.significant + mention.significant,
+                )
                 found[-1] = (merged, start, match.end(), lead)
                 continue
         found.append((mention, match.start(), match.end(), lead))

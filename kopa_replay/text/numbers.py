@@ -95,7 +95,7 @@ def as_number(value: Any) -> int | float | None:
         raise ValueError(f"not a number: {value!r}")
     if not value.strip():
         return None
-    plain = _plain(value, True, ())   # read_number(value, bare_fraction=True), without a Decimal on the way
+    plain = _plain(value, True, ())  # read_number(value, bare_fraction=True), without a Decimal on the way
     if plain is None:
         raise ValueError(f"not a number: {value!r}")
     return float(plain) if "." in plain else int(plain)

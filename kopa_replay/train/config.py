@@ -68,13 +68,18 @@ class LoraSettings:
         if not isinstance(self.dropout, (int, float)) or isinstance(self.dropout, bool):
             raise UsageError(f"lora.dropout must be a number, not {self.dropout!r}")
         targets = self.target_modules
-        if not (isinstance(targets, str) or (isinstance(targets, (list, tuple)) and targets
-                                             and all(isinstance(t, str) for t in targets))):
-            raise UsageError(f"lora.target_modules must be 'auto', 'all-linear' or a list of module names, "
-                             f"not {targets!r}")
+        if not (
+            isinstance(targets, str)
+            or (isinstance(targets, (list, tuple)) and targets and all(isinstance(t, str) for t in targets))
+        ):
+            raise UsageError(
+                f"lora.target_modules must be 'auto', 'all-linear' or a list of module names, not {targets!r}"
+            )
         if self.r < 1 or self.alpha < 1 or not 0.0 <= self.dropout < 1.0:
-            raise UsageError(f"lora needs r >= 1, alpha >= 1 and 0 <= dropout < 1, not r={self.r}, "
-                             f"alpha={self.alpha}, dropout={self.dropout}")
+            raise UsageError(
+                f"lora needs r >= 1, alpha >= 1 and 0 <= dropout < 1, not r={self.r}, "
+                f"alpha={self.alpha}, dropout={self.dropout}"
+            )
 
 
 @dataclass(frozen=True)
@@ -135,8 +140,10 @@ class TrainConfig:
     def public_dict(self) -> dict[str, Any]:
         """:meth:`to_dict` with credential-like trainer values (``hub_token``, …) replaced: what a run writes."""
         out = self.to_dict()
-        out["trainer"] = {k: "<redacted>" if any(w in k.lower() for w in _SECRET_WORDS) and v else v
-                          for k, v in out["trainer"].items()}
+        out["trainer"] = {
+            k: "<redacted>" if any(w in k.lower() for w in _SECRET_WORDS) and v else v
+            for k, v in out["trainer"].items()
+        }
         return out
 
 
@@ -192,7 +199,9 @@ def _from_mapping(data: Mapping[str, Any], origin: str, kind: str | None) -> Tra
             raise UsageError(f"{origin}: lora must be a mapping ({', '.join(sorted(_LORA_FIELDS))}) or null")
         bad = sorted(set(lora) - _LORA_FIELDS)
         if bad:
-            raise UsageError(f"{origin}: unknown key lora.{', lora.'.join(bad)} (keys: {', '.join(sorted(_LORA_FIELDS))})")
+            raise UsageError(
+                f"{origin}: unknown key lora.{', lora.'.join(bad)} (keys: {', '.join(sorted(_LORA_FIELDS))})"
+            )
         values["lora"] = LoraSettings(**lora)
     for key, value in list(values.items()):
         if key not in ("lora", "trainer"):
@@ -255,8 +264,9 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), *, kind:
         if sep and parts[0] and parts[0] not in _FIELDS:
             raise UsageError(f"override {item!r}: unknown key {parts[0]} (keys: {', '.join(sorted(_FIELDS))})")
         if sep and parts[0] == "lora" and len(parts) > 1 and parts[1] not in _LORA_FIELDS:
-            raise UsageError(f"override {item!r}: unknown key lora.{parts[1]} "
-                             f"(keys: {', '.join(sorted(_LORA_FIELDS))})")
+            raise UsageError(
+                f"override {item!r}: unknown key lora.{parts[1]} (keys: {', '.join(sorted(_LORA_FIELDS))})"
+            )
     if overrides:
         data = apply_overrides(data, overrides)
     return _from_mapping(data, origin, kind)

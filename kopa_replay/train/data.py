@@ -42,8 +42,17 @@ from typing import Any, Callable, Mapping, Sequence
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
 
-__all__ = ["Corpus", "grpo_rows", "load_corpus", "offered_tools", "rows_digest", "sft_rows", "task_rows",
-           "corpus_tasks", "unanswered"]
+__all__ = [
+    "Corpus",
+    "grpo_rows",
+    "load_corpus",
+    "offered_tools",
+    "rows_digest",
+    "sft_rows",
+    "task_rows",
+    "corpus_tasks",
+    "unanswered",
+]
 
 
 @dataclass(frozen=True)
@@ -70,12 +79,13 @@ def _listed(items: Sequence[str], limit: int = 5) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def load_corpus(directory: str | Path, catalog: Catalog, *, task_set: Any = None,
-                held_out: Sequence[str] | None = None) -> Corpus:
+def load_corpus(
+    directory: str | Path, catalog: Catalog, *, task_set: Any = None, held_out: Sequence[str] | None = None
+) -> Corpus:
     """The corpus in ``directory``, refused if it touches a held-out platform or repeats a benchmark task."""
     from kopa_replay.bench.audit import AuditItem, audit, items_from_trajectories
-    from kopa_replay.bench.overlap import PAGING_PARAMS, plan_signature
     from kopa_replay.bench.build import HELD_OUT_PLATFORMS
+    from kopa_replay.bench.overlap import PAGING_PARAMS, plan_signature
     from kopa_replay.bench.suite import load_task_set
     from kopa_replay.synth.model import Trajectory
 
@@ -93,16 +103,29 @@ def load_corpus(directory: str | Path, catalog: Catalog, *, task_set: Any = None
     if unknown:
         raise UsageError(f"{root}: the corpus calls tools this catalog lacks: {_listed(unknown)}")
     held = set(HELD_OUT_PLATFORMS if held_out is None else held_out)
-    touching = [f"{t.id} ({', '.join(sorted({catalog.get(s.tool).platform for s in t.steps} & held))})"
-                for t in trajectories if {catalog.get(s.tool).platform for s in t.steps} & held]
+    touching = [
+        f"{t.id} ({', '.join(sorted({catalog.get(s.tool).platform for s in t.steps} & held))})"
+        for t in trajectories
+        if {catalog.get(s.tool).platform for s in t.steps} & held
+    ]
     if touching:
         flags = " ".join(f"--exclude-platform {p}" for p in sorted(held))
-        raise UsageError(f"{root}: {len(touching)} trajectories call held-out platforms, whose tasks the benchmark's "
-                         f"held_out split keeps unseen: {_listed(touching)}; synthesize with {flags}")
+        raise UsageError(
+            f"{root}: {len(touching)} trajectories call held-out platforms, whose tasks the benchmark's "
+            f"held_out split keeps unseen: {_listed(touching)}; synthesize with {flags}"
+        )
     task_set = task_set or load_task_set()
     # the benchmark side from the tasks themselves (question, reference calls): no plans.jsonl needed
-    bench_items = [AuditItem(task.question_ko, tuple(tool for tool, _ in task.reference_calls), (), task.id,
-                             plan_signature(task.reference_calls, PAGING_PARAMS)) for task in task_set.tasks]
+    bench_items = [
+        AuditItem(
+            task.question_ko,
+            tuple(tool for tool, _ in task.reference_calls),
+            (),
+            task.id,
+            plan_signature(task.reference_calls, PAGING_PARAMS),
+        )
+        for task in task_set.tasks
+    ]
     found = audit(items_from_trajectories(rows), bench_items)
     verbatim, plans = found["verbatim"], found["plans"]
     bad = [e["id"] for e in verbatim["verbatim_examples"] + verbatim["near_verbatim_examples"]]
@@ -112,21 +135,25 @@ def load_corpus(directory: str | Path, catalog: Catalog, *, task_set: Any = None
             f"{root}: `bench audit` finds benchmark tasks in this corpus ({verbatim['verbatim']} verbatim, "
             f"{verbatim['near_verbatim']} near-verbatim questions, {plans['shared']} shared plans: "
             f"{_listed(sorted(set(bad)))}); training on it would grade the model on what it was taught. "
-            "Re-run synth and filter with --decontaminate (the default)")
+            "Re-run synth and filter with --decontaminate (the default)"
+        )
     sft_path = root / "sft.jsonl"
     sft = tuple(_jsonl(sft_path)) if sft_path.exists() else ()
     # SFT trains on sft.jsonl: each conversation must be one of the trajectories checked above
     checked = {t.id for t in trajectories}
     unchecked = [str(row.get("id")) for row in sft if row.get("id") not in checked]
     if unchecked:
-        raise UsageError(f"{sft_path}: {len(unchecked)} conversations are not among the trajectories of "
-                         f"trajectories.jsonl, so nothing checked them for held-out platforms or benchmark tasks: "
-                         f"{_listed(unchecked)}")
+        raise UsageError(
+            f"{sft_path}: {len(unchecked)} conversations are not among the trajectories of "
+            f"trajectories.jsonl, so nothing checked them for held-out platforms or benchmark tasks: "
+            f"{_listed(unchecked)}"
+        )
     return Corpus(trajectories, sft, str(root))
 
 
-def offered_tools(question: str, reference: Sequence[str], retriever: Any, k: int, *,
-                  include_reference: bool = True) -> tuple[list[str], bool]:
+def offered_tools(
+    question: str, reference: Sequence[str], retriever: Any, k: int, *, include_reference: bool = True
+) -> tuple[list[str], bool]:
     """The ``k`` tools offered for ``question`` in retrieval order, and whether retrieval alone held every
     reference tool (with ``include_reference`` a missing one replaces the lowest-ranked other tool)."""
     if k < 1:
@@ -138,15 +165,22 @@ def offered_tools(question: str, reference: Sequence[str], retriever: Any, k: in
         if len(set(reference)) > k:
             raise UsageError(f"top_k {k} is smaller than the {len(set(reference))} tools a task needs")
         keep = [name for name in chosen if name in reference]
-        others = [name for name in chosen if name not in reference][:k - len(keep) - len(missing)]
+        others = [name for name in chosen if name not in reference][: k - len(keep) - len(missing)]
         wanted = set(keep) | set(others) | set(missing)
         chosen = [name for name in ranked if name in wanted]
     return chosen, not missing
 
 
-def task_rows(tasks: Sequence[Any], catalog: Catalog, *, top_k: int, system: str,
-              include_reference: bool = True, retriever: Any = None,
-              add_tool_set: Callable[[Sequence[str]], str] | None = None) -> tuple[list[dict[str, Any]], int]:
+def task_rows(
+    tasks: Sequence[Any],
+    catalog: Catalog,
+    *,
+    top_k: int,
+    system: str,
+    include_reference: bool = True,
+    retriever: Any = None,
+    add_tool_set: Callable[[Sequence[str]], str] | None = None,
+) -> tuple[list[dict[str, Any]], int]:
     """GRPO rows for benchmark-shaped ``tasks``; also how many rows retrieval alone served completely."""
     from kopa_replay.env.retrieval import ToolRetriever
     from kopa_replay.train.tools import tool_set_name
@@ -155,12 +189,17 @@ def task_rows(tasks: Sequence[Any], catalog: Catalog, *, top_k: int, system: str
     rows, recalled = [], 0
     for task in tasks:
         reference = [tool for tool, _ in task.reference_calls]
-        names, complete = offered_tools(task.question_ko, reference, retriever, top_k,
-                                        include_reference=include_reference)
+        names, complete = offered_tools(
+            task.question_ko, reference, retriever, top_k, include_reference=include_reference
+        )
         recalled += complete
-        rows.append({"prompt": [{"role": "system", "content": system}, {"role": "user", "content": task.question_ko}],
-                     "task": json.dumps(task.to_dict(), ensure_ascii=False, sort_keys=True),
-                     "environment": (add_tool_set or tool_set_name)(names)})
+        rows.append(
+            {
+                "prompt": [{"role": "system", "content": system}, {"role": "user", "content": task.question_ko}],
+                "task": json.dumps(task.to_dict(), ensure_ascii=False, sort_keys=True),
+                "environment": (add_tool_set or tool_set_name)(names),
+            }
+        )
     return rows, recalled
 
 
@@ -171,15 +210,29 @@ def corpus_tasks(corpus: Corpus, catalog: Catalog) -> list[Any]:
     return [task_from_trajectory(t, catalog) for t in corpus.trajectories]
 
 
-def grpo_rows(corpus: Corpus, catalog: Catalog, *, top_k: int, system: str, include_reference: bool = True,
-              add_tool_set: Callable[[Sequence[str]], str] | None = None) -> tuple[list[dict[str, Any]], int]:
+def grpo_rows(
+    corpus: Corpus,
+    catalog: Catalog,
+    *,
+    top_k: int,
+    system: str,
+    include_reference: bool = True,
+    add_tool_set: Callable[[Sequence[str]], str] | None = None,
+) -> tuple[list[dict[str, Any]], int]:
     """GRPO rows for the corpus's trajectories (each as the task it poses); rows retrieval alone served."""
-    return task_rows(corpus_tasks(corpus, catalog), catalog, top_k=top_k, system=system,
-                     include_reference=include_reference, add_tool_set=add_tool_set)
+    return task_rows(
+        corpus_tasks(corpus, catalog),
+        catalog,
+        top_k=top_k,
+        system=system,
+        include_reference=include_reference,
+        add_tool_set=add_tool_set,
+    )
 
 
-def sft_rows(corpus: Corpus, catalog: Catalog, *, top_k: int, system: str | None = None,
-             include_reference: bool = True) -> tuple[list[dict[str, Any]], int]:
+def sft_rows(
+    corpus: Corpus, catalog: Catalog, *, top_k: int, system: str | None = None, include_reference: bool = True
+) -> tuple[list[dict[str, Any]], int]:
     """SFT conversations of the corpus with retrieved tools and object arguments; rows retrieval alone served.
 
     ``system`` replaces each conversation's system message (None keeps it).

@@ -66,8 +66,10 @@ def resolve_checkpoint(path: str | Path) -> tuple[str, dict[str, Any]]:
             raise UsageError(f"run {root} saved no model (trainer.save_final was false): nothing to evaluate")
         return str(final), config
     if not (root / "config.json").exists():
-        raise UsageError(f"{root} is neither a run directory of `train sft|grpo` (run.json, config.json and final/) "
-                         "nor a model directory (config.json and weights)")
+        raise UsageError(
+            f"{root} is neither a run directory of `train sft|grpo` (run.json, config.json and final/) "
+            "nor a model directory (config.json and weights)"
+        )
     return str(root), {}
 
 
@@ -79,16 +81,26 @@ def _check_available(name: str) -> None:
 
     cached = try_to_load_from_cache(name, "config.json") if name.count("/") == 1 else None
     if not isinstance(cached, str):
-        raise UsageError(f"cannot load model {name!r}: not a directory, nor a model in the local Hugging Face cache "
-                         f"(download it once online: hf download {name})")
+        raise UsageError(
+            f"cannot load model {name!r}: not a directory, nor a model in the local Hugging Face cache "
+            f"(download it once online: hf download {name})"
+        )
 
 
 def _split_table(report: Mapping[str, Any]) -> dict[str, dict[str, float]]:
-    rows = {"all": {"tasks": report["n_tasks"], "pass_at_1": report["pass_at_1"]["combined"],
-                    "pass_at_k": report["pass_at_k"]["combined"]}}
+    rows = {
+        "all": {
+            "tasks": report["n_tasks"],
+            "pass_at_1": report["pass_at_1"]["combined"],
+            "pass_at_k": report["pass_at_k"]["combined"],
+        }
+    }
     for split, scores in report["by_split"].items():
-        rows[split] = {"tasks": scores["tasks"], "pass_at_1": scores["pass_at_1"]["combined"],
-                       "pass_at_k": scores["pass_at_k"]["combined"]}
+        rows[split] = {
+            "tasks": scores["tasks"],
+            "pass_at_1": scores["pass_at_1"]["combined"],
+            "pass_at_k": scores["pass_at_k"]["combined"],
+        }
     return rows
 
 
@@ -100,13 +112,23 @@ def table_markdown(table: Mapping[str, Mapping[str, Mapping[str, float]]], k: in
         for label, rows in table.items():
             if split in rows:
                 row = rows[split]
-                lines.append(f"| {split} | {label} | {row['tasks']} | {row['pass_at_1']:.4f} | {row['pass_at_k']:.4f} |")
+                lines.append(
+                    f"| {split} | {label} | {row['tasks']} | {row['pass_at_1']:.4f} | {row['pass_at_k']:.4f} |"
+                )
     return "\n".join(lines) + "\n"
 
 
-def evaluate(checkpoint: str | Path | None, out: str | Path, spec: EvalSpec = EvalSpec(), *,
-             base: str | None = None, no_base: bool = False, llm_url: str | None = None,
-             llm_model: str | None = None, system_prompt: str | None = None) -> dict[str, Any]:
+def evaluate(
+    checkpoint: str | Path | None,
+    out: str | Path,
+    spec: EvalSpec = EvalSpec(),
+    *,
+    base: str | None = None,
+    no_base: bool = False,
+    llm_url: str | None = None,
+    llm_model: str | None = None,
+    system_prompt: str | None = None,
+) -> dict[str, Any]:
     """Run the benchmark for the checkpoint (or the served model) and its base; write and return the table."""
     from contextlib import ExitStack
 
@@ -140,9 +162,14 @@ def evaluate(checkpoint: str | Path | None, out: str | Path, spec: EvalSpec = Ev
     task_set = load_task_set(spec.tasks).select(split=spec.split, ids=spec.task_ids)
     catalog = builtin_catalog(spec.scale or trained.get("scale") or "builtin")
     # asked as trained: the run's tool budget and tool-message limits
-    asked = {"top_k": spec.top_k or trained.get("top_k") or 16, "max_turns": spec.max_turns, "system_prompt": prompt,
-             "schemas": tool_schemas, "max_records": trained.get("max_records", 30),
-             "max_chars": trained.get("max_chars", 6000)}
+    asked = {
+        "top_k": spec.top_k or trained.get("top_k") or 16,
+        "max_turns": spec.max_turns,
+        "system_prompt": prompt,
+        "schemas": tool_schemas,
+        "max_records": trained.get("max_records", 30),
+        "max_chars": trained.get("max_chars", 6000),
+    }
     sampling = {"temperature": spec.temperature if spec.k > 1 else 0.0, "seed": spec.seed}
     root = Path(out)
     reports: dict[str, Any] = {}
@@ -154,23 +181,30 @@ def evaluate(checkpoint: str | Path | None, out: str | Path, spec: EvalSpec = Ev
         agents = []  # every model is loaded before any is run: a base that cannot load fails in seconds, not hours
         for label, path in models:
             if path is None:
-                agent = openai_agent(llm_url or "", llm_model or "", store=str(root / "llm.sqlite"), snapshot="llm",
-                                     **asked, **sampling)
+                agent = openai_agent(
+                    llm_url or "", llm_model or "", store=str(root / "llm.sqlite"), snapshot="llm", **asked, **sampling
+                )
             else:
                 agent = transformers_agent(path, max_new_tokens=spec.max_new_tokens, **asked, **sampling)
             stack.callback(agent.close)
             agents.append((label, path, agent))
         for label, path, agent in agents:
-            with open_source("replay", snapshot=spec.snapshot, mode="replay", store=spec.store,
-                             catalog=catalog) as source:
+            with open_source(
+                "replay", snapshot=spec.snapshot, mode="replay", store=spec.store, catalog=catalog
+            ) as source:
                 run = run_benchmark(task_set.tasks, agent, catalog, ToolEnvironment(catalog, source), spec.k)
             write_jsonl(root / label / "rollouts.jsonl", [r.to_dict() for r in run.rollouts])
             write_atomic(root / label / "report.json", report_json(run.report))
             reports[label] = {"model": path or llm_model, "report": run.report}
             table[label] = _split_table(run.report)
-    result = {"k": spec.k, "snapshot": spec.snapshot, **sampling, "top_k": asked["top_k"], "table": table,
-              "models": {label: reports[label]["model"] for label in reports}}
+    result = {
+        "k": spec.k,
+        "snapshot": spec.snapshot,
+        **sampling,
+        "top_k": asked["top_k"],
+        "table": table,
+        "models": {label: reports[label]["model"] for label in reports},
+    }
     write_atomic(root / "eval.json", json.dumps(result, ensure_ascii=False, sort_keys=True, indent=2) + "\n")
     write_atomic(root / "eval.md", table_markdown(table, spec.k))
     return result
-

@@ -64,10 +64,18 @@ class GraderReward:
         binary = 1.0 if result.response.passed and result.environment.passed else 0.0
         return binary + (self.action_weight if result.action.passed else 0.0)
 
-    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], *, environments: Sequence[Any],
-                 task: Sequence[str], **_: Any) -> list[float]:
-        grades = [self.grade(Task.from_dict(json.loads(text)), completion, environment, i)
-                  for i, (completion, environment, text) in enumerate(zip(completions, environments, task,
-                                                                          strict=True))]
+    def __call__(
+        self,
+        prompts: Sequence[Any],
+        completions: Sequence[Any],
+        *,
+        environments: Sequence[Any],
+        task: Sequence[str],
+        **_: Any,
+    ) -> list[float]:
+        grades = [
+            self.grade(Task.from_dict(json.loads(text)), completion, environment, i)
+            for i, (completion, environment, text) in enumerate(zip(completions, environments, task, strict=True))
+        ]
         self.last_grades = grades
         return [self.value(g) for g in grades]

@@ -42,12 +42,28 @@ from typing import Any, Callable, Sequence
 from kopa_replay.errors import UsageError
 from kopa_replay.train.config import TRAIN_EXTRA, TrainConfig, lora_targets
 
-__all__ = ["OFFLINE_ENV", "TrainResult", "grpo_trainer", "load_model", "offline", "run_grpo", "run_sft",
-           "sft_dataset", "sft_trainer", "train_grpo_rows"]
+__all__ = [
+    "OFFLINE_ENV",
+    "TrainResult",
+    "grpo_trainer",
+    "load_model",
+    "offline",
+    "run_grpo",
+    "run_sft",
+    "sft_dataset",
+    "sft_trainer",
+    "train_grpo_rows",
+]
 
 #: set before any hub library is used: nothing is downloaded, nothing is reported
-OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-               "HF_HUB_DISABLE_TELEMETRY": "1", "TRL_EXPERIMENTAL_SILENCE": "1", "TOKENIZERS_PARALLELISM": "false"}
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "TRL_EXPERIMENTAL_SILENCE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 
 #: trl log keys that measure wall time: kept out of run.json so equal runs write equal files
 _TIMING_WORDS = ("runtime", "per_second", "time", "timing")
@@ -92,8 +108,10 @@ def load_model(name: str) -> tuple[Any, Any]:
         tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=True)
         model = AutoModelForCausalLM.from_pretrained(name, local_files_only=True, dtype="auto")
     except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot load model {name!r} offline: give a local checkpoint directory or a hub id already "
-                         f"downloaded to the cache ({' '.join(str(exc).split())})") from None
+        raise UsageError(
+            f"cannot load model {name!r} offline: give a local checkpoint directory or a hub id already "
+            f"downloaded to the cache ({' '.join(str(exc).split())})"
+        ) from None
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer
@@ -105,15 +123,27 @@ def _peft_config(config: TrainConfig, model: Any) -> Any:
     from peft import LoraConfig
 
     lora = config.lora
-    return LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout, task_type="CAUSAL_LM",
-                      target_modules=lora_targets(getattr(model.config, "model_type", ""), lora.target_modules))
+    return LoraConfig(
+        r=lora.r,
+        lora_alpha=lora.alpha,
+        lora_dropout=lora.dropout,
+        task_type="CAUSAL_LM",
+        target_modules=lora_targets(getattr(model.config, "model_type", ""), lora.target_modules),
+    )
 
 
 def _trl_args(config: TrainConfig, cls: type, defaults: dict[str, Any]) -> Any:
     import torch
 
-    args = {"output_dir": config.output_dir, "seed": config.seed, "data_seed": config.seed, "report_to": "none",
-            "save_strategy": "no", "logging_steps": 1, **defaults}
+    args = {
+        "output_dir": config.output_dir,
+        "seed": config.seed,
+        "data_seed": config.seed,
+        "report_to": "none",
+        "save_strategy": "no",
+        "logging_steps": 1,
+        **defaults,
+    }
     cpu = not torch.cuda.is_available()
     if cpu:
         args.update(use_cpu=True, activation_checkpointing=False)
@@ -137,8 +167,10 @@ def _snapshot_info(config: TrainConfig) -> dict[str, Any] | None:
     with Store(path, readonly=True) as store:
         snap = store.snapshot(config.snapshot)
     if not snap.sealed:
-        raise UsageError(f"snapshot {config.snapshot!r} in {path} is not sealed: rollouts answer from a pinned "
-                         "snapshot only (kopa-replay snapshot seal)")
+        raise UsageError(
+            f"snapshot {config.snapshot!r} in {path} is not sealed: rollouts answer from a pinned "
+            "snapshot only (kopa-replay snapshot seal)"
+        )
     info = {"source": config.source, "name": snap.name, "digest": snap.digest, "store": str(path)}
     if config.source == "sim":  # the calls the snapshot lacks are answered by this world
         info.update(fallback="sim", sim_seed=config.sim_seed, as_of=config.as_of)
@@ -175,8 +207,19 @@ def _begin(config: TrainConfig, trainer: Any, info: dict[str, Any]) -> None:
     root = Path(config.output_dir)
     root.mkdir(parents=True, exist_ok=True)
     write_atomic(root / "config.json", _dump(config.public_dict()))
-    write_atomic(root / "run.json", _dump({**info, "kind": config.kind, "model": config.model, "seed": config.seed,
-                                           "versions": _versions(), "status": "running"}))
+    write_atomic(
+        root / "run.json",
+        _dump(
+            {
+                **info,
+                "kind": config.kind,
+                "model": config.model,
+                "seed": config.seed,
+                "versions": _versions(),
+                "status": "running",
+            }
+        ),
+    )
 
 
 def _record(config: TrainConfig, trainer: Any, info: dict[str, Any]) -> TrainResult:
@@ -187,8 +230,16 @@ def _record(config: TrainConfig, trainer: Any, info: dict[str, Any]) -> TrainRes
     history = list(trainer.state.log_history)
     metrics = [{k: v for k, v in sorted(entry.items()) if not _is_timing(k)} for entry in history]
     timings = [{k: v for k, v in sorted(entry.items()) if _is_timing(k) or k == "step"} for entry in history]
-    run = {**info, "kind": config.kind, "model": config.model, "seed": config.seed, "versions": _versions(),
-           "status": "finished", "steps": trainer.state.global_step, "metrics": metrics}
+    run = {
+        **info,
+        "kind": config.kind,
+        "model": config.model,
+        "seed": config.seed,
+        "versions": _versions(),
+        "status": "finished",
+        "steps": trainer.state.global_step,
+        "metrics": metrics,
+    }
     if config.trainer.get("save_final", True):
         final = root / "final"
         trainer.save_model(str(final))  # every rank: ZeRO-3 gathers the weights; only the main process writes
@@ -201,8 +252,9 @@ def _record(config: TrainConfig, trainer: Any, info: dict[str, Any]) -> TrainRes
     return TrainResult(root, run, trainer)
 
 
-def _train(config: TrainConfig, trainer: Any, info: dict[str, Any],
-           before_train: Callable[[Any], None] | None = None) -> TrainResult:
+def _train(
+    config: TrainConfig, trainer: Any, info: dict[str, Any], before_train: Callable[[Any], None] | None = None
+) -> TrainResult:
     _begin(config, trainer, info)
     if before_train is not None:
         before_train(trainer)
@@ -211,8 +263,15 @@ def _train(config: TrainConfig, trainer: Any, info: dict[str, Any],
 
 
 # -- GRPO -----------------------------------------------------------------------------
-def grpo_trainer(config: TrainConfig, rows: Sequence[dict[str, Any]], tool_sets: Any, *, reward: Any = None,
-                 model: Any = None, tokenizer: Any = None) -> Any:
+def grpo_trainer(
+    config: TrainConfig,
+    rows: Sequence[dict[str, Any]],
+    tool_sets: Any,
+    *,
+    reward: Any = None,
+    model: Any = None,
+    tokenizer: Any = None,
+) -> Any:
     """trl's ``GRPOTrainer`` over ``rows`` (``prompt``, ``task``, ``environment``) with ``tool_sets``' environments."""
     trl = _import_training()
     from datasets import Dataset
@@ -225,22 +284,38 @@ def grpo_trainer(config: TrainConfig, rows: Sequence[dict[str, Any]], tool_sets:
     if model is None or tokenizer is None:
         model, tokenizer = load_model(config.model)
     try:
-        return trl.GRPOTrainer(model=model, reward_funcs=[reward or GraderReward(config.action_weight)], args=args,
-                               train_dataset=Dataset.from_list(list(rows)), processing_class=tokenizer,
-                               peft_config=_peft_config(config, model), environment_factory=tool_sets.factories())
+        return trl.GRPOTrainer(
+            model=model,
+            reward_funcs=[reward or GraderReward(config.action_weight)],
+            args=args,
+            train_dataset=Dataset.from_list(list(rows)),
+            processing_class=tokenizer,
+            peft_config=_peft_config(config, model),
+            environment_factory=tool_sets.factories(),
+        )
     except ImportError as exc:  # use_vllm without vLLM, DeepSpeed settings without DeepSpeed
         raise UsageError(f"trainer: {exc} (GPU runs need the gpu extra: pip install -e '.[train,gpu]')") from None
     except ValueError as exc:  # e.g. a model whose chat template trl cannot parse tool calls with
         raise UsageError(f"trl's GRPOTrainer refuses model {config.model!r} with these settings: {exc}") from None
 
 
-def train_grpo_rows(config: TrainConfig, rows: Sequence[dict[str, Any]], tool_sets: Any, info: dict[str, Any], *,
-                    before_train: Callable[[Any], None] | None = None, reward: Any = None) -> TrainResult:
+def train_grpo_rows(
+    config: TrainConfig,
+    rows: Sequence[dict[str, Any]],
+    tool_sets: Any,
+    info: dict[str, Any],
+    *,
+    before_train: Callable[[Any], None] | None = None,
+    reward: Any = None,
+) -> TrainResult:
     """Build the trainer over ``rows``, let ``before_train`` see it, train, record."""
     from kopa_replay.train.data import rows_digest
 
-    info = {**info, "snapshot": _snapshot_info(config),
-            "data": {**info.get("data", {}), "rows": len(rows), "digest": rows_digest(rows)}}
+    info = {
+        **info,
+        "snapshot": _snapshot_info(config),
+        "data": {**info.get("data", {}), "rows": len(rows), "digest": rows_digest(rows)},
+    }
     try:
         return _train(config, grpo_trainer(config, rows, tool_sets, reward=reward), info, before_train)
     finally:
@@ -279,11 +354,23 @@ def run_grpo(config: TrainConfig, *, before_train: Callable[[Any], None] | None 
                 f"training tasks ({', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}): their rollouts could "
                 f"never earn the reward. Record the corpus's calls while synthesizing (kopa-replay synth --snapshot "
                 f"NAME --mode record --store PATH; kopa-replay snapshot seal NAME --store PATH) and train on that "
-                f"snapshot, or set source: sim (the simulator answers what the snapshot lacks)")
-    rows, recalled = task_rows(tasks, catalog, top_k=config.top_k, system=_system(config),
-                               include_reference=config.include_reference_tools, add_tool_set=tool_sets.add)
-    info = {"data": {"dir": corpus.source, "retrieval_recall": round(recalled / len(rows), 4),
-                     "tool_sets": len(tool_sets.classes)}}
+                f"snapshot, or set source: sim (the simulator answers what the snapshot lacks)"
+            )
+    rows, recalled = task_rows(
+        tasks,
+        catalog,
+        top_k=config.top_k,
+        system=_system(config),
+        include_reference=config.include_reference_tools,
+        add_tool_set=tool_sets.add,
+    )
+    info = {
+        "data": {
+            "dir": corpus.source,
+            "retrieval_recall": round(recalled / len(rows), 4),
+            "tool_sets": len(tool_sets.classes),
+        }
+    }
     return train_grpo_rows(config, rows, tool_sets, info, before_train=before_train)
 
 
@@ -305,19 +392,36 @@ def sft_trainer(config: TrainConfig) -> tuple[Any, dict[str, Any]]:
     trl = _import_training()
     catalog = builtin_catalog(config.scale)
     corpus = load_corpus(config.data, catalog, task_set=load_task_set(config.tasks))
-    rows, recalled = sft_rows(corpus, catalog, top_k=config.top_k, system=config.system_prompt,
-                              include_reference=config.include_reference_tools)
+    rows, recalled = sft_rows(
+        corpus,
+        catalog,
+        top_k=config.top_k,
+        system=config.system_prompt,
+        include_reference=config.include_reference_tools,
+    )
     args = _trl_args(config, trl.SFTConfig, {"assistant_only_loss": True})  # a config mistake shows before loading
     model, tokenizer = load_model(config.model)
     try:
-        trainer = trl.SFTTrainer(model=model, args=args, train_dataset=sft_dataset(rows), processing_class=tokenizer,
-                                 peft_config=_peft_config(config, model))
+        trainer = trl.SFTTrainer(
+            model=model,
+            args=args,
+            train_dataset=sft_dataset(rows),
+            processing_class=tokenizer,
+            peft_config=_peft_config(config, model),
+        )
     except ValueError as exc:
         raise UsageError(f"trl's SFTTrainer refuses model {config.model!r} with these settings: {exc}") from None
     # trl drops a conversation whose assistant tokens all lie past max_length: say how many are trained on
-    info = {"snapshot": None, "data": {"dir": corpus.source, "rows": len(rows), "digest": rows_digest(rows),
-                                       "rows_trained": len(trainer.train_dataset),
-                                       "retrieval_recall": round(recalled / len(rows), 4)}}
+    info = {
+        "snapshot": None,
+        "data": {
+            "dir": corpus.source,
+            "rows": len(rows),
+            "digest": rows_digest(rows),
+            "rows_trained": len(trainer.train_dataset),
+            "retrieval_recall": round(recalled / len(rows), 4),
+        },
+    }
     return trainer, info
 
 

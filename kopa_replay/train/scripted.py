@@ -19,8 +19,10 @@ __all__ = ["ScriptedGeneration", "call_turn", "oracle_scripts"]
 
 def call_turn(*calls: tuple[str, Mapping[str, Any]]) -> str:
     """An assistant turn that calls tools, in the Qwen/Hermes format the chat template's parser reads."""
-    return "".join(f'<tool_call>\n{{"name": "{name}", "arguments": {json.dumps(dict(args), ensure_ascii=False)}}}'
-                   f'\n</tool_call>' for name, args in calls)
+    return "".join(
+        f'<tool_call>\n{{"name": "{name}", "arguments": {json.dumps(dict(args), ensure_ascii=False)}}}\n</tool_call>'
+        for name, args in calls
+    )
 
 
 class ScriptedGeneration:

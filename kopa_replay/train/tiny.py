@@ -27,8 +27,17 @@ from kopa_replay.train.config import TRAIN_EXTRA
 __all__ = ["SPECIAL_TOKENS", "TinySpec", "build_tiny_model", "chat_template", "tokenizer_corpus"]
 
 #: the special tokens of the Qwen tool-calling chat template (end of turn ``<|im_end|>`` is the EOS)
-SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>", "<tool_response>",
-                  "</tool_response>", "<think>", "</think>")
+SPECIAL_TOKENS = (
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_response>",
+    "</tool_response>",
+    "<think>",
+    "</think>",
+)
 
 
 class TinySpec:
@@ -65,17 +74,21 @@ def tokenizer_corpus() -> list[str]:
     texts = {tool_text(tool) for tool in catalog}
     texts |= {json.dumps(tool.to_openai(), ensure_ascii=False) for tool in catalog}
     texts |= {task.question_ko for task in load_task_set().tasks}
-    texts |= {AGENT_PROMPT, SYNTH_PROMPT,
-              '{"outcome":"ok","code":"000","message":"정상","total_count":12,"more_pages":false,"records":[]}',
-              "0123456789 ,.:;-+%()[]{}\"'<>/?!=_ \n"}
+    texts |= {
+        AGENT_PROMPT,
+        SYNTH_PROMPT,
+        '{"outcome":"ok","code":"000","message":"정상","total_count":12,"more_pages":false,"records":[]}',
+        "0123456789 ,.:;-+%()[]{}\"'<>/?!=_ \n",
+    }
     return sorted(texts)
 
 
 def build_tiny_model(out: str | Path, *, seed: int = 0, vocab_size: int = 4096) -> Path:
     """Write a tiny Qwen3 model and its tokenizer to ``out`` (``save_pretrained`` layout); returns ``out``."""
     if vocab_size < 512:
-        raise UsageError(f"vocab_size must be at least 512 (the byte alphabet and the special tokens), "
-                         f"not {vocab_size}")
+        raise UsageError(
+            f"vocab_size must be at least 512 (the byte alphabet and the special tokens), not {vocab_size}"
+        )
     from kopa_replay.train.run import offline
 
     offline()  # before any hub library is imported: nothing is downloaded
@@ -93,20 +106,33 @@ def build_tiny_model(out: str | Path, *, seed: int = 0, vocab_size: int = 4096) 
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     tok.post_processor = processors.ByteLevel(trim_offsets=False)
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(SPECIAL_TOKENS), show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=list(SPECIAL_TOKENS),
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train_from_iterator(tokenizer_corpus(), trainer=trainer)
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
-                                        padding_side="left")
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>", padding_side="left"
+    )
     tokenizer.chat_template = chat_template()
 
     spec = TinySpec
-    config = Qwen3Config(vocab_size=len(tokenizer), hidden_size=spec.hidden_size,
-                         intermediate_size=spec.intermediate_size, num_hidden_layers=spec.num_hidden_layers,
-                         num_attention_heads=spec.num_attention_heads, num_key_value_heads=spec.num_key_value_heads,
-                         head_dim=spec.head_dim, max_position_embeddings=spec.max_position_embeddings,
-                         tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id,
-                         pad_token_id=tokenizer.pad_token_id, bos_token_id=None)
+    config = Qwen3Config(
+        vocab_size=len(tokenizer),
+        hidden_size=spec.hidden_size,
+        intermediate_size=spec.intermediate_size,
+        num_hidden_layers=spec.num_hidden_layers,
+        num_attention_heads=spec.num_attention_heads,
+        num_key_value_heads=spec.num_key_value_heads,
+        head_dim=spec.head_dim,
+        max_position_embeddings=spec.max_position_embeddings,
+        tie_word_embeddings=True,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=None,
+    )
     torch.manual_seed(seed)
     model: Any = AutoModelForCausalLM.from_config(config)
     model.generation_config.eos_token_id = tokenizer.eos_token_id

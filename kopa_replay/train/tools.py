@@ -43,8 +43,17 @@ from kopa_replay.bench.chat_agent import answer_call
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.errors import UsageError
 
-__all__ = ["JSON_TYPES", "RolloutEnvironment", "SourceSpec", "ToolSets", "tool_docstring", "tool_function",
-           "tool_schema", "tool_schemas", "tool_set_name"]
+__all__ = [
+    "JSON_TYPES",
+    "RolloutEnvironment",
+    "SourceSpec",
+    "ToolSets",
+    "tool_docstring",
+    "tool_function",
+    "tool_schema",
+    "tool_schemas",
+    "tool_set_name",
+]
 
 #: the Python hint for each JSON Schema type of an ``inputSchema`` property
 JSON_TYPES: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
@@ -60,8 +69,9 @@ def _one_line(text: Any) -> str:
 
 def tool_docstring(tool: Tool) -> str:
     """The Google-style docstring ``get_json_schema`` reads: description, one ``Args`` line per parameter."""
-    description = _one_line(" | ".join(part for part in (tool.description_ko, tool.description_en) if part)
-                            or tool.title or tool.name)
+    description = _one_line(
+        " | ".join(part for part in (tool.description_ko, tool.description_en) if part) or tool.title or tool.name
+    )
     lines = [description, "", "Args:"]
     for name, prop in tool.input_schema.get("properties", {}).items():
         text = _one_line(prop.get("description")) or name
@@ -93,11 +103,19 @@ def tool_function(tool: Tool, call: Callable[[Any, str, dict[str, Any]], str]) -
     for param in sorted(props, key=lambda p: p not in required):
         kind = props[param].get("type", "string")
         if kind not in JSON_TYPES:
-            raise UsageError(f"tool {tool.name!r}: parameter {param!r} has type {kind!r}, which a trained "
-                             f"model's tool schema cannot state (one of {', '.join(JSON_TYPES)})")
+            raise UsageError(
+                f"tool {tool.name!r}: parameter {param!r} has type {kind!r}, which a trained "
+                f"model's tool schema cannot state (one of {', '.join(JSON_TYPES)})"
+            )
         hints[param] = JSON_TYPES[kind]
-        params.append(inspect.Parameter(param, inspect.Parameter.KEYWORD_ONLY, annotation=hints[param],
-                                        default=inspect.Parameter.empty if param in required else None))
+        params.append(
+            inspect.Parameter(
+                param,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=hints[param],
+                default=inspect.Parameter.empty if param in required else None,
+            )
+        )
     hints["return"] = str
     method.__name__ = method.__qualname__ = name
     method.__doc__ = tool_docstring(tool)
@@ -165,8 +183,14 @@ class SourceSpec:
         if pinned is None:
             return sim
         # the snapshot's answers through its replay fast path; a request it lacks goes to the simulator's client
-        return Source(f"sim+{self.snapshot}", sim.client, sim.sim_key, {**pinned.details, "fallback": "sim"},
-                      [*sim.closers, pinned.close], pinned.replayer)
+        return Source(
+            f"sim+{self.snapshot}",
+            sim.client,
+            sim.sim_key,
+            {**pinned.details, "fallback": "sim"},
+            [*sim.closers, pinned.close],
+            pinned.replayer,
+        )
 
 
 @dataclass
@@ -225,8 +249,9 @@ class RolloutEnvironment:
         if self._env is None:
             raise UsageError(f"tool {name!r} called before reset()")
         shared = self._shared
-        return answer_call(self._env, shared.catalog, name, args, max_records=shared.max_records,
-                           max_chars=shared.max_chars)
+        return answer_call(
+            self._env, shared.catalog, name, args, max_records=shared.max_records, max_chars=shared.max_chars
+        )
 
 
 def _dispatch(instance: RolloutEnvironment, name: str, args: dict[str, Any]) -> str:

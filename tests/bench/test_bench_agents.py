@@ -36,12 +36,22 @@ def _paged_trajectory(catalog, env) -> Trajectory:
     env.reset()
     read = read_pages(env, catalog.get("tago_get_sttn_no_list"), {"cityCode": "12"}, 30)
     spec = {"op": "count", "group": 0}
-    calls = [{"step": 0, "group": 0, "tool": page.tool, "args": dict(sorted(page.args.items())),
-              "outcome": page.outcome} for page in read.pages]
+    calls = [
+        {"step": 0, "group": 0, "tool": page.tool, "args": dict(sorted(page.args.items())), "outcome": page.outcome}
+        for page in read.pages
+    ]
     answer = answer_for(spec, evaluate(spec, branches_of([[read]], [[None]])), "")
-    return Trajectory("paged", "chain", [make_step(0, 0, read)], [], answer, "세종시의 버스 정류소는 모두 몇 개인가?",
-                      (), env.state_digest(), {"page_budget": 30, "fan_out_budget": 5, "answer_spec": spec,
-                                               "calls": calls})
+    return Trajectory(
+        "paged",
+        "chain",
+        [make_step(0, 0, read)],
+        [],
+        answer,
+        "세종시의 버스 정류소는 모두 몇 개인가?",
+        (),
+        env.state_digest(),
+        {"page_budget": 30, "fan_out_budget": 5, "answer_spec": spec, "calls": calls},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +59,9 @@ def bench(catalog, hand_link_specs):
     """12 synthesized trajectories plus the paged one, their tasks, and a simulator environment (≈ 1 s)."""
     links = [Link(source, target, dict(binding), 0.9) for source, target, binding in hand_link_specs]
     with ToolEnvironment.open(catalog, source="sim") as env:
-        trajectories = synthesize(catalog, links, env, SynthConfig(trajectories=12, seed=0, distinct_tool_sets=False),
-                                  TemplateWriter())
+        trajectories = synthesize(
+            catalog, links, env, SynthConfig(trajectories=12, seed=0, distinct_tool_sets=False), TemplateWriter()
+        )
         trajectories.append(_paged_trajectory(catalog, env))
         tasks = [task_from_trajectory(t, catalog) for t in trajectories]
         yield tasks, {t.id: t for t in trajectories}, env
@@ -78,8 +89,11 @@ def test_tasks_carry_the_trajectory(bench, catalog):
     last = paged.reference_calls[-1][1]
     (action,) = paged.required_actions
     # a read through the first record of the last page, over the arguments without the paging ones
-    assert (action.tool, dict(action.args_subset), action.why) == ("tago_get_sttn_no_list", {"cityCode": "12"},
-                                                                   FIRST_PAGE_ONLY)
+    assert (action.tool, dict(action.args_subset), action.why) == (
+        "tago_get_sttn_no_list",
+        {"cityCode": "12"},
+        FIRST_PAGE_ONLY,
+    )
     assert action.through == (last["pageNo"] - 1) * last["numOfRows"] + 1
     assert RequiredAction.from_dict(action.to_dict()) == action
 

@@ -8,14 +8,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kopa_replay.bench.audit import (AuditItem, audit, char_ngrams, consecutive_pairs, items_from_sft_rows,
-                                     items_from_trajectories, jaccard, markdown)
+from kopa_replay.bench.audit import (
+    AuditItem,
+    audit,
+    char_ngrams,
+    consecutive_pairs,
+    items_from_sft_rows,
+    items_from_trajectories,
+    jaccard,
+    markdown,
+)
 from kopa_replay.bench.overlap import plan_signature
 from kopa_replay.errors import UsageError
 from kopa_replay.text import normalize_question
 
-LONG_Q = ("학사시작일자 2026년 8월 1일, 학사종료일자 2026년 9월 30일에 「학사일정 조회」를 호출하고, 그 결과의 "
-          "행정표준코드로 「급식식단정보 조회」를 호출했을 때, 급식인원수 합계가 658보다 작습니까?")
+LONG_Q = (
+    "학사시작일자 2026년 8월 1일, 학사종료일자 2026년 9월 30일에 「학사일정 조회」를 호출하고, 그 결과의 "
+    "행정표준코드로 「급식식단정보 조회」를 호출했을 때, 급식인원수 합계가 658보다 작습니까?"
+)
 
 
 def item(calls: str, links: str = "", question: str = "", id: str = "") -> AuditItem:
@@ -26,7 +36,10 @@ def item(calls: str, links: str = "", question: str = "", id: str = "") -> Audit
 # -- helpers ----------------------------------------------------------------------------------
 def test_normalize_question_folds_width_case_punctuation_and_space():
     assert normalize_question("  ＡＢＣ　１２３？ ", spaces=True) == "abc 123"
-    assert normalize_question("「학사일정 조회」를   호출하고,\n결과는?", spaces=True) == "학사일정 조회 를 호출하고 결과는"
+    assert (
+        normalize_question("「학사일정 조회」를   호출하고,\n결과는?", spaces=True)
+        == "학사일정 조회 를 호출하고 결과는"
+    )
     assert normalize_question("A,B", spaces=True) == normalize_question("A, B", spaces=True) == "a b"
     assert normalize_question("?!…", spaces=True) == ""
 
@@ -56,10 +69,12 @@ def test_jaccard_is_symmetric_and_bounded(a, b):
 # -- the four measures on hand-made data ----------------------------------------------------------
 def test_verbatim_and_near_verbatim_questions():
     train = [item("a", question=LONG_Q), item("a", question="학교 급식, 오늘 메뉴는?"), item("a", question="")]
-    bench = [item("a", question="학교   급식 오늘 메뉴는", id="b1"),     # verbatim after normalization
-             item("a", question=LONG_Q.replace("작습니까", "작나요"), id="b2"),  # a changed ending: near-verbatim
-             item("a", question="학교 급식 내일 메뉴는", id="b3"),        # short, one word changed: neither
-             item("a", question="", id="b4")]                           # no question: not counted
+    bench = [
+        item("a", question="학교   급식 오늘 메뉴는", id="b1"),  # verbatim after normalization
+        item("a", question=LONG_Q.replace("작습니까", "작나요"), id="b2"),  # a changed ending: near-verbatim
+        item("a", question="학교 급식 내일 메뉴는", id="b3"),  # short, one word changed: neither
+        item("a", question="", id="b4"),
+    ]  # no question: not counted
     v = audit(train, bench)["verbatim"]
     assert (v["questions"], v["verbatim"], v["near_verbatim"]) == (3, 1, 1)
     assert v["verbatim_ratio"] == pytest.approx(1 / 3)
@@ -80,19 +95,19 @@ def test_dependency_links_jaccard_and_unseen_occurrences():
     train = [item("a b c", "a>b b>c")]
     bench = [item("b c d", "b>c c>d"), item("c d", "c>d")]
     li = audit(train, bench)["links"]
-    assert li["jaccard"] == pytest.approx(1 / 3)           # {b>c} of {a>b, b>c, c>d}
+    assert li["jaccard"] == pytest.approx(1 / 3)  # {b>c} of {a>b, b>c, c>d}
     assert (li["bench_occurrences"], li["unseen_occurrences"]) == (3, 2)
     assert li["unseen_share"] == pytest.approx(2 / 3)
     assert li["shared_examples"] == [["b", "c"]]
 
 
 def test_consecutive_calls_regardless_of_dependency():
-    train = [item("a b c")]                                # pairs a>b, b>c; no links at all
-    bench = [item("a b b d"), item("c a b")]               # pairs a>b, b>d | c>a, a>b
+    train = [item("a b c")]  # pairs a>b, b>c; no links at all
+    bench = [item("a b b d"), item("c a b")]  # pairs a>b, b>d | c>a, a>b
     p = audit(train, bench)["pairs"]
     assert (p["bench_occurrences"], p["unseen_occurrences"]) == (4, 2)
     assert p["unseen_share"] == 0.5
-    assert p["jaccard"] == pytest.approx(1 / 4)            # {a>b} of {a>b, b>c, b>d, c>a}
+    assert p["jaccard"] == pytest.approx(1 / 4)  # {a>b} of {a>b, b>c, b>d, c>a}
     assert p["shared_examples"] == [["a", "b"]]
     assert audit(train, bench)["links"]["jaccard"] is None  # no links on either side: nothing to compare
 
@@ -100,14 +115,24 @@ def test_consecutive_calls_regardless_of_dependency():
 def test_shared_plans_count_benchmark_tasks_whose_calls_training_makes():
     plan_a = plan_signature([("a", {"x": "1", "pageNo": 1}), ("b", {"y": "2"})])
     plan_b = plan_signature([("a", {"x": "9"})])
-    train = [AuditItem("질문 가", ("a", "b"), (), "t2", plan_signature([("b", {"y": 2}), ("a", {"x": 1, "pageNo": 3})])),
-             AuditItem("질문 나", ("a", "b"), (), "t1", plan_a),
-             AuditItem("질문 다", ("a",), (), "t3")]                         # no plan known: never shared
-    bench = [AuditItem("질문 라", ("a", "b"), (), "b1", plan_a), AuditItem("질문 마", ("a",), (), "b2", plan_b),
-             AuditItem("질문 바", ("a",), (), "b3")]
+    train = [
+        AuditItem("질문 가", ("a", "b"), (), "t2", plan_signature([("b", {"y": 2}), ("a", {"x": 1, "pageNo": 3})])),
+        AuditItem("질문 나", ("a", "b"), (), "t1", plan_a),
+        AuditItem("질문 다", ("a",), (), "t3"),
+    ]  # no plan known: never shared
+    bench = [
+        AuditItem("질문 라", ("a", "b"), (), "b1", plan_a),
+        AuditItem("질문 마", ("a",), (), "b2", plan_b),
+        AuditItem("질문 바", ("a",), (), "b3"),
+    ]
     plans = audit(train, bench)["plans"]
-    assert plans == {"bench": 2, "train": 1, "shared": 1, "shared_ratio": 0.5,
-                     "examples": [{"id": "b1", "train_id": "t1", "tools": ["a", "b"]}]}
+    assert plans == {
+        "bench": 2,
+        "train": 1,
+        "shared": 1,
+        "shared_ratio": 0.5,
+        "examples": [{"id": "b1", "train_id": "t1", "tools": ["a", "b"]}],
+    }
     assert audit(list(reversed(train)), bench)["plans"] == plans
     text = markdown(audit(train, bench))
     assert "| shared plans | 1 / 2 (50.0%) |" in text and "| 0 |" in text
@@ -132,11 +157,16 @@ def test_identical_sets_overlap_fully():
 
 
 names = st.sampled_from("abcdef")
-items_st = st.lists(st.builds(lambda calls, links, q: AuditItem(q, tuple(calls), tuple(links)),
-                              st.lists(names, min_size=1, max_size=6),
-                              st.lists(st.tuples(names, names), max_size=4),
-                              st.sampled_from(["", "가나다라", "가나다라마바사", "질문"])),
-                    min_size=1, max_size=6)
+items_st = st.lists(
+    st.builds(
+        lambda calls, links, q: AuditItem(q, tuple(calls), tuple(links)),
+        st.lists(names, min_size=1, max_size=6),
+        st.lists(st.tuples(names, names), max_size=4),
+        st.sampled_from(["", "가나다라", "가나다라마바사", "질문"]),
+    ),
+    min_size=1,
+    max_size=6,
+)
 
 
 @settings(max_examples=100, deadline=None)
@@ -145,8 +175,8 @@ def test_audit_is_deterministic_and_bounded(train, bench, rnd):
     report = audit(train, bench)
     shuffled = list(train)
     rnd.shuffle(shuffled)
-    assert audit(shuffled, bench) == report                     # train order does not matter
-    assert json.loads(json.dumps(report)) == report             # JSON-ready
+    assert audit(shuffled, bench) == report  # train order does not matter
+    assert json.loads(json.dumps(report)) == report  # JSON-ready
     for key in ("links", "pairs"):
         part = report[key]
         assert part["jaccard"] is None or 0.0 <= part["jaccard"] <= 1.0
@@ -168,23 +198,37 @@ def test_markdown_names_each_measure_and_the_overlaps():
     train = [item("a b c", "a>b", "학교 급식 메뉴는")]
     bench = [item("a b d", "a>b b>d", "학교 급식 메뉴는?")]
     text = markdown(audit(train, bench))
-    for needle in ("verbatim questions | 1 / 1 (100.0%)", "tool-universe overlap | 66.7%",
-                   "dependency-link Jaccard | 0.500", "1 of 2 link occurrences unseen (50.0%)",
-                   "consecutive-call overlap | 50.0% unseen", "`a` → `b`", "### Benchmark tools unseen in training (1)",
-                   "62.2%", "95.6%"):
+    for needle in (
+        "verbatim questions | 1 / 1 (100.0%)",
+        "tool-universe overlap | 66.7%",
+        "dependency-link Jaccard | 0.500",
+        "1 of 2 link occurrences unseen (50.0%)",
+        "consecutive-call overlap | 50.0% unseen",
+        "`a` → `b`",
+        "### Benchmark tools unseen in training (1)",
+        "62.2%",
+        "95.6%",
+    ):
         assert needle in text
     assert markdown(audit(train, bench)) == text
 
 
 # -- readers ------------------------------------------------------------------------------------
 def _call(call_id, name, **args):
-    return {"id": call_id, "type": "function",
-            "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
+    }
 
 
 def _result(call_id, name, *records):
-    return {"role": "tool", "tool_call_id": call_id, "name": name,
-            "content": json.dumps({"outcome": "ok", "records": list(records)}, ensure_ascii=False)}
+    return {
+        "role": "tool",
+        "tool_call_id": call_id,
+        "name": name,
+        "content": json.dumps({"outcome": "ok", "records": list(records)}, ensure_ascii=False),
+    }
 
 
 def test_sft_links_follow_handed_values_only():
@@ -196,8 +240,14 @@ def test_sft_links_follow_handed_values_only():
         {"role": "assistant", "content": "", "tool_calls": [_call("c2", "stop", arsId="19001", pageNo=2)]},
         _result("c2", "stop", {"arsId": "19001", "routeId": "R-8"}),
         # parallel calls of one tool: one run; were handed by `stop`
-        {"role": "assistant", "content": "", "tool_calls": [_call("c3", "route", routeId="R-7", numOfRows=100),
-                                                            _call("c4", "route", routeId="R-8", numOfRows=100)]},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                _call("c3", "route", routeId="R-7", numOfRows=100),
+                _call("c4", "route", routeId="R-8", numOfRows=100),
+            ],
+        },
         _result("c3", "route", {"routeId": "R-7", "term": "12"}),
         _result("c4", "route", {"routeId": "R-8", "term": "9"}),
         # uses only values the user gave (19001) or defaults (100), which `route` echoes: no link
@@ -207,18 +257,31 @@ def test_sft_links_follow_handed_values_only():
     ]
     [it] = items_from_sft_rows([{"id": "t1", "messages": messages}])
     # the plan: each distinct call once, paging (numOfRows, pageNo) aside, "19001" and 19001 alike
-    plan = (("route", (("routeId", "R-7"),)), ("route", (("routeId", "R-8"),)), ("stop", (("arsId", "19001"),)),
-            ("weather", (("arsId", "19001"),)))
-    assert it == AuditItem("정류소 19001의 노선 중 배차간격이 가장 짧은 것은?",
-                           ("stop", "stop", "route", "route", "weather"), (("stop", "route"),), "t1", plan)
+    plan = (
+        ("route", (("routeId", "R-7"),)),
+        ("route", (("routeId", "R-8"),)),
+        ("stop", (("arsId", "19001"),)),
+        ("weather", (("arsId", "19001"),)),
+    )
+    assert it == AuditItem(
+        "정류소 19001의 노선 중 배차간격이 가장 짧은 것은?",
+        ("stop", "stop", "route", "route", "weather"),
+        (("stop", "route"),),
+        "t1",
+        plan,
+    )
 
 
 def test_trajectory_rows_give_junctions_by_tool_name():
-    row = {"id": "t9", "question": "질문", "steps": [{"index": 1, "tool": "b"}, {"index": 0, "tool": "a"},
-                                                     {"index": 2, "tool": "b"}],
-           "junctions": [{"source": 0, "target": 1}, {"source": 0, "target": 2}]}
-    assert items_from_trajectories([row]) == [AuditItem("질문", ("a", "b", "b"), (("a", "b"), ("a", "b")), "t9",
-                                                        (("a", ()), ("b", ())))]
+    row = {
+        "id": "t9",
+        "question": "질문",
+        "steps": [{"index": 1, "tool": "b"}, {"index": 0, "tool": "a"}, {"index": 2, "tool": "b"}],
+        "junctions": [{"source": 0, "target": 1}, {"source": 0, "target": 2}],
+    }
+    assert items_from_trajectories([row]) == [
+        AuditItem("질문", ("a", "b", "b"), (("a", "b"), ("a", "b")), "t9", (("a", ()), ("b", ())))
+    ]
 
 
 # -- real data: trajectories synthesized on the simulator ------------------------------------------
@@ -231,8 +294,11 @@ def synthesized(catalog, hand_link_specs):
     from kopa_replay.synth.questions import TemplateWriter, write_all
 
     # the shared hand links without NEIS's school hand-offs (they pass on values the question already gives)
-    links = [Link(source, target, dict(binding), 0.9) for source, target, binding in hand_link_specs
-             if not source.startswith("neis_")]
+    links = [
+        Link(source, target, dict(binding), 0.9)
+        for source, target, binding in hand_link_specs
+        if not source.startswith("neis_")
+    ]
     with ToolEnvironment.open(catalog, source="sim") as env:
         result = synthesize_report(catalog, links, env, SynthConfig(trajectories=20, seed=0, distinct_tool_sets=False))
     trajectories = write_all(TemplateWriter(), result.trajectories, catalog)
@@ -247,7 +313,7 @@ def test_sft_links_agree_with_the_junctions(synthesized):
     for a, b in zip(from_sft, exact):
         assert (a.id, a.question) == (b.id, b.question) and a.question
         assert consecutive_pairs(a.calls) == consecutive_pairs(b.calls)
-        assert set(a.links) <= set(b.links)                 # never a link the trajectory lacks
+        assert set(a.links) <= set(b.links)  # never a link the trajectory lacks
     assert sum(a.links == b.links for a, b in zip(from_sft, exact)) >= 0.8 * len(exact)
 
 

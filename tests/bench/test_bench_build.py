@@ -6,17 +6,28 @@ import dataclasses
 
 import pytest
 
-from kopa_replay.bench.build import (HELD_OUT_PLATFORMS, LIGHTRON_ID, BuildSpec, benchmark_links, build_tasks,
-                                     lightron_plan, split_of, summary, task_problems)
+from kopa_replay.bench.build import (
+    HELD_OUT_PLATFORMS,
+    LIGHTRON_ID,
+    BuildSpec,
+    benchmark_links,
+    build_tasks,
+    lightron_plan,
+    split_of,
+    summary,
+    task_problems,
+)
 from kopa_replay.bench.suite import load_task_set, save_task_set
 from kopa_replay.env import ToolEnvironment
 from kopa_replay.synth.intents import load_intents
 from kopa_replay.synth.plan import run_plan
 
 # 30 walks per run: one plan per task and the per-start caps leave a pool the quotas can fill from
-SMALL = BuildSpec(seeds=(0,), per_run=30,
-                  quotas=(("finance", 4), ("traffic", 4), ("district", 3), ("education", 2), ("politics", 2),
-                          ("law", 1)))
+SMALL = BuildSpec(
+    seeds=(0,),
+    per_run=30,
+    quotas=(("finance", 4), ("traffic", 4), ("district", 3), ("education", 2), ("politics", 2), ("law", 1)),
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +43,9 @@ def intents(catalog):
 
 def test_benchmark_links_are_the_meaningful_links_of_the_intent_table(catalog, intents):
     links = benchmark_links(catalog, intents)
-    assert [(link.source, link.target, link.binding) for link in links] == \
-        [(link.source, link.target, dict(link.binding)) for link in intents.links]
+    assert [(link.source, link.target, link.binding) for link in links] == [
+        (link.source, link.target, dict(link.binding)) for link in intents.links
+    ]
     # a date handed from a dividend report to a school lunch executes, but means nothing: it is not there
     assert not any(link.source.startswith("dart_") and link.target.startswith("neis_") for link in links)
 
@@ -56,7 +68,7 @@ def test_the_lightron_plan_reruns_to_its_answer(catalog, sim_env):
 def test_a_small_build_is_deterministic_and_every_plan_reruns(catalog, sim_env, tmp_path):
     heard = []
     tasks, plans = build_tasks(catalog, sim_env, SMALL, progress=lambda *args: heard.append(args))
-    runs = 2 * len(SMALL.seeds)   # a run per seed and page policy, each reported once
+    runs = 2 * len(SMALL.seeds)  # a run per seed and page policy, each reported once
     assert heard == [("synthesis runs", n, runs) for n in range(1, runs + 1)]
     again, plans_again = build_tasks(catalog, sim_env, SMALL)
     assert [t.to_dict() for t in tasks] == [t.to_dict() for t in again]
@@ -90,11 +102,14 @@ def test_every_shipped_task_passes_every_check(shipped, catalog, intents):
     assert {task_id: found for task_id, found in problems.items() if found} == {}
 
 
-@pytest.mark.parametrize("edit, expected", [
-    (lambda q, t, p: q + " 「서울버스 정류소 경유노선 조회」를 쓰세요.", "names the tool"),
-    (lambda q, t, p: q.replace("입니까", "입니까, 호출해서"), "호출"),
-    (lambda q, t, p: f"{p.junctions[0].values[0]}: {q}", "a value a call returns"),
-])
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (lambda q, t, p: q + " 「서울버스 정류소 경유노선 조회」를 쓰세요.", "names the tool"),
+        (lambda q, t, p: q.replace("입니까", "입니까, 호출해서"), "호출"),
+        (lambda q, t, p: f"{p.junctions[0].values[0]}: {q}", "a value a call returns"),
+    ],
+)
 def test_a_question_that_scripts_or_leaks_fails_the_checks(shipped, catalog, intents, edit, expected):
     task = _first(shipped, lambda t: t.domain == "traffic" and shipped.plans[t.id].junctions)
     plan = shipped.plans[task.id]
@@ -112,8 +127,9 @@ def test_a_code_given_to_the_first_call_fails_the_checks(shipped, catalog, inten
 
 
 def test_a_link_without_a_relation_phrase_fails_the_checks(shipped, catalog, intents):
-    task = _first(shipped, lambda t: shipped.plans[t.id].junctions and shipped.plans[t.id].steps[0].tool.startswith(
-        "seoulbus_"))
+    task = _first(
+        shipped, lambda t: shipped.plans[t.id].junctions and shipped.plans[t.id].steps[0].tool.startswith("seoulbus_")
+    )
     plan = shipped.plans[task.id]
     odd = dataclasses.replace(plan.junctions[0], binding={"arsId": "stNm"})
     problems = task_problems(task, dataclasses.replace(plan, junctions=[odd, *plan.junctions[1:]]), catalog, intents)

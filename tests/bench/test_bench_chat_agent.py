@@ -102,13 +102,21 @@ def _replay_env(catalog):
     return ToolEnvironment.open(catalog)  # strict replay of the shipped snapshot, read-only
 
 
-@pytest.mark.parametrize("call, expected, replay", [
-    (tool_call("dart_corp_code", '{"corp_name": 라이트론', "bad"), "arguments are not valid JSON", False),
-    (tool_call("dart_corp_code", "[1, 2]", "list"), "arguments must be a JSON object, not list", False),
-    (tool_call("dart_corp_kode", {"corp_name": "라이트론"}, "typo"), "no tool named 'dart_corp_kode'", False),
-    (tool_call("dart_cvbd_is_decsn", {"corp_code": "00439743", "bgn_de": "20150101", "end_de": "20150102"}, "miss"),
-     "no data: the pinned snapshot '2026-09-01' holds no recording", True),
-])
+@pytest.mark.parametrize(
+    "call, expected, replay",
+    [
+        (tool_call("dart_corp_code", '{"corp_name": 라이트론', "bad"), "arguments are not valid JSON", False),
+        (tool_call("dart_corp_code", "[1, 2]", "list"), "arguments must be a JSON object, not list", False),
+        (tool_call("dart_corp_kode", {"corp_name": "라이트론"}, "typo"), "no tool named 'dart_corp_kode'", False),
+        (
+            tool_call(
+                "dart_cvbd_is_decsn", {"corp_code": "00439743", "bgn_de": "20150101", "end_de": "20150102"}, "miss"
+            ),
+            "no data: the pinned snapshot '2026-09-01' holds no recording",
+            True,
+        ),
+    ],
+)
 def test_mistakes_become_tool_messages_and_the_loop_goes_on(call, expected, replay, catalog, env):
     def model(request):
         seen = _tool_messages(request)
@@ -129,8 +137,10 @@ def test_mistakes_become_tool_messages_and_the_loop_goes_on(call, expected, repl
 
 def test_a_structural_error_is_reported_with_its_message(catalog, env):
     bad = tool_call("dart_cvbd_is_decsn", {"corp_code": "00439743", "bgn_de": "2025-01-01", "end_de": "20261231"})
-    with running_chat_server(lambda r: json.dumps(_tool_messages(r)[0]) if _tool_messages(r) else _calls(bad)) \
-            as server, _agent(server) as agent:
+    with (
+        running_chat_server(lambda r: json.dumps(_tool_messages(r)[0]) if _tool_messages(r) else _calls(bad)) as server,
+        _agent(server) as agent,
+    ):
         seen = json.loads(agent.solve(TASK, catalog, env))
     assert seen["outcome"] == "structural_error" and "bgn_de" in seen["message"] and seen["records"] == []
     assert [(e.tool, e.outcome) for e in env.log] == [("dart_cvbd_is_decsn", "structural_error")]
@@ -165,17 +175,24 @@ def test_tool_messages_cut_records_to_the_budgets_and_say_so(catalog, env):
     assert by_count["truncated"] == "showing the first 30 of the 100 records this call returned"
     text = tool_message(stops, tool, max_chars=2000)
     kept = json.loads(text)["records"]
-    assert len(text) <= 2000 and 0 < len(kept) < 30 and kept == stops.records[:len(kept)]
+    assert len(text) <= 2000 and 0 < len(kept) < 30 and kept == stops.records[: len(kept)]
     last = env.call("tago_get_sttn_no_list", {"cityCode": "12", "numOfRows": 100, "pageNo": 2})
     assert json.loads(tool_message(last, tool))["more_pages"] is False
-    unpaged = json.loads(tool_message(env.call("dart_corp_code", {"corp_name": "라이트론"}),
-                                      catalog.get("dart_corp_code")))
+    unpaged = json.loads(
+        tool_message(env.call("dart_corp_code", {"corp_name": "라이트론"}), catalog.get("dart_corp_code"))
+    )
     assert "more_pages" not in unpaged and "page" not in unpaged
 
 
-@pytest.mark.parametrize("raw, expected", [
-    (None, ({}, None)), ("  ", ({}, None)), ('{"a": 1}', ({"a": 1}, None)), ({"a": 1}, ({"a": 1}, None)),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        (None, ({}, None)),
+        ("  ", ({}, None)),
+        ('{"a": 1}', ({"a": 1}, None)),
+        ({"a": 1}, ({"a": 1}, None)),
+    ],
+)
 def test_parse_arguments_accepts_objects(raw, expected):
     assert parse_arguments(raw) == expected
 
@@ -218,17 +235,28 @@ def test_malformed_blocks_are_dropped_with_a_reason_and_the_rest_still_parse(cal
     assert all(problem.startswith("tool call block ") for problem in parsed.problems)
 
 
-@pytest.mark.parametrize("text, calls, content, problem", [
-    ('<think>먼저 코드를 찾자</think>\n<tool_call>\n{"name": "a", "arguments": {"x": 1}}\n</tool_call>',
-     [("a", {"x": 1})], "", None),
-    ('<tool_call>{"name": "a", "parameters": {"x": "</tool_call>"}}</tool_call>', [("a", {"x": "</tool_call>"})],
-     "", None),
-    ('<tool_call>{"name": "a", "arguments": "{\\"x\\": 2}"}', [("a", {"x": 2})], "", None),
-    ('<tool_call>{"arguments": {}}</tool_call>답', [], "답", "has no string 'name'"),
-    ('<tool_call>{"name": "a", "arguments": [1]}</tool_call>', [], "", "arguments are a JSON list"),
-    ('<tool_call>{"name": "a"} extra</tool_call>', [], "", "text after its JSON object"),
-    ('<tool_call>{"name": </tool_call>', [], "", "is not JSON"),
-])
+@pytest.mark.parametrize(
+    "text, calls, content, problem",
+    [
+        (
+            '<think>먼저 코드를 찾자</think>\n<tool_call>\n{"name": "a", "arguments": {"x": 1}}\n</tool_call>',
+            [("a", {"x": 1})],
+            "",
+            None,
+        ),
+        (
+            '<tool_call>{"name": "a", "parameters": {"x": "</tool_call>"}}</tool_call>',
+            [("a", {"x": "</tool_call>"})],
+            "",
+            None,
+        ),
+        ('<tool_call>{"name": "a", "arguments": "{\\"x\\": 2}"}', [("a", {"x": 2})], "", None),
+        ('<tool_call>{"arguments": {}}</tool_call>답', [], "답", "has no string 'name'"),
+        ('<tool_call>{"name": "a", "arguments": [1]}</tool_call>', [], "", "arguments are a JSON list"),
+        ('<tool_call>{"name": "a"} extra</tool_call>', [], "", "text after its JSON object"),
+        ('<tool_call>{"name": </tool_call>', [], "", "is not JSON"),
+    ],
+)
 def test_hermes_parser_cases(text, calls, content, problem):
     parsed = parse_hermes_tool_calls(text)
     assert [(c.name, c.arguments) for c in parsed.calls] == calls and parsed.content == content
@@ -272,7 +300,9 @@ def test_the_transformers_backend_renders_tools_and_parses_hermes_calls(catalog,
         seen = [json.loads(m["content"]) for m in messages if m["role"] == "tool"]
         if not seen:
             return '<tool_call>\n{"name": "dart_corp_code", "arguments": {"corp_name": "라이트론"}}\n</tool_call>'
-        return f"<think>코드는 {seen[0]['records'][0]['corp_code']}</think>고유번호는 {seen[0]['records'][0]['corp_code']}"
+        return (
+            f"<think>코드는 {seen[0]['records'][0]['corp_code']}</think>고유번호는 {seen[0]['records'][0]['corp_code']}"
+        )
 
     tokenizer = _Tokenizer(script)
     agent = ChatAgent(TransformersBackend.from_loaded(tokenizer, _Model()), name="transformers", top_k=5)
@@ -305,14 +335,17 @@ def test_without_transformers_the_agent_is_a_usage_error(tmp_path, monkeypatch):
         transformers_agent(tmp_path)
 
 
-@pytest.mark.parametrize("build, expected", [
-    (lambda tmp: transformers_agent(tmp / "no-such-model"), "model path '.*no-such-model' does not exist"),
-    (lambda tmp: transformers_agent(""), "needs a model path"),
-    (lambda tmp: openai_agent("", MODEL), "needs the base URL"),
-    (lambda tmp: openai_agent("http://127.0.0.1:9/v1", ""), "needs a model name"),
-    (lambda tmp: openai_agent("http://127.0.0.1:9/v1", MODEL, max_turns=0), "max_turns must be at least 1"),
-    (lambda tmp: openai_agent("http://127.0.0.1:9/v1", MODEL, top_k=0), "top_k must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "build, expected",
+    [
+        (lambda tmp: transformers_agent(tmp / "no-such-model"), "model path '.*no-such-model' does not exist"),
+        (lambda tmp: transformers_agent(""), "needs a model path"),
+        (lambda tmp: openai_agent("", MODEL), "needs the base URL"),
+        (lambda tmp: openai_agent("http://127.0.0.1:9/v1", ""), "needs a model name"),
+        (lambda tmp: openai_agent("http://127.0.0.1:9/v1", MODEL, max_turns=0), "max_turns must be at least 1"),
+        (lambda tmp: openai_agent("http://127.0.0.1:9/v1", MODEL, top_k=0), "top_k must be at least 1"),
+    ],
+)
 def test_factories_refuse_bad_input(build, expected, tmp_path):
     with pytest.raises(UsageError, match=expected):
         build(tmp_path)
@@ -346,14 +379,20 @@ def test_chat_message_sends_tools_and_returns_the_whole_message():
     assert "tools" not in server.received[2].json()
 
 
-@pytest.mark.parametrize("reply, expected", [
-    (Reply(500, json.dumps({"error": f"no tools for Bearer {KEY}"}).encode()), "HTTP 500"),
-    (Reply(200, b'{"choices": [{"message": {"role": "assistant", "content": null}}]}'), "and no tool_calls"),
-    (Reply(200, b'{"choices": [{"message": {"content": null, "tool_calls": {"id": 1}}}]}'), "not a list"),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        (Reply(500, json.dumps({"error": f"no tools for Bearer {KEY}"}).encode()), "HTTP 500"),
+        (Reply(200, b'{"choices": [{"message": {"role": "assistant", "content": null}}]}'), "and no tool_calls"),
+        (Reply(200, b'{"choices": [{"message": {"content": null, "tool_calls": {"id": 1}}}]}'), "not a list"),
+    ],
+)
 def test_chat_message_failures_are_source_errors_naming_the_endpoint(reply, expected):
-    with running_chat_server(lambda request: reply) as server, ChatClient(server.url, MODEL, api_key=KEY) as client, \
-            pytest.raises(SourceError, match=expected) as caught:
+    with (
+        running_chat_server(lambda request: reply) as server,
+        ChatClient(server.url, MODEL, api_key=KEY) as client,
+        pytest.raises(SourceError, match=expected) as caught,
+    ):
         client.chat_message([{"role": "user", "content": "?"}], tools=[])
     assert f"{server.url}/chat/completions" in str(caught.value) and KEY not in str(caught.value)
 

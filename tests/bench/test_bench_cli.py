@@ -26,8 +26,11 @@ def test_bench_run_json_has_the_report_keys_and_is_repeatable(tmp_path, no_netwo
     assert [row["id"] for row in data["tasks"]] == sorted([LIGHTRON_ID, "kopa-law-001", "kopa-traffic-001"])
     for row in data["tasks"]:
         for rollout in row["rollouts"]:
-            assert {axis: rollout[axis]["passed"] for axis in ("response", "action", "environment")} == \
-                {"response": True, "action": True, "environment": True}
+            assert {axis: rollout[axis]["passed"] for axis in ("response", "action", "environment")} == {
+                "response": True,
+                "action": True,
+                "environment": True,
+            }
     second = run("bench", "run", "--agent", "oracle", "--rollouts", "2", "--out", str(tmp_path / "b"), "--json", *FEW)
     assert second.output == first.output
     for name in ("rollouts.jsonl", "report.json", "report.md"):
@@ -42,8 +45,10 @@ def test_bench_report_regrades_a_run_and_names_the_failing_axis(tmp_path):
     markdown = run("bench", "report", str(out))
     assert markdown.exit_code == 0
     assert "# KOPA-Bench grading report" in markdown.output
-    assert f"| {LIGHTRON_ID} | skip-lookup | 0 | action | no call to dart_corp_code(corp_name=라이트론): " \
-           "the code lookup was skipped" in markdown.output
+    assert (
+        f"| {LIGHTRON_ID} | skip-lookup | 0 | action | no call to dart_corp_code(corp_name=라이트론): "
+        "the code lookup was skipped" in markdown.output
+    )
     as_json = json.loads(run("bench", "report", str(out), "--format", "json").output)
     assert as_json == json.loads((out / "report.json").read_text(encoding="utf-8"))
 
@@ -67,45 +72,91 @@ def test_openai_agent_solves_the_lightron_task_over_a_real_server(tmp_path):
         messages = request["messages"]
         tools = [m for m in messages if m["role"] == "tool"]
         if not tools:
-            return {"role": "assistant", "content": None,
-                    "tool_calls": [tool_call("dart_corp_code", {"corp_name": "라이트론"})]}
+            return {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [tool_call("dart_corp_code", {"corp_name": "라이트론"})],
+            }
         if len(tools) == 1:
             corp = json.loads(tools[0]["content"])["records"][0]
-            return {"role": "assistant", "content": None, "tool_calls": [
-                tool_call("dart_cvbd_is_decsn", {"corp_code": corp["corp_code"], "bgn_de": "20260101",
-                                                 "end_de": "20260131"}, "call_1"),
-                tool_call("datagokr_get_stock_price_info", {"srtnCd": corp["stock_code"], "basDt": "20260831",
-                                                            "numOfRows": 1000}, "call_2")]}
+            return {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    tool_call(
+                        "dart_cvbd_is_decsn",
+                        {"corp_code": corp["corp_code"], "bgn_de": "20260101", "end_de": "20260131"},
+                        "call_1",
+                    ),
+                    tool_call(
+                        "datagokr_get_stock_price_info",
+                        {"srtnCd": corp["stock_code"], "basDt": "20260831", "numOfRows": 1000},
+                        "call_2",
+                    ),
+                ],
+            }
         floor = int(json.loads(tools[1]["content"])["records"][0]["act_mktprcfl_cvprc_lwtrsprc"])
         close = int(json.loads(tools[2]["content"])["records"][0]["clpr"])
         return f"종가가 최저 조정가액보다 {(close - floor) / floor * 100:.2f}% 높습니다."
 
     with running_chat_server(model) as server:
-        result = run("bench", "run", "--agent", "openai", "--llm-url", server.url, "--llm-model", "scripted",
-                     "--task", LIGHTRON_ID, "--out", str(tmp_path / "llm"), "--json")
+        result = run(
+            "bench",
+            "run",
+            "--agent",
+            "openai",
+            "--llm-url",
+            server.url,
+            "--llm-model",
+            "scripted",
+            "--task",
+            LIGHTRON_ID,
+            "--out",
+            str(tmp_path / "llm"),
+            "--json",
+        )
     assert result.exit_code == 0, result.output
     rollout = json.loads(result.output)["tasks"][0]["rollouts"][0]
     assert rollout["passed"], rollout
     (saved,) = [json.loads(line) for line in (tmp_path / "llm" / "rollouts.jsonl").read_text().splitlines()]
     assert saved["final_answer"].endswith("215.79% 높습니다.")
-    assert [call[0] for call in saved["calls"]] == ["dart_corp_code", "dart_cvbd_is_decsn",
-                                                    "datagokr_get_stock_price_info"]
+    assert [call[0] for call in saved["calls"]] == [
+        "dart_corp_code",
+        "dart_cvbd_is_decsn",
+        "datagokr_get_stock_price_info",
+    ]
     # the model's answers were recorded beside the run: a rerun needs no server
-    again = run("bench", "run", "--agent", "openai", "--llm-url", server.url, "--llm-model", "scripted",
-                "--task", LIGHTRON_ID, "--out", str(tmp_path / "llm"), "--json")
+    again = run(
+        "bench",
+        "run",
+        "--agent",
+        "openai",
+        "--llm-url",
+        server.url,
+        "--llm-model",
+        "scripted",
+        "--task",
+        LIGHTRON_ID,
+        "--out",
+        str(tmp_path / "llm"),
+        "--json",
+    )
     assert again.exit_code == 0 and again.output == result.output
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "--agent", "oracle", "--task", "nope"], "no task nope in the shipped task set"),
-    (["run", "--agent", "oracle", "--rollouts", "0"], "--rollouts must be at least 1"),
-    (["run", "--agent", "openai"], "needs --llm-url and --llm-model"),
-    (["run", "--agent", "transformers"], "needs --model-path"),
-    (["run", "--agent", "oracle", "--snapshot", "1999-01-01", "--task", LIGHTRON_ID], "1999-01-01"),
-    (["report", "RUN"], "no rollouts at"),
-    (["audit", "--train", "ABSENT.jsonl"], "no training file"),
-    (["run", "--agent", "oracle", "--tasks", "NOWHERE"], "no task set directory"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "--agent", "oracle", "--task", "nope"], "no task nope in the shipped task set"),
+        (["run", "--agent", "oracle", "--rollouts", "0"], "--rollouts must be at least 1"),
+        (["run", "--agent", "openai"], "needs --llm-url and --llm-model"),
+        (["run", "--agent", "transformers"], "needs --model-path"),
+        (["run", "--agent", "oracle", "--snapshot", "1999-01-01", "--task", LIGHTRON_ID], "1999-01-01"),
+        (["report", "RUN"], "no rollouts at"),
+        (["audit", "--train", "ABSENT.jsonl"], "no training file"),
+        (["run", "--agent", "oracle", "--tasks", "NOWHERE"], "no task set directory"),
+    ],
+)
 def test_bench_errors_are_one_clean_line(tmp_path, monkeypatch, cli_error, args, message):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("KOPA_LLM_URL", raising=False)
@@ -130,10 +181,38 @@ def test_record_takes_the_benchmark_calls_along_unless_told_not_to(tmp_path, cli
         assert result.exit_code == 0, result.output
         counts[store] = json.loads(result.output)["calls"]
     assert counts[with_bench] > counts[without]
-    ok = run("bench", "run", "--agent", "first-page", "--snapshot", "s1", "--store", str(with_bench),
-             "--out", str(tmp_path / "fp"), "--json", *FEW)
+    ok = run(
+        "bench",
+        "run",
+        "--agent",
+        "first-page",
+        "--snapshot",
+        "s1",
+        "--store",
+        str(with_bench),
+        "--out",
+        str(tmp_path / "fp"),
+        "--json",
+        *FEW,
+    )
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.output)["n_tasks"] == 3
-    line = cli_error(CliRunner().invoke(cli, ["bench", "run", "--agent", "oracle", "--snapshot", "s1", "--store",
-                                              str(without), "--out", str(tmp_path / "o"), *FEW]))
+    line = cli_error(
+        CliRunner().invoke(
+            cli,
+            [
+                "bench",
+                "run",
+                "--agent",
+                "oracle",
+                "--snapshot",
+                "s1",
+                "--store",
+                str(without),
+                "--out",
+                str(tmp_path / "o"),
+                *FEW,
+            ],
+        )
+    )
     assert "was not recorded in snapshot 's1'" in line

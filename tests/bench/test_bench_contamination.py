@@ -11,18 +11,29 @@ from hypothesis import strategies as st
 from kopa_replay.bench.audit import audit, items_from_trajectories
 from kopa_replay.bench.contamination import Decontaminator, Match
 from kopa_replay.bench.model import Task
-from kopa_replay.bench.overlap import (NEAR_VERBATIM, PAGING_PARAMS, QuestionIndex, char_ngrams, jaccard, paging_params,
-                                       plan_signature)
+from kopa_replay.bench.overlap import (
+    NEAR_VERBATIM,
+    PAGING_PARAMS,
+    QuestionIndex,
+    char_ngrams,
+    jaccard,
+    paging_params,
+    plan_signature,
+)
 from kopa_replay.bench.suite import load_task_set, save_task_set
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Answer, Step, Trajectory
 from kopa_replay.text import normalize_question
 
-QUESTION = ("시군코드 41110으로 「경기도 일반음식점 현황」을 호출하고, 그 결과의 시군코드로 「경기도 전기차 충전소 현황」을 "
-            "호출했을 때, 「경기도 전기차 충전소 현황」 결과는 모두 몇 건입니까?")
-CALLS = (("gg_general_restaurant", {"SIGUN_CD": "41110", "pSize": 50}),
-         ("gg_general_restaurant", {"SIGUN_CD": "41110", "pIndex": 2, "pSize": 50}),
-         ("gg_ev_charging_station", {"SIGUN_CD": "41110", "pIndex": 1, "pSize": 100}))
+QUESTION = (
+    "시군코드 41110으로 「경기도 일반음식점 현황」을 호출하고, 그 결과의 시군코드로 「경기도 전기차 충전소 현황」을 "
+    "호출했을 때, 「경기도 전기차 충전소 현황」 결과는 모두 몇 건입니까?"
+)
+CALLS = (
+    ("gg_general_restaurant", {"SIGUN_CD": "41110", "pSize": 50}),
+    ("gg_general_restaurant", {"SIGUN_CD": "41110", "pIndex": 2, "pSize": 50}),
+    ("gg_ev_charging_station", {"SIGUN_CD": "41110", "pIndex": 1, "pSize": 100}),
+)
 
 
 def task(id: str = "kopa-district-001", question: str = QUESTION, calls=CALLS) -> Task:
@@ -38,20 +49,24 @@ def trajectory(id: str = "t0001", question: str = "", calls=(("neis_school_info"
 
 def _tail_variant(text: str, changed: int) -> str:
     """``text`` with its last ``changed`` characters before the final one replaced."""
-    return text[:-1 - changed] + "쀍" * changed + text[-1]
+    return text[: -1 - changed] + "쀍" * changed + text[-1]
 
 
 # -- the shared helpers -------------------------------------------------------------------------
 def test_plan_signature_ignores_argument_order_paging_types_and_blank_values():
     one = plan_signature(CALLS)
-    assert one == (("gg_ev_charging_station", (("SIGUN_CD", "41110"),)),
-                   ("gg_general_restaurant", (("SIGUN_CD", "41110"),)))
-    other = [("gg_ev_charging_station", {"pSize": 10, "pIndex": 7, "SIGUN_CD": 41110}),     # another page, a number
-             ("gg_general_restaurant", {"SIGUN_CD": " 41110 ", "extra": None, "note": ""})]  # blank = absent
+    assert one == (
+        ("gg_ev_charging_station", (("SIGUN_CD", "41110"),)),
+        ("gg_general_restaurant", (("SIGUN_CD", "41110"),)),
+    )
+    other = [
+        ("gg_ev_charging_station", {"pSize": 10, "pIndex": 7, "SIGUN_CD": 41110}),  # another page, a number
+        ("gg_general_restaurant", {"SIGUN_CD": " 41110 ", "extra": None, "note": ""}),
+    ]  # blank = absent
     assert plan_signature(other) == one
     assert plan_signature([("gg_general_restaurant", '{"SIGUN_CD": "41110"}')]) == one[1:]  # JSON text arguments
     assert plan_signature([("gg_general_restaurant", {"SIGUN_CD": "41111"})]) != one[1:]
-    assert plan_signature([("gg_general_restaurant", {"SIGUN_CD": "041110"})]) != one[1:]    # codes keep their zeros
+    assert plan_signature([("gg_general_restaurant", {"SIGUN_CD": "041110"})]) != one[1:]  # codes keep their zeros
     assert plan_signature([("t", {"x": 1.0})]) == plan_signature([("t", {"x": "1"})])
     assert plan_signature([("t", "not json")]) != plan_signature([("t", {})])
     assert plan_signature([]) == ()
@@ -66,9 +81,11 @@ def test_paging_params_cover_the_builtin_catalogs(catalog):
     assert paging_params(catalog) | paging_params(builtin_catalog("paper")) == PAGING_PARAMS
 
 
-args_st = st.dictionaries(st.sampled_from(["SIGUN_CD", "corp_code", "bgn_de", "SCHUL_NM", "x"]),
-                          st.one_of(st.integers(0, 10 ** 6), st.text("0123456789가나다ab", min_size=1, max_size=8)),
-                          max_size=4)
+args_st = st.dictionaries(
+    st.sampled_from(["SIGUN_CD", "corp_code", "bgn_de", "SCHUL_NM", "x"]),
+    st.one_of(st.integers(0, 10**6), st.text("0123456789가나다ab", min_size=1, max_size=8)),
+    max_size=4,
+)
 paging_st = st.dictionaries(st.sampled_from(sorted(PAGING_PARAMS)), st.integers(1, 1000), max_size=3)
 calls_st = st.lists(st.tuples(st.sampled_from(["a_tool", "b_tool", "c_tool"]), args_st), min_size=1, max_size=5)
 
@@ -82,7 +99,7 @@ def test_plan_signature_is_independent_of_argument_order_call_order_and_paging(c
         items = list({**args, **paging}.items())
         rnd.shuffle(items)
         paged.append((tool, dict(items)))
-        paged.append((tool, dict(reversed(items))))        # a second page of the same call
+        paged.append((tool, dict(reversed(items))))  # a second page of the same call
     rnd.shuffle(paged)
     assert plan_signature(paged) == reference
     assert plan_signature(reference_calls(reference)) == reference  # a signature's calls sign to themselves
@@ -104,8 +121,11 @@ words = st.sampled_from(["학교", "급식", "오늘", "메뉴", "는", "시군�
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(words, min_size=1, max_size=12).map("".join), max_size=12),
-       st.lists(words, min_size=1, max_size=12).map("".join), st.sampled_from([0.5, 0.7, 0.9, 1.0]))
+@given(
+    st.lists(st.lists(words, min_size=1, max_size=12).map("".join), max_size=12),
+    st.lists(words, min_size=1, max_size=12).map("".join),
+    st.sampled_from([0.5, 0.7, 0.9, 1.0]),
+)
 def test_question_index_finds_what_a_scan_finds(texts, query, threshold):
     texts = [normalize_question(t, spaces=True) for t in texts]
     query = normalize_question(query, spaces=True)
@@ -149,8 +169,10 @@ def test_near_verbatim_at_and_below_the_threshold():
 
 def test_the_same_plan_with_reordered_arguments_and_other_pages_matches():
     matcher = Decontaminator([task()])
-    calls = [("gg_ev_charging_station", {"pSize": 20, "SIGUN_CD": "41110"}),
-             ("gg_general_restaurant", {"pIndex": 3, "pSize": 10, "SIGUN_CD": 41110})]
+    calls = [
+        ("gg_ev_charging_station", {"pSize": 20, "SIGUN_CD": "41110"}),
+        ("gg_general_restaurant", {"pIndex": 3, "pSize": 10, "SIGUN_CD": 41110}),
+    ]
     found = matcher.match(trajectory(question="전혀 다른 말로 물은 질문입니까?", calls=calls))
     assert found == Match("kopa-district-001", "plan")
     assert str(found) == "same plan as benchmark task kopa-district-001"
@@ -160,7 +182,7 @@ def test_a_different_item_does_not_match():
     matcher = Decontaminator([task()])
     other_code = [(tool, {**args, "SIGUN_CD": "41130"}) for tool, args in CALLS]
     assert matcher.match(trajectory(question="시군코드 41130의 음식점은 몇 곳입니까?", calls=other_code)) is None
-    assert matcher.match(trajectory(question="", calls=CALLS[:1])) is None     # a part of the plan is not the plan
+    assert matcher.match(trajectory(question="", calls=CALLS[:1])) is None  # a part of the plan is not the plan
     assert matcher(trajectory()) is None
 
 
@@ -185,33 +207,48 @@ def test_built_from_a_saved_task_set(tmp_path):
     plan = trajectory("kopa-district-001", question=QUESTION, calls=CALLS)
     save_task_set(tmp_path, [task()], [plan.to_dict()], {"note": "test"})
     matcher = Decontaminator.from_task_set(load_task_set(tmp_path))
-    assert matcher.describe() == {"against": f"1 tasks of {tmp_path}", "tasks": 1, "questions": 1, "plans": 1,
-                                  "near": NEAR_VERBATIM}
+    assert matcher.describe() == {
+        "against": f"1 tasks of {tmp_path}",
+        "tasks": 1,
+        "questions": 1,
+        "plans": 1,
+        "near": NEAR_VERBATIM,
+    }
     assert matcher(plan) is not None
 
 
 def test_the_matcher_and_the_audit_agree(tmp_path):
     """What the decontaminator drops is exactly what makes the audit count verbatim, near-verbatim or shared plans."""
     rnd = random.Random(0)
-    questions = [QUESTION, "정류소 19001을 지나는 노선 가운데 배차간격이 가장 짧은 노선은 무엇입니까?",
-                 "학사일정 조회 결과의 행정표준코드로 급식식단정보를 조회했을 때 급식인원수 합계가 658보다 작습니까?",
-                 "법령 목록에서 가장 최근에 공포된 법령의 시행일자는 언제입니까?"]
-    bench = [trajectory(f"kopa-{i}", question=question,
-                        calls=[(t, {**a, "SIGUN_CD": str(41110 + 20 * i)}) for t, a in CALLS])
-             for i, question in enumerate(questions)]
+    questions = [
+        QUESTION,
+        "정류소 19001을 지나는 노선 가운데 배차간격이 가장 짧은 노선은 무엇입니까?",
+        "학사일정 조회 결과의 행정표준코드로 급식식단정보를 조회했을 때 급식인원수 합계가 658보다 작습니까?",
+        "법령 목록에서 가장 최근에 공포된 법령의 시행일자는 언제입니까?",
+    ]
+    bench = [
+        trajectory(
+            f"kopa-{i}", question=question, calls=[(t, {**a, "SIGUN_CD": str(41110 + 20 * i)}) for t, a in CALLS]
+        )
+        for i, question in enumerate(questions)
+    ]
     tasks = [task(t.id, t.question, [(c["tool"], c["args"]) for c in t.meta["calls"]]) for t in bench]
-    train = [trajectory("t1", question=bench[0].question),                                  # verbatim
-             trajectory("t2", question=_tail_variant(bench[1].question, 2)),                 # near-verbatim
-             trajectory("t3", question="딴 질문", calls=[(t, dict(a)) for t, a in reversed(CALLS)]),  # bench[0]'s plan
-             trajectory("t4", question="무관한 질문입니다", calls=[("x_tool", {"a": rnd.randint(0, 9)})])]
+    train = [
+        trajectory("t1", question=bench[0].question),  # verbatim
+        trajectory("t2", question=_tail_variant(bench[1].question, 2)),  # near-verbatim
+        trajectory("t3", question="딴 질문", calls=[(t, dict(a)) for t, a in reversed(CALLS)]),  # bench[0]'s plan
+        trajectory("t4", question="무관한 질문입니다", calls=[("x_tool", {"a": rnd.randint(0, 9)})]),
+    ]
     matcher = Decontaminator(tasks)
     kept = [t for t in train if matcher(t) is None]
     assert [t.id for t in kept] == ["t4"]
-    before = audit(items_from_trajectories([t.to_dict() for t in train]),
-                   items_from_trajectories([t.to_dict() for t in bench]))
+    before = audit(
+        items_from_trajectories([t.to_dict() for t in train]), items_from_trajectories([t.to_dict() for t in bench])
+    )
     assert (before["verbatim"]["verbatim"], before["verbatim"]["near_verbatim"], before["plans"]["shared"]) == (1, 1, 1)
-    after = audit(items_from_trajectories([t.to_dict() for t in kept]),
-                  items_from_trajectories([t.to_dict() for t in bench]))
+    after = audit(
+        items_from_trajectories([t.to_dict() for t in kept]), items_from_trajectories([t.to_dict() for t in bench])
+    )
     assert (after["verbatim"]["verbatim"], after["verbatim"]["near_verbatim"], after["plans"]["shared"]) == (0, 0, 0)
 
 

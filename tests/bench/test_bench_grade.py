@@ -9,14 +9,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kopa_replay.bench import (AxisResult, Grade, RequiredAction, Rollout, Task, grade, grade_action, grade_all,
-                               grade_environment, grade_response, parse_bool, parse_items, parse_numbers, same_value)
+from kopa_replay.bench import (
+    AxisResult,
+    Grade,
+    RequiredAction,
+    Rollout,
+    Task,
+    grade,
+    grade_action,
+    grade_all,
+    grade_environment,
+    grade_response,
+    parse_bool,
+    parse_items,
+    parse_numbers,
+    same_value,
+)
 from kopa_replay.bench.grade import call_window, first_unread
 from kopa_replay.env.environment import LogEntry
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Answer
 
-LIGHTRON_PREMIUM = (1680 - 532) / 532 * 100     # 215.789…%, printed 215.78% in the paper
+LIGHTRON_PREMIUM = (1680 - 532) / 532 * 100  # 215.789…%, printed 215.78% in the paper
 CORP = ("dart_corp_code", {"corp_name": "라이트론"})
 PRICE = ("krx_stock_price", {"isuCd": "00126380", "basDd": "20260831"})
 OFFER = ("dart_offering", {"corp_code": "00126380", "pageNo": 1})
@@ -24,18 +38,31 @@ OFFER = ("dart_offering", {"corp_code": "00126380", "pageNo": 1})
 
 def lightron(**changes: object) -> Task:
     fields: dict[str, object] = dict(
-        id="lightron-premium", question_ko="라이트론의 종가는 공모가 대비 몇 퍼센트 높은가?",
+        id="lightron-premium",
+        question_ko="라이트론의 종가는 공모가 대비 몇 퍼센트 높은가?",
         answer=Answer("number", LIGHTRON_PREMIUM, 0.01, "pct_change(close, offer)", "%"),
-        required_actions=(RequiredAction("dart_corp_code", {"corp_name": "라이트론"}, "the code lookup was skipped"),
-                          RequiredAction("krx_stock_price", {"isuCd": "00126380"})),
-        reference_calls=(CORP, PRICE, OFFER), reference_state_digest="ref-digest",
-        platforms=("dart", "krx"), domain="finance", split="held_out", tags=("lookup",))
+        required_actions=(
+            RequiredAction("dart_corp_code", {"corp_name": "라이트론"}, "the code lookup was skipped"),
+            RequiredAction("krx_stock_price", {"isuCd": "00126380"}),
+        ),
+        reference_calls=(CORP, PRICE, OFFER),
+        reference_state_digest="ref-digest",
+        platforms=("dart", "krx"),
+        domain="finance",
+        split="held_out",
+        tags=("lookup",),
+    )
     fields.update(changes)
     return Task(**fields)  # type: ignore[arg-type]
 
 
-def rollout(answer: str | None = "215.79%", calls: tuple = (CORP, PRICE, OFFER), digest: str = "ref-digest",
-            task_id: str = "lightron-premium", index: int = 0) -> Rollout:
+def rollout(
+    answer: str | None = "215.79%",
+    calls: tuple = (CORP, PRICE, OFFER),
+    digest: str = "ref-digest",
+    task_id: str = "lightron-premium",
+    index: int = 0,
+) -> Rollout:
     return Rollout(task_id, "oracle", index, answer, tuple((tool, dict(args), "ok") for tool, args in calls), digest)
 
 
@@ -52,20 +79,26 @@ def _with_commas(value: Decimal, places: int) -> str:
 def written_numbers(draw: st.DrawFn) -> tuple[Decimal, str]:
     """A number and one way a Korean answer might write it."""
     places = draw(st.integers(0, 3))
-    units = draw(st.integers(-10**9, 10**9))
+    units = draw(st.integers(-(10**9), 10**9))
     value = Decimal(units).scaleb(-places)
     style = draw(st.sampled_from(["plain", "commas", "won", "percent", "approx", "sentence", "man", "eok"]))
-    if style == "man":                              # 1.68만 = 16800
+    if style == "man":  # 1.68만 = 16800
         value = value.copy_abs()
         return value * 10**4, f"{value:f}만"
-    if style == "eok":                              # 3억 2천만원 = 320000000
+    if style == "eok":  # 3억 2천만원 = 320000000
         eok, man = abs(units) % 1000, abs(units) % 10000
         text = f"{eok}억 {man}만원" if man else f"{eok}억원"
         return Decimal(eok * 10**8 + man * 10**4), text
     plain = f"{value:.{places}f}"
     commas = _with_commas(value, places)
-    text = {"plain": plain, "commas": commas, "won": f"{commas}원", "percent": f"{plain}%",
-            "approx": f"약 {plain}", "sentence": f"답은 {commas}건입니다."}[style]
+    text = {
+        "plain": plain,
+        "commas": commas,
+        "won": f"{commas}원",
+        "percent": f"{plain}%",
+        "approx": f"약 {plain}",
+        "sentence": f"답은 {commas}건입니다.",
+    }[style]
     return value, text
 
 
@@ -93,19 +126,26 @@ def test_garbage_never_raises(text: str) -> None:
     parse_numbers(text)
     parse_bool(text)
     parse_items(text)
-    for task in (answer_task("number", 1680), answer_task("text", "라이트론"), answer_task("set", ["강남구"]),
-                 answer_task("bool", True)):
+    for task in (
+        answer_task("number", 1680),
+        answer_task("text", "라이트론"),
+        answer_task("set", ["강남구"]),
+        answer_task("bool", True),
+    ):
         assert isinstance(grade_response(task, rollout(text)), AxisResult)
 
 
-@pytest.mark.parametrize("text, value, unit", [
-    ("215.79%", Decimal("215.79"), "%"),
-    ("1,680원", Decimal(1680), "원"),
-    ("약 215.8", Decimal("215.8"), ""),
-    ("1.68만", Decimal(16800), ""),
-    ("3억 2천만원", Decimal(320000000), "원"),
-    ("−12.5 퍼센트", Decimal("-12.5"), "%"),
-])
+@pytest.mark.parametrize(
+    "text, value, unit",
+    [
+        ("215.79%", Decimal("215.79"), "%"),
+        ("1,680원", Decimal(1680), "원"),
+        ("약 215.8", Decimal("215.8"), ""),
+        ("1.68만", Decimal(16800), ""),
+        ("3억 2천만원", Decimal(320000000), "원"),
+        ("−12.5 퍼센트", Decimal("-12.5"), "%"),
+    ],
+)
 def test_parse_numbers_examples(text: str, value: Decimal, unit: str) -> None:
     (mention,) = parse_numbers(text)
     assert (mention.value, mention.unit) == (value, unit)
@@ -116,11 +156,21 @@ def test_malformed_comma_groups_and_identifiers_are_not_numbers() -> None:
     assert parse_numbers("KR7142390004") == ()
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("예", True), ("네, 맞습니다.", True), ("Yes, it does.", True), ("그렇습니다", True),
-    ("아니오", False), ("아니요, 초과하지 않습니다.", False), ("No.", False), ("그렇지 않습니다", False),
-    ("모르겠습니다", None), ("", None),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("예", True),
+        ("네, 맞습니다.", True),
+        ("Yes, it does.", True),
+        ("그렇습니다", True),
+        ("아니오", False),
+        ("아니요, 초과하지 않습니다.", False),
+        ("No.", False),
+        ("그렇지 않습니다", False),
+        ("모르겠습니다", None),
+        ("", None),
+    ],
+)
 def test_parse_bool(text: str, expected: bool | None) -> None:
     assert parse_bool(text) is expected
 
@@ -138,18 +188,23 @@ def test_same_value_normalizes_numbers_and_dates_but_keeps_code_zeros() -> None:
 
 
 # -- RESPONSE -------------------------------------------------------------------------
-@pytest.mark.parametrize("answer", ["215.79%", "215.78%", "약 215.8%", "종가 1,680원은 공모가 532원 대비 215.79% 높습니다."])
+@pytest.mark.parametrize(
+    "answer", ["215.79%", "215.78%", "약 215.8%", "종가 1,680원은 공모가 532원 대비 215.79% 높습니다."]
+)
 def test_response_number_passes(answer: str) -> None:
     result = grade_response(lightron(), rollout(answer))
     assert result.passed, result.reason
     assert "expected 215.789" in result.reason
 
 
-@pytest.mark.parametrize("answer, found", [
-    ("216%", "found 216%"),                               # too coarse to count as rounding
-    ("1,680원에서 532원으로", "found 1,680원, 532원"),       # no percent given: every number is listed
-    ("알 수 없습니다", "found no number"),
-])
+@pytest.mark.parametrize(
+    "answer, found",
+    [
+        ("216%", "found 216%"),  # too coarse to count as rounding
+        ("1,680원에서 532원으로", "found 1,680원, 532원"),  # no percent given: every number is listed
+        ("알 수 없습니다", "found no number"),
+    ],
+)
 def test_response_number_fails_naming_what_was_found(answer: str, found: str) -> None:
     result = grade_response(lightron(), rollout(answer))
     assert not result.passed
@@ -231,14 +286,24 @@ def test_environment_lists_missing_and_extra_calls() -> None:
     result = grade_environment(lightron(), rollout(calls=calls, digest="other"))
     assert not result.passed
     assert "1 reference call missing: dart_offering(corp_code=00126380, pageNo=1)" in result.reason
-    assert "2 extra calls: dart_corp_code(corp_name=라이트론); dart_offering(corp_code=00126380, pageNo=2)" \
+    assert (
+        "2 extra calls: dart_corp_code(corp_name=라이트론); dart_offering(corp_code=00126380, pageNo=2)"
         in result.reason
+    )
 
 
 def test_environment_ignores_calls_that_never_reached_the_data() -> None:
-    run = Rollout("lightron-premium", "a", 0, "x",
-                  (("krx_stock_price", {"isuCd": "bad"}, "structural_error"),
-                   *((tool, args, "ok") for tool, args in (CORP, PRICE, OFFER))), "other")
+    run = Rollout(
+        "lightron-premium",
+        "a",
+        0,
+        "x",
+        (
+            ("krx_stock_price", {"isuCd": "bad"}, "structural_error"),
+            *((tool, args, "ok") for tool, args in (CORP, PRICE, OFFER)),
+        ),
+        "other",
+    )
     result = grade_environment(lightron(), run)
     assert result.passed and "1 failed call not counted" in result.reason
 
@@ -308,14 +373,17 @@ def test_pages_cover_a_read_exactly_when_none_is_missing(size, through, data):
 @given(cuts=st.lists(st.integers(1, 400), unique=True, max_size=6), through=st.integers(1, 400))
 def test_ranges_of_any_widths_cover_what_they_span(cuts, through):
     bounds = [0, *sorted(cuts), 400]
-    windows = [call_window({"START_INDEX": low + 1, "END_INDEX": high}, RANGE)
-               for low, high in zip(bounds, bounds[1:]) if high > low]
+    windows = [
+        call_window({"START_INDEX": low + 1, "END_INDEX": high}, RANGE)
+        for low, high in zip(bounds, bounds[1:])
+        if high > low
+    ]
     assert first_unread(windows, through) is None
     assert first_unread(windows[1:], through) == (0 if bounds[1] > 0 else None)
 
 
 def test_call_windows_follow_defaults_caps_and_refuse_nonsense():
-    assert call_window({}, PAGE) == (0, 10)                                  # page 1 of the default size
+    assert call_window({}, PAGE) == (0, 10)  # page 1 of the default size
     assert call_window({"pageNo": "3", "numOfRows": "100"}, PAGE) == (200, 300)
     assert call_window({"pageNo": 2, "numOfRows": 5000}, PAGE) == (1000, 2000)  # the server cuts the page
     assert call_window({"START_INDEX": 1, "END_INDEX": 5000}, RANGE) == (0, 1000)

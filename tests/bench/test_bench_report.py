@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from kopa_replay.bench import (AxisResult, Grade, Task, breakdown, markdown, pass_at_1, pass_at_k, report,
-                               report_json)
+from kopa_replay.bench import AxisResult, Grade, Task, breakdown, markdown, pass_at_1, pass_at_k, report, report_json
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Answer
 
@@ -22,18 +21,28 @@ def graded(task_id: str, index: int, response: bool = True, action: bool = True,
     def axis(ok: bool, what: str) -> AxisResult:
         return OK if ok else AxisResult(False, f"{what} failed on {task_id}#{index}")
 
-    return Grade(task_id, index, axis(response, "response"), axis(action, "no call to dart_corp_code"),
-                 axis(environment, "environment"), agent="skip-lookup")
+    return Grade(
+        task_id,
+        index,
+        axis(response, "response"),
+        axis(action, "no call to dart_corp_code"),
+        axis(environment, "environment"),
+        agent="skip-lookup",
+    )
 
 
 TASKS = [task("b-task", "finance", "held_out"), task("a-task", "transport")]
 # a-task: 1 of 4 rollouts passes (the others fail ACTION); b-task: none passes (RESPONSE always fails,
 # ENVIRONMENT fails twice)
 GRADES = [
-    graded("a-task", 0), graded("a-task", 1, action=False), graded("a-task", 2, action=False),
+    graded("a-task", 0),
+    graded("a-task", 1, action=False),
+    graded("a-task", 2, action=False),
     graded("a-task", 3, action=False),
-    graded("b-task", 0, response=False), graded("b-task", 1, response=False, environment=False),
-    graded("b-task", 2, response=False), graded("b-task", 3, response=False, environment=False),
+    graded("b-task", 0, response=False),
+    graded("b-task", 1, response=False, environment=False),
+    graded("b-task", 2, response=False),
+    graded("b-task", 3, response=False, environment=False),
 ]
 
 
@@ -55,8 +64,12 @@ def test_per_axis_scores() -> None:
 
 
 def test_unequal_rollout_counts_weigh_tasks_equally() -> None:
-    grades = [graded("a", 0), graded("b", 0, response=False), graded("b", 1, response=False),
-              graded("b", 2, response=False)]
+    grades = [
+        graded("a", 0),
+        graded("b", 0, response=False),
+        graded("b", 1, response=False),
+        graded("b", 2, response=False),
+    ]
     assert pass_at_1(grades) == 0.5
 
 
@@ -126,13 +139,16 @@ def test_markdown_without_failures() -> None:
     assert "No failing rollout." in text
 
 
-@pytest.mark.parametrize("tasks, grades, message", [
-    ([task("a", "x")], [graded("a", 0), graded("z", 0)], "unknown tasks: z"),
-    ([task("a", "x"), task("b", "x")], [graded("a", 0)], "without a graded rollout: b"),
-    ([task("a", "x"), task("a", "y")], [graded("a", 0)], "duplicate task ids: a"),
-    ([task("a", "x")], [graded("a", 0), graded("a", 0)], "graded twice"),
-    ([task("a", "x")], [graded("a", 0), Grade("a", 1, OK, OK, OK, agent="oracle")], "several agents"),
-])
+@pytest.mark.parametrize(
+    "tasks, grades, message",
+    [
+        ([task("a", "x")], [graded("a", 0), graded("z", 0)], "unknown tasks: z"),
+        ([task("a", "x"), task("b", "x")], [graded("a", 0)], "without a graded rollout: b"),
+        ([task("a", "x"), task("a", "y")], [graded("a", 0)], "duplicate task ids: a"),
+        ([task("a", "x")], [graded("a", 0), graded("a", 0)], "graded twice"),
+        ([task("a", "x")], [graded("a", 0), Grade("a", 1, OK, OK, OK, agent="oracle")], "several agents"),
+    ],
+)
 def test_report_refuses_inconsistent_input(tasks: list[Task], grades: list[Grade], message: str) -> None:
     with pytest.raises(UsageError, match=message):
         report(tasks, grades)

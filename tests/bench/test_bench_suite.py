@@ -36,8 +36,10 @@ def replay_env(catalog):
 @pytest.fixture(scope="module")
 def runs(task_set, catalog, replay_env):
     """Each shipped deterministic agent over every task on the shipped snapshot (strict replay, offline)."""
-    return {name: run_benchmark(task_set.tasks, make_agent(name, task_set), catalog, replay_env, 1)
-            for name in ("oracle", "skip-lookup", "first-page")}
+    return {
+        name: run_benchmark(task_set.tasks, make_agent(name, task_set), catalog, replay_env, 1)
+        for name in ("oracle", "skip-lookup", "first-page")
+    }
 
 
 def test_the_shipped_set_has_the_shape_the_paper_describes(task_set, catalog):
@@ -57,8 +59,9 @@ def test_the_shipped_set_has_the_shape_the_paper_describes(task_set, catalog):
         assert task.answer.kind in ("number", "text", "set", "bool")
         # every task needs an entity-code lookup or a read over several pages, and its required actions say which
         assert hands_a_code(plan) or reads_pages(plan), task.id
-        assert any(a.why == (LOOKUP_SKIPPED if hands_a_code(plan) else DATE_SKIPPED)
-                   for a in task.required_actions), task.id
+        assert any(a.why == (LOOKUP_SKIPPED if hands_a_code(plan) else DATE_SKIPPED) for a in task.required_actions), (
+            task.id
+        )
         assert not reads_pages(plan) or any(a.why == FIRST_PAGE_ONLY for a in task.required_actions), task.id
         assert task.platforms and task.domain and task.reference_calls and task.reference_state_digest
         assert task.domain == catalog.get(plan.steps[0].tool).domain
@@ -70,8 +73,11 @@ def test_the_shipped_set_has_the_shape_the_paper_describes(task_set, catalog):
 
 def test_the_lightron_task_is_the_papers(task_set):
     task = next(t for t in task_set.tasks if t.id == LIGHTRON_ID)
-    assert [tool for tool, _ in task.reference_calls] == ["dart_corp_code", "dart_cvbd_is_decsn",
-                                                          "datagokr_get_stock_price_info"]
+    assert [tool for tool, _ in task.reference_calls] == [
+        "dart_corp_code",
+        "dart_cvbd_is_decsn",
+        "datagokr_get_stock_price_info",
+    ]
     assert task.answer.value == pytest.approx((1680 - 532) / 532 * 100, abs=1e-6)
     assert task.split == "held_out"
 
@@ -106,8 +112,10 @@ def test_the_law_tasks_calls_give_one_state_digest_on_the_simulator_and_on_repla
     law = [task for task in task_set.tasks if task.domain == "law"]
     assert len(law) >= 5
     build = task_set.build
-    with ToolEnvironment.open(catalog, source="sim", seed=build["sim_seed"], as_of=build["as_of"]) as sim, \
-            ToolEnvironment.open(catalog) as replay:
+    with (
+        ToolEnvironment.open(catalog, source="sim", seed=build["sim_seed"], as_of=build["as_of"]) as sim,
+        ToolEnvironment.open(catalog) as replay,
+    ):
         for task in law:
             sim.reset()
             replay.reset()

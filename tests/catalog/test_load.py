@@ -31,8 +31,13 @@ VALID = {
             "description": {"ko": "종목 시세를 조회합니다", "en": "Daily quotes of one ticker"},
             "http": {"path": "/v1/quotes/{ticker}"},
             "params": {
-                "ticker": {"type": "string", "required": True, "in": "path", "pattern": "^[0-9]{6}$",
-                           "description": {"ko": "종목코드", "en": "6-digit ticker"}},
+                "ticker": {
+                    "type": "string",
+                    "required": True,
+                    "in": "path",
+                    "pattern": "^[0-9]{6}$",
+                    "description": {"ko": "종목코드", "en": "6-digit ticker"},
+                },
                 "page": {"type": "integer", "description": "page number"},
                 "size": {"type": "integer", "description": "page size"},
             },
@@ -160,8 +165,13 @@ def test_unknown_tool_suggests_close_names(tmp_path):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.dictionaries(st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True),
-                       st.sampled_from(["ok", "no_data", "structural", "environmental"]), max_size=6))
+@given(
+    st.dictionaries(
+        st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True),
+        st.sampled_from(["ok", "no_data", "structural", "environmental"]),
+        max_size=6,
+    )
+)
 def test_result_code_tables_classify_exactly_what_they_list(tmp_path_factory, codes):
     document = copy.deepcopy(VALID)
     document["platform"]["result_codes"] = {**codes, "0": "ok"}

@@ -53,8 +53,11 @@ def test_every_generated_tool_executes_its_example(paper, client):
 
 @pytest.mark.parametrize("family", ["seoul", "gg", "datagokr"])
 def test_generated_lists_paginate_with_true_totals(paper, client, family):
-    tool = next(t for t in paper if t.platform == family and t.name in specs_by_tool()
-                and specs_by_tool()[t.name].kind == "facility")
+    tool = next(
+        t
+        for t in paper
+        if t.platform == family and t.name in specs_by_tool() and specs_by_tool()[t.name].kind == "facility"
+    )
     pag = tool.http.pagination
     if pag.style == "range":
         pages = [{pag.start_param: 1, pag.end_param: 5}, {pag.start_param: 6, pag.end_param: 10}]

@@ -43,16 +43,44 @@ from kopa_replay.record.store import Store
 from kopa_replay.stages.workflows import record_snapshot, refresh_snapshot
 
 KEY = "local-drift-key-0123456789"
-TOOLS = ("acme_renamed", "acme_removed", "acme_added", "acme_type", "acme_optional", "acme_nullable", "acme_strfmt",
-         "acme_xml", "acme_envelope", "acme_codes", "acme_paged", "acme_gateway", "acme_status", "acme_nodata", "acme_errcode",
-         "acme_flaky", "acme_gone", "acme_values", "acme_steady")
+TOOLS = (
+    "acme_renamed",
+    "acme_removed",
+    "acme_added",
+    "acme_type",
+    "acme_optional",
+    "acme_nullable",
+    "acme_strfmt",
+    "acme_xml",
+    "acme_envelope",
+    "acme_codes",
+    "acme_paged",
+    "acme_gateway",
+    "acme_status",
+    "acme_nodata",
+    "acme_errcode",
+    "acme_flaky",
+    "acme_gone",
+    "acme_values",
+    "acme_steady",
+)
 EXPECTED = {  # tool → the change kinds (drift, not noise or data) a maintainer must see
-    "acme_renamed": {"field_renamed"}, "acme_removed": {"field_removed"}, "acme_added": {"field_added"},
-    "acme_type": {"type_changed"}, "acme_optional": {"became_optional"}, "acme_nullable": {"became_nullable"},
-    "acme_strfmt": {"format_changed"}, "acme_xml": {"format_changed"}, "acme_envelope": {"envelope_changed"},
-    "acme_codes": {"result_codes_changed", "outcome_changed"}, "acme_paged": {"page_size_changed", "outcome_changed"},
-    "acme_gateway": {"outcome_changed", "format_changed"}, "acme_status": {"status_changed"},
-    "acme_nodata": {"envelope_changed"}, "acme_errcode": {"result_codes_changed"}, "acme_gone": {"tool_missing"},
+    "acme_renamed": {"field_renamed"},
+    "acme_removed": {"field_removed"},
+    "acme_added": {"field_added"},
+    "acme_type": {"type_changed"},
+    "acme_optional": {"became_optional"},
+    "acme_nullable": {"became_nullable"},
+    "acme_strfmt": {"format_changed"},
+    "acme_xml": {"format_changed"},
+    "acme_envelope": {"envelope_changed"},
+    "acme_codes": {"result_codes_changed", "outcome_changed"},
+    "acme_paged": {"page_size_changed", "outcome_changed"},
+    "acme_gateway": {"outcome_changed", "format_changed"},
+    "acme_status": {"status_changed"},
+    "acme_nodata": {"envelope_changed"},
+    "acme_errcode": {"result_codes_changed"},
+    "acme_gone": {"tool_missing"},
 }
 
 
@@ -101,30 +129,42 @@ class _Api:
         if query.get("key") != KEY:
             return send(handler, 200, {"code": "401", "msg": "unregistered key"})
         if v2 and tool == "acme_gone":
-            handler.close_connection = True   # no status line at all: the client sees the connection drop
+            handler.close_connection = True  # no status line at all: the client sees the connection drop
             return None
         if v2 and tool == "acme_flaky":
             return send(handler, 503, {"code": "99", "msg": "busy"})
         if v2 and tool == "acme_gateway":
-            body = ("<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR</errMsg><returnAuthMsg>"
-                    "SERVICE_KEY_IS_NOT_REGISTERED_ERROR</returnAuthMsg><returnReasonCode>30</returnReasonCode>"
-                    "</cmmMsgHeader></OpenAPI_ServiceResponse>")
+            body = (
+                "<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR</errMsg><returnAuthMsg>"
+                "SERVICE_KEY_IS_NOT_REGISTERED_ERROR</returnAuthMsg><returnReasonCode>30</returnReasonCode>"
+                "</cmmMsgHeader></OpenAPI_ServiceResponse>"
+            )
             return send(handler, 200, body.encode(), "text/xml")
         if tool == "acme_errcode":
-            return send(handler, 200, {"code": "30", "msg": "unregistered service"} if v2 else
-                        {"code": "10", "msg": "invalid query"})
+            return send(
+                handler,
+                200,
+                {"code": "30", "msg": "unregistered service"} if v2 else {"code": "10", "msg": "invalid query"},
+            )
         if tool == "acme_nodata":
             data = None if v2 else {"items": [], "total": 0}
             return send(handler, 200, {"code": "3", "msg": "no data", "data": data})
         page, size = int(query.get("page", 1)), int(query.get("size", 10))
         if tool == "acme_paged" and size > (5 if v2 else 20):
             return send(handler, 200, {"code": "10", "msg": "page size too large"})
-        rows = _shops(tool, query.get("q", "a"), self.version, count=size if tool == "acme_paged" else 10,
-                      offset=(page - 1) * size if tool == "acme_paged" else 0)
-        data = {"rows" if v2 and tool == "acme_envelope" else "items": rows,
-                "total": 40 if tool == "acme_paged" else 10}
+        rows = _shops(
+            tool,
+            query.get("q", "a"),
+            self.version,
+            count=size if tool == "acme_paged" else 10,
+            offset=(page - 1) * size if tool == "acme_paged" else 0,
+        )
+        data = {
+            "rows" if v2 and tool == "acme_envelope" else "items": rows,
+            "total": 40 if tool == "acme_paged" else 10,
+        }
         document = {"code": "00" if v2 and tool == "acme_codes" else "0", "msg": "ok", "data": data}
-        if tool == "acme_xml":   # rooted in both versions, as data.go.kr writes {"response": …} and <response>…
+        if tool == "acme_xml":  # rooted in both versions, as data.go.kr writes {"response": …} and <response>…
             if v2:
                 return send(handler, 200, _xml(document, "response").encode(), "application/xml")
             document = {"response": document}
@@ -134,27 +174,63 @@ class _Api:
 def _catalog_file(tmp_path, base_url: str, tools=TOOLS) -> str:
     def tool(name: str) -> dict:
         paged = name == "acme_paged"
-        return {"name": name, "title": f"상점 목록 {name}", "description": {"ko": "상점 목록", "en": "shops"},
-                "http": {"path": f"/v1/{name}",
-                         **({"pagination": {"style": "page", "page_param": "page", "size_param": "size",
-                                            "max_size": 20, "default_size": 10}} if paged else {})},
-                "params": {"q": {"type": "string", "description": "query"},
-                           **({"page": {"type": "integer", "description": "page"},
-                               "size": {"type": "integer", "description": "rows per page"}} if paged else {})},
-                "output": {"id": "shop id", "name": "shop name", "price": "price", "date": "YYYYMMDD"},
-                "examples": [{"q": "a", **({"page": 1, "size": 3} if paged else {})}, {"q": "b"}]}
+        return {
+            "name": name,
+            "title": f"상점 목록 {name}",
+            "description": {"ko": "상점 목록", "en": "shops"},
+            "http": {
+                "path": f"/v1/{name}",
+                **(
+                    {
+                        "pagination": {
+                            "style": "page",
+                            "page_param": "page",
+                            "size_param": "size",
+                            "max_size": 20,
+                            "default_size": 10,
+                        }
+                    }
+                    if paged
+                    else {}
+                ),
+            },
+            "params": {
+                "q": {"type": "string", "description": "query"},
+                **(
+                    {
+                        "page": {"type": "integer", "description": "page"},
+                        "size": {"type": "integer", "description": "rows per page"},
+                    }
+                    if paged
+                    else {}
+                ),
+            },
+            "output": {"id": "shop id", "name": "shop name", "price": "price", "date": "YYYYMMDD"},
+            "examples": [{"q": "a", **({"page": 1, "size": 3} if paged else {})}, {"q": "b"}],
+        }
 
     document = {
-        "platform": {"id": "acme", "domain": "finance", "base_url": base_url,
-                     "auth": {"location": "query", "name": "key", "env": "ACME_DRIFT_KEY"}, "format": "json",
-                     "envelope": {"records": ["data.items", "response.data.items.item", "response.data.items"],
-                                  "total": ["data.total", "response.data.total"],
-                                  "code": ["code", "response.code",
-                                           "OpenAPI_ServiceResponse.cmmMsgHeader.returnReasonCode"],
-                                  "message": ["msg", "response.msg",
-                                              "OpenAPI_ServiceResponse.cmmMsgHeader.returnAuthMsg"]},
-                     "result_codes": {"0": "ok", "3": "no_data", "10": "structural", "30": "structural",
-                                      "99": "environmental", "401": "environmental"}},
+        "platform": {
+            "id": "acme",
+            "domain": "finance",
+            "base_url": base_url,
+            "auth": {"location": "query", "name": "key", "env": "ACME_DRIFT_KEY"},
+            "format": "json",
+            "envelope": {
+                "records": ["data.items", "response.data.items.item", "response.data.items"],
+                "total": ["data.total", "response.data.total"],
+                "code": ["code", "response.code", "OpenAPI_ServiceResponse.cmmMsgHeader.returnReasonCode"],
+                "message": ["msg", "response.msg", "OpenAPI_ServiceResponse.cmmMsgHeader.returnAuthMsg"],
+            },
+            "result_codes": {
+                "0": "ok",
+                "3": "no_data",
+                "10": "structural",
+                "30": "structural",
+                "99": "environmental",
+                "401": "environmental",
+            },
+        },
         "tools": [tool(name) for name in tools],
     }
     path = tmp_path / f"acme-{len(tools)}.yaml"
@@ -177,11 +253,18 @@ def drifted(tmp_path_factory):
             store = tmp_path / "acme.sqlite"
             record_snapshot(catalog, store_path=store, snapshot="v1", source="live")
             api.version = 2
-            summary = refresh_snapshot(catalog, store_path=store, base="v1", snapshot="v2", source="live",
-                                       retries=1, retry_backoff=0.0)
+            summary = refresh_snapshot(
+                catalog, store_path=store, base="v1", snapshot="v2", source="live", retries=1, retry_backoff=0.0
+            )
             record_snapshot(load_catalog([full_path]), store_path=store, snapshot="v2-full", source="live")
-            yield {"catalog": catalog, "catalog_path": catalog_path, "full_path": full_path, "store": store,
-                   "summary": summary, "tmp": tmp_path}
+            yield {
+                "catalog": catalog,
+                "catalog_path": catalog_path,
+                "full_path": full_path,
+                "store": store,
+                "summary": summary,
+                "tmp": tmp_path,
+            }
         finally:
             mp.undo()
 
@@ -193,14 +276,16 @@ def _kinds(report, tool):
 def test_every_change_kind_is_reported_on_its_tool_and_nothing_else(drifted):
     report = drifted["summary"].report
     for tool in TOOLS:
-        assert _kinds(report, tool) == EXPECTED.get(tool, set()), (tool, [c.to_dict() for c in report.changes
-                                                                         if c.tool == tool])
+        assert _kinds(report, tool) == EXPECTED.get(tool, set()), (
+            tool,
+            [c.to_dict() for c in report.changes if c.tool == tool],
+        )
 
 
 def test_each_change_names_the_requests_that_show_it(drifted):
     report = drifted["summary"].report
     for change in report.changes:
-        if change.kind == "page_size_changed":   # the pages larger than the new cap: size 20, and the default 10
+        if change.kind == "page_size_changed":  # the pages larger than the new cap: size 20, and the default 10
             assert [r.split("?")[1] for r in change.requests] == ["key=***&page=1&q=a&size=20", "key=***&q=b"]
         else:
             assert change.requests, change.to_dict()
@@ -212,8 +297,13 @@ def test_ok_to_a_gateway_error_in_xml_is_breaking_with_old_and_new_codes_and_mes
     [outcome] = [c for c in report.changes if c.tool == "acme_gateway" and c.kind == "outcome_changed"]
     assert outcome.severity == "breaking"
     assert outcome.before == {"outcome": "ok", "code": "0", "message": "ok", "status": 200, "format": "json"}
-    assert outcome.after == {"outcome": "structural", "code": "30", "message": "SERVICE_KEY_IS_NOT_REGISTERED_ERROR",
-                             "status": 200, "format": "xml"}
+    assert outcome.after == {
+        "outcome": "structural",
+        "code": "30",
+        "message": "SERVICE_KEY_IS_NOT_REGISTERED_ERROR",
+        "status": 200,
+        "format": "xml",
+    }
     assert len(outcome.requests) == 2
     [fmt] = [c for c in report.changes if c.tool == "acme_gateway" and c.kind == "format_changed"]
     assert (fmt.before, fmt.after, fmt.severity) == ("json", "xml", "breaking")
@@ -224,8 +314,8 @@ def test_environmental_failures_are_noise_not_drift(drifted):
     noisy = {c.tool for c in report.noise}
     assert noisy == {"acme_flaky", "acme_gone"}
     assert not [c for c in report.changes if c.tool == "acme_flaky"]
-    assert summary.retries["still_failing"] == 4 and summary.outcomes["no_answer"] == 2   # 503s and dropped
-    provenance = summary.manifest["refresh"]   # the snapshot says how it was retried, and what still failed
+    assert summary.retries["still_failing"] == 4 and summary.outcomes["no_answer"] == 2  # 503s and dropped
+    provenance = summary.manifest["refresh"]  # the snapshot says how it was retried, and what still failed
     assert provenance["retry_policy"] == {"retries": 1, "backoff": 0.0, "max_backoff": 30.0}
     assert provenance["retries"] == summary.retries and provenance["no_answer"] == 2
     flaky = next(c for c in report.noise if c.tool == "acme_flaky")
@@ -269,25 +359,59 @@ def test_the_answer_of_a_task_over_the_values_only_tool_is_listed(drifted, tmp_p
     with open_source("replay", snapshot="v1", store=drifted["store"], catalog=catalog) as src:
         env = ToolEnvironment(catalog, src)
         for tool in ("acme_values", "acme_steady"):
-            skeleton = Trajectory(f"local-{tool}", "chain", [Step(0, tool, {"q": "a"}, "", 0, None, "", 0)], [],
-                                  Answer("number", 0), meta={"page_budget": 5, "fan_out_budget": 5,
-                                                             "answer_spec": {"op": "sum", "group": 0,
-                                                                             "field": "price"}})
+            skeleton = Trajectory(
+                f"local-{tool}",
+                "chain",
+                [Step(0, tool, {"q": "a"}, "", 0, None, "", 0)],
+                [],
+                Answer("number", 0),
+                meta={
+                    "page_budget": 5,
+                    "fan_out_budget": 5,
+                    "answer_spec": {"op": "sum", "group": 0, "field": "price"},
+                },
+            )
             run = run_plan(skeleton, catalog, env)
             assert run.ok, run.problem
-            plan = Trajectory(skeleton.id, "chain", run.steps, run.junctions, run.answer, "상점들 가격 합계는?", (),
-                              run.state_digest, {**skeleton.meta, "calls": page_calls(run)})
+            plan = Trajectory(
+                skeleton.id,
+                "chain",
+                run.steps,
+                run.junctions,
+                run.answer,
+                "상점들 가격 합계는?",
+                (),
+                run.state_digest,
+                {**skeleton.meta, "calls": page_calls(run)},
+            )
             plans.append(plan)
             tasks.append(task_from_trajectory(plan, catalog))
     save_task_set(tmp_path / "tasks", tasks, plans, {})
-    result = CliRunner().invoke(cli, ["bench", "drift", "v1", "v2", "--tasks", str(tmp_path / "tasks"), "--store",
-                                      str(drifted["store"]), "--catalog", drifted["catalog_path"], "--format", "json",
-                                      "--fail-on", "changed"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "drift",
+            "v1",
+            "v2",
+            "--tasks",
+            str(tmp_path / "tasks"),
+            "--store",
+            str(drifted["store"]),
+            "--catalog",
+            drifted["catalog_path"],
+            "--format",
+            "json",
+            "--fail-on",
+            "changed",
+        ],
+    )
     assert result.exit_code == 1, result.output
     listed = json.loads(result.output)["listed"]
-    assert [(t["task"], t["status"], t["before"], t["after"]) for t in listed] == \
-        [("local-acme_values", "answer_changed", sum(1000 + n for n in range(10)), sum(1100 + n for n in range(10)))]
-    assert listed[0]["causes"] == []                    # no drift explains it: the data moved
+    assert [(t["task"], t["status"], t["before"], t["after"]) for t in listed] == [
+        ("local-acme_values", "answer_changed", sum(1000 + n for n in range(10)), sum(1100 + n for n in range(10)))
+    ]
+    assert listed[0]["causes"] == []  # no drift explains it: the data moved
     assert any("values changed" in d for d in listed[0]["data"])
 
 
@@ -310,10 +434,14 @@ def test_cli_formats_and_fail_on(drifted):
     breaking = [c for c in report.changes if c.severity == "breaking"]
     failures = [case for case in root.iter("testcase") if case.find("failure") is not None]
     assert len(failures) == len(breaking) == int(root.get("failures"))
-    assert {case.get("classname") for case in root.iter("testcase") if case.find("skipped") is not None} == \
-        {"drift.acme_flaky", "drift.acme_gone"}
-    assert any(case.get("classname") == "drift.acme_steady" and case.get("name") == "no drift"
-               for case in root.iter("testcase"))
+    assert {case.get("classname") for case in root.iter("testcase") if case.find("skipped") is not None} == {
+        "drift.acme_flaky",
+        "drift.acme_gone",
+    }
+    assert any(
+        case.get("classname") == "drift.acme_steady" and case.get("name") == "no drift"
+        for case in root.iter("testcase")
+    )
     markdown = runner.invoke(cli, [*base, "--format", "markdown"])
     assert markdown.exit_code == 0 and "| breaking | acme_gateway |" in markdown.output
     text = runner.invoke(cli, [*base])

@@ -18,13 +18,27 @@ CODES = {"0": "ok", "3": "no_data", "10": "structural", "99": "environmental"}
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
     document = {
-        "platform": {"id": "gen", "domain": "finance", "base_url": "http://gen.example",
-                     "auth": {"location": "query", "name": "key"}, "format": "json",
-                     "envelope": {"records": "data.items", "total": "data.total", "code": "code", "message": "msg"},
-                     "result_codes": dict(CODES)},
-        "tools": [{"name": f"gen_{name}", "title": name, "description": {"ko": name, "en": name},
-                   "http": {"path": f"/{name}"}, "params": {"q": {"type": "string", "description": "q"}},
-                   "output": {"a": "a", "b": "b"}, "examples": [{"q": "x"}]} for name in ("one", "two")],
+        "platform": {
+            "id": "gen",
+            "domain": "finance",
+            "base_url": "http://gen.example",
+            "auth": {"location": "query", "name": "key"},
+            "format": "json",
+            "envelope": {"records": "data.items", "total": "data.total", "code": "code", "message": "msg"},
+            "result_codes": dict(CODES),
+        },
+        "tools": [
+            {
+                "name": f"gen_{name}",
+                "title": name,
+                "description": {"ko": name, "en": name},
+                "http": {"path": f"/{name}"},
+                "params": {"q": {"type": "string", "description": "q"}},
+                "output": {"a": "a", "b": "b"},
+                "examples": [{"q": "x"}],
+            }
+            for name in ("one", "two")
+        ],
     }
     path = tmp_path_factory.mktemp("gen") / "gen.yaml"
     path.write_text(yaml.safe_dump(document), encoding="utf-8")
@@ -33,8 +47,9 @@ def catalog(tmp_path_factory):
 
 values = st.one_of(st.text(max_size=6), st.integers(-5, 5), st.none())
 records = st.lists(st.fixed_dictionaries({"a": values}, optional={"b": values, "c": values}), max_size=4)
-answers = st.tuples(st.sampled_from(sorted(CODES) + ["77"]), records, st.sampled_from([200, 200, 500, 429]),
-                    st.booleans())
+answers = st.tuples(
+    st.sampled_from(sorted(CODES) + ["77"]), records, st.sampled_from([200, 200, 500, 429]), st.booleans()
+)
 
 
 def _response(tool: str, query: str, answer) -> RecordedResponse:
@@ -45,8 +60,9 @@ def _response(tool: str, query: str, answer) -> RecordedResponse:
     return RecordedResponse(tool, "GET", url, status, "application/json", body, f"{tool}|{query}", 1)
 
 
-snapshots = st.dictionaries(st.tuples(st.sampled_from(["gen_one", "gen_two"]), st.sampled_from("pqrs")), answers,
-                            min_size=1, max_size=8)
+snapshots = st.dictionaries(
+    st.tuples(st.sampled_from(["gen_one", "gen_two"]), st.sampled_from("pqrs")), answers, min_size=1, max_size=8
+)
 
 
 @settings(max_examples=60, deadline=None)

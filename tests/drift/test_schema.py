@@ -27,10 +27,10 @@ from kopa_replay.env import build_request
 from kopa_replay.sim import DEFAULT_KEY, SimTransport, Simulator
 from kopa_replay.stages.probes import probe_requests
 
-ROUTES = "tago_get_route_no_list"          # data.go.kr envelope, pageNo/numOfRows
-SUBWAY = "seoul_card_subway_stats_new"     # Seoul envelope, START/END in the path
-COMPANY = "dart_company"                   # the document is the record
-KRX = "krx_stk_bydd_trd"                   # no result code in the body
+ROUTES = "tago_get_route_no_list"  # data.go.kr envelope, pageNo/numOfRows
+SUBWAY = "seoul_card_subway_stats_new"  # Seoul envelope, START/END in the path
+COMPANY = "dart_company"  # the document is the record
+KRX = "krx_stk_bydd_trd"  # no result code in the body
 
 
 def recorded(catalog, tool_name: str, args: dict, body: bytes | dict, status: int = 200) -> RecordedResponse:
@@ -41,8 +41,12 @@ def recorded(catalog, tool_name: str, args: dict, body: bytes | dict, status: in
 
 
 def datagokr(items, total: int, code: str = "00", page: int = 1, size: int = 10) -> dict:
-    return {"response": {"header": {"resultCode": code, "resultMsg": "NORMAL SERVICE."},
-                         "body": {"items": items, "numOfRows": size, "pageNo": page, "totalCount": total}}}
+    return {
+        "response": {
+            "header": {"resultCode": code, "resultMsg": "NORMAL SERVICE."},
+            "body": {"items": items, "numOfRows": size, "pageNo": page, "totalCount": total},
+        }
+    }
 
 
 def route(number: str, **extra) -> dict:
@@ -51,13 +55,32 @@ def route(number: str, **extra) -> dict:
 
 # -- values ------------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("", "blank"), (" ", "blank"), ("20260901", "yyyymmdd"), ("202609", "yyyymm"), ("069540", "digits6"),
-    ("00126380", "digits8"), ("20261301", "digits8"), ("1168010100", "digits10"), ("1680", "digits"),
-    ("-1.23", "decimal"), ("1,234", "comma_number"), ("-12,345.5", "comma_number"), ("2026-09-01", "iso_date"),
-    ("2026.09.01", "iso_date"), ("2026-09-01 08:30", "iso_date"), ("KR7069540008", "id"),
-    ("PRC_E2G2O4M7", "id"), ("라이트론", "text"), ("LG", "text"), ("1,23", "text"),
-])
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", "blank"),
+        (" ", "blank"),
+        ("20260901", "yyyymmdd"),
+        ("202609", "yyyymm"),
+        ("069540", "digits6"),
+        ("00126380", "digits8"),
+        ("20261301", "digits8"),
+        ("1168010100", "digits10"),
+        ("1680", "digits"),
+        ("-1.23", "decimal"),
+        ("1,234", "comma_number"),
+        ("-12,345.5", "comma_number"),
+        ("2026-09-01", "iso_date"),
+        ("2026.09.01", "iso_date"),
+        ("2026-09-01 08:30", "iso_date"),
+        ("KR7069540008", "id"),
+        ("PRC_E2G2O4M7", "id"),
+        ("라이트론", "text"),
+        ("LG", "text"),
+        ("1,23", "text"),
+    ],
+)
 def test_string_format_names_the_kind_of_value(text, expected):
     assert string_format(text) == expected
 
@@ -67,10 +90,18 @@ def test_string_format_stays_in_its_vocabulary(text):
     assert string_format(text) in STRING_FORMATS
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    (None, "null"), (True, "boolean"), (3, "integer"), (3.5, "number"), ("3", "string"), ({}, "object"),
-    ([], "array"),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (None, "null"),
+        (True, "boolean"),
+        (3, "integer"),
+        (3.5, "number"),
+        ("3", "string"),
+        ({}, "object"),
+        ([], "array"),
+    ],
+)
 def test_value_type_is_the_json_type(value, expected):
     assert value_type(value) == expected
 
@@ -88,6 +119,7 @@ def test_sniff_format_reads_the_bytes_not_the_content_type():
 
 # -- records and envelope ------------------------------------------------------
 
+
 def test_record_quirks_are_normalized_and_an_empty_page_has_the_full_shape(catalog):
     tool = catalog.get(ROUTES)
     full = recorded(catalog, ROUTES, {"cityCode": 12}, datagokr({"item": [route("1"), route("2")]}, 2))
@@ -104,8 +136,9 @@ def test_record_quirks_are_normalized_and_an_empty_page_has_the_full_shape(catal
 
 def test_field_statistics_count_presence_nulls_types_and_formats(catalog):
     records = [route("1", endnodenm=None), route("2", endnodenm="세종청사"), route("3"), route("N40")]
-    schema = infer_tool_schema(catalog.get(ROUTES), [
-        recorded(catalog, ROUTES, {"cityCode": 12}, datagokr({"item": records}, 4))])
+    schema = infer_tool_schema(
+        catalog.get(ROUTES), [recorded(catalog, ROUTES, {"cityCode": 12}, datagokr({"item": records}, 4))]
+    )
     end = schema.field_stats("endnodenm")
     assert (end.present, end.nulls, dict(end.types)) == (2, 1, {"null": 1, "string": 1})
     assert schema.presence("endnodenm") == 0.5 and schema.null_ratio("endnodenm") == 0.5
@@ -116,8 +149,7 @@ def test_field_statistics_count_presence_nulls_types_and_formats(catalog):
 
 def test_a_record_document_has_only_its_status_keys_as_envelope(catalog):
     body = {"status": "000", "message": "정상", "corp_code": "00439743", "corp_name": "라이트론", "ir_url": ""}
-    schema = infer_tool_schema(catalog.get(COMPANY), [
-        recorded(catalog, COMPANY, {"corp_code": "00439743"}, body)])
+    schema = infer_tool_schema(catalog.get(COMPANY), [recorded(catalog, COMPANY, {"corp_code": "00439743"}, body)])
     assert schema.envelope == ("message", "status")
     assert schema.field_names == ("corp_code", "corp_name", "ir_url")
     assert dict(schema.field_stats("ir_url").formats) == {"blank": 1}
@@ -133,44 +165,61 @@ def test_a_renamed_record_block_shows_in_the_envelope(catalog):
 
 # -- result codes --------------------------------------------------------------
 
+
 def test_result_codes_are_read_at_the_envelope_code_path_and_classified(catalog):
-    gateway = (b'<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR</errMsg><returnAuthMsg>'
-               b'SERVICE_KEY_IS_NOT_REGISTERED_ERROR</returnAuthMsg><returnReasonCode>30</returnReasonCode>'
-               b'</cmmMsgHeader></OpenAPI_ServiceResponse>')
+    gateway = (
+        b"<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR</errMsg><returnAuthMsg>"
+        b"SERVICE_KEY_IS_NOT_REGISTERED_ERROR</returnAuthMsg><returnReasonCode>30</returnReasonCode>"
+        b"</cmmMsgHeader></OpenAPI_ServiceResponse>"
+    )
     responses = [
         recorded(catalog, ROUTES, {"cityCode": 12}, datagokr({"item": route("1")}, 1)),
         recorded(catalog, ROUTES, {"cityCode": 13}, datagokr({"item": route("2")}, 1, code="0")),
         recorded(catalog, ROUTES, {"cityCode": 14}, gateway),
     ]
     schema = infer_tool_schema(catalog.get(ROUTES), responses)
-    assert schema.result_codes == (CodeStat("resultCode", "0", "unknown", 1), CodeStat("resultCode", "00", "ok", 1),
-                                   CodeStat("returnReasonCode", "30", "environmental", 1))
+    assert schema.result_codes == (
+        CodeStat("resultCode", "0", "unknown", 1),
+        CodeStat("resultCode", "00", "ok", 1),
+        CodeStat("returnReasonCode", "30", "environmental", 1),
+    )
     # The unknown code still carried records: the answer counts, the gateway error does not.
     assert schema.answers == 2 and schema.formats == (("json", 2),)
 
 
 def test_the_http_status_stands_in_when_the_body_has_no_code(catalog):
     ok = recorded(catalog, KRX, {"basDd": "20260831"}, {"OutBlock_1": [{"BAS_DD": "20260831"}]})
-    down = recorded(catalog, KRX, {"basDd": "20260831"}, b"<html><body><h1>502 Bad Gateway</h1></body></html>",
-                    status=502)
+    down = recorded(
+        catalog, KRX, {"basDd": "20260831"}, b"<html><body><h1>502 Bad Gateway</h1></body></html>", status=502
+    )
     schema = infer_tool_schema(catalog.get(KRX), [ok, down])
-    assert schema.result_codes == (CodeStat(HTTP_STATUS_PATH, "200", "ok", 1),
-                                   CodeStat(HTTP_STATUS_PATH, "502", "environmental", 1))
+    assert schema.result_codes == (
+        CodeStat(HTTP_STATUS_PATH, "200", "ok", 1),
+        CodeStat(HTTP_STATUS_PATH, "502", "environmental", 1),
+    )
     assert schema.formats == (("json", 1),) and schema.responses == 2
 
 
 # -- pagination ----------------------------------------------------------------
 
+
 def seoul_rows(count: int, total: int) -> dict:
     rows = [{"USE_YMD": "20260825", "SBWY_STNS_NM": f"역{i}", "GTON_TNOPE": i} for i in range(count)]
-    return {"CardSubwayStatsNew": {"list_total_count": total, "RESULT": {"CODE": "INFO-000", "MESSAGE": "정상"},
-                                   "row": rows}}
+    return {
+        "CardSubwayStatsNew": {
+            "list_total_count": total,
+            "RESULT": {"CODE": "INFO-000", "MESSAGE": "정상"},
+            "row": rows,
+        }
+    }
 
 
 def test_page_evidence_reads_start_and_end_from_the_path(catalog):
     too_big = {"RESULT": {"CODE": "ERROR-336", "MESSAGE": "데이터요청은 한번에 최대 500건을 넘을 수 없습니다."}}
-    responses = [recorded(catalog, SUBWAY, {"USE_YMD": "20260825", "START": 1, "END": 100}, seoul_rows(100, 580)),
-                 recorded(catalog, SUBWAY, {"USE_YMD": "20260825", "START": 1, "END": 1000}, too_big)]
+    responses = [
+        recorded(catalog, SUBWAY, {"USE_YMD": "20260825", "START": 1, "END": 100}, seoul_rows(100, 580)),
+        recorded(catalog, SUBWAY, {"USE_YMD": "20260825", "START": 1, "END": 1000}, too_big),
+    ]
     schema = infer_tool_schema(catalog.get(SUBWAY), responses)
     assert schema.pagination == PageEvidence("END", max_answered=100, max_probed=1000, size_error=True)
     assert infer_tool_schema(catalog.get(SUBWAY), responses[:1]).pagination.size_error is False
@@ -178,10 +227,12 @@ def test_page_evidence_reads_start_and_end_from_the_path(catalog):
 
 def test_page_evidence_sees_a_page_cut_short_in_silence(catalog):
     rows = [route(str(i)) for i in range(500)]
-    capped = recorded(catalog, ROUTES, {"cityCode": 12, "numOfRows": 1000, "pageNo": 1},
-                      datagokr({"item": rows}, 800, size=500))
-    whole = recorded(catalog, ROUTES, {"cityCode": 12, "numOfRows": 1000, "pageNo": 1},
-                     datagokr({"item": rows}, 500, size=1000))
+    capped = recorded(
+        catalog, ROUTES, {"cityCode": 12, "numOfRows": 1000, "pageNo": 1}, datagokr({"item": rows}, 800, size=500)
+    )
+    whole = recorded(
+        catalog, ROUTES, {"cityCode": 12, "numOfRows": 1000, "pageNo": 1}, datagokr({"item": rows}, 500, size=1000)
+    )
     default = recorded(catalog, ROUTES, {"cityCode": 12}, datagokr({"item": rows[:10]}, 800))
     tool = catalog.get(ROUTES)
     assert infer_tool_schema(tool, [capped, default]).pagination == PageEvidence("numOfRows", 500, 1000, False)
@@ -192,9 +243,12 @@ def test_page_evidence_sees_a_page_cut_short_in_silence(catalog):
 
 # -- grouping and order ----------------------------------------------------------
 
+
 def test_infer_schemas_groups_by_tool_and_skips_tools_outside_the_catalog(catalog):
-    responses = [recorded(catalog, ROUTES, {"cityCode": 12}, datagokr({"item": route("1")}, 1)),
-                 RecordedResponse("no_such_tool", "GET", "https://example.org/x", 200, "application/json", b"{}")]
+    responses = [
+        recorded(catalog, ROUTES, {"cityCode": 12}, datagokr({"item": route("1")}, 1)),
+        RecordedResponse("no_such_tool", "GET", "https://example.org/x", 200, "application/json", b"{}"),
+    ]
     schemas = infer_schemas(catalog, responses)
     assert list(schemas) == [ROUTES] and schemas[ROUTES].responses == 1
 
@@ -209,8 +263,16 @@ def sim_responses(catalog):
             if name in wanted:
                 method, url, headers, redacted = build_request(catalog.get(name), args, DEFAULT_KEY)
                 response = client.request(method, url, headers=headers)
-                out.append(RecordedResponse(name, method, redacted, response.status_code,
-                                            response.headers.get("content-type", ""), response.content))
+                out.append(
+                    RecordedResponse(
+                        name,
+                        method,
+                        redacted,
+                        response.status_code,
+                        response.headers.get("content-type", ""),
+                        response.content,
+                    )
+                )
     return out
 
 

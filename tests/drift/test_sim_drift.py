@@ -46,17 +46,27 @@ def record_probe(catalog, as_of: dt.date) -> list[RecordedResponse]:
         for name, args in probe_requests(catalog):
             method, url, headers, redacted = build_request(catalog.get(name), args, DEFAULT_KEY)
             response = client.request(method, url, headers=headers)
-            out.append(RecordedResponse(name, method, redacted, response.status_code,
-                                        response.headers.get("content-type", ""), response.content))
+            out.append(
+                RecordedResponse(
+                    name,
+                    method,
+                    redacted,
+                    response.status_code,
+                    response.headers.get("content-type", ""),
+                    response.content,
+                )
+            )
     return out
 
 
 @pytest.fixture(scope="module")
 def snapshots(catalog):
     """Schemas of two independent runs at the base date and one at the refresh date."""
-    return {"base": infer_schemas(catalog, record_probe(catalog, BASE)),
-            "base_again": infer_schemas(catalog, record_probe(catalog, BASE)),
-            "refresh": infer_schemas(catalog, record_probe(catalog, REFRESH))}
+    return {
+        "base": infer_schemas(catalog, record_probe(catalog, BASE)),
+        "base_again": infer_schemas(catalog, record_probe(catalog, BASE)),
+        "refresh": infer_schemas(catalog, record_probe(catalog, REFRESH)),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +80,8 @@ def test_probe_covers_every_example_and_one_largest_page_per_paginated_tool(cata
     for tool in catalog:
         largest = max_page_request(tool)
         mine = [args for name, args in requests if name == tool.name]
-        assert mine[:len(tool.examples)] == [dict(e) for e in tool.examples]
-        if tool.http.pagination.max_size is None:   # an uncapped page has no largest size to ask for
+        assert mine[: len(tool.examples)] == [dict(e) for e in tool.examples]
+        if tool.http.pagination.max_size is None:  # an uncapped page has no largest size to ask for
             assert largest is None
         elif tool.http.pagination.style == "range":
             assert largest[tool.http.pagination.start_param] == 1
@@ -80,12 +90,13 @@ def test_probe_covers_every_example_and_one_largest_page_per_paginated_tool(cata
             assert largest[tool.http.pagination.size_param] == tool.http.pagination.max_size
         else:
             assert largest is None
-        assert len(mine) == len(tool.examples) + (largest is not None and largest not in mine[:len(tool.examples)])
+        assert len(mine) == len(tool.examples) + (largest is not None and largest not in mine[: len(tool.examples)])
 
 
 def _names_field(change, field: str) -> bool:
-    return field in (change.path, change.before, change.after) or \
-        any(isinstance(v, list) and field in v for v in (change.before, change.after))
+    return field in (change.path, change.before, change.after) or any(
+        isinstance(v, list) and field in v for v in (change.before, change.after)
+    )
 
 
 def _explains(event, change) -> bool:
@@ -125,8 +136,9 @@ def test_severities_follow_the_rules(changes):
 
 def test_a_snapshot_rerun_is_identical(snapshots, changes):
     assert diff_schemas(snapshots["base"], snapshots["base_again"]) == []
-    assert {n: s.digest() for n, s in snapshots["base"].items()} == \
-        {n: s.digest() for n, s in snapshots["base_again"].items()}
+    assert {n: s.digest() for n, s in snapshots["base"].items()} == {
+        n: s.digest() for n, s in snapshots["base_again"].items()
+    }
     rerun = diff_schemas(snapshots["base_again"], snapshots["refresh"])
     for fmt in ("text", "json", "markdown"):
         assert render(rerun, fmt).encode() == render(changes, fmt).encode()

@@ -18,9 +18,8 @@ import httpx
 import pytest
 
 from kopa_replay.catalog import builtin_catalog
-from kopa_replay.record.store import Store
+from kopa_replay.record.store import Store, shipped_store_path
 from kopa_replay.sim import TIMELINE, events_between
-from kopa_replay.record.store import shipped_store_path
 from kopa_replay.stages.workflows import refresh_snapshot
 
 SHIPPED = shipped_store_path()
@@ -35,8 +34,15 @@ def refreshed(tmp_path_factory):
     store = tmp_path_factory.mktemp("timeline") / "kopa.sqlite"
     shutil.copyfile(SHIPPED, store)
     catalog = builtin_catalog()
-    summary = refresh_snapshot(catalog, store_path=store, base=BEFORE, snapshot=AFTER, source="sim", as_of=AFTER,
-                               requests=benchmark_workload(catalog, as_of=AFTER))
+    summary = refresh_snapshot(
+        catalog,
+        store_path=store,
+        base=BEFORE,
+        snapshot=AFTER,
+        source="sim",
+        as_of=AFTER,
+        requests=benchmark_workload(catalog, as_of=AFTER),
+    )
     return {"store": store, "summary": summary, "catalog": catalog}
 
 
@@ -57,18 +63,28 @@ def _affected_requests(store_path, event) -> set[str]:
     out = set()
     with _sim_client(TIMELINE) as full, _sim_client(e for e in TIMELINE if e != event) as without:
         for item in items:
-            url = item.url.replace("***", TRUTH_KEY)   # the key goes back where the recorder masked it
-            headers = {k: TRUTH_KEY if v == "***" else v for k, v in item.request_headers.items()
-                       if k not in ("host", "content-length")}
+            url = item.url.replace("***", TRUTH_KEY)  # the key goes back where the recorder masked it
+            headers = {
+                k: TRUTH_KEY if v == "***" else v
+                for k, v in item.request_headers.items()
+                if k not in ("host", "content-length")
+            }
             if full.get(url, headers=headers).content != without.get(url, headers=headers).content:
                 out.add(f"{item.method} {item.url}" + (f" #{item.seq}" if item.seq > 1 else ""))
     return out
 
 
 def test_there_are_events_of_every_kind_to_follow():
-    assert {e.kind for e in EVENTS} >= {"field_renamed", "field_removed", "field_added", "type_changed",
-                                        "became_nullable", "envelope_changed", "page_size_cap_changed",
-                                        "result_code_changed"}
+    assert {e.kind for e in EVENTS} >= {
+        "field_renamed",
+        "field_removed",
+        "field_added",
+        "type_changed",
+        "became_nullable",
+        "envelope_changed",
+        "page_size_cap_changed",
+        "result_code_changed",
+    }
 
 
 @pytest.mark.parametrize("event", EVENTS, ids=lambda e: f"{e.tool}.{e.field}")
@@ -112,8 +128,10 @@ def test_bench_drift_lists_exactly_the_tasks_whose_answers_truly_change(refreshe
     assert 5 <= len(truth) < len(task_set.tasks) // 2
 
     out = tmp_path / "repinned"
-    result = CliRunner().invoke(cli, ["bench", "drift", BEFORE, AFTER, "--store", str(refreshed["store"]),
-                                      "--format", "json", "--write", str(out)])
+    result = CliRunner().invoke(
+        cli,
+        ["bench", "drift", BEFORE, AFTER, "--store", str(refreshed["store"]), "--format", "json", "--write", str(out)],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     moved = {t["task"] for t in report["listed"] if t["status"] in ANSWER_MOVED}
@@ -124,8 +142,13 @@ def test_bench_drift_lists_exactly_the_tasks_whose_answers_truly_change(refreshe
     from kopa_replay.bench.drift import fields_read
 
     assert all(t["causes"] or t["data"] for t in report["listed"])
-    field_checks = ("response-field-renamed", "response-field-removed", "response-field-type-changed",
-                    "response-field-became-nullable", "response-field-became-optional")
+    field_checks = (
+        "response-field-renamed",
+        "response-field-removed",
+        "response-field-type-changed",
+        "response-field-became-nullable",
+        "response-field-became-optional",
+    )
     for verdict in report["listed"]:
         for cause in verdict["causes"]:
             _, check, _, path = cause.split(":")[0].split(" ")[:4]
@@ -147,18 +170,51 @@ def test_bench_drift_lists_exactly_the_tasks_whose_answers_truly_change(refreshe
             assert task.answer.value == verdict["after"] and "stale:no_longer_executes" not in task.tags
     assert json.loads((out / "drift.json").read_text()) == report
     # compared again from the re-pinned set, the stale tasks are expected not to run: "stale", never failing
-    again = CliRunner().invoke(cli, ["bench", "drift", AFTER, AFTER, "--tasks", str(out), "--store",
-                                     str(refreshed["store"]), "--format", "json", "--fail-on", "broken"])
+    again = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "drift",
+            AFTER,
+            AFTER,
+            "--tasks",
+            str(out),
+            "--store",
+            str(refreshed["store"]),
+            "--format",
+            "json",
+            "--fail-on",
+            "broken",
+        ],
+    )
     assert again.exit_code == 0, again.output
     counts = json.loads(again.stdout)["counts"]
-    assert counts["stale"] == report["counts"]["no_longer_executes"] and counts["same"] == len(task_set.tasks) - \
-        counts["stale"]
+    assert (
+        counts["stale"] == report["counts"]["no_longer_executes"]
+        and counts["same"] == len(task_set.tasks) - counts["stale"]
+    )
     stale = {t["task"] for t in report["listed"] if t["status"] == "no_longer_executes"}
-    oracle = CliRunner().invoke(cli, ["bench", "run", "--agent", "oracle", "--tasks", str(out), "--snapshot", AFTER,
-                                      "--store", str(refreshed["store"]), "--out", str(tmp_path / "run"), "--json"])
+    oracle = CliRunner().invoke(
+        cli,
+        [
+            "bench",
+            "run",
+            "--agent",
+            "oracle",
+            "--tasks",
+            str(out),
+            "--snapshot",
+            AFTER,
+            "--store",
+            str(refreshed["store"]),
+            "--out",
+            str(tmp_path / "run"),
+            "--json",
+        ],
+    )
     assert oracle.exit_code == 0, oracle.output
     ran = {row["id"] for row in json.loads(oracle.stdout)["tasks"]}
-    assert ran == {t.id for t in task_set.tasks} - stale      # stale tasks are left out, and it says so
+    assert ran == {t.id for t in task_set.tasks} - stale  # stale tasks are left out, and it says so
     assert f"{len(stale)} task(s) tagged stale: left out" in oracle.stderr
 
 
@@ -166,11 +222,13 @@ def test_incremental_refresh_re_executes_only_the_named_tools_and_carries_the_re
     store = tmp_path / "kopa.sqlite"
     shutil.copyfile(SHIPPED, store)
     catalog = refreshed["catalog"]
-    summary = refresh_snapshot(catalog, store_path=store, base=BEFORE, snapshot="partial", source="sim",
-                               as_of=AFTER, tools="tago_*")
+    summary = refresh_snapshot(
+        catalog, store_path=store, base=BEFORE, snapshot="partial", source="sim", as_of=AFTER, tools="tago_*"
+    )
     carried = summary.manifest["refresh"]["carried_over"]
     assert summary.manifest["refresh"]["re_executed"]["tools"] == sorted(
-        {i.tool for i in Store(store, readonly=True).interactions(BEFORE) if i.tool.startswith("tago_")})
+        {i.tool for i in Store(store, readonly=True).interactions(BEFORE) if i.tool.startswith("tago_")}
+    )
     assert carried["interactions"] + summary.calls == summary.manifest["interactions"]
     with Store(store, readonly=True) as opened:
         old = {(i.request_key, i.seq): i for i in opened.interactions(BEFORE)}
@@ -190,8 +248,9 @@ def test_incremental_refresh_re_executes_only_the_named_tools_and_carries_the_re
     assert 'classname="drift.seoul_bike_list" name="no drift"' not in junit
 
     # run again: the sealed snapshot is replayed and left as it is; other settings are refused
-    again = refresh_snapshot(catalog, store_path=store, base=BEFORE, snapshot="partial", source="sim",
-                             as_of=AFTER, tools="tago_*")
+    again = refresh_snapshot(
+        catalog, store_path=store, base=BEFORE, snapshot="partial", source="sim", as_of=AFTER, tools="tago_*"
+    )
     assert again.manifest == summary.manifest
     from kopa_replay.errors import SnapshotError
 
@@ -199,10 +258,13 @@ def test_incremental_refresh_re_executes_only_the_named_tools_and_carries_the_re
         refresh_snapshot(catalog, store_path=store, base=BEFORE, snapshot="partial", source="sim", as_of=AFTER)
 
     # --changed-since: the tools that drifted (or failed) between two snapshots, re-executed against a third date
-    since = refresh_snapshot(catalog, store_path=store, base="partial", snapshot="again", source="sim",
-                             as_of=AFTER, changed_since=BEFORE)
-    assert since.manifest["refresh"]["re_executed"]["tools"] == ["tago_get_route_no_list",
-                                                                 "tago_get_sttn_accto_arvl_prearnge_info_list"]
+    since = refresh_snapshot(
+        catalog, store_path=store, base="partial", snapshot="again", source="sim", as_of=AFTER, changed_since=BEFORE
+    )
+    assert since.manifest["refresh"]["re_executed"]["tools"] == [
+        "tago_get_route_no_list",
+        "tago_get_sttn_accto_arvl_prearnge_info_list",
+    ]
     assert since.report.changes == ()
 
 
@@ -214,14 +276,16 @@ def test_incremental_refresh_mistakes_are_clean_errors_and_create_nothing(refres
     store = tmp_path / "kopa.sqlite"
     shutil.copyfile(SHIPPED, store)
     runner = CliRunner()
-    for args, message in ((["--tools", "nothing_*"], "matches no tool"),
-                          (["--changed-since", "no-such-snapshot"], "no-such-snapshot"),
-                          (["--source", "simm"], "unknown source 'simm'"),
-                          (["--store", str(tmp_path / "missing.sqlite")], "missing.sqlite does not exist")):
-        result = runner.invoke(cli, ["refresh", "--base", BEFORE, "--snapshot", "new", "--store", str(store),
-                                     "--no-bench", *args])
-        assert result.exit_code != 0 and result.output.startswith("Error:") and message in result.output, \
-            result.output
+    for args, message in (
+        (["--tools", "nothing_*"], "matches no tool"),
+        (["--changed-since", "no-such-snapshot"], "no-such-snapshot"),
+        (["--source", "simm"], "unknown source 'simm'"),
+        (["--store", str(tmp_path / "missing.sqlite")], "missing.sqlite does not exist"),
+    ):
+        result = runner.invoke(
+            cli, ["refresh", "--base", BEFORE, "--snapshot", "new", "--store", str(store), "--no-bench", *args]
+        )
+        assert result.exit_code != 0 and result.output.startswith("Error:") and message in result.output, result.output
         assert "Traceback" not in result.output
     with Store(store, readonly=True) as opened:
         assert opened.snapshot_names() == [BEFORE]

@@ -54,8 +54,9 @@ def calls(draw, catalog) -> list[tuple[str, str, dict[str, Any]]]:
 def test_sync_and_async_give_identical_results_logs_and_sleeps(catalog, data):
     drawn = data.draw(calls(catalog))
     # faults on, retries on: the retry decisions and their backoff must agree too
-    (sync, sync_state), (async_, async_state) = run_both(catalog, drawn, source="sim", fault_rate=0.3, retries=2,
-                                                         backoff=0.01)
+    (sync, sync_state), (async_, async_state) = run_both(
+        catalog, drawn, source="sim", fault_rate=0.3, retries=2, backoff=0.01
+    )
     assert async_ == sync
     assert async_state == sync_state
     assert all(isinstance(r, PageRead if verb == "fetch_pages" else ToolResult) for r, (verb, _, _) in zip(sync, drawn))
@@ -120,8 +121,9 @@ def test_async_sim_replay_or_record_falls_back_then_replays(catalog, tmp_path):
     store = tmp_path / "k.sqlite"
 
     async def run() -> list:
-        async with AsyncToolEnvironment.open(catalog, source="sim", snapshot="s", mode="replay-or-record",
-                                             store=store) as env:
+        async with AsyncToolEnvironment.open(
+            catalog, source="sim", snapshot="s", mode="replay-or-record", store=store
+        ) as env:
             assert env.source.name == "sim+replay-or-record" and env.source.replayer is not None
             return [await env.call(*LAW), await env.call(*LAW)]
 

@@ -8,11 +8,18 @@ import httpx
 import pytest
 
 from kopa_replay.env import Source
-from kopa_replay.env.environment import (AsyncSource, AsyncToolEnvironment, LogEntry, ToolEnvironment, ToolResult,
-                                         result_digest, validate_args)
-from kopa_replay.text import as_number
+from kopa_replay.env.environment import (
+    AsyncSource,
+    AsyncToolEnvironment,
+    LogEntry,
+    ToolEnvironment,
+    ToolResult,
+    result_digest,
+    validate_args,
+)
 from kopa_replay.errors import CassetteMiss, UnknownTool
 from kopa_replay.sim import AsyncSimTransport, SimTransport, Simulator
+from kopa_replay.text import as_number
 
 KEY = "sim-key"
 STOCK = "datagokr_get_stock_price_info"
@@ -80,16 +87,19 @@ def test_strict_replay_misses_loudly_and_unknown_tools_raise(no_network):
         assert env.log == ()
 
 
-@pytest.mark.parametrize("args, needle", [
-    ({"srtnCd": "69540"}, "parameter 'srtnCd' does not match pattern"),
-    ({"numOfRows": "abc"}, "parameter 'numOfRows' must be an integer, not 'abc'"),
-    ({"numOfRows": 0}, "parameter 'numOfRows' must be at least 1"),
-    ({"numOfRows": 5000}, "parameter 'numOfRows' must be at most 1000"),
-    ({"pageNo": True}, "parameter 'pageNo' must be an integer"),
-    ({"srtnCd": ["069540"]}, "parameter 'srtnCd' must be a string"),
-    ({"basDt": "20261399"}, "parameter 'basDt' does not match pattern"),
-    ({"srtnCode": "069540"}, "unknown parameter 'srtnCode'"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        ({"srtnCd": "69540"}, "parameter 'srtnCd' does not match pattern"),
+        ({"numOfRows": "abc"}, "parameter 'numOfRows' must be an integer, not 'abc'"),
+        ({"numOfRows": 0}, "parameter 'numOfRows' must be at least 1"),
+        ({"numOfRows": 5000}, "parameter 'numOfRows' must be at most 1000"),
+        ({"pageNo": True}, "parameter 'pageNo' must be an integer"),
+        ({"srtnCd": ["069540"]}, "parameter 'srtnCd' must be a string"),
+        ({"basDt": "20261399"}, "parameter 'basDt' does not match pattern"),
+        ({"srtnCode": "069540"}, "unknown parameter 'srtnCode'"),
+    ],
+)
 def test_invalid_arguments_are_structural_errors_and_send_nothing(counted, args, needle):
     env, transport = counted
     result = env.call(STOCK, args)
@@ -103,7 +113,10 @@ def test_required_and_enum_are_checked(catalog, counted):
     env, transport = counted
     required = next(t for t in catalog if t.required)
     result = env.call(required.name, {})
-    assert result.outcome == "structural_error" and f"missing required parameter {required.required[0]!r}" in result.message
+    assert (
+        result.outcome == "structural_error"
+        and f"missing required parameter {required.required[0]!r}" in result.message
+    )
     tool, name = next((t, n) for t in catalog for n, p in t.input_schema["properties"].items() if "enum" in p)
     _, problem = validate_args(tool, {**{r: "x" for r in tool.required if r != name}, name: "not-in-enum"})
     assert problem and f"parameter {name!r} must be one of" in problem
@@ -112,8 +125,9 @@ def test_required_and_enum_are_checked(catalog, counted):
 
 def test_strings_are_coerced_to_the_schema_types(catalog, counted):
     env, transport = counted
-    coerced, problem = validate_args(catalog.get(STOCK), {"numOfRows": "5", "pageNo": 1.0, "basDt": 20260831,
-                                                          "srtnCd": None})
+    coerced, problem = validate_args(
+        catalog.get(STOCK), {"numOfRows": "5", "pageNo": 1.0, "basDt": 20260831, "srtnCd": None}
+    )
     assert problem is None and coerced == {"numOfRows": 5, "pageNo": 1, "basDt": "20260831"}
     as_text = env.call(STOCK, {"basDt": "20260831", "numOfRows": "5"})
     as_int = env.call(STOCK, {"basDt": "20260831", "numOfRows": 5})
@@ -195,7 +209,7 @@ def test_retries_back_off_and_are_counted_only_when_asked(catalog):
     assert sum(r.attempts - 1 for r in results) == len(sleeps) >= len(failed)
     position = 0
     for result in results:  # each retried call slept 0.1, 0.2, 0.4 … before its retries
-        assert sleeps[position:position + result.attempts - 1] == [0.1 * 2 ** i for i in range(result.attempts - 1)]
+        assert sleeps[position : position + result.attempts - 1] == [0.1 * 2**i for i in range(result.attempts - 1)]
         position += result.attempts - 1
     assert [e.attempts for e in env.log] == [r.attempts for r in results]
     raw.close(), env.close()
@@ -243,8 +257,9 @@ def test_async_fan_out_of_five_parallel_calls(catalog, concurrency):
     calls = [(STOCK, {"basDt": "20260831", "numOfRows": 20, "pageNo": n}) for n in range(1, 6)]
 
     async def run():
-        env = AsyncToolEnvironment(catalog, AsyncSource("sim", httpx.AsyncClient(transport=transport), KEY),
-                                   owns_source=True)
+        env = AsyncToolEnvironment(
+            catalog, AsyncSource("sim", httpx.AsyncClient(transport=transport), KEY), owns_source=True
+        )
         async with env:
             return env, await env.gather(calls, concurrency=concurrency)
 
@@ -391,8 +406,10 @@ def test_a_key_echoed_in_a_body_is_masked_whichever_source_answers(tmp_path, cat
         answers["record"] = env.call(*LAW)
     with ToolEnvironment.open(catalog, source="replay", snapshot="s", store=store) as env:
         answers["replay"] = env.call(*LAW)
-    with running_server(Simulator(seed=0)) as base, ToolEnvironment(catalog, open_source(base),
-                                                                   owns_source=True) as env:
+    with (
+        running_server(Simulator(seed=0)) as base,
+        ToolEnvironment(catalog, open_source(base), owns_source=True) as env,
+    ):
         answers["loopback"] = env.call(*LAW)
 
     async def on_async_sim() -> ToolResult:
@@ -413,8 +430,10 @@ def test_a_key_echoed_in_a_body_is_masked_whichever_source_answers(tmp_path, cat
 def test_the_same_calls_give_the_same_state_digest_from_the_simulator_and_its_snapshot(tmp_path, catalog):
     calls = [LAW, ("law_get_law", {"MST": "106607"}), ("law_search_prec", {"query": "도로교통법"}), LIGHTRON[2]]
     digests = []
-    with ToolEnvironment.open(catalog, source="sim", snapshot="s", mode="record", store=tmp_path / "k.sqlite") as rec, \
-            ToolEnvironment.open(catalog, source="sim") as sim:
+    with (
+        ToolEnvironment.open(catalog, source="sim", snapshot="s", mode="record", store=tmp_path / "k.sqlite") as rec,
+        ToolEnvironment.open(catalog, source="sim") as sim,
+    ):
         for name, args in calls:
             rec.call(name, args)
             sim.call(name, args)

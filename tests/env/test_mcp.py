@@ -18,9 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _params(*extra: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable,
-                                 args=["-m", "kopa_replay.serve.mcp", "--snapshot", "2026-09-01", *extra],
-                                 cwd=str(ROOT), env={"KOPA_API_KEY": ""})
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kopa_replay.serve.mcp", "--snapshot", "2026-09-01", *extra],
+        cwd=str(ROOT),
+        env={"KOPA_API_KEY": ""},
+    )
 
 
 async def _session(extra: tuple[str, ...], body):
@@ -62,11 +65,13 @@ def test_lightron_chain_and_an_invalid_argument():
         names = [t.name for t in (await session.list_tools()).tools]
         corp = await session.call_tool("dart_corp_code", {"corp_name": "라이트론"})
         code = _payload(corp)["records"][0]["corp_code"]
-        cvbd = await session.call_tool("dart_cvbd_is_decsn",
-                                       {"corp_code": code, "bgn_de": "20260101", "end_de": "20260131"})
+        cvbd = await session.call_tool(
+            "dart_cvbd_is_decsn", {"corp_code": code, "bgn_de": "20260101", "end_de": "20260131"}
+        )
         price = await session.call_tool("datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"})
-        bad = await session.call_tool("dart_cvbd_is_decsn",
-                                      {"corp_code": "라이트론", "bgn_de": "20260101", "end_de": "20260131"})
+        bad = await session.call_tool(
+            "dart_cvbd_is_decsn", {"corp_code": "라이트론", "bgn_de": "20260101", "end_de": "20260131"}
+        )
         return names, corp, cvbd, price, bad
 
     names, corp, cvbd, price, bad = _run(body, "--tools", "dart_*")
@@ -87,9 +92,25 @@ def test_http_transport_says_where_it_serves_and_answers_the_sdk_client():
 
     from mcp.client.streamable_http import streamable_http_client
 
-    process = subprocess.Popen([sys.executable, "-m", "kopa_replay", "mcp", "serve", "--transport", "http",
-                                "--port", "0", "--tools", "dart_*"], cwd=str(ROOT), stderr=subprocess.PIPE,
-                               text=True, env={**__import__("os").environ, "KOPA_API_KEY": ""})
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kopa_replay",
+            "mcp",
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--tools",
+            "dart_*",
+        ],
+        cwd=str(ROOT),
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**__import__("os").environ, "KOPA_API_KEY": ""},
+    )
     try:
         line = process.stderr.readline()
         assert "over MCP at http://127.0.0.1:" in line, line
@@ -106,10 +127,16 @@ def test_http_transport_says_where_it_serves_and_answers_the_sdk_client():
 
         # the same port again: a clean error naming it, not uvicorn's traceback and exit 3
         port = url.rsplit(":", 1)[1].split("/")[0]
-        busy = subprocess.run([sys.executable, "-m", "kopa_replay", "mcp", "serve", "--transport", "http",
-                               "--port", port], cwd=str(ROOT), capture_output=True, text=True, timeout=60)
-        assert busy.returncode == 1 and busy.stderr.startswith(f"Error: cannot serve MCP on 127.0.0.1:{port}"), \
+        busy = subprocess.run(
+            [sys.executable, "-m", "kopa_replay", "mcp", "serve", "--transport", "http", "--port", port],
+            cwd=str(ROOT),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert busy.returncode == 1 and busy.stderr.startswith(f"Error: cannot serve MCP on 127.0.0.1:{port}"), (
             busy.stderr
+        )
         assert "Traceback" not in busy.stderr
     finally:
         process.terminate()

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from kopa_replay.env.normalize import is_blank, normalize_record, normalize_records, normalize_value
 
+
 @given(st.text(alphabet=" \t\n", max_size=5))
 def test_blanks_become_none(text):
     assert is_blank(text) and normalize_value(text) is None
@@ -30,5 +31,7 @@ def test_records_keep_keys_order_and_non_blank_values(record):
 
 def test_nested_values_and_lists_of_records():
     records = [{"a": " ", "b": {"c": "", "d": "1,234"}, "e": [" ", "x"]}, {"clpr": "   72,000"}]
-    assert normalize_records(records) == [{"a": None, "b": {"c": None, "d": "1,234"}, "e": [None, "x"]},
-                                          {"clpr": "   72,000"}]
+    assert normalize_records(records) == [
+        {"a": None, "b": {"c": None, "d": "1,234"}, "e": [None, "x"]},
+        {"clpr": "   72,000"},
+    ]

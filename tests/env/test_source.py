@@ -16,8 +16,10 @@ def test_mirrors_route_each_host_or_the_default():
     other = transport.target(httpx.URL("http://openapi.seoul.go.kr:8088/k/json/bikeList/1/5"))
     assert str(other) == "http://127.0.0.1:9001/openapi.seoul.go.kr/k/json/bikeList/1/5"
     only = MirrorTransport({"opendart.fss.or.kr": "http://127.0.0.1:9000"})
-    assert str(only.target(httpx.URL("https://www.law.go.kr/DRF/lawSearch.do"))) == \
-        "https://www.law.go.kr/DRF/lawSearch.do"
+    assert (
+        str(only.target(httpx.URL("https://www.law.go.kr/DRF/lawSearch.do")))
+        == "https://www.law.go.kr/DRF/lawSearch.do"
+    )
 
 
 def test_mirror_specs_are_checked():
@@ -31,8 +33,7 @@ def test_a_mirror_url_source_answers_like_the_simulator(server_url, catalog):
     from kopa_replay.env import call_tool
 
     with open_source(server_url) as source:
-        result = call_tool(catalog, "datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"},
-                           source)
+        result = call_tool(catalog, "datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"}, source)
     assert result.records[0]["clpr"] == "1680"
 
 
@@ -62,13 +63,16 @@ def test_the_async_replay_source_needs_a_snapshot_too():
         open_async_source("replay")
 
 
-@pytest.mark.parametrize("source, mirrors, sync_kind, async_kind, key", [
-    ("sim", None, "SimTransport", "AsyncSimTransport", "sim-key"),
-    ("http://127.0.0.1:9", None, "MirrorTransport", "AsyncMirrorTransport", "sim-key"),
-    ("live", {"opendart.fss.or.kr": "http://127.0.0.1:9"}, "MirrorTransport", "AsyncMirrorTransport", None),
-    ("live", None, "HTTPTransport", "AsyncHTTPTransport", None),
-    ("replay", None, "NoneType", "NoneType", "kopa-replay-offline"),
-])
+@pytest.mark.parametrize(
+    "source, mirrors, sync_kind, async_kind, key",
+    [
+        ("sim", None, "SimTransport", "AsyncSimTransport", "sim-key"),
+        ("http://127.0.0.1:9", None, "MirrorTransport", "AsyncMirrorTransport", "sim-key"),
+        ("live", {"opendart.fss.or.kr": "http://127.0.0.1:9"}, "MirrorTransport", "AsyncMirrorTransport", None),
+        ("live", None, "HTTPTransport", "AsyncHTTPTransport", None),
+        ("replay", None, "NoneType", "NoneType", "kopa-replay-offline"),
+    ],
+)
 def test_one_factory_makes_the_sync_and_the_async_inner_transport(source, mirrors, sync_kind, async_kind, key):
     from kopa_replay.env.source import inner_transport
 
@@ -84,8 +88,10 @@ def test_the_async_mirror_addresses_hosts_as_the_sync_one_does():
     from kopa_replay.env.source import AsyncMirrorTransport
 
     mirrors = {"opendart.fss.or.kr": "http://127.0.0.1:9000/", "*": "http://127.0.0.1:9001"}
-    for url in ("https://opendart.fss.or.kr/api/company.json?corp_code=1",
-                "http://openapi.seoul.go.kr:8088/k/json/bikeList/1/5"):
+    for url in (
+        "https://opendart.fss.or.kr/api/company.json?corp_code=1",
+        "http://openapi.seoul.go.kr:8088/k/json/bikeList/1/5",
+    ):
         assert AsyncMirrorTransport(mirrors).target(httpx.URL(url)) == MirrorTransport(mirrors).target(httpx.URL(url))
 
 
@@ -124,8 +130,10 @@ def test_a_registered_kind_opens_everywhere_sync_and_async(catalog, registered):
     with pytest.raises(UsageError, match="'sim', 'live', 'replay', 'sim-next-seed' or the URL"):
         check_source("nope")
     call = ("neis_school_info", {"LCTN_SC_NM": "서울특별시", "pSize": 5})
-    with ToolEnvironment.open(catalog, source="sim-next-seed") as env, \
-            ToolEnvironment.open(catalog, source="sim", seed=1) as reference:
+    with (
+        ToolEnvironment.open(catalog, source="sim-next-seed") as env,
+        ToolEnvironment.open(catalog, source="sim", seed=1) as reference,
+    ):
         expected = reference.call(*call)
         assert env.call(*call) == expected and expected.ok
 

@@ -30,5 +30,6 @@ def synthesized(catalog, verified_links):
 
     intents = load_intents(catalog=catalog)
     with ToolEnvironment.open(catalog, source="sim") as env:
-        return synthesize(catalog, verified_links, env, SynthConfig(trajectories=200, seed=0), IntentWriter(intents),
-                          intents=intents)
+        return synthesize(
+            catalog, verified_links, env, SynthConfig(trajectories=200, seed=0), IntentWriter(intents), intents=intents
+        )

@@ -15,33 +15,55 @@ from kopa_replay.synth.plan import Perturbation
 __all__ = ["trajectory", "company_items", "FakeRun", "FakePlanner", "moves_with"]
 
 
-def trajectory(id: str = "t0001", *, question: str | None = None, answer: Answer | None = None,
-                handed: tuple = ("00126380",), values: tuple = ("00126380",), kind: str = "sequential",
-                start_args: dict | None = None, reduction: Reduction | None = None,
-                meta: dict | None = None) -> Trajectory:
+def trajectory(
+    id: str = "t0001",
+    *,
+    question: str | None = None,
+    answer: Answer | None = None,
+    handed: tuple = ("00126380",),
+    values: tuple = ("00126380",),
+    kind: str = "sequential",
+    start_args: dict | None = None,
+    reduction: Reduction | None = None,
+    meta: dict | None = None,
+) -> Trajectory:
     """Two steps: a code lookup by company name, then a price lookup by the code it returned."""
     start = start_args if start_args is not None else {"corp_name": "라이트론"}
     steps = [Step(0, "dart_corp_code", start, "ok", 3, 3, "d0", 0)]
     for i, value in enumerate(values):
-        steps.append(Step(1 + i, "dart_cvbd_is_decsn", {"corp_code": value, "bgn_de": "20260101"}, "ok", 1, 1,
-                          f"d{1 + i}", 1))
+        steps.append(
+            Step(1 + i, "dart_cvbd_is_decsn", {"corp_code": value, "bgn_de": "20260101"}, "ok", 1, 1, f"d{1 + i}", 1)
+        )
     junctions = [Junction(0, 1, {"corp_code": "corp_code"}, kind, 3, len(values), tuple(values), reduction)]
     return Trajectory(
-        id, "chain", steps, junctions,
+        id,
+        "chain",
+        steps,
+        junctions,
         answer or Answer("number", 215.78, 0.01, "pct_change(value(g1[0].a), value(g1[0].b))", "%"),
-        question if question is not None else
-        "회사명 라이트론으로 「공시대상회사 고유번호 검색」을 호출하고, 그 결과의 DART 고유번호로 "
+        question
+        if question is not None
+        else "회사명 라이트론으로 「공시대상회사 고유번호 검색」을 호출하고, 그 결과의 DART 고유번호로 "
         "「전환사채권 발행결정」을 호출했을 때, 전환가액 대비 종가는 몇 %입니까?",
-        tuple(handed), "digest-" + id, dict(meta or {"page_budget": 5, "fan_out_budget": 5}))
+        tuple(handed),
+        "digest-" + id,
+        dict(meta or {"page_budget": 5, "fan_out_budget": 5}),
+    )
 
 
 def company_items() -> list[Trajectory]:
     """Three items, one per company, whose questions differ only in the company and the report asked about."""
-    return [trajectory(f"t{i:04d}", start_args={"corp_name": name},
-                       question=f"회사명 {name}으로 「공시대상회사 고유번호 검색」을 호출하고, 그 결과로 "
-                                f"{topic}을 찾으면 몇 %입니까?")
-            for i, (name, topic) in enumerate([("라이트론", "전환사채 발행결정"), ("삼성전자", "자기주식 취득"),
-                                               ("카카오", "유상증자 결정")])]
+    return [
+        trajectory(
+            f"t{i:04d}",
+            start_args={"corp_name": name},
+            question=f"회사명 {name}으로 「공시대상회사 고유번호 검색」을 호출하고, 그 결과로 "
+            f"{topic}을 찾으면 몇 %입니까?",
+        )
+        for i, (name, topic) in enumerate(
+            [("라이트론", "전환사채 발행결정"), ("삼성전자", "자기주식 취득"), ("카카오", "유상증자 결정")]
+        )
+    ]
 
 
 @dataclass

@@ -6,31 +6,51 @@ import dataclasses
 import json
 
 import pytest
-
 from filter_fixtures import FakePlanner, trajectory
+
 from kopa_replay.errors import UsageError
 from kopa_replay.filter.defects import DEFECT_KINDS, defect_pool, inject_defects, leak_forms, measure
 from kopa_replay.synth.model import Answer
 from kopa_replay.text import foreign_script
 
-COMPANIES = ("라이트론", "삼성전자", "카카오", "네이버", "현대차", "기아", "엘지", "한화", "롯데", "두산", "에스케이", "포스코")
+COMPANIES = (
+    "라이트론",
+    "삼성전자",
+    "카카오",
+    "네이버",
+    "현대차",
+    "기아",
+    "엘지",
+    "한화",
+    "롯데",
+    "두산",
+    "에스케이",
+    "포스코",
+)
 
 
 def _clean() -> list:
     items = []
     for i, name in enumerate(COMPANIES):
         code = f"00{i + 1:02d}6380"
-        items.append(trajectory(
-            f"t{i:04d}", start_args={"corp_name": name}, handed=(code,), values=(code,),
-            answer=Answer("number", 100 + i * 7.5, 0.01, "pct_change(...)", "%"),
-            meta={"page_budget": 5, "fan_out_budget": 5, "answer_spec": {"op": "pct_change"}},
-            question=f"회사명 {name}으로 「공시대상회사 고유번호 검색」을 호출하고, 그 결과의 DART 고유번호로 "
-                     f"「전환사채권 발행결정」을 호출했을 때, 전환가액 대비 종가는 몇 %입니까?"))
+        items.append(
+            trajectory(
+                f"t{i:04d}",
+                start_args={"corp_name": name},
+                handed=(code,),
+                values=(code,),
+                answer=Answer("number", 100 + i * 7.5, 0.01, "pct_change(...)", "%"),
+                meta={"page_budget": 5, "fan_out_budget": 5, "answer_spec": {"op": "pct_change"}},
+                question=f"회사명 {name}으로 「공시대상회사 고유번호 검색」을 호출하고, 그 결과의 DART 고유번호로 "
+                f"「전환사채권 발행결정」을 호출했을 때, 전환가액 대비 종가는 몇 %입니까?",
+            )
+        )
     return items
 
 
 def _planner() -> FakePlanner:
     """Answers move with the handed value unless the answer spec counts the start step's records."""
+
     def answer(t, perturb, complete):
         if t.meta.get("answer_spec", {}).get("op") == "count":
             return Answer("number", 2, 0.0, "count(g0)")
@@ -49,19 +69,23 @@ class _Writer:
 
 
 def _inject(seed=0, per_kind=2, **kw):
-    return inject_defects(_clean(), None, None, seed=seed, per_kind=per_kind, planner=_planner(), writer=_Writer(),
-                          **kw)
+    return inject_defects(
+        _clean(), None, None, seed=seed, per_kind=per_kind, planner=_planner(), writer=_Writer(), **kw
+    )
 
 
-@pytest.mark.parametrize("value, forms", [
-    ("20260831", ["2026-08-31", "20260831", "2026년 8월 31일", "2026.08.31"]),
-    ("00126380", ["00126380", "126380", "0012 6380"]),
-    (1680, ["1,680", "1680.0", "1,680원", "1680"]),
-    (215.78, ["215.78", "215.780", "215.78원"]),
-    (7619.48, ["7,619.48", "7619.480", "7,619.48원"]),
-    ("SJB8000016", ["SJB8000016", "SJB80 00016"]),
-    ("구", ["구"]),
-])
+@pytest.mark.parametrize(
+    "value, forms",
+    [
+        ("20260831", ["2026-08-31", "20260831", "2026년 8월 31일", "2026.08.31"]),
+        ("00126380", ["00126380", "126380", "0012 6380"]),
+        (1680, ["1,680", "1680.0", "1,680원", "1680"]),
+        (215.78, ["215.78", "215.780", "215.78원"]),
+        (7619.48, ["7,619.48", "7619.480", "7,619.48원"]),
+        ("SJB8000016", ["SJB8000016", "SJB80 00016"]),
+        ("구", ["구"]),
+    ],
+)
 def test_leak_forms(value, forms):
     assert leak_forms(value) == forms
 
@@ -96,8 +120,9 @@ def test_injection_is_deterministic_for_a_seed():
 def test_items_without_a_perturbable_junction_are_not_made_unconstrained():
     planner = _planner()
     planner.candidates = {}
-    injected = inject_defects(_clean(), None, None, seed=0, per_kind=2, kinds=("unconstrained",), planner=planner,
-                              writer=_Writer())
+    injected = inject_defects(
+        _clean(), None, None, seed=0, per_kind=2, kinds=("unconstrained",), planner=planner, writer=_Writer()
+    )
     assert injected == []
 
 
@@ -136,12 +161,21 @@ def test_the_filter_catches_injected_defects_on_synthesized_trajectories(catalog
     assert 150 <= len(synthesized) <= 200  # the walk stops where the table's coherent walks run out
     with ToolEnvironment.open(catalog, source="sim") as env:
         report = measure(synthesized, catalog, env, seed=0, per_kind=15)
-    summary = {kind: {k: v for k, v in entry.items() if k in ("injected", "caught", "rate", "intended_rate")}
-               for kind, entry in report["defects"].items()}
-    print("\nfilter defect measurement:", json.dumps({
-        "input": report["input"],
-        "defects": summary, "clean": {k: report["clean"][k] for k in ("items", "dropped", "rate")}},
-        ensure_ascii=False))
+    summary = {
+        kind: {k: v for k, v in entry.items() if k in ("injected", "caught", "rate", "intended_rate")}
+        for kind, entry in report["defects"].items()
+    }
+    print(
+        "\nfilter defect measurement:",
+        json.dumps(
+            {
+                "input": report["input"],
+                "defects": summary,
+                "clean": {k: report["clean"][k] for k in ("items", "dropped", "rate")},
+            },
+            ensure_ascii=False,
+        ),
+    )
     for kind, entry in report["defects"].items():
         assert entry["injected"] >= 10, kind
         assert entry["rate"] >= 0.95, (kind, entry)

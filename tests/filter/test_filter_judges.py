@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from filter_fixtures import trajectory
+
 from kopa_replay.filter.judges import RegexJudge, TokenJudge
 from kopa_replay.filter.model import Case
 from kopa_replay.filter.perturb import answers_equal, answers_same_text, probe_windows
@@ -26,12 +26,15 @@ def with_answer(kind: str, value, **kw) -> Case:
 
 
 # -- wrong script -------------------------------------------------------------------
-@pytest.mark.parametrize("question", [
-    "라이트론의 結果는 몇 건입니까?",           # Han
-    "라이트론のデータ는 몇 건입니까?",          # hiragana + katakana
-    "라이트론 ｶ는 몇 건입니까?",                # half-width katakana
-    "How many records are there?",               # no Hangul at all
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "라이트론의 結果는 몇 건입니까?",  # Han
+        "라이트론のデータ는 몇 건입니까?",  # hiragana + katakana
+        "라이트론 ｶ는 몇 건입니까?",  # half-width katakana
+        "How many records are there?",  # no Hangul at all
+    ],
+)
 def test_both_judges_flag_a_question_in_the_wrong_script(question):
     assert verdicts("wrong_script", Case(trajectory(question=question))) == [True, True]
 
@@ -42,19 +45,36 @@ def test_a_korean_question_with_latin_and_digits_is_fine():
 
 
 # -- ungradable ---------------------------------------------------------------------
-@pytest.mark.parametrize("kind, value", [
-    ("number", float("nan")), ("number", float("inf")), ("number", "많음"), ("number", True),
-    ("text", ""), ("text", "가" * 80 + " " + "나 " * 12), ("set", []), ("set", "서대문구"),
-    ("bool", "아마도"), ("essay", "무엇이든"),
-])
+@pytest.mark.parametrize(
+    "kind, value",
+    [
+        ("number", float("nan")),
+        ("number", float("inf")),
+        ("number", "많음"),
+        ("number", True),
+        ("text", ""),
+        ("text", "가" * 80 + " " + "나 " * 12),
+        ("set", []),
+        ("set", "서대문구"),
+        ("bool", "아마도"),
+        ("essay", "무엇이든"),
+    ],
+)
 def test_both_judges_flag_answers_that_cannot_be_graded(kind, value):
     assert verdicts("ungradable", with_answer(kind, value)) == [True, True]
 
 
-@pytest.mark.parametrize("kind, value", [
-    ("number", 215.78), ("number", 20), ("text", "서대문구"), ("text", "도로교통법 일부개정법률안"),
-    ("set", ["강동구", "관악구"]), ("bool", False),
-])
+@pytest.mark.parametrize(
+    "kind, value",
+    [
+        ("number", 215.78),
+        ("number", 20),
+        ("text", "서대문구"),
+        ("text", "도로교통법 일부개정법률안"),
+        ("set", ["강동구", "관악구"]),
+        ("bool", False),
+    ],
+)
 def test_gradable_answers_pass_both(kind, value):
     assert verdicts("ungradable", with_answer(kind, value)) == [False, False]
 
@@ -86,8 +106,10 @@ def test_a_set_members_are_each_secret_and_a_yes_no_never_is():
 
 def test_a_value_the_user_gave_is_not_a_secret():
     # the handed code is also a start argument: the user typed it, so stating it leaks nothing
-    item = trajectory(start_args={"corp_name": "라이트론", "corp_code": "00126380"},
-                      question="고유번호 00126380인 라이트론의 전환사채권 발행결정에서 몇 %입니까?")
+    item = trajectory(
+        start_args={"corp_name": "라이트론", "corp_code": "00126380"},
+        question="고유번호 00126380인 라이트론의 전환사채권 발행결정에서 몇 %입니까?",
+    )
     assert verdicts("disclosed", Case(item)) == [False, False]
 
 

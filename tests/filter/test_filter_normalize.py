@@ -6,14 +6,22 @@ import dataclasses
 from datetime import date
 
 import pytest
+from filter_fixtures import trajectory
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from filter_fixtures import trajectory
 from kopa_replay.filter.judges import RegexJudge, TokenJudge
 from kopa_replay.filter.model import Case
-from kopa_replay.text import (date_key, foreign_script, has_hangul, informative, normalize_question, number_key,
-                              question_keys, value_keys)
+from kopa_replay.text import (
+    date_key,
+    foreign_script,
+    has_hangul,
+    informative,
+    normalize_question,
+    number_key,
+    question_keys,
+    value_keys,
+)
 
 JUDGES = (RegexJudge(), TokenJudge())
 BASE = "회사명 라이트론으로 「공시대상회사 고유번호 검색」을 호출했을 때, 결과는 몇 건입니까?"
@@ -27,8 +35,7 @@ def votes(question: str, handed: tuple = (), answer_value=None) -> list[bool]:
     return [judge.judge("disclosed", Case(item)).discard for judge in JUDGES]
 
 
-NUMBER_FORMS = (lambda n: f"{n:,}", lambda n: f"{n}.0", lambda n: f"{n:,}원", lambda n: str(n),
-                lambda n: f"{float(n)}")
+NUMBER_FORMS = (lambda n: f"{n:,}", lambda n: f"{n}.0", lambda n: f"{n:,}원", lambda n: str(n), lambda n: f"{float(n)}")
 
 
 @given(st.integers(min_value=10, max_value=10**12), st.sampled_from(NUMBER_FORMS))
@@ -36,22 +43,29 @@ def test_an_integer_is_one_number_however_written(n, form):
     assert number_key(form(n)) == number_key(n) == number_key(str(n)) == f"N:{n}"
 
 
-@given(st.integers(min_value=10, max_value=10**12), st.sampled_from(NUMBER_FORMS),
-       st.sampled_from(("참고로 {}입니다. ", "({}) ", "중간 값 {}을 이용해 ")))
+@given(
+    st.integers(min_value=10, max_value=10**12),
+    st.sampled_from(NUMBER_FORMS),
+    st.sampled_from(("참고로 {}입니다. ", "({}) ", "중간 값 {}을 이용해 ")),
+)
 def test_both_judges_see_an_integer_through_its_format(n, form, phrase):
     assume(n != 20260101)  # the hand-made item's own start date: a value the user gave is no secret
     question = phrase.format(form(n)) + BASE
     assert votes(question, handed=(str(n),)) == [True, True]
 
 
-@given(st.integers(min_value=-10**9, max_value=-10))
+@given(st.integers(min_value=-(10**9), max_value=-10))
 def test_a_negative_number_is_seen_with_its_sign(n):
     assert votes(f"{n:,}원 기준으로 " + BASE, handed=(str(n),)) == [True, True]
 
 
-DATE_FORMS = (lambda d: d.strftime("%Y-%m-%d"), lambda d: d.strftime("%Y%m%d"),
-              lambda d: f"{d.year}년 {d.month}월 {d.day}일", lambda d: d.strftime("%Y.%m.%d"),
-              lambda d: f"{d.year}/{d.month}/{d.day}")
+DATE_FORMS = (
+    lambda d: d.strftime("%Y-%m-%d"),
+    lambda d: d.strftime("%Y%m%d"),
+    lambda d: f"{d.year}년 {d.month}월 {d.day}일",
+    lambda d: d.strftime("%Y.%m.%d"),
+    lambda d: f"{d.year}/{d.month}/{d.day}",
+)
 
 
 @given(st.dates(min_value=date(1950, 1, 1), max_value=date(2099, 12, 31)), st.sampled_from(DATE_FORMS))
@@ -59,8 +73,11 @@ def test_a_date_is_one_date_in_every_format(day, form):
     assert date_key(form(day)) == date_key(day.strftime("%Y%m%d")) == f"D:{day:%Y%m%d}"
 
 
-@given(st.dates(min_value=date(1950, 1, 1), max_value=date(2099, 12, 31)), st.sampled_from(DATE_FORMS),
-       st.sampled_from(DATE_FORMS))
+@given(
+    st.dates(min_value=date(1950, 1, 1), max_value=date(2099, 12, 31)),
+    st.sampled_from(DATE_FORMS),
+    st.sampled_from(DATE_FORMS),
+)
 def test_both_judges_match_a_handed_date_in_another_format(day, handed_form, question_form):
     assume(day != date(2026, 1, 1))  # the hand-made item's own start date
     question = f"{question_form(day)} 기준으로 " + BASE
@@ -104,10 +121,21 @@ def test_text_values_match_across_spacing_and_case():
     assert votes("서대문 구의 " + BASE, handed=("서대문구",)) == [True, True]
 
 
-@pytest.mark.parametrize("value, expected", [
-    (7, False), ("3", False), (True, False), (None, False), ("가", False),
-    (10, True), ("0042", True), (2.5, True), ("서대문구", True), ("SJB8000016", True),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (7, False),
+        ("3", False),
+        (True, False),
+        (None, False),
+        ("가", False),
+        (10, True),
+        ("0042", True),
+        (2.5, True),
+        ("서대문구", True),
+        ("SJB8000016", True),
+    ],
+)
 def test_small_values_are_not_informative(value, expected):
     assert informative(value) is expected
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from filter_fixtures import FakePlanner, company_items, moves_with, trajectory
+
 from kopa_replay.errors import UsageError
-from kopa_replay.filter import (JUDGE_CHECKS, Discard, FilterConfig, RegexJudge, TokenJudge, Verdict,
-                                run_filter)
+from kopa_replay.filter import JUDGE_CHECKS, Discard, FilterConfig, RegexJudge, TokenJudge, Verdict, run_filter
 from kopa_replay.synth.model import Answer, Step
 
 
@@ -47,17 +46,19 @@ def test_two_judges_agreeing_discard_and_both_are_quoted(catalog):
     planner = FakePlanner(answer=moves_with({}))
     result = run_filter(company_items()[:1], catalog, None, [Always("a", True), Always("b", True)], planner=planner)
     (discard,) = result.discarded
-    assert discard == Discard("t0000", "judges", "wrong_script",
-                              "a: a always says discard; b: b always says discard")
+    assert discard == Discard("t0000", "judges", "wrong_script", "a: a always says discard; b: b always says discard")
     _, stage, check, _ = discard  # a plain tuple too
     assert (stage, check) == ("judges", "wrong_script")
 
 
-@pytest.mark.parametrize("judges, words", [
-    ([RegexJudge()], "at least two independent judges"),
-    ([RegexJudge(), RegexJudge()], "judge names must differ"),
-    ([RegexJudge(), object()], "needs a non-empty 'name'"),
-])
+@pytest.mark.parametrize(
+    "judges, words",
+    [
+        ([RegexJudge()], "at least two independent judges"),
+        ([RegexJudge(), RegexJudge()], "judge names must differ"),
+        ([RegexJudge(), object()], "needs a non-empty 'name'"),
+    ],
+)
 def test_the_judge_panel_is_checked(catalog, judges, words):
     with pytest.raises(UsageError, match=words):
         run_filter(company_items(), catalog, None, judges, planner=FakePlanner())
@@ -77,16 +78,28 @@ def test_config_is_checked():
 
 def test_every_stage_leaves_a_reason(catalog):
     items = company_items()
-    items.append(dataclasses.replace(trajectory("t0003"), question=""))                       # malformed
-    items.append(trajectory("t0004", start_args={"corp_name": "네이버"}))                       # not reproducible
-    items.append(dataclasses.replace(items[0], id="t0005"))                                      # duplicate of t0000
+    items.append(dataclasses.replace(trajectory("t0003"), question=""))  # malformed
+    items.append(trajectory("t0004", start_args={"corp_name": "네이버"}))  # not reproducible
+    items.append(dataclasses.replace(items[0], id="t0005"))  # duplicate of t0000
     items.append(trajectory("t0006", start_args={"corp_name": "엘지"}, question="엘지の 전환사채는 몇 %입니까?"))
-    items.append(trajectory("t0007", start_args={"corp_name": "현대"},
-                            question="현대 고유번호 00126380의 전환사채는 몇 %입니까?"))            # disclosed
-    items.append(trajectory("t0008", start_args={"corp_name": "기아"}, answer=Answer("text", "사유 " * 40),
-                            question="기아의 전환사채 공시에 적힌 사유를 모두 쓰면 무엇입니까?"))  # ungradable
-    items.append(trajectory("t0009", start_args={"corp_name": "한화"},
-                            question="한화의 전환사채 발행결정을 보면 종가는 몇 %입니까?"))           # unconstrained
+    items.append(
+        trajectory(
+            "t0007", start_args={"corp_name": "현대"}, question="현대 고유번호 00126380의 전환사채는 몇 %입니까?"
+        )
+    )  # disclosed
+    items.append(
+        trajectory(
+            "t0008",
+            start_args={"corp_name": "기아"},
+            answer=Answer("text", "사유 " * 40),
+            question="기아의 전환사채 공시에 적힌 사유를 모두 쓰면 무엇입니까?",
+        )
+    )  # ungradable
+    items.append(
+        trajectory(
+            "t0009", start_args={"corp_name": "한화"}, question="한화의 전환사채 발행결정을 보면 종가는 몇 %입니까?"
+        )
+    )  # unconstrained
 
     def answer(t, perturb, complete):
         if t.id == "t0004":
@@ -99,9 +112,12 @@ def test_every_stage_leaves_a_reason(catalog):
     result = run_filter(items, catalog, None, planner=planner)
     reasons = {d.trajectory_id: (d.stage, d.check) for d in result.discarded}
     assert reasons == {
-        "t0003": ("rules", "malformed"), "t0004": ("rules", "not_reproducible"),
-        "t0005": ("rules", "near_duplicate"), "t0006": ("judges", "wrong_script"),
-        "t0007": ("judges", "disclosed"), "t0008": ("judges", "ungradable"),
+        "t0003": ("rules", "malformed"),
+        "t0004": ("rules", "not_reproducible"),
+        "t0005": ("rules", "near_duplicate"),
+        "t0006": ("judges", "wrong_script"),
+        "t0007": ("judges", "disclosed"),
+        "t0008": ("judges", "ungradable"),
         "t0009": ("judges", "unconstrained"),
     }
     assert [t.id for t in result.kept] == ["t0000", "t0001", "t0002"]

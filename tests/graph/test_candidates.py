@@ -10,8 +10,8 @@ import pytest
 
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.candidates import cosine_matrix, retrieve_candidates, source_text, target_text
-from kopa_replay.text import HashedNgramEmbedder
 from kopa_replay.graph.model import Candidate
+from kopa_replay.text import HashedNgramEmbedder
 
 
 class FakeEmbedder:
@@ -35,8 +35,9 @@ def candidates(catalog):
 
 def _expected_counts(tools, same_domain, cross_domain):
     sizes = collections.Counter(t.domain for t in tools)
-    return {t.name: (min(same_domain, sizes[t.domain] - 1), min(cross_domain, len(tools) - sizes[t.domain]))
-            for t in tools}
+    return {
+        t.name: (min(same_domain, sizes[t.domain] - 1), min(cross_domain, len(tools) - sizes[t.domain])) for t in tools
+    }
 
 
 def _counts(cands):
@@ -52,7 +53,11 @@ def test_source_text_holds_outputs_and_target_text_inputs_required_first(catalog
     plenary = catalog.get("assembly_plenary_schedule")
     text = target_text(plenary)
     assert [line for line in text.splitlines() if line in plenary.params] == [
-        "UNIT_CD", "MEETINGSESSION", "pIndex", "pSize"]
+        "UNIT_CD",
+        "MEETINGSESSION",
+        "pIndex",
+        "pSize",
+    ]
     assert plenary.description_ko in text and plenary.title in text
     assert "corp_code" in target_text(catalog.get("dart_cvbd_is_decsn"))
 
@@ -81,8 +86,9 @@ def test_the_lightron_chain_is_retrieved(candidates):
 
 def test_matches_a_brute_force_ranking(catalog, candidates):
     tools = list(catalog)
-    sim = np.round(cosine_matrix(HashedNgramEmbedder(), [source_text(t) for t in tools],
-                                 [target_text(t) for t in tools]), 9)
+    sim = np.round(
+        cosine_matrix(HashedNgramEmbedder(), [source_text(t) for t in tools], [target_text(t) for t in tools]), 9
+    )
     expected = []
     for i, source in enumerate(tools):
         ranked = sorted((j for j in range(len(tools)) if j != i), key=lambda j: (-sim[i, j], j))
@@ -125,12 +131,14 @@ def test_an_embedder_without_cosine_matrix_gives_the_same_similarities(catalog):
         def embed(self, texts):
             return hashed.embed(texts)
 
-    np.testing.assert_allclose(cosine_matrix(EmbedOnly(), sources, targets),
-                               cosine_matrix(hashed, sources, targets), atol=1e-5)
+    np.testing.assert_allclose(
+        cosine_matrix(EmbedOnly(), sources, targets), cosine_matrix(hashed, sources, targets), atol=1e-5
+    )
 
 
-@pytest.mark.parametrize("counts", [{"same_domain": -1}, {"cross_domain": -3}, {"same_domain": 1.5},
-                                    {"cross_domain": True}])
+@pytest.mark.parametrize(
+    "counts", [{"same_domain": -1}, {"cross_domain": -3}, {"same_domain": 1.5}, {"cross_domain": True}]
+)
 def test_bad_counts_are_usage_errors(catalog, counts):
     with pytest.raises(UsageError, match="at least 0"):
         retrieve_candidates(catalog, **counts)

@@ -45,9 +45,19 @@ def test_prune_json_report_has_the_issue_keys_and_writes_artifacts(run, built, t
     result = run("graph", "prune", "--run-dir", str(run_dir), *SMALL, "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    for key in ("exec_rate_before", "exec_rate_after", "exec_rate_pruned", "never_succeeded_pruned",
-                "never_succeeded_retained", "links_candidate", "links_pruned", "precision", "recall",
-                "true_link_retention", "graph_digest"):
+    for key in (
+        "exec_rate_before",
+        "exec_rate_after",
+        "exec_rate_pruned",
+        "never_succeeded_pruned",
+        "never_succeeded_retained",
+        "links_candidate",
+        "links_pruned",
+        "precision",
+        "recall",
+        "true_link_retention",
+        "graph_digest",
+    ):
         assert key in report
     assert report["links_candidate"] == built[1]["links"] and report["calls"] > 60
     for name in ("graph.json", "prune.json", "iterations.jsonl", "scatter.png", "curves.png"):
@@ -60,8 +70,10 @@ def test_prune_json_report_has_the_issue_keys_and_writes_artifacts(run, built, t
     assert "pruned" in text.output and text.exit_code == 0
     shown = run("graph", "show", "dart_corp_code", "--run-dir", str(run_dir), "--json")
     links = json.loads(shown.output)
-    assert any(l["target"] == "dart_cvbd_is_decsn" and l["binding"] == {"corp_code": "corp_code"}
-               for l in links["outgoing"])
+    assert any(
+        link["target"] == "dart_cvbd_is_decsn" and link["binding"] == {"corp_code": "corp_code"}
+        for link in links["outgoing"]
+    )
     assert "outgoing" in run("graph", "show", "dart_corp_code", "--run-dir", str(run_dir)).output
 
 
@@ -72,15 +84,18 @@ def test_prune_builds_the_candidates_when_missing_and_prints_a_summary(run, tmp_
     assert (tmp_path / "fresh" / "candidates.json").exists() and not (tmp_path / "fresh" / "scatter.png").exists()
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["graph", "stats", "--run-dir", "{tmp}/nothing"], "graph build"),
-    (["graph", "show", "no_such_tool", "--run-dir", "{built}"], "no_such_tool"),
-    (["graph", "prune", "--run-dir", "{tmp}/x", "--threshold", "2"], "threshold"),
-    (["graph", "prune", "--run-dir", "{tmp}/x", "--fault-rate", "1.5"], "fault-rate"),
-    (["graph", "build", "--run-dir", "{tmp}/x", "--scorer", "llm"], "--llm-url"),
-    (["graph", "build", "--run-dir", "{tmp}/x", "--embedder", "{tmp}/no-model"], "no-model"),
-    (["graph", "build", "--run-dir", "{tmp}/x", "--same-domain", "-1"], "same_domain"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["graph", "stats", "--run-dir", "{tmp}/nothing"], "graph build"),
+        (["graph", "show", "no_such_tool", "--run-dir", "{built}"], "no_such_tool"),
+        (["graph", "prune", "--run-dir", "{tmp}/x", "--threshold", "2"], "threshold"),
+        (["graph", "prune", "--run-dir", "{tmp}/x", "--fault-rate", "1.5"], "fault-rate"),
+        (["graph", "build", "--run-dir", "{tmp}/x", "--scorer", "llm"], "--llm-url"),
+        (["graph", "build", "--run-dir", "{tmp}/x", "--embedder", "{tmp}/no-model"], "no-model"),
+        (["graph", "build", "--run-dir", "{tmp}/x", "--same-domain", "-1"], "same_domain"),
+    ],
+)
 def test_user_mistakes_are_one_error_line(run, built, tmp_path, args, needle, cli_error):
     args = [a.replace("{tmp}", str(tmp_path)).replace("{built}", str(built[0])) for a in args]
     assert needle in cli_error(run(*args))
@@ -105,8 +120,21 @@ def test_build_with_the_llm_scorer_records_and_rebuilds_offline(run, tmp_path):
             return '```json\n{"feasibility": 0.9, "bindings": {"corp_code": "corp_code"}, "reason": "same code"}\n```'
         return '{"feasibility": 0.1, "bindings": {}, "reason": "nothing to hand over"}'
 
-    args = ["graph", "build", "--run-dir", str(tmp_path / "run"), "--scorer", "llm", "--llm-model", "judge",
-            "--same-domain", "2", "--cross-domain", "1", "--json"]
+    args = [
+        "graph",
+        "build",
+        "--run-dir",
+        str(tmp_path / "run"),
+        "--scorer",
+        "llm",
+        "--llm-model",
+        "judge",
+        "--same-domain",
+        "2",
+        "--cross-domain",
+        "1",
+        "--json",
+    ]
     with running_chat_server(answer) as server:
         first = run(*args, "--llm-url", server.url)
         asked = server.requests

@@ -14,9 +14,17 @@ from kopa_replay.graph.model import Link
 from kopa_replay.graph.store import graph_digest, load_graph, save_graph, to_networkx
 
 NAMES = st.sampled_from(["a", "b", "c", "d"])
-LINKS = st.lists(st.builds(lambda s, t, p, trials: Link(s, t, {"x": "y"}, p, trials=trials, successes=trials // 2),
-                           NAMES, NAMES, st.floats(0, 1), st.integers(0, 9)),
-                 max_size=8, unique_by=lambda link: link.key)
+LINKS = st.lists(
+    st.builds(
+        lambda s, t, p, trials: Link(s, t, {"x": "y"}, p, trials=trials, successes=trials // 2),
+        NAMES,
+        NAMES,
+        st.floats(0, 1),
+        st.integers(0, 9),
+    ),
+    max_size=8,
+    unique_by=lambda link: link.key,
+)
 
 
 @given(LINKS, st.randoms())
@@ -30,13 +38,25 @@ def test_the_digest_ignores_order_and_follows_content(links, random):
 
 
 def test_round_trip_keeps_every_attribute(tmp_path, catalog):
-    links = [Link("dart_corp_code", "dart_cvbd_is_decsn", {"corp_code": "corp_code"}, 0.98, 0.4, False, 5.0, 1.5,
-                  4, 4, {"structural": 0, "environmental": 1}),
-             Link("dart_corp_code", "law_search_law", {"query": "corp_name"}, 0.4, pruned=True, pruned_at=3,
-                  trials=2)]
+    links = [
+        Link(
+            "dart_corp_code",
+            "dart_cvbd_is_decsn",
+            {"corp_code": "corp_code"},
+            0.98,
+            0.4,
+            False,
+            5.0,
+            1.5,
+            4,
+            4,
+            {"structural": 0, "environmental": 1},
+        ),
+        Link("dart_corp_code", "law_search_law", {"query": "corp_name"}, 0.4, pruned=True, pruned_at=3, trials=2),
+    ]
     path = save_graph(tmp_path / "g.json", links, catalog, {"stage": "pruned"})
     loaded, meta = load_graph(path)
-    assert [l.to_dict() for l in loaded] == [l.to_dict() for l in sorted(links, key=lambda l: l.key)]
+    assert [link.to_dict() for link in loaded] == [link.to_dict() for link in sorted(links, key=lambda link: link.key)]
     assert meta == {"stage": "pruned"}
     graph = to_networkx(loaded, catalog)
     assert isinstance(graph, nx.DiGraph) and graph.number_of_nodes() == len(catalog)
@@ -44,12 +64,15 @@ def test_round_trip_keeps_every_attribute(tmp_path, catalog):
     assert graph.nodes["dart_corp_code"]["platform"] == "dart"
 
 
-@pytest.mark.parametrize("content, needle", [
-    (None, "graph build"),
-    ("not json", "not a graph file"),
-    (json.dumps({"format": "other"}), "not a kopa-replay graph"),
-    (json.dumps({"format": "kopa-replay/graph@1", "links": [{"source": "a"}]}), "malformed link"),
-])
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (None, "graph build"),
+        ("not json", "not a graph file"),
+        (json.dumps({"format": "other"}), "not a kopa-replay graph"),
+        (json.dumps({"format": "kopa-replay/graph@1", "links": [{"source": "a"}]}), "malformed link"),
+    ],
+)
 def test_bad_graph_files_are_named_in_the_error(tmp_path, content, needle):
     path = tmp_path / "graph.json"
     if content is not None:

@@ -50,8 +50,9 @@ def test_one_seed_one_graph_another_seed_another(catalog, candidates, tmp_path):
     again, run_b = _prune(catalog, candidates, tmp_path, config, name="b")
     assert first["graph_digest"] == again["graph_digest"]
     assert (run_a / "graph.json").read_bytes() == (run_b / "graph.json").read_bytes()
-    assert (run_a / "prune.json").read_text().replace(str(run_a), "") == \
-        (run_b / "prune.json").read_text().replace(str(run_b), "")
+    assert (run_a / "prune.json").read_text().replace(str(run_a), "") == (run_b / "prune.json").read_text().replace(
+        str(run_b), ""
+    )
     other, _ = _prune(catalog, candidates, tmp_path, PruneConfig(iterations=3, paths=60, seed=8), name="c")
     assert other["graph_digest"] != first["graph_digest"]
 

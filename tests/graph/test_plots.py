@@ -20,8 +20,10 @@ def _links(seed: int, n: int = 60) -> list[dict]:
 
 
 def _iterations(cuts=(12, 7, 3, 1)) -> list[dict]:
-    return [{"iteration": i, "path_pass_rate": 0.4 + 0.1 * i, "step_success_rate": 0.6 + 0.05 * i, "links_cut": c}
-            for i, c in enumerate(cuts)]
+    return [
+        {"iteration": i, "path_pass_rate": 0.4 + 0.1 * i, "step_success_rate": 0.6 + 0.05 * i, "links_cut": c}
+        for i, c in enumerate(cuts)
+    ]
 
 
 def test_scatter_is_a_png_identical_for_equal_links_and_different_otherwise(tmp_path):
@@ -47,8 +49,9 @@ def test_curves_are_a_png_identical_for_equal_data_and_different_otherwise(tmp_p
 def test_link_records_and_empty_inputs_plot(tmp_path):
     link = Link("dart_corp_code", "dart_cvbd_is_decsn", {"corp_code": "corp_code"}, prior=0.9, alpha=5.0, beta=1.0)
     from_record = plot_scatter([link.to_dict()], tmp_path / "record.png")  # mean from alpha and beta
-    explicit = plot_scatter([{"prior": 0.9, "posterior_mean": link.posterior_mean, "pruned": False}],
-                            tmp_path / "explicit.png")
+    explicit = plot_scatter(
+        [{"prior": 0.9, "posterior_mean": link.posterior_mean, "pruned": False}], tmp_path / "explicit.png"
+    )
     assert from_record.read_bytes() == explicit.read_bytes()
     assert plot_scatter([], tmp_path / "empty.png").read_bytes().startswith(PNG_MAGIC)
     assert plot_curves([], tmp_path / "empty_curves.png").read_bytes().startswith(PNG_MAGIC)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
-from kopa_replay.graph.prune import (PruneConfig, bound_arguments, choose, prior_posterior, should_cut, update)
+from kopa_replay.graph.prune import PruneConfig, bound_arguments, choose, prior_posterior, should_cut, update
 
 OUTCOMES = st.sampled_from(["ok", "empty", "structural_error", "environmental_error"])
 
@@ -77,8 +77,9 @@ def test_bound_values_come_from_one_record_that_carries_every_field():
     assert {bound_arguments({"p": "f"}, records, np.random.default_rng(s))["p"] for s in range(40)} == {"1", "2"}
 
 
-@pytest.mark.parametrize("kwargs", [{"iterations": 0}, {"paths": -1}, {"threshold": 1.5}, {"min_trials": 0},
-                                    {"w_s": -1.0}])
+@pytest.mark.parametrize(
+    "kwargs", [{"iterations": 0}, {"paths": -1}, {"threshold": 1.5}, {"min_trials": 0}, {"w_s": -1.0}]
+)
 def test_bad_configuration_is_a_usage_error(kwargs):
     with pytest.raises(UsageError):
         PruneConfig(**kwargs)

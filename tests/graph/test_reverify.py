@@ -26,8 +26,17 @@ from kopa_replay.cli import cli
 from kopa_replay.env import Source, ToolEnvironment
 from kopa_replay.errors import UsageError
 from kopa_replay.graph import Link, PruneConfig, build_graph, load_graph, prune_graph
-from kopa_replay.graph.reverify import (GRAPH_FILE, REPORT_FILE, Answering, ReverifyConfig, crosses, render,
-                                        reverify, reverify_snapshot, select)
+from kopa_replay.graph.reverify import (
+    GRAPH_FILE,
+    REPORT_FILE,
+    Answering,
+    ReverifyConfig,
+    crosses,
+    render,
+    reverify,
+    reverify_snapshot,
+    select,
+)
 from kopa_replay.sim import SimTransport, Simulator, accepted_key
 from kopa_replay.sim.timeline import TIMELINE, DriftEvent, events_between
 from kopa_replay.sim.truth import link_executes
@@ -44,8 +53,9 @@ BEFORE, AFTER = dt.date(2026, 9, 1), dt.date(2026, 12, 1)
 
 def _prune(catalog, run, as_of):
     with ToolEnvironment.open(catalog, source="sim", as_of=as_of) as env:
-        return prune_graph(catalog, run, env, CONFIG, plots=False,
-                           source={"source": "sim", "snapshot": None, "as_of": as_of})
+        return prune_graph(
+            catalog, run, env, CONFIG, plots=False, source={"source": "sim", "snapshot": None, "as_of": as_of}
+        )
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +72,19 @@ def world(tmp_path_factory):
     full_report = _prune(catalog, full, AFTER.isoformat())  # what reverify saves: the whole loop again
     graph_before = (run / "graph.json").read_bytes()
     result = reverify_snapshot(catalog, run, snapshot="B", store=store, base="A", changes=changes)
-    return SimpleNamespace(root=root, catalog=catalog, store=store, run=run, changes=changes, base_report=base_report,
-                           full_report=full_report, result=result, graph_before=graph_before,
-                           base_links=load_graph(run / "graph.json")[0],
-                           full_links={link.key: link for link in load_graph(full / "graph.json")[0]})
+    return SimpleNamespace(
+        root=root,
+        catalog=catalog,
+        store=store,
+        run=run,
+        changes=changes,
+        base_report=base_report,
+        full_report=full_report,
+        result=result,
+        graph_before=graph_before,
+        base_links=load_graph(run / "graph.json")[0],
+        full_links={link.key: link for link in load_graph(full / "graph.json")[0]},
+    )
 
 
 # -- the ground truth, from the timeline and the simulator's link oracle alone ------------------------------
@@ -114,8 +133,9 @@ def test_reverify_cuts_every_link_the_drift_broke(world):
         assert link.failures["structural"] or not link_executes(link.source, link.binding, link.target), key
     links, meta = load_graph(world.run / GRAPH_FILE)
     assert meta["stage"] == "reverified"
-    assert {link.key for link in links if link.pruned} == \
-        {link.key for link in world.base_links if link.pruned} | broken
+    assert {link.key for link in links if link.pruned} == {
+        link.key for link in world.base_links if link.pruned
+    } | broken
     assert (world.run / "graph.json").read_bytes() == world.graph_before  # the pruned graph is left as it was
 
 
@@ -158,8 +178,10 @@ def test_verdicts_agree_with_a_full_re_prune(world):
             if (verdict.verdict == "broken") != full.pruned:
                 differ.append(key)
     with ToolEnvironment.open(world.catalog, source="sim", as_of=AFTER) as env:
-        rates = {key: _execution_rate(world.catalog, env, next(k for k in world.base_links if k.key == key))
-                 for key in differ}
+        rates = {
+            key: _execution_rate(world.catalog, env, next(k for k in world.base_links if k.key == key))
+            for key in differ
+        }
     assert all(abs(rate - break_even) < 0.2 for rate in rates.values()), rates
     assert compared >= 20 and len(differ) <= 0.2 * compared and world.result.count("sound") >= 5
 
@@ -180,12 +202,20 @@ def _execution_rate(catalog, env, link):
 def test_same_inputs_same_bytes(world):
     report = (world.run / REPORT_FILE).read_bytes()
     graph = (world.run / GRAPH_FILE).read_bytes()
-    again = reverify_snapshot(world.catalog, world.run, snapshot="B", store=world.store, base="A",
-                              changes=world.changes)
+    again = reverify_snapshot(
+        world.catalog, world.run, snapshot="B", store=world.store, base="A", changes=world.changes
+    )
     assert (world.run / REPORT_FILE).read_bytes() == report and (world.run / GRAPH_FILE).read_bytes() == graph
     assert render(again, "junit") == render(world.result, "junit")
-    other = reverify_snapshot(world.catalog, world.run, snapshot="B", store=world.store, base="A",
-                              config=ReverifyConfig(seed=1), changes=world.changes)
+    other = reverify_snapshot(
+        world.catalog,
+        world.run,
+        snapshot="B",
+        store=world.store,
+        base="A",
+        config=ReverifyConfig(seed=1),
+        changes=world.changes,
+    )
     assert {v.source for v in other.verdicts} == {v.source for v in world.result.verdicts}
     (world.run / REPORT_FILE).write_bytes(report)  # leave the run as the module's result wrote it
     (world.run / GRAPH_FILE).write_bytes(graph)
@@ -199,8 +229,11 @@ def test_a_renamed_field_breaks_exactly_the_links_that_read_it(world, tmp_path):
     copy = _copy_run(world, tmp_path)
     with ToolEnvironment(world.catalog, source, owns_source=True) as env:
         result = reverify(world.catalog, copy, env, {"dart_corp_code": frozenset({"corp_code"})})
-    reading = {link.key for link in world.base_links
-               if not link.pruned and link.source == "dart_corp_code" and "corp_code" in link.binding.values()}
+    reading = {
+        link.key
+        for link in world.base_links
+        if not link.pruned and link.source == "dart_corp_code" and "corp_code" in link.binding.values()
+    }
     assert len(reading) >= 3 and {(v.source, v.target) for v in result.verdicts} == reading
     for v in result.verdicts:  # the source answers; its records no longer carry what the binding reads
         assert v.verdict == "broken" and v.failed_at == {"source": 0, "binding": v.trials, "target": 0}, v
@@ -209,13 +242,19 @@ def test_a_renamed_field_breaks_exactly_the_links_that_read_it(world, tmp_path):
 
 
 def test_selection_reads_the_binding_and_skips_cut_links():
-    links = [Link("a", "b", {"p": "F"}, 0.9), Link("a", "c", {"q": "G"}, 0.9), Link("d", "e", {"r": "H"}, 0.9),
-             Link("x", "e", {"s": "I"}, 0.9, pruned=True), Link("e", "y", {"t": "J"}, 0.9)]
+    links = [
+        Link("a", "b", {"p": "F"}, 0.9),
+        Link("a", "c", {"q": "G"}, 0.9),
+        Link("d", "e", {"r": "H"}, 0.9),
+        Link("x", "e", {"s": "I"}, 0.9, pruned=True),
+        Link("e", "y", {"t": "J"}, 0.9),
+    ]
     chosen = select(links, {"a": frozenset({"F"}), "e": None, "b": frozenset({"Z"})})
     assert [(s.key, s.reasons) for s in chosen] == [
         (("a", "b"), ("source field a.F changed",)),
         (("d", "e"), ("target e changed as a whole",)),
-        (("e", "y"), ("source e changed as a whole",))]
+        (("e", "y"), ("source e changed as a whole",)),
+    ]
     assert select(links, {}) == []
 
 
@@ -262,25 +301,56 @@ def test_reports_in_every_format(world, run):
 
 def test_cli_drift_that_touches_no_link_fails_nothing(world, run, tmp_path):
     # by 10-01 dart_company lost ir_url and fltRt became a number: no retained link reads either
-    refresh_snapshot(world.catalog, store_path=world.store, base="A", snapshot="2026-10-01",
-                     as_of=dt.date(2026, 10, 1))
-    result = run("--run-dir", _copy_run(world, tmp_path), "--snapshot", "2026-10-01", "--base", "A", "--store",
-                 world.store, "--fail-on", "broken")
+    refresh_snapshot(world.catalog, store_path=world.store, base="A", snapshot="2026-10-01", as_of=dt.date(2026, 10, 1))
+    result = run(
+        "--run-dir",
+        _copy_run(world, tmp_path),
+        "--snapshot",
+        "2026-10-01",
+        "--base",
+        "A",
+        "--store",
+        world.store,
+        "--fail-on",
+        "broken",
+    )
     assert result.exit_code == 0, result.output
     assert f"0 of {world.result.retained_before} retained links selected: 0 broken" in result.stdout
-    assert result.stdout.rstrip().splitlines()[-2].endswith("0 calls vs "
-                                                            f"{world.base_report['calls']} for a full re-prune (0.0%)")
+    assert (
+        result.stdout.rstrip()
+        .splitlines()[-2]
+        .endswith(f"0 calls vs {world.base_report['calls']} for a full re-prune (0.0%)")
+    )
 
 
 def test_a_recording_of_what_the_snapshot_lacked_answers_the_rerun_offline(world, run, tmp_path, no_network):
     copy = _copy_run(world, tmp_path)
-    recorded = run("--run-dir", copy, "--snapshot", "B", "--base", "A", "--store", world.store, "--format", "json",
-                   "--record-into", "B-reverify")
+    recorded = run(
+        "--run-dir",
+        copy,
+        "--snapshot",
+        "B",
+        "--base",
+        "A",
+        "--store",
+        world.store,
+        "--format",
+        "json",
+        "--record-into",
+        "B-reverify",
+    )
     assert json.loads(recorded.stdout)["graph_digest"] == world.result.graph_digest
 
     def again(**answering):
-        return reverify_snapshot(world.catalog, copy, snapshot="B", store=world.store, base="A",
-                                 answering=Answering(source="replay", **answering), changes=world.changes)
+        return reverify_snapshot(
+            world.catalog,
+            copy,
+            snapshot="B",
+            store=world.store,
+            base="A",
+            answering=Answering(source="replay", **answering),
+            changes=world.changes,
+        )
 
     offline = again(record_into="B-reverify")
     assert offline.unanswered == 0 and offline.graph_digest == world.result.graph_digest
@@ -316,12 +386,28 @@ def test_cli_errors_are_one_clean_line(world, run, tmp_path):
     assert "no snapshot '2027-01-01'" in line
     assert "--base" in _error_line(run("--run-dir", world.run, "--snapshot", "B", *store))
     assert "no drift" in _error_line(run("--run-dir", world.run, "--snapshot", "B", "--base", "B", *store))
-    assert "--as-of" in _error_line(run("--run-dir", world.run, "--snapshot", "B", "--base", "A", "--as-of", "soon",
-                                        *store))
-    assert "another snapshot" in _error_line(run("--run-dir", world.run, "--snapshot", "B", "--base", "A",
-                                                 "--record-into", "B", *store))
-    result = CliRunner().invoke(cli, ["graph", "reverify", "--run-dir", str(world.run), "--snapshot", "B", "--base",
-                                      "A", "--store", str(world.store)], catch_exceptions=False)
+    assert "--as-of" in _error_line(
+        run("--run-dir", world.run, "--snapshot", "B", "--base", "A", "--as-of", "soon", *store)
+    )
+    assert "another snapshot" in _error_line(
+        run("--run-dir", world.run, "--snapshot", "B", "--base", "A", "--record-into", "B", *store)
+    )
+    result = CliRunner().invoke(
+        cli,
+        [
+            "graph",
+            "reverify",
+            "--run-dir",
+            str(world.run),
+            "--snapshot",
+            "B",
+            "--base",
+            "A",
+            "--store",
+            str(world.store),
+        ],
+        catch_exceptions=False,
+    )
     assert "another catalog" in _error_line(result)  # the built-in catalog is not the one it was pruned with
 
 

@@ -25,8 +25,13 @@ def test_codes_dates_and_names_bind_by_meaning():
     score = SemanticScorer.pair_score
     assert score(slot("srtnCd", "단축코드 6자리", "^[0-9A-Z]{6}$"), slot("ISU_SRT_CD", "단축코드 6자리")) >= 0.8
     assert score(slot("stock_code", "6자리 종목코드"), slot("srtnCd", "단축코드")) >= 0.8
-    assert score(slot("corp_code", "DART 고유번호 8자리", "^[0-9]{8}$"),
-                 slot("fssCorpUnqNo", "금융감독원 고유번호 (= DART corp_code)")) >= 0.8
+    assert (
+        score(
+            slot("corp_code", "DART 고유번호 8자리", "^[0-9]{8}$"),
+            slot("fssCorpUnqNo", "금융감독원 고유번호 (= DART corp_code)"),
+        )
+        >= 0.8
+    )
     assert score(slot("basDd", "기준일자 YYYYMMDD"), slot("MLSV_YMD", "급식일자 (YYYYMMDD)")) >= 0.5
     assert score(slot("SCHUL_NM", "학교명"), slot("corp_name", "회사명")) == 0.0
 

@@ -34,17 +34,34 @@ def _score(answer, source=CORP_CODE, target=CB_DECISION, **kwargs) -> tuple[Scor
 
 
 # -- the prompt -----------------------------------------------------------------------------
-@pytest.mark.parametrize("language, instruction", [
-    ("ko", "이름이 달라 보인다는 이유만으로 바인딩을 거부하지 마세요"),
-    ("en", "Never reject a binding merely because the names look different"),
-])
+@pytest.mark.parametrize(
+    "language, instruction",
+    [
+        ("ko", "이름이 달라 보인다는 이유만으로 바인딩을 거부하지 마세요"),
+        ("en", "Never reject a binding merely because the names look different"),
+    ],
+)
 def test_the_prompt_asks_for_meaning_over_names_with_the_mapping_table(language, instruction):
     system, user = build_messages(CORP_CODE, CB_DECISION, language)
     assert system["role"] == "system" and user["role"] == "user"
     assert "judge by meaning, not by name" in system["content"].lower()
     assert instruction in system["content"]
-    for name in ("SIGUN_NM", "REGION_NM", "rgn", "fssCorpUnqNo", "srtnCd", "ISU_SRT_CD", "basDt", "basDd",
-                 "bas_dd", "MLSV_YMD", "YYYYMM", '"feasibility"', '"bindings"', '"reason"'):
+    for name in (
+        "SIGUN_NM",
+        "REGION_NM",
+        "rgn",
+        "fssCorpUnqNo",
+        "srtnCd",
+        "ISU_SRT_CD",
+        "basDt",
+        "basDd",
+        "bas_dd",
+        "MLSV_YMD",
+        "YYYYMM",
+        '"feasibility"',
+        '"bindings"',
+        '"reason"',
+    ):
         assert name in system["content"]
 
 
@@ -77,8 +94,10 @@ def test_a_fenced_answer_scores_the_dart_pair_and_is_asked_at_temperature_zero()
     def answer(request):
         prompt = request["messages"][-1]["content"]
         if "dart_corp_code" in prompt and "dart_cvbd_is_decsn" in prompt:
-            return ('판정 결과입니다.\n```json\n{"feasibility": 0.92, "bindings": {"corp_code": "corp_code"}, '
-                    '"reason": "8자리 corp_code를 그대로 넘깁니다"}\n```\n이상입니다.')
+            return (
+                '판정 결과입니다.\n```json\n{"feasibility": 0.92, "bindings": {"corp_code": "corp_code"}, '
+                '"reason": "8자리 corp_code를 그대로 넘깁니다"}\n```\n이상입니다.'
+            )
         return '{"feasibility": 0.0, "bindings": {}, "reason": "unrelated"}'
 
     scored, received = _score(answer)
@@ -96,8 +115,11 @@ def test_the_scorer_is_a_binding_scorer_named_after_the_model():
 
 
 def test_bindings_across_different_names_are_kept_when_both_exist():
-    scored, _ = _score('{"feasibility": 0.8, "bindings": {"srtnCd": "ISU_SRT_CD"}, "reason": "same 6-digit code"}',
-                       source=KRX_BASE, target=STOCK_PRICE)
+    scored, _ = _score(
+        '{"feasibility": 0.8, "bindings": {"srtnCd": "ISU_SRT_CD"}, "reason": "same 6-digit code"}',
+        source=KRX_BASE,
+        target=STOCK_PRICE,
+    )
     assert scored.binding == {"srtnCd": "ISU_SRT_CD"} and scored.feasibility == 0.8
 
 
@@ -109,8 +131,13 @@ def test_feasibility_is_clamped_to_the_unit_interval(written, clamped):
 
 
 def test_bindings_naming_missing_parameters_or_fields_are_dropped_and_reported():
-    answer = json.dumps({"feasibility": 0.7, "reason": "ok",
-                         "bindings": {"corp_code": "corp_code", "company": "corp_name", "bgn_de": "rcept_dt"}})
+    answer = json.dumps(
+        {
+            "feasibility": 0.7,
+            "reason": "ok",
+            "bindings": {"corp_code": "corp_code", "company": "corp_name", "bgn_de": "rcept_dt"},
+        }
+    )
     scored, _ = _score(answer)
     assert scored.binding == {"corp_code": "corp_code"} and scored.feasibility == 0.7
     assert "dart_cvbd_is_decsn has no input parameter 'company'" in scored.reason
@@ -124,13 +151,16 @@ def test_a_verdict_left_without_any_valid_binding_scores_zero():
     assert "no usable binding" in scored.reason and "stock_code_8" in scored.reason
 
 
-@pytest.mark.parametrize("answer, problem", [
-    ("이 연결은 가능해 보입니다. corp_code를 넘기면 됩니다.", "no JSON object"),
-    ('```json\n{"feasibility": "high", "bindings": {"corp_code": "corp_code"}}\n```', "not a number"),
-    ('{"bindings": {"corp_code": "corp_code"}}', "'feasibility' missing"),
-    ('{"feasibility": NaN, "bindings": {"corp_code": "corp_code"}}', "not a number"),
-    ("", "no JSON object"),
-])
+@pytest.mark.parametrize(
+    "answer, problem",
+    [
+        ("이 연결은 가능해 보입니다. corp_code를 넘기면 됩니다.", "no JSON object"),
+        ('```json\n{"feasibility": "high", "bindings": {"corp_code": "corp_code"}}\n```', "not a number"),
+        ('{"bindings": {"corp_code": "corp_code"}}', "'feasibility' missing"),
+        ('{"feasibility": NaN, "bindings": {"corp_code": "corp_code"}}', "not a number"),
+        ("", "no JSON object"),
+    ],
+)
 def test_an_unparseable_answer_scores_zero_with_a_reason_instead_of_raising(answer, problem):
     scored, _ = _score(answer)
     assert scored.feasibility == 0.0 and scored.binding == {}
@@ -156,11 +186,13 @@ def test_scores_recorded_once_replay_offline_with_no_requests(tmp_path):
 
 
 # -- the parser, property-tested ---------------------------------------------------------------
-answers = st.fixed_dictionaries({
-    "feasibility": st.floats(min_value=0.0, max_value=1.0),
-    "bindings": st.dictionaries(st.text(max_size=12), st.text(max_size=12), max_size=4),
-    "reason": st.text(max_size=40),
-})
+answers = st.fixed_dictionaries(
+    {
+        "feasibility": st.floats(min_value=0.0, max_value=1.0),
+        "bindings": st.dictionaries(st.text(max_size=12), st.text(max_size=12), max_size=4),
+        "reason": st.text(max_size=40),
+    }
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -168,8 +200,9 @@ answers = st.fixed_dictionaries({
 def test_garbage_never_raises_and_always_scores_in_range(text):
     scored = verdict(text, CORP_CODE, CB_DECISION)
     assert 0.0 <= scored.feasibility <= 1.0
-    assert all(param in CB_DECISION.params and field in CORP_CODE.output_fields
-               for param, field in scored.binding.items())
+    assert all(
+        param in CB_DECISION.params and field in CORP_CODE.output_fields for param, field in scored.binding.items()
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -179,8 +212,13 @@ def test_json_like_garbage_never_raises(text):
 
 
 @settings(max_examples=300, deadline=None)
-@given(answer=answers, before=st.text(max_size=80), after=st.text(max_size=80), fenced=st.booleans(),
-       ascii_only=st.booleans())
+@given(
+    answer=answers,
+    before=st.text(max_size=80),
+    after=st.text(max_size=80),
+    fenced=st.booleans(),
+    ascii_only=st.booleans(),
+)
 def test_an_answer_embedded_in_any_text_is_recovered(answer, before, after, fenced, ascii_only):
     body = json.dumps(answer, ensure_ascii=ascii_only, indent=2 if fenced else None)
     if fenced:

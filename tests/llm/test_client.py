@@ -74,8 +74,13 @@ def test_request_bodies_are_canonical_so_request_keys_are_stable():
     one = chat_body(MODEL, [{"role": "user", "content": "지역명"}], response_format={"type": "json_object"})
     two = chat_body(MODEL, [{"content": "지역명", "role": "user"}], response_format={"type": "json_object"})
     assert one == two
-    assert one == ('{"messages":[{"content":"지역명","role":"user"}],"model":"qwen-test",'
-                   '"response_format":{"type":"json_object"},"temperature":0.0}').encode()
+    assert (
+        one
+        == (
+            '{"messages":[{"content":"지역명","role":"user"}],"model":"qwen-test",'
+            '"response_format":{"type":"json_object"},"temperature":0.0}'
+        ).encode()
+    )
 
 
 def test_record_then_strict_replay_is_offline_and_gives_the_same_answers(server, store_path, request):
@@ -127,12 +132,15 @@ def test_the_key_never_reaches_the_store_even_when_the_server_echoes_it(store_pa
         assert KEY.encode() not in text
 
 
-@pytest.mark.parametrize("reply, expected", [
-    (Reply(500, json.dumps({"error": f"upstream crashed for Bearer {KEY}"}).encode()), "HTTP 500"),
-    (Reply(200, b"<html>surely not json</html>", "text/html"), "not JSON"),
-    (Reply(200, b'{"object": "chat.completion", "choices": []}'), "without choices[0].message.content"),
-    (Reply(200, b'{"choices": [{"message": {"role": "assistant", "content": null}}]}'), "non-text message content"),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        (Reply(500, json.dumps({"error": f"upstream crashed for Bearer {KEY}"}).encode()), "HTTP 500"),
+        (Reply(200, b"<html>surely not json</html>", "text/html"), "not JSON"),
+        (Reply(200, b'{"object": "chat.completion", "choices": []}'), "without choices[0].message.content"),
+        (Reply(200, b'{"choices": [{"message": {"role": "assistant", "content": null}}]}'), "non-text message content"),
+    ],
+)
 def test_remote_failures_raise_source_error_naming_the_url_never_the_key(reply, expected):
     with running_chat_server(lambda request: reply) as server:
         with ChatClient(server.url, MODEL, api_key=KEY) as client:
@@ -166,15 +174,22 @@ def test_a_recorded_failure_replays_as_the_same_error(store_path):
     assert server.requests == 1
 
 
-@pytest.mark.parametrize("kwargs, expected", [
-    ({"base_url": "127.0.0.1:8000/v1"}, "must start with http"),
-    ({"model": ""}, "needs a model"),
-    ({"mode": "replay"}, "needs a snapshot"),
-    ({"snapshot": "s", "mode": "rewind"}, "unknown record mode 'rewind'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, expected",
+    [
+        ({"base_url": "127.0.0.1:8000/v1"}, "must start with http"),
+        ({"model": ""}, "needs a model"),
+        ({"mode": "replay"}, "needs a snapshot"),
+        ({"snapshot": "s", "mode": "rewind"}, "unknown record mode 'rewind'"),
+    ],
+)
 def test_bad_arguments_are_usage_errors(kwargs, expected, tmp_path):
-    arguments = {"base_url": "http://127.0.0.1:9/v1", "model": MODEL, "store": tmp_path / "s.sqlite"
-                 if "snapshot" in kwargs else None, **kwargs}
+    arguments = {
+        "base_url": "http://127.0.0.1:9/v1",
+        "model": MODEL,
+        "store": tmp_path / "s.sqlite" if "snapshot" in kwargs else None,
+        **kwargs,
+    }
     with pytest.raises(UsageError, match=expected):
         ChatClient(arguments.pop("base_url"), arguments.pop("model"), **arguments)
 

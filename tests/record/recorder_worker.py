@@ -16,8 +16,10 @@ import numpy as np
 from kopa_replay.record import RecordTransport, Store
 from kopa_replay.sim import SimTransport, Simulator
 
-URL = ("https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
-       "?serviceKey=sim-key&resultType=json&basDt=20260831&numOfRows=3&pageNo={}")
+URL = (
+    "https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
+    "?serviceKey=sim-key&resultType=json&basDt=20260831&numOfRows=3&pageNo={}"
+)
 
 
 def race_requests() -> list[str]:
@@ -27,8 +29,9 @@ def race_requests() -> list[str]:
 
 
 def record(store_path: str, snapshot: str, worker: int, count: int, commit_every: int) -> None:
-    transport = RecordTransport(SimTransport(Simulator(seed=0)), Store(store_path), snapshot, "record",
-                                commit_every=commit_every)
+    transport = RecordTransport(
+        SimTransport(Simulator(seed=0)), Store(store_path), snapshot, "record", commit_every=commit_every
+    )
     with httpx.Client(transport=transport) as client:
         client.get(URL.format(999))  # the request every worker shares
         print("sent 1", flush=True)
@@ -50,5 +53,6 @@ if __name__ == "__main__":
     if sys.argv[1] == "--race":
         race(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:
-        record(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
-               int(sys.argv[5]) if len(sys.argv) > 5 else 1)
+        record(
+            sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]) if len(sys.argv) > 5 else 1
+        )

@@ -38,17 +38,30 @@ def api():
 
 def _catalog(tmp_path, base_url):
     document = {
-        "platform": {"id": "acme", "domain": "finance", "base_url": base_url,
-                     "auth": {"location": "query", "name": "apikey", "env": "ACME_KEY"}, "format": "json",
-                     "envelope": {"records": "data.items", "total": "data.total", "code": "code", "message": "msg"},
-                     "pagination": {"style": "page", "page_param": "page", "size_param": "size", "max_size": 3},
-                     "result_codes": {"0": "ok", "401": "environmental"}},
-        "tools": [{"name": "acme_quotes", "title": "시세", "description": {"ko": "시세", "en": "quotes"},
-                   "http": {"path": "/v1/quotes"},
-                   "params": {"page": {"type": "integer", "description": "page"},
-                              "size": {"type": "integer", "description": "size"}},
-                   "output": {"date": "YYYYMMDD", "close": "closing price"},
-                   "examples": [{"page": 1}, {"page": 2}]}],
+        "platform": {
+            "id": "acme",
+            "domain": "finance",
+            "base_url": base_url,
+            "auth": {"location": "query", "name": "apikey", "env": "ACME_KEY"},
+            "format": "json",
+            "envelope": {"records": "data.items", "total": "data.total", "code": "code", "message": "msg"},
+            "pagination": {"style": "page", "page_param": "page", "size_param": "size", "max_size": 3},
+            "result_codes": {"0": "ok", "401": "environmental"},
+        },
+        "tools": [
+            {
+                "name": "acme_quotes",
+                "title": "시세",
+                "description": {"ko": "시세", "en": "quotes"},
+                "http": {"path": "/v1/quotes"},
+                "params": {
+                    "page": {"type": "integer", "description": "page"},
+                    "size": {"type": "integer", "description": "size"},
+                },
+                "output": {"date": "YYYYMMDD", "close": "closing price"},
+                "examples": [{"page": 1}, {"page": 2}],
+            }
+        ],
     }
     path = tmp_path / "acme.yaml"
     path.write_text(yaml.safe_dump(document), encoding="utf-8")
@@ -76,15 +89,41 @@ def test_record_replay_refresh_and_diff_a_custom_catalog(tmp_path, api, monkeypa
             raise AssertionError("replay opened a socket")
 
         blocked.setattr(socket.socket, "connect", refuse)
-        replayed = run("call", "acme_quotes", "--arg", "page=2", "--snapshot", "v1", "--store", store,
-                       "--catalog", catalog, "--json")
+        replayed = run(
+            "call",
+            "acme_quotes",
+            "--arg",
+            "page=2",
+            "--snapshot",
+            "v1",
+            "--store",
+            store,
+            "--catalog",
+            catalog,
+            "--json",
+        )
     assert replayed.exit_code == 0, replayed.output
     assert json.loads(replayed.output)["records"][0] == {"date": "20260802", "close": "1002"}
 
     api.version = 2  # the API renames a field
     monkeypatch.setenv("ACME_KEY", KEY)
-    refreshed = run("refresh", "--base", "v1", "--snapshot", "v2", "--source", "live", "--store", store,
-                    "--catalog", catalog, "--format", "json", "--fail-on", "breaking")
+    refreshed = run(
+        "refresh",
+        "--base",
+        "v1",
+        "--snapshot",
+        "v2",
+        "--source",
+        "live",
+        "--store",
+        store,
+        "--catalog",
+        catalog,
+        "--format",
+        "json",
+        "--fail-on",
+        "breaking",
+    )
     assert refreshed.exit_code == 1, refreshed.output
     changes = json.loads(refreshed.stdout)["changes"]
     assert [(c["tool"], c["path"], c["kind"]) for c in changes] == [("acme_quotes", "close", "field_renamed")]

@@ -16,8 +16,12 @@ WORKER = Path(__file__).with_name("recorder_worker.py")
 
 
 def _worker(store, snapshot, worker, count):
-    return subprocess.Popen([sys.executable, str(WORKER), str(store), snapshot, str(worker), str(count)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, str(WORKER), str(store), snapshot, str(worker), str(count)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_kill_9_mid_recording_keeps_every_committed_interaction(tmp_path):

@@ -15,11 +15,29 @@ from kopa_replay.record import Store
 def store(tmp_path_factory):
     path = tmp_path_factory.mktemp("cli") / "cassettes" / "kopa.sqlite"
     runner = CliRunner()
-    result = runner.invoke(cli, ["record", "--source", "sim", "--snapshot", "2026-09-01", "--store", str(path),
-                                 "--json"], catch_exceptions=False)
+    result = runner.invoke(
+        cli,
+        ["record", "--source", "sim", "--snapshot", "2026-09-01", "--store", str(path), "--json"],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
-    result = runner.invoke(cli, ["refresh", "--base", "2026-09-01", "--snapshot", "2026-12-01", "--source", "sim",
-                                 "--store", str(path), "--format", "json"], catch_exceptions=False)
+    result = runner.invoke(
+        cli,
+        [
+            "refresh",
+            "--base",
+            "2026-09-01",
+            "--snapshot",
+            "2026-12-01",
+            "--source",
+            "sim",
+            "--store",
+            str(path),
+            "--format",
+            "json",
+        ],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     return path
 
@@ -56,18 +74,32 @@ def test_cassette_stats_and_verify(store, run):
 def test_drift_diff_reports_breaking_changes_and_gates_ci(store, run):
     result = run("drift", "diff", "2026-09-01", "2026-12-01", "--store", str(store), "--format", "json")
     assert result.exit_code == 0
-    assert run("drift", "diff", "2026-09-01", "2026-12-01", "--store", str(store), "--fail-on", "breaking").exit_code == 1
+    assert (
+        run("drift", "diff", "2026-09-01", "2026-12-01", "--store", str(store), "--fail-on", "breaking").exit_code == 1
+    )
     same = run("drift", "diff", "2026-09-01", "2026-09-01", "--store", str(store), "--fail-on", "warning")
     assert same.exit_code == 0
 
 
 def test_replay_from_the_cli_is_offline_and_misses_are_clean(store, run, no_network):
-    result = run("call", "dart_cvbd_is_decsn", "--arg", "corp_code=00439743", "--arg", "bgn_de=20260101",
-                 "--arg", "end_de=20260131", "--snapshot", "2026-09-01", "--store", str(store), "--json")
+    result = run(
+        "call",
+        "dart_cvbd_is_decsn",
+        "--arg",
+        "corp_code=00439743",
+        "--arg",
+        "bgn_de=20260101",
+        "--arg",
+        "end_de=20260131",
+        "--snapshot",
+        "2026-09-01",
+        "--store",
+        str(store),
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["records"][0]["act_mktprcfl_cvprc_lwtrsprc"] == "532"
-    miss = run("call", "dart_company", "--arg", "corp_code=12345678", "--snapshot", "2026-09-01",
-               "--store", str(store))
+    miss = run("call", "dart_company", "--arg", "corp_code=12345678", "--snapshot", "2026-09-01", "--store", str(store))
     assert "cassette miss: tool 'dart_company'" in _error(miss)
     showcase = run("showcase", "--snapshot", "2026-09-01", "--store", str(store), "--json")
     assert json.loads(showcase.output)["prior_close"] == 1680
@@ -78,10 +110,12 @@ def test_recording_into_the_shipped_store_needs_naming_it(run, tmp_path, monkeyp
 
     before = shipped_store_path().read_bytes()
     monkeypatch.delenv("KOPA_STORE", raising=False)
-    for where in (tmp_path, shipped_store_path().parents[1]):   # no ./cassettes; the checkout's own
+    for where in (tmp_path, shipped_store_path().parents[1]):  # no ./cassettes; the checkout's own
         monkeypatch.chdir(where)
-        for args in (["refresh", "--base", "2026-09-01", "--snapshot", "2026-12-01", "--no-bench"],
-                     ["record", "--snapshot", "extra", "--no-bench"]):
+        for args in (
+            ["refresh", "--base", "2026-09-01", "--snapshot", "2026-12-01", "--no-bench"],
+            ["record", "--snapshot", "extra", "--no-bench"],
+        ):
             message = _error(run(*args))
             assert "would write into the shipped store" in message and "--store" in message
     assert shipped_store_path().read_bytes() == before
@@ -89,10 +123,12 @@ def test_recording_into_the_shipped_store_needs_naming_it(run, tmp_path, monkeyp
 
 def test_recorder_user_mistakes(store, run, tmp_path):
     assert "sealed" in _error(run("record", "--snapshot", "2026-09-01", "--seed", "3", "--store", str(store)))
-    assert "must differ" in _error(run("refresh", "--base", "2026-09-01", "--snapshot", "2026-09-01",
-                                       "--store", str(store)))
-    assert "HOST=URL" in _error(run("record", "--snapshot", "x", "--store", str(tmp_path / "n.sqlite"),
-                                    "--base-url", "nonsense"))
+    assert "must differ" in _error(
+        run("refresh", "--base", "2026-09-01", "--snapshot", "2026-09-01", "--store", str(store))
+    )
+    assert "HOST=URL" in _error(
+        run("record", "--snapshot", "x", "--store", str(tmp_path / "n.sqlite"), "--base-url", "nonsense")
+    )
     bad = tmp_path / "bad.sqlite"
     bad.write_text("hello " * 200)
     assert "not a SQLite cassette store" in _error(run("cassette", "stats", "--store", str(bad)))
@@ -103,11 +139,29 @@ def test_import_vcr_from_the_cli(tmp_path, run):
     import yaml
 
     cassette = tmp_path / "legacy.yaml"
-    cassette.write_text(yaml.safe_dump({"version": 1, "interactions": [{
-        "request": {"method": "GET", "uri": "https://data-dbg.krx.co.kr/svc/apis/sto/stk_bydd_trd?basDd=20260831",
-                    "body": None, "headers": {"AUTH_KEY": ["legacy-secret-key"]}},
-        "response": {"status": {"code": 200, "message": "OK"}, "headers": {"Content-Type": ["application/json"]},
-                     "body": {"string": '{"OutBlock_1": []}'}}}]}), encoding="utf-8")
+    cassette.write_text(
+        yaml.safe_dump(
+            {
+                "version": 1,
+                "interactions": [
+                    {
+                        "request": {
+                            "method": "GET",
+                            "uri": "https://data-dbg.krx.co.kr/svc/apis/sto/stk_bydd_trd?basDd=20260831",
+                            "body": None,
+                            "headers": {"AUTH_KEY": ["legacy-secret-key"]},
+                        },
+                        "response": {
+                            "status": {"code": 200, "message": "OK"},
+                            "headers": {"Content-Type": ["application/json"]},
+                            "body": {"string": '{"OutBlock_1": []}'},
+                        },
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     store = tmp_path / "v.sqlite"
     result = run("cassette", "import-vcr", str(cassette), "--snapshot", "legacy", "--store", str(store))
     assert result.exit_code == 0, result.output
@@ -135,9 +189,13 @@ def test_recording_a_sealed_snapshot_again_replays_it_and_refuses_what_it_lacks(
 
 def test_sealing_an_unfinished_recording_needs_force(tmp_path, run):
     store = tmp_path / "u.sqlite"
-    assert run("record", "--snapshot", "u", "--as-of", "2026-09-01", "--no-bench", "--no-seal",
-               "--store", str(store)).exit_code == 0
-    Store(store).begin_recording("u")   # as a killed recorder leaves it
+    assert (
+        run(
+            "record", "--snapshot", "u", "--as-of", "2026-09-01", "--no-bench", "--no-seal", "--store", str(store)
+        ).exit_code
+        == 0
+    )
+    Store(store).begin_recording("u")  # as a killed recorder leaves it
     listed = run("snapshot", "list", "--store", str(store))
     assert "unfinished" in listed.output
     refused = _error(run("snapshot", "seal", "u", "--store", str(store)))

@@ -32,7 +32,7 @@ ECHOES = {
 def test_an_echoed_key_in_any_form_is_masked_in_bodies(key, form, encoding):
     echoed = ECHOES[form](key)
     try:
-        body = f'<r><link>https://x/?OC={echoed}&amp;q=1</link><v>{echoed}</v></r>'.encode(encoding)
+        body = f"<r><link>https://x/?OC={echoed}&amp;q=1</link><v>{echoed}</v></r>".encode(encoding)
     except UnicodeEncodeError:
         return
     scrubbed = Redactor(secret_values=(key,)).scrub_bytes(body)
@@ -45,6 +45,7 @@ def test_an_echoed_key_in_any_form_is_masked_in_bodies(key, form, encoding):
 @given(KEYS, st.sampled_from(sorted(ECHOES)))
 def test_an_echoed_key_in_any_form_is_masked_in_text(key, form):
     text = f"Error: upstream said {ECHOES[form](key)!s} for request https://h/p?serviceKey={quote(key, safe='')}"
-    scrubbed = Redactor(secret_values=(key,)).redact_url("https://h/p?x=1") + Redactor(
-        secret_values=(key,)).scrub_text(text)
+    scrubbed = Redactor(secret_values=(key,)).redact_url("https://h/p?x=1") + Redactor(secret_values=(key,)).scrub_text(
+        text
+    )
     assert ECHOES[form](key) not in scrubbed and key not in scrubbed

@@ -16,8 +16,9 @@ def refreshed(tmp_path_factory):
 
     path = tmp_path_factory.mktemp("refresh") / "kopa.sqlite"
     record_snapshot(builtin_catalog(), store_path=path, snapshot="2026-09-01", source="sim", as_of="2026-09-01")
-    return refresh_snapshot(builtin_catalog(), store_path=path, base="2026-09-01", snapshot="2026-12-01",
-                            source="sim", as_of="2026-12-01")
+    return refresh_snapshot(
+        builtin_catalog(), store_path=path, base="2026-09-01", snapshot="2026-12-01", source="sim", as_of="2026-12-01"
+    )
 
 
 def _names(change) -> set[str]:

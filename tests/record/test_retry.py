@@ -19,8 +19,12 @@ from kopa_replay.sim import Simulator, running_server
 from kopa_replay.stages.workflows import environmental_answer, record_snapshot, refresh_snapshot
 
 
-@given(attempt=st.integers(1, 12), asked=st.one_of(st.none(), st.floats(0, 1e4)),
-       backoff=st.floats(0, 10), cap=st.floats(0, 60))
+@given(
+    attempt=st.integers(1, 12),
+    asked=st.one_of(st.none(), st.floats(0, 1e4)),
+    backoff=st.floats(0, 10),
+    cap=st.floats(0, 60),
+)
 def test_the_delay_doubles_honours_retry_after_and_is_capped(attempt, asked, backoff, cap):
     delay = retry_delay(attempt, asked, backoff, cap)
     assert 0 <= delay <= cap
@@ -39,16 +43,19 @@ def test_retry_after_reads_seconds_and_http_dates(seconds, now):
 
 
 def test_a_retry_answer_is_what_goes_on_and_waits_are_the_asked_ones():
-    answers = iter([httpx.Response(429, headers={"Retry-After": "7"}), httpx.Response(503),
-                    httpx.Response(200, content=b"ok")])
+    answers = iter(
+        [httpx.Response(429, headers={"Retry-After": "7"}), httpx.Response(503), httpx.Response(200, content=b"ok")]
+    )
     slept: list[float] = []
-    transport = RetryTransport(httpx.MockTransport(lambda request: next(answers)), retries=3, backoff=0.5,
-                               sleep=slept.append)
+    transport = RetryTransport(
+        httpx.MockTransport(lambda request: next(answers)), retries=3, backoff=0.5, sleep=slept.append
+    )
     with httpx.Client(transport=transport) as client:
         assert client.get("https://example.test/x").content == b"ok"
     assert slept == [7.0, 1.0] and transport.stats.to_dict() == {"retried": 1, "recovered": 1, "still_failing": 0}
-    always = RetryTransport(httpx.MockTransport(lambda request: httpx.Response(502)), retries=2, backoff=0,
-                            sleep=slept.append)
+    always = RetryTransport(
+        httpx.MockTransport(lambda request: httpx.Response(502)), retries=2, backoff=0, sleep=slept.append
+    )
     with httpx.Client(transport=always) as client:
         assert client.get("https://example.test/y").status_code == 502  # the last answer, after 2 retries
     assert always.stats.to_dict() == {"retried": 1, "recovered": 0, "still_failing": 1}
@@ -69,10 +76,20 @@ def test_refresh_through_a_faulty_server_records_what_a_retry_gets(catalog, tmp_
     path = tmp_path / "kopa.sqlite"
     record_snapshot(catalog, store_path=path, snapshot="base", source="sim", as_of="2026-09-01")
     with running_server(Simulator(seed=0, as_of="2026-09-01", fault_rate=0.1)) as url:
-        without = refresh_snapshot(catalog, store_path=path, base="base", snapshot="no-retry", source=url,
-                                   as_of="2026-09-01", retries=0)
-        with_retries = refresh_snapshot(catalog, store_path=path, base="base", snapshot="retried", source=url,
-                                        as_of="2026-09-01", retries=4, retry_backoff=0, sleep=lambda s: None)
+        without = refresh_snapshot(
+            catalog, store_path=path, base="base", snapshot="no-retry", source=url, as_of="2026-09-01", retries=0
+        )
+        with_retries = refresh_snapshot(
+            catalog,
+            store_path=path,
+            base="base",
+            snapshot="retried",
+            source=url,
+            as_of="2026-09-01",
+            retries=4,
+            retry_backoff=0,
+            sleep=lambda s: None,
+        )
     with Store(path, readonly=True) as store:
         noisy, clean = _failures(store, "no-retry", catalog), _failures(store, "retried", catalog)
         base = _failures(store, "base", catalog)

@@ -26,8 +26,11 @@ CALLS = [
 # one repeated character would also be a substring of ordinary data, which masking by value must not mangle.
 # Drawn as base64 of random bytes (how data.go.kr keys look), not as text: Hypothesis seeds text strategies with
 # string literals of the code base, and a "key" such as 'application/json' is ordinary data, not a secret.
-keys = st.binary(min_size=12, max_size=45).map(lambda raw: base64.b64encode(raw).decode()).filter(
-    lambda k: len(set(k)) >= 6 and not k.startswith("/"))
+keys = (
+    st.binary(min_size=12, max_size=45)
+    .map(lambda raw: base64.b64encode(raw).decode())
+    .filter(lambda k: len(set(k)) >= 6 and not k.startswith("/"))
+)
 
 
 def _forms(key: str) -> list[bytes]:
@@ -67,13 +70,14 @@ def test_the_law_oc_echo_is_scrubbed_but_the_rest_of_the_body_kept(tmp_path, cat
 
 
 def test_a_short_seoul_path_key_never_reaches_the_log_or_the_store(catalog, monkeypatch, caplog, tmp_path):
-    key = "Zq7"   # shorter than a real key: masked where it stands alone (a path segment), not inside words
+    key = "Zq7"  # shorter than a real key: masked where it stands alone (a path segment), not inside words
     monkeypatch.setenv("KOPA_API_KEY", key)
     caplog.set_level(logging.DEBUG)
     path = tmp_path / "store.sqlite"
     with open_source("sim", snapshot="s", mode="record", store=path, catalog=catalog) as source:
-        result = call_tool(catalog, "seoul_card_subway_stats_new", {"USE_YMD": "20260825", "START": 1, "END": 3},
-                           source)
+        result = call_tool(
+            catalog, "seoul_card_subway_stats_new", {"USE_YMD": "20260825", "START": 1, "END": 3}, source
+        )
     assert result.outcome == "ok"
     assert "openapi.seoul.go.kr" in caplog.text and f"/{key}/" not in caplog.text and "/***/" in caplog.text
     stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())

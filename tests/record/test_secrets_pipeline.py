@@ -72,8 +72,14 @@ def _forget_registered_keys():
 # -- what a leak looks like ------------------------------------------------------
 def _encoded_forms(key: str) -> list[bytes]:
     """Every echo form of ``key`` (raw, percent upper/lower/plus, JSON, XML/HTML entities) in UTF-8 and CP949."""
-    forms = set(echo_forms(key)) | {key, quote(key, safe=""), quote(key), json.dumps(key)[1:-1],
-                                    repr(key)[1:-1], repr(key.encode())[2:-1]}  # as Python prints it in a log
+    forms = set(echo_forms(key)) | {
+        key,
+        quote(key, safe=""),
+        quote(key),
+        json.dumps(key)[1:-1],
+        repr(key)[1:-1],
+        repr(key.encode())[2:-1],
+    }  # as Python prints it in a log
     out: set[bytes] = set()
     for form in forms:
         for encoding in ("utf-8", "cp949"):
@@ -111,13 +117,13 @@ def leaks(key: str, named: dict[str, bytes], *, anywhere: dict[str, bytes] | Non
             for form in forms:
                 at = data.find(form)
                 if at >= 0:
-                    found.append(f"{where}: {data[max(0, at - 60):at + len(form) + 20]!r}")
+                    found.append(f"{where}: {data[max(0, at - 60) : at + len(form) + 20]!r}")
                     break
     else:
         for where, data in named.items():
             hit = _token_hit(key, data)
             if hit:
-                found.append(f"{where}: {data[max(0, hit.start() - 60):hit.end() + 20]!r}")
+                found.append(f"{where}: {data[max(0, hit.start() - 60) : hit.end() + 20]!r}")
     return found
 
 
@@ -177,8 +183,9 @@ def _echo_transport(key: str) -> httpx.MockTransport:
             return httpx.Response(200, content=body, headers={"content-type": f"application/xml;charset={encoding}"})
         # the forms as the platform would write them (already escaped for JSON), not re-escaped here
         items = ", ".join(f'{{"link": "/detail?OC={form}&n={i}", "v": "{form}"}}' for i, form in enumerate(forms))
-        return httpx.Response(200, content=f'{{"items": [{items}]}}'.encode(),
-                              headers={"content-type": "application/json"})
+        return httpx.Response(
+            200, content=f'{{"items": [{items}]}}'.encode(), headers={"content-type": "application/json"}
+        )
 
     return httpx.MockTransport(handler)
 
@@ -193,24 +200,24 @@ def record_everywhere(key: str, folder: Path, catalog) -> tuple[dict[str, bytes]
         transport = RecordTransport(_echo_transport(key), store, "echo", "record", redactor_for(catalog, [key]))
         with httpx.Client(transport=transport) as client:
             for path in ("/a.json", "/a.xml", "/a-cp949.xml"):
-                client.get(f"https://echo.example{path}?" + urlencode({"OC": key}),
-                           extensions={"kopa_secrets": (key,)})
+                client.get(f"https://echo.example{path}?" + urlencode({"OC": key}), extensions={"kopa_secrets": (key,)})
                 client.get(f"https://echo.example/{quote(key, safe='')}{path}", extensions={"kopa_secrets": (key,)})
         manifest = seal_snapshot(store, "2026-09-01", catalog, tool_digests=tool_schema_digests)
         store.finalize()
     messages = [json.dumps(manifest, ensure_ascii=False)]
     # strict replay with the key in hand: each call that misses names its request — redacted
     with open_source("sim", snapshot="2026-09-01", mode="replay", store=store_path, catalog=catalog) as source:
-        for name, args in [("dart_company", {"corp_code": "99999999"}),
-                           ("seoul_card_subway_stats_new", {"USE_YMD": "20260826", "START": 1, "END": 3}),
-                           ("law_search_law", {"query": "자동차관리법"}),
-                           ("krx_stk_bydd_trd", {"basDd": "20260828"})]:
+        for name, args in [
+            ("dart_company", {"corp_code": "99999999"}),
+            ("seoul_card_subway_stats_new", {"USE_YMD": "20260826", "START": 1, "END": 3}),
+            ("law_search_law", {"query": "자동차관리법"}),
+            ("krx_stk_bydd_trd", {"basDd": "20260828"}),
+        ]:
             with pytest.raises(CassetteMiss) as miss:
                 call_tool(catalog, name, args, source)
             messages.append(str(miss.value))
     texts = {"messages": "\n".join(messages).encode()}
-    texts.update({f"result {r.tool}": json.dumps([r.url, r.to_dict()], ensure_ascii=False).encode()
-                  for r in results})
+    texts.update({f"result {r.tool}": json.dumps([r.url, r.to_dict()], ensure_ascii=False).encode() for r in results})
     texts.update(store_texts(store_path))
     plain, raw = files_under(folder)
     texts.update(plain)
@@ -218,8 +225,11 @@ def record_everywhere(key: str, folder: Path, catalog) -> tuple[dict[str, bytes]
 
 
 #: KOPA_SECRET_EXAMPLES=400 for a longer search (≈ 60 s)
-@settings(max_examples=int(os.environ.get("KOPA_SECRET_EXAMPLES", 40)), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("KOPA_SECRET_EXAMPLES", 40)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(key=keys)
 # a key that is also a path segment (Seoul's START=1, its format segment json), a lone slash, ampersand or equals
 # sign, a Hangul key (two bytes in CP949), and the nasty key of the pipeline run
@@ -243,8 +253,9 @@ def test_any_key_never_reaches_store_manifest_log_or_message(key, catalog, monke
         assert not leaks(key, texts, anywhere=raw)
         # usable: the snapshot replays offline, with no key in the environment, to the very same results
         monkeypatch.delenv("KOPA_API_KEY")
-        with open_source("replay", snapshot="2026-09-01", store=folder / "cassettes" / "kopa.sqlite",
-                         catalog=catalog) as source:
+        with open_source(
+            "replay", snapshot="2026-09-01", store=folder / "cassettes" / "kopa.sqlite", catalog=catalog
+        ) as source:
             replayed = [call_tool(catalog, name, args, source) for name, args in CALLS]
         assert [r.to_dict() for r in replayed] == [r.to_dict() for r in results]
 
@@ -310,8 +321,11 @@ def test_a_key_in_a_kept_response_header_never_reaches_the_store(tmp_path):
     key = "secret-key-123"
 
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, content=b"{}", headers={
-            "content-type": "application/json", "content-disposition": f'attachment; filename="{key}.json"'})
+        return httpx.Response(
+            200,
+            content=b"{}",
+            headers={"content-type": "application/json", "content-disposition": f'attachment; filename="{key}.json"'},
+        )
 
     with Store(tmp_path / "s.sqlite") as store:
         transport = RecordTransport(httpx.MockTransport(handler), store, "x", "record", redactor_for(None, [key]))
@@ -325,11 +339,18 @@ def test_a_short_key_is_masked_as_a_whole_token_only():
     from kopa_replay.record.redact import Redactor
 
     redactor = Redactor(secret_values=("abc",))
-    body = ('{"link": "/DRF/lawService.do?OC=abc&target=law", "x": "OC=abcd", "y": "xabc the abc", '
-            '"t": "application/abc", "u": "https://h/p/abc/q?n=abc#f"}').encode()
-    assert redactor.scrub_bytes(body) == ('{"link": "/DRF/lawService.do?OC=***&target=law", "x": "OC=abcd", '
-                                          '"y": "xabc the abc", "t": "application/abc", '
-                                          '"u": "https://h/p/***/q?n=***#f"}').encode()
+    body = (
+        '{"link": "/DRF/lawService.do?OC=abc&target=law", "x": "OC=abcd", "y": "xabc the abc", '
+        '"t": "application/abc", "u": "https://h/p/abc/q?n=abc#f"}'
+    ).encode()
+    assert (
+        redactor.scrub_bytes(body)
+        == (
+            '{"link": "/DRF/lawService.do?OC=***&target=law", "x": "OC=abcd", '
+            '"y": "xabc the abc", "t": "application/abc", '
+            '"u": "https://h/p/***/q?n=***#f"}'
+        ).encode()
+    )
     assert Redactor(secret_values=("a&b",)).scrub_text("x?OC=a&amp;b&amp;n=1") == "x?OC=***&amp;n=1"
 
 
@@ -393,23 +414,70 @@ def test_no_key_escapes_record_graph_synth_filter_bench_or_call(key, tmp_path, m
     caplog.set_level(logging.DEBUG)
     store = tmp_path / "cassettes" / "kopa.sqlite"
     out: list[bytes] = []
-    record = json.loads(_cli(out, "record", "--source", "sim", "--snapshot", "2026-09-01", "--store", str(store),
-                             "--json").output)
+    record = json.loads(
+        _cli(out, "record", "--source", "sim", "--snapshot", "2026-09-01", "--store", str(store), "--json").output
+    )
     # the key works on every platform: a refused key would be an environmental error
     assert "environmental_error" not in record["outcomes"] and record["outcomes"]["ok"] > 0.8 * record["calls"]
-    _cli(out, "graph", "prune", "--run-dir", str(tmp_path / "graph"), "--iterations", "4", "--paths", "100",
-         "--no-plots", "--json")
-    synth = json.loads(_cli(out, "synth", "--graph-dir", str(tmp_path / "graph"), "--out", str(tmp_path / "synth"),
-                            "--trajectories", "12", "--json").output)
+    _cli(
+        out,
+        "graph",
+        "prune",
+        "--run-dir",
+        str(tmp_path / "graph"),
+        "--iterations",
+        "4",
+        "--paths",
+        "100",
+        "--no-plots",
+        "--json",
+    )
+    synth = json.loads(
+        _cli(
+            out,
+            "synth",
+            "--graph-dir",
+            str(tmp_path / "graph"),
+            "--out",
+            str(tmp_path / "synth"),
+            "--trajectories",
+            "12",
+            "--json",
+        ).output
+    )
     assert synth["trajectories"] > 0
     _cli(out, "filter", "--in", str(tmp_path / "synth"), "--json")
     for source in ("sim", "replay"):  # the simulator answers with the key; the snapshot with none at all
-        report = json.loads(_cli(out, "bench", "run", "--agent", "oracle", "--source", source, "--store", str(store),
-                                 "--out", str(tmp_path / "bench" / source), "--json", *BENCH_TASKS).output)
+        report = json.loads(
+            _cli(
+                out,
+                "bench",
+                "run",
+                "--agent",
+                "oracle",
+                "--source",
+                source,
+                "--store",
+                str(store),
+                "--out",
+                str(tmp_path / "bench" / source),
+                "--json",
+                *BENCH_TASKS,
+            ).output
+        )
         assert report["pass_at_1"]["combined"] == 1.0, report
     law = ("call", "law_search_law", "--arg", "query=도로교통법", "--json")
-    seoul = ("call", "seoul_card_subway_stats_new", "--arg", "USE_YMD=20260825", "--arg", "START=1", "--arg", "END=3",
-             "--json")
+    seoul = (
+        "call",
+        "seoul_card_subway_stats_new",
+        "--arg",
+        "USE_YMD=20260825",
+        "--arg",
+        "START=1",
+        "--arg",
+        "END=3",
+        "--json",
+    )
     krx = ("call", "krx_stk_bydd_trd", "--arg", "basDd=20260831", "--json")
     for command in (law, seoul, krx):
         assert json.loads(_cli(out, *command).output)["outcome"] == "ok"
@@ -418,14 +486,33 @@ def test_no_key_escapes_record_graph_synth_filter_bench_or_call(key, tmp_path, m
         for command in (law, seoul, krx):
             assert json.loads(_cli(out, *command, "--source", url).output)["outcome"] == "ok"
     # strict replay with the key in hand: the miss is an error message naming the (redacted) request
-    miss = _cli(out, "call", "seoul_card_subway_stats_new", "--arg", "USE_YMD=20260826", "--arg", "START=1",
-                "--arg", "END=3", "--snapshot", "2026-09-01", "--store", str(store), "--mode", "replay",
-                exit_codes=(1,))
+    miss = _cli(
+        out,
+        "call",
+        "seoul_card_subway_stats_new",
+        "--arg",
+        "USE_YMD=20260826",
+        "--arg",
+        "START=1",
+        "--arg",
+        "END=3",
+        "--snapshot",
+        "2026-09-01",
+        "--store",
+        str(store),
+        "--mode",
+        "replay",
+        exit_codes=(1,),
+    )
     assert "cassette miss" in miss.output and "/***/" in miss.output
 
     plain, raw = files_under(tmp_path)
     assert any(name.startswith("synth") for name in plain) and any(name.startswith("bench") for name in plain)
-    texts = {**plain, **store_texts(store), "cli output": b"\n".join(out),
-             "log": "\n".join(f"{r.name} {r.getMessage()}" for r in caplog.records).encode()}
+    texts = {
+        **plain,
+        **store_texts(store),
+        "cli output": b"\n".join(out),
+        "log": "\n".join(f"{r.name} {r.getMessage()}" for r in caplog.records).encode(),
+    }
     assert caplog.records and any("openapi.seoul.go.kr" in r.getMessage() for r in caplog.records)
     assert not leaks(key, texts, anywhere=raw)

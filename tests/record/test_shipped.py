@@ -28,10 +28,18 @@ def test_re_recording_from_the_simulator_reproduces_the_shipped_digest(tmp_path,
     manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
     workload = benchmark_workload(catalog, source="sim", seed=manifest["seed"], as_of="2026-09-01")
     assert workload, "the shipped benchmark's calls belong in the shipped snapshot"
-    again = record_snapshot(catalog, store_path=tmp_path / "again.sqlite", snapshot="2026-09-01", source="sim",
-                            as_of="2026-09-01", seed=manifest["seed"], requests=workload)
-    assert again.manifest["digest"] == manifest["digest"], \
+    again = record_snapshot(
+        catalog,
+        store_path=tmp_path / "again.sqlite",
+        snapshot="2026-09-01",
+        source="sim",
+        as_of="2026-09-01",
+        seed=manifest["seed"],
+        requests=workload,
+    )
+    assert again.manifest["digest"] == manifest["digest"], (
         "the simulator or the catalog examples changed: re-record the shipped snapshot (README)"
+    )
     assert again.manifest == {**manifest, "kopa_replay": again.manifest["kopa_replay"]}
 
 

@@ -19,8 +19,9 @@ def recorded(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("rec")
     path = folder / "cassettes" / "kopa.sqlite"
-    summary = record_snapshot(builtin_catalog(), store_path=path, snapshot="2026-09-01", source="sim",
-                              as_of="2026-09-01", seed=0)
+    summary = record_snapshot(
+        builtin_catalog(), store_path=path, snapshot="2026-09-01", source="sim", as_of="2026-09-01", seed=0
+    )
     return path, summary
 
 
@@ -40,11 +41,13 @@ def test_recording_seals_and_writes_a_manifest_beside_the_cassettes(recorded, ca
 
 def test_re_recording_with_the_same_seed_reproduces_the_digest(recorded, tmp_path, catalog):
     path, summary = recorded
-    again = record_snapshot(catalog, store_path=tmp_path / "again.sqlite", snapshot="2026-09-01", source="sim",
-                            as_of="2026-09-01", seed=0)
+    again = record_snapshot(
+        catalog, store_path=tmp_path / "again.sqlite", snapshot="2026-09-01", source="sim", as_of="2026-09-01", seed=0
+    )
     assert again.manifest["digest"] == summary.manifest["digest"]
-    other = record_snapshot(catalog, store_path=tmp_path / "other.sqlite", snapshot="2026-09-01", source="sim",
-                            as_of="2026-09-01", seed=1)
+    other = record_snapshot(
+        catalog, store_path=tmp_path / "other.sqlite", snapshot="2026-09-01", source="sim", as_of="2026-09-01", seed=1
+    )
     assert other.manifest["digest"] != summary.manifest["digest"]
 
 
@@ -53,8 +56,14 @@ def test_a_sealed_snapshot_cannot_be_recorded_into_again(recorded, catalog):
     with pytest.raises(SnapshotError, match="is sealed"):
         record_snapshot(catalog, store_path=path, snapshot="2026-09-01", source="sim", seed=1)
     with pytest.raises(SnapshotError, match="is sealed and lacks a request"):
-        record_snapshot(catalog, store_path=path, snapshot="2026-09-01", source="sim", seed=0,
-                        requests=[("dart_company", {"corp_code": "00126380"})])
+        record_snapshot(
+            catalog,
+            store_path=path,
+            snapshot="2026-09-01",
+            source="sim",
+            seed=0,
+            requests=[("dart_company", {"corp_code": "00126380"})],
+        )
     # the run that sealed it, run again: every answer from the store, nothing written
     again = record_snapshot(catalog, store_path=path, snapshot="2026-09-01", source="sim", seed=0)
     assert again.manifest["digest"] == summary.manifest["digest"] and again.outcomes == summary.outcomes
@@ -92,16 +101,24 @@ def test_digest_is_independent_of_recording_order(tmp_path):
     for store, order in ((a, items), (b, [items[1], items[0], items[2]])):
         store.ensure_snapshot("s")
         for key, body in order:
-            store.append(snapshot="s", request_key=key, tool="t", method="GET", url="u", request_headers={},
-                         status=200, response_headers={}, body=body)
+            store.append(
+                snapshot="s",
+                request_key=key,
+                tool="t",
+                method="GET",
+                url="u",
+                request_headers={},
+                status=200,
+                response_headers={},
+                body=body,
+            )
     assert snapshot_digest(a, "s") == snapshot_digest(b, "s")
 
 
 def test_pinned_replay_of_the_recorded_snapshot_answers_offline(recorded, catalog, no_network):
     path, _ = recorded
     with open_source("replay", snapshot="2026-09-01", store=path, catalog=catalog) as source:
-        result = call_tool(catalog, "datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"},
-                           source)
+        result = call_tool(catalog, "datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"}, source)
     assert result.records[0]["clpr"] == "1680"
 
 

@@ -11,9 +11,17 @@ from kopa_replay.record import Store
 
 
 def _append(store, snapshot="s", key="k", body=b'{"a": 1}', status=200):
-    return store.append(snapshot=snapshot, request_key=key, tool="t", method="GET", url="https://h/p",
-                        request_headers={}, status=status, response_headers={"content-type": "application/json"},
-                        body=body)
+    return store.append(
+        snapshot=snapshot,
+        request_key=key,
+        tool="t",
+        method="GET",
+        url="https://h/p",
+        request_headers={},
+        status=status,
+        response_headers={"content-type": "application/json"},
+        body=body,
+    )
 
 
 def test_repeated_requests_keep_their_order(tmp_path):
@@ -80,9 +88,9 @@ def test_verify_finds_a_corrupted_body(tmp_path):
     _append(store, body=b"x" * 500)
     _append(store, key="k2", body=b"short")
     assert store.verify() == []
-    with pytest.raises(sqlite3.IntegrityError, match="content-addressed"):   # blobs are never rewritten …
+    with pytest.raises(sqlite3.IntegrityError, match="content-addressed"):  # blobs are never rewritten …
         store.conn.execute("UPDATE blobs SET data = ? WHERE size = 5", (b"SHORT",))
-    store.conn.execute("DROP TRIGGER blobs_are_immutable")                    # … unless someone breaks in
+    store.conn.execute("DROP TRIGGER blobs_are_immutable")  # … unless someone breaks in
     store.conn.execute("UPDATE blobs SET data = ? WHERE size = 5", (b"SHORT",))
     problems = store.verify()
     assert len(problems) == 1 and "does not match its digest" in problems[0]

@@ -17,9 +17,8 @@ from kopa_replay.drift.recorded import tool_schema_digests
 from kopa_replay.errors import SnapshotError, StoreError
 from kopa_replay.record import Store
 from kopa_replay.record.snapshots import check_pinned, seal_snapshot, snapshot_digest, verify_snapshot
-from kopa_replay.record.store import SCHEMA_VERSION, blob_digest
+from kopa_replay.record.store import SCHEMA_VERSION, blob_digest, shipped_store_path
 from kopa_replay.record.transport import RecordTransport
-from kopa_replay.record.store import shipped_store_path
 
 ROOT = Path(__file__).resolve().parents[2]
 BODY = json.dumps({"srtnCd": "069540", "clpr": "1680", "pad": "x" * 400}).encode()
@@ -29,9 +28,17 @@ def _recorded(tmp_path, catalog, seal=True):
     """A store with one snapshot 's' of two interactions, sealed with a manifest."""
     store = Store(tmp_path / "cassettes" / "kopa.sqlite")
     for key, body in (("k1", BODY), ("k2", b'{"short": true}')):
-        store.append(snapshot="s", request_key=key, tool="datagokr_get_stock_price_info", method="GET",
-                     url=f"https://apis.data.go.kr/x?serviceKey=***&k={key}", request_headers={}, status=200,
-                     response_headers={"content-type": "application/json"}, body=body)
+        store.append(
+            snapshot="s",
+            request_key=key,
+            tool="datagokr_get_stock_price_info",
+            method="GET",
+            url=f"https://apis.data.go.kr/x?serviceKey=***&k={key}",
+            request_headers={},
+            status=200,
+            response_headers={"content-type": "application/json"},
+            body=body,
+        )
     if seal:
         seal_snapshot(store, "s", catalog, tool_digests=tool_schema_digests)
     return store
@@ -40,7 +47,7 @@ def _recorded(tmp_path, catalog, seal=True):
 def _hack(store: Store, *sql: str) -> None:
     """Edit the file the way a hostile tester would: triggers dropped first."""
     conn = sqlite3.connect(store.path)
-    for name, in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
         conn.execute(f"DROP TRIGGER {name}")
     for statement in sql:
         conn.execute(statement)
@@ -48,15 +55,18 @@ def _hack(store: Store, *sql: str) -> None:
     conn.close()
 
 
-@pytest.mark.parametrize("statement", [
-    "UPDATE interactions SET url = 'https://elsewhere/'",
-    "UPDATE interactions SET status = 500",
-    "UPDATE snapshots SET sealed = 0",
-    "UPDATE snapshots SET digest = 'x'",
-    "DELETE FROM snapshots",
-    "UPDATE blobs SET data = x'00'",
-    "DELETE FROM blobs",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE interactions SET url = 'https://elsewhere/'",
+        "UPDATE interactions SET status = 500",
+        "UPDATE snapshots SET sealed = 0",
+        "UPDATE snapshots SET digest = 'x'",
+        "DELETE FROM snapshots",
+        "UPDATE blobs SET data = x'00'",
+        "DELETE FROM blobs",
+    ],
+)
 def test_sealed_is_immutable_to_any_sql(tmp_path, catalog, statement):
     store = _recorded(tmp_path, catalog)
     with pytest.raises(sqlite3.IntegrityError, match="sealed|immutable"):
@@ -76,7 +86,7 @@ def test_a_flipped_byte_is_an_error_naming_the_body_never_a_wrong_answer(tmp_pat
     digest = store.lookup("s", "k1")[0].body_digest
     codec, data = store.conn.execute("SELECT codec, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
     raw = zstandard.ZstdDecompressor().decompress(data) if codec == "zstd" else bytes(data)
-    edited = raw.replace(b"069540", b"069541")           # another stock code, the same length
+    edited = raw.replace(b"069540", b"069541")  # another stock code, the same length
     packed = zstandard.ZstdCompressor().compress(edited) if codec == "zstd" else edited
     _hack(store, f"UPDATE blobs SET data = x'{packed.hex()}' WHERE digest = '{digest}'")
     fresh = Store(store.path, readonly=True)
@@ -97,12 +107,15 @@ def test_an_undecompressable_blob_is_a_store_error_not_a_zstd_traceback(tmp_path
     assert any("cannot be decompressed" in p for p in verify_snapshot(fresh, "s"))
 
 
-@pytest.mark.parametrize("statement", [
-    "UPDATE interactions SET status = 500 WHERE request_key = 'k1'",
-    "UPDATE interactions SET seq = 2 WHERE request_key = 'k1'",
-    "UPDATE interactions SET request_key = 'k3' WHERE request_key = 'k1'",
-    "DELETE FROM interactions WHERE request_key = 'k2'",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE interactions SET status = 500 WHERE request_key = 'k1'",
+        "UPDATE interactions SET seq = 2 WHERE request_key = 'k1'",
+        "UPDATE interactions SET request_key = 'k3' WHERE request_key = 'k1'",
+        "DELETE FROM interactions WHERE request_key = 'k2'",
+    ],
+)
 def test_an_edit_past_the_triggers_is_caught_by_verify_and_by_pinned_replay(tmp_path, catalog, statement):
     store = _recorded(tmp_path, catalog)
     sealed = store.snapshot("s").digest
@@ -120,17 +133,21 @@ def test_a_version_1_store_migrates_keeping_digests_and_manifests(tmp_path, cata
     # make it what version 1 wrote: no version 2 triggers, schema_version 1
     _hack(store, "UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     conn = sqlite3.connect(store.path)
-    from kopa_replay.record.store import _SCHEMA   # the version 1 schema's two sealing triggers
+    from kopa_replay.record.store import _SCHEMA  # the version 1 schema's two sealing triggers
+
     for statement in _SCHEMA:
         if "TRIGGER" in statement:
             conn.execute(statement)
     conn.commit()
     conn.close()
-    old = Store(store.path, readonly=True)          # read-only opens it as it is
+    old = Store(store.path, readonly=True)  # read-only opens it as it is
     assert verify_snapshot(old, "s") == [] and old.body(old.lookup("s", "k1")[0].body_digest) == BODY
     migrated = Store(store.path)
-    assert migrated.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == \
-        str(SCHEMA_VERSION) == "3"
+    assert (
+        migrated.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
+        == str(SCHEMA_VERSION)
+        == "3"
+    )
     assert migrated.snapshot("s").digest == digest and verify_snapshot(migrated, "s") == []
     check_pinned(migrated, "s")
     with pytest.raises(sqlite3.IntegrityError):
@@ -150,26 +167,51 @@ def test_replay_of_a_corrupt_body_names_snapshot_tool_and_request_and_the_cli_sa
     args = {"basDt": "20260831", "srtnCd": "069540"}
     transport = RecordTransport(None, store, "2026-09-01", mode="replay")
     from kopa_replay.env import execute
+
     with httpx.Client(transport=transport) as client:
         good = execute(tool, args, client, "sim-key")
     assert good.outcome == "ok" and good.records[0]["clpr"] == "1680"
-    digest = next(i.body_digest for i in store.interactions("2026-09-01")
-                  if i.tool == tool.name and "069540" in i.url and "20260831" in i.url)
+    digest = next(
+        i.body_digest
+        for i in store.interactions("2026-09-01")
+        if i.tool == tool.name and "069540" in i.url and "20260831" in i.url
+    )
     codec, data = store.conn.execute("SELECT codec, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
     raw = zstandard.ZstdDecompressor().decompress(data) if codec == "zstd" else bytes(data)
     edited = raw.replace(b'"1680"', b'"1681"')
     assert edited != raw
     packed = zstandard.ZstdCompressor().compress(edited) if codec == "zstd" else edited
     _hack(Store(copy, readonly=True), f"UPDATE blobs SET data = x'{packed.hex()}' WHERE digest = '{digest}'")
-    with httpx.Client(transport=RecordTransport(None, Store(copy, readonly=True), "2026-09-01", mode="replay")) as client:
+    with httpx.Client(
+        transport=RecordTransport(None, Store(copy, readonly=True), "2026-09-01", mode="replay")
+    ) as client:
         with pytest.raises(StoreError) as caught:
             execute(tool, args, client, "sim-key")
     message = str(caught.value)
     assert "snapshot '2026-09-01'" in message and tool.name in message and "does not match its digest" in message
     assert "sim-key" not in message
-    result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "call", tool.name, "--arg", "basDt=20260831",
-                             "--arg", "srtnCd=069540", "--source", "replay", "--snapshot", "2026-09-01",
-                             "--store", str(copy)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "cli.py"),
+            "call",
+            tool.name,
+            "--arg",
+            "basDt=20260831",
+            "--arg",
+            "srtnCd=069540",
+            "--source",
+            "replay",
+            "--snapshot",
+            "2026-09-01",
+            "--store",
+            str(copy),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert result.returncode != 0 and "Traceback" not in result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("Error:") and "does not match its digest" in last and "1681" not in result.stdout
@@ -186,16 +228,35 @@ def test_a_zero_byte_file_is_not_a_store(tmp_path):
 
 def test_finalize_never_fails_while_another_process_has_the_store_open(tmp_path, catalog):
     store = _recorded(tmp_path, catalog, seal=False)
-    other = subprocess.Popen([sys.executable, "-c", (
-        "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
-        "c.execute('BEGIN'); c.execute('SELECT COUNT(*) FROM interactions').fetchone(); "
-        "print('ready', flush=True); sys.stdin.readline()"), str(store.path)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    other = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+                "c.execute('BEGIN'); c.execute('SELECT COUNT(*) FROM interactions').fetchone(); "
+                "print('ready', flush=True); sys.stdin.readline()"
+            ),
+            str(store.path),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert other.stdout.readline().strip() == "ready"
-        assert store.finalize() is False                       # stays in WAL, no "database is locked"
-        store.append(snapshot="s", request_key="k3", tool="t", method="GET", url="https://h/p", request_headers={},
-                     status=200, response_headers={}, body=b"after")   # the store is still usable
+        assert store.finalize() is False  # stays in WAL, no "database is locked"
+        store.append(
+            snapshot="s",
+            request_key="k3",
+            tool="t",
+            method="GET",
+            url="https://h/p",
+            request_headers={},
+            status=200,
+            response_headers={},
+            body=b"after",
+        )  # the store is still usable
     finally:
         other.communicate("\n", timeout=30)
     assert store.finalize() is True
@@ -205,14 +266,27 @@ def test_finalize_never_fails_while_another_process_has_the_store_open(tmp_path,
 
 def test_snapshot_delete_removes_an_open_snapshot_and_refuses_a_sealed_one(tmp_path, catalog):
     store = _recorded(tmp_path, catalog, seal=False)
-    store.append(snapshot="sealed", request_key="k", tool="t", method="GET", url="https://h/p", request_headers={},
-                 status=200, response_headers={}, body=b"kept")
+    store.append(
+        snapshot="sealed",
+        request_key="k",
+        tool="t",
+        method="GET",
+        url="https://h/p",
+        request_headers={},
+        status=200,
+        response_headers={},
+        body=b"kept",
+    )
     seal_snapshot(store, "sealed", catalog, tool_digests=tool_schema_digests)
     store.close()
 
     def cli(*args):
-        return subprocess.run([sys.executable, str(ROOT / "cli.py"), "snapshot", *args, "--store", str(store.path)],
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, str(ROOT / "cli.py"), "snapshot", *args, "--store", str(store.path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     removed = cli("delete", "s")
     assert removed.returncode == 0 and "deleted open snapshot s (2 interactions)" in removed.stdout
@@ -226,46 +300,90 @@ def test_snapshot_delete_removes_an_open_snapshot_and_refuses_a_sealed_one(tmp_p
 
 def _bodies(count: int) -> list[bytes]:
     """Distinct, realistic JSON bodies of one platform."""
-    return [json.dumps({"response": {"header": {"resultCode": "00", "resultMsg": "NORMAL SERVICE."}, "body": {
-        "items": {"item": [{"basDt": f"2026{m:02d}{d:02d}", "srtnCd": f"{n:06d}", "itmsNm": f"종목{n}",
-                            "clpr": str(1000 + n * 7 + d), "vs": str(d - 15), "mrktCtg": "KOSDAQ"}
-                           for d in range(1, 6)]}, "numOfRows": 5, "pageNo": 1, "totalCount": 5}}},
-                       ensure_ascii=False).encode() for n, m in ((n, 1 + n % 12) for n in range(count))]
+    return [
+        json.dumps(
+            {
+                "response": {
+                    "header": {"resultCode": "00", "resultMsg": "NORMAL SERVICE."},
+                    "body": {
+                        "items": {
+                            "item": [
+                                {
+                                    "basDt": f"2026{m:02d}{d:02d}",
+                                    "srtnCd": f"{n:06d}",
+                                    "itmsNm": f"종목{n}",
+                                    "clpr": str(1000 + n * 7 + d),
+                                    "vs": str(d - 15),
+                                    "mrktCtg": "KOSDAQ",
+                                }
+                                for d in range(1, 6)
+                            ]
+                        },
+                        "numOfRows": 5,
+                        "pageNo": 1,
+                        "totalCount": 5,
+                    },
+                }
+            },
+            ensure_ascii=False,
+        ).encode()
+        for n, m in ((n, 1 + n % 12) for n in range(count))
+    ]
 
 
 def test_bodies_are_compressed_with_a_dictionary_trained_from_the_stores_own_bodies(tmp_path):
     store = Store(tmp_path / "d.sqlite")
     bodies = _bodies(200)
     for n, body in enumerate(bodies):
-        store.append(snapshot="s", request_key=f"k{n}", tool="datagokr_get_stock_price_info", method="GET",
-                     url=f"https://h/p?n={n}", request_headers={}, status=200, response_headers={}, body=body)
+        store.append(
+            snapshot="s",
+            request_key=f"k{n}",
+            tool="datagokr_get_stock_price_info",
+            method="GET",
+            url=f"https://h/p?n={n}",
+            request_headers={},
+            status=200,
+            response_headers={},
+            body=body,
+        )
     codecs = dict(store.conn.execute("SELECT codec, COUNT(*) FROM blobs GROUP BY codec").fetchall())
     dictionary_codecs = [c for c in codecs if c.startswith("zstd:")]
-    assert len(dictionary_codecs) == 1 and codecs[dictionary_codecs[0]] >= 100   # one datagokr dictionary
+    assert len(dictionary_codecs) == 1 and codecs[dictionary_codecs[0]] >= 100  # one datagokr dictionary
     plain = zstandard.ZstdCompressor(level=3)
-    with_dictionary = store.conn.execute("SELECT SUM(size), SUM(LENGTH(data)) FROM blobs WHERE codec = ?",
-                                         (dictionary_codecs[0],)).fetchone()
-    stored_alone = sum(len(plain.compress(b)) for b in bodies[-with_dictionary[0] // len(bodies[-1]):])
-    assert with_dictionary[1] < 0.7 * stored_alone   # the dictionary earns its place
+    with_dictionary = store.conn.execute(
+        "SELECT SUM(size), SUM(LENGTH(data)) FROM blobs WHERE codec = ?", (dictionary_codecs[0],)
+    ).fetchone()
+    stored_alone = sum(len(plain.compress(b)) for b in bodies[-with_dictionary[0] // len(bodies[-1]) :])
+    assert with_dictionary[1] < 0.7 * stored_alone  # the dictionary earns its place
     fresh = Store(store.path, readonly=True)
-    assert [fresh.body(i.body_digest) for i in sorted(fresh.interactions("s"), key=lambda i: int(i.request_key[1:]))] \
-        == bodies
+    assert [
+        fresh.body(i.body_digest) for i in sorted(fresh.interactions("s"), key=lambda i: int(i.request_key[1:]))
+    ] == bodies
     assert fresh.verify() == []
 
 
 def test_an_edited_dictionary_is_caught_never_a_wrong_answer(tmp_path):
     store = Store(tmp_path / "d.sqlite")
     for n, body in enumerate(_bodies(120)):
-        store.append(snapshot="s", request_key=f"k{n}", tool="datagokr_x", method="GET", url="https://h/p",
-                     request_headers={}, status=200, response_headers={}, body=body)
+        store.append(
+            snapshot="s",
+            request_key=f"k{n}",
+            tool="datagokr_x",
+            method="GET",
+            url="https://h/p",
+            request_headers={},
+            status=200,
+            response_headers={},
+            body=body,
+        )
     with pytest.raises(sqlite3.IntegrityError, match="immutable"):
         store.conn.execute("UPDATE dictionaries SET data = x'00'")
-    (ident, data), = store.conn.execute("SELECT id, data FROM dictionaries").fetchall()
+    ((ident, data),) = store.conn.execute("SELECT id, data FROM dictionaries").fetchall()
     edited = bytearray(data)
-    edited[-4096:] = bytes(4096)   # the content matches refer to most, wiped
+    edited[-4096:] = bytes(4096)  # the content matches refer to most, wiped
     _hack(store, f"UPDATE dictionaries SET data = x'{bytes(edited).hex()}'")
     fresh = Store(store.path, readonly=True)
-    used = [d for d, in fresh.conn.execute("SELECT digest FROM blobs WHERE codec = ?", (f"zstd:{ident}",))]
+    used = [d for (d,) in fresh.conn.execute("SELECT digest FROM blobs WHERE codec = ?", (f"zstd:{ident}",))]
     originals = {blob_digest(body): body for body in _bodies(120)}
     refused = 0
     for digest in used:
@@ -275,7 +393,7 @@ def test_an_edited_dictionary_is_caught_never_a_wrong_answer(tmp_path):
             assert digest[:12] in str(exc)
             refused += 1
         else:
-            assert served == originals[digest]   # never another answer
+            assert served == originals[digest]  # never another answer
     assert refused > 0 and fresh.verify()
 
 
@@ -284,7 +402,7 @@ def test_a_version_2_store_migrates_to_3_keeping_every_digest(tmp_path, catalog)
     digest = store.snapshot("s").digest
     _hack(store, "DROP TABLE dictionaries", "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     old = Store(store.path, readonly=True)
-    assert verify_snapshot(old, "s") == [] and old.stats()["schema_version"] == 2   # read as it is
+    assert verify_snapshot(old, "s") == [] and old.stats()["schema_version"] == 2  # read as it is
     migrated = Store(store.path)
     assert migrated.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "3"
     assert migrated.snapshot("s").digest == digest and verify_snapshot(migrated, "s") == []
@@ -302,10 +420,19 @@ def test_a_platform_whose_bodies_train_no_dictionary_is_tried_once(tmp_path, mon
     store = Store(tmp_path / "n.sqlite")
     bodies = _bodies(120)
     for n, body in enumerate(bodies):
-        store.append(snapshot="s", request_key=f"k{n}", tool="datagokr_x", method="GET", url="https://h/p",
-                     request_headers={}, status=200, response_headers={}, body=body)
+        store.append(
+            snapshot="s",
+            request_key=f"k{n}",
+            tool="datagokr_x",
+            method="GET",
+            url="https://h/p",
+            request_headers={},
+            status=200,
+            response_headers={},
+            body=body,
+        )
     assert len(calls) == 1
-    assert {c for c, in store.conn.execute("SELECT DISTINCT codec FROM blobs")} == {"zstd"}
+    assert {c for (c,) in store.conn.execute("SELECT DISTINCT codec FROM blobs")} == {"zstd"}
     assert [store.body(blob_digest(b)) for b in bodies] == bodies
 
 
@@ -315,8 +442,13 @@ def test_a_body_committed_by_the_timer_between_read_and_lock_is_served(tmp_path,
     lock no commit runs under, must serve it — not call the store corrupt."""
     body = b'{"records": [1, 2, 3]}'
     store = Store(tmp_path / "race.sqlite")
-    transport = RecordTransport(httpx.MockTransport(lambda request: httpx.Response(200, content=body)), store, "r",
-                                "replay-or-record", commit_every=1)
+    transport = RecordTransport(
+        httpx.MockTransport(lambda request: httpx.Response(200, content=body)),
+        store,
+        "r",
+        "replay-or-record",
+        commit_every=1,
+    )
     with httpx.Client(transport=transport) as client:
         assert client.get("https://example.test/a").content == body  # recorded and committed (batch of 1)
     digest = blob_digest(body)
@@ -324,7 +456,7 @@ def test_a_body_committed_by_the_timer_between_read_and_lock_is_served(tmp_path,
     missed = []
 
     def first_read_misses(self, wanted):
-        if wanted == digest and not missed:   # the read that ran before the timer's commit became visible
+        if wanted == digest and not missed:  # the read that ran before the timer's commit became visible
             missed.append(wanted)
             raise StoreError(f"store {self.path} lacks body {wanted[:12]}…: the store is corrupt")
         return real_body(self, wanted)

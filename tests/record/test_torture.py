@@ -31,8 +31,12 @@ def _cli(*args: str) -> list[str]:
 
 def _record(store: Path, snapshot: str, *extra: str) -> subprocess.Popen:
     """`kopa-replay record` of the probe workload (every tool's examples and largest pages) from the simulator."""
-    return subprocess.Popen(_cli("record", "--snapshot", snapshot, "--as-of", AS_OF, "--no-bench", "--store",
-                                 str(store), *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        _cli("record", "--snapshot", snapshot, "--as-of", AS_OF, "--no-bench", "--store", str(store), *extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _finish(process: subprocess.Popen) -> str:
@@ -53,7 +57,7 @@ def reference(tmp_path_factory) -> tuple[str, int]:
 def _hack(path: Path, *sql: str, params: tuple = ()) -> None:
     """Edit the file with the store's triggers dropped."""
     conn = sqlite3.connect(path)
-    for name, in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
         conn.execute(f"DROP TRIGGER {name}")
     for statement in sql:
         conn.execute(statement, params)
@@ -95,7 +99,7 @@ def test_kill_9_at_ten_random_moments_then_resume_gives_the_uninterrupted_snapsh
     if Store(store, readonly=True).snapshot("k").unfinished:
         seal = subprocess.run(_cli("snapshot", "seal", "k", "--store", str(store)), capture_output=True, text=True)
         assert seal.returncode == 1 and "did not finish" in seal.stderr and "--force" in seal.stderr
-    _finish(_record(store, "k"))   # resume: only what is missing is sent
+    _finish(_record(store, "k"))  # resume: only what is missing is sent
     final = Store(store, readonly=True)
     assert (final.snapshot("k").digest, final.snapshot("k").interactions) == reference
     assert verify_snapshot(final, "k") == []
@@ -104,11 +108,12 @@ def test_kill_9_at_ten_random_moments_then_resume_gives_the_uninterrupted_snapsh
 @pytest.mark.slow
 def test_four_record_processes_on_one_store_then_on_one_snapshot(tmp_path, reference):
     store = tmp_path / "cassettes" / "kopa.sqlite"
-    for process in [_record(store, f"s{i}") for i in range(4)]:   # different snapshots, sealed at the end
+    for process in [_record(store, f"s{i}") for i in range(4)]:  # different snapshots, sealed at the end
         _finish(process)
     opened = Store(store, readonly=True)
-    assert [(opened.snapshot(f"s{i}").digest, opened.snapshot(f"s{i}").interactions) for i in range(4)] == \
-        [reference] * 4
+    assert [(opened.snapshot(f"s{i}").digest, opened.snapshot(f"s{i}").interactions) for i in range(4)] == [
+        reference
+    ] * 4
     opened.close()
     # one shared snapshot: recorders fill it, the last one to need it seals it
     for process in [_record(store, "shared", "--no-seal") for _ in range(4)]:
@@ -121,8 +126,15 @@ def test_four_record_processes_on_one_store_then_on_one_snapshot(tmp_path, refer
 
 
 def _race(store: Path, snapshot: str, seeds: list[int]) -> None:
-    processes = [subprocess.Popen([sys.executable, str(WORKER), "--race", str(store), snapshot, str(seed)],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for seed in seeds]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, str(WORKER), "--race", str(store), snapshot, str(seed)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for seed in seeds
+    ]
     for process in processes:
         _finish(process)
 
@@ -132,7 +144,7 @@ def test_racing_replay_or_record_workers_give_the_sequential_digest(tmp_path):
     _race(sequential, "r", [0])
     _race(racing, "r", [1, 2, 3, 4])
     one, many = Store(sequential, readonly=True), Store(racing, readonly=True)
-    assert one.snapshot("r").interactions == many.snapshot("r").interactions == 32   # each request once
+    assert one.snapshot("r").interactions == many.snapshot("r").interactions == 32  # each request once
     assert snapshot_digest(many, "r") == snapshot_digest(one, "r")
 
 
@@ -142,11 +154,11 @@ def test_every_sampled_single_bit_flip_is_refused_or_harmless(tmp_path):
     store_path = tmp_path / "kopa.sqlite"
     store_path.write_bytes(shipped_store_path().read_bytes())
     conn = sqlite3.connect(store_path)
-    for name, in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
         conn.execute(f"DROP TRIGGER {name}")
     blobs = conn.execute("SELECT digest, codec, data FROM blobs ORDER BY digest").fetchall()
     codecs = {codec for _, codec, _ in blobs}
-    assert "raw" in codecs and any(c.startswith("zstd:") for c in codecs)   # plain and dictionary-coded alike
+    assert "raw" in codecs and any(c.startswith("zstd:") for c in codecs)  # plain and dictionary-coded alike
     rng = np.random.default_rng(2026)
     refused = harmless = changed = 0
     for index in rng.choice(len(blobs), size=240):
@@ -157,7 +169,7 @@ def test_every_sampled_single_bit_flip_is_refused_or_harmless(tmp_path):
         flipped[position] ^= 1 << int(rng.integers(8))
         conn.execute("UPDATE blobs SET data = ? WHERE digest = ?", (bytes(flipped), digest))
         conn.commit()
-        reader = Store(store_path, readonly=True)   # a new process's view: nothing verified yet
+        reader = Store(store_path, readonly=True)  # a new process's view: nothing verified yet
         try:
             served = reader.body(digest)
         except StoreError as exc:
@@ -173,23 +185,44 @@ def test_every_sampled_single_bit_flip_is_refused_or_harmless(tmp_path):
     assert changed == 0 and refused + harmless == 240 and refused > 200
 
 
-@pytest.mark.parametrize("statement", [
-    "UPDATE interactions SET response_headers = '{\"content-type\": \"application/zip\"}' WHERE rowid = "
-    "(SELECT MIN(rowid) FROM interactions)",
-    "UPDATE interactions SET response_headers = '{\"content-disposition\": \"attachment; filename=x.zip\", "
-    "\"content-type\": \"application/json;charset=UTF-8\"}' WHERE rowid = (SELECT MIN(rowid) FROM interactions)",
-    "UPDATE interactions SET status = 503 WHERE rowid = (SELECT MAX(rowid) FROM interactions)",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        'UPDATE interactions SET response_headers = \'{"content-type": "application/zip"}\' WHERE rowid = '
+        "(SELECT MIN(rowid) FROM interactions)",
+        'UPDATE interactions SET response_headers = \'{"content-disposition": "attachment; filename=x.zip", '
+        '"content-type": "application/json;charset=UTF-8"}\' WHERE rowid = (SELECT MIN(rowid) FROM interactions)',
+        "UPDATE interactions SET status = 503 WHERE rowid = (SELECT MAX(rowid) FROM interactions)",
+    ],
+)
 def test_header_and_status_edits_of_a_sealed_snapshot_are_caught(tmp_path, statement):
     """The digest covers every header replay serves (version 2), so even a header the version 1 digest did
     not cover is caught by `snapshot verify` and by pinned replay."""
     store_path = tmp_path / "cassettes" / "kopa.sqlite"
     store_path.parent.mkdir()
     recorded = Store(store_path)
-    recorded.append(snapshot="s", request_key="k", tool="t", method="GET", url="https://h/p", request_headers={},
-                    status=200, response_headers={"content-type": "application/json;charset=UTF-8"}, body=b"{}")
-    recorded.append(snapshot="s", request_key="l", tool="t", method="GET", url="https://h/q", request_headers={},
-                    status=200, response_headers={"content-type": "application/json;charset=UTF-8"}, body=b"[]")
+    recorded.append(
+        snapshot="s",
+        request_key="k",
+        tool="t",
+        method="GET",
+        url="https://h/p",
+        request_headers={},
+        status=200,
+        response_headers={"content-type": "application/json;charset=UTF-8"},
+        body=b"{}",
+    )
+    recorded.append(
+        snapshot="s",
+        request_key="l",
+        tool="t",
+        method="GET",
+        url="https://h/q",
+        request_headers={},
+        status=200,
+        response_headers={"content-type": "application/json;charset=UTF-8"},
+        body=b"[]",
+    )
     from kopa_replay.catalog import builtin_catalog
     from kopa_replay.drift.recorded import tool_schema_digests
     from kopa_replay.record.snapshots import seal_snapshot
@@ -217,7 +250,7 @@ def test_an_idle_recorder_commits_what_it_recorded_without_being_closed(tmp_path
     client = httpx.Client(transport=transport)
     client.get("https://opendart.fss.or.kr/api/company.json?crtfc_key=sim-key&corp_code=00439743")
     seen = 0
-    for _ in range(100):   # up to 10 s; the timer fires after 0.5 s
+    for _ in range(100):  # up to 10 s; the timer fires after 0.5 s
         with Store(path, readonly=True) as reader:
             seen = reader.snapshot("idle").interactions
         if seen:
@@ -233,8 +266,9 @@ def _two_answer_snapshot(path: Path) -> tuple[Store, list]:
     from kopa_replay.record import RecordTransport
 
     bodies = {"/a": b"answer A", "/b": b"answer B"}
-    inner = httpx.MockTransport(lambda r: httpx.Response(200, headers={"content-type": "text/plain"},
-                                                         content=bodies[r.url.path]))
+    inner = httpx.MockTransport(
+        lambda r: httpx.Response(200, headers={"content-type": "text/plain"}, content=bodies[r.url.path])
+    )
     store = Store(path)
     with httpx.Client(transport=RecordTransport(inner, store, "snap", "record", commit_every=1)) as client:
         for route in ("/a", "/b"):
@@ -250,11 +284,17 @@ def test_a_row_forged_to_carry_the_next_rows_text_does_not_pass_the_digest(tmp_p
     store, (first, second) = _two_answer_snapshot(tmp_path / "s.sqlite")
     store.seal("snap", snapshot_digest(store, "snap"))
     headers = json.dumps(first.response_headers, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    forged = "\t".join([first.tool, str(first.status), headers, first.body_digest]) + "\n" + \
-        "\t".join([second.request_key, str(second.seq), second.tool])
+    forged = (
+        "\t".join([first.tool, str(first.status), headers, first.body_digest])
+        + "\n"
+        + "\t".join([second.request_key, str(second.seq), second.tool])
+    )
     _hack(store.path, "DELETE FROM interactions WHERE request_key = ?", params=(second.request_key,))
-    _hack(store.path, "UPDATE interactions SET tool = ?, body = ? WHERE request_key = ?",
-          params=(forged, second.body_digest, first.request_key))
+    _hack(
+        store.path,
+        "UPDATE interactions SET tool = ?, body = ? WHERE request_key = ?",
+        params=(forged, second.body_digest, first.request_key),
+    )
     fresh = Store(store.path, readonly=True)
     assert any("hash to" in p for p in verify_snapshot(fresh, "snap"))
     with pytest.raises(SnapshotError, match="the store was edited"):
@@ -304,9 +344,10 @@ def test_a_failed_send_does_not_spend_its_occurrence(tmp_path):
         with httpx.Client(transport=RecordTransport(httpx.MockTransport(flaky), store, mode, mode)) as client:
             with pytest.raises(httpx.ConnectTimeout):
                 client.get("http://x.test/q")
-            assert client.get("http://x.test/q").content == b"ok"   # the retry
-        assert [seq for seq in store.answers(mode, next(iter(
-            {i.request_key for i in store.interactions(mode)})))] == [1]
+            assert client.get("http://x.test/q").content == b"ok"  # the retry
+        assert [seq for seq in store.answers(mode, next(iter({i.request_key for i in store.interactions(mode)})))] == [
+            1
+        ]
 
 
 def test_threads_sharing_one_replay_or_record_transport_record_a_request_once(tmp_path):
@@ -343,22 +384,31 @@ def test_a_rolled_back_dictionary_is_never_used(tmp_path):
     from kopa_replay.record.store import RecordedRow
 
     store = Store(tmp_path / "r.sqlite")
-    body = lambda n: (f'{{"corp_code": "{n:08d}", "corp_name": "회사{n}", "stock_code": "{n:06d}", '   # noqa: E731
-                      f'"modify_date": "2026{1 + n % 12:02d}01", "pad": "{"가나다라" * (n % 7 + 10)}"}}').encode()
-    store.put_many("open", [RecordedRow(f"k{n}", "dart_company", "GET", "u", {}, 200, {}, body(n), 1)
-                            for n in range(47)])
+
+    def body(n: int) -> bytes:
+        return (
+            f'{{"corp_code": "{n:08d}", "corp_name": "회사{n}", "stock_code": "{n:06d}", '
+            f'"modify_date": "2026{1 + n % 12:02d}01", "pad": "{"가나다라" * (n % 7 + 10)}"}}'
+        ).encode()
+
+    store.put_many(
+        "open", [RecordedRow(f"k{n}", "dart_company", "GET", "u", {}, 200, {}, body(n), 1) for n in range(47)]
+    )
     store.put_many("sealed", [RecordedRow("z", "t", "GET", "u", {}, 200, {}, b"z", 1)])
     store.seal("sealed", "d")
-    with pytest.raises(SnapshotError):   # the 48th dart body trains a dictionary, then the write is refused
-        store.put_many("sealed", [RecordedRow(f"k{n}", "dart_company", "GET", "u", {}, 200, {}, body(n), 2)
-                                  for n in range(47, 52)])
+    with pytest.raises(SnapshotError):  # the 48th dart body trains a dictionary, then the write is refused
+        store.put_many(
+            "sealed", [RecordedRow(f"k{n}", "dart_company", "GET", "u", {}, 200, {}, body(n), 2) for n in range(47, 52)]
+        )
     assert store.conn.execute("SELECT COUNT(*) FROM dictionaries").fetchone()[0] == 0
-    store.put_many("open", [RecordedRow(f"k{n}", "dart_company", "GET", "u", {}, 200, {}, body(n), 1)
-                            for n in range(47, 120)])
+    store.put_many(
+        "open", [RecordedRow(f"k{n}", "dart_company", "GET", "u", {}, 200, {}, body(n), 1) for n in range(47, 120)]
+    )
     fresh = Store(store.path, readonly=True)
     assert fresh.verify() == []
-    assert [fresh.body(a[2]) for n in range(120) for a in fresh.answers("open", f"k{n}").values()] == \
-        [body(n) for n in range(120)]
+    assert [fresh.body(a[2]) for n in range(120) for a in fresh.answers("open", f"k{n}").values()] == [
+        body(n) for n in range(120)
+    ]
 
 
 def test_threads_replaying_from_one_store_get_the_right_bodies(tmp_path):

@@ -25,8 +25,11 @@ CALLS = [
 ]
 
 
-@given(mode=st.sampled_from(["replay", "replay-or-record"]), recorded=st.sets(st.integers(1, 6), min_size=1),
-       seen=st.integers(0, 10))
+@given(
+    mode=st.sampled_from(["replay", "replay-or-record"]),
+    recorded=st.sets(st.integers(1, 6), min_size=1),
+    seen=st.integers(0, 10),
+)
 def test_replay_serves_recorded_answers_in_order_then_repeats_the_last(mode, recorded, seen):
     assert decide(mode, recorded, seen) == "replay"
 
@@ -83,8 +86,10 @@ def test_transient_failures_replay_in_their_recorded_order(tmp_path):
     """A run that saw an environmental failure and then a success replays exactly that."""
     simulator = Simulator(seed=0, fault_rate=0.5)
     store = Store(tmp_path / "s.sqlite")
-    url = ("https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
-           "?serviceKey=sim-key&resultType=json&basDt=20260831&pageNo={}")
+    url = (
+        "https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
+        "?serviceKey=sim-key&resultType=json&basDt=20260831&pageNo={}"
+    )
     pages = range(1, 15)
     with httpx.Client(transport=RecordTransport(SimTransport(simulator), store, "f", "record")) as client:
         live = [[client.get(url.format(p)).status_code for _ in range(3)] for p in pages]
@@ -114,8 +119,13 @@ def test_async_transport_shares_the_core(tmp_path):
         async with httpx.AsyncClient(transport=transport) as client:
             return (await client.get(url, headers={"AUTH_KEY": "sim-key"})).content
 
-    live = asyncio.run(run(AsyncRecordTransport(AsyncSimTransport(Simulator(seed=0)), store, "a", "record",
-                                                Redactor(secret_values=("sim-key",)))))
+    live = asyncio.run(
+        run(
+            AsyncRecordTransport(
+                AsyncSimTransport(Simulator(seed=0)), store, "a", "record", Redactor(secret_values=("sim-key",))
+            )
+        )
+    )
     replayed = asyncio.run(run(AsyncRecordTransport(None, store, "a", "replay")))
     assert live == replayed
     store.ensure_snapshot("empty")
@@ -142,14 +152,23 @@ def test_the_fast_path_and_httpx_give_one_request_key(catalog, corp_name, bgn_de
 def test_the_fast_path_walks_repeated_answers_with_the_transport(tmp_path):
     simulator = Simulator(seed=0, fault_rate=0.5)
     store = Store(tmp_path / "s.sqlite")
-    url = ("https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
-           "?serviceKey=sim-key&resultType=json&basDt=20260831&pageNo={}")
+    url = (
+        "https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
+        "?serviceKey=sim-key&resultType=json&basDt=20260831&pageNo={}"
+    )
     with httpx.Client(transport=RecordTransport(SimTransport(simulator), store, "f", "record")) as client:
         live = [[client.get(url.format(p)).status_code for _ in range(3)] for p in range(1, 15)]
     transport = RecordTransport(None, store, "f", "replay")
     with httpx.Client(transport=transport) as client:
         # alternate the two paths: one count of answers served per request, whichever path served it
-        replayed = [[transport.replay_answer("GET", url.format(p)).status if i % 2 == 0
-                     else client.get(url.format(p)).status_code for i in range(3)] for p in range(1, 15)]
+        replayed = [
+            [
+                transport.replay_answer("GET", url.format(p)).status
+                if i % 2 == 0
+                else client.get(url.format(p)).status_code
+                for i in range(3)
+            ]
+            for p in range(1, 15)
+        ]
     assert replayed == live
     assert transport.replay_answer("GET", url.format(99)) is None  # not recorded: left to the client

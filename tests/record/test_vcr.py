@@ -16,14 +16,21 @@ from vcr.request import Request as VcrRequest
 
 from kopa_replay.errors import SnapshotError, StoreError, UsageError
 from kopa_replay.record import RecordTransport, Store
-from kopa_replay.record.vcr import (KopaPersister, import_vcr_cassette, kopa_cassette_path, parse_cassette_path,
-                                    use_kopa_store)
+from kopa_replay.record.vcr import (
+    KopaPersister,
+    import_vcr_cassette,
+    kopa_cassette_path,
+    parse_cassette_path,
+    use_kopa_store,
+)
 from kopa_replay.sim import Simulator, running_server
 
 #: long enough to be masked by value wherever it lands (the simulator accepts $KOPA_API_KEY)
 LIVE_KEY = "kopa-test-live-key-0123456789"
-PRICE = ("/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
-         "?serviceKey={key}&resultType=json&srtnCd=069540&basDt=20260831")
+PRICE = (
+    "/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
+    "?serviceKey={key}&resultType=json&srtnCd=069540&basDt=20260831"
+)
 #: law.go.kr echoes the caller's OC inside the body: the scrubbing case
 LAW = "/www.law.go.kr/DRF/lawSearch.do?OC={key}&target=law&type=XML&query=%EB%AF%BC%EB%B2%95"
 
@@ -115,16 +122,20 @@ def test_saving_is_a_minimal_change(tmp_path, mirror, kopa_vcr):
         requests.get(second, timeout=10)  # new
     store = Store(store_path)
     assert [(i.tool, i.seq) for i in store.interactions("s") if "getStockPriceInfo" in i.url] == [
-        ("datagokr_get_stock_price_info", 1)]
+        ("datagokr_get_stock_price_info", 1)
+    ]
     assert store.stats()["interactions"] == 2
     before = {i.request_key: i.body_digest for i in store.interactions("s")}
     with kopa_vcr.use_cassette(kopa_cassette_path(store_path, "s"), record_mode="all"):
         requests.get(first, timeout=10)  # the same answer again: the row stays as it was
     assert [i.tool for i in store.interactions("s") if "getStockPriceInfo" in i.url] == [
-        "datagokr_get_stock_price_info"]
+        "datagokr_get_stock_price_info"
+    ]
     # Another world gives another answer to the same key.
-    with running_server(Simulator(seed=1)) as other_world, \
-            kopa_vcr.use_cassette(kopa_cassette_path(store_path, "s"), record_mode="all"):
+    with (
+        running_server(Simulator(seed=1)) as other_world,
+        kopa_vcr.use_cassette(kopa_cassette_path(store_path, "s"), record_mode="all"),
+    ):
         requests.get(other_world + PRICE.format(key=LIVE_KEY), timeout=10)
     after = {i.request_key: (i.tool, i.seq, i.body_digest) for i in store.interactions("s")}
     assert len(after) == 2
@@ -137,8 +148,10 @@ def test_saving_into_a_sealed_snapshot_names_it(tmp_path):
     store = Store(tmp_path / "k.sqlite")
     store.ensure_snapshot("sealed")
     store.seal("sealed", "digest")
-    cassette = {"requests": [VcrRequest("GET", "https://apis.data.go.kr/x?serviceKey=abc", None, {})],
-                "responses": [{"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": b"{}"}}]}
+    cassette = {
+        "requests": [VcrRequest("GET", "https://apis.data.go.kr/x?serviceKey=abc", None, {})],
+        "responses": [{"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": b"{}"}}],
+    }
     with pytest.raises(SnapshotError, match="snapshot 'sealed' in store .*k.sqlite is sealed"):
         KopaPersister.save_cassette(kopa_cassette_path(store.path, "sealed"), cassette, None)
     assert store.snapshot("sealed").interactions == 0
@@ -179,17 +192,33 @@ def _write_cassette(path, interactions, version=1):
 
 
 def _interaction(uri="https://apis.data.go.kr/x?serviceKey=abc&a=1", code=200, body="{}", headers=None):
-    return {"request": {"method": "GET", "uri": uri, "body": None, "headers": {"Accept": ["*/*"]}},
-            "response": {"status": {"code": code, "message": "OK"},
-                         "headers": headers or {"Content-Type": ["application/json"]}, "body": {"string": body}}}
+    return {
+        "request": {"method": "GET", "uri": uri, "body": None, "headers": {"Accept": ["*/*"]}},
+        "response": {
+            "status": {"code": code, "message": "OK"},
+            "headers": headers or {"Content-Type": ["application/json"]},
+            "body": {"string": body},
+        },
+    }
 
 
 def test_import_decodes_content_encoding_and_keeps_bytes(tmp_path):
     """A gzip body (binary in the YAML) is stored decoded, as RecordTransport stores bodies."""
-    raw = "가나다 {\"a\": 1}".encode() * 50
+    raw = '가나다 {"a": 1}'.encode() * 50
     cassette = tmp_path / "gz.yaml"
-    cassette.write_text(yaml.dump({"version": 1, "interactions": [_interaction(
-        body=gzip.compress(raw), headers={"Content-Encoding": ["gzip"], "Content-Type": ["application/json"]})]}))
+    cassette.write_text(
+        yaml.dump(
+            {
+                "version": 1,
+                "interactions": [
+                    _interaction(
+                        body=gzip.compress(raw),
+                        headers={"Content-Encoding": ["gzip"], "Content-Type": ["application/json"]},
+                    )
+                ],
+            }
+        )
+    )
     store = Store(tmp_path / "k.sqlite")
     assert import_vcr_cassette(cassette, store, "s") == 1
     (item,) = store.interactions("s")
@@ -198,19 +227,30 @@ def test_import_decodes_content_encoding_and_keeps_bytes(tmp_path):
     assert item.url == "https://apis.data.go.kr/x?serviceKey=***&a=1"
 
 
-@pytest.mark.parametrize("content, message", [
-    ("interactions: [\n  - {request: ", "is not valid YAML"),
-    ("- just\n- a list\n", "has no 'interactions' list"),
-    (yaml.safe_dump({"version": 2, "interactions": []}), "format version 2"),
-    (yaml.safe_dump({"version": 1, "interactions": [_interaction(), {"request": {}}]}),
-     "interaction 1: must be a mapping with 'request' and 'response'"),
-    (yaml.safe_dump({"version": 1, "interactions": [_interaction(code="OK")]}),
-     "interaction 0: response status code must be an HTTP status"),
-    (yaml.safe_dump({"version": 1, "interactions": [_interaction(), _interaction(uri="/relative")]}),
-     "interaction 1: request uri must be an http"),
-    (yaml.safe_dump({"version": 1, "interactions": [_interaction(headers={"Content-Encoding": ["gzip"]})]}),
-     "interaction 0: response body does not decode"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("interactions: [\n  - {request: ", "is not valid YAML"),
+        ("- just\n- a list\n", "has no 'interactions' list"),
+        (yaml.safe_dump({"version": 2, "interactions": []}), "format version 2"),
+        (
+            yaml.safe_dump({"version": 1, "interactions": [_interaction(), {"request": {}}]}),
+            "interaction 1: must be a mapping with 'request' and 'response'",
+        ),
+        (
+            yaml.safe_dump({"version": 1, "interactions": [_interaction(code="OK")]}),
+            "interaction 0: response status code must be an HTTP status",
+        ),
+        (
+            yaml.safe_dump({"version": 1, "interactions": [_interaction(), _interaction(uri="/relative")]}),
+            "interaction 1: request uri must be an http",
+        ),
+        (
+            yaml.safe_dump({"version": 1, "interactions": [_interaction(headers={"Content-Encoding": ["gzip"]})]}),
+            "interaction 0: response body does not decode",
+        ),
+    ],
+)
 def test_broken_cassettes_name_the_file_and_the_interaction(tmp_path, content, message):
     cassette = tmp_path / "broken.yaml"
     cassette.write_text(content, encoding="utf-8")

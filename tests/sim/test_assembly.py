@@ -31,8 +31,11 @@ def _rows(body: dict, service: str) -> tuple[int, list[dict]]:
 
 
 def _voted_bill(sim: Simulator = _SIM):
-    return next(b for b in reversed(sim.world.assembly.bills)
-                if b.age == 22 and b.voted and b.fate_at(sim.as_of) and b.proposed <= sim.as_of)
+    return next(
+        b
+        for b in reversed(sim.world.assembly.bills)
+        if b.age == 22 and b.voted and b.fate_at(sim.as_of) and b.proposed <= sim.as_of
+    )
 
 
 def test_members_envelope_and_fields():
@@ -68,13 +71,17 @@ def test_any_page_window_of_votes_is_the_matching_slice(page, size):
     bill = _voted_bill()
     full = _rows(_get(VOTES, AGE="22", BILL_ID=bill.bill_id, pSize=1000).json(), VOTES)[1]
     body = _get(VOTES, AGE="22", BILL_ID=bill.bill_id, pIndex=page, pSize=size).json()
-    window = full[(page - 1) * size: page * size]
+    window = full[(page - 1) * size : page * size]
     assert (_rows(body, VOTES)[1] if window else body["RESULT"]["CODE"]) == (window or "INFO-200")
 
 
 def test_invalid_key_and_missing_age():
-    assert _get(MEMBERS, KEY="nope").json() == {"RESULT": {
-        "CODE": "ERROR-290", "MESSAGE": "인증키가 유효하지 않습니다. 인증키가 없는 경우, 홈페이지에서 인증키를 신청하십시오."}}
+    assert _get(MEMBERS, KEY="nope").json() == {
+        "RESULT": {
+            "CODE": "ERROR-290",
+            "MESSAGE": "인증키가 유효하지 않습니다. 인증키가 없는 경우, 홈페이지에서 인증키를 신청하십시오.",
+        }
+    }
     assert _get(BILLS).json()["RESULT"]["CODE"] == "ERROR-300"
     assert _get(VOTES, AGE="22").json()["RESULT"]["CODE"] == "ERROR-300"
     assert _get("nosuchservice").json()["RESULT"]["CODE"] == "ERROR-310"
@@ -118,8 +125,11 @@ def test_proposers_lead_with_the_representative(call):
 
 
 def test_bills_show_only_the_stages_that_happened_by_the_as_of_date():
-    bill = next(b for b in _SIM.world.assembly.bills if b.age == 22 and b.voted and b.decided > _SIM.as_of
-                and b.proposed <= _SIM.as_of)
+    bill = next(
+        b
+        for b in _SIM.world.assembly.bills
+        if b.age == 22 and b.voted and b.decided > _SIM.as_of and b.proposed <= _SIM.as_of
+    )
     now = _rows(_get(BILLS, AGE="22", BILL_ID=bill.bill_id).json(), BILLS)[1][0]
     assert now["PROC_RESULT"] is None and now["PROC_DT"] is None
     later = httpx.Client(transport=SimTransport(Simulator(seed=0, as_of=bill.decided)))
@@ -155,10 +165,13 @@ def test_same_seed_same_bytes_other_seed_other_members():
 
 def test_over_a_real_loopback_server(server_url):
     bill = _voted_bill()
-    response = httpx.get(f"{server_url}/open.assembly.go.kr/portal/openapi/BILLINFOPPSR",
-                         params={"KEY": "sim-key", "Type": "json", "BILL_ID": bill.bill_id})
+    response = httpx.get(
+        f"{server_url}/open.assembly.go.kr/portal/openapi/BILLINFOPPSR",
+        params={"KEY": "sim-key", "Type": "json", "BILL_ID": bill.bill_id},
+    )
     total, rows = _rows(response.json(), "BILLINFOPPSR")
     assert response.status_code == 200 and total == len(rows) == len(bill.co_proposers) + 1
     assert all(r["BILL_ID"] == bill.bill_id for r in rows)
-    assert dt.date.fromisoformat(_rows(_get(BILLS, AGE="22", BILL_ID=bill.bill_id).json(), BILLS)[1][0]
-                                 ["PROPOSE_DT"]) <= dt.date(2026, 9, 1)
+    assert dt.date.fromisoformat(
+        _rows(_get(BILLS, AGE="22", BILL_ID=bill.bill_id).json(), BILLS)[1][0]["PROPOSE_DT"]
+    ) <= dt.date(2026, 9, 1)

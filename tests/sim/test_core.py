@@ -11,18 +11,31 @@ from hypothesis import strategies as st
 
 from kopa_replay.env.parse import lookup, parse_body, xml_to_dict
 from kopa_replay.errors import SimError
-from kopa_replay.sim import SimRequest, Simulator, SimTransport
+from kopa_replay.sim import SimRequest, SimTransport, Simulator
 from kopa_replay.sim.core import BadParam, Doc, paged, xml_bytes
 from kopa_replay.sim.faults import FAULT_KINDS, fault_for
 from kopa_replay.sim.timeline import ActiveDrift, DriftEvent, events_between
 
 _tag = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True)
-_text = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufffe\uffff"), min_size=1, max_size=12).map(str.strip) \
+_text = (
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufffe\uffff"),
+        min_size=1,
+        max_size=12,
+    )
+    .map(str.strip)
     .filter(bool)
+)
 
 
-@given(st.dictionaries(_tag, st.one_of(_text, st.lists(st.dictionaries(_tag, _text, min_size=1, max_size=3),
-                                                           min_size=2, max_size=4)), min_size=1, max_size=5))
+@given(
+    st.dictionaries(
+        _tag,
+        st.one_of(_text, st.lists(st.dictionaries(_tag, _text, min_size=1, max_size=3), min_size=2, max_size=4)),
+        min_size=1,
+        max_size=5,
+    )
+)
 def test_xml_written_by_the_simulator_reads_back_as_the_same_shape(doc):
     assert xml_to_dict(xml_bytes("root", doc)) == {"root": doc}
 
@@ -34,7 +47,7 @@ def test_page_windows_tile_the_list_without_overlap_or_loss(page, size, total):
     for p in range(1, total // size + 2):
         offset, limit, meta = paged({"pageNo": str(p), "numOfRows": str(size)}, "pageNo", "numOfRows", 10, None)
         assert meta == {"page": p, "size": size}
-        seen.extend(records[offset:offset + limit])
+        seen.extend(records[offset : offset + limit])
     assert seen == records
 
 
@@ -94,9 +107,13 @@ def test_record_drift_kinds_edit_records_as_described():
 
 def test_runs_of_renames_give_what_one_rename_after_another_gives():
     record = {"a": 1, "b": 2, "c": 3}
-    events = [_event("field_renamed", field="a", to="x"), _event("field_renamed", field="x", to="y"),
-              _event("field_renamed", field="b", to="z"), _event("type_changed", field="y"),
-              _event("field_renamed", field="y", to="a")]
+    events = [
+        _event("field_renamed", field="a", to="x"),
+        _event("field_renamed", field="x", to="y"),
+        _event("field_renamed", field="b", to="z"),
+        _event("type_changed", field="y"),
+        _event("field_renamed", field="y", to="a"),
+    ]
     one_by_one = dict(record)
     for event in events:
         one_by_one = ActiveDrift("t", [event]).apply_records([one_by_one])[0]
@@ -106,16 +123,21 @@ def test_runs_of_renames_give_what_one_rename_after_another_gives():
 
 
 def test_doc_level_drift_kinds():
-    drift = ActiveDrift("t", [_event("envelope_changed", field="OutBlock_1", to="OutBlock_2"),
-                              _event("result_code_changed", **{"from": "00", "to": "0"}),
-                              _event("page_size_cap_changed", max_size=500)])
+    drift = ActiveDrift(
+        "t",
+        [
+            _event("envelope_changed", field="OutBlock_1", to="OutBlock_2"),
+            _event("result_code_changed", **{"from": "00", "to": "0"}),
+            _event("page_size_cap_changed", max_size=500),
+        ],
+    )
     assert drift.apply_doc(Doc({"OutBlock_1": []})).body == {"OutBlock_2": []}
     assert drift.result_code("00") == "0" and drift.result_code("03") == "03"
     assert drift.page_cap(1000) == 500
 
 
 def test_drift_is_in_force_from_its_date_on():
-    event = events_between(dt.date(2026, 9, 1))[0]   # a single event on its tool and day
+    event = events_between(dt.date(2026, 9, 1))[0]  # a single event on its tool and day
     assert not ActiveDrift.at(event.tool, event.date - dt.timedelta(days=1))
     assert ActiveDrift.at(event.tool, event.date).events == (event,)
 

@@ -82,8 +82,11 @@ def test_company_is_one_flat_object(client, call):
 
 
 def test_xml_answers_read_with_a_real_parser(client):
-    root = ElementTree.fromstring(_get(client, "list.xml", corp_code=LIGHTRON_CORP_CODE, bgn_de="20250101",
-                                       end_de="20260831", page_count="5").content)
+    root = ElementTree.fromstring(
+        _get(
+            client, "list.xml", corp_code=LIGHTRON_CORP_CODE, bgn_de="20250101", end_de="20260831", page_count="5"
+        ).content
+    )
     assert root.tag == "result" and root.findtext("status") == "000"
     assert root.findtext("page_count") == "5" and len(root.findall("list")) == 5
     assert all(re.fullmatch(r"\d{14}", item.findtext("rcept_no")) for item in root.findall("list"))
@@ -110,8 +113,9 @@ def week_of_filings(shared):
     """All receipts of one week, gathered 100 at a time."""
     rows, page = [], 1
     while True:
-        body = shared.get(API + "list.json", params={"crtfc_key": KEY, **_WEEK, "page_count": 100,
-                                                      "page_no": page}).json()
+        body = shared.get(
+            API + "list.json", params={"crtfc_key": KEY, **_WEEK, "page_count": 100, "page_no": page}
+        ).json()
         rows.extend(body.get("list", []))
         if page >= body["total_page"]:
             return body["total_count"], rows
@@ -123,10 +127,9 @@ def week_of_filings(shared):
 def test_any_page_window_is_a_slice_of_the_full_list(shared, week_of_filings, size, page):
     total, full = week_of_filings
     assert len(full) == total > 10
-    body = shared.get(API + "list.json", params={"crtfc_key": KEY, **_WEEK, "page_count": size,
-                                                  "page_no": page}).json()
+    body = shared.get(API + "list.json", params={"crtfc_key": KEY, **_WEEK, "page_count": size, "page_no": page}).json()
     assert body["total_count"] == total and body["total_page"] == -(-total // size)
-    assert body.get("list", []) == full[(page - 1) * size: page * size]
+    assert body.get("list", []) == full[(page - 1) * size : page * size]
 
 
 def test_list_without_corp_code_is_limited_to_three_months(client):
@@ -137,11 +140,12 @@ def test_list_without_corp_code_is_limited_to_three_months(client):
 
 
 def test_no_data_is_013_with_the_real_spelling(client, call):
-    body = _get(client, "cvbdIsDecsn.json", corp_code=LIGHTRON_CORP_CODE, bgn_de="20250201",
-                end_de="20250228").json()
+    body = _get(client, "cvbdIsDecsn.json", corp_code=LIGHTRON_CORP_CODE, bgn_de="20250201", end_de="20250228").json()
     assert body == {"status": "013", "message": "조회된 데이타가 없습니다."}
-    assert call("dart_cvbd_is_decsn", corp_code=LIGHTRON_CORP_CODE, bgn_de="20250201",
-                end_de="20250228").outcome == "empty"
+    assert (
+        call("dart_cvbd_is_decsn", corp_code=LIGHTRON_CORP_CODE, bgn_de="20250201", end_de="20250228").outcome
+        == "empty"
+    )
 
 
 def test_an_unknown_key_is_010(client, call):
@@ -152,20 +156,29 @@ def test_an_unknown_key_is_010(client, call):
 
 def test_a_name_is_not_a_corp_code(client, call):
     """The entity-code prerequisite: every corp_code endpoint finds nothing for a company name."""
-    for name, extra in (("company.json", {}), ("majorstock.json", {}),
-                        ("cvbdIsDecsn.json", {"bgn_de": "20260101", "end_de": "20260131"}),
-                        ("fnlttSinglAcnt.json", {"bsns_year": "2025", "reprt_code": "11011"})):
+    for name, extra in (
+        ("company.json", {}),
+        ("majorstock.json", {}),
+        ("cvbdIsDecsn.json", {"bgn_de": "20260101", "end_de": "20260131"}),
+        ("fnlttSinglAcnt.json", {"bsns_year": "2025", "reprt_code": "11011"}),
+    ):
         assert _get(client, name, corp_code="라이트론", **extra).json()["status"] == "013", name
     assert call("dart_fnltt_single_acnt", corp_code="069540", bsns_year="2025", reprt_code="11011").outcome == "empty"
 
 
 def test_parameter_problems_and_unknown_paths(client):
     assert _get(client, "cvbdIsDecsn.json", corp_code=LIGHTRON_CORP_CODE).json()["status"] == "100"
-    assert _get(client, "alotMatter.json", corp_code=LIGHTRON_CORP_CODE, bsns_year="2025",
-                reprt_code="99999").json()["status"] == "100"
+    assert (
+        _get(client, "alotMatter.json", corp_code=LIGHTRON_CORP_CODE, bsns_year="2025", reprt_code="99999").json()[
+            "status"
+        ]
+        == "100"
+    )
     many = ",".join([LIGHTRON_CORP_CODE] * 101)
-    assert _get(client, "fnlttMultiAcnt.json", corp_code=many, bsns_year="2025",
-                reprt_code="11011").json()["status"] == "021"
+    assert (
+        _get(client, "fnlttMultiAcnt.json", corp_code=many, bsns_year="2025", reprt_code="11011").json()["status"]
+        == "021"
+    )
     missing = _get(client, "noSuchReport.json")
     assert missing.status_code == 404 and missing.headers["content-type"].startswith("text/html")
 
@@ -189,8 +202,10 @@ def test_periodic_reports_exist_once_filed(call):
     assert {r["account_nm"] for r in half.records} >= {"자산총계", "매출액", "당기순이익"}
     assert all(re.fullmatch(r"-?\d{1,3}(,\d{3})*", r["thstrm_amount"]) for r in half.records)
     # The third-quarter report of 2026 is filed in November: not there at 2026-09-01.
-    assert call("dart_fnltt_single_acnt", corp_code=LIGHTRON_CORP_CODE, bsns_year="2026",
-                reprt_code="11014").outcome == "empty"
+    assert (
+        call("dart_fnltt_single_acnt", corp_code=LIGHTRON_CORP_CODE, bsns_year="2026", reprt_code="11014").outcome
+        == "empty"
+    )
     annual = call("dart_fnltt_single_acnt", corp_code=LIGHTRON_CORP_CODE, bsns_year="2025", reprt_code="11011")
     holders = call("dart_hyslr_sttus", corp_code=LIGHTRON_CORP_CODE, bsns_year="2025", reprt_code="11011")
     assert holders.records[-1]["nm"] == "계"
@@ -219,10 +234,13 @@ def test_the_ir_url_drift_removes_the_field(catalog):
 def test_same_seed_same_bytes_other_seed_other_world():
     def bodies(seed: int) -> list[bytes]:
         with httpx.Client(transport=SimTransport(Simulator(seed=seed))) as client:
-            return [_get(client, "corpCode.xml").content,
-                    _get(client, "list.json", bgn_de="20260801", end_de="20260831").content,
-                    _get(client, "fnlttSinglAcnt.json", corp_code=LIGHTRON_CORP_CODE, bsns_year="2025",
-                         reprt_code="11011").content]
+            return [
+                _get(client, "corpCode.xml").content,
+                _get(client, "list.json", bgn_de="20260801", end_de="20260831").content,
+                _get(
+                    client, "fnlttSinglAcnt.json", corp_code=LIGHTRON_CORP_CODE, bsns_year="2025", reprt_code="11011"
+                ).content,
+            ]
 
     first, again, other = bodies(0), bodies(0), bodies(1)
     assert first == again

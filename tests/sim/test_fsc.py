@@ -45,8 +45,23 @@ def test_the_gateway_envelope(client):
     assert set(body["response"]["body"]) == {"items", "numOfRows", "pageNo", "totalCount"}
     items = _items(body)
     assert len(items) == 3 and all(isinstance(v, str) for item in items for v in item.values())
-    assert list(items[0]) == ["basDt", "srtnCd", "isinCd", "itmsNm", "mrktCtg", "clpr", "vs", "fltRt", "mkp", "hipr",
-                              "lopr", "trqu", "trPrc", "lstgStCnt", "mrktTotAmt"]
+    assert list(items[0]) == [
+        "basDt",
+        "srtnCd",
+        "isinCd",
+        "itmsNm",
+        "mrktCtg",
+        "clpr",
+        "vs",
+        "fltRt",
+        "mkp",
+        "hipr",
+        "lopr",
+        "trqu",
+        "trPrc",
+        "lstgStCnt",
+        "mrktTotAmt",
+    ]
     assert all(re.fullmatch(r"-?(\d+)?\.\d{2}|0", i["fltRt"]) for i in items)
 
 
@@ -66,24 +81,31 @@ def test_a_day_alone_pages_over_every_listed_stock(call, sim):
     assert first.records != second.records
     codes = []
     for page in range(1, 4):
-        codes += [r["srtnCd"] for r in call("datagokr_get_stock_price_info", basDt="20260831", numOfRows=100,
-                                               pageNo=page).records]
+        codes += [
+            r["srtnCd"]
+            for r in call("datagokr_get_stock_price_info", basDt="20260831", numOfRows=100, pageNo=page).records
+        ]
     assert len(codes) == len(set(codes)) == first.total_count
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(size=st.integers(1, 60), page=st.integers(1, 12))
 def test_page_windows_never_overlap_or_lose_rows(shared, size, page):
-    full = _items(_json(shared, PRICES, likeItmsNm="라이트", beginBasDt="20260701", endBasDt="20260901",
-                        numOfRows=1000))
-    window = _items(_json(shared, PRICES, likeItmsNm="라이트", beginBasDt="20260701", endBasDt="20260901",
-                          numOfRows=size, pageNo=page))
-    assert window == full[(page - 1) * size: page * size]
+    full = _items(
+        _json(shared, PRICES, likeItmsNm="라이트", beginBasDt="20260701", endBasDt="20260901", numOfRows=1000)
+    )
+    window = _items(
+        _json(
+            shared, PRICES, likeItmsNm="라이트", beginBasDt="20260701", endBasDt="20260901", numOfRows=size, pageNo=page
+        )
+    )
+    assert window == full[(page - 1) * size : page * size]
 
 
 def test_end_day_is_exclusive_and_prices_appear_the_next_day(client):
-    days = {i["basDt"] for i in _items(_json(client, PRICES, srtnCd="069540", beginBasDt="20260824",
-                                             endBasDt="20260831"))}
+    days = {
+        i["basDt"] for i in _items(_json(client, PRICES, srtnCd="069540", beginBasDt="20260824", endBasDt="20260831"))
+    }
     assert days == {"20260824", "20260825", "20260826", "20260827", "20260828"}
     # 2026-09-01 is the as-of date: its prices are not out yet.
     assert _items(_json(client, PRICES, srtnCd="069540", basDt="20260901")) == []
@@ -103,8 +125,9 @@ def test_an_unknown_key_gets_the_gateway_xml_even_for_json(client, call):
 
 
 def test_xml_is_the_default_format(client):
-    response = client.get(BASE + "GetKrxListedInfoService/getItemInfo",
-                          params={"serviceKey": KEY, "basDt": "20260831", "numOfRows": "5"})
+    response = client.get(
+        BASE + "GetKrxListedInfoService/getItemInfo", params={"serviceKey": KEY, "basDt": "20260831", "numOfRows": "5"}
+    )
     root = ElementTree.fromstring(response.content)
     assert root.tag == "response" and root.findtext("header/resultCode") == "00"
     items = root.findall("body/items/item")
@@ -162,16 +185,22 @@ def test_the_fltrt_drift_sends_numbers(catalog):
 def test_same_seed_same_bytes_other_seed_other_world():
     def bodies(seed: int) -> list[bytes]:
         with httpx.Client(transport=SimTransport(Simulator(seed=seed))) as client:
-            return [client.get(PRICES, params={"serviceKey": KEY, "basDt": "20260831"}).content,
-                    client.get(BASE + "GetCorpBasicInfoService_V2/getCorpOutline_V2",
-                               params={"serviceKey": KEY, "resultType": "json"}).content]
+            return [
+                client.get(PRICES, params={"serviceKey": KEY, "basDt": "20260831"}).content,
+                client.get(
+                    BASE + "GetCorpBasicInfoService_V2/getCorpOutline_V2",
+                    params={"serviceKey": KEY, "resultType": "json"},
+                ).content,
+            ]
 
     first, again, other = bodies(0), bodies(0), bodies(1)
     assert first == again and all(a != b for a, b in zip(first, other))
 
 
 def test_loopback_server(server_url):
-    body = httpx.get(server_url + "/apis.data.go.kr/1160100/service/GetFinaStatInfoService_V2/getSummFinaStat_V2",
-                     params={"serviceKey": KEY, "resultType": "json", "bizYear": "2025", "numOfRows": "2"}).json()
+    body = httpx.get(
+        server_url + "/apis.data.go.kr/1160100/service/GetFinaStatInfoService_V2/getSummFinaStat_V2",
+        params={"serviceKey": KEY, "resultType": "json", "bizYear": "2025", "numOfRows": "2"},
+    ).json()
     assert body["response"]["header"]["resultCode"] == "00"
     assert body["response"]["body"]["totalCount"] > 300 and len(_items(body)) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from test_examples_every_world import unanswered
 
 from kopa_replay.catalog import builtin_catalog
 from kopa_replay.env import open_source
@@ -12,8 +13,6 @@ from kopa_replay.env.source import Source
 from kopa_replay.sim import SimTransport, Simulator
 from kopa_replay.sim.simulator import DEFAULT_AS_OF
 from kopa_replay.stages.showcase import walk_lightron
-
-from test_examples_every_world import unanswered
 
 
 @pytest.mark.slow

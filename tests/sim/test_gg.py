@@ -57,7 +57,7 @@ def test_pages_are_slices_of_one_list(page, size):
     with httpx.Client(transport=SimTransport(_SIM)) as client:
         full = get_json(client, pIndex=1, pSize=1000)["Animalhosptl"][1]["row"]
         body = get_json(client, pIndex=page, pSize=size)
-    expected = full[(page - 1) * size:page * size]
+    expected = full[(page - 1) * size : page * size]
     if expected:
         assert body["Animalhosptl"][1]["row"] == expected
     else:
@@ -75,13 +75,18 @@ def test_sigun_code_and_name_select_the_same_rows_and_names_are_not_codes(call):
 
 def test_invalid_key_and_oversized_pages(client, call):
     bad = json.loads(client.get(URL, params={"KEY": "nope", "Type": "json"}).content)
-    assert bad == {"RESULT": {"CODE": "ERROR-290", "MESSAGE": (
-        "인증키가 유효하지 않습니다. 인증키가 없는 경우, 홈페이지에서 인증키를 신청하십시오.")}}
+    assert bad == {
+        "RESULT": {
+            "CODE": "ERROR-290",
+            "MESSAGE": ("인증키가 유효하지 않습니다. 인증키가 없는 경우, 홈페이지에서 인증키를 신청하십시오."),
+        }
+    }
     assert call(HOSPITAL, key="nope").outcome == "environmental_error"
     too_big = call(HOSPITAL, pSize=1001)
     assert too_big.outcome == "structural_error" and too_big.code == "ERROR-336"
-    unknown = json.loads(client.get("https://openapi.gg.go.kr/NoSuchService",
-                                    params={"KEY": "sim-key", "Type": "json"}).content)
+    unknown = json.loads(
+        client.get("https://openapi.gg.go.kr/NoSuchService", params={"KEY": "sim-key", "Type": "json"}).content
+    )
     assert unknown["RESULT"]["CODE"] == "ERROR-310"
 
 
@@ -97,8 +102,9 @@ def test_xml_is_the_default_and_reads_with_a_real_parser(client):
 def test_the_register_follows_the_as_of_date(catalog):
     def rows(as_of):
         with httpx.Client(transport=SimTransport(Simulator(seed=0, as_of=as_of))) as client:
-            return execute(catalog.get("gg_general_restaurant"), {"pSize": 1000, "pIndex": 1}, client,
-                           "sim-key"), as_of.replace("-", "")
+            return execute(
+                catalog.get("gg_general_restaurant"), {"pSize": 1000, "pIndex": 1}, client, "sim-key"
+            ), as_of.replace("-", "")
 
     for result, cutoff in (rows("2026-09-01"), rows("2020-01-01")):
         assert all(r["LICENSG_DE"] < cutoff for r in result.records)
@@ -128,8 +134,9 @@ def test_every_dataset_answers_its_catalog_fields(call, catalog, spec):
 def test_same_seed_same_bytes_other_seed_other_world():
     def body(seed):
         with httpx.Client(transport=SimTransport(Simulator(seed=seed))) as client:
-            return client.get("https://openapi.gg.go.kr/Parmacy",
-                              params={"KEY": "sim-key", "Type": "json", "SIGUN_NM": "수원시"}).content
+            return client.get(
+                "https://openapi.gg.go.kr/Parmacy", params={"KEY": "sim-key", "Type": "json", "SIGUN_NM": "수원시"}
+            ).content
 
     assert body(0) == body(0) != body(1)
 
@@ -137,7 +144,8 @@ def test_same_seed_same_bytes_other_seed_other_world():
 def test_over_the_real_loopback_server(server_url, catalog):
     with httpx.Client() as http:
         result = execute(catalog.get(HOSPITAL), {"SIGUN_NM": "고양시"}, http, "sim-key", base_url=server_url)
-        raw = http.get(f"{server_url}/openapi.gg.go.kr/CityPark",
-                       params={"KEY": "sim-key", "Type": "json", "pSize": 2}).json()
+        raw = http.get(
+            f"{server_url}/openapi.gg.go.kr/CityPark", params={"KEY": "sim-key", "Type": "json", "pSize": 2}
+        ).json()
     assert result.outcome == "ok" and {r["SIGUN_NM"] for r in result.records} == {"고양시"}
     assert raw["CityPark"][0]["head"][1]["RESULT"]["CODE"] == "INFO-000" and len(raw["CityPark"][1]["row"]) == 2

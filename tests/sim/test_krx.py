@@ -12,8 +12,23 @@ from kopa_replay.sim.world.finance import isin_for
 
 KEY = {"AUTH_KEY": "sim-key"}
 API = "https://data-dbg.krx.co.kr/svc/apis/"
-TRADE_FIELDS = ["BAS_DD", "ISU_CD", "ISU_NM", "MKT_NM", "SECT_TP_NM", "TDD_CLSPRC", "CMPPREVDD_PRC", "FLUC_RT",
-                "TDD_OPNPRC", "TDD_HGPRC", "TDD_LWPRC", "ACC_TRDVOL", "ACC_TRDVAL", "MKTCAP", "LIST_SHRS"]
+TRADE_FIELDS = [
+    "BAS_DD",
+    "ISU_CD",
+    "ISU_NM",
+    "MKT_NM",
+    "SECT_TP_NM",
+    "TDD_CLSPRC",
+    "CMPPREVDD_PRC",
+    "FLUC_RT",
+    "TDD_OPNPRC",
+    "TDD_HGPRC",
+    "TDD_LWPRC",
+    "ACC_TRDVOL",
+    "ACC_TRDVAL",
+    "MKTCAP",
+    "LIST_SHRS",
+]
 
 
 def _rows(client: httpx.Client, service: str, day: str = "20260831") -> list[dict]:
@@ -82,9 +97,16 @@ def test_xml_answer_reads_with_a_real_parser(client):
 
 def test_krx_and_the_fsc_service_agree_on_prices(client):
     krx = {r["ISU_CD"]: r for r in _rows(client, "sto/ksq_bydd_trd", "20260828")}
-    body = client.get("https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
-                      params={"serviceKey": "sim-key", "resultType": "json", "basDt": "20260828",
-                              "mrktCls": "KOSDAQ", "numOfRows": "1000"}).json()
+    body = client.get(
+        "https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
+        params={
+            "serviceKey": "sim-key",
+            "resultType": "json",
+            "basDt": "20260828",
+            "mrktCls": "KOSDAQ",
+            "numOfRows": "1000",
+        },
+    ).json()
     fsc = body["response"]["body"]["items"]["item"]
     assert len(fsc) == len(krx)
     for item in fsc:
@@ -108,18 +130,22 @@ def test_the_block_rename_breaks_the_catalog_envelope(catalog):
 def test_same_seed_same_bytes_other_seed_other_world():
     def bodies(seed: int) -> list[bytes]:
         with httpx.Client(transport=SimTransport(Simulator(seed=seed))) as client:
-            return [client.get(API + service, params={"basDd": "20260831"}, headers=KEY).content
-                    for service in ("sto/stk_bydd_trd", "sto/stk_isu_base_info", "idx/kosdaq_dd_trd")]
+            return [
+                client.get(API + service, params={"basDd": "20260831"}, headers=KEY).content
+                for service in ("sto/stk_bydd_trd", "sto/stk_isu_base_info", "idx/kosdaq_dd_trd")
+            ]
 
     first, again, other = bodies(0), bodies(0), bodies(1)
     assert first == again and all(a != b for a, b in zip(first, other))
 
 
 def test_loopback_server(server_url, client):
-    over_socket = httpx.get(server_url + "/data-dbg.krx.co.kr/svc/apis/sto/knx_bydd_trd",
-                            params={"basDd": "20260831"}, headers=KEY)
+    over_socket = httpx.get(
+        server_url + "/data-dbg.krx.co.kr/svc/apis/sto/knx_bydd_trd", params={"basDd": "20260831"}, headers=KEY
+    )
     assert over_socket.status_code == 200 and over_socket.json()["OutBlock_1"]
-    assert over_socket.content == client.get(API + "sto/knx_bydd_trd", params={"basDd": "20260831"},
-                                             headers=KEY).content
+    assert (
+        over_socket.content == client.get(API + "sto/knx_bydd_trd", params={"basDd": "20260831"}, headers=KEY).content
+    )
     denied = httpx.get(server_url + "/data-dbg.krx.co.kr/svc/apis/sto/knx_bydd_trd", params={"basDd": "20260831"})
     assert denied.status_code == 401 and denied.json()["respMsg"] == "Unauthorized Key"

@@ -14,8 +14,10 @@ from kopa_replay.sim import SimTransport, Simulator
 BASE = "https://www.law.go.kr/DRF/"
 _SIM = Simulator(seed=0)
 _CLIENT = httpx.Client(transport=SimTransport(_SIM))
-AUTH_FAILED = {"result": "사용자 정보 검증에 실패하였습니다.",
-               "msg": "OPEN API 호출 시 사용자 검증을 위하여 정확한 서버장비의 IP주소 및 도메인주소를 등록해 주세요."}
+AUTH_FAILED = {
+    "result": "사용자 정보 검증에 실패하였습니다.",
+    "msg": "OPEN API 호출 시 사용자 검증을 위하여 정확한 서버장비의 IP주소 및 도메인주소를 등록해 주세요.",
+}
 
 
 def _get(path: str, client: httpx.Client = _CLIENT, **params) -> httpx.Response:
@@ -79,7 +81,7 @@ def test_any_page_window_is_the_matching_slice(page, size):
     full += _search("admrul", display=100, page=2)["AdmRulSearch"].get("admrul", [])
     window = _search("admrul", display=size, page=page)["AdmRulSearch"].get("admrul", [])
     window = window if isinstance(window, list) else [window]
-    expected = full[(page - 1) * size: page * size]
+    expected = full[(page - 1) * size : page * size]
     assert [w["행정규칙일련번호"] for w in window] == [e["행정규칙일련번호"] for e in expected]
 
 
@@ -129,8 +131,9 @@ def test_a_statute_name_in_mst_is_not_found(call):
     assert body == {"Law": "일치하는 법령이 없습니다. 법령명을 확인하여 주십시오."}
     assert call("law_get_law", MST="도로교통법").outcome == "empty"
     assert call("law_get_prec", ID="0").outcome == "empty"
-    assert _get("lawService.do", target="prec", type="JSON", ID="0").json() == \
-        {"Law": "일치하는 판례가 없습니다.  판례명을 확인하여 주십시오."}
+    assert _get("lawService.do", target="prec", type="JSON", ID="0").json() == {
+        "Law": "일치하는 판례가 없습니다.  판례명을 확인하여 주십시오."
+    }
 
 
 def test_precedents_cite_the_statute_searched_for(call):
@@ -167,11 +170,14 @@ def test_same_seed_same_bytes_other_seed_other_world():
 
 
 def test_over_a_real_loopback_server(server_url):
-    response = httpx.get(f"{server_url}/www.law.go.kr/DRF/lawSearch.do",
-                         params={"OC": "sim-key", "target": "ordin", "type": "JSON", "query": "서울특별시 강남구"})
+    response = httpx.get(
+        f"{server_url}/www.law.go.kr/DRF/lawSearch.do",
+        params={"OC": "sim-key", "target": "ordin", "type": "JSON", "query": "서울특별시 강남구"},
+    )
     search = response.json()["OrdinSearch"]
     rows = search["law"] if isinstance(search["law"], list) else [search["law"]]
     assert response.status_code == 200 and int(search["totalCnt"]) == len(rows)
     assert all(r["지자체기관명"] == "서울특별시 강남구" for r in rows)
-    assert dt.date.fromisoformat(f"{rows[0]['공포일자'][:4]}-{rows[0]['공포일자'][4:6]}-{rows[0]['공포일자'][6:]}") \
-        <= dt.date(2026, 9, 1)
+    assert dt.date.fromisoformat(
+        f"{rows[0]['공포일자'][:4]}-{rows[0]['공포일자'][4:6]}-{rows[0]['공포일자'][6:]}"
+    ) <= dt.date(2026, 9, 1)

@@ -33,18 +33,26 @@ def _walk(base: str) -> dict[str, str]:
         corp_code = matches[0].findtext("corp_code")
         stock_code = matches[0].findtext("stock_code")
 
-        bonds = http.get("/opendart.fss.or.kr/api/cvbdIsDecsn.json",
-                         params={"crtfc_key": KEY, "corp_code": corp_code, "bgn_de": "20260101",
-                                 "end_de": "20260131"}).json()
+        bonds = http.get(
+            "/opendart.fss.or.kr/api/cvbdIsDecsn.json",
+            params={"crtfc_key": KEY, "corp_code": corp_code, "bgn_de": "20260101", "end_de": "20260131"},
+        ).json()
         assert bonds["status"] == "000", bonds
         floor = bonds["list"][0]["act_mktprcfl_cvprc_lwtrsprc"]
 
-        prices = http.get("/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
-                          params={"serviceKey": KEY, "resultType": "json", "srtnCd": stock_code,
-                                  "basDt": "20260831"}).json()
+        prices = http.get(
+            "/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
+            params={"serviceKey": KEY, "resultType": "json", "srtnCd": stock_code, "basDt": "20260831"},
+        ).json()
         item = prices["response"]["body"]["items"]["item"]
-        return {"corp_code": corp_code, "stock_code": stock_code, "floor": floor, "close": item["clpr"],
-                "cv_prc": bonds["list"][0]["cv_prc"], "rcept_no": bonds["list"][0]["rcept_no"]}
+        return {
+            "corp_code": corp_code,
+            "stock_code": stock_code,
+            "floor": floor,
+            "close": item["clpr"],
+            "cv_prc": bonds["list"][0]["cv_prc"],
+            "rcept_no": bonds["list"][0]["rcept_no"],
+        }
 
 
 def test_the_chain_by_plain_http_against_the_loopback_server(server_url):
@@ -67,9 +75,10 @@ def test_the_showcase_holds_in_other_seeds(seed):
 def test_other_companies_differ_between_seeds():
     def day_of_prices(seed: int) -> dict[str, str]:
         with running_server(Simulator(seed=seed)) as base:
-            body = httpx.get(base + "/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/"
-                             "getStockPriceInfo", params={"serviceKey": KEY, "resultType": "json",
-                                                          "basDt": "20260831", "numOfRows": 1000}).json()
+            body = httpx.get(
+                base + "/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
+                params={"serviceKey": KEY, "resultType": "json", "basDt": "20260831", "numOfRows": 1000},
+            ).json()
         return {i["itmsNm"]: i["clpr"] for i in body["response"]["body"]["items"]["item"]}
 
     first, second = day_of_prices(0), day_of_prices(1)

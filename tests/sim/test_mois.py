@@ -26,6 +26,7 @@ def raw(client, catalog, tool: str, key: str = "sim-key", **args) -> httpx.Respo
 
 # -- 법정동코드 --------------------------------------------------------------------------
 
+
 def test_region_codes_come_in_the_head_row_envelope_with_the_real_typo(client, catalog):
     response = raw(client, catalog, REGION, locatadd_nm="서울특별시 강남구", numOfRows=3)
     body = json.loads(response.content)
@@ -75,8 +76,10 @@ def test_an_invalid_key_gets_the_gateway_xml_even_when_json_was_asked(client, ca
 
 
 def test_region_codes_in_xml_read_with_a_real_parser(client):
-    url = ("https://apis.data.go.kr/1741000/StanReginCd/getStanReginCdList?ServiceKey=sim-key&type=xml"
-           "&numOfRows=5&locatadd_nm=%EC%84%9C%EC%9A%B8%ED%8A%B9%EB%B3%84%EC%8B%9C")
+    url = (
+        "https://apis.data.go.kr/1741000/StanReginCd/getStanReginCdList?ServiceKey=sim-key&type=xml"
+        "&numOfRows=5&locatadd_nm=%EC%84%9C%EC%9A%B8%ED%8A%B9%EB%B3%84%EC%8B%9C"
+    )
     root = ElementTree.fromstring(client.get(url).content)
     assert root.tag == "StanReginCd"
     assert root.findtext("head/RESULT/resultCode") == "INFO-0"
@@ -86,6 +89,7 @@ def test_region_codes_in_xml_read_with_a_real_parser(client):
 
 
 # -- 주민등록 인구 -------------------------------------------------------------------------
+
 
 def test_population_levels_add_up_and_follow_the_region_tree(call):
     months = {"srchFrYm": "202608", "srchToYm": "202608"}
@@ -136,9 +140,12 @@ def test_administrative_dongs_take_their_own_codes_not_legal_ones(call):
 
 # -- 아파트 매매 실거래가 ---------------------------------------------------------------------
 
+
 def test_trades_are_xml_only_with_comma_amounts_and_single_space_blanks(client):
-    url = ("https://apis.data.go.kr/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade?serviceKey=sim-key"
-           "&LAWD_CD=11680&DEAL_YMD=202607&numOfRows=50&_type=json")
+    url = (
+        "https://apis.data.go.kr/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade?serviceKey=sim-key"
+        "&LAWD_CD=11680&DEAL_YMD=202607&numOfRows=50&_type=json"
+    )
     response = client.get(url)
     root = ElementTree.fromstring(response.content)
     assert root.findtext("header/resultCode") == "000" and root.findtext("header/resultMsg") == "OK"
@@ -170,11 +177,42 @@ def test_trade_codes_are_five_digits_and_future_months_are_empty(call):
 
 
 # The 일반 service's 20 fields, and what the 상세 service adds (국토교통부 실거래가 open API guide, 2024-07-17).
-_TRADE_FIELDS = {"sggCd", "umdNm", "aptNm", "jibun", "excluUseAr", "dealYear", "dealMonth", "dealDay", "dealAmount",
-                 "floor", "buildYear", "cdealType", "cdealDay", "dealingGbn", "estateAgentSggNm", "rgstDate", "aptDong",
-                 "slerGbn", "buyerGbn", "landLeaseholdGbn"}
-_DETAIL_ONLY = {"umdCd", "landCd", "bonbun", "bubun", "roadNm", "roadNmSggCd", "roadNmCd", "roadNmSeq", "roadNmbCd",
-                "roadNmBonbun", "roadNmBubun", "aptSeq"}
+_TRADE_FIELDS = {
+    "sggCd",
+    "umdNm",
+    "aptNm",
+    "jibun",
+    "excluUseAr",
+    "dealYear",
+    "dealMonth",
+    "dealDay",
+    "dealAmount",
+    "floor",
+    "buildYear",
+    "cdealType",
+    "cdealDay",
+    "dealingGbn",
+    "estateAgentSggNm",
+    "rgstDate",
+    "aptDong",
+    "slerGbn",
+    "buyerGbn",
+    "landLeaseholdGbn",
+}
+_DETAIL_ONLY = {
+    "umdCd",
+    "landCd",
+    "bonbun",
+    "bubun",
+    "roadNm",
+    "roadNmSggCd",
+    "roadNmCd",
+    "roadNmSeq",
+    "roadNmbCd",
+    "roadNmBonbun",
+    "roadNmBubun",
+    "aptSeq",
+}
 
 
 def test_the_detailed_service_is_the_ordinary_one_plus_lot_and_road_codes(call):
@@ -205,14 +243,15 @@ def test_rents_are_deposits_and_monthly_rents_in_manwon_with_renewals_spelled_ou
         assert (row["preDeposit"] != " ") == renewed and (row["useRRRight"] == " " or renewed)
         assert row["contractTerm"] == " " or (row["contractTerm"][6] == "~" and len(row["contractTerm"]) == 13)
         assert row["roadnmsggcd"] == "11680" and row["aptSeq"].startswith("11680-")
-    assert {r["monthlyRent"] == "0" for r in result.records} == {True, False}   # both 전세 and 월세
+    assert {r["monthlyRent"] == "0" for r in result.records} == {True, False}  # both 전세 and 월세
 
 
 def test_late_reports_fill_the_latest_month_in(catalog):
     def trades(as_of):
         with httpx.Client(transport=SimTransport(Simulator(seed=0, as_of=as_of))) as client:
-            result = execute(catalog.get(TRADE_DEV), {"LAWD_CD": "41110", "DEAL_YMD": "202608", "numOfRows": 1000},
-                             client, "sim-key")
+            result = execute(
+                catalog.get(TRADE_DEV), {"LAWD_CD": "41110", "DEAL_YMD": "202608", "numOfRows": 1000}, client, "sim-key"
+            )
         return {(r["aptSeq"], r["dealDay"], r["floor"], r["dealAmount"]) for r in result.records}
 
     early, later = trades("2026-09-01"), trades("2026-10-15")
@@ -220,6 +259,7 @@ def test_late_reports_fill_the_latest_month_in(catalog):
 
 
 # -- determinism and the loopback server -----------------------------------------------------------
+
 
 def test_same_seed_same_bytes_other_seed_other_world(catalog):
     def body(seed, tool, args):
@@ -235,8 +275,10 @@ def test_same_seed_same_bytes_other_seed_other_world(catalog):
 
 def test_population_over_the_real_loopback_server(server_url, catalog):
     tool = catalog.get(STDG)
-    url = (f"{server_url}/apis.data.go.kr/1741000/stdgPpltnHhStus/selectStdgPpltnHhStus?serviceKey=sim-key"
-           "&type=xml&stdgCd=1100000000&srchFrYm=202608&srchToYm=202608&lv=1")
+    url = (
+        f"{server_url}/apis.data.go.kr/1741000/stdgPpltnHhStus/selectStdgPpltnHhStus?serviceKey=sim-key"
+        "&type=xml&stdgCd=1100000000&srchFrYm=202608&srchToYm=202608&lv=1"
+    )
     with httpx.Client() as http:
         result = execute(tool, tool.examples[0], http, "sim-key", base_url=server_url)
         root = ElementTree.fromstring(http.get(url).content)

@@ -11,11 +11,11 @@ import pytest
 from kopa_replay.env import build_request, execute
 from kopa_replay.env.call import classify
 from kopa_replay.env.parse import extract, parse_body
+from kopa_replay.errors import UsageError
 from kopa_replay.sim import SimRequest, SimTransport, Simulator
 from kopa_replay.sim.core import Context, ErrorKind, serialize
 from kopa_replay.sim.registry import registry
-from kopa_replay.sim.timeline import HISTORY, ActiveDrift, TIMELINE
-from kopa_replay.errors import UsageError
+from kopa_replay.sim.timeline import HISTORY, TIMELINE, ActiveDrift
 from kopa_replay.sim.truth import DOMAINS, binding_executes, true_bindings
 
 DOMAINS_REQUIRED = {"finance", "traffic", "education", "law", "politics", "district"}
@@ -38,7 +38,10 @@ def test_every_tool_has_an_endpoint_on_its_real_host(catalog):
 def test_ground_truth_domains_name_real_fields_and_parameters(catalog):
     for tool in catalog:
         endpoint = registry().endpoint_for_tool(tool.name)
-        assert set(endpoint.outputs) <= set(tool.output_fields), (tool.name, set(endpoint.outputs) - set(tool.output_fields))
+        assert set(endpoint.outputs) <= set(tool.output_fields), (
+            tool.name,
+            set(endpoint.outputs) - set(tool.output_fields),
+        )
         assert set(endpoint.inputs) <= set(tool.params), (tool.name, set(endpoint.inputs) - set(tool.params))
         assert set(endpoint.outputs.values()) | set(endpoint.inputs.values()) <= set(DOMAINS), tool.name
 
@@ -74,11 +77,19 @@ def test_every_error_the_platform_can_send_is_classified_by_the_catalog(catalog,
         method, url, headers, _ = build_request(tool, tool.examples[0], "sim-key")
         request = SimRequest.from_url(method, url, headers)
         _, path_params = endpoint.protocol.route(request)
-        ctx = Context(request, endpoint, path_params, endpoint.protocol.wants_xml(request, endpoint, path_params),
-                      ActiveDrift(None, ()))
+        ctx = Context(
+            request,
+            endpoint,
+            path_params,
+            endpoint.protocol.wants_xml(request, endpoint, path_params),
+            ActiveDrift(None, ()),
+        )
         response = serialize(endpoint.protocol.error(ctx, kind))
-        parsed = extract(tool, parse_body(response.body, tool.http.zip_member)) if response.body[:1] in (b"{", b"<", b"[", b"P") \
+        parsed = (
+            extract(tool, parse_body(response.body, tool.http.zip_member))
+            if response.body[:1] in (b"{", b"<", b"[", b"P")
             else None
+        )
         outcome = classify(tool, response.status, parsed.code if parsed else None, bool(parsed and parsed.records))
         if outcome != _EXPECTED[kind]:
             wrong.append((tool.name, response.status, parsed.code if parsed else None, outcome))
@@ -112,7 +123,7 @@ def test_every_drift_event_changes_what_its_tool_answers(catalog):
         args = dict(tool.examples[0])
         if event.kind == "page_size_cap_changed" and tool.http.pagination.style == "range":
             args.update({tool.http.pagination.start_param: 1, tool.http.pagination.end_param: 800})
-        if event in HISTORY:   # ask for a day both sides of the change hold
+        if event in HISTORY:  # ask for a day both sides of the change hold
             day = (event.date - dt.timedelta(days=2)).strftime("%Y%m%d")
             args.update({name: day for name in tool.required if name.endswith("YMD")})
         method, url, headers, _ = build_request(tool, args, "sim-key")
@@ -204,17 +215,21 @@ _DOMAIN_CASES = [
 @pytest.mark.parametrize("source,field,target,param,executes", _DOMAIN_CASES)
 def test_domains_tell_apart_what_parameters_answer(catalog, client, source, field, target, param, executes):
     src, tgt = catalog.get(source), catalog.get(target)
-    value = next(r[field] for r in execute(src, src.examples[0], client, "sim-key").records
-                 if str(r.get(field) or "").strip())
+    value = next(
+        r[field] for r in execute(src, src.examples[0], client, "sim-key").records if str(r.get(field) or "").strip()
+    )
     outcome = execute(tgt, {**tgt.examples[0], param: value}, client, "sim-key").outcome
     assert binding_executes(source, field, target, param) is executes
     assert (outcome == "ok") is executes, (value, outcome)
 
 
-@pytest.mark.parametrize("binding, sound", [
-    ({"SD_SCHUL_CODE": "SD_SCHUL_CODE"}, False),  # the example's education office beside another office's school
-    ({"SD_SCHUL_CODE": "SD_SCHUL_CODE", "ATPT_OFCDC_SC_CODE": "ATPT_OFCDC_SC_CODE"}, True),
-])
+@pytest.mark.parametrize(
+    "binding, sound",
+    [
+        ({"SD_SCHUL_CODE": "SD_SCHUL_CODE"}, False),  # the example's education office beside another office's school
+        ({"SD_SCHUL_CODE": "SD_SCHUL_CODE", "ATPT_OFCDC_SC_CODE": "ATPT_OFCDC_SC_CODE"}, True),
+    ],
+)
 def test_a_link_that_leaves_a_scoping_parameter_behind_is_broken(catalog, binding, sound):
     """link_executes agrees with running the link the way the pruner does, over many source records."""
     from kopa_replay.env import ToolEnvironment
@@ -226,7 +241,9 @@ def test_a_link_that_leaves_a_scoping_parameter_behind_is_broken(catalog, bindin
     with ToolEnvironment.open(catalog, source="sim") as env:
         schools = env.call("neis_school_info", {"pSize": 60}).records
         other = [r for r in schools if r["ATPT_OFCDC_SC_CODE"] != required.get("ATPT_OFCDC_SC_CODE")][:10]
-        outcomes = [env.call(target.name, {**target.examples[0],
-                                           **{p: r[f] for p, f in binding.items()}}).outcome for r in other]
+        outcomes = [
+            env.call(target.name, {**target.examples[0], **{p: r[f] for p, f in binding.items()}}).outcome
+            for r in other
+        ]
     assert len(outcomes) == 10
     assert (outcomes.count("ok") >= 8) if sound else (outcomes.count("ok") <= 2)

@@ -19,8 +19,16 @@ from kopa_replay.env.parse import extract, lookup, parse_body
 from kopa_replay.errors import SimError
 from kopa_replay.sim import SimTransport, Simulator
 from kopa_replay.sim.registry import PLATFORM_MODULES, registry
-from kopa_replay.sim.spec import (FORMATS, EndpointSpec, FieldSpec, endpoint_specs, load_specs, parse_platform,
-                                  record_problems, value_problem)
+from kopa_replay.sim.spec import (
+    FORMATS,
+    EndpointSpec,
+    FieldSpec,
+    endpoint_specs,
+    load_specs,
+    parse_platform,
+    record_problems,
+    value_problem,
+)
 
 SPECS = endpoint_specs()
 
@@ -62,8 +70,9 @@ def test_every_built_in_endpoint_has_a_spec_with_sources(catalog):
         assert (spec.platform, spec.route) == (endpoint.platform, endpoint.route), name
         assert spec.sources and all(len(s) > 20 for s in spec.sources), name
         # a source names this endpoint's own operation, not only the platform
-        assert any(spec.route.strip("/").split("/")[-1].split("?")[0] in s for s in spec.sources) or \
-            len(spec.sources) > 1, (name, spec.sources)
+        assert (
+            any(spec.route.strip("/").split("/")[-1].split("?")[0] in s for s in spec.sources) or len(spec.sources) > 1
+        ), (name, spec.sources)
     assert len({spec.sources for spec in SPECS.values()}) == len(SPECS)
 
 
@@ -86,8 +95,9 @@ def test_every_simulated_response_carries_exactly_the_spec_fields(catalog):
                 problems += [p for record in records for p in record_problems(SPECS[tool.name], record)]
             if tool.platform == "dart" and "corp_code" in tool.params and tool.name != "dart_list":
                 for company in simulator.world.finance.companies[:150]:
-                    for record in execute(tool, {**tool.examples[0], "corp_code": company.corp_code}, client,
-                                          "sim-key").records:
+                    for record in execute(
+                        tool, {**tool.examples[0], "corp_code": company.corp_code}, client, "sim-key"
+                    ).records:
                         problems += record_problems(SPECS[tool.name], record)
     assert sorted(set(problems))[:20] == []
     assert answered == set(catalog.names)
@@ -116,8 +126,10 @@ def test_the_catalog_output_schema_agrees_with_the_spec(catalog):
         envelope = tool.http.envelope
         assert spec.envelope["records"] == envelope.records[0], tool.name
         for role in ("total", "code"):
-            assert spec.envelope.get(role) == (getattr(envelope, role)[0] if getattr(envelope, role) else None), \
-                (tool.name, role)
+            assert spec.envelope.get(role) == (getattr(envelope, role)[0] if getattr(envelope, role) else None), (
+                tool.name,
+                role,
+            )
         assert spec.paging.get("max") == tool.http.pagination.max_size, tool.name
 
 
@@ -140,8 +152,9 @@ def test_paging_caps_hold_in_the_simulator(catalog):
             protocol = registry().endpoint_for_tool(tool.name).protocol
             enforced = SPECS[tool.name].paging.get("enforced", True)
             if pagination.style != "none":
-                assert getattr(protocol, "max_size", getattr(protocol, "max_page_count", None)) == \
-                    (cap if enforced else None), tool.name
+                assert getattr(protocol, "max_size", getattr(protocol, "max_page_count", None)) == (
+                    cap if enforced else None
+                ), tool.name
             if cap is None or pagination.style == "none":
                 continue
             for size in (cap, cap + 1):
@@ -153,8 +166,12 @@ def test_paging_caps_hold_in_the_simulator(catalog):
                 if size == cap or not enforced:
                     assert result.outcome == "ok", (tool.name, size, result.code)
                 else:
-                    assert result.outcome == "structural_error" or 0 < len(result.records) <= cap, \
-                        (tool.name, size, result.outcome, len(result.records))
+                    assert result.outcome == "structural_error" or 0 < len(result.records) <= cap, (
+                        tool.name,
+                        size,
+                        result.outcome,
+                        len(result.records),
+                    )
 
 
 # -- the checker itself ------------------------------------------------------------------------------
@@ -182,8 +199,9 @@ def test_non_digit_text_breaks_a_digit_format(text):
 
 
 def test_a_platform_may_say_none_its_own_way():
-    spec = EndpointSpec("t", "p", "/r", ("a test",), (FieldSpec("a", "string", "comma_int", True),), {}, {},
-                        (None, "", " ", "-"))
+    spec = EndpointSpec(
+        "t", "p", "/r", ("a test",), (FieldSpec("a", "string", "comma_int", True),), {}, {}, (None, "", " ", "-")
+    )
     assert record_problems(spec, {"a": "-"}) == [] and record_problems(spec, {"a": "1,000"}) == []
     assert record_problems(spec, {"a": "n/a"}) == ["t: a 'n/a' is not comma_int"]
     assert value_problem(FieldSpec("a", "string", "comma_int", True), "-") == "a '-' is not comma_int"
@@ -196,33 +214,71 @@ def test_the_checker_names_missing_unknown_empty_and_mistyped_fields():
     problems = record_problems(spec, {"a": "20260230", "b": "3", "x": 1})
     assert problems == ["t: unknown field x", "t: a '20260230' is not ymd", "t: b should be integer, not str '3'"]
     assert record_problems(spec, {"b": 1}) == ["t: missing field a"]
-    assert record_problems(spec, {"a": "", "b": 1.5}) == ["t: a is empty ('') but not optional",
-                                                         "t: b should be integer, not float 1.5"]
+    assert record_problems(spec, {"a": "", "b": 1.5}) == [
+        "t: a is empty ('') but not optional",
+        "t: b should be integer, not float 1.5",
+    ]
     assert value_problem(FieldSpec("m", "string", "comma_int"), "   229,200") is None
     assert value_problem(FieldSpec("m", "string", "decimal"), ".11") is None
     assert set(FORMATS) >= {"ymd", "ym", "int", "decimal", "comma_int", "yn"}
 
 
-@pytest.mark.parametrize("document,message", [
-    ([], "must hold a mapping"),
-    ({"platform": "p", "sources": ["x"], "endpoints": {"t": {"fields": {"a": {"type": "text"}}, "sources": ["s"]}}},
-     "endpoints.t.fields.a: type must be one of"),
-    ({"platform": "p", "sources": ["x"], "endpoints": {"t": {"fields": {"a": {"type": "integer", "format": "ymd"}},
-                                                             "sources": ["s"]}}}, "string fields only"),
-    ({"platform": "p", "sources": ["x"], "endpoints": {"t": {"fields": {"a": {"type": "string", "format": "ymdd"}},
-                                                             "sources": ["s"]}}}, "format must be one of"),
-    ({"platform": "p", "sources": ["x"], "endpoints": {"t": {"fields": {"a": {"type": "string"}}}}},
-     "endpoints.t.sources: sources must be"),
-    ({"platform": "p", "endpoints": {}}, "x.yaml sources: sources must be"),
-    ({"platform": "p", "sources": ["x"], "extra": 1}, "unknown key 'extra'"),
-    ({"platform": "p", "sources": ["x"], "endpoints": ["t"]}, "endpoints must be a mapping, not list"),
-    ({"platform": "p", "sources": ["x"], "codes": ["000"]}, "codes must be a mapping"),
-    ({"platform": "p", "sources": ["x"], "empty": "-"}, "empty must be a list of strings"),
-    ({"platform": "p", "sources": ["x"], "endpoints": {"t": {"fields": {"a": {"type": "string"}}, "sources": ["s"],
-                                                             "envelope": ["records"]}}}, "envelope must be a mapping"),
-    ({"platform": "p", "sources": ["x"], "envelope": {"records": 3}, "endpoints": {
-        "t": {"fields": {"a": {"type": "string"}}, "sources": ["s"]}}}, "envelope paths must be strings"),
-])
+@pytest.mark.parametrize(
+    "document,message",
+    [
+        ([], "must hold a mapping"),
+        (
+            {
+                "platform": "p",
+                "sources": ["x"],
+                "endpoints": {"t": {"fields": {"a": {"type": "text"}}, "sources": ["s"]}},
+            },
+            "endpoints.t.fields.a: type must be one of",
+        ),
+        (
+            {
+                "platform": "p",
+                "sources": ["x"],
+                "endpoints": {"t": {"fields": {"a": {"type": "integer", "format": "ymd"}}, "sources": ["s"]}},
+            },
+            "string fields only",
+        ),
+        (
+            {
+                "platform": "p",
+                "sources": ["x"],
+                "endpoints": {"t": {"fields": {"a": {"type": "string", "format": "ymdd"}}, "sources": ["s"]}},
+            },
+            "format must be one of",
+        ),
+        (
+            {"platform": "p", "sources": ["x"], "endpoints": {"t": {"fields": {"a": {"type": "string"}}}}},
+            "endpoints.t.sources: sources must be",
+        ),
+        ({"platform": "p", "endpoints": {}}, "x.yaml sources: sources must be"),
+        ({"platform": "p", "sources": ["x"], "extra": 1}, "unknown key 'extra'"),
+        ({"platform": "p", "sources": ["x"], "endpoints": ["t"]}, "endpoints must be a mapping, not list"),
+        ({"platform": "p", "sources": ["x"], "codes": ["000"]}, "codes must be a mapping"),
+        ({"platform": "p", "sources": ["x"], "empty": "-"}, "empty must be a list of strings"),
+        (
+            {
+                "platform": "p",
+                "sources": ["x"],
+                "endpoints": {"t": {"fields": {"a": {"type": "string"}}, "sources": ["s"], "envelope": ["records"]}},
+            },
+            "envelope must be a mapping",
+        ),
+        (
+            {
+                "platform": "p",
+                "sources": ["x"],
+                "envelope": {"records": 3},
+                "endpoints": {"t": {"fields": {"a": {"type": "string"}}, "sources": ["s"]}},
+            },
+            "envelope paths must be strings",
+        ),
+    ],
+)
 def test_malformed_spec_files_are_errors_that_name_the_place(document, message):
     with pytest.raises(SimError, match=message.replace("(", r"\(").replace(".", r"\.")):
         parse_platform("x", document)

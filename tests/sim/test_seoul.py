@@ -33,8 +33,14 @@ def test_success_envelope_and_row_shape(client):
     stations = sum(len(s) for _, s in SUBWAY_LINES)
     assert service["list_total_count"] == stations and 550 <= stations <= 620
     assert len(service["row"]) == 3
-    assert set(service["row"][0]) == {"USE_YMD", "SBWY_ROUT_LN_NM", "SBWY_STNS_NM", "GTON_TNOPE", "GTOFF_TNOPE",
-                                      "REG_YMD"}
+    assert set(service["row"][0]) == {
+        "USE_YMD",
+        "SBWY_ROUT_LN_NM",
+        "SBWY_STNS_NM",
+        "GTON_TNOPE",
+        "GTOFF_TNOPE",
+        "REG_YMD",
+    }
     assert service["row"][0]["USE_YMD"] == "20260825"
 
 
@@ -61,32 +67,38 @@ def test_any_valid_window_is_the_matching_slice(start, size):
     with httpx.Client(transport=SimTransport(_WINDOW_SIM)) as client:
         full = body_of(client, "/sim-key/json/CardSubwayStatsNew/1/1000/20260825")["CardSubwayStatsNew"]["row"]
         body = body_of(client, f"/sim-key/json/CardSubwayStatsNew/{start}/{start + size - 1}/20260825")
-    expected = full[start - 1:start - 1 + size]
+    expected = full[start - 1 : start - 1 + size]
     if expected:
         assert body["CardSubwayStatsNew"]["row"] == expected
     else:
         assert body == {"RESULT": {"CODE": "INFO-200", "MESSAGE": "해당하는 데이터가 없습니다."}}
 
 
-@pytest.mark.parametrize("path, code", [
-    ("/sim-key/json/CardSubwayStatsNew/1/1001/20260825", "ERROR-336"),
-    ("/sim-key/json/CardSubwayStatsNew/5/2/20260825", "ERROR-334"),
-    ("/sim-key/json/CardSubwayStatsNew/0/2/20260825", "ERROR-331"),
-    ("/sim-key/json/CardSubwayStatsNew/a/2/20260825", "ERROR-333"),
-    ("/sim-key/json/CardSubwayStatsNew/1/5", "ERROR-300"),
-    ("/sim-key/csv/CardSubwayStatsNew/1/5/20260825", "ERROR-301"),
-    ("/sim-key/json/NoSuchService/1/5", "ERROR-310"),
-    ("/sim-key/json/CardSubwayStatsNew/1/5/20260902", "INFO-200"),
-])
+@pytest.mark.parametrize(
+    "path, code",
+    [
+        ("/sim-key/json/CardSubwayStatsNew/1/1001/20260825", "ERROR-336"),
+        ("/sim-key/json/CardSubwayStatsNew/5/2/20260825", "ERROR-334"),
+        ("/sim-key/json/CardSubwayStatsNew/0/2/20260825", "ERROR-331"),
+        ("/sim-key/json/CardSubwayStatsNew/a/2/20260825", "ERROR-333"),
+        ("/sim-key/json/CardSubwayStatsNew/1/5", "ERROR-300"),
+        ("/sim-key/csv/CardSubwayStatsNew/1/5/20260825", "ERROR-301"),
+        ("/sim-key/json/NoSuchService/1/5", "ERROR-310"),
+        ("/sim-key/json/CardSubwayStatsNew/1/5/20260902", "INFO-200"),
+    ],
+)
 def test_errors_are_a_bare_result(client, path, code):
     body = body_of(client, path)
     assert list(body) == ["RESULT"] and body["RESULT"]["CODE"] == code and body["RESULT"]["MESSAGE"]
 
 
 def test_invalid_key_and_the_sample_key(client, call):
-    assert body_of(client, "/wrong/json/CardSubwayStatsNew/1/5/20260825") == {"RESULT": {
-        "CODE": "INFO-100",
-        "MESSAGE": "인증키가 유효하지 않습니다. 인증키가 없는 경우, 열린 데이터 광장 홈페이지에서 인증키를 신청하십시오."}}
+    assert body_of(client, "/wrong/json/CardSubwayStatsNew/1/5/20260825") == {
+        "RESULT": {
+            "CODE": "INFO-100",
+            "MESSAGE": "인증키가 유효하지 않습니다. 인증키가 없는 경우, 열린 데이터 광장 홈페이지에서 인증키를 신청하십시오.",
+        }
+    }
     assert call(SUBWAY, key="wrong", USE_YMD="20260825").outcome == "environmental_error"
     sample = body_of(client, "/sample/json/CardSubwayStatsNew/1/5/20260825")
     assert len(sample["CardSubwayStatsNew"]["row"]) == 5
@@ -166,7 +178,11 @@ def test_every_dataset_answers_its_catalog_fields(call, catalog, spec):
     result = call(spec.tool, **tool.examples[0])
     assert result.outcome == "ok"
     # a spec names its columns as first published; the catalog reads them under today's names
-    assert set(result.records[0]) == set(tool.output_fields) == set(current_names(spec.tool, {c.name: 0 for c in spec.columns}))
+    assert (
+        set(result.records[0])
+        == set(tool.output_fields)
+        == set(current_names(spec.tool, {c.name: 0 for c in spec.columns}))
+    )
 
 
 def test_same_seed_same_bytes_other_seed_other_world():
@@ -193,15 +209,31 @@ def test_over_the_real_loopback_server(server_url, catalog):
 def test_ridership_field_names_changed_on_a_date_and_older_snapshots_keep_the_old_ones(catalog):
     """The datasets were published as USE_DT/RIDE_PASGR_NUM … and renamed (USE_YMD/GTON_TNOPE …) later."""
     old_subway = {"USE_DT", "LINE_NUM", "SUB_STA_NM", "RIDE_PASGR_NUM", "ALIGHT_PASGR_NUM", "WORK_DT"}
-    old_bus = {"USE_DT", "BUS_ROUTE_ID", "BUS_ROUTE_NO", "BUS_ROUTE_NM", "STND_BSST_ID", "BSST_ARS_NO", "BUS_STA_NM",
-               "RIDE_PASGR_NUM", "ALIGHT_PASGR_NUM", "WORK_DT"}
+    old_bus = {
+        "USE_DT",
+        "BUS_ROUTE_ID",
+        "BUS_ROUTE_NO",
+        "BUS_ROUTE_NM",
+        "STND_BSST_ID",
+        "BSST_ARS_NO",
+        "BUS_STA_NM",
+        "RIDE_PASGR_NUM",
+        "ALIGHT_PASGR_NUM",
+        "WORK_DT",
+    }
     for as_of, subway_fields, bus_fields in (
-            ("2024-07-31", old_subway, old_bus),
-            ("2024-08-01", set(catalog.get(SUBWAY).output_fields),
-             set(catalog.get("seoul_card_bus_statistics_service_new").output_fields))):
+        ("2024-07-31", old_subway, old_bus),
+        (
+            "2024-08-01",
+            set(catalog.get(SUBWAY).output_fields),
+            set(catalog.get("seoul_card_bus_statistics_service_new").output_fields),
+        ),
+    ):
         simulator = Simulator(seed=0, as_of=as_of)
         for service, fields in (("CardSubwayStatsNew", subway_fields), ("CardBusStatisticsServiceNew", bus_fields)):
-            body = json.loads(simulator.get(f"http://openapi.seoul.go.kr:8088/sim-key/json/{service}/1/2/20240725").body)
+            body = json.loads(
+                simulator.get(f"http://openapi.seoul.go.kr:8088/sim-key/json/{service}/1/2/20240725").body
+            )
             assert {k for row in body[service]["row"] for k in row} == fields, (as_of, service)
     assert "GTON_TNOPE" in catalog.get(SUBWAY).output_fields and "REG_YMD" in catalog.get(SUBWAY).output_fields
     # the rename is history: it holds without drift and under a timeline of one's own

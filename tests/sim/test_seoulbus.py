@@ -55,8 +55,7 @@ def test_a_route_comes_whole_in_one_response_and_page_parameters_change_nothing(
     assert result.outcome == "ok" and len(result.records) == len(day_route.stations) > 10
     assert [r["seq"] for r in result.records] == [str(i) for i in range(1, len(day_route.stations) + 1)]
     plain = _get(client, "busRouteInfo/getStaionByRoute", busRouteId=day_route.route_id).content
-    paged = _get(client, "busRouteInfo/getStaionByRoute", busRouteId=day_route.route_id, pageNo=2,
-                 numOfRows=5).content
+    paged = _get(client, "busRouteInfo/getStaionByRoute", busRouteId=day_route.route_id, pageNo=2, numOfRows=5).content
     assert plain == paged
 
 
@@ -91,8 +90,9 @@ def test_no_data_codes_name_what_was_missing(client, call, night_route):
 
 
 def test_an_unregistered_key_is_header_code_7_and_a_missing_key_is_http_401(client, catalog):
-    root = ET.fromstring(client.get(f"{BASE}/stationinfo/getStationByName",
-                                    params={"serviceKey": "wrong", "stSrch": "역"}).content)
+    root = ET.fromstring(
+        client.get(f"{BASE}/stationinfo/getStationByName", params={"serviceKey": "wrong", "stSrch": "역"}).content
+    )
     assert root.tag == "ServiceResult" and root.findtext("msgHeader/headerCd") == "7"
     assert root.findtext("msgHeader/headerMsg") == "SERVICE KEY IS NOT REGISTERED ERROR."
     missing = client.get(f"{BASE}/stationinfo/getStationByName", params={"stSrch": "역"})
@@ -133,16 +133,30 @@ def test_route_calls_take_the_route_id_not_its_number(call, day_route):
 def test_arrival_by_route_needs_st_id_and_its_seq_as_ord(call, day_route):
     stations = call("seoulbus_get_staion_by_route", busRouteId=day_route.route_id).records
     row = stations[len(stations) // 2]
-    hit = call("seoulbus_get_arr_info_by_route", stId=row["station"], busRouteId=day_route.route_id,
-               ord=int(row["seq"]))
+    hit = call(
+        "seoulbus_get_arr_info_by_route", stId=row["station"], busRouteId=day_route.route_id, ord=int(row["seq"])
+    )
     assert hit.outcome == "ok" and hit.records[0]["stNm"] == row["stationNm"]
     assert hit.records[0]["staOrd"] == row["seq"]
-    assert call("seoulbus_get_arr_info_by_route", stId=row["arsId"], busRouteId=day_route.route_id,
-                ord=int(row["seq"])).outcome == "empty"  # arsId in place of stId
-    assert call("seoulbus_get_arr_info_by_route", stId=row["station"], busRouteId=day_route.route_id,
-                ord=int(row["seq"]) + 1).outcome == "empty"
-    assert call("seoulbus_get_arr_info_by_route", stId=row["station"], busRouteId=day_route.route_id,
-                ord="first").code == "2"
+    assert (
+        call(
+            "seoulbus_get_arr_info_by_route", stId=row["arsId"], busRouteId=day_route.route_id, ord=int(row["seq"])
+        ).outcome
+        == "empty"
+    )  # arsId in place of stId
+    assert (
+        call(
+            "seoulbus_get_arr_info_by_route",
+            stId=row["station"],
+            busRouteId=day_route.route_id,
+            ord=int(row["seq"]) + 1,
+        ).outcome
+        == "empty"
+    )
+    assert (
+        call("seoulbus_get_arr_info_by_route", stId=row["station"], busRouteId=day_route.route_id, ord="first").code
+        == "2"
+    )
 
 
 def test_arrival_messages_and_bus_positions_agree(call, day_route):
@@ -174,8 +188,10 @@ def test_same_seed_same_bytes_other_seed_other_world(client):
 
 
 def test_served_on_loopback_with_the_real_host_as_first_segment(server_url, day_route):
-    response = httpx.get(f"{server_url}/ws.bus.go.kr/api/rest/busRouteInfo/getRouteInfo",
-                         params={"serviceKey": KEY, "busRouteId": day_route.route_id})
+    response = httpx.get(
+        f"{server_url}/ws.bus.go.kr/api/rest/busRouteInfo/getRouteInfo",
+        params={"serviceKey": KEY, "busRouteId": day_route.route_id},
+    )
     root = ET.fromstring(response.content)
     assert response.status_code == 200 and root.findtext("msgHeader/headerCd") == "0"
     assert root.findtext("msgBody/itemList/busRouteId") == day_route.route_id

@@ -13,8 +13,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _start(*args):
-    return subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "sim", "serve", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "cli.py"), "sim", "serve", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_serve_answers_real_paths_under_the_host_segment():
@@ -23,12 +27,17 @@ def test_serve_answers_real_paths_under_the_host_segment():
         line = process.stderr.readline()
         port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", line).group(1))
         base = f"http://127.0.0.1:{port}"
-        ok = httpx.get(f"{base}/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
-                       params={"serviceKey": "sim-key", "resultType": "json", "srtnCd": "069540",
-                               "basDt": "20260831"}, timeout=10)
+        ok = httpx.get(
+            f"{base}/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
+            params={"serviceKey": "sim-key", "resultType": "json", "srtnCd": "069540", "basDt": "20260831"},
+            timeout=10,
+        )
         assert ok.json()["response"]["body"]["items"]["item"]["clpr"] == "1680"
-        bad = httpx.get(f"{base}/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
-                        params={"serviceKey": "wrong", "resultType": "json"}, timeout=10)
+        bad = httpx.get(
+            f"{base}/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
+            params={"serviceKey": "wrong", "resultType": "json"},
+            timeout=10,
+        )
         assert b"SERVICE_KEY_IS_NOT_REGISTERED_ERROR" in bad.content
         # Seoul's real base URL carries its port; a client rerouted with the host as written keeps it.
         seoul = "openapi.seoul.go.kr{}/sample/json/CardSubwayStatsNew/1/5/20260825"

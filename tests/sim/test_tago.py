@@ -46,8 +46,9 @@ def long_route(network):
 
 
 def test_envelope_is_the_data_go_kr_one_with_json_numbers(client, long_route):
-    doc = _json(client, "BusRouteInfoInqireService/getRouteAcctoThrghSttnList", cityCode=SEJONG,
-                routeId=long_route.route_id)
+    doc = _json(
+        client, "BusRouteInfoInqireService/getRouteAcctoThrghSttnList", cityCode=SEJONG, routeId=long_route.route_id
+    )
     assert doc["response"]["header"] == {"resultCode": "00", "resultMsg": "NORMAL SERVICE."}
     body = doc["response"]["body"]
     assert set(body) == {"items", "numOfRows", "pageNo", "totalCount"}
@@ -69,8 +70,10 @@ def test_city_list_has_real_metro_codes_first_and_no_seoul(call):
 
 
 def test_a_route_list_pages_and_the_pages_add_up_to_total_count(call, network):
-    first, second = call("tago_get_route_no_list", cityCode=SEJONG), \
-        call("tago_get_route_no_list", cityCode=SEJONG, pageNo=2)
+    first, second = (
+        call("tago_get_route_no_list", cityCode=SEJONG),
+        call("tago_get_route_no_list", cityCode=SEJONG, pageNo=2),
+    )
     assert first.total_count == len(network.routes) > 10
     assert len(first.records) == 10 and first.records != second.records
     seen, page = [], 1
@@ -89,8 +92,16 @@ def test_any_page_size_tiles_a_route_without_overlap_or_loss(client, long_route,
     ords: list[int] = []
     page = 1
     while True:
-        items = _items(_json(client, "BusRouteInfoInqireService/getRouteAcctoThrghSttnList", cityCode=SEJONG,
-                             routeId=long_route.route_id, numOfRows=size, pageNo=page))
+        items = _items(
+            _json(
+                client,
+                "BusRouteInfoInqireService/getRouteAcctoThrghSttnList",
+                cityCode=SEJONG,
+                routeId=long_route.route_id,
+                numOfRows=size,
+                pageNo=page,
+            )
+        )
         if not items:
             break
         assert len(items) <= size
@@ -100,8 +111,9 @@ def test_any_page_size_tiles_a_route_without_overlap_or_loss(client, long_route,
 
 
 def test_route_runs_up_to_the_turnaround_then_down(call, long_route):
-    records = call("tago_get_route_accto_thrgh_sttn_list", cityCode=SEJONG, routeId=long_route.route_id,
-                   numOfRows=500).records
+    records = call(
+        "tago_get_route_accto_thrgh_sttn_list", cityCode=SEJONG, routeId=long_route.route_id, numOfRows=500
+    ).records
     codes = [r["updowncd"] for r in records]
     assert codes == sorted(codes) and codes[0] == 0 and codes[-1] == 1
     turn = codes.index(1)
@@ -120,8 +132,9 @@ def test_nothing_found_is_a_normal_empty_page_not_a_nodata_code(client, call):
 
 
 def test_invalid_key_is_the_gateway_xml_even_when_json_was_asked(client, catalog):
-    response = client.get(f"{BASE}/BusRouteInfoInqireService/getCtyCodeList",
-                          params={"serviceKey": "wrong", "_type": "json"})
+    response = client.get(
+        f"{BASE}/BusRouteInfoInqireService/getCtyCodeList", params={"serviceKey": "wrong", "_type": "json"}
+    )
     root = ET.fromstring(response.content)
     assert response.status_code == 200 and root.tag == "OpenAPI_ServiceResponse"
     assert root.findtext("cmmMsgHeader/returnReasonCode") == "30"
@@ -175,8 +188,9 @@ def test_identifier_chain_city_route_stops_arrivals_positions(call):
     # A stop just past a bus has that route coming.
     bus = buses.records[-1]
     target = stops[bus["nodeord"]]["nodeid"]  # nodeord is 1-based: this is the next stop
-    coming = call("tago_get_sttn_accto_spcify_route_bus_arvl_prearnge_info_list", cityCode=str(city),
-                  nodeId=target, routeId=route)
+    coming = call(
+        "tago_get_sttn_accto_spcify_route_bus_arvl_prearnge_info_list", cityCode=str(city), nodeId=target, routeId=route
+    )
     assert coming.outcome == "ok" and coming.records[0]["arrprevstationcnt"] == 1
     through = call("tago_get_sttn_thrgh_route_list", cityCode=str(city), nodeid=target)
     assert route in {r["routeid"] for r in through.records}
@@ -207,8 +221,10 @@ def test_same_seed_same_bytes_other_seed_other_world(client):
 
 def test_arrivals_follow_the_as_of_date_not_the_clock(network):
     stop = network.stops[0]
-    url = f"{BASE}/ArvlInfoInqireService/getSttnAcctoArvlPrearngeInfoList?serviceKey={KEY}&_type=json" \
-          f"&cityCode={SEJONG}&nodeId={stop.node_id}"
+    url = (
+        f"{BASE}/ArvlInfoInqireService/getSttnAcctoArvlPrearngeInfoList?serviceKey={KEY}&_type=json"
+        f"&cityCode={SEJONG}&nodeId={stop.node_id}"
+    )
 
     def body(as_of: str) -> bytes:
         return httpx.Client(transport=SimTransport(Simulator(seed=0, as_of=as_of, drift=False))).get(url).content
@@ -225,14 +241,17 @@ def test_drift_changes_the_normal_code_and_makes_vehicle_type_nullable(catalog):
     tool = catalog.get("tago_get_sttn_accto_arvl_prearnge_info_list")
     types = []
     for stop in simulator.world.transit.tago_network(SEJONG).stops[:20]:
-        types += [r["vehicletp"] for r in execute(tool, {"cityCode": SEJONG, "nodeId": stop.node_id}, later,
-                                                   KEY).records]
+        types += [
+            r["vehicletp"] for r in execute(tool, {"cityCode": SEJONG, "nodeId": stop.node_id}, later, KEY).records
+        ]
     assert None in types and {"일반차량", "저상버스"} & set(types)
 
 
 def test_served_on_loopback_with_the_real_host_as_first_segment(server_url):
-    response = httpx.get(f"{server_url}/apis.data.go.kr/1613000/BusRouteInfoInqireService/getCtyCodeList",
-                         params={"serviceKey": KEY, "_type": "json", "numOfRows": 3, "pageNo": 2})
+    response = httpx.get(
+        f"{server_url}/apis.data.go.kr/1613000/BusRouteInfoInqireService/getCtyCodeList",
+        params={"serviceKey": KEY, "_type": "json", "numOfRows": 3, "pageNo": 2},
+    )
     doc = response.json()
     assert response.status_code == 200 and doc["response"]["body"]["pageNo"] == 2
     assert [i["citycode"] for i in doc["response"]["body"]["items"]["item"]] == [23, 24, 25]

@@ -14,15 +14,30 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-STAGES = ["graph-build", "graph-prune", "synth", "filter", "bench-oracle", "bench-skip-lookup", "bench-first-page",
-          "audit", "drift"]
+STAGES = [
+    "graph-build",
+    "graph-prune",
+    "synth",
+    "filter",
+    "bench-oracle",
+    "bench-skip-lookup",
+    "bench-first-page",
+    "audit",
+    "drift",
+]
 
 
 def pipeline(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_PROXY": "*"}
     env.pop("KOPA_STORE", None)
-    return subprocess.run([sys.executable, "-m", "kopa_replay", "pipeline", "run", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "kopa_replay", "pipeline", "run", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def said(result: subprocess.CompletedProcess) -> dict[str, str]:
@@ -95,8 +110,9 @@ def test_a_stage_whose_output_was_damaged_runs_again_and_what_follows_it_is_skip
     # the filter runs again and writes the same corpus, so the audit's inputs are unchanged: it is skipped
     assert events["filter"] == "done" and events["synth"] == "skipped" and events["audit"] == "skipped"
     assert (out / "filter" / "stats.md").read_text(encoding="utf-8") != "edited by hand\n"
-    assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["digest"] == \
-        json.loads(result.stdout)["digest"]
+    assert (
+        json.loads((out / "manifest.json").read_text(encoding="utf-8"))["digest"] == json.loads(result.stdout)["digest"]
+    )
 
 
 def test_a_bad_preset_or_snapshot_is_one_error_line(tmp_path):

@@ -20,10 +20,12 @@ from kopa_replay.stages.pytest_plugin import RECORD_MODES, KopaSettings, kopa_se
 pytest_plugins = ["pytester"]
 
 PLUGIN = "kopa_replay.stages.pytest_plugin"
-PRICE = ("https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
-         "?serviceKey=sim-key&resultType=json&srtnCd=069540&basDt={day}")
+PRICE = (
+    "https://apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
+    "?serviceKey=sim-key&resultType=json&srtnCd=069540&basDt={day}"
+)
 
-TESTS = f'''
+TESTS = f"""
 import pytest
 from kopa_replay.catalog import builtin_catalog
 from kopa_replay.env import call_tool
@@ -39,7 +41,7 @@ def test_client(kopa_client):
 def test_source(kopa_source):
     result = call_tool(builtin_catalog(), "dart_corp_code", {{"corp_name": "라이트론"}}, kopa_source)
     assert result.outcome == "ok" and result.records[0]["corp_code"] == "00439743"
-'''
+"""
 
 
 def _import_every_module() -> None:
@@ -97,9 +99,15 @@ def test_an_unrecorded_request_fails_the_test_with_a_cassette_miss(inner, no_net
     inner.makepyfile(test_new=TESTS.replace('day="20260831"', 'day="20260828"'))
     result = inner.runpytest("test_new.py")
     result.assert_outcomes(passed=0, failed=2)
-    result.stdout.fnmatch_lines([("*CassetteMiss: cassette miss: GET https://apis.data.go.kr/*serviceKey=**"
-                                  "*basDt=20260828 was not recorded in snapshot '2026-09-01'*"),
-                                 "*tool 'dart_corp_code'*not recorded*"])
+    result.stdout.fnmatch_lines(
+        [
+            (
+                "*CassetteMiss: cassette miss: GET https://apis.data.go.kr/*serviceKey=**"
+                "*basDt=20260828 was not recorded in snapshot '2026-09-01'*"
+            ),
+            "*tool 'dart_corp_code'*not recorded*",
+        ]
+    )
 
 
 def test_replay_or_record_fills_only_the_gaps(inner, no_network):
@@ -123,20 +131,28 @@ def test_setup_mistakes_are_one_line_errors(inner):
     inner.makepyfile(test_unmarked="def test_unmarked(kopa_client):\n    pass\n")
     result = inner.runpytest("test_unmarked.py")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines([("*kopa-replay: test_unmarked.py::test_unmarked uses kopa_client/kopa_source "
-                                  "without @pytest.mark.kopa_snapshot(\"SNAPSHOT\")*")])
+    result.stdout.fnmatch_lines(
+        [
+            (
+                "*kopa-replay: test_unmarked.py::test_unmarked uses kopa_client/kopa_source "
+                'without @pytest.mark.kopa_snapshot("SNAPSHOT")*'
+            )
+        ]
+    )
     result = inner.runpytest("test_recorded.py")  # replay before anything was recorded
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(["*kopa-replay: store */cassettes/kopa.sqlite does not exist*"])
 
 
 def test_the_options_are_documented(inner):
-    inner.runpytest("--help").stdout.fnmatch_lines([
-        "kopa-replay recorded snapshots:",
-        "*--kopa-record-mode={replay,record,replay-or-record,refresh,none}*",
-        "*--kopa-source=SOURCE*",
-        "*--kopa-store=PATH*",
-    ])
+    inner.runpytest("--help").stdout.fnmatch_lines(
+        [
+            "kopa-replay recorded snapshots:",
+            "*--kopa-record-mode={replay,record,replay-or-record,refresh,none}*",
+            "*--kopa-source=SOURCE*",
+            "*--kopa-store=PATH*",
+        ]
+    )
     inner.runpytest("--markers").stdout.fnmatch_lines(["@pytest.mark.kopa_snapshot(name, store=None, seed=0*"])
 
 
@@ -146,28 +162,35 @@ def test_the_plugin_offers_every_recorder_mode():
 
 
 def _settings(args=("2026-09-01",), kwargs=None, mode="replay", store_option=None):
-    return kopa_settings(args, kwargs, mode=mode, source="sim", store_option=store_option, rootpath=Path("/root"),
-                         test="t.py::t")
+    return kopa_settings(
+        args, kwargs, mode=mode, source="sim", store_option=store_option, rootpath=Path("/root"), test="t.py::t"
+    )
 
 
 def test_settings_resolve_store_and_date():
     assert _settings(kwargs={"store": "c/k.sqlite"}) == KopaSettings(
-        "replay", "sim", "2026-09-01", Path("/root/c/k.sqlite"), 0, "2026-09-01")
-    assert _settings(args=("baseline",), kwargs={"seed": 3, "as_of": "2026-10-01"}, store_option="/s.sqlite") == \
-        KopaSettings("replay", "sim", "baseline", Path("/s.sqlite"), 3, "2026-10-01")
+        "replay", "sim", "2026-09-01", Path("/root/c/k.sqlite"), 0, "2026-09-01"
+    )
+    assert _settings(
+        args=("baseline",), kwargs={"seed": 3, "as_of": "2026-10-01"}, store_option="/s.sqlite"
+    ) == KopaSettings("replay", "sim", "baseline", Path("/s.sqlite"), 3, "2026-10-01")
     assert _settings(args=("baseline",), store_option="/s.sqlite").as_of is None
     assert _settings(mode="none").store is None
-    assert kopa_settings(None, None, mode="none", source="live", store_option=None, rootpath=Path("/"),
-                         test="t") == KopaSettings("none", "live", None, None, 0, None)
+    assert kopa_settings(
+        None, None, mode="none", source="live", store_option=None, rootpath=Path("/"), test="t"
+    ) == KopaSettings("none", "live", None, None, 0, None)
 
 
-@pytest.mark.parametrize("args, kwargs, mode, message", [
-    (None, None, "replay", "t.py::t uses kopa_client/kopa_source without"),
-    ((), {}, "record", "use @pytest.mark.kopa_snapshot"),
-    (("a", "b"), {}, "replay", "not kopa_snapshot('a', 'b')"),
-    (("a",), {"stroe": "x"}, "replay", "with stroe"),
-    (("a",), {}, "rewind", "--kopa-record-mode 'rewind' is not one of"),
-])
+@pytest.mark.parametrize(
+    "args, kwargs, mode, message",
+    [
+        (None, None, "replay", "t.py::t uses kopa_client/kopa_source without"),
+        ((), {}, "record", "use @pytest.mark.kopa_snapshot"),
+        (("a", "b"), {}, "replay", "not kopa_snapshot('a', 'b')"),
+        (("a",), {"stroe": "x"}, "replay", "with stroe"),
+        (("a",), {}, "rewind", "--kopa-record-mode 'rewind' is not one of"),
+    ],
+)
 def test_settings_refuse_mistakes(args, kwargs, mode, message):
     with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
         kopa_settings(args, kwargs, mode=mode, source="sim", store_option=None, rootpath=Path("/"), test="t.py::t")

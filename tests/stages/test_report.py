@@ -20,8 +20,14 @@ from click.testing import CliRunner
 from kopa_replay.cli import cli
 from kopa_replay.errors import UsageError
 from kopa_replay.record.store import shipped_store_path
-from kopa_replay.stages.report import (collect, failure_reasons, generalize_reason, render_html, render_markdown,
-                                       write_report)
+from kopa_replay.stages.report import (
+    collect,
+    failure_reasons,
+    generalize_reason,
+    render_html,
+    render_markdown,
+    write_report,
+)
 
 AGENTS = ("oracle", "skip-lookup", "first-page")
 
@@ -53,14 +59,30 @@ def out(tmp_path_factory) -> Path:
         _invoke("bench", "run", "--agent", agent, "--out", str(out / "bench" / agent), "--store", str(store), "--json")
     (out / "audit").mkdir()
     (out / "audit" / "audit.json").write_text(
-        _invoke("bench", "audit", "--train", str(out / "synth" / "trajectories.jsonl"), "--json"), encoding="utf-8")
+        _invoke("bench", "audit", "--train", str(out / "synth" / "trajectories.jsonl"), "--json"), encoding="utf-8"
+    )
     (out / "drift").mkdir()
     (out / "drift" / "drift.json").write_text(
-        _invoke("refresh", "--store", str(store), "--base", "2026-09-01", "--snapshot", "2026-12-01",
-                "--as-of", "2026-12-01", "--no-bench", "--format", "json"), encoding="utf-8")
+        _invoke(
+            "refresh",
+            "--store",
+            str(store),
+            "--base",
+            "2026-09-01",
+            "--snapshot",
+            "2026-12-01",
+            "--as-of",
+            "2026-12-01",
+            "--no-bench",
+            "--format",
+            "json",
+        ),
+        encoding="utf-8",
+    )
     # what the pipeline's drift stage notes beside drift.json (the JSON itself does not name the two snapshots)
     (out / "drift" / "compared.json").write_text(
-        json.dumps({"after": "2026-12-01", "before": "2026-09-01", "refreshed": True}), encoding="utf-8")
+        json.dumps({"after": "2026-12-01", "before": "2026-09-01", "refreshed": True}), encoding="utf-8"
+    )
     write_report(out)
     return out
 
@@ -123,14 +145,14 @@ def page(text: str) -> _Page:
 
 def table_with(tables, header: tuple[str, ...], *, exact: bool = False) -> list[list[str]]:
     """The table whose header starts with (``exact``: is) ``header``, as a list of rows (header first)."""
-    found = [t for t in tables if tuple(t[0] if exact else t[0][:len(header)]) == header]
+    found = [t for t in tables if tuple(t[0] if exact else t[0][: len(header)]) == header]
     assert len(found) == 1, f"{len(found)} tables with header {header}"
     return found[0]
 
 
 def row(table, first: str, *more: str) -> dict[str, str]:
     """The row whose first cells are ``first, *more``, as {column header: cell}."""
-    rows = [r for r in table[1:] if tuple(r[:1 + len(more)]) == (first, *more)]
+    rows = [r for r in table[1:] if tuple(r[: 1 + len(more)]) == (first, *more)]
     assert len(rows) == 1, f"{len(rows)} rows {(first, *more)} in {table[0]}"
     return dict(zip(table[0], rows[0]))
 
@@ -159,11 +181,13 @@ def test_markdown_and_html_hold_the_same_tables(tables, html_text):
 def test_pruning_figures_are_prune_json_beside_the_papers(out, tables):
     prune = load(out, "graph/prune.json")
     figures = table_with(tables, ("figure", "ours", "paper"))
-    paper = {"execution rate before pruning": ("exec_rate_before", "50.2%"),
-             "execution rate after pruning": ("exec_rate_after", "62.7%"),
-             "execution rate of the pruned links": ("exec_rate_pruned", "14.8%"),
-             "never succeeded, among pruned": ("never_succeeded_pruned", "70.5%"),
-             "never succeeded, among retained (tried)": ("never_succeeded_retained", "27.7%")}
+    paper = {
+        "execution rate before pruning": ("exec_rate_before", "50.2%"),
+        "execution rate after pruning": ("exec_rate_after", "62.7%"),
+        "execution rate of the pruned links": ("exec_rate_pruned", "14.8%"),
+        "never succeeded, among pruned": ("never_succeeded_pruned", "70.5%"),
+        "never succeeded, among retained (tried)": ("never_succeeded_retained", "27.7%"),
+    }
     for label, (key, theirs) in paper.items():
         assert row(figures, label) == {"figure": label, "ours": pct(prune[key]), "paper": theirs}
     assert row(figures, "candidate links")["ours"] == f"{prune['links_candidate']:,}"
@@ -171,19 +195,24 @@ def test_pruning_figures_are_prune_json_beside_the_papers(out, tables):
     assert row(figures, "recall of the cut (simulator truth)")["ours"] == fixed(prune["recall"])
     assert row(figures, "true-link retention (simulator truth)")["ours"] == fixed(prune["true_link_retention"])
     path = row(figures, "path pass rate, first → last iteration")
-    assert path["ours"] == f"{pct(prune['first_iteration']['path_pass_rate'])} → " \
-                           f"{pct(prune['last_iteration']['path_pass_rate'])}"
+    assert (
+        path["ours"] == f"{pct(prune['first_iteration']['path_pass_rate'])} → "
+        f"{pct(prune['last_iteration']['path_pass_rate'])}"
+    )
     assert path["paper"].startswith("+31 points")
 
     iterations = [json.loads(line) for line in (out / "graph/iterations.jsonl").read_text().splitlines()]
     shown = table_with(tables, ("iteration", "paths", "path pass rate"))
-    assert [r[:4] for r in shown[1:]] == [[str(it["iteration"]), str(it["paths"]), pct(it["path_pass_rate"]),
-                                          pct(it["step_success_rate"])] for it in iterations]
+    assert [r[:4] for r in shown[1:]] == [
+        [str(it["iteration"]), str(it["paths"]), pct(it["path_pass_rate"]), pct(it["step_success_rate"])]
+        for it in iterations
+    ]
 
     graph = load(out, "graph/graph.json")
     pruned = table_with(tables, ("link", "binding (parameter ← field)"))
-    assert {r[0] for r in pruned[1:]} <= {f"{link['source']} → {link['target']}" for link in graph["links"]
-                                           if link["pruned"]}
+    assert {r[0] for r in pruned[1:]} <= {
+        f"{link['source']} → {link['target']}" for link in graph["links"] if link["pruned"]
+    }
     assert len(pruned) - 1 == min(20, prune["links_pruned"])
 
 
@@ -239,8 +268,10 @@ def test_bench_pass_rates_are_each_agents_report(out, tables):
 def test_failure_reasons_count_failing_rollouts_per_axis(out, tables):
     failures = table_with(tables, ("agent", "axis", "failing rollouts", "reason"))
     assert not [r for r in failures[1:] if r[0] == "oracle"]
-    for agent, axis, phrase in (("first-page", "action", "only the first page was read"),
-                                ("skip-lookup", "action", "the code lookup was skipped")):
+    for agent, axis, phrase in (
+        ("first-page", "action", "only the first page was read"),
+        ("skip-lookup", "action", "the code lookup was skipped"),
+    ):
         report = load(out, f"bench/{agent}/report.json")
         results = [rollout[axis] for task in report["tasks"] for rollout in task["rollouts"]]
         failing = [r for r in results if not r["passed"]]
@@ -275,8 +306,9 @@ def test_drift_summary_is_drift_json(out, tables, markdown):
     breaking = [c for c in drift["changes"] if c["severity"] == "breaking"]
     assert breaking
     for change in breaking:
-        assert row(changes, "breaking", change["tool"], change["path"], change["kind"])["requests"] \
-            == str(len(change.get("requests", ())))
+        assert row(changes, "breaking", change["tool"], change["path"], change["kind"])["requests"] == str(
+            len(change.get("requests", ()))
+        )
 
 
 # -- the files -------------------------------------------------------------------------------------
@@ -290,8 +322,9 @@ def test_html_needs_no_network_and_inlines_both_plots(out, html_text):
     sources = [value for tag, name, value in parsed.attributes if name == "src"]
     prefix = "data:image/png;base64,"
     assert all(value.startswith(prefix) for value in sources)
-    assert sorted(base64.b64decode(value[len(prefix):]) for value in sources) \
-        == sorted((out / name).read_bytes() for name in ("graph/scatter.png", "graph/curves.png"))
+    assert sorted(base64.b64decode(value[len(prefix) :]) for value in sources) == sorted(
+        (out / name).read_bytes() for name in ("graph/scatter.png", "graph/curves.png")
+    )
 
 
 def test_markdown_links_the_plots_by_relative_path(out, markdown):
@@ -303,7 +336,7 @@ def test_markdown_links_the_plots_by_relative_path(out, markdown):
 
 def test_same_inputs_give_byte_identical_files(out, markdown, html_text):
     data = collect(out)
-    assert json.loads(json.dumps(data)) == data     # plain JSON
+    assert json.loads(json.dumps(data)) == data  # plain JSON
     images = {name: (out / name).read_bytes() for name in ("graph/scatter.png", "graph/curves.png")}
     assert render_markdown(data) == render_markdown(collect(out)) == markdown
     assert render_html(data, images) == render_html(collect(out), dict(reversed(images.items()))) == html_text
@@ -314,29 +347,39 @@ def test_same_inputs_give_byte_identical_files(out, markdown, html_text):
 
 def test_text_is_escaped_in_html_and_markdown(out):
     data = collect(out)
-    data["filter"]["discards"] = [{"trajectory_id": "t<b>1</b>", "stage": "judges", "check": "disclosed",
-                                   "detail": "<script>alert('x')</script> 서울 | 구로구 & co"}]
+    data["filter"]["discards"] = [
+        {
+            "trajectory_id": "t<b>1</b>",
+            "stage": "judges",
+            "check": "disclosed",
+            "detail": "<script>alert('x')</script> 서울 | 구로구 & co",
+        }
+    ]
     html_text = render_html(data, {})
     assert "<script>" not in html_text and "<b>1" not in html_text
     assert "&lt;script&gt;" in html_text and "서울 | 구로구 &amp; co" in html_text
     listed = table_with(page(html_text).tables, ("trajectory", "stage", "check", "detail"))
     assert listed[1] == ["t<b>1</b>", "judges", "disclosed", "<script>alert('x')</script> 서울 | 구로구 & co"]
     assert table_with(md_tables(render_markdown(data)), ("trajectory", "stage", "check", "detail")) == listed
-    assert "plot not available" in html_text      # no image bytes given: said, not linked
+    assert "plot not available" in html_text  # no image bytes given: said, not linked
 
 
 def test_a_partial_run_says_which_sections_did_not_run(out, tmp_path):
     shutil.copytree(out / "graph", tmp_path / "graph")
     shutil.copytree(out / "bench" / "oracle", tmp_path / "bench" / "oracle")
     (tmp_path / "drift").mkdir()
-    shutil.copyfile(out / "drift" / "drift.json", tmp_path / "drift" / "drift.json")   # without compared.json
+    shutil.copyfile(out / "drift" / "drift.json", tmp_path / "drift" / "drift.json")  # without compared.json
     result = write_report(tmp_path)
     markdown = result.markdown.read_text(encoding="utf-8")
     stages = table_with(md_tables(markdown), ("section", "status", "reads"))
     assert {r[0]: r[1] for r in stages[1:]} == {
-        "Phase A: link pruning": "ran", "Phase B: synthesized corpus": "did not run", "Filter": "did not run",
-        "KOPA-Bench: oracle and baselines": "ran", "Contamination audit": "did not run",
-        "Drift between snapshots": "ran"}
+        "Phase A: link pruning": "ran",
+        "Phase B: synthesized corpus": "did not run",
+        "Filter": "did not run",
+        "KOPA-Bench: oracle and baselines": "ran",
+        "Contamination audit": "did not run",
+        "Drift between snapshots": "ran",
+    }
     assert "Did not run: synth/stats.json not found." in markdown
     assert "Snapshots compared: not named (drift/compared.json not found)." in markdown
     assert "Not run: skip-lookup, first-page." in markdown
@@ -355,33 +398,63 @@ def test_an_unreadable_stage_output_is_an_error_naming_it(tmp_path):
 
 
 # -- failure reasons (pure) ------------------------------------------------------------------------
-@pytest.mark.parametrize("reason, kinds", [
-    ("no call to dart_corp_code(corp_name=삼성전자): the code lookup was skipped; "
-     "no call to dart_company(corp_code=00126380): the code lookup was skipped",
-     ["no call to TOOL(…): the code lookup was skipped"]),
-    ("record 101 of gg_public_library() was never read: only the first page was read (records 1–100 were)",
-     ["record N of TOOL(…) was never read: only the first page was read"]),
-    ("3 reference calls missing: a(x=1); b(y=2) ×2; 1 extra call: c(z=(주)한국) (1 failed call not counted)",
-     ["N reference calls missing: TOOL(…)", "1 extra call: TOOL(…)"]),
-    ("expected 2814910.8㎡ (±2.8149108), found 2,052,000.1", ["expected N, found N"]),
-    ("expected yes (예), found neither yes nor no in '알 수 없습니다'",
-     ["expected yes, found neither yes nor no in '…'"]),
-], ids=["skipped-lookups", "first-page-only", "call-lists", "numbers-with-units", "yes-no"])
+@pytest.mark.parametrize(
+    "reason, kinds",
+    [
+        (
+            "no call to dart_corp_code(corp_name=삼성전자): the code lookup was skipped; "
+            "no call to dart_company(corp_code=00126380): the code lookup was skipped",
+            ["no call to TOOL(…): the code lookup was skipped"],
+        ),
+        (
+            "record 101 of gg_public_library() was never read: only the first page was read (records 1–100 were)",
+            ["record N of TOOL(…) was never read: only the first page was read"],
+        ),
+        (
+            "3 reference calls missing: a(x=1); b(y=2) ×2; 1 extra call: c(z=(주)한국) (1 failed call not counted)",
+            ["N reference calls missing: TOOL(…)", "1 extra call: TOOL(…)"],
+        ),
+        ("expected 2814910.8㎡ (±2.8149108), found 2,052,000.1", ["expected N, found N"]),
+        (
+            "expected yes (예), found neither yes nor no in '알 수 없습니다'",
+            ["expected yes, found neither yes nor no in '…'"],
+        ),
+    ],
+    ids=["skipped-lookups", "first-page-only", "call-lists", "numbers-with-units", "yes-no"],
+)
 def test_generalize_reason_masks_what_differs_between_tasks(reason, kinds):
     assert generalize_reason(reason) == kinds
 
 
 def test_failure_reasons_count_each_rollout_once_per_kind():
-    report = {"tasks": [
-        {"id": "b", "rollouts": [{"response": {"passed": False, "reason": "expected 3, found 4"},
-                                  "action": {"passed": True, "reason": "all"},
-                                  "environment": {"passed": False, "reason": "no call to x(a=1); no call to y()"}}]},
-        {"id": "a", "rollouts": [{"response": {"passed": False, "reason": "expected 7, found 1"},
-                                  "action": {"passed": True, "reason": "all"},
-                                  "environment": {"passed": True, "reason": "ok"}}]},
-    ]}
+    report = {
+        "tasks": [
+            {
+                "id": "b",
+                "rollouts": [
+                    {
+                        "response": {"passed": False, "reason": "expected 3, found 4"},
+                        "action": {"passed": True, "reason": "all"},
+                        "environment": {"passed": False, "reason": "no call to x(a=1); no call to y()"},
+                    }
+                ],
+            },
+            {
+                "id": "a",
+                "rollouts": [
+                    {
+                        "response": {"passed": False, "reason": "expected 7, found 1"},
+                        "action": {"passed": True, "reason": "all"},
+                        "environment": {"passed": True, "reason": "ok"},
+                    }
+                ],
+            },
+        ]
+    }
     reasons = failure_reasons(report)
-    assert reasons["response"] == {"failed": 2, "kinds": [{"reason": "expected N, found N", "rollouts": 2,
-                                                           "task": "a", "example": "expected 7, found 1"}]}
+    assert reasons["response"] == {
+        "failed": 2,
+        "kinds": [{"reason": "expected N, found N", "rollouts": 2, "task": "a", "example": "expected 7, found 1"}],
+    }
     assert reasons["action"] == {"failed": 0, "kinds": []}
     assert reasons["environment"]["kinds"][0]["rollouts"] == 1

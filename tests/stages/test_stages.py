@@ -13,8 +13,18 @@ import click
 import pytest
 
 from kopa_replay.errors import KopaError, UsageError
-from kopa_replay.stages import (bench_audit, bench_build, bench_run, drift, filter, graph_build, graph_prune, record,
-                                synth, train)
+from kopa_replay.stages import (
+    bench_audit,
+    bench_build,
+    bench_run,
+    drift,
+    filter,
+    graph_build,
+    graph_prune,
+    record,
+    synth,
+    train,
+)
 from kopa_replay.stages.options import option_name
 from kopa_replay.stages.run_dir import is_current, stage_key
 
@@ -99,8 +109,9 @@ def test_bench_run_and_audit_run_as_a_library(filter_dir, work):
     ran = bench_run.run(bench_run.Config(agent="oracle", domain="law", out=str(work / "bench")))
     assert ran.report["pass_at_1"]["combined"] == 1.0 and ran.left_out_stale == 0
     assert json.loads((work / "bench" / "report.json").read_text(encoding="utf-8")) == ran.report
-    audited = bench_audit.run(bench_audit.Config(train=str(work / "filter" / "trajectories.jsonl"),
-                                                 out=str(work / "audit")))
+    audited = bench_audit.run(
+        bench_audit.Config(train=str(work / "filter" / "trajectories.jsonl"), out=str(work / "audit"))
+    )
     assert json.loads((work / "audit" / "audit.json").read_text(encoding="utf-8")) == audited.audit
     # the filter decontaminated the corpus against the shipped tasks: nothing it kept repeats one
     assert audited.audit["train"]["items"] == filter_dir.report["kept"]
@@ -129,7 +140,7 @@ def test_record_refresh_and_drift_run_as_a_library(tmp_path):
 
 
 def test_recording_into_the_shipped_store_needs_it_named(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)   # no ./cassettes/kopa.sqlite: the default store is the shipped one
+    monkeypatch.chdir(tmp_path)  # no ./cassettes/kopa.sqlite: the default store is the shipped one
     monkeypatch.delenv("KOPA_STORE", raising=False)
     with pytest.raises(UsageError, match="shipped store"):
         record.record(record.RecordConfig(snapshot="2026-09-02", bench=False))
@@ -137,14 +148,14 @@ def test_recording_into_the_shipped_store_needs_it_named(monkeypatch, tmp_path):
 
 def test_train_config_names_its_kind():
     with pytest.raises(UsageError, match="sft or grpo"):
-        train.Config(kind="dpo")   # type: ignore[arg-type]
+        train.Config(kind="dpo")  # type: ignore[arg-type]
 
 
 def test_a_failed_stage_leaves_the_previous_run_as_it_was(synth_dir, work, monkeypatch):
     before = {p.name: sha(p) for p in (work / "synth").iterdir() if p.is_file()}
 
     def broken(*args, **kwargs):
-        Path(args[3], "trajectories.jsonl").write_text("half\n", encoding="utf-8")   # args: catalog, links, env, out
+        Path(args[3], "trajectories.jsonl").write_text("half\n", encoding="utf-8")  # args: catalog, links, env, out
         raise KopaError("the source went away mid-run")
 
     monkeypatch.setattr("kopa_replay.synth.pipeline.run_synthesis", broken)
@@ -154,17 +165,20 @@ def test_a_failed_stage_leaves_the_previous_run_as_it_was(synth_dir, work, monke
     no_leftovers(work)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: graph_prune.Config(fault_rate=1.5),
-    lambda: graph_prune.Config(iterations=0),
-    lambda: synth.Config(fan_out_budget=1),
-    lambda: bench_run.Config(agent="oracle", k=0),
-    lambda: bench_run.Config(),
-    lambda: bench_build.Config(),
-    lambda: record.RecordConfig(),
-    lambda: record.RecordConfig(snapshot="x", as_of="yesterday"),
-    lambda: record.RefreshConfig(base="2026-09-01"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: graph_prune.Config(fault_rate=1.5),
+        lambda: graph_prune.Config(iterations=0),
+        lambda: synth.Config(fan_out_budget=1),
+        lambda: bench_run.Config(agent="oracle", k=0),
+        lambda: bench_run.Config(),
+        lambda: bench_build.Config(),
+        lambda: record.RecordConfig(),
+        lambda: record.RecordConfig(snapshot="x", as_of="yesterday"),
+        lambda: record.RefreshConfig(base="2026-09-01"),
+    ],
+)
 def test_a_bad_config_is_refused_before_anything_runs(make):
     with pytest.raises(UsageError):
         make()
@@ -180,10 +194,19 @@ def _command(path: str) -> click.Command:
     return command
 
 
-STAGE_COMMANDS = [("graph build", graph_build.Config), ("graph prune", graph_prune.Config), ("synth", synth.Config),
-                  ("filter", filter.Config), ("bench run", bench_run.Config), ("bench build", bench_build.Config),
-                  ("bench audit", bench_audit.Config), ("record", record.RecordConfig),
-                  ("refresh", record.RefreshConfig), ("train sft", train.Config), ("train grpo", train.Config)]
+STAGE_COMMANDS = [
+    ("graph build", graph_build.Config),
+    ("graph prune", graph_prune.Config),
+    ("synth", synth.Config),
+    ("filter", filter.Config),
+    ("bench run", bench_run.Config),
+    ("bench build", bench_build.Config),
+    ("bench audit", bench_audit.Config),
+    ("record", record.RecordConfig),
+    ("refresh", record.RefreshConfig),
+    ("train sft", train.Config),
+    ("train grpo", train.Config),
+]
 #: options of a command that say how to print, not what the stage does
 PRINTING = {"as_json", "fmt", "fail_on", "help"}
 
@@ -199,8 +222,10 @@ def test_every_stage_option_comes_from_its_config_dataclass(path, config):
         assert option_name(field).split("/")[0] in option.opts, (path, name)
         if not field.metadata.get("required"):
             default = field.default
-            assert option.default == default or (option.multiple and tuple(option.default or ()) == default), \
-                (path, name)
+            assert option.default == default or (option.multiple and tuple(option.default or ()) == default), (
+                path,
+                name,
+            )
         kind = typing.get_type_hints(config)[name]
         if typing.get_origin(kind) is typing.Literal:
             assert list(option.type.choices) == list(typing.get_args(kind))
@@ -218,8 +243,10 @@ def test_stage_defaults_are_the_library_defaults():
 
 def test_the_filter_reports_progress_through_each_of_its_stages(synth_dir, work):
     heard: list[tuple[str, int, int | None]] = []
-    result = filter.run(filter.Config(in_dir=str(synth_dir.out), out=str(work / "filter-progress")),
-                        progress=lambda what, done, total: heard.append((what, done, total)))
+    result = filter.run(
+        filter.Config(in_dir=str(synth_dir.out), out=str(work / "filter-progress")),
+        progress=lambda what, done, total: heard.append((what, done, total)),
+    )
     stages = result.report["stages"]
     for what, key in (("filter: rules", "rules"), ("filter: judges", "judges"), ("filter: re-solve", "resolve")):
         ticks = [(done, total) for w, done, total in heard if w == what]

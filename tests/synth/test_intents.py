@@ -14,8 +14,8 @@ from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.graph import Link
 from kopa_replay.synth import SynthConfig
 from kopa_replay.synth.intents import IntentError, josa, load_intents, render
-from kopa_replay.synth.phrasing import Phrasing
 from kopa_replay.synth.model import Answer, Junction, Reduction, Step, Trajectory
+from kopa_replay.synth.phrasing import Phrasing
 from kopa_replay.synth.questions import IntentWriter
 from kopa_replay.synth.walk import synthesize
 
@@ -26,22 +26,34 @@ def intents(catalog):
 
 
 # -- Korean ------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("word, pair, expected", [
-    ("라이트론", "이/가", "라이트론이"), ("노선", "을/를", "노선을"), ("버스", "을/를", "버스를"),
-    ("정류소", "은/는", "정류소는"), ("서울", "으로/로", "서울로"), ("강남구", "으로/로", "강남구로"),
-    ("학교", "으로/로", "학교로"), ("19001", "이/가", "19001이"), ("4882", "이/가", "4882가"),
-    ("0.023ppm", "을/를", "0.023ppm을"), ("50km", "을/를", "50km를"), ("46㎍/㎥", "을/를", "46㎍/㎥를"),  # 마이크로그램 퍼 세제곱미터를
-    ("N", "이/가", "N이"),
-])
+@pytest.mark.parametrize(
+    "word, pair, expected",
+    [
+        ("라이트론", "이/가", "라이트론이"),
+        ("노선", "을/를", "노선을"),
+        ("버스", "을/를", "버스를"),
+        ("정류소", "은/는", "정류소는"),
+        ("서울", "으로/로", "서울로"),
+        ("강남구", "으로/로", "강남구로"),
+        ("학교", "으로/로", "학교로"),
+        ("19001", "이/가", "19001이"),
+        ("4882", "이/가", "4882가"),
+        ("0.023ppm", "을/를", "0.023ppm을"),
+        ("50km", "을/를", "50km를"),
+        ("46㎍/㎥", "을/를", "46㎍/㎥를"),  # 마이크로그램 퍼 세제곱미터를
+        ("N", "이/가", "N이"),
+    ],
+)
 def test_particles_follow_the_last_sound(word, pair, expected):
     assert josa(word, pair) == expected
 
 
 def test_render_fills_slots_dates_and_particles():
     template = "{e:이/가} {basDt:date}에 {DEAL_YMD:month} 거래를, '{q}'{q:~이/가} 든 {bsns_year:year}"
-    assert render(template, {"e": "라이트론", "basDt": "20260831", "DEAL_YMD": "202606", "q": "N",
-                             "bsns_year": "2025"}) == \
-        "라이트론이 2026년 8월 31일에 2026년 6월 거래를, 'N'이 든 2025년"
+    assert (
+        render(template, {"e": "라이트론", "basDt": "20260831", "DEAL_YMD": "202606", "q": "N", "bsns_year": "2025"})
+        == "라이트론이 2026년 8월 31일에 2026년 6월 거래를, 'N'이 든 2025년"
+    )
     with pytest.raises(UsageError, match=r"\{missing\}"):
         render("{missing}의 노선", {})
 
@@ -51,11 +63,13 @@ def test_text_without_slots_renders_as_itself(text):
     assert render(text, {}) == text
 
 
-@given(st.text(alphabet="가나다라마바사아자차카타파하각난닫랄맘밥삿앙잦", min_size=1, max_size=6),
-       st.sampled_from(["이/가", "을/를", "은/는", "과/와"]))
+@given(
+    st.text(alphabet="가나다라마바사아자차카타파하각난닫랄맘밥삿앙잦", min_size=1, max_size=6),
+    st.sampled_from(["이/가", "을/를", "은/는", "과/와"]),
+)
 def test_a_particle_is_one_of_its_pair_and_only_appended(word, pair):
     out = josa(word, pair)
-    assert out.startswith(word) and out[len(word):] in pair.split("/")
+    assert out.startswith(word) and out[len(word) :] in pair.split("/")
 
 
 # -- the shipped table ---------------------------------------------------------------------------------
@@ -90,12 +104,13 @@ def test_round_trips_and_unused_lookups_are_recognised(intents):
     back_to_city = intents.link_for("gg_pharmacy", "gg_public_library", {"SIGUN_CD": "SIGUN_CD"})
     assert intents.round_trip(into_pharmacies, back_to_city)  # 성남시's pharmacies are in 성남시
     into_libraries = next(r for r in intents.relations if r.id == "province.libraries")
-    assert not intents.round_trip(into_libraries, intents.link_for("gg_public_library", "gg_pharmacy",
-                                                                    {"SIGUN_CD": "SIGUN_CD"}))
+    assert not intents.round_trip(
+        into_libraries, intents.link_for("gg_public_library", "gg_pharmacy", {"SIGUN_CD": "SIGUN_CD"})
+    )
     profile = intents.link_for("dart_corp_code", "dart_company", {"corp_code": "corp_code"})
     cb = intents.link_for("dart_company", "dart_cvbd_is_decsn", {"corp_code": "corp_code"})
     outline = intents.link_for("dart_company", "datagokr_get_corp_outline_v2", {"crno": "jurir_no"})
-    assert intents.detour(profile, cb)           # the profile adds a crno, and the CB search uses the corp_code
+    assert intents.detour(profile, cb)  # the profile adds a crno, and the CB search uses the corp_code
     assert not intents.detour(profile, outline)  # the crno is what the profile was for
 
 
@@ -124,19 +139,31 @@ def test_a_small_table_loads_and_starts_where_named(tmp_path, catalog):
     assert entry.tool == "seoulbus_get_route_by_station" and dict(entry.args) == {"arsId": "19001"}
 
 
-@pytest.mark.parametrize("change, message", [
-    (("from: seoul_stop, to", "from: seoul_bus, to"), "relation stop.routes: unknown entity 'seoul_bus'"),
-    (("bind: {arsId: ars_id}", "bind: {stSrch: ars_id}"), "relation stop.routes: tool seoulbus_get_route_by_station "
-                                                          "has no parameter 'stSrch'"),
-    (("bind: {arsId: ars_id}", "bind: {arsId: name}"), "relation stop.routes: entity seoul_stop has no attribute name"),
-    (("says: \"{e}에 서는 버스 노선\"}", "says: \"{e}에 서는 버스 노선\", with: {busRouteId: '1'}}"),
-     "relation stop.routes: the phrase '{e}에 서는 버스 노선' does not state busRouteId"),
-    (("{entity: null, noun", "{entity: null, name: routeName, noun"),
-     "tool seoulbus_get_route_by_station: no output field 'routeName'"),
-    (("named:\n", "named:\n  - {entity: seoul_stop, arsid: '1', says: x}\n"), "no attribute arsid"),
-    (("means: serves", "means: near_by"), "relation stop.routes: means 'near_by' is not one of"),
-    (("means: serves, ", ""), "relation stop.routes lacks 'means'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("from: seoul_stop, to", "from: seoul_bus, to"), "relation stop.routes: unknown entity 'seoul_bus'"),
+        (
+            ("bind: {arsId: ars_id}", "bind: {stSrch: ars_id}"),
+            "relation stop.routes: tool seoulbus_get_route_by_station has no parameter 'stSrch'",
+        ),
+        (
+            ("bind: {arsId: ars_id}", "bind: {arsId: name}"),
+            "relation stop.routes: entity seoul_stop has no attribute name",
+        ),
+        (
+            ('says: "{e}에 서는 버스 노선"}', "says: \"{e}에 서는 버스 노선\", with: {busRouteId: '1'}}"),
+            "relation stop.routes: the phrase '{e}에 서는 버스 노선' does not state busRouteId",
+        ),
+        (
+            ("{entity: null, noun", "{entity: null, name: routeName, noun"),
+            "tool seoulbus_get_route_by_station: no output field 'routeName'",
+        ),
+        (("named:\n", "named:\n  - {entity: seoul_stop, arsid: '1', says: x}\n"), "no attribute arsid"),
+        (("means: serves", "means: near_by"), "relation stop.routes: means 'near_by' is not one of"),
+        (("means: serves, ", ""), "relation stop.routes lacks 'means'"),
+    ],
+)
 def test_a_broken_table_is_refused_with_what_is_wrong(tmp_path, catalog, change, message):
     with pytest.raises(UsageError, match=re.escape(message)):
         load_intents(_table(tmp_path, BASE.replace(*change)), catalog)
@@ -153,12 +180,23 @@ def test_a_missing_or_malformed_file_is_a_usage_error(tmp_path, catalog):
 def _walk(answer_spec, *, reduction=None, values=("100100110", "100100486")):
     """정류소 19001 → the routes that stop there → the buses on each (hand-made; records are not needed)."""
     steps = [Step(0, "seoulbus_get_route_by_station", {"arsId": "19001"}, "ok", 3, None, "d0", 0)]
-    steps += [Step(1 + i, "seoulbus_get_bus_pos_by_rtid", {"busRouteId": v}, "ok", 5, None, f"d{i}", 1)
-              for i, v in enumerate(values)]
+    steps += [
+        Step(1 + i, "seoulbus_get_bus_pos_by_rtid", {"busRouteId": v}, "ok", 5, None, f"d{i}", 1)
+        for i, v in enumerate(values)
+    ]
     kind = "derived" if reduction else ("fan_out" if len(values) > 1 else "sequential")
     junction = Junction(0, 1, {"busRouteId": "busRouteId"}, kind, 3, 3, tuple(values), reduction)
-    return Trajectory("t", "fan_out", steps, [junction], Answer("number", 21), "", tuple(values), "digest",
-                      {"answer_spec": answer_spec, "fan_out_budget": 5, "page_budget": 5})
+    return Trajectory(
+        "t",
+        "fan_out",
+        steps,
+        [junction],
+        Answer("number", 21),
+        "",
+        tuple(values),
+        "digest",
+        {"answer_spec": answer_spec, "fan_out_budget": 5, "page_budget": 5},
+    )
 
 
 def test_a_fan_out_count_reads_as_a_person_asks(intents):
@@ -168,11 +206,17 @@ def test_a_fan_out_count_reads_as_a_person_asks(intents):
 
 def test_a_reduction_and_a_comparison_read_as_a_person_asks(intents):
     reduction = Reduction("max", "term", None, 2)
-    spec = {"op": "argmax", "group": 1, "metric": {"agg": "count"},
-            "label": {"group": 0, "match": "busRouteId", "field": "busRouteNm"}}
+    spec = {
+        "op": "argmax",
+        "group": 1,
+        "metric": {"agg": "count"},
+        "label": {"group": 0, "match": "busRouteId", "field": "busRouteNm"},
+    }
     question = Phrasing(intents, _walk(spec, reduction=reduction)).question()
-    assert question == ("정류소 번호 19001번 정류소에 서는 버스 노선 중 배차간격이 가장 긴 2개의 버스 노선 중 "
-                        "그 버스 노선에서 지금 운행 중인 버스가 가장 많은 것은 어느 버스 노선입니까?")
+    assert question == (
+        "정류소 번호 19001번 정류소에 서는 버스 노선 중 배차간격이 가장 긴 2개의 버스 노선 중 "
+        "그 버스 노선에서 지금 운행 중인 버스가 가장 많은 것은 어느 버스 노선입니까?"
+    )
 
 
 def test_what_the_table_cannot_phrase_is_refused(intents, catalog):
@@ -182,12 +226,14 @@ def test_what_the_table_cannot_phrase_is_refused(intents, catalog):
     with pytest.raises(IntentError, match="not the last one"):
         writer.write(_walk({"op": "count", "group": 0}), catalog)
     unknown = _walk({"op": "count", "group": 1})
-    unknown = dataclasses.replace(unknown, junctions=[dataclasses.replace(unknown.junctions[0],
-                                                                          binding={"busRouteId": "busRouteAbrv"})])
+    unknown = dataclasses.replace(
+        unknown, junctions=[dataclasses.replace(unknown.junctions[0], binding={"busRouteId": "busRouteAbrv"})]
+    )
     with pytest.raises(IntentError, match="no relation phrase for the link"):
         writer.write(unknown, catalog)
-    unnamed = dataclasses.replace(unknown, steps=[dataclasses.replace(unknown.steps[0], args={"arsId": "99999"}),
-                                                  *unknown.steps[1:]])
+    unnamed = dataclasses.replace(
+        unknown, steps=[dataclasses.replace(unknown.steps[0], args={"arsId": "99999"}), *unknown.steps[1:]]
+    )
     with pytest.raises(IntentError, match="no named start"):
         writer.write(unnamed, catalog)
     assert issubclass(IntentError, KopaError)
@@ -200,10 +246,12 @@ def intent_walks(catalog, intents):
 
     links = [Link(link.source, link.target, dict(link.binding), 0.9) for link in intents.links]
     with ToolEnvironment.open(catalog, source="sim") as env:
-        first = synthesize(catalog, links, env, SynthConfig(trajectories=25, seed=3), IntentWriter(intents),
-                           intents=intents)
-        again = synthesize(catalog, links, env, SynthConfig(trajectories=25, seed=3), IntentWriter(intents),
-                           intents=intents)
+        first = synthesize(
+            catalog, links, env, SynthConfig(trajectories=25, seed=3), IntentWriter(intents), intents=intents
+        )
+        again = synthesize(
+            catalog, links, env, SynthConfig(trajectories=25, seed=3), IntentWriter(intents), intents=intents
+        )
     return first, again
 
 

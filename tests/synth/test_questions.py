@@ -16,30 +16,68 @@ from kopa_replay.filter.model import Case
 from kopa_replay.llm import ChatClient
 from kopa_replay.llm.fake import running_chat_server
 from kopa_replay.synth.model import Answer, Junction, Reduction, Step, Trajectory
-from kopa_replay.synth.questions import (SELF_CHECK, IntentWriter, LLMWriter, TemplateWriter, clean_question, josa,
-                                         param_label, write_all)
+from kopa_replay.synth.questions import (
+    SELF_CHECK,
+    IntentWriter,
+    LLMWriter,
+    TemplateWriter,
+    clean_question,
+    josa,
+    param_label,
+    write_all,
+)
 from kopa_replay.text import foreign_script, has_hangul
 
 CATALOG = builtin_catalog()
 WRITER = TemplateWriter()
 
 
-def lightron(handed: tuple = ("00439743",), spec: dict | None = None, answer: Answer | None = None,
-             reduction: Reduction | None = None, kind: str = "sequential") -> Trajectory:
+def lightron(
+    handed: tuple = ("00439743",),
+    spec: dict | None = None,
+    answer: Answer | None = None,
+    reduction: Reduction | None = None,
+    kind: str = "sequential",
+) -> Trajectory:
     """The paper's example: company name → corp code → convertible bond → prior close; the code is handed."""
     steps = [Step(0, "dart_corp_code", {"corp_name": "라이트론"}, "ok", 2, 2, "a", 0)]
     for i, code in enumerate(handed):
-        steps.append(Step(1 + i, "dart_cvbd_is_decsn", {"corp_code": code, "bgn_de": "20260101",
-                                                        "end_de": "20260131"}, "ok", 1, 1, "b", 1))
+        steps.append(
+            Step(
+                1 + i,
+                "dart_cvbd_is_decsn",
+                {"corp_code": code, "bgn_de": "20260101", "end_de": "20260131"},
+                "ok",
+                1,
+                1,
+                "b",
+                1,
+            )
+        )
     last = len(steps)
-    steps.append(Step(last, "datagokr_get_stock_price_info", {"itmsNm": "라이트론", "basDt": "20260831"},
-                      "ok", 1, 1, "c", 2))
-    junctions = [Junction(0, 1, {"corp_code": "corp_code"}, kind, 2, len(handed), tuple(handed), reduction),
-                 Junction(1, last, {"itmsNm": "corp_name"}, "sequential", 1, 1, ("라이트론",))]
-    spec = spec or {"op": "pct_change", "a": {"op": "value", "group": 2, "branch": 0, "field": "clpr"},
-                    "b": {"op": "value", "group": 1, "branch": 0, "field": "act_mktprcfl_cvprc_lwtrsprc"}}
-    return Trajectory("t0001", "chain", steps, junctions, answer or Answer("number", 215.79, 0.01, "", "%"), "",
-                      tuple(handed) + ("라이트론",), "digest", {"answer_spec": spec})
+    steps.append(
+        Step(last, "datagokr_get_stock_price_info", {"itmsNm": "라이트론", "basDt": "20260831"}, "ok", 1, 1, "c", 2)
+    )
+    junctions = [
+        Junction(0, 1, {"corp_code": "corp_code"}, kind, 2, len(handed), tuple(handed), reduction),
+        Junction(1, last, {"itmsNm": "corp_name"}, "sequential", 1, 1, ("라이트론",)),
+    ]
+    spec = spec or {
+        "op": "pct_change",
+        "a": {"op": "value", "group": 2, "branch": 0, "field": "clpr"},
+        "b": {"op": "value", "group": 1, "branch": 0, "field": "act_mktprcfl_cvprc_lwtrsprc"},
+    }
+    return Trajectory(
+        "t0001",
+        "chain",
+        steps,
+        junctions,
+        answer or Answer("number", 215.79, 0.01, "", "%"),
+        "",
+        tuple(handed) + ("라이트론",),
+        "digest",
+        {"answer_spec": spec},
+    )
 
 
 def disclosed(item: Trajectory, question: str) -> list[bool]:
@@ -60,30 +98,48 @@ def test_the_template_reads_like_the_papers_example():
     assert WRITER.write(item, CATALOG) == question  # deterministic
 
 
-@pytest.mark.parametrize("spec, answer, words", [
-    ({"op": "count", "group": 2}, Answer("number", 12), ("결과는 모두 몇 건입니까?",)),
-    ({"op": "sum", "group": 2, "field": "trqu"}, Answer("number", 123456), ("거래량 합계는 얼마입니까?",)),
-    ({"op": "value", "group": 2, "branch": 0, "field": "clpr"}, Answer("number", 1680, unit="원"),
-     ("종가는 몇 원입니까?",)),
-    ({"op": "argmax", "group": 1, "metric": {"agg": "count"}, "label": None}, Answer("text", "00439743"),
-     ("결과 건수가 가장 많은 것은 어느 DART 고유번호입니까?",)),
-    ({"op": "argmin", "group": 2, "metric": {"agg": "value", "field": "clpr"}, "label": "itmsNm"},
-     Answer("text", "라이트론"), ("종가가 가장 작은 것은 어느 종목명입니까?",)),
-    ({"op": "threshold", "of": {"op": "count", "group": 2}, "cmp": ">", "threshold": 30}, Answer("bool", True),
-     ("결과 건수가 30보다 큽니까? (예/아니오)",)),
-])
+@pytest.mark.parametrize(
+    "spec, answer, words",
+    [
+        ({"op": "count", "group": 2}, Answer("number", 12), ("결과는 모두 몇 건입니까?",)),
+        ({"op": "sum", "group": 2, "field": "trqu"}, Answer("number", 123456), ("거래량 합계는 얼마입니까?",)),
+        (
+            {"op": "value", "group": 2, "branch": 0, "field": "clpr"},
+            Answer("number", 1680, unit="원"),
+            ("종가는 몇 원입니까?",),
+        ),
+        (
+            {"op": "argmax", "group": 1, "metric": {"agg": "count"}, "label": None},
+            Answer("text", "00439743"),
+            ("결과 건수가 가장 많은 것은 어느 DART 고유번호입니까?",),
+        ),
+        (
+            {"op": "argmin", "group": 2, "metric": {"agg": "value", "field": "clpr"}, "label": "itmsNm"},
+            Answer("text", "라이트론"),
+            ("종가가 가장 작은 것은 어느 종목명입니까?",),
+        ),
+        (
+            {"op": "threshold", "of": {"op": "count", "group": 2}, "cmp": ">", "threshold": 30},
+            Answer("bool", True),
+            ("결과 건수가 30보다 큽니까? (예/아니오)",),
+        ),
+    ],
+)
 def test_the_final_ask_follows_the_answer_spec(spec, answer, words):
     question = WRITER.write(lightron(spec=spec, answer=answer), CATALOG)
     for word in words:
         assert word in question, question
 
 
-@pytest.mark.parametrize("reduction, words", [
-    (Reduction("max", "bd_tm", None, 2), "가장 큰 2개"),
-    (Reduction("min", "bd_tm", None, 1), "가장 작은 DART 고유번호로"),
-    (Reduction("threshold", "bd_tm", 1500.0, 2), "1,500 초과인"),
-    (Reduction("most_frequent", "corp_code", None, 2), "가장 많이 나온 2개"),
-])
+@pytest.mark.parametrize(
+    "reduction, words",
+    [
+        (Reduction("max", "bd_tm", None, 2), "가장 큰 2개"),
+        (Reduction("min", "bd_tm", None, 1), "가장 작은 DART 고유번호로"),
+        (Reduction("threshold", "bd_tm", 1500.0, 2), "1,500 초과인"),
+        (Reduction("most_frequent", "corp_code", None, 2), "가장 많이 나온 2개"),
+    ],
+)
 def test_reductions_are_phrased(reduction, words):
     handed = ("00439743", "01358622") if reduction.kept == 2 else ("00439743",)
     question = WRITER.write(lightron(handed=handed, reduction=reduction, kind="derived"), CATALOG)
@@ -126,7 +182,9 @@ def test_the_template_never_states_a_handed_value(values):
 def test_a_template_that_reads_a_secret_raises_naming_the_item(monkeypatch):
     from kopa_replay.synth import questions
 
-    monkeypatch.setattr(questions._Template, "ask", lambda self: f"고유번호 {self.t.junctions[0].values[0]}은 몇 %입니까?")
+    monkeypatch.setattr(
+        questions._Template, "ask", lambda self: f"고유번호 {self.t.junctions[0].values[0]}은 몇 %입니까?"
+    )
     with pytest.raises(KopaError, match="trajectory t0001 depends on a value handed between calls"):
         WRITER.write(lightron(), CATALOG)
     monkeypatch.setattr(questions._Template, "ask", lambda self: f"정답 {self.t.answer.value}입니까?")
@@ -165,8 +223,12 @@ def test_josa_and_labels():
 # -- the model-backed writer ----------------------------------------------------------
 def test_the_llm_writer_prompts_with_the_papers_rules_and_cleans_the_answer():
     item = lightron()
-    with running_chat_server(lambda r: '```\n질문: "라이트론의 전환사채 하한가 대비 전일 종가는 몇 % 높습니까?"\n```') \
-            as server, ChatClient(server.url, "writer-model") as client:
+    with (
+        running_chat_server(
+            lambda r: '```\n질문: "라이트론의 전환사채 하한가 대비 전일 종가는 몇 % 높습니까?"\n```'
+        ) as server,
+        ChatClient(server.url, "writer-model") as client,
+    ):
         writer = LLMWriter(client, draft=TemplateWriter())
         question = writer.write(item, CATALOG)
     assert isinstance(LLMWriter(client).draft, IntentWriter)  # by default the draft is the person's question
@@ -185,11 +247,14 @@ def test_an_empty_model_answer_is_an_error():
             LLMWriter(client).write(lightron(), CATALOG)
 
 
-@pytest.mark.parametrize("raw, clean", [
-    ("  “몇 건입니까?”  ", "몇 건입니까?"),
-    ("Question: 몇 건입니까?", "몇 건입니까?"),
-    ("```text\n몇 건\n입니까?\n```", "몇 건 입니까?"),
-    ("", ""),
-])
+@pytest.mark.parametrize(
+    "raw, clean",
+    [
+        ("  “몇 건입니까?”  ", "몇 건입니까?"),
+        ("Question: 몇 건입니까?", "몇 건입니까?"),
+        ("```text\n몇 건\n입니까?\n```", "몇 건 입니까?"),
+        ("", ""),
+    ],
+)
 def test_clean_question(raw, clean):
     assert clean_question(raw) == clean

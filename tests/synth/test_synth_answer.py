@@ -9,8 +9,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kopa_replay.synth.answer import (AnswerError, Branch, answer_for, difference, evaluate, finish, pct_change,
-                                      propose, render, total)
+from kopa_replay.synth.answer import (
+    AnswerError,
+    Branch,
+    answer_for,
+    difference,
+    evaluate,
+    finish,
+    pct_change,
+    propose,
+    render,
+    total,
+)
 from kopa_replay.synth.fields import is_measure, label_fields, measure_fields, quantity_class, unit_of
 
 
@@ -20,10 +30,15 @@ def branch(*rows, total=None, complete=True, value=None):
 
 def test_the_lightron_premium():
     # the paper's appendix: floor 532 won, prior close 1,680 won → 215.78…%
-    groups = [[branch({"act_mktprcfl_cvprc_lwtrsprc": "532", "corp_name": "라이트론"})],
-              [branch({"clpr": "1,680", "itmsNm": "라이트론"})]]
-    spec = {"op": "pct_change", "a": {"op": "value", "group": 1, "field": "clpr"},
-            "b": {"op": "value", "group": 0, "field": "act_mktprcfl_cvprc_lwtrsprc"}}
+    groups = [
+        [branch({"act_mktprcfl_cvprc_lwtrsprc": "532", "corp_name": "라이트론"})],
+        [branch({"clpr": "1,680", "itmsNm": "라이트론"})],
+    ]
+    spec = {
+        "op": "pct_change",
+        "a": {"op": "value", "group": 1, "field": "clpr"},
+        "b": {"op": "value", "group": 0, "field": "act_mktprcfl_cvprc_lwtrsprc"},
+    }
     assert evaluate(spec, groups) == 215.79
     answer = answer_for(spec, evaluate(spec, groups))
     assert (answer.kind, answer.unit, answer.tolerance) == ("number", "%", 0.01)
@@ -50,9 +65,14 @@ def test_count_sum_value_and_their_refusals():
 
 
 def test_comparison_names_the_winner_and_refuses_ties():
-    groups = [[branch({"id": "x"})],
-              [branch({"nm": "A", "v": "3"}, value="1"), branch({"nm": "B", "v": "9"}, value="2"),
-               branch({"nm": "C", "v": "5"}, value="3")]]
+    groups = [
+        [branch({"id": "x"})],
+        [
+            branch({"nm": "A", "v": "3"}, value="1"),
+            branch({"nm": "B", "v": "9"}, value="2"),
+            branch({"nm": "C", "v": "5"}, value="3"),
+        ],
+    ]
     spec = {"op": "argmax", "group": 1, "metric": {"agg": "value", "field": "v"}, "label": "nm"}
     assert evaluate(spec, groups) == "B"
     assert evaluate({**spec, "op": "argmin"}, groups) == "A"
@@ -74,7 +94,7 @@ def test_threshold_is_a_yes_no():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(-10**12, 10**12), st.integers(-10**12, 10**12).filter(lambda b: b != 0))
+@given(st.integers(-(10**12), 10**12), st.integers(-(10**12), 10**12).filter(lambda b: b != 0))
 def test_pct_change_matches_its_formula(a, b):
     assert abs(pct_change(a, b) - (a - b) / b * 100) <= 0.005 + 1e-9 * abs((a - b) / b * 100)
 
@@ -85,7 +105,7 @@ def test_pct_change_from_zero_is_refused():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.integers(-10**9, 10**9), max_size=50))
+@given(st.lists(st.integers(-(10**9), 10**9), max_size=50))
 def test_totals_of_integers_stay_exact_integers(numbers):
     assert total(numbers) == sum(numbers)
     assert isinstance(total(numbers), int)
@@ -99,7 +119,7 @@ def test_totals_of_floats_do_not_depend_on_order(numbers):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(-10**9, 10**9), st.integers(-10**9, 10**9))
+@given(st.integers(-(10**9), 10**9), st.integers(-(10**9), 10**9))
 def test_difference_of_integers_is_exact(a, b):
     assert difference(a, b) == a - b
 
@@ -128,9 +148,13 @@ def test_fields_tell_measures_from_codes(catalog):
 
 def test_propose_answers_each_pattern(catalog):
     tools = [catalog.get("seoulbus_get_station_by_uid"), catalog.get("seoulbus_get_route_info")]
-    groups = [[branch({"busRouteId": "1"}, {"busRouteId": "2"}, {"busRouteId": "3"})],
-              [branch({"busRouteAbrv": n, "length": str(km), "term": str(t)}, value=str(i))
-               for i, (n, km, t) in enumerate([("101", 30.5, 9), ("202", 41.0, 12), ("303", 12.25, 7)])]]
+    groups = [
+        [branch({"busRouteId": "1"}, {"busRouteId": "2"}, {"busRouteId": "3"})],
+        [
+            branch({"busRouteAbrv": n, "length": str(km), "term": str(t)}, value=str(i))
+            for i, (n, km, t) in enumerate([("101", 30.5, 9), ("202", 41.0, 12), ("303", 12.25, 7)])
+        ],
+    ]
     rng = np.random.default_rng(0)
     seen = {}
     for pattern in ("chain", "fan_out", "derived", "comparison", "condition"):
@@ -157,8 +181,12 @@ def test_conditions_over_counts_use_whole_thresholds(catalog):
 
 def test_a_distinct_count_counts_each_thing_once_however_often_it_is_listed():
     # the same route passes two stops: two records, one route (and a blank id names no route)
-    stops = [[branch({"busRouteId": "100100118", "n": "1"}, {"busRouteId": "100100124"}, total=2),
-              branch({"busRouteId": "100100118 "}, {"busRouteId": None}, total=2)]]
+    stops = [
+        [
+            branch({"busRouteId": "100100118", "n": "1"}, {"busRouteId": "100100124"}, total=2),
+            branch({"busRouteId": "100100118 "}, {"busRouteId": None}, total=2),
+        ]
+    ]
     assert evaluate({"op": "count", "group": 0}, stops) == 4
     assert evaluate({"op": "count", "group": 0, "distinct": "busRouteId"}, stops) == 2
     partial = [[branch({"busRouteId": "1"}, total=9, complete=False)]]

@@ -17,8 +17,9 @@ def _run(*args):
 @pytest.fixture(scope="module")
 def graph_dir(tmp_path_factory):
     run = tmp_path_factory.mktemp("graph")
-    result = _run("graph", "prune", "--run-dir", str(run), "--iterations", "4", "--paths", "100", "--no-plots",
-                  "--json")
+    result = _run(
+        "graph", "prune", "--run-dir", str(run), "--iterations", "4", "--paths", "100", "--no-plots", "--json"
+    )
     assert result.exit_code == 0, result.output
     return run
 
@@ -32,8 +33,14 @@ def test_synth_then_filter_write_datasets_and_rerun_byte_identically(graph_dir, 
         assert result.exit_code == 0, result.output
         outs.append((out, json.loads(result.output)))
     (a, stats), (b, again) = outs
-    for key in ("multi_record_call_share", "one_to_many_share", "median_cardinality", "max_cardinality",
-                "junctions", "output_digest"):
+    for key in (
+        "multi_record_call_share",
+        "one_to_many_share",
+        "median_cardinality",
+        "max_cardinality",
+        "junctions",
+        "output_digest",
+    ):
         assert key in stats
     assert set(stats["junctions"]) == {"sequential", "fan_out", "derived"}
     for name in ("trajectories.jsonl", "sft.jsonl", "grpo.jsonl", "stats.json", "stats.md"):
@@ -55,16 +62,21 @@ def test_synth_then_filter_write_datasets_and_rerun_byte_identically(graph_dir, 
 
 
 def test_synth_needs_a_pruned_graph(graph_dir, tmp_path, cli_error):
-    assert "graph prune" in cli_error(_run("synth", "--graph-dir", str(tmp_path / "none"), "--out", str(tmp_path / "o")))
+    assert "graph prune" in cli_error(
+        _run("synth", "--graph-dir", str(tmp_path / "none"), "--out", str(tmp_path / "o"))
+    )
     candidates_only = tmp_path / "cand"
     candidates_only.mkdir()
     (candidates_only / "graph.json").write_bytes((graph_dir / "candidates.json").read_bytes())
-    assert "not a pruned graph" in cli_error(_run("synth", "--graph-dir", str(candidates_only), "--out",
-                                                str(tmp_path / "o")))
-    assert "--llm-url" in cli_error(_run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "o"),
-                                      "--writer", "llm"))
-    assert "fan_out_budget" in cli_error(_run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "o"),
-                                           "--fan-out-budget", "1"))
+    assert "not a pruned graph" in cli_error(
+        _run("synth", "--graph-dir", str(candidates_only), "--out", str(tmp_path / "o"))
+    )
+    assert "--llm-url" in cli_error(
+        _run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "o"), "--writer", "llm")
+    )
+    assert "fan_out_budget" in cli_error(
+        _run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "o"), "--fan-out-budget", "1")
+    )
 
 
 def test_synth_after_graph_build_alone_asks_for_the_prune_not_the_build(tmp_path, cli_error):
@@ -85,15 +97,17 @@ def test_filter_needs_trajectories(tmp_path, cli_error):
 def test_synth_keeps_excluded_platforms_out_of_every_trajectory(graph_dir, tmp_path, catalog, cli_error):
     held_out = ("dart", "krx", "seoul")
     options = [item for platform in held_out for item in ("--exclude-platform", platform)]
-    result = _run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "x"), "--trajectories", "8",
-                  *options, "--json")
+    result = _run(
+        "synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "x"), "--trajectories", "8", *options, "--json"
+    )
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (tmp_path / "x" / "trajectories.jsonl").read_text().splitlines()]
     assert rows
     touched = {catalog.get(step["tool"]).platform for row in rows for step in row["steps"]}
     assert not touched & set(held_out)
-    line = cli_error(_run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "y"),
-                          "--exclude-platform", "nasdaq"))
+    line = cli_error(
+        _run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "y"), "--exclude-platform", "nasdaq")
+    )
     assert "no platform nasdaq" in line
 
 
@@ -151,28 +165,53 @@ def test_synth_and_filter_decontaminate_and_the_audit_finds_nothing(graph_dir, t
     assert f"discarded {report['discarded']} ({report['decontaminated']} decontaminated)" in result.output
     stage = report["stages"]["decontaminate"]
     assert stage["applied"] and stage["discarded"] == report["decontaminated"] >= 3
-    assert {d["trajectory_id"] for d in report["discards"] if d["stage"] == "decontaminate"} == \
-        {item["id"] for item in stage["items"]} >= {t.id for t in plans}
+    assert (
+        {d["trajectory_id"] for d in report["discards"] if d["stage"] == "decontaminate"}
+        == {item["id"] for item in stage["items"]}
+        >= {t.id for t in plans}
+    )
     assert _audit(raw / "filtered" / "trajectories.jsonl", tasks_dir) == (0, 0, 0)
-    off = _run("filter", "--in", str(raw), "--out", str(tmp_path / "f-off"), "--no-decontaminate", "--no-reproduce",
-               "--no-resolve", "--json")
+    off = _run(
+        "filter",
+        "--in",
+        str(raw),
+        "--out",
+        str(tmp_path / "f-off"),
+        "--no-decontaminate",
+        "--no-reproduce",
+        "--no-resolve",
+        "--json",
+    )
     assert json.loads(off.output)["decontaminated"] is None
 
 
 def test_decontamination_needs_a_task_set(graph_dir, tmp_path, cli_error):
     missing = tmp_path / "no-such-tasks"
-    line = cli_error(_run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "o"),
-                          "--bench-tasks", str(missing)))
+    line = cli_error(
+        _run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "o"), "--bench-tasks", str(missing))
+    )
     assert line == f"Error: no task set directory {missing}"
-    assert not (tmp_path / "o").exists()                      # nothing ran
-    line = cli_error(_run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "o"),
-                          "--bench-tasks", str(missing), "--no-decontaminate"))
+    assert not (tmp_path / "o").exists()  # nothing ran
+    line = cli_error(
+        _run(
+            "synth",
+            "--graph-dir",
+            str(graph_dir),
+            "--out",
+            str(tmp_path / "o"),
+            "--bench-tasks",
+            str(missing),
+            "--no-decontaminate",
+        )
+    )
     assert "--bench-tasks" in line and "--no-decontaminate" in line
     synthesized = tmp_path / "in"
     synthesized.mkdir()
     (synthesized / "trajectories.jsonl").write_text("")
-    assert cli_error(_run("filter", "--in", str(synthesized), "--bench-tasks", str(missing))) == \
-        f"Error: no task set directory {missing}"
+    assert (
+        cli_error(_run("filter", "--in", str(synthesized), "--bench-tasks", str(missing)))
+        == f"Error: no task set directory {missing}"
+    )
     empty = tmp_path / "empty-tasks"
     empty.mkdir()
     assert "no task file" in cli_error(_run("filter", "--in", str(synthesized), "--bench-tasks", str(empty)))

@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 
 from kopa_replay.env import ToolEnvironment
-from kopa_replay.synth import (JUNCTION_KINDS, PATTERNS, SynthConfig, corpus_stats, jsonl_text, run_plan,
-                               sft_rows, synthesize_report)
+from kopa_replay.synth import (
+    JUNCTION_KINDS,
+    PATTERNS,
+    SynthConfig,
+    corpus_stats,
+    jsonl_text,
+    run_plan,
+    sft_rows,
+    synthesize_report,
+)
 
 pytestmark = pytest.mark.slow
 

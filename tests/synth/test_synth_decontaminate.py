@@ -40,7 +40,7 @@ def test_an_excluded_candidate_is_dropped_and_the_walk_goes_on(catalog, links, b
         return "banned question" if trajectory.question in banned else None
 
     result = synthesize_report(catalog, links, sim_env, CONFIG, TemplateWriter(), exclude=exclude)
-    assert len(result.trajectories) == CONFIG.trajectories            # still the requested number
+    assert len(result.trajectories) == CONFIG.trajectories  # still the requested number
     assert not banned & {t.question for t in result.trajectories}
     assert result.skipped["excluded"] >= 1
     assert len(seen) == len(result.trajectories) + result.skipped["excluded"]
@@ -53,8 +53,9 @@ def test_without_a_hook_nothing_changes(catalog, links, baseline, sim_env):
     assert "excluded" not in again.skipped
 
 
-def test_run_synthesis_decontaminates_against_a_task_set_and_reports_each_drop(catalog, links, baseline, sim_env,
-                                                                               tmp_path):
+def test_run_synthesis_decontaminates_against_a_task_set_and_reports_each_drop(
+    catalog, links, baseline, sim_env, tmp_path
+):
     from kopa_replay.bench.audit import audit, items_from_trajectories
     from kopa_replay.bench.contamination import Decontaminator
     from kopa_replay.bench.tasks import task_from_trajectory
@@ -68,15 +69,19 @@ def test_run_synthesis_decontaminates_against_a_task_set_and_reports_each_drop(c
     assert on_disk["decontaminated"] == stats["decontaminated"] and on_disk["decontaminated_against"] == "two tasks"
     items = on_disk["decontaminated_items"]
     assert len(items) == stats["decontaminated"] and all({"candidate", "question", "reason"} == set(i) for i in items)
-    assert items[0] == {"candidate": 1, "question": tasks[0].question_ko,
-                        "reason": f"verbatim question of benchmark task {tasks[0].id}"}
+    assert items[0] == {
+        "candidate": 1,
+        "question": tasks[0].question_ko,
+        "reason": f"verbatim question of benchmark task {tasks[0].id}",
+    }
     rows = [json.loads(line) for line in (tmp_path / "trajectories.jsonl").read_text().splitlines()]
     assert len(rows) == CONFIG.trajectories
     # every finished candidate is kept or dropped, and each drop says which one it was
     candidates = [i["candidate"] for i in items]
     assert candidates == sorted(set(candidates)) and candidates[-1] <= len(rows) + len(items)
-    report = audit(items_from_trajectories(rows), items_from_trajectories([t.to_dict() for t in
-                                                                          baseline.trajectories[:2]]))
+    report = audit(
+        items_from_trajectories(rows), items_from_trajectories([t.to_dict() for t in baseline.trajectories[:2]])
+    )
     assert (report["verbatim"]["verbatim"], report["verbatim"]["near_verbatim"], report["plans"]["shared"]) == (0, 0, 0)
 
 
@@ -91,6 +96,11 @@ def test_synthesis_and_filtering_never_import_the_benchmark():
     for package in ("synth", "filter"):
         for path in sorted((root / package).glob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                    if isinstance(node, ast.ImportFrom)
+                    else []
+                )
                 assert not any(n.startswith("kopa_replay.bench") for n in names), f"{path} imports {names}"

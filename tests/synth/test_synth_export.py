@@ -68,16 +68,24 @@ def test_parallel_calls_share_one_assistant_turn(catalog, trajectories):
     fanned = [t for t in trajectories if len(t.steps) > len(t.junctions) + 1]
     assert fanned
     for t, row in zip(fanned, sft_rows(fanned, catalog)):
-        turns = [[(c["function"]["name"], c["function"]["arguments"]) for c in m["tool_calls"]]
-                 for m in row["messages"] if m["role"] == "assistant" and m.get("tool_calls")]
+        turns = [
+            [(c["function"]["name"], c["function"]["arguments"]) for c in m["tool_calls"]]
+            for m in row["messages"]
+            if m["role"] == "assistant" and m.get("tool_calls")
+        ]
         first_page: dict[int, dict] = {}
         for call in t.meta["calls"]:
             first_page.setdefault(call["step"], call)
         for group in range(len(t.junctions) + 1):
             # the group's steps, each with its first page, are called together in one turn
-            wanted = [(first_page[s.index]["tool"],
-                       json.dumps(first_page[s.index]["args"], sort_keys=True, ensure_ascii=False))
-                      for s in t.steps if s.group == group]
+            wanted = [
+                (
+                    first_page[s.index]["tool"],
+                    json.dumps(first_page[s.index]["args"], sort_keys=True, ensure_ascii=False),
+                )
+                for s in t.steps
+                if s.group == group
+            ]
             assert wanted in turns
         assert max(len(turn) for turn in turns) >= 2
 

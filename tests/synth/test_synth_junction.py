@@ -6,8 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kopa_replay.synth.junction import (JunctionError, apply_reduction, bound_args, derive_values, distinct_values,
-                                        junction_kind, nice_threshold, propose_reductions, value_strings)
+from kopa_replay.synth.junction import (
+    JunctionError,
+    apply_reduction,
+    bound_args,
+    derive_values,
+    distinct_values,
+    junction_kind,
+    nice_threshold,
+    propose_reductions,
+    value_strings,
+)
 from kopa_replay.synth.model import Reduction
 
 B = 5
@@ -16,12 +25,16 @@ BIND = {"stationId": "id"}
 
 def records(n: int, *, repeat: int = 1) -> list[dict]:
     """``n`` distinct station ids, each on ``repeat`` records, with a distinct number per id (score = 10·i)."""
-    return [{"id": f"S{i:03d}", "name": f"정류소{i}", "riders": f"{10 * i:,}", "note": " "}
-            for i in range(1, n + 1) for _ in range(repeat)]
+    return [
+        {"id": f"S{i:03d}", "name": f"정류소{i}", "riders": f"{10 * i:,}", "note": " "}
+        for i in range(1, n + 1)
+        for _ in range(repeat)
+    ]
 
 
-@pytest.mark.parametrize(("n", "kind"), [(1, "sequential"), (3, "fan_out"), (5, "fan_out"), (6, "derived"),
-                                         (12, "derived")])
+@pytest.mark.parametrize(
+    ("n", "kind"), [(1, "sequential"), (3, "fan_out"), (5, "fan_out"), (6, "derived"), (12, "derived")]
+)
 def test_distinct_count_types_the_junction(n, kind):
     values = distinct_values(records(n, repeat=2), BIND)
     assert len(values) == n
@@ -36,11 +49,17 @@ def test_distinct_values_keep_first_appearance_and_skip_blanks():
 
 def test_several_parameter_bindings_hand_over_dicts():
     binding = {"SD_SCHUL_CODE": "school", "ATPT_OFCDC_SC_CODE": "office"}
-    rows = [{"office": "B10", "school": "7010"}, {"office": "B10", "school": "7010"}, {"office": "J10", "school": "7010"},
-            {"office": "J10", "school": ""}]
+    rows = [
+        {"office": "B10", "school": "7010"},
+        {"office": "B10", "school": "7010"},
+        {"office": "J10", "school": "7010"},
+        {"office": "J10", "school": ""},
+    ]
     values = distinct_values(rows, binding)
-    assert values == [{"ATPT_OFCDC_SC_CODE": "B10", "SD_SCHUL_CODE": "7010"},
-                      {"ATPT_OFCDC_SC_CODE": "J10", "SD_SCHUL_CODE": "7010"}]
+    assert values == [
+        {"ATPT_OFCDC_SC_CODE": "B10", "SD_SCHUL_CODE": "7010"},
+        {"ATPT_OFCDC_SC_CODE": "J10", "SD_SCHUL_CODE": "7010"},
+    ]
     assert bound_args(binding, values[1]) == {"ATPT_OFCDC_SC_CODE": "J10", "SD_SCHUL_CODE": "7010"}
     assert value_strings(values[0]) == ["B10", "7010"]
     with pytest.raises(JunctionError):
@@ -108,8 +127,10 @@ def test_non_numbers_do_not_score():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from("ABCDEFGHIJKLMNOP"), st.integers(-50, 50)), min_size=1, max_size=60),
-       st.integers(2, 8))
+@given(
+    st.lists(st.tuples(st.sampled_from("ABCDEFGHIJKLMNOP"), st.integers(-50, 50)), min_size=1, max_size=60),
+    st.integers(2, 8),
+)
 def test_every_proposed_reduction_is_well_defined(pairs, budget):
     rows = [{"id": key, "v": str(number)} for key, number in pairs]
     for reduction in propose_reductions(rows, BIND, ["v"], budget):

@@ -7,11 +7,16 @@ import pytest
 from kopa_replay.synth.pager import read_pages, with_page_size
 
 
-@pytest.mark.parametrize("name", ["tago_get_route_accto_thrgh_sttn_list",  # page style, 5 pages of 10
-                                  "seoul_spop_local_resd_dong",            # range style (START/END)
-                                  "gg_general_restaurant",                  # the server caps the page size
-                                  "datagokr_get_stock_price_info",          # more pages than the budget
-                                  "seoulbus_get_route_by_station"])         # unpaged
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tago_get_route_accto_thrgh_sttn_list",  # page style, 5 pages of 10
+        "seoul_spop_local_resd_dong",  # range style (START/END)
+        "gg_general_restaurant",  # the server caps the page size
+        "datagokr_get_stock_price_info",  # more pages than the budget
+        "seoulbus_get_route_by_station",
+    ],
+)  # unpaged
 def test_pages_add_up_to_fetch_all(catalog, sim_env, name):
     tool = catalog.get(name)
     args = dict(tool.examples[0])

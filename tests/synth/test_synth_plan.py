@@ -36,7 +36,7 @@ def test_candidates_are_the_other_values_of_the_source(catalog, hand_corpus, sim
             assert len(others) == junction.distinct - len(junction.values)  # only a reduction leaves some over
             found += bool(others)
             wider = candidate_values(t, catalog, sim_env, k)
-            assert wider[:len(others)] == others
+            assert wider[: len(others)] == others
             assert not handed & {value_key(v) for v in wider}
     assert found
     with pytest.raises(UsageError):
@@ -65,7 +65,9 @@ def test_the_lightron_chain(catalog, sim_env):
     from kopa_replay.synth import SynthConfig, synthesize
 
     links = [Link("dart_cvbd_is_decsn", "datagokr_get_stock_price_info", {"itmsNm": "corp_name"}, 0.9)]
-    out = synthesize(catalog, links, sim_env, SynthConfig(trajectories=12, patterns=("chain",), seed=3, distinct_tool_sets=False))
+    out = synthesize(
+        catalog, links, sim_env, SynthConfig(trajectories=12, patterns=("chain",), seed=3, distinct_tool_sets=False)
+    )
     cross = [t for t in out if "g0[0].act_mktprcfl_cvprc_lwtrsprc" in t.answer.derivation]
     assert cross, [t.answer.derivation for t in out]
     t = cross[0]

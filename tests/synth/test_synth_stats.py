@@ -5,8 +5,18 @@ from __future__ import annotations
 from kopa_replay.synth import PAPER, Answer, Junction, Step, Trajectory, corpus_stats, stats_table
 from kopa_replay.synth.stats import output_digest
 
-KEYS = {"multi_record_call_share", "one_to_many_share", "median_cardinality", "max_cardinality", "junctions",
-        "fan_out_derived_share_single", "calls_per_trajectory", "parallel_share", "trajectories", "output_digest"}
+KEYS = {
+    "multi_record_call_share",
+    "one_to_many_share",
+    "median_cardinality",
+    "max_cardinality",
+    "junctions",
+    "fan_out_derived_share_single",
+    "calls_per_trajectory",
+    "parallel_share",
+    "trajectories",
+    "output_digest",
+}
 
 
 def step(index, group, records):
@@ -21,26 +31,35 @@ def trajectory(tid, groups, kinds, cardinalities):
             steps.append(step(index, g, records))
             index += 1
     starts = [min(s.index for s in steps if s.group == g) for g in range(len(groups))]
-    junctions = [Junction(starts[k], starts[k + 1], {"p": "f"}, kind, cardinality, len(groups[k + 1]),
-                          tuple(str(i) for i in range(len(groups[k + 1]))))
-                 for k, (kind, cardinality) in enumerate(zip(kinds, cardinalities))]
+    junctions = [
+        Junction(
+            starts[k],
+            starts[k + 1],
+            {"p": "f"},
+            kind,
+            cardinality,
+            len(groups[k + 1]),
+            tuple(str(i) for i in range(len(groups[k + 1]))),
+        )
+        for k, (kind, cardinality) in enumerate(zip(kinds, cardinalities))
+    ]
     return Trajectory(tid, "chain", steps, junctions, Answer("number", 1))
 
 
 def test_definitions_on_a_hand_made_corpus():
     corpus = [
-        trajectory("a", [[1], [30]], ["sequential"], [1]),                 # one-to-one
-        trajectory("b", [[12], [3, 0, 5]], ["fan_out"], [12]),             # one-to-many, parallel
+        trajectory("a", [[1], [30]], ["sequential"], [1]),  # one-to-one
+        trajectory("b", [[12], [3, 0, 5]], ["fan_out"], [12]),  # one-to-many, parallel
         trajectory("c", [[400], [2], [9]], ["derived", "sequential"], [400, 2]),
-        trajectory("d", [[7]], [], []),                                      # a single step
+        trajectory("d", [[7]], [], []),  # a single step
     ]
     stats = corpus_stats(corpus)
     assert KEYS <= set(stats)
     assert stats["trajectories"] == 4 and stats["steps"] == 10
-    assert stats["multi_record_call_share"] == 0.8          # 30, 12, 3, 5, 400, 2, 9, 7 of 10 steps
+    assert stats["multi_record_call_share"] == 0.8  # 30, 12, 3, 5, 400, 2, 9, 7 of 10 steps
     assert stats["multi_step_trajectories"] == 3
-    assert stats["one_to_many_share"] == round(2 / 3, 6)    # b and c
-    assert stats["median_cardinality"] == 12 and stats["max_cardinality"] == 400   # 12, 400, 2
+    assert stats["one_to_many_share"] == round(2 / 3, 6)  # b and c
+    assert stats["median_cardinality"] == 12 and stats["max_cardinality"] == 400  # 12, 400, 2
     assert stats["junctions"] == {"sequential": 2, "fan_out": 1, "derived": 1}
     assert stats["single_junction_trajectories"] == 2
     assert stats["fan_out_derived_share_single"] == 0.5

@@ -6,10 +6,17 @@ import pytest
 
 from kopa_replay.errors import UsageError
 from kopa_replay.graph import Link
-from kopa_replay.synth.plan import run_plan
-from kopa_replay.synth import (JUNCTION_KINDS, PATTERNS, SynthConfig, Trajectory, jsonl_text, synthesize,
-                               synthesize_report)
+from kopa_replay.synth import (
+    JUNCTION_KINDS,
+    PATTERNS,
+    SynthConfig,
+    Trajectory,
+    jsonl_text,
+    synthesize,
+    synthesize_report,
+)
 from kopa_replay.synth.junction import junction_kind, value_strings
+from kopa_replay.synth.plan import run_plan
 
 CONFIG = SynthConfig(trajectories=25, seed=0, distinct_tool_sets=False)
 
@@ -61,16 +68,28 @@ def test_trajectories_are_consistent(corpus):
 def test_answers_are_recomputable_from_the_recorded_spec(corpus):
     for t in corpus.trajectories:
         assert t.answer.derivation
-        assert t.meta["answer_spec"]["op"] in ("count", "sum", "value", "pct_change", "difference", "argmax",
-                                               "argmin", "threshold")
+        assert t.meta["answer_spec"]["op"] in (
+            "count",
+            "sum",
+            "value",
+            "pct_change",
+            "difference",
+            "argmax",
+            "argmin",
+            "threshold",
+        )
 
 
 def test_same_seed_same_bytes_other_seed_other_corpus(catalog, hand_links, sim_env):
     first = jsonl_text(t.to_dict() for t in synthesize(catalog, hand_links, sim_env, CONFIG))
     second = jsonl_text(t.to_dict() for t in synthesize(catalog, hand_links, sim_env, CONFIG))
     assert first == second
-    other = jsonl_text(t.to_dict() for t in synthesize(catalog, hand_links, sim_env,
-                                                       SynthConfig(trajectories=25, seed=1, distinct_tool_sets=False)))
+    other = jsonl_text(
+        t.to_dict()
+        for t in synthesize(
+            catalog, hand_links, sim_env, SynthConfig(trajectories=25, seed=1, distinct_tool_sets=False)
+        )
+    )
     assert other != first
 
 
@@ -88,7 +107,9 @@ def test_writer_sets_the_question(catalog, hand_links, sim_env):
             seen.append(trajectory.id)
             return f"질문 {trajectory.id}"
 
-    out = synthesize(catalog, hand_links, sim_env, SynthConfig(trajectories=3, distinct_tool_sets=False), writer=Writer())
+    out = synthesize(
+        catalog, hand_links, sim_env, SynthConfig(trajectories=3, distinct_tool_sets=False), writer=Writer()
+    )
     assert [t.question for t in out] == ["질문 t0001", "질문 t0002", "질문 t0003"]
     assert seen == ["t0001", "t0002", "t0003"]
 
@@ -105,12 +126,16 @@ def test_pruned_links_are_not_walked(catalog, hand_links, sim_env):
     for link in hand_links:
         if link.source.startswith("tago"):
             link.pruned = True
-    out = synthesize(catalog, hand_links, sim_env, SynthConfig(trajectories=10, patterns=("condition",), distinct_tool_sets=False))
+    out = synthesize(
+        catalog, hand_links, sim_env, SynthConfig(trajectories=10, patterns=("condition",), distinct_tool_sets=False)
+    )
     assert not any(s.tool.startswith("tago") for t in out for s in t.steps)
 
 
 def test_patterns_can_be_chosen(catalog, hand_links, sim_env):
-    out = synthesize(catalog, hand_links, sim_env, SynthConfig(trajectories=4, patterns=("comparison",), distinct_tool_sets=False))
+    out = synthesize(
+        catalog, hand_links, sim_env, SynthConfig(trajectories=4, patterns=("comparison",), distinct_tool_sets=False)
+    )
     assert {t.pattern for t in out} == {"comparison"}
     for t in out:
         assert t.answer.kind == "text"
@@ -119,14 +144,24 @@ def test_patterns_can_be_chosen(catalog, hand_links, sim_env):
 
 def test_impossible_requests_stop_at_the_attempt_budget(catalog, sim_env):
     links = [Link("dart_company", "dart_corp_code", {"stock_code": "stock_code"}, 0.9)]
-    result = synthesize_report(catalog, links, sim_env,
-                               SynthConfig(trajectories=3, patterns=("comparison",), max_attempts=20))
+    result = synthesize_report(
+        catalog, links, sim_env, SynthConfig(trajectories=3, patterns=("comparison",), max_attempts=20)
+    )
     assert result.trajectories == [] and result.attempts == 20
     assert sum(result.skipped.values()) == 20
 
 
-@pytest.mark.parametrize("kwargs", [{"fan_out_budget": 1}, {"max_links": 0}, {"page_budget": 0},
-                                    {"patterns": ("poem",)}, {"patterns": ()}, {"trajectories": -1}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"fan_out_budget": 1},
+        {"max_links": 0},
+        {"page_budget": 0},
+        {"patterns": ("poem",)},
+        {"patterns": ()},
+        {"trajectories": -1},
+    ],
+)
 def test_config_is_validated(kwargs):
     with pytest.raises(UsageError):
         SynthConfig(**kwargs)

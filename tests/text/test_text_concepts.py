@@ -8,8 +8,17 @@ from typing import Any, Mapping
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kopa_replay.text import (CONCEPTS, STRENGTH, TEMPORAL, concepts_of, name_key, names_an_entity, shape_of,
-                              shapes_compatible, target_fillers)
+from kopa_replay.text import (
+    CONCEPTS,
+    STRENGTH,
+    TEMPORAL,
+    concepts_of,
+    name_key,
+    names_an_entity,
+    shape_of,
+    shapes_compatible,
+    target_fillers,
+)
 
 NAMES = sorted({(name, concept.name) for concept in CONCEPTS for name in concept.names})
 SHAPES = st.sampled_from([None, "YYYYMMDD", "YYYYMM", "YYYY", "8 digits", "6 digits", "4 digits", "10 digits"])
@@ -35,8 +44,9 @@ def test_a_description_word_signals_its_concept_less_surely(concept, noise):
 def test_a_written_shape_is_read_and_signals_the_temporal_concept(written):
     shape = shape_of({"description": f"기준일 ({written})"})
     assert shape == written.replace("-", "")
-    assert {"YYYYMMDD": "date", "YYYYMM": "yearmonth", "YYYY": "year"}[shape] in concepts_of("x", {
-        "description": f"값 ({written})"})
+    assert {"YYYYMMDD": "date", "YYYYMM": "yearmonth", "YYYY": "year"}[shape] in concepts_of(
+        "x", {"description": f"값 ({written})"}
+    )
     assert shape_of({"pattern": "^[0-9]{8}$"}) == "8 digits"
 
 
@@ -55,10 +65,17 @@ class FakeTool:
 
 
 def test_fillers_keep_required_dates_and_settings_and_drop_optional_entities():
-    schema = {"properties": {"crno": {"description": "법인등록번호"}, "corpNm": {"description": "법인명"},
-                             "basDt": {"description": "기준일자 (YYYYMMDD)"}, "numOfRows": {"type": "integer"}}}
-    tool = FakeTool(schema, ({"crno": "1101110000000", "corpNm": "라이트론", "basDt": "20260831", "numOfRows": 10},),
-                    ("corpNm",))
+    schema = {
+        "properties": {
+            "crno": {"description": "법인등록번호"},
+            "corpNm": {"description": "법인명"},
+            "basDt": {"description": "기준일자 (YYYYMMDD)"},
+            "numOfRows": {"type": "integer"},
+        }
+    }
+    tool = FakeTool(
+        schema, ({"crno": "1101110000000", "corpNm": "라이트론", "basDt": "20260831", "numOfRows": 10},), ("corpNm",)
+    )
     assert target_fillers(tool) == [{"corpNm": "라이트론", "basDt": "20260831", "numOfRows": 10}]
     assert target_fillers(FakeTool(schema)) == [{}]
     assert names_an_entity("crno", schema["properties"]["crno"]) and not names_an_entity("basDt", {})

@@ -13,8 +13,16 @@ from kopa_replay.errors import UsageError
 from kopa_replay.text import embed as embed_module
 from kopa_replay.text.embed import HashedNgramEmbedder, sparse_cosine, words
 
-TEXTS = ["시군구코드", "시군구 코드 5자리", "학교명", "corp_code 고유번호", "corpCode DART 고유번호 8자리",
-         "stock price 주가", "", "!!! ---"]
+TEXTS = [
+    "시군구코드",
+    "시군구 코드 5자리",
+    "학교명",
+    "corp_code 고유번호",
+    "corpCode DART 고유번호 8자리",
+    "stock price 주가",
+    "",
+    "!!! ---",
+]
 
 
 def test_words_split_snake_and_camel_case_and_keep_hangul():

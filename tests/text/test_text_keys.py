@@ -8,8 +8,17 @@ from decimal import Decimal
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from kopa_replay.text import (comma_codes, date_key, date_spans, discloses_number, informative, number_key,
-                              number_mentions, question_keys, value_keys)
+from kopa_replay.text import (
+    comma_codes,
+    date_key,
+    date_spans,
+    discloses_number,
+    informative,
+    number_key,
+    number_mentions,
+    question_keys,
+    value_keys,
+)
 
 FULL_WIDTH = str.maketrans("0123456789,.-", "０１２３４５６７８９，．－")
 NUMBER_FORMS = (lambda n: f"{n:,}", lambda n: str(n), lambda n: f"{n:,}원", lambda n: f"{n}.0")
@@ -43,7 +52,7 @@ def test_a_code_keeps_and_strips_its_zeros(n, zeros):
 def test_a_rounding_that_keeps_three_digits_discloses(n, places):
     number = Decimal(n).scaleb(-places)
     rounded = round(number, 1)
-    assume(len(str(int(rounded * 10)).rstrip("0")) >= 3)   # trailing zeros are not significant (100.0 ≈ 100)
+    assume(len(str(int(rounded * 10)).rstrip("0")) >= 3)  # trailing zeros are not significant (100.0 ≈ 100)
     assert discloses_number(str(number), number_mentions(f"약 {rounded:f} 정도"))
     assert discloses_number(str(number), number_mentions(f"정확히 {number:f}"))
 

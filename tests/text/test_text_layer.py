@@ -14,8 +14,13 @@ def test_the_text_module_imports_nothing_of_kopa_replay_but_errors_and_util():
     allowed = ("kopa_replay.errors", "kopa_replay.util", "kopa_replay.text")
     for path in sorted(ROOT.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             for name in names:
                 if name.startswith("kopa_replay"):
                     assert name.startswith(allowed), f"{path.name} imports {name}"

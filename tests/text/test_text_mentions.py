@@ -62,7 +62,7 @@ def test_full_width_digits_are_the_ascii_digits_in_text(n, commas):
 
 
 @settings(max_examples=200)
-@given(st.integers(-10**12, 10**12), st.integers(0, 3), st.sampled_from(["", "원", "%", "건", "명", "개"]))
+@given(st.integers(-(10**12), 10**12), st.integers(0, 3), st.sampled_from(["", "원", "%", "건", "명", "개"]))
 def test_the_two_readers_agree_on_an_arabic_number(units, places, unit):
     number = Decimal(units).scaleb(-places)
     text = f"확인해 보니 {number:,f}{unit} 입니다"
@@ -80,10 +80,16 @@ def test_an_answer_unit_is_the_grammar_s(units, places, unit):
     assert (mention.value, mention.half_ulp * 2) == (value, resolution)
 
 
-@pytest.mark.parametrize("text, value, unit", [
-    ("12.5 퍼센트", Decimal("12.5"), "%"), ("12.5프로", Decimal("12.5"), "%"), ("−3만 원", Decimal(-30000), "원"),
-    ("3 만", Decimal(30000), ""), ("1조 4,000억원", Decimal(1_400_000_000_000), "원"),
-])
+@pytest.mark.parametrize(
+    "text, value, unit",
+    [
+        ("12.5 퍼센트", Decimal("12.5"), "%"),
+        ("12.5프로", Decimal("12.5"), "%"),
+        ("−3만 원", Decimal(-30000), "원"),
+        ("3 만", Decimal(30000), ""),
+        ("1조 4,000억원", Decimal(1_400_000_000_000), "원"),
+    ],
+)
 def test_an_answer_is_read_leniently(text, value, unit):
     (mention,) = parse_numbers(text)
     assert (mention.value, mention.unit) == (value, unit)
@@ -110,7 +116,7 @@ def test_a_lone_unit_is_a_word():
 def test_multipliers_that_do_not_continue_a_number_are_left_off():
     # 2천천 is not 2×10^6 (the grammar has one 천 per group): the reader keeps 2천
     assert [m.value for m in parse_numbers("2천천")] == [Decimal(2000)]
-    assert [m.value for m in parse_numbers("9조천")] == [Decimal(9_000_000_001_000)]   # 9조 and a group of 천
+    assert [m.value for m in parse_numbers("9조천")] == [Decimal(9_000_000_001_000)]  # 9조 and a group of 천
 
 
 @settings(max_examples=300)

@@ -50,7 +50,7 @@ def test_the_question_form_must_be_chosen():
         normalize_question("몇 건입니까?")  # type: ignore[call-arg]
     assert normalize_question("  몇 건입니까?! ", spaces=False) == "몇건입니까"
     assert normalize_question("  몇 건입니까?! ", spaces=True) == "몇 건입니까"
-    assert normalize_question("A,B 1+1=2", spaces=True) == "a b 1+1=2"   # symbols kept, punctuation a space
+    assert normalize_question("A,B 1+1=2", spaces=True) == "a b 1+1=2"  # symbols kept, punctuation a space
 
 
 @given(TEXT)

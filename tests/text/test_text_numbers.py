@@ -13,15 +13,26 @@ from kopa_replay.text.numbers import VALUE_UNITS
 
 PADDING = st.text(alphabet=" ", max_size=4)
 FULL_WIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
-DECIMALS = st.builds(lambda units, places: Decimal(units).scaleb(-places), st.integers(-10**15, 10**15),
-                     st.integers(0, 6))
+DECIMALS = st.builds(
+    lambda units, places: Decimal(units).scaleb(-places), st.integers(-(10**15), 10**15), st.integers(0, 6)
+)
 
 
 # -- as_number: the platforms' spellings, read for arithmetic (moved from tests/env/test_normalize.py) --------
-@pytest.mark.parametrize("text, number", [
-    ("1,234", 1234), (".11", 0.11), ("-1.50", -1.5), ("   72,000", 72000), ("-.41", -0.41), ("1680", 1680),
-    ("+3", 3), ("1,234,567.5", 1234567.5), ("0", 0),
-])
+@pytest.mark.parametrize(
+    "text, number",
+    [
+        ("1,234", 1234),
+        (".11", 0.11),
+        ("-1.50", -1.5),
+        ("   72,000", 72000),
+        ("-.41", -0.41),
+        ("1680", 1680),
+        ("+3", 3),
+        ("1,234,567.5", 1234567.5),
+        ("0", 0),
+    ],
+)
 def test_as_number_reads_the_platforms_spellings(text, number):
     got = as_number(text)
     assert got == number and type(got) is type(number)
@@ -40,13 +51,13 @@ def test_as_number_passes_blanks_and_numbers():
         as_number(True)
 
 
-@given(n=st.integers(-10**12, 10**12), left=PADDING, right=PADDING, commas=st.booleans())
+@given(n=st.integers(-(10**12), 10**12), left=PADDING, right=PADDING, commas=st.booleans())
 def test_as_number_round_trips_integers(n, left, right, commas):
     text = f"{n:,}" if commas else str(n)
     assert as_number(left + text + right) == n
 
 
-@given(cents=st.integers(-10**9, 10**9), commas=st.booleans(), drop_zero=st.booleans())
+@given(cents=st.integers(-(10**9), 10**9), commas=st.booleans(), drop_zero=st.booleans())
 def test_as_number_round_trips_decimals(cents, commas, drop_zero):
     value = cents / 100
     text = f"{abs(value):,.2f}" if commas else f"{abs(value):.2f}"
@@ -79,8 +90,8 @@ def test_bare_fraction_is_a_named_option(units, places):
     text = f"{Decimal(units).scaleb(-places):f}".removeprefix("0")  # ".11": a fraction without its leading zero
     if not text.startswith("."):
         return
-    assert read_number(text) is None and number_key(text) is None          # keys: text, as always
-    assert read_number(text, bare_fraction=True) == Decimal(text)          # the platforms' values: a number
+    assert read_number(text) is None and number_key(text) is None  # keys: text, as always
+    assert read_number(text, bare_fraction=True) == Decimal(text)  # the platforms' values: a number
     assert read_number("-" + text, bare_fraction=True) == -Decimal(text)
 
 
@@ -113,8 +124,9 @@ def test_canonical_decimal_is_one_spelling_that_reads_back(number):
     assert not spelled.endswith(".") and ("." not in spelled or not spelled.endswith("0"))
 
 
-@pytest.mark.parametrize("text", ["", " ", "+", "-", ".", "1.", "1,23", "1,2345", "12a", "1 234", "--1", "NaN",
-                                  "inf", "1e5", "1_000"])
+@pytest.mark.parametrize(
+    "text", ["", " ", "+", "-", ".", "1.", "1,23", "1,2345", "12a", "1 234", "--1", "NaN", "inf", "1e5", "1_000"]
+)
 def test_what_is_not_a_number_is_none_with_every_option(text):
     assert read_number(text) is None
     assert read_number(text, bare_fraction=True, units=VALUE_UNITS) is None

@@ -53,14 +53,27 @@ def recorded_corpus(catalog, tmp_path_factory):
     intents = load_intents(catalog=catalog)
     exclude = Decontaminator.from_task_set(load_task_set())
     with ToolEnvironment.open(catalog, source="sim", snapshot="corpus", mode="record", store=str(store)) as env:
-        run_synthesis(catalog, links, env, root, SynthConfig(trajectories=12, seed=0,
-                                                             exclude_platforms=HELD_OUT_PLATFORMS),
-                      IntentWriter(intents), exclude=exclude, intents=intents)
+        run_synthesis(
+            catalog,
+            links,
+            env,
+            root,
+            SynthConfig(trajectories=12, seed=0, exclude_platforms=HELD_OUT_PLATFORMS),
+            IntentWriter(intents),
+            exclude=exclude,
+            intents=intents,
+        )
     with Store(store) as opened:
         seal_snapshot(opened, "corpus", catalog, tool_digests=tool_schema_digests)
     with ToolEnvironment.open(catalog, source="sim") as env:
-        result = run_filter(read_trajectories(SynthDir(root).trajectories), catalog, env, default_judges(),
-                            config=FilterConfig(), exclude=exclude)
+        result = run_filter(
+            read_trajectories(SynthDir(root).trajectories),
+            catalog,
+            env,
+            default_judges(),
+            config=FilterConfig(),
+            exclude=exclude,
+        )
     write_datasets(root / "filtered", result.kept, catalog)
     return store, root / "filtered"
 

@@ -39,11 +39,24 @@ def _grpo(catalog, tiny_model, out: Path, scripts, *, store=None, **trainer):
     task = _task()
     tool_sets = ToolSets(catalog, SourceSpec(store=str(store) if store else None), max_chars=1500)
     rows, _ = task_rows([task], catalog, top_k=4, system=SYSTEM_PROMPT, add_tool_set=tool_sets.add)
-    config = TrainConfig(kind="grpo", model=str(tiny_model), data="benchmark task " + TASK, output_dir=str(out),
-                         top_k=4, max_chars=1500, store=str(store) if store else None,
-                         trainer={"max_steps": 1, "per_device_train_batch_size": 2, "num_generations": 2,
-                                  "max_completion_length": 4096, "max_tool_calling_iterations": 4,
-                                  "save_final": False, **trainer})
+    config = TrainConfig(
+        kind="grpo",
+        model=str(tiny_model),
+        data="benchmark task " + TASK,
+        output_dir=str(out),
+        top_k=4,
+        max_chars=1500,
+        store=str(store) if store else None,
+        trainer={
+            "max_steps": 1,
+            "per_device_train_batch_size": 2,
+            "num_generations": 2,
+            "max_completion_length": 4096,
+            "max_tool_calling_iterations": 4,
+            "save_final": False,
+            **trainer,
+        },
+    )
     reward = GraderReward()
     seen = {}
 
@@ -52,8 +65,9 @@ def _grpo(catalog, tiny_model, out: Path, scripts, *, store=None, **trainer):
         trainer.model.generate = seen["generate"]
         seen["trainer"] = trainer
 
-    result = train_grpo_rows(config, rows, tool_sets, {"data": {"dir": config.data}}, before_train=script,
-                             reward=reward)
+    result = train_grpo_rows(
+        config, rows, tool_sets, {"data": {"dir": config.data}}, before_train=script, reward=reward
+    )
     return result, reward, seen
 
 
@@ -75,8 +89,10 @@ def test_oracle_earns_1_and_skipping_the_lookup_earns_0(catalog, tiny_model, tmp
     # the calls were answered by the pinned snapshot: every call of both rollouts found its recording
     environments = seen["trainer"].environments
     logs = [[(entry.tool, entry.outcome) for entry in env._env.log] for env in environments]
-    assert logs == [[("neis_school_info", "ok"), ("neis_meal_service_diet_info", "ok")],
-                    [("neis_meal_service_diet_info", "ok")]]
+    assert logs == [
+        [("neis_school_info", "ok"), ("neis_meal_service_diet_info", "ok")],
+        [("neis_meal_service_diet_info", "ok")],
+    ]
     assert result.run["snapshot"]["name"] == "2026-09-01" and len(result.run["snapshot"]["digest"]) == 64
 
 
@@ -91,12 +107,16 @@ def test_two_runs_with_one_seed_give_identical_rewards_losses_and_records(catalo
 
 
 def _tree_digest(path: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(path.parent.iterdir())
-            if p.name.startswith(path.name)}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(path.parent.iterdir())
+        if p.name.startswith(path.name)
+    }
 
 
-def test_rollout_tools_never_touch_the_network_nor_write_the_snapshot(catalog, tiny_model, tmp_path, store_copy,
-                                                                      no_network):
+def test_rollout_tools_never_touch_the_network_nor_write_the_snapshot(
+    catalog, tiny_model, tmp_path, store_copy, no_network
+):
     task = _task()
     oracle, _ = _scripts(task)
     # a call the snapshot never recorded (another school) must read as "no data", not reach out or be recorded
@@ -142,6 +162,9 @@ def test_source_sim_answers_what_the_snapshot_lacks_and_records_nothing(catalog,
     strict = ToolSets(catalog, SourceSpec(store=str(store_copy)))
     replay_only = strict.environment(["neis_school_info"])
     replay_only.reset()
-    assert "no data" in json.loads(replay_only.neis_school_info(LCTN_SC_NM="서울특별시", SCHUL_NM="서울대명초등학교"))["error"]
+    assert (
+        "no data"
+        in json.loads(replay_only.neis_school_info(LCTN_SC_NM="서울특별시", SCHUL_NM="서울대명초등학교"))["error"]
+    )
     strict.close()
     assert _tree_digest(store_copy) == before and no_network == []

@@ -22,8 +22,17 @@ def _run(*args: str):
 def _train(kind: str, tiny_model, corpus, out, *overrides: str):
     """``kopa-replay train KIND`` with the shipped tiny config, on this session's model and corpus (whose calls
     are in snapshot ``corpus`` of the store beside it)."""
-    return _run("train", kind, "--config", str(CONFIGS / f"tiny_{kind}.yaml"), f"model={tiny_model}",
-                f"data={corpus}", f"output_dir={out}", f"store={corpus.parent / 'corpus.sqlite'}", *overrides)
+    return _run(
+        "train",
+        kind,
+        "--config",
+        str(CONFIGS / f"tiny_{kind}.yaml"),
+        f"model={tiny_model}",
+        f"data={corpus}",
+        f"output_dir={out}",
+        f"store={corpus.parent / 'corpus.sqlite'}",
+        *overrides,
+    )
 
 
 def test_tiny_model_command_builds_a_tool_calling_model(tmp_path):
@@ -52,14 +61,18 @@ def test_sft_step_through_the_cli_with_assistant_only_loss(tiny_model, corpus, t
     assert "sft: 1 step on" in result.output and "loss" in result.output
     run = json.loads((out / "run.json").read_text())
     assert run["kind"] == "sft" and run["steps"] == 1 and run["snapshot"] is None
-    assert run["data"]["rows"] == len((corpus / "sft.jsonl").read_text().splitlines()) and len(run["data"]["digest"]) == 64
+    assert (
+        run["data"]["rows"] == len((corpus / "sft.jsonl").read_text().splitlines()) and len(run["data"]["digest"]) == 64
+    )
     assert run["metrics"][0]["loss"] > 0 and not any("runtime" in key for m in run["metrics"] for key in m)
     assert json.loads((out / "config.json").read_text())["data"] == str(corpus)
     assert (out / "final" / "model.safetensors").exists() and (out / "final" / "tokenizer.json").exists()
 
     # assistant-only loss: the tokens trained on are what the assistant says, never the question or a tool result
-    config = load_config(CONFIGS / "tiny_sft.yaml", [f"model={tiny_model}", f"data={corpus}",
-                                                     f"output_dir={tmp_path / 'mask'}", "trainer.max_length=100000"])
+    config = load_config(
+        CONFIGS / "tiny_sft.yaml",
+        [f"model={tiny_model}", f"data={corpus}", f"output_dir={tmp_path / 'mask'}", "trainer.max_length=100000"],
+    )
     trainer, _ = sft_trainer(config)
     tokenizer = trainer.processing_class
     row = trainer.train_dataset[0]
@@ -90,7 +103,8 @@ def test_lora_grpo_saves_an_adapter_over_the_configured_modules(tiny_model, corp
     assert result.exit_code == 0, result.output
     adapter = json.loads((out / "final" / "adapter_config.json").read_text())
     assert sorted(adapter["target_modules"]) == sorted(
-        ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"])
+        ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    )
     assert adapter["r"] == 4 and adapter["lora_alpha"] == 8
 
 
@@ -102,10 +116,19 @@ def test_lora_targets_exist_in_qwen3_5():
 
     from kopa_replay.train.config import lora_targets
 
-    config = Qwen3_5TextConfig(vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
-                               num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-                               linear_num_key_heads=2, linear_num_value_heads=4, linear_key_head_dim=16,
-                               linear_value_head_dim=16)
+    config = Qwen3_5TextConfig(
+        vocab_size=128,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        linear_num_key_heads=2,
+        linear_num_value_heads=4,
+        linear_key_head_dim=16,
+        linear_value_head_dim=16,
+    )
     model = AutoModelForCausalLM.from_config(config)
     linear = {name.rsplit(".", 1)[-1] for name, module in model.named_modules() if isinstance(module, torch.nn.Linear)}
     targets = lora_targets(model.config.model_type, "auto")
@@ -116,8 +139,23 @@ def test_lora_targets_exist_in_qwen3_5():
 def test_eval_writes_pass_at_k_per_split_beside_the_base(tiny_model, corpus, tmp_path):
     out = tmp_path / "sft"
     assert _train("sft", tiny_model, corpus, out).exit_code == 0
-    result = _run("train", "eval", str(out), "--rollouts", "1", "--task", "kopa-education-004",
-                  "--task", "kopa-finance-001", "--max-new-tokens", "4", "--max-turns", "1", "--top-k", "2")
+    result = _run(
+        "train",
+        "eval",
+        str(out),
+        "--rollouts",
+        "1",
+        "--task",
+        "kopa-education-004",
+        "--task",
+        "kopa-finance-001",
+        "--max-new-tokens",
+        "4",
+        "--max-turns",
+        "1",
+        "--top-k",
+        "2",
+    )
     assert result.exit_code == 0, result.output
     table = json.loads((out / "eval" / "eval.json").read_text())["table"]
     assert set(table) == {"checkpoint", "base"}
@@ -137,18 +175,26 @@ def test_user_mistakes_are_one_error_line(tiny_model, corpus, tmp_path, catalog)
         (["train", "sft", "--config", str(tiny), "top_k=many"], "top_k must be int"),
         (["train", "sft", "--config", str(tiny), "oops"], "KEY=VALUE"),
         (["train", "grpo", "--config", str(tiny)], "is a 'sft' config, not 'grpo'"),
-        (["train", "sft", "--config", str(tiny), f"model={tmp_path / 'nomodel'}", f"data={corpus}"],
-         "cannot load model"),
-        (["train", "sft", "--config", str(tiny), f"model={tiny_model}", f"data={tmp_path / 'nodata'}"],
-         "no corpus directory"),
-        (["train", "sft", "--config", str(tiny), f"model={tiny_model}", f"data={corpus}",
-          "trainer.no_such_field=1"], "SFTConfig"),
+        (
+            ["train", "sft", "--config", str(tiny), f"model={tmp_path / 'nomodel'}", f"data={corpus}"],
+            "cannot load model",
+        ),
+        (
+            ["train", "sft", "--config", str(tiny), f"model={tiny_model}", f"data={tmp_path / 'nodata'}"],
+            "no corpus directory",
+        ),
+        (
+            ["train", "sft", "--config", str(tiny), f"model={tiny_model}", f"data={corpus}", "trainer.no_such_field=1"],
+            "SFTConfig",
+        ),
         (["train", "eval", str(tmp_path / "nothing")], "no checkpoint"),
         (["train", "eval", str(corpus)], "neither a run directory"),
         (["train", "eval"], "give a CHECKPOINT"),
         # a base model neither on disk nor in the cache fails before the checkpoint is run, not after
-        (["train", "eval", str(tiny_model), "--base", "Qwen/Not-In-Any-Cache", "--rollouts", "1"],
-         "nor a model in the local Hugging Face cache"),
+        (
+            ["train", "eval", str(tiny_model), "--base", "Qwen/Not-In-Any-Cache", "--rollouts", "1"],
+            "nor a model in the local Hugging Face cache",
+        ),
     ]
     for args, expected in cases:
         result = CliRunner().invoke(cli, args)
@@ -159,11 +205,26 @@ def test_user_mistakes_are_one_error_line(tiny_model, corpus, tmp_path, catalog)
 
 def test_grpo_refuses_a_corpus_the_snapshot_cannot_answer(tiny_model, corpus, tmp_path):
     """Strict replay of the shipped snapshot lacks the corpus's calls: no reward could ever be earned."""
-    result = CliRunner().invoke(cli, ["train", "grpo", "--config", str(CONFIGS / "tiny_grpo.yaml"),
-                                      f"model={tiny_model}", f"data={corpus}", f"output_dir={tmp_path / 'x'}",
-                                      "snapshot=2026-09-01", "store=null"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "train",
+            "grpo",
+            "--config",
+            str(CONFIGS / "tiny_grpo.yaml"),
+            f"model={tiny_model}",
+            f"data={corpus}",
+            f"output_dir={tmp_path / 'x'}",
+            "snapshot=2026-09-01",
+            "store=null",
+        ],
+    )
     assert result.exit_code == 1 and result.output.startswith("Error: snapshot '2026-09-01' cannot answer")
     assert "--mode record" in result.output and not (tmp_path / "x").exists()
     # with source sim the simulator answers what the snapshot lacks
-    assert _train("grpo", tiny_model, corpus, tmp_path / "sim", "snapshot=2026-09-01", "store=null",
-                  "source=sim").exit_code == 0
+    assert (
+        _train(
+            "grpo", tiny_model, corpus, tmp_path / "sim", "snapshot=2026-09-01", "store=null", "source=sim"
+        ).exit_code
+        == 0
+    )

@@ -13,7 +13,9 @@ from kopa_replay.train.config import TrainConfig, apply_overrides, load_config
 
 CONFIGS = Path(__file__).resolve().parents[2] / "training" / "configs"
 KEY = st.text(alphabet="abcdefghij_", min_size=1, max_size=6)
-SCALAR = st.one_of(st.integers(-10**6, 10**6), st.booleans(), st.text(alphabet="abcxyz가나다", min_size=1, max_size=8))
+SCALAR = st.one_of(
+    st.integers(-(10**6), 10**6), st.booleans(), st.text(alphabet="abcxyz가나다", min_size=1, max_size=8)
+)
 
 
 @given(path=st.lists(KEY, min_size=1, max_size=3), value=SCALAR)
@@ -69,37 +71,50 @@ def test_config_mistakes_name_the_file_and_key(tmp_path):
         load_config(CONFIGS / "tiny_grpo.yaml", ["lora.r=0"])
     with pytest.raises(UsageError, match="max_steps is not a mapping"):
         load_config(CONFIGS / "tiny_grpo.yaml", ["trainer.max_steps.x=1"])
-    for override, message in (("lora.r=abc", "lora.r must be an integer"), ("lora={r: 4.5}", "lora.r must be an"),
-                              ("lora.dropout=x", "lora.dropout must be a number"),
-                              ("lora.target_modules=[]", "lora.target_modules must be")):
+    for override, message in (
+        ("lora.r=abc", "lora.r must be an integer"),
+        ("lora={r: 4.5}", "lora.r must be an"),
+        ("lora.dropout=x", "lora.dropout must be a number"),
+        ("lora.target_modules=[]", "lora.target_modules must be"),
+    ):
         with pytest.raises(UsageError, match=message):
             load_config(CONFIGS / "tiny_grpo.yaml", [override])
 
 
 def test_credentials_never_reach_the_written_config():
-    config = load_config(CONFIGS / "tiny_grpo.yaml", ["trainer.hub_token=hf_secretvalue123",
-                                                      "trainer.learning_rate=1e-6"])
+    config = load_config(
+        CONFIGS / "tiny_grpo.yaml", ["trainer.hub_token=hf_secretvalue123", "trainer.learning_rate=1e-6"]
+    )
     public = config.public_dict()
     assert public["trainer"]["hub_token"] == "<redacted>" and public["trainer"]["learning_rate"] == 1e-6
     assert "hf_secretvalue123" not in str(public)
 
 
 def test_unquoted_dates_read_as_text():
-    config = load_config(None, ["kind=grpo", "model=m", "data=d", "output_dir=o", "snapshot=2026-09-01",
-                                "as_of=2026-08-01"])
+    config = load_config(
+        None, ["kind=grpo", "model=m", "data=d", "output_dir=o", "snapshot=2026-09-01", "as_of=2026-08-01"]
+    )
     assert config.snapshot == "2026-09-01" and config.as_of == "2026-08-01"
     assert TrainConfig(**{**config.to_dict(), "lora": None}).to_dict() == config.to_dict()
 
 
-@pytest.mark.parametrize(("completion", "expected"), [
-    ([{"role": "assistant", "content": "632 명"}], "632 명"),
-    ([{"role": "assistant", "content": "<think>세어 보면</think>632 명"}], "632 명"),
-    ([{"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "x", "arguments": {}}}]},
-      {"role": "tool", "name": "x", "content": "{}"}], None),
-    ([{"role": "assistant", "content": '<tool_call>\n{"name": "x", "arguments": {}}\n</tool_call>'}], None),
-    ([{"role": "assistant", "content": "   "}], None),
-    ("그냥 글 632", "그냥 글 632"),
-])
+@pytest.mark.parametrize(
+    ("completion", "expected"),
+    [
+        ([{"role": "assistant", "content": "632 명"}], "632 명"),
+        ([{"role": "assistant", "content": "<think>세어 보면</think>632 명"}], "632 명"),
+        (
+            [
+                {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "x", "arguments": {}}}]},
+                {"role": "tool", "name": "x", "content": "{}"},
+            ],
+            None,
+        ),
+        ([{"role": "assistant", "content": '<tool_call>\n{"name": "x", "arguments": {}}\n</tool_call>'}], None),
+        ([{"role": "assistant", "content": "   "}], None),
+        ("그냥 글 632", "그냥 글 632"),
+    ],
+)
 def test_final_answer_is_the_last_message_that_calls_nothing(completion, expected):
     from kopa_replay.train.reward import final_answer
 

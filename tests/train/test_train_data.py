@@ -69,9 +69,11 @@ def _retriever() -> ToolRetriever:
 
 
 @settings(max_examples=60, deadline=None)
-@given(question=st.sampled_from([t.question_ko for t in load_task_set().tasks]),
-       reference=st.lists(st.sampled_from(sorted(builtin_catalog().names)), min_size=1, max_size=4, unique=True),
-       k=st.integers(4, 20))
+@given(
+    question=st.sampled_from([t.question_ko for t in load_task_set().tasks]),
+    reference=st.lists(st.sampled_from(sorted(builtin_catalog().names)), min_size=1, max_size=4, unique=True),
+    k=st.integers(4, 20),
+)
 def test_offered_tools_hold_the_reference_in_retrieval_order(question, reference, k):
     from kopa_replay.train.data import offered_tools
 

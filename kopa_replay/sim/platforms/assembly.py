@@ -58,13 +58,29 @@ def member_info(world, q: Query) -> list[dict[str, Any]]:
     for m in assembly.members:
         staff, secretary, secretary2 = assembly.staff[m.mona_cd]
         record = {
-            "HG_NM": m.name, "HJ_NM": m.hanja, "ENG_NM": m.english, "BTH_GBN_NM": "음" if m.lunar else "양",
-            "BTH_DATE": dashed(m.birth), "JOB_RES_NM": assembly.role(m), "POLY_NM": m.party, "ORIG_NM": m.district,
-            "ELECT_GBN_NM": m.elected_by, "CMIT_NM": m.committee, "CMITS": ", ".join(m.committees),
-            "REELE_GBN_NM": m.reelection, "UNITS": ", ".join(f"제{u}대" for u in m.units), "SEX_GBN_NM": m.sex,
-            "TEL_NO": m.tel, "E_MAIL": f"{m.handle}@assembly.go.kr", "HOMEPAGE": f"https://blog.naver.com/{m.handle}",
-            "STAFF": staff, "SECRETARY": secretary, "SECRETARY2": secretary2, "MONA_CD": m.mona_cd,
-            "MEM_TITLE": f"현) 제22대 국회의원({m.party})\r\n현) 국회 {m.committee} 위원", "ASSEM_ADDR": m.room,
+            "HG_NM": m.name,
+            "HJ_NM": m.hanja,
+            "ENG_NM": m.english,
+            "BTH_GBN_NM": "음" if m.lunar else "양",
+            "BTH_DATE": dashed(m.birth),
+            "JOB_RES_NM": assembly.role(m),
+            "POLY_NM": m.party,
+            "ORIG_NM": m.district,
+            "ELECT_GBN_NM": m.elected_by,
+            "CMIT_NM": m.committee,
+            "CMITS": ", ".join(m.committees),
+            "REELE_GBN_NM": m.reelection,
+            "UNITS": ", ".join(f"제{u}대" for u in m.units),
+            "SEX_GBN_NM": m.sex,
+            "TEL_NO": m.tel,
+            "E_MAIL": f"{m.handle}@assembly.go.kr",
+            "HOMEPAGE": f"https://blog.naver.com/{m.handle}",
+            "STAFF": staff,
+            "SECRETARY": secretary,
+            "SECRETARY2": secretary2,
+            "MONA_CD": m.mona_cd,
+            "MEM_TITLE": f"현) 제22대 국회의원({m.party})\r\n현) 국회 {m.committee} 위원",
+            "ASSEM_ADDR": m.room,
         }
         if _exact(record, q, ("HG_NM", "POLY_NM", "ORIG_NM", "MONA_CD")):
             rows.append(record)
@@ -75,11 +91,14 @@ def member_sns(world, q: Query) -> list[dict[str, Any]]:
     rows = []
     for m in world.assembly.members:
         flags = world.assembly.sns_flags(m)
-        record = {"HG_NM": m.name, "MONA_CD": m.mona_cd,
-                  "T_URL": f"https://x.com/{m.handle}" if flags[0] else None,
-                  "F_URL": f"https://www.facebook.com/{m.handle}" if flags[1] else None,
-                  "Y_URL": f"https://www.youtube.com/@{m.handle}" if flags[2] else None,
-                  "B_URL": f"https://blog.naver.com/{m.handle}" if flags[3] else None}
+        record = {
+            "HG_NM": m.name,
+            "MONA_CD": m.mona_cd,
+            "T_URL": f"https://x.com/{m.handle}" if flags[0] else None,
+            "F_URL": f"https://www.facebook.com/{m.handle}" if flags[1] else None,
+            "Y_URL": f"https://www.youtube.com/@{m.handle}" if flags[2] else None,
+            "B_URL": f"https://blog.naver.com/{m.handle}" if flags[3] else None,
+        }
         if _exact(record, q, ("HG_NM", "MONA_CD")):
             rows.append(record)
     return _nonempty(rows)
@@ -91,11 +110,18 @@ def committee_info(world, q: Query) -> list[dict[str, Any]]:
     for c in assembly.committees:
         sitting = [assembly.by_code[code] for code in c.members]
         negotiating = sum(1 for m in sitting if m.party in ("더불어민주당", "국민의힘"))
-        record = {"CMT_DIV_NM": c.division, "HR_DEPT_CD": c.dept_cd, "COMMITTEE_NAME": c.name,
-                  "HG_NM": assembly.by_code[c.chair].name if c.chair else None,
-                  "HG_NM_LIST": ", ".join(assembly.by_code[code].name for code in c.secretaries),
-                  "LIMIT_CNT": str(c.limit), "CURR_CNT": str(len(sitting)), "POLY99_CNT": str(len(sitting) - negotiating),
-                  "POLY_CNT": str(negotiating), "ORDER_NUM": str(c.order)}
+        record = {
+            "CMT_DIV_NM": c.division,
+            "HR_DEPT_CD": c.dept_cd,
+            "COMMITTEE_NAME": c.name,
+            "HG_NM": assembly.by_code[c.chair].name if c.chair else None,
+            "HG_NM_LIST": ", ".join(assembly.by_code[code].name for code in c.secretaries),
+            "LIMIT_CNT": str(c.limit),
+            "CURR_CNT": str(len(sitting)),
+            "POLY99_CNT": str(len(sitting) - negotiating),
+            "POLY_CNT": str(negotiating),
+            "ORDER_NUM": str(c.order),
+        }
         if _exact(record, q, ("COMMITTEE_NAME", "CMT_DIV_NM")):
             rows.append(record)
     return _nonempty(rows)
@@ -107,27 +133,40 @@ def _bill_record(world, bill: Bill, as_of: dt.date) -> dict[str, Any]:
     proposer = assembly.by_code[bill.proposer]
     co = [assembly.by_code[code].name for code in bill.co_proposers]
     fate = bill.fate_at(as_of)
-    committee_result = fate if fate in ("원안가결", "수정가결", "대안반영폐기", "부결") and \
-        bill.committee_done and bill.committee_done <= as_of else None
+    committee_result = (
+        fate
+        if fate in ("원안가결", "수정가결", "대안반영폐기", "부결")
+        and bill.committee_done
+        and bill.committee_done <= as_of
+        else None
+    )
     judiciary = bill.judiciary or (None, None, None)
     committee = assembly.committee_by_name.get(bill.committee)
     referred = bill.referred <= as_of
     return {
-        "BILL_ID": bill.bill_id, "BILL_NO": bill.bill_no, "BILL_NAME": bill.name,
-        "COMMITTEE": bill.committee if referred else None, "PROPOSE_DT": dashed(bill.proposed),
-        "PROC_RESULT": fate, "AGE": str(bill.age),
+        "BILL_ID": bill.bill_id,
+        "BILL_NO": bill.bill_no,
+        "BILL_NAME": bill.name,
+        "COMMITTEE": bill.committee if referred else None,
+        "PROPOSE_DT": dashed(bill.proposed),
+        "PROC_RESULT": fate,
+        "AGE": str(bill.age),
         "DETAIL_LINK": f"https://likms.assembly.go.kr/bill/billDetail.do?billId={bill.bill_id}",
         "PROPOSER": f"{proposer.name}의원 등 {len(co) + 1}인",
         "MEMBER_LIST": f"https://likms.assembly.go.kr/bill/coactorListPopup.do?billId={bill.bill_id}",
-        "LAW_PROC_DT": _on(judiciary[2], as_of), "LAW_PRESENT_DT": _on(judiciary[1], as_of),
+        "LAW_PROC_DT": _on(judiciary[2], as_of),
+        "LAW_PRESENT_DT": _on(judiciary[1], as_of),
         "LAW_SUBMIT_DT": _on(judiciary[0], as_of),
         "CMT_PROC_RESULT_CD": "원안가결" if committee_result == "부결" else committee_result,
-        "CMT_PROC_DT": _on(bill.committee_done, as_of), "CMT_PRESENT_DT": _on(bill.presented, as_of),
+        "CMT_PROC_DT": _on(bill.committee_done, as_of),
+        "CMT_PRESENT_DT": _on(bill.presented, as_of),
         "COMMITTEE_DT": _on(bill.referred, as_of),
         "PROC_DT": _on(bill.decided, as_of) if fate else None,
         "COMMITTEE_ID": committee.dept_cd if committee and referred else None,
-        "PUBL_PROPOSER": ",".join(co), "LAW_PROC_RESULT_CD": fate if bill.voted and fate else None,
-        "RST_PROPOSER": proposer.name, "RST_MONA_CD": proposer.mona_cd,
+        "PUBL_PROPOSER": ",".join(co),
+        "LAW_PROC_RESULT_CD": fate if bill.voted and fate else None,
+        "RST_PROPOSER": proposer.name,
+        "RST_MONA_CD": proposer.mona_cd,
     }
 
 
@@ -135,10 +174,13 @@ def bill_search(world, q: Query) -> list[dict[str, Any]]:
     age = _age(q)
     name, proposer = q.get("BILL_NAME"), q.get("PROPOSER")
     wanted = q.get("BILL_ID")
-    bills = world.assembly.bills if wanted is None else \
-        [b for b in (world.assembly.bill_by_id.get(wanted),) if b is not None]
+    bills = (
+        world.assembly.bills
+        if wanted is None
+        else [b for b in (world.assembly.bill_by_id.get(wanted),) if b is not None]
+    )
     rows = []
-    for bill in reversed(bills):   # newest bill number first
+    for bill in reversed(bills):  # newest bill number first
         if bill.age != age or bill.proposed > q.as_of:
             continue
         if name is not None and name not in bill.name:
@@ -167,14 +209,26 @@ def bill_votes(world, q: Query) -> list[dict[str, Any]]:
     rows = []
     for number, (member, result, seconds) in enumerate(assembly.votes(bill), start=1):
         clock = dt.datetime.combine(bill.decided, dt.time(14)) + dt.timedelta(seconds=seconds)
-        record = {"HG_NM": member.name, "HJ_NM": member.hanja, "POLY_NM": member.party, "ORIG_NM": member.district,
-                  "MEMBER_NO": str(number), "MONA_CD": member.mona_cd, "VOTE_DATE": clock.strftime("%Y%m%d %H%M%S"),
-                  "BILL_NO": bill.bill_no, "BILL_NAME": bill.name, "BILL_ID": bill.bill_id, "LAW_TITLE": bill.law,
-                  "CURR_COMMITTEE": bill.committee, "CURR_COMMITTEE_ID": committee.dept_cd if committee else None,
-                  "RESULT_VOTE_MOD": result, "DEPT_CD": committee.dept_cd if committee else None,
-                  "BILL_URL": f"https://likms.assembly.go.kr/bill/billDetail.do?billId={bill.bill_id}",
-                  "BILL_NAME_URL": f"https://likms.assembly.go.kr/bill/billDetail.do?billId={bill.bill_id}",
-                  "AGE": str(bill.age)}
+        record = {
+            "HG_NM": member.name,
+            "HJ_NM": member.hanja,
+            "POLY_NM": member.party,
+            "ORIG_NM": member.district,
+            "MEMBER_NO": str(number),
+            "MONA_CD": member.mona_cd,
+            "VOTE_DATE": clock.strftime("%Y%m%d %H%M%S"),
+            "BILL_NO": bill.bill_no,
+            "BILL_NAME": bill.name,
+            "BILL_ID": bill.bill_id,
+            "LAW_TITLE": bill.law,
+            "CURR_COMMITTEE": bill.committee,
+            "CURR_COMMITTEE_ID": committee.dept_cd if committee else None,
+            "RESULT_VOTE_MOD": result,
+            "DEPT_CD": committee.dept_cd if committee else None,
+            "BILL_URL": f"https://likms.assembly.go.kr/bill/billDetail.do?billId={bill.bill_id}",
+            "BILL_NAME_URL": f"https://likms.assembly.go.kr/bill/billDetail.do?billId={bill.bill_id}",
+            "AGE": str(bill.age),
+        }
         if _exact(record, q, ("HG_NM", "POLY_NM", "MONA_CD", "RESULT_VOTE_MOD")):
             rows.append(record)
     return _nonempty(rows)
@@ -185,9 +239,19 @@ def bill_proposers(world, q: Query) -> list[dict[str, Any]]:
     assembly = world.assembly
     people: list[tuple[Member, str]] = [(assembly.by_code[bill.proposer], "대표발의")]
     people += sorted(((assembly.by_code[c], "공동발의") for c in bill.co_proposers), key=lambda p: p[0].name)
-    return [{"ERACO": f"제{bill.age}대", "BILL_ID": bill.bill_id, "BILL_NO": bill.bill_no, "BILL_NM": bill.name,
-             "PPSR_KIND": "의원", "PPSR_NM": member.name, "PPSR_POLY_NM": member.party, "REP_DIV": role}
-            for member, role in people]
+    return [
+        {
+            "ERACO": f"제{bill.age}대",
+            "BILL_ID": bill.bill_id,
+            "BILL_NO": bill.bill_no,
+            "BILL_NM": bill.name,
+            "PPSR_KIND": "의원",
+            "PPSR_NM": member.name,
+            "PPSR_POLY_NM": member.party,
+            "REP_DIV": role,
+        }
+        for member, role in people
+    ]
 
 
 def plenary_schedule(world, q: Query) -> list[dict[str, Any]]:
@@ -196,15 +260,20 @@ def plenary_schedule(world, q: Query) -> list[dict[str, Any]]:
         raise NoData()
     age = int(unit[4:])
     rows = []
-    for s in reversed(world.assembly.sittings[age]):   # latest sitting first
+    for s in reversed(world.assembly.sittings[age]):  # latest sitting first
         if s.day > q.as_of + _SCHEDULE_LEAD:
             continue
-        record = {"MEETINGSESSION": f"제{s.session}회", "CHA": f"제{s.number}차",
-                  "TITLE": f"제{s.session}회 국회({s.kind}) 제{s.number}차 본회의", "MEETTING_DATE": dashed(s.day),
-                  "MEETTING_TIME": "14:00",
-                  "LINK_URL": f"https://w3.assembly.go.kr/main/player.do?menu=1&mc=10&ct1={age}&ct2={s.session}"
-                              f"&ct3={s.number:02d}",
-                  "UNIT_CD": unit, "UNIT_NM": f"제{age}대"}
+        record = {
+            "MEETINGSESSION": f"제{s.session}회",
+            "CHA": f"제{s.number}차",
+            "TITLE": f"제{s.session}회 국회({s.kind}) 제{s.number}차 본회의",
+            "MEETTING_DATE": dashed(s.day),
+            "MEETTING_TIME": "14:00",
+            "LINK_URL": f"https://w3.assembly.go.kr/main/player.do?menu=1&mc=10&ct1={age}&ct2={s.session}"
+            f"&ct3={s.number:02d}",
+            "UNIT_CD": unit,
+            "UNIT_NM": f"제{age}대",
+        }
         if _exact(record, q, ("MEETINGSESSION",)):
             rows.append(record)
     return _nonempty(rows)
@@ -212,35 +281,86 @@ def plenary_schedule(world, q: Query) -> list[dict[str, Any]]:
 
 # -- endpoints -------------------------------------------------------------------------
 def _endpoint(tool: str, service: str, handler, required=(), inputs=None, outputs=None) -> Endpoint:
-    return Endpoint(tool=tool, platform="assembly", host=HOST, route=service, protocol=PROTOCOL, handler=handler,
-                    required=tuple(required), inputs=dict(inputs or {}), outputs=dict(outputs or {}))
+    return Endpoint(
+        tool=tool,
+        platform="assembly",
+        host=HOST,
+        route=service,
+        protocol=PROTOCOL,
+        handler=handler,
+        required=tuple(required),
+        inputs=dict(inputs or {}),
+        outputs=dict(outputs or {}),
+    )
 
 
 ENDPOINTS = [
-    _endpoint("assembly_member_info", "nwvrqwxyaytdsfvhu", member_info,
-              inputs={"HG_NM": "member_name", "POLY_NM": "party_name", "MONA_CD": "mona_cd"},
-              outputs={"HG_NM": "member_name", "POLY_NM": "party_name", "MONA_CD": "mona_cd",
-                       "CMIT_NM": "committee_name"}),
-    _endpoint("assembly_bill_search", "nzmimeepazxkubdpn", bill_search, required=("AGE",),
-              inputs={"AGE": "assembly_age", "BILL_ID": "bill_id", "BILL_NO": "bill_no",
-                      "COMMITTEE": "committee_name"},
-              outputs={"BILL_ID": "bill_id", "BILL_NO": "bill_no", "COMMITTEE": "committee_name",
-                       "AGE": "assembly_age", "RST_PROPOSER": "member_name", "RST_MONA_CD": "mona_cd"}),
-    _endpoint("assembly_bill_votes", "nojepdqqaweusdfbi", bill_votes, required=("AGE", "BILL_ID"),
-              inputs={"AGE": "assembly_age", "BILL_ID": "bill_id", "HG_NM": "member_name", "POLY_NM": "party_name",
-                      "MONA_CD": "mona_cd"},
-              outputs={"HG_NM": "member_name", "POLY_NM": "party_name", "MONA_CD": "mona_cd", "BILL_ID": "bill_id",
-                       "BILL_NO": "bill_no", "CURR_COMMITTEE": "committee_name", "AGE": "assembly_age"}),
-    _endpoint("assembly_bill_proposers", "BILLINFOPPSR", bill_proposers, required=("BILL_ID",),
-              inputs={"BILL_ID": "bill_id"},
-              outputs={"BILL_ID": "bill_id", "BILL_NO": "bill_no", "PPSR_NM": "member_name",
-                       "PPSR_POLY_NM": "party_name"}),
-    _endpoint("assembly_committee_info", "nxrvzonlafugpqjuh", committee_info,
-              inputs={"COMMITTEE_NAME": "committee_name"},
-              outputs={"COMMITTEE_NAME": "committee_name", "HG_NM": "member_name"}),
-    _endpoint("assembly_member_sns", "negnlnyvatsjwocar", member_sns,
-              inputs={"HG_NM": "member_name", "MONA_CD": "mona_cd"},
-              outputs={"HG_NM": "member_name", "MONA_CD": "mona_cd"}),
+    _endpoint(
+        "assembly_member_info",
+        "nwvrqwxyaytdsfvhu",
+        member_info,
+        inputs={"HG_NM": "member_name", "POLY_NM": "party_name", "MONA_CD": "mona_cd"},
+        outputs={"HG_NM": "member_name", "POLY_NM": "party_name", "MONA_CD": "mona_cd", "CMIT_NM": "committee_name"},
+    ),
+    _endpoint(
+        "assembly_bill_search",
+        "nzmimeepazxkubdpn",
+        bill_search,
+        required=("AGE",),
+        inputs={"AGE": "assembly_age", "BILL_ID": "bill_id", "BILL_NO": "bill_no", "COMMITTEE": "committee_name"},
+        outputs={
+            "BILL_ID": "bill_id",
+            "BILL_NO": "bill_no",
+            "COMMITTEE": "committee_name",
+            "AGE": "assembly_age",
+            "RST_PROPOSER": "member_name",
+            "RST_MONA_CD": "mona_cd",
+        },
+    ),
+    _endpoint(
+        "assembly_bill_votes",
+        "nojepdqqaweusdfbi",
+        bill_votes,
+        required=("AGE", "BILL_ID"),
+        inputs={
+            "AGE": "assembly_age",
+            "BILL_ID": "bill_id",
+            "HG_NM": "member_name",
+            "POLY_NM": "party_name",
+            "MONA_CD": "mona_cd",
+        },
+        outputs={
+            "HG_NM": "member_name",
+            "POLY_NM": "party_name",
+            "MONA_CD": "mona_cd",
+            "BILL_ID": "bill_id",
+            "BILL_NO": "bill_no",
+            "CURR_COMMITTEE": "committee_name",
+            "AGE": "assembly_age",
+        },
+    ),
+    _endpoint(
+        "assembly_bill_proposers",
+        "BILLINFOPPSR",
+        bill_proposers,
+        required=("BILL_ID",),
+        inputs={"BILL_ID": "bill_id"},
+        outputs={"BILL_ID": "bill_id", "BILL_NO": "bill_no", "PPSR_NM": "member_name", "PPSR_POLY_NM": "party_name"},
+    ),
+    _endpoint(
+        "assembly_committee_info",
+        "nxrvzonlafugpqjuh",
+        committee_info,
+        inputs={"COMMITTEE_NAME": "committee_name"},
+        outputs={"COMMITTEE_NAME": "committee_name", "HG_NM": "member_name"},
+    ),
+    _endpoint(
+        "assembly_member_sns",
+        "negnlnyvatsjwocar",
+        member_sns,
+        inputs={"HG_NM": "member_name", "MONA_CD": "mona_cd"},
+        outputs={"HG_NM": "member_name", "MONA_CD": "mona_cd"},
+    ),
     _endpoint("assembly_plenary_schedule", "nekcaiymatialqlxr", plenary_schedule, required=("UNIT_CD",)),
 ]
 

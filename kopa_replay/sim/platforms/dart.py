@@ -59,7 +59,7 @@ DART_STATUS = {
     "013": "조회된 데이타가 없습니다.",
     "014": "파일이 존재하지 않습니다.",
     "020": "요청 제한을 초과하였습니다. 일반적으로는 20,000건 이상의 요청에 대하여 이 에러 메시지가 발생되나, "
-           "요청 제한이 다르게 설정된 경우에는 이에 준하여 발생됩니다.",
+    "요청 제한이 다르게 설정된 경우에는 이에 준하여 발생됩니다.",
     "021": "조회 가능한 회사 개수가 초과하였습니다.(최대 100건)",
     "100": "필드의 부적절한 값입니다. 필드 설명에 없는 값을 사용한 경우에 발생하는 메시지입니다.",
     "101": "부적절한 접근입니다.",
@@ -68,8 +68,10 @@ DART_STATUS = {
 }
 #: BadParam name a handler raises when more companies are asked than DART allows (status 021).
 TOO_MANY_COMPANIES = "corp_code[>100]"
-_NOT_FOUND_PAGE = ('<html><head><title>404 Not Found</title></head><body><h1>페이지를 찾을 수 없습니다.</h1>'
-                   '<p>요청하신 페이지가 존재하지 않거나, 잘못된 경로입니다.</p></body></html>').encode("utf-8")
+_NOT_FOUND_PAGE = (
+    "<html><head><title>404 Not Found</title></head><body><h1>페이지를 찾을 수 없습니다.</h1>"
+    "<p>요청하신 페이지가 존재하지 않거나, 잘못된 경로입니다.</p></body></html>"
+).encode("utf-8")
 
 
 class DartProtocol(Protocol):
@@ -115,8 +117,14 @@ class DartProtocol(Protocol):
         if options.get("single"):
             body = {**head, **records[0]}
         elif options.get("paged"):
-            body = {**head, "page_no": meta["page"], "page_count": meta["size"], "total_count": total,
-                    "total_page": math.ceil(total / meta["size"]), "list": records}
+            body = {
+                **head,
+                "page_no": meta["page"],
+                "page_count": meta["size"],
+                "total_count": total,
+                "total_page": math.ceil(total / meta["size"]),
+                "list": records,
+            }
         else:
             body = {**head, "list": records}
         return Doc(body, xml=ctx.xml, xml_root="result")
@@ -224,18 +232,41 @@ def _dashed(year: str, code: str) -> str:
 
 def corp_codes(world, q: Query) -> list[dict[str, Any]]:
     """corpCode.xml: every company, unlisted ones with stock_code " "."""
-    return [{"corp_code": c.corp_code, "corp_name": c.corp_name, "corp_eng_name": c.corp_eng_name,
-             "stock_code": c.stock_code or " ", "modify_date": c.modify_date}
-            for c in world.finance.companies]
+    return [
+        {
+            "corp_code": c.corp_code,
+            "corp_name": c.corp_name,
+            "corp_eng_name": c.corp_eng_name,
+            "stock_code": c.stock_code or " ",
+            "modify_date": c.modify_date,
+        }
+        for c in world.finance.companies
+    ]
 
 
 def company_outline(world, q: Query) -> list[dict[str, Any]]:
     c = _company(world, q)
-    return [{"corp_code": c.corp_code, "corp_name": c.corp_name, "corp_name_eng": c.corp_eng_name,
-             "stock_name": c.corp_name, "stock_code": c.stock_code, "ceo_nm": c.ceo, "corp_cls": c.corp_cls,
-             "jurir_no": c.crno, "bizr_no": c.bizr_no, "adres": c.address, "hm_url": c.homepage,
-             "ir_url": c.ir_url, "phn_no": c.phone, "fax_no": c.fax, "induty_code": c.induty_code,
-             "est_dt": c.est_dt, "acc_mt": c.acc_mt}]
+    return [
+        {
+            "corp_code": c.corp_code,
+            "corp_name": c.corp_name,
+            "corp_name_eng": c.corp_eng_name,
+            "stock_name": c.corp_name,
+            "stock_code": c.stock_code,
+            "ceo_nm": c.ceo,
+            "corp_cls": c.corp_cls,
+            "jurir_no": c.crno,
+            "bizr_no": c.bizr_no,
+            "adres": c.address,
+            "hm_url": c.homepage,
+            "ir_url": c.ir_url,
+            "phn_no": c.phone,
+            "fax_no": c.fax,
+            "induty_code": c.induty_code,
+            "est_dt": c.est_dt,
+            "acc_mt": c.acc_mt,
+        }
+    ]
 
 
 def _months_before(day: dt.date, months: int) -> dt.date:
@@ -274,43 +305,70 @@ def disclosures(world, q: Query) -> list[dict[str, Any]]:
         if begin < _months_before(end, 3):
             raise BadParam("bgn_de", q.get("bgn_de"))
         pool = fin.filings_between(begin, end)
-    rows = [f for f in pool if f.rcept_dt <= q.as_of
-            and (kind is None or f.pblntf_ty == kind)
-            and (detail is None or f.pblntf_detail_ty == detail)
-            and (corp_cls is None or f.company.corp_cls == corp_cls)]
+    rows = [
+        f
+        for f in pool
+        if f.rcept_dt <= q.as_of
+        and (kind is None or f.pblntf_ty == kind)
+        and (detail is None or f.pblntf_detail_ty == detail)
+        and (corp_cls is None or f.company.corp_cls == corp_cls)
+    ]
     if not rows:
         raise NoData()
     rows.sort(key=_SORT_KEYS[sort], reverse=order == "desc")
-    return [{**_head(f.company), "stock_code": f.company.stock_code, "report_nm": f.report_nm,
-             "rcept_no": f.rcept_no, "flr_nm": f.flr_nm, "rcept_dt": ymd(f.rcept_dt), "rm": f.rm} for f in rows]
+    return [
+        {
+            **_head(f.company),
+            "stock_code": f.company.stock_code,
+            "report_nm": f.report_nm,
+            "rcept_no": f.rcept_no,
+            "flr_nm": f.flr_nm,
+            "rcept_dt": ymd(f.rcept_dt),
+            "rm": f.rm,
+        }
+        for f in rows
+    ]
 
 
 def _event_handler(kind: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
     """A 주요사항보고서 endpoint: the company's decisions of one kind received in [bgn_de, end_de]."""
+
     def handler(world, q: Query) -> list[dict[str, Any]]:
         company = _company(world, q)
         begin, end = _window(q)
-        rows = [{"rcept_no": f.rcept_no, **_head(company), **f.detail}
-                for f in world.finance.filings_by_corp.get(company.corp_code, ())
-                if f.kind == kind and begin <= f.rcept_dt <= end and f.rcept_dt <= q.as_of]
+        rows = [
+            {"rcept_no": f.rcept_no, **_head(company), **f.detail}
+            for f in world.finance.filings_by_corp.get(company.corp_code, ())
+            if f.kind == kind and begin <= f.rcept_dt <= end and f.rcept_dt <= q.as_of
+        ]
         if not rows:
             raise NoData()
         return rows
+
     handler.__name__ = f"{kind}_decisions"
     return handler
 
 
 def _ownership_handler(kind: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
     """majorstock / elestock: every ownership report on the company so far."""
+
     def handler(world, q: Query) -> list[dict[str, Any]]:
         company = _company(world, q)
-        rows = [{"rcept_no": f.rcept_no, "rcept_dt": ymd(f.rcept_dt), "corp_code": company.corp_code,
-                 "corp_name": company.corp_name, **f.detail}
-                for f in world.finance.filings_by_corp.get(company.corp_code, ())
-                if f.kind == kind and f.rcept_dt <= q.as_of]
+        rows = [
+            {
+                "rcept_no": f.rcept_no,
+                "rcept_dt": ymd(f.rcept_dt),
+                "corp_code": company.corp_code,
+                "corp_name": company.corp_name,
+                **f.detail,
+            }
+            for f in world.finance.filings_by_corp.get(company.corp_code, ())
+            if f.kind == kind and f.rcept_dt <= q.as_of
+        ]
         if not rows:
             raise NoData()
         return rows
+
     handler.__name__ = f"{kind}_reports"
     return handler
 
@@ -319,10 +377,18 @@ def _ownership_handler(kind: str) -> Callable[[Any, Query], list[dict[str, Any]]
 
 #: (account_nm, sj_div, key in FinanceWorld.period_values)
 _ACCOUNTS = (
-    ("유동자산", "BS", "current_assets"), ("비유동자산", "BS", "noncurrent_assets"), ("자산총계", "BS", "assets"),
-    ("유동부채", "BS", "current_debt"), ("비유동부채", "BS", "noncurrent_debt"), ("부채총계", "BS", "debt"),
-    ("자본금", "BS", "capital"), ("이익잉여금", "BS", "retained"), ("자본총계", "BS", "equity"),
-    ("매출액", "IS", "revenue"), ("영업이익", "IS", "op"), ("법인세차감전 순이익", "IS", "pretax"),
+    ("유동자산", "BS", "current_assets"),
+    ("비유동자산", "BS", "noncurrent_assets"),
+    ("자산총계", "BS", "assets"),
+    ("유동부채", "BS", "current_debt"),
+    ("비유동부채", "BS", "noncurrent_debt"),
+    ("부채총계", "BS", "debt"),
+    ("자본금", "BS", "capital"),
+    ("이익잉여금", "BS", "retained"),
+    ("자본총계", "BS", "equity"),
+    ("매출액", "IS", "revenue"),
+    ("영업이익", "IS", "op"),
+    ("법인세차감전 순이익", "IS", "pretax"),
     ("당기순이익", "IS", "net"),
 )
 
@@ -339,7 +405,7 @@ def _account_rows(world, company: Company, filing: Filing, year: int, code: str)
     label = {1: " 1분기", 2: " 반기", 3: " 3분기", 4: ""}[quarter]
     q_start = dt.date(year, month - 2, 1)
     rows = []
-    for fs_div in (("CFS", "OFS") if company.has_cfs else ("OFS",)):
+    for fs_div in ("CFS", "OFS") if company.has_cfs else ("OFS",):
         consolidated = fs_div == "CFS"
         now = fin.period_values(company, year, quarter, consolidated)
         prior_q = fin.period_values(company, year - 1, quarter, consolidated)
@@ -347,31 +413,52 @@ def _account_rows(world, company: Company, filing: Filing, year: int, code: str)
         before_end = fin.period_values(company, year - 2, 4, consolidated)
         for order, (name, sj_div, key) in enumerate(_ACCOUNTS, start=1):
             row: dict[str, Any] = {
-                "rcept_no": filing.rcept_no, "bsns_year": str(year), "corp_code": company.corp_code,
-                "stock_code": company.stock_code, "reprt_code": code, "account_nm": name, "fs_div": fs_div,
-                "fs_nm": "연결재무제표" if consolidated else "재무제표", "sj_div": sj_div,
+                "rcept_no": filing.rcept_no,
+                "bsns_year": str(year),
+                "corp_code": company.corp_code,
+                "stock_code": company.stock_code,
+                "reprt_code": code,
+                "account_nm": name,
+                "fs_div": fs_div,
+                "fs_nm": "연결재무제표" if consolidated else "재무제표",
+                "sj_div": sj_div,
                 "sj_nm": "재무상태표" if sj_div == "BS" else "손익계산서",
                 "thstrm_nm": f"제 {_term(company, year)} 기{label}",
             }
             if sj_div == "BS":
-                row.update(thstrm_dt=f"{year}.{month:02d}.{day:02d} 현재", thstrm_amount=comma(now[key]),
-                           frmtrm_nm=f"제 {_term(company, year - 1)} 기" + ("" if annual else "말"),
-                           frmtrm_dt=f"{year - 1}.12.31 현재", frmtrm_amount=comma(prior_end[key]))
+                row.update(
+                    thstrm_dt=f"{year}.{month:02d}.{day:02d} 현재",
+                    thstrm_amount=comma(now[key]),
+                    frmtrm_nm=f"제 {_term(company, year - 1)} 기" + ("" if annual else "말"),
+                    frmtrm_dt=f"{year - 1}.12.31 현재",
+                    frmtrm_amount=comma(prior_end[key]),
+                )
             elif annual:
-                row.update(thstrm_dt=f"{year}.01.01 ~ {year}.12.31", thstrm_amount=comma(now[key]),
-                           frmtrm_nm=f"제 {_term(company, year - 1)} 기",
-                           frmtrm_dt=f"{year - 1}.01.01 ~ {year - 1}.12.31", frmtrm_amount=comma(prior_end[key]))
+                row.update(
+                    thstrm_dt=f"{year}.01.01 ~ {year}.12.31",
+                    thstrm_amount=comma(now[key]),
+                    frmtrm_nm=f"제 {_term(company, year - 1)} 기",
+                    frmtrm_dt=f"{year - 1}.01.01 ~ {year - 1}.12.31",
+                    frmtrm_amount=comma(prior_end[key]),
+                )
             else:
-                row.update(thstrm_dt=f"{q_start:%Y.%m.%d} ~ {year}.{month:02d}.{day:02d}",
-                           thstrm_amount=comma(now[key + "_q"]), thstrm_add_amount=comma(now[key]),
-                           frmtrm_nm=f"제 {_term(company, year - 1)} 기{label}",
-                           frmtrm_dt=f"{q_start.replace(year=year - 1):%Y.%m.%d} ~ {year - 1}.{month:02d}.{day:02d}",
-                           frmtrm_amount=comma(prior_q[key + "_q"]), frmtrm_add_amount=comma(prior_q[key]))
+                row.update(
+                    thstrm_dt=f"{q_start:%Y.%m.%d} ~ {year}.{month:02d}.{day:02d}",
+                    thstrm_amount=comma(now[key + "_q"]),
+                    thstrm_add_amount=comma(now[key]),
+                    frmtrm_nm=f"제 {_term(company, year - 1)} 기{label}",
+                    frmtrm_dt=f"{q_start.replace(year=year - 1):%Y.%m.%d} ~ {year - 1}.{month:02d}.{day:02d}",
+                    frmtrm_amount=comma(prior_q[key + "_q"]),
+                    frmtrm_add_amount=comma(prior_q[key]),
+                )
             if annual:
-                row.update(bfefrmtrm_nm=f"제 {_term(company, year - 2)} 기",
-                           bfefrmtrm_dt=(f"{year - 2}.12.31 현재" if sj_div == "BS"
-                                         else f"{year - 2}.01.01 ~ {year - 2}.12.31"),
-                           bfefrmtrm_amount=comma(before_end[key]))
+                row.update(
+                    bfefrmtrm_nm=f"제 {_term(company, year - 2)} 기",
+                    bfefrmtrm_dt=(
+                        f"{year - 2}.12.31 현재" if sj_div == "BS" else f"{year - 2}.01.01 ~ {year - 2}.12.31"
+                    ),
+                    bfefrmtrm_amount=comma(before_end[key]),
+                )
             row.update(ord=str(order), currency="KRW")
             rows.append(row)
     return rows
@@ -408,6 +495,7 @@ def multi_accounts(world, q: Query) -> list[dict[str, Any]]:
 
 def _report_section(build: Callable[[Any, Company, int, str], list[dict[str, Any]]]):
     """An endpoint that reads one section of the company's periodic report for (bsns_year, reprt_code)."""
+
     def handler(world, q: Query) -> list[dict[str, Any]]:
         company, year, code = _company(world, q), _year(q), _reprt_code(q)
         filing = world.finance.periodic(company, year, code, q.as_of)
@@ -416,8 +504,8 @@ def _report_section(build: Callable[[Any, Company, int, str], list[dict[str, Any
         rows = build(world, company, int(year), code)
         if not rows:
             raise NoData()
-        return [{"rcept_no": filing.rcept_no, **_head(company), **row, "stlm_dt": _dashed(year, code)}
-                for row in rows]
+        return [{"rcept_no": filing.rcept_no, **_head(company), **row, "stlm_dt": _dashed(year, code)} for row in rows]
+
     handler.__name__ = build.__name__
     return handler
 
@@ -440,8 +528,16 @@ def dividend_rows(world, company: Company, year: int, code: str) -> list[dict[st
         ofs = fin.period_values(company, y, quarter, False)["net"]
         dps = fin.dividend_per_share(company, y) if quarter == 4 else 0
         close = fin.close_on(company, dt.date(y, 12, 30))  # the last trading day of the year
-        figures.append({"cfs": cfs, "ofs": ofs, "dps": dps, "total": dps * company.shares, "close": close,
-                        "eps": (cfs if cfs is not None else ofs) / company.shares})
+        figures.append(
+            {
+                "cfs": cfs,
+                "ofs": ofs,
+                "dps": dps,
+                "total": dps * company.shares,
+                "close": close,
+                "eps": (cfs if cfs is not None else ofs) / company.shares,
+            }
+        )
 
     def row(se: str, kind: str, fn: Callable[[dict], str]) -> dict[str, Any]:
         out = {"se": se}
@@ -460,9 +556,18 @@ def dividend_rows(world, company: Company, year: int, code: str) -> list[dict[st
         row("(연결)주당순이익(원)", "보통주", lambda f: comma(f["eps"])),
         row("현금배당금총액(백만원)", "", lambda f: millions(f["total"]) if f["dps"] else "-"),
         row("주식배당금총액(백만원)", "", lambda f: "-"),
-        row("(연결)현금배당성향(%)", "", lambda f: _pct(f["total"] / (f["cfs"] or f["ofs"]) * 100)
-            if f["dps"] and (f["cfs"] or f["ofs"]) > 0 else "-"),
-        row("현금배당수익률(%)", "보통주", lambda f: _pct(f["dps"] / f["close"] * 100) if f["dps"] and f["close"] else "-"),
+        row(
+            "(연결)현금배당성향(%)",
+            "",
+            lambda f: (
+                _pct(f["total"] / (f["cfs"] or f["ofs"]) * 100) if f["dps"] and (f["cfs"] or f["ofs"]) > 0 else "-"
+            ),
+        ),
+        row(
+            "현금배당수익률(%)",
+            "보통주",
+            lambda f: _pct(f["dps"] / f["close"] * 100) if f["dps"] and f["close"] else "-",
+        ),
         row("주식배당수익률(%)", "보통주", lambda f: "-"),
         row("주당 현금배당금(원)", "보통주", lambda f: comma(f["dps"]) if f["dps"] else "-"),
         row("주당 주식배당(주)", "보통주", lambda f: "-"),
@@ -477,14 +582,32 @@ def holder_rows(world, company: Company, year: int, code: str) -> list[dict[str,
     def rate(count: int) -> str:
         return f"{count / company.shares * 100:.2f}"
 
-    rows = [{"nm": h["nm"], "relate": h["relate"], "stock_knd": "보통주",
-             "bsis_posesn_stock_co": comma(h["start"]), "bsis_posesn_stock_qota_rt": rate(h["start"]),
-             "trmend_posesn_stock_co": comma(h["end"]), "trmend_posesn_stock_qota_rt": rate(h["end"]), "rm": "-"}
-            for h in holders]
+    rows = [
+        {
+            "nm": h["nm"],
+            "relate": h["relate"],
+            "stock_knd": "보통주",
+            "bsis_posesn_stock_co": comma(h["start"]),
+            "bsis_posesn_stock_qota_rt": rate(h["start"]),
+            "trmend_posesn_stock_co": comma(h["end"]),
+            "trmend_posesn_stock_qota_rt": rate(h["end"]),
+            "rm": "-",
+        }
+        for h in holders
+    ]
     start, end = sum(h["start"] for h in holders), sum(h["end"] for h in holders)
-    rows.append({"nm": "계", "relate": "-", "stock_knd": "보통주", "bsis_posesn_stock_co": comma(start),
-                 "bsis_posesn_stock_qota_rt": rate(start), "trmend_posesn_stock_co": comma(end),
-                 "trmend_posesn_stock_qota_rt": rate(end), "rm": "-"})
+    rows.append(
+        {
+            "nm": "계",
+            "relate": "-",
+            "stock_knd": "보통주",
+            "bsis_posesn_stock_co": comma(start),
+            "bsis_posesn_stock_qota_rt": rate(start),
+            "trmend_posesn_stock_co": comma(end),
+            "trmend_posesn_stock_qota_rt": rate(end),
+            "rm": "-",
+        }
+    )
     return rows
 
 
@@ -498,12 +621,24 @@ def employee_rows(world, company: Company, year: int, code: str) -> list[dict[st
     for sex, count, pay_factor in (("남", total - female, 1.08), ("여", female, 0.82)):
         contract = count // 12
         pay = prof["salary"] * pay_factor * quarter / 4
-        rows.append({"fo_bbm": "전사", "sexdstn": sex, "reform_bfe_emp_co_rgllbr": "-",
-                     "reform_bfe_emp_co_cnttk": "-", "reform_bfe_emp_co_etc": "-",
-                     "rgllbr_co": comma(count - contract), "rgllbr_abacpt_labrr_co": "-",
-                     "cnttk_co": comma(contract), "cnttk_abacpt_labrr_co": "-", "sm": comma(count),
-                     "avrg_cnwk_sdytrn": f"{prof['tenure'] * (1.05 if sex == '남' else 0.85):.1f}",
-                     "fyer_salary_totamt": comma(pay * count), "jan_salary_am": comma(pay), "rm": "-"})
+        rows.append(
+            {
+                "fo_bbm": "전사",
+                "sexdstn": sex,
+                "reform_bfe_emp_co_rgllbr": "-",
+                "reform_bfe_emp_co_cnttk": "-",
+                "reform_bfe_emp_co_etc": "-",
+                "rgllbr_co": comma(count - contract),
+                "rgllbr_abacpt_labrr_co": "-",
+                "cnttk_co": comma(contract),
+                "cnttk_abacpt_labrr_co": "-",
+                "sm": comma(count),
+                "avrg_cnwk_sdytrn": f"{prof['tenure'] * (1.05 if sex == '남' else 0.85):.1f}",
+                "fyer_salary_totamt": comma(pay * count),
+                "jan_salary_am": comma(pay),
+                "rm": "-",
+            }
+        )
     return rows
 
 
@@ -520,52 +655,158 @@ _PERIODIC_IN = {"corp_code": "corp_code", "bsns_year": "year", "reprt_code": "re
 _WINDOW_IN = {**_CORP, "bgn_de": "past_date"}
 
 
-def _endpoint(tool: str, path: str, handler, required: tuple[str, ...] = (), inputs=None, outputs=None,
-              **options: Any) -> Endpoint:
-    return Endpoint(tool, "dart", HOST, path, PROTOCOL, handler, required, dict(inputs or {}), dict(outputs or {}),
-                    options)
+def _endpoint(
+    tool: str, path: str, handler, required: tuple[str, ...] = (), inputs=None, outputs=None, **options: Any
+) -> Endpoint:
+    return Endpoint(
+        tool, "dart", HOST, path, PROTOCOL, handler, required, dict(inputs or {}), dict(outputs or {}), options
+    )
 
 
 ENDPOINTS = [
     # modify_date is the day the record last changed (recent); est_dt is the founding day.
-    _endpoint("dart_corp_code", "/api/corpCode", corp_codes,
-              inputs={"corp_name": "corp_name", "stock_code": "stock_code"},
-              outputs={"corp_code": "corp_code", "corp_name": "corp_name", "stock_code": "stock_code",
-                       "modify_date": "date"}, zip=True),
-    _endpoint("dart_company", "/api/company", company_outline, ("corp_code",), _CORP,
-              {"corp_code": "corp_code", "corp_name": "corp_name", "stock_name": "corp_name",
-               "stock_code": "stock_code", "jurir_no": "crno", "bizr_no": "bizr_no", "est_dt": "past_date"},
-              single=True),
+    _endpoint(
+        "dart_corp_code",
+        "/api/corpCode",
+        corp_codes,
+        inputs={"corp_name": "corp_name", "stock_code": "stock_code"},
+        outputs={"corp_code": "corp_code", "corp_name": "corp_name", "stock_code": "stock_code", "modify_date": "date"},
+        zip=True,
+    ),
+    _endpoint(
+        "dart_company",
+        "/api/company",
+        company_outline,
+        ("corp_code",),
+        _CORP,
+        {
+            "corp_code": "corp_code",
+            "corp_name": "corp_name",
+            "stock_name": "corp_name",
+            "stock_code": "stock_code",
+            "jurir_no": "crno",
+            "bizr_no": "bizr_no",
+            "est_dt": "past_date",
+        },
+        single=True,
+    ),
     # flr_nm is the filer: the company itself but for audit and ownership reports.
-    _endpoint("dart_list", "/api/list", disclosures, (), _CORP,
-              {"corp_code": "corp_code", "corp_name": "corp_name", "stock_code": "stock_code",
-               "rcept_no": "rcept_no", "rcept_dt": "business_date", "flr_nm": "corp_name"}, paged=True),
-    _endpoint("dart_cvbd_is_decsn", "/api/cvbdIsDecsn", _event_handler("cvbd"), ("corp_code", "bgn_de", "end_de"),
-              _WINDOW_IN, _EVENT_OUT),
-    _endpoint("dart_bdwt_is_decsn", "/api/bdwtIsDecsn", _event_handler("bdwt"), ("corp_code", "bgn_de", "end_de"),
-              _WINDOW_IN, _EVENT_OUT),
-    _endpoint("dart_piic_decsn", "/api/piicDecsn", _event_handler("piic"), ("corp_code", "bgn_de", "end_de"),
-              _WINDOW_IN, _EVENT_OUT),
-    _endpoint("dart_tsstk_aq_decsn", "/api/tsstkAqDecsn", _event_handler("tsstk"),
-              ("corp_code", "bgn_de", "end_de"), _WINDOW_IN, _EVENT_OUT),
-    _endpoint("dart_fnltt_single_acnt", "/api/fnlttSinglAcnt", single_accounts,
-              ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN,
-              {"rcept_no": "rcept_no", "bsns_year": "year", "corp_code": "corp_code", "stock_code": "stock_code",
-               "reprt_code": "reprt_code"}),
-    _endpoint("dart_fnltt_multi_acnt", "/api/fnlttMultiAcnt", multi_accounts,
-              ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN,
-              {"rcept_no": "rcept_no", "bsns_year": "year", "corp_code": "corp_code", "stock_code": "stock_code",
-               "reprt_code": "reprt_code"}),
-    _endpoint("dart_majorstock", "/api/majorstock", _ownership_handler("majorstock"), ("corp_code",), _CORP,
-              {**_EVENT_OUT, "rcept_dt": "business_date"}),
-    _endpoint("dart_elestock", "/api/elestock", _ownership_handler("elestock"), ("corp_code",), _CORP,
-              {**_EVENT_OUT, "rcept_dt": "business_date"}),
-    _endpoint("dart_alot_matter", "/api/alotMatter", _report_section(dividend_rows),
-              ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN, _EVENT_OUT),
-    _endpoint("dart_hyslr_sttus", "/api/hyslrSttus", _report_section(holder_rows),
-              ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN, _EVENT_OUT),
-    _endpoint("dart_emp_sttus", "/api/empSttus", _report_section(employee_rows),
-              ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN, _EVENT_OUT),
+    _endpoint(
+        "dart_list",
+        "/api/list",
+        disclosures,
+        (),
+        _CORP,
+        {
+            "corp_code": "corp_code",
+            "corp_name": "corp_name",
+            "stock_code": "stock_code",
+            "rcept_no": "rcept_no",
+            "rcept_dt": "business_date",
+            "flr_nm": "corp_name",
+        },
+        paged=True,
+    ),
+    _endpoint(
+        "dart_cvbd_is_decsn",
+        "/api/cvbdIsDecsn",
+        _event_handler("cvbd"),
+        ("corp_code", "bgn_de", "end_de"),
+        _WINDOW_IN,
+        _EVENT_OUT,
+    ),
+    _endpoint(
+        "dart_bdwt_is_decsn",
+        "/api/bdwtIsDecsn",
+        _event_handler("bdwt"),
+        ("corp_code", "bgn_de", "end_de"),
+        _WINDOW_IN,
+        _EVENT_OUT,
+    ),
+    _endpoint(
+        "dart_piic_decsn",
+        "/api/piicDecsn",
+        _event_handler("piic"),
+        ("corp_code", "bgn_de", "end_de"),
+        _WINDOW_IN,
+        _EVENT_OUT,
+    ),
+    _endpoint(
+        "dart_tsstk_aq_decsn",
+        "/api/tsstkAqDecsn",
+        _event_handler("tsstk"),
+        ("corp_code", "bgn_de", "end_de"),
+        _WINDOW_IN,
+        _EVENT_OUT,
+    ),
+    _endpoint(
+        "dart_fnltt_single_acnt",
+        "/api/fnlttSinglAcnt",
+        single_accounts,
+        ("corp_code", "bsns_year", "reprt_code"),
+        _PERIODIC_IN,
+        {
+            "rcept_no": "rcept_no",
+            "bsns_year": "year",
+            "corp_code": "corp_code",
+            "stock_code": "stock_code",
+            "reprt_code": "reprt_code",
+        },
+    ),
+    _endpoint(
+        "dart_fnltt_multi_acnt",
+        "/api/fnlttMultiAcnt",
+        multi_accounts,
+        ("corp_code", "bsns_year", "reprt_code"),
+        _PERIODIC_IN,
+        {
+            "rcept_no": "rcept_no",
+            "bsns_year": "year",
+            "corp_code": "corp_code",
+            "stock_code": "stock_code",
+            "reprt_code": "reprt_code",
+        },
+    ),
+    _endpoint(
+        "dart_majorstock",
+        "/api/majorstock",
+        _ownership_handler("majorstock"),
+        ("corp_code",),
+        _CORP,
+        {**_EVENT_OUT, "rcept_dt": "business_date"},
+    ),
+    _endpoint(
+        "dart_elestock",
+        "/api/elestock",
+        _ownership_handler("elestock"),
+        ("corp_code",),
+        _CORP,
+        {**_EVENT_OUT, "rcept_dt": "business_date"},
+    ),
+    _endpoint(
+        "dart_alot_matter",
+        "/api/alotMatter",
+        _report_section(dividend_rows),
+        ("corp_code", "bsns_year", "reprt_code"),
+        _PERIODIC_IN,
+        _EVENT_OUT,
+    ),
+    _endpoint(
+        "dart_hyslr_sttus",
+        "/api/hyslrSttus",
+        _report_section(holder_rows),
+        ("corp_code", "bsns_year", "reprt_code"),
+        _PERIODIC_IN,
+        _EVENT_OUT,
+    ),
+    _endpoint(
+        "dart_emp_sttus",
+        "/api/empSttus",
+        _report_section(employee_rows),
+        ("corp_code", "bsns_year", "reprt_code"),
+        _PERIODIC_IN,
+        _EVENT_OUT,
+    ),
 ]
 
 HOSTS = {HOST: PROTOCOL}

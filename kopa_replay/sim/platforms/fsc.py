@@ -66,11 +66,18 @@ def _matches(value: str, exact: str | None, like: str | None) -> bool:
 
 
 #: (Company attribute, exact parameter, substring parameter) of each stock filter
-_PRICE_FILTERS = (("stock_code", "srtnCd", "likeSrtnCd"), ("isin", "isinCd", None),
-                  ("corp_name", "itmsNm", "likeItmsNm"))
-_LISTING_FILTERS = (("stock_code", "srtnCd", "likeSrtnCd"), ("isin", "isinCd", "likeIsinCd"),
-                    ("corp_name", "itmsNm", "likeItmsNm"), ("crno", "crno", None),
-                    ("registry_name", "corpNm", "likeCorpNm"))
+_PRICE_FILTERS = (
+    ("stock_code", "srtnCd", "likeSrtnCd"),
+    ("isin", "isinCd", None),
+    ("corp_name", "itmsNm", "likeItmsNm"),
+)
+_LISTING_FILTERS = (
+    ("stock_code", "srtnCd", "likeSrtnCd"),
+    ("isin", "isinCd", "likeIsinCd"),
+    ("corp_name", "itmsNm", "likeItmsNm"),
+    ("crno", "crno", None),
+    ("registry_name", "corpNm", "likeCorpNm"),
+)
 
 
 def _listed(world, q: Query, filters: tuple[tuple[str, str, str | None], ...]) -> list[Company]:
@@ -83,32 +90,57 @@ def _listed(world, q: Query, filters: tuple[tuple[str, str, str | None], ...]) -
     wanted = [w for w in wanted if w[1] is not None or w[2] is not None]
     code = q.get("srtnCd")
     pool: Sequence[Company] = ([fin.by_stock_code[code]] if code in fin.by_stock_code else []) if code else fin.listed
-    return [c for c in pool if (market is None or c.market == market)
-            and all(_matches(getattr(c, attr), exact, like) for attr, exact, like in wanted)]
+    return [
+        c
+        for c in pool
+        if (market is None or c.market == market)
+        and all(_matches(getattr(c, attr), exact, like) for attr, exact, like in wanted)
+    ]
 
 
 def _market_rows(make: Callable[[Any, Company, dt.date], dict[str, Any]], filters):
     """A handler over (day, company): newest day first, companies by short code within a day."""
+
     def handler(world, q: Query) -> Sequence[dict[str, Any]]:
         days = _days(world, q)
         companies = _listed(world, q, filters) if days else []
         return LazyRows(Grid(days, companies), lambda key: make(world, key[1], key[0]))
+
     handler.__name__ = make.__name__
     return handler
 
 
 def price_item(world, company: Company, day: dt.date) -> dict[str, Any]:
     bar = world.finance.bar(company, day)
-    return {"basDt": ymd(day), "srtnCd": company.stock_code, "isinCd": company.isin, "itmsNm": company.corp_name,
-            "mrktCtg": company.market, "clpr": str(bar["close"]), "vs": str(bar["vs"]),
-            "fltRt": rate(bar["vs"] / bar["prev"] * 100), "mkp": str(bar["open"]), "hipr": str(bar["high"]),
-            "lopr": str(bar["low"]), "trqu": str(bar["volume"]), "trPrc": str(bar["value"]),
-            "lstgStCnt": str(bar["shares"]), "mrktTotAmt": str(bar["mktcap"])}
+    return {
+        "basDt": ymd(day),
+        "srtnCd": company.stock_code,
+        "isinCd": company.isin,
+        "itmsNm": company.corp_name,
+        "mrktCtg": company.market,
+        "clpr": str(bar["close"]),
+        "vs": str(bar["vs"]),
+        "fltRt": rate(bar["vs"] / bar["prev"] * 100),
+        "mkp": str(bar["open"]),
+        "hipr": str(bar["high"]),
+        "lopr": str(bar["low"]),
+        "trqu": str(bar["volume"]),
+        "trPrc": str(bar["value"]),
+        "lstgStCnt": str(bar["shares"]),
+        "mrktTotAmt": str(bar["mktcap"]),
+    }
 
 
 def listing_item(world, company: Company, day: dt.date) -> dict[str, Any]:
-    return {"basDt": ymd(day), "srtnCd": company.stock_code, "isinCd": company.isin, "mrktCtg": company.market,
-            "itmsNm": company.corp_name, "crno": company.crno, "corpNm": company.registry_name}
+    return {
+        "basDt": ymd(day),
+        "srtnCd": company.stock_code,
+        "isinCd": company.isin,
+        "mrktCtg": company.market,
+        "itmsNm": company.corp_name,
+        "crno": company.crno,
+        "corpNm": company.registry_name,
+    }
 
 
 # -- company outline ----------------------------------------------------------------
@@ -129,20 +161,43 @@ def outline_item(world, company: Company) -> dict[str, Any]:
     changed = f"{company.modify_date[:4]}/{company.modify_date[4:6]}/{company.modify_date[6:]}"
     listing = {"KOSPI": "enpXchgLstgDt", "KOSDAQ": "enpKosdaqLstgDt", "KONEX": "enpKrxLstgDt"}.get(company.market)
     item = {
-        "crno": company.crno, "corpNm": company.registry_name, "corpEnsnNm": company.corp_eng_name,
-        "enpPbanCmpyNm": company.corp_name, "enpRprFnm": company.ceo, "corpRegMrktDcd": market_code,
-        "corpRegMrktDcdNm": market_name, "corpDcd": "31", "corpDcdNm": "주식회사", "bzno": company.bizr_no,
-        "enpOzpno": f"{(seed * 7) % 63000 + 1000:05d}", "enpBsadr": company.address, "enpDtadr": f"{2 + seed % 14}층",
-        "enpHmpgUrl": company.homepage, "enpTlno": company.phone, "enpFxno": company.fax, "sicNm": company.sector,
-        "enpEstbDt": company.est_dt, "enpStacMm": company.acc_mt,
-        "enpXchgLstgDt": "", "enpXchgLstgAbolDt": "", "enpKosdaqLstgDt": "", "enpKosdaqLstgAbolDt": "",
-        "enpKrxLstgDt": "", "enpKrxLstgAbolDt": "",
+        "crno": company.crno,
+        "corpNm": company.registry_name,
+        "corpEnsnNm": company.corp_eng_name,
+        "enpPbanCmpyNm": company.corp_name,
+        "enpRprFnm": company.ceo,
+        "corpRegMrktDcd": market_code,
+        "corpRegMrktDcdNm": market_name,
+        "corpDcd": "31",
+        "corpDcdNm": "주식회사",
+        "bzno": company.bizr_no,
+        "enpOzpno": f"{(seed * 7) % 63000 + 1000:05d}",
+        "enpBsadr": company.address,
+        "enpDtadr": f"{2 + seed % 14}층",
+        "enpHmpgUrl": company.homepage,
+        "enpTlno": company.phone,
+        "enpFxno": company.fax,
+        "sicNm": company.sector,
+        "enpEstbDt": company.est_dt,
+        "enpStacMm": company.acc_mt,
+        "enpXchgLstgDt": "",
+        "enpXchgLstgAbolDt": "",
+        "enpKosdaqLstgDt": "",
+        "enpKosdaqLstgAbolDt": "",
+        "enpKrxLstgDt": "",
+        "enpKrxLstgAbolDt": "",
         "smenpYn": "N" if company.market == "KOSPI" or employees > 300 else "Y",
         "enpMntrBnkNm": ("산업은행", "기업은행", "우리은행", "신한은행", "하나은행", "국민은행")[seed % 6],
-        "enpEmpeCnt": str(employees), "empeAvgCnwkTermCtt": f"{tenure:.1f}", "enpPn1AvgSlryAmt": str(int(salary)),
+        "enpEmpeCnt": str(employees),
+        "empeAvgCnwkTermCtt": f"{tenure:.1f}",
+        "enpPn1AvgSlryAmt": str(int(salary)),
         "actnAudpnNm": ("삼정회계법인", "삼일회계법인", "안진회계법인", "한영회계법인", "대주회계법인")[seed % 5],
-        "audtRptOpnnCtt": "적정", "enpMainBizNm": company.sector, "fssCorpUnqNo": company.corp_code,
-        "fssCorpChgDtm": changed, "fstOpegDt": "2019/07/01", "lastOpegDt": changed,
+        "audtRptOpnnCtt": "적정",
+        "enpMainBizNm": company.sector,
+        "fssCorpUnqNo": company.corp_code,
+        "fssCorpChgDtm": changed,
+        "fstOpegDt": "2019/07/01",
+        "lastOpegDt": changed,
     }
     if listing:
         item[listing] = company.list_dt
@@ -202,44 +257,73 @@ def summary_statements(world, q: Query) -> Sequence[dict[str, Any]]:
     def item(key: tuple[Company, int, str, str, bool]) -> dict[str, Any]:
         company, year, code, name, consolidated = key
         v = fin.period_values(company, year, 4, consolidated)
-        return {"basDt": f"{year}1231", "crno": company.crno, "curCd": "KRW", "bizYear": str(year),
-                "fnclDcd": code, "fnclDcdNm": name, "enpSaleAmt": str(v["revenue"]), "enpBzopPft": str(v["op"]),
-                "iclsPalClcAmt": str(v["pretax"]), "enpCrtmNpf": str(v["net"]), "enpTastAmt": str(v["assets"]),
-                "enpTdbtAmt": str(v["debt"]), "enpTcptAmt": str(v["equity"]), "enpCptlAmt": str(v["capital"]),
-                "fnclDebtRto": f"{v['debt'] / v['equity'] * 100:.2f}" if v["equity"] > 0 else ""}
+        return {
+            "basDt": f"{year}1231",
+            "crno": company.crno,
+            "curCd": "KRW",
+            "bizYear": str(year),
+            "fnclDcd": code,
+            "fnclDcdNm": name,
+            "enpSaleAmt": str(v["revenue"]),
+            "enpBzopPft": str(v["op"]),
+            "iclsPalClcAmt": str(v["pretax"]),
+            "enpCrtmNpf": str(v["net"]),
+            "enpTastAmt": str(v["assets"]),
+            "enpTdbtAmt": str(v["debt"]),
+            "enpTcptAmt": str(v["equity"]),
+            "enpCptlAmt": str(v["capital"]),
+            "fnclDebtRto": f"{v['debt'] / v['equity'] * 100:.2f}" if v["equity"] > 0 else "",
+        }
 
     return LazyRows(_statements(world, q), item)
 
 
-_BS_ACCOUNTS = (("ifrs-full_CurrentAssets", "유동자산", "current_assets"),
-                ("ifrs-full_NoncurrentAssets", "비유동자산", "noncurrent_assets"),
-                ("ifrs-full_Assets", "자산총계", "assets"),
-                ("ifrs-full_CurrentLiabilities", "유동부채", "current_debt"),
-                ("ifrs-full_NoncurrentLiabilities", "비유동부채", "noncurrent_debt"),
-                ("ifrs-full_Liabilities", "부채총계", "debt"),
-                ("ifrs-full_IssuedCapital", "자본금", "capital"),
-                ("ifrs-full_RetainedEarnings", "이익잉여금", "retained"),
-                ("ifrs-full_Equity", "자본총계", "equity"))
-_IS_ACCOUNTS = (("ifrs-full_Revenue", "매출액", "revenue"),
-                ("dart_OperatingIncomeLoss", "영업이익", "op"),
-                ("ifrs-full_ProfitLossBeforeTax", "법인세비용차감전순이익", "pretax"),
-                ("ifrs-full_ProfitLoss", "당기순이익", "net"))
+_BS_ACCOUNTS = (
+    ("ifrs-full_CurrentAssets", "유동자산", "current_assets"),
+    ("ifrs-full_NoncurrentAssets", "비유동자산", "noncurrent_assets"),
+    ("ifrs-full_Assets", "자산총계", "assets"),
+    ("ifrs-full_CurrentLiabilities", "유동부채", "current_debt"),
+    ("ifrs-full_NoncurrentLiabilities", "비유동부채", "noncurrent_debt"),
+    ("ifrs-full_Liabilities", "부채총계", "debt"),
+    ("ifrs-full_IssuedCapital", "자본금", "capital"),
+    ("ifrs-full_RetainedEarnings", "이익잉여금", "retained"),
+    ("ifrs-full_Equity", "자본총계", "equity"),
+)
+_IS_ACCOUNTS = (
+    ("ifrs-full_Revenue", "매출액", "revenue"),
+    ("dart_OperatingIncomeLoss", "영업이익", "op"),
+    ("ifrs-full_ProfitLossBeforeTax", "법인세비용차감전순이익", "pretax"),
+    ("ifrs-full_ProfitLoss", "당기순이익", "net"),
+)
 
 
 def _statement_lines(accounts: tuple[tuple[str, str, str], ...]):
     """getBs_V2 / getIncoStat_V2: one row per account of each annual statement."""
+
     def handler(world, q: Query) -> Sequence[dict[str, Any]]:
         fin = world.finance
 
         def item(key) -> dict[str, Any]:
             (company, year, code, name, consolidated), (acit_id, acit_name, field) = key
             amounts = [fin.period_values(company, y, 4, consolidated)[field] for y in (year, year - 1, year - 2)]
-            return {"basDt": f"{year}1231", "crno": company.crno, "bizYear": str(year), "fnclDcd": code,
-                    "fnclDcdNm": name, "acitId": acit_id, "acitNm": acit_name, "thqrAcitAmt": "",
-                    "crtmAcitAmt": str(amounts[0]), "lsqtAcitAmt": "", "pvtrAcitAmt": str(amounts[1]),
-                    "bpvtrAcitAmt": str(amounts[2]), "curCd": "KRW"}
+            return {
+                "basDt": f"{year}1231",
+                "crno": company.crno,
+                "bizYear": str(year),
+                "fnclDcd": code,
+                "fnclDcdNm": name,
+                "acitId": acit_id,
+                "acitNm": acit_name,
+                "thqrAcitAmt": "",
+                "crtmAcitAmt": str(amounts[0]),
+                "lsqtAcitAmt": "",
+                "pvtrAcitAmt": str(amounts[1]),
+                "bpvtrAcitAmt": str(amounts[2]),
+                "curCd": "KRW",
+            }
 
         return LazyRows(Grid(_statements(world, q), accounts), item)
+
     return handler
 
 
@@ -253,20 +337,38 @@ def dividends(world, q: Query) -> list[dict[str, Any]]:
     rows = []
     for event in fin.dividend_events:
         company = event["company"]
-        if event["decided"] > q.as_of or (day is not None and event["decided"] != day) \
-                or (crno is not None and company.crno != crno) or (name is not None and name not in company.corp_name):
+        if (
+            event["decided"] > q.as_of
+            or (day is not None and event["decided"] != day)
+            or (crno is not None and company.crno != crno)
+            or (name is not None and name not in company.corp_name)
+        ):
             continue
         close = fin.close_on(company, previous_business_day(event["record_day"] + dt.timedelta(days=1))) or 0
-        rows.append({
-            "basDt": ymd(event["decided"]), "crno": company.crno, "stckIssuCmpyNm": company.corp_name,
-            "isinCd": company.isin, "isinCdNm": f"{company.corp_name}보통주", "scrsItmsKcd": "0101",
-            "scrsItmsKcdNm": "보통주", "stckStacMd": "1231", "dvdnBasDt": ymd(event["record_day"]),
-            "cashDvdnPayDt": ymd(event["pay_day"]), "stckHndvDt": "", "stckDvdnRcd": "02",
-            "stckDvdnRcdNm": "현금배당", "stckGenrDvdnAmt": str(event["dps"]), "stckGrdnDvdnAmt": "0",
-            "stckGenrCashDvdnRt": f"{event['dps'] / close * 100:.2f}" if close else "",
-            "stckGenrDvdnRt": f"{event['dps'] / company.par_value * 100:.2f}", "stckParPrc": str(company.par_value),
-            "trsnmDptyDcd": "1", "trsnmDptyDcdNm": "한국예탁결제원",
-        })
+        rows.append(
+            {
+                "basDt": ymd(event["decided"]),
+                "crno": company.crno,
+                "stckIssuCmpyNm": company.corp_name,
+                "isinCd": company.isin,
+                "isinCdNm": f"{company.corp_name}보통주",
+                "scrsItmsKcd": "0101",
+                "scrsItmsKcdNm": "보통주",
+                "stckStacMd": "1231",
+                "dvdnBasDt": ymd(event["record_day"]),
+                "cashDvdnPayDt": ymd(event["pay_day"]),
+                "stckHndvDt": "",
+                "stckDvdnRcd": "02",
+                "stckDvdnRcdNm": "현금배당",
+                "stckGenrDvdnAmt": str(event["dps"]),
+                "stckGrdnDvdnAmt": "0",
+                "stckGenrCashDvdnRt": f"{event['dps'] / close * 100:.2f}" if close else "",
+                "stckGenrDvdnRt": f"{event['dps'] / company.par_value * 100:.2f}",
+                "stckParPrc": str(company.par_value),
+                "trsnmDptyDcd": "1",
+                "trsnmDptyDcdNm": "한국예탁결제원",
+            }
+        )
     rows.sort(key=lambda r: (r["basDt"], r["crno"]), reverse=True)
     return rows
 
@@ -276,9 +378,15 @@ def dividends(world, q: Query) -> list[dict[str, Any]]:
 # beginBasDt opens a range of trading days that runs on to today: any earlier date will do (the catalog's
 # pattern refuses years before 2000). What endBasDt and likeBasDt find depends on the days the rest of the
 # query selects: no domain.
-_STOCK_IN = {"basDt": "business_date", "beginBasDt": "since_date",
-             "srtnCd": "stock_code", "likeSrtnCd": "stock_code", "isinCd": "isin",
-             "itmsNm": "corp_name", "likeItmsNm": "corp_name"}
+_STOCK_IN = {
+    "basDt": "business_date",
+    "beginBasDt": "since_date",
+    "srtnCd": "stock_code",
+    "likeSrtnCd": "stock_code",
+    "isinCd": "isin",
+    "itmsNm": "corp_name",
+    "likeItmsNm": "corp_name",
+}
 _STOCK_OUT = {"basDt": "business_date", "srtnCd": "stock_code", "isinCd": "isin", "itmsNm": "corp_name"}
 # A statement is dated at its year end (a calendar date, not a trading day) and exists once the annual
 # report is filed.
@@ -287,38 +395,91 @@ _FIN_OUT = {"crno": "crno", "bizYear": "fiscal_year", "basDt": "date"}
 
 
 def _endpoint(tool: str, service: str, operation: str, handler, inputs, outputs) -> Endpoint:
-    return Endpoint(tool, "datagokr", HOST, f"{_BASE}/{service}/{operation}", PROTOCOL, handler, (),
-                    dict(inputs), dict(outputs))
+    return Endpoint(
+        tool, "datagokr", HOST, f"{_BASE}/{service}/{operation}", PROTOCOL, handler, (), dict(inputs), dict(outputs)
+    )
 
 
 ENDPOINTS = [
-    _endpoint("datagokr_get_stock_price_info", "GetStockSecuritiesInfoService", "getStockPriceInfo",
-              _market_rows(price_item, _PRICE_FILTERS), _STOCK_IN, _STOCK_OUT),
+    _endpoint(
+        "datagokr_get_stock_price_info",
+        "GetStockSecuritiesInfoService",
+        "getStockPriceInfo",
+        _market_rows(price_item, _PRICE_FILTERS),
+        _STOCK_IN,
+        _STOCK_OUT,
+    ),
     # corpNm is the registry's 법인명 ("(주)라이트론"): getItemInfo matches it exactly, likeCorpNm and
     # getCorpOutline_V2's corpNm as a substring (a company name finds it too). likeIsinCd finds the short
     # code inside an ISIN (KR7069540007) as well.
-    _endpoint("datagokr_get_item_info", "GetKrxListedInfoService", "getItemInfo",
-              _market_rows(listing_item, _LISTING_FILTERS),
-              {**_STOCK_IN, "likeIsinCd": "isin_part", "crno": "crno", "corpNm": "corp_registry_name",
-               "likeCorpNm": "corp_name_part"},
-              {**_STOCK_OUT, "crno": "crno", "corpNm": "corp_registry_name"}),
-    _endpoint("datagokr_get_corp_outline_v2", "GetCorpBasicInfoService_V2", "getCorpOutline_V2", corp_outlines,
-              {"crno": "crno", "corpNm": "corp_name_part"},
-              {"crno": "crno", "enpPbanCmpyNm": "corp_name", "corpNm": "corp_registry_name", "bzno": "bizr_no",
-               "fssCorpUnqNo": "corp_code", "enpEstbDt": "past_date", "enpXchgLstgDt": "past_date",
-               "enpKosdaqLstgDt": "past_date", "enpKrxLstgDt": "past_date"}),
-    _endpoint("datagokr_get_summ_fina_stat_v2", "GetFinaStatInfoService_V2", "getSummFinaStat_V2",
-              summary_statements, _FIN_IN, _FIN_OUT),
-    _endpoint("datagokr_get_bs_v2", "GetFinaStatInfoService_V2", "getBs_V2", _statement_lines(_BS_ACCOUNTS),
-              _FIN_IN, _FIN_OUT),
-    _endpoint("datagokr_get_inco_stat_v2", "GetFinaStatInfoService_V2", "getIncoStat_V2",
-              _statement_lines(_IS_ACCOUNTS), _FIN_IN, _FIN_OUT),
-    _endpoint("datagokr_get_divi_info", "GetStocDiviInfoService", "getDiviInfo", dividends,
-              # basDt is the day a dividend decision was disclosed: an exact match on it is not a join key.
-              # As a value it is a trading day, as is the payment day; the record day is a year end.
-              {"crno": "crno", "stckIssuCmpyNm": "corp_name"},
-              {"crno": "crno", "stckIssuCmpyNm": "corp_name", "isinCd": "isin", "basDt": "business_date",
-               "cashDvdnPayDt": "business_date", "dvdnBasDt": "date"}),
+    _endpoint(
+        "datagokr_get_item_info",
+        "GetKrxListedInfoService",
+        "getItemInfo",
+        _market_rows(listing_item, _LISTING_FILTERS),
+        {
+            **_STOCK_IN,
+            "likeIsinCd": "isin_part",
+            "crno": "crno",
+            "corpNm": "corp_registry_name",
+            "likeCorpNm": "corp_name_part",
+        },
+        {**_STOCK_OUT, "crno": "crno", "corpNm": "corp_registry_name"},
+    ),
+    _endpoint(
+        "datagokr_get_corp_outline_v2",
+        "GetCorpBasicInfoService_V2",
+        "getCorpOutline_V2",
+        corp_outlines,
+        {"crno": "crno", "corpNm": "corp_name_part"},
+        {
+            "crno": "crno",
+            "enpPbanCmpyNm": "corp_name",
+            "corpNm": "corp_registry_name",
+            "bzno": "bizr_no",
+            "fssCorpUnqNo": "corp_code",
+            "enpEstbDt": "past_date",
+            "enpXchgLstgDt": "past_date",
+            "enpKosdaqLstgDt": "past_date",
+            "enpKrxLstgDt": "past_date",
+        },
+    ),
+    _endpoint(
+        "datagokr_get_summ_fina_stat_v2",
+        "GetFinaStatInfoService_V2",
+        "getSummFinaStat_V2",
+        summary_statements,
+        _FIN_IN,
+        _FIN_OUT,
+    ),
+    _endpoint(
+        "datagokr_get_bs_v2", "GetFinaStatInfoService_V2", "getBs_V2", _statement_lines(_BS_ACCOUNTS), _FIN_IN, _FIN_OUT
+    ),
+    _endpoint(
+        "datagokr_get_inco_stat_v2",
+        "GetFinaStatInfoService_V2",
+        "getIncoStat_V2",
+        _statement_lines(_IS_ACCOUNTS),
+        _FIN_IN,
+        _FIN_OUT,
+    ),
+    _endpoint(
+        "datagokr_get_divi_info",
+        "GetStocDiviInfoService",
+        "getDiviInfo",
+        dividends,
+        # basDt is the day a dividend decision was disclosed: an exact match on it is not a join key.
+        # As a value it is a trading day, as is the payment day; the record day is a year end.
+        {"crno": "crno", "stckIssuCmpyNm": "corp_name"},
+        {
+            "crno": "crno",
+            "stckIssuCmpyNm": "corp_name",
+            "isinCd": "isin",
+            "basDt": "business_date",
+            "cashDvdnPayDt": "business_date",
+            "dvdnBasDt": "date",
+        },
+    ),
 ]
 
 HOSTS = {HOST: PROTOCOL}

@@ -75,8 +75,9 @@ def _places(world: World, spec: ps.DatasetSpec) -> list[tuple[str, str, str]]:
 
 
 def _row(spec: ps.DatasetSpec, index: int, place: tuple[str, str, str], rng, date: str) -> dict[str, Any]:
-    name_col, district_col, code_col, addr_col, lat_col, lon_col, tel_col, date_col, status_col, measure_col = \
+    name_col, district_col, code_col, addr_col, lat_col, lon_col, tel_col, date_col, status_col, measure_col = (
         ps.columns(spec)
+    )
     district, code, dong = place
     low, high = spec.measure_range
     lat = 37.2 + float(rng.random()) * 0.6 if spec.family != "datagokr" else 34.5 + float(rng.random()) * 3.5
@@ -105,8 +106,13 @@ def _facilities(seed: int, size: str, tool: str) -> tuple[dict[str, Any], ...]:
     places = _places(world, spec)
     count = int(rng.integers(12, max(13, world.sizes.dataset_rows // 2)))
     return tuple(
-        _row(spec, i, places[int(rng.integers(0, len(places)))], rng,
-             ymd(dt.date(2024, 1, 1) + dt.timedelta(days=int(rng.integers(0, 600)))))
+        _row(
+            spec,
+            i,
+            places[int(rng.integers(0, len(places)))],
+            rng,
+            ymd(dt.date(2024, 1, 1) + dt.timedelta(days=int(rng.integers(0, 600)))),
+        )
         for i in range(count)
     )
 
@@ -139,10 +145,16 @@ def _endpoint(tool: str) -> Endpoint:
     if spec.family == "seoul" and spec.kind == "stats":
         options["positional"] = (ps.date_param(spec),)
     return Endpoint(
-        tool=spec.tool, platform=spec.family, host=_HOSTS[spec.family], route=spec.route,
-        protocol=_protocol(spec.family), handler=_handler(spec),
+        tool=spec.tool,
+        platform=spec.family,
+        host=_HOSTS[spec.family],
+        route=spec.route,
+        protocol=_protocol(spec.family),
+        handler=_handler(spec),
         required=(ps.date_param(spec),) if spec.kind == "stats" else (),
-        inputs=_input_domains(spec), outputs=_output_domains(spec), options=options,
+        inputs=_input_domains(spec),
+        outputs=_output_domains(spec),
+        options=options,
     )
 
 

@@ -15,7 +15,6 @@ through :func:`endpoint_for_spec`.
 
 from __future__ import annotations
 
-
 from kopa_replay.sim.core import Endpoint
 from kopa_replay.sim.protocols import HeadRowProtocol
 from kopa_replay.sim.world.datasets import GG_SPECS, DatasetSpec, spec_handler
@@ -28,8 +27,18 @@ GG = HeadRowProtocol(prefix="/", default_size=100, max_size=1000)
 
 def endpoint_for_spec(spec: DatasetSpec) -> Endpoint:
     """The simulated endpoint of a Gyeonggi dataset spec (route = service id, query keys = spec keys)."""
-    return Endpoint(spec.tool, "gg", HOST, spec.service, GG, spec_handler(spec), required=spec.required,
-                    inputs=spec.inputs, outputs=spec.outputs, options={"root": spec.service})
+    return Endpoint(
+        spec.tool,
+        "gg",
+        HOST,
+        spec.service,
+        GG,
+        spec_handler(spec),
+        required=spec.required,
+        inputs=spec.inputs,
+        outputs=spec.outputs,
+        options={"root": spec.service},
+    )
 
 
 ENDPOINTS = [endpoint_for_spec(spec) for spec in GG_SPECS]

@@ -96,37 +96,68 @@ def _market(world, market: str) -> list[Company]:
 
 def _daily_trades(market: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
     """sto/{stk,ksq,knx}_bydd_trd: every stock of the market on one day, by short code."""
+
     def handler(world, q: Query) -> list[dict[str, Any]]:
         day = _trading_day(world, q)
         rows = []
         for c in _market(world, market):
             bar = world.finance.bar(c, day)
-            rows.append({"BAS_DD": ymd(day), "ISU_CD": c.stock_code, "ISU_NM": c.corp_name, "MKT_NM": market,
-                         "SECT_TP_NM": c.section, "TDD_CLSPRC": str(bar["close"]), "CMPPREVDD_PRC": str(bar["vs"]),
-                         "FLUC_RT": f"{bar['vs'] / bar['prev'] * 100:.2f}", "TDD_OPNPRC": str(bar["open"]),
-                         "TDD_HGPRC": str(bar["high"]), "TDD_LWPRC": str(bar["low"]),
-                         "ACC_TRDVOL": str(bar["volume"]), "ACC_TRDVAL": str(bar["value"]),
-                         "MKTCAP": str(bar["mktcap"]), "LIST_SHRS": str(bar["shares"])})
+            rows.append(
+                {
+                    "BAS_DD": ymd(day),
+                    "ISU_CD": c.stock_code,
+                    "ISU_NM": c.corp_name,
+                    "MKT_NM": market,
+                    "SECT_TP_NM": c.section,
+                    "TDD_CLSPRC": str(bar["close"]),
+                    "CMPPREVDD_PRC": str(bar["vs"]),
+                    "FLUC_RT": f"{bar['vs'] / bar['prev'] * 100:.2f}",
+                    "TDD_OPNPRC": str(bar["open"]),
+                    "TDD_HGPRC": str(bar["high"]),
+                    "TDD_LWPRC": str(bar["low"]),
+                    "ACC_TRDVOL": str(bar["volume"]),
+                    "ACC_TRDVAL": str(bar["value"]),
+                    "MKTCAP": str(bar["mktcap"]),
+                    "LIST_SHRS": str(bar["shares"]),
+                }
+            )
         return rows
+
     handler.__name__ = f"{market.lower()}_daily_trades"
     return handler
 
 
 def _base_info(market: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
     """sto/{stk,ksq}_isu_base_info: listed issues with ISIN (ISU_CD) and short code (ISU_SRT_CD)."""
+
     def handler(world, q: Query) -> list[dict[str, Any]]:
         day = ymd(_trading_day(world, q))
-        return [{"ISU_CD": c.isin, "ISU_SRT_CD": c.stock_code, "ISU_NM": f"{c.corp_name}보통주",
-                 "ISU_ABBRV": c.corp_name, "ISU_ENG_NM": c.corp_eng_name, "LIST_DD": c.list_dt,
-                 "MKT_TP_NM": market, "SECUGRP_NM": "주권", "SECT_TP_NM": c.section, "KIND_STKCERT_TP_NM": "보통주",
-                 "PARVAL": str(c.par_value), "LIST_SHRS": str(c.shares)}
-                for c in _market(world, market) if c.list_dt <= day]
+        return [
+            {
+                "ISU_CD": c.isin,
+                "ISU_SRT_CD": c.stock_code,
+                "ISU_NM": f"{c.corp_name}보통주",
+                "ISU_ABBRV": c.corp_name,
+                "ISU_ENG_NM": c.corp_eng_name,
+                "LIST_DD": c.list_dt,
+                "MKT_TP_NM": market,
+                "SECUGRP_NM": "주권",
+                "SECT_TP_NM": c.section,
+                "KIND_STKCERT_TP_NM": "보통주",
+                "PARVAL": str(c.par_value),
+                "LIST_SHRS": str(c.shares),
+            }
+            for c in _market(world, market)
+            if c.list_dt <= day
+        ]
+
     handler.__name__ = f"{market.lower()}_base_info"
     return handler
 
 
 def _index_trades(clss: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
     """idx/{kospi,kosdaq}_dd_trd: the market's index family on one day."""
+
     def handler(world, q: Query) -> list[dict[str, Any]]:
         fin = world.finance
         day = _trading_day(world, q)
@@ -136,15 +167,24 @@ def _index_trades(clss: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
             if series["clss"] != clss:
                 continue
             close, prev = float(series["close"][col]), float(series["close"][col - 1])
-            rows.append({"BAS_DD": ymd(day), "IDX_CLSS": clss, "IDX_NM": series["name"],
-                         "CLSPRC_IDX": f"{close:.2f}", "CMPPREVDD_IDX": f"{close - prev:.2f}",
-                         "FLUC_RT": f"{(close - prev) / prev * 100:.2f}",
-                         "OPNPRC_IDX": f"{float(series['open'][col]):.2f}",
-                         "HGPRC_IDX": f"{float(series['high'][col]):.2f}",
-                         "LWPRC_IDX": f"{float(series['low'][col]):.2f}",
-                         "ACC_TRDVOL": str(int(series["volume"][col])), "ACC_TRDVAL": str(int(series["value"][col])),
-                         "MKTCAP": str(int(series["mktcap"][col]))})
+            rows.append(
+                {
+                    "BAS_DD": ymd(day),
+                    "IDX_CLSS": clss,
+                    "IDX_NM": series["name"],
+                    "CLSPRC_IDX": f"{close:.2f}",
+                    "CMPPREVDD_IDX": f"{close - prev:.2f}",
+                    "FLUC_RT": f"{(close - prev) / prev * 100:.2f}",
+                    "OPNPRC_IDX": f"{float(series['open'][col]):.2f}",
+                    "HGPRC_IDX": f"{float(series['high'][col]):.2f}",
+                    "LWPRC_IDX": f"{float(series['low'][col]):.2f}",
+                    "ACC_TRDVOL": str(int(series["volume"][col])),
+                    "ACC_TRDVAL": str(int(series["value"][col])),
+                    "MKTCAP": str(int(series["mktcap"][col])),
+                }
+            )
         return rows
+
     handler.__name__ = f"{clss.lower()}_index_trades"
     return handler
 
@@ -155,8 +195,9 @@ _BASE_OUT = {"ISU_CD": "isin", "ISU_SRT_CD": "stock_code", "ISU_ABBRV": "corp_na
 
 
 def _endpoint(tool: str, group: str, service: str, handler, outputs) -> Endpoint:
-    return Endpoint(tool, "krx", HOST, f"/svc/apis/{group}/{service}", PROTOCOL, handler, ("basDd",),
-                    dict(_DAY_IN), dict(outputs))
+    return Endpoint(
+        tool, "krx", HOST, f"/svc/apis/{group}/{service}", PROTOCOL, handler, ("basDd",), dict(_DAY_IN), dict(outputs)
+    )
 
 
 ENDPOINTS = [

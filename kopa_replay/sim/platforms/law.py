@@ -73,8 +73,9 @@ def _jsonify(value: Any) -> Any:
     if isinstance(value, list):
         return [_jsonify(v) for v in value]
     if isinstance(value, dict):
-        return {("content" if k == "#text" else k[1:] if k.startswith("@") else k): _jsonify(v)
-                for k, v in value.items()}
+        return {
+            ("content" if k == "#text" else k[1:] if k.startswith("@") else k): _jsonify(v) for k, v in value.items()
+        }
     return value
 
 
@@ -156,8 +157,9 @@ class LawProtocol(Protocol):
             return Doc(page.encode("utf-8"), status=status, content_type="text/html;charset=UTF-8")
         if kind == ErrorKind.NO_DATA and ctx.endpoint is not None:
             if ctx.endpoint.options.get("kind") == "search":
-                size = min(_int(ctx.request.param("display"), self.default_size),
-                           ctx.max_size(self.max_size) or self.max_size)
+                size = min(
+                    _int(ctx.request.param("display"), self.default_size), ctx.max_size(self.max_size) or self.max_size
+                )
                 return self._search(ctx, [], 0, {"page": _int(ctx.request.param("page"), 1), "size": size})
             text = ctx.code(ctx.endpoint.options["not_found"])
             # the not-found answer is a bare string under "Law" (XML: <Law>…</Law>)
@@ -232,8 +234,9 @@ def search_law(world, q: Query) -> list[dict[str, Any]]:
         if version is None or (org is not None and statute.ministry_code != org):
             continue
         if by_body:
-            if query is not None and not any(_text_match(query, unit.get("조문내용", ""))
-                                             for unit in world.laws.articles(statute, version)):
+            if query is not None and not any(
+                _text_match(query, unit.get("조문내용", "")) for unit in world.laws.articles(statute, version)
+            ):
                 continue
         elif not _text_match(query, statute.name, statute.abbrev):
             continue
@@ -293,8 +296,13 @@ def get_law(world, q: Query) -> list[dict[str, Any]]:
         "시행일자": ymd(version.enforced),
         "공포법령여부": "Y",
     }
-    return [{"@법령키": f"{statute.law_id}{ymd(version.promulgated)}{version.number}",
-             "기본정보": basics, "조문": {"조문단위": units}}]
+    return [
+        {
+            "@법령키": f"{statute.law_id}{ymd(version.promulgated)}{version.number}",
+            "기본정보": basics,
+            "조문": {"조문단위": units},
+        }
+    ]
 
 
 # -- precedents ------------------------------------------------------------------
@@ -316,13 +324,26 @@ def search_prec(world, q: Query) -> list[dict[str, Any]]:
             continue
         if law is not None and not any(_compact(name) == _compact(law) for name, _ in p.references):
             continue
-        if (court is not None and p.court != court) or (org is not None and p.court_code != org) \
-                or (number is not None and p.case_no != number):
+        if (
+            (court is not None and p.court != court)
+            or (org is not None and p.court_code != org)
+            or (number is not None and p.case_no != number)
+        ):
             continue
-        record = {"판례일련번호": p.serial, "사건명": p.name, "사건번호": p.case_no, "선고일자": _dotted(p.decided),
-                  "법원명": p.court, "법원종류코드": p.court_code, "사건종류명": p.case_kind,
-                  "사건종류코드": p.case_kind_code, "판결유형": p.judgment, "선고": "선고", "데이터출처명": "대법원",
-                  "판례상세링크": _link("prec", "ID", p.serial)}
+        record = {
+            "판례일련번호": p.serial,
+            "사건명": p.name,
+            "사건번호": p.case_no,
+            "선고일자": _dotted(p.decided),
+            "법원명": p.court,
+            "법원종류코드": p.court_code,
+            "사건종류명": p.case_kind,
+            "사건종류코드": p.case_kind_code,
+            "판결유형": p.judgment,
+            "선고": "선고",
+            "데이터출처명": "대법원",
+            "판례상세링크": _link("prec", "ID", p.serial),
+        }
         rows.append((record, (p.name, p.decided, p.case_no, p.decided)))
     return _sorted(rows, q)
 
@@ -332,20 +353,33 @@ def get_prec(world, q: Query) -> list[dict[str, Any]]:
     if p is None or p.decided > q.as_of:
         raise NoData()
     law, article = p.references[0]
-    parties = "【피 고 인】 피고인\n【상 고 인】 검사" if p.case_kind == "형사" else "【원고, 피상고인】 원고\n【피고, 상고인】 피고"
+    parties = (
+        "【피 고 인】 피고인\n【상 고 인】 검사"
+        if p.case_kind == "형사"
+        else "【원고, 피상고인】 원고\n【피고, 상고인】 피고"
+    )
     disposition = "상고를 기각한다." if p.court == "대법원" else "원고의 청구를 기각한다."
-    return [{
-        "판례정보일련번호": p.serial, "사건명": p.name, "사건번호": p.case_no, "선고일자": ymd(p.decided), "선고": "선고",
-        "법원명": p.court, "법원종류코드": p.court_code, "사건종류명": p.case_kind, "사건종류코드": p.case_kind_code,
-        "판결유형": p.judgment,
-        "판시사항": f"[1] {law} 제{article}조의 규정 취지 및 그 적용 범위 [2] 원심판단에 법리오해의 잘못이 없다고 한 사례",
-        "판결요지": f"[1] {law} 제{article}조는 그 규정의 문언과 입법 취지에 비추어 엄격하게 해석하여야 한다. "
-                    "[2] 원심이 같은 취지에서 판단한 것은 정당하다.",
-        "참조조문": _references(p),
-        "참조판례": p.cited,
-        "판례내용": f"{parties}\n【원심판결】 \n【주 문】 {disposition}\n【이 유】 {law} 제{article}조에 관한 "
-                    "법리를 오해한 잘못이 없다. 그러므로 주문과 같이 판결한다.",
-    }]
+    return [
+        {
+            "판례정보일련번호": p.serial,
+            "사건명": p.name,
+            "사건번호": p.case_no,
+            "선고일자": ymd(p.decided),
+            "선고": "선고",
+            "법원명": p.court,
+            "법원종류코드": p.court_code,
+            "사건종류명": p.case_kind,
+            "사건종류코드": p.case_kind_code,
+            "판결유형": p.judgment,
+            "판시사항": f"[1] {law} 제{article}조의 규정 취지 및 그 적용 범위 [2] 원심판단에 법리오해의 잘못이 없다고 한 사례",
+            "판결요지": f"[1] {law} 제{article}조는 그 규정의 문언과 입법 취지에 비추어 엄격하게 해석하여야 한다. "
+            "[2] 원심이 같은 취지에서 판단한 것은 정당하다.",
+            "참조조문": _references(p),
+            "참조판례": p.cited,
+            "판례내용": f"{parties}\n【원심판결】 \n【주 문】 {disposition}\n【이 유】 {law} 제{article}조에 관한 "
+            "법리를 오해한 잘못이 없다. 그러므로 주문과 같이 판결한다.",
+        }
+    ]
 
 
 # -- administrative rules, ordinances, interpretations -----------------------------
@@ -357,11 +391,21 @@ def search_admrul(world, q: Query) -> list[dict[str, Any]]:
             continue
         if (kind is not None and r.kind_code != kind) or (org is not None and MINISTRIES[r.ministry] != org):
             continue
-        record = {"행정규칙일련번호": r.serial, "행정규칙명": r.name, "행정규칙종류": r.kind, "발령일자": ymd(r.issued),
-                  "발령번호": r.number, "소관부처명": r.ministry, "현행연혁구분": "현행",
-                  "제개정구분코드": "300201" if r.revision == "제정" else "300202", "제개정구분명": r.revision,
-                  "행정규칙ID": r.rule_id, "행정규칙상세링크": _link("admrul", "ID", r.serial),
-                  "시행일자": ymd(r.enforced), "생성일자": ymd(r.issued)}
+        record = {
+            "행정규칙일련번호": r.serial,
+            "행정규칙명": r.name,
+            "행정규칙종류": r.kind,
+            "발령일자": ymd(r.issued),
+            "발령번호": r.number,
+            "소관부처명": r.ministry,
+            "현행연혁구분": "현행",
+            "제개정구분코드": "300201" if r.revision == "제정" else "300202",
+            "제개정구분명": r.revision,
+            "행정규칙ID": r.rule_id,
+            "행정규칙상세링크": _link("admrul", "ID", r.serial),
+            "시행일자": ymd(r.enforced),
+            "생성일자": ymd(r.issued),
+        }
         rows.append((record, (r.name, r.issued, r.number, r.enforced)))
     return _sorted(rows, q)
 
@@ -374,11 +418,20 @@ def search_ordin(world, q: Query) -> list[dict[str, Any]]:
             continue
         if kind is not None and o.kind != kind:
             continue
-        record = {"자치법규일련번호": o.serial, "자치법규명": o.name, "자치법규ID": o.ordin_id,
-                  "공포일자": ymd(o.promulgated), "공포번호": o.number, "제개정구분명": o.revision,
-                  "지자체기관명": o.government, "자치법규종류": o.kind, "시행일자": ymd(o.enforced),
-                  "자치법규상세링크": _link("ordin", "MST", o.serial, "&mobileYn="), "자치법규분야명": o.field,
-                  "참조데이터구분": "0"}
+        record = {
+            "자치법규일련번호": o.serial,
+            "자치법규명": o.name,
+            "자치법규ID": o.ordin_id,
+            "공포일자": ymd(o.promulgated),
+            "공포번호": o.number,
+            "제개정구분명": o.revision,
+            "지자체기관명": o.government,
+            "자치법규종류": o.kind,
+            "시행일자": ymd(o.enforced),
+            "자치법규상세링크": _link("ordin", "MST", o.serial, "&mobileYn="),
+            "자치법규분야명": o.field,
+            "참조데이터구분": "0",
+        }
         rows.append((record, (o.name, o.promulgated, int(o.number), o.enforced)))
     return _sorted(rows, q)
 
@@ -391,26 +444,68 @@ def search_expc(world, q: Query) -> list[dict[str, Any]]:
             continue
         if inquirer is not None and e.inquirer != inquirer:
             continue
-        record = {"법령해석례일련번호": e.serial, "안건명": e.title, "안건번호": e.case_no, "질의기관코드": e.inquirer_code,
-                  "질의기관명": e.inquirer, "회신기관코드": MINISTRIES["법제처"], "회신기관명": "법제처",
-                  "회신일자": _dotted(e.replied), "법령해석례상세링크": _link("expc", "ID", e.serial)}
+        record = {
+            "법령해석례일련번호": e.serial,
+            "안건명": e.title,
+            "안건번호": e.case_no,
+            "질의기관코드": e.inquirer_code,
+            "질의기관명": e.inquirer,
+            "회신기관코드": MINISTRIES["법제처"],
+            "회신기관명": "법제처",
+            "회신일자": _dotted(e.replied),
+            "법령해석례상세링크": _link("expc", "ID", e.serial),
+        }
         rows.append((record, (e.title, e.replied, e.case_no, e.replied)))
     return _sorted(rows, q)
 
 
 # -- endpoints -----------------------------------------------------------------------
-def _search(tool: str, target: str, handler: Callable, root: str, item: str, section: str, link: str,
-            inputs: Mapping[str, str] | None = None, outputs: Mapping[str, str] | None = None) -> Endpoint:
-    return Endpoint(tool=tool, platform="law", host=HOST, route=f"lawSearch.do?target={target}", protocol=PROTOCOL,
-                    handler=handler, inputs=dict(inputs or {}), outputs=dict(outputs or {}),
-                    options={"kind": "search", "root": root, "item": item, "section": section, "link": link})
+def _search(
+    tool: str,
+    target: str,
+    handler: Callable,
+    root: str,
+    item: str,
+    section: str,
+    link: str,
+    inputs: Mapping[str, str] | None = None,
+    outputs: Mapping[str, str] | None = None,
+) -> Endpoint:
+    return Endpoint(
+        tool=tool,
+        platform="law",
+        host=HOST,
+        route=f"lawSearch.do?target={target}",
+        protocol=PROTOCOL,
+        handler=handler,
+        inputs=dict(inputs or {}),
+        outputs=dict(outputs or {}),
+        options={"kind": "search", "root": root, "item": item, "section": section, "link": link},
+    )
 
 
-def _service(tool: str, target: str, handler: Callable, root: str, not_found: str, required: Iterable[str] = (),
-             inputs: Mapping[str, str] | None = None, outputs: Mapping[str, str] | None = None) -> Endpoint:
-    return Endpoint(tool=tool, platform="law", host=HOST, route=f"lawService.do?target={target}", protocol=PROTOCOL,
-                    handler=handler, required=tuple(required), inputs=dict(inputs or {}),
-                    outputs=dict(outputs or {}), options={"kind": "service", "root": root, "not_found": not_found})
+def _service(
+    tool: str,
+    target: str,
+    handler: Callable,
+    root: str,
+    not_found: str,
+    required: Iterable[str] = (),
+    inputs: Mapping[str, str] | None = None,
+    outputs: Mapping[str, str] | None = None,
+) -> Endpoint:
+    return Endpoint(
+        tool=tool,
+        platform="law",
+        host=HOST,
+        route=f"lawService.do?target={target}",
+        protocol=PROTOCOL,
+        handler=handler,
+        required=tuple(required),
+        inputs=dict(inputs or {}),
+        outputs=dict(outputs or {}),
+        options={"kind": "service", "root": root, "not_found": not_found},
+    )
 
 
 # Dates of legal acts fall mostly in the last decade (current versions are amended from 2016 on,
@@ -418,21 +513,74 @@ def _service(tool: str, target: str, handler: Callable, root: str, not_found: st
 _DAY = "recent_past_date"
 
 ENDPOINTS = [
-    _search("law_search_law", "law", search_law, "LawSearch", "law", "lawNm", "법령상세링크",
-            inputs={"query": "law_name"},
-            outputs={"법령일련번호": "law_mst", "법령ID": "law_id", "법령명한글": "law_name", "공포일자": _DAY,
-                     "시행일자": _DAY}),
-    _service("law_get_law", "law", get_law, "법령", LAW_NOT_FOUND,
-             inputs={"MST": "law_mst", "ID": "law_id"}, outputs={"조문시행일자": _DAY}),
+    _search(
+        "law_search_law",
+        "law",
+        search_law,
+        "LawSearch",
+        "law",
+        "lawNm",
+        "법령상세링크",
+        inputs={"query": "law_name"},
+        outputs={
+            "법령일련번호": "law_mst",
+            "법령ID": "law_id",
+            "법령명한글": "law_name",
+            "공포일자": _DAY,
+            "시행일자": _DAY,
+        },
+    ),
+    _service(
+        "law_get_law",
+        "law",
+        get_law,
+        "법령",
+        LAW_NOT_FOUND,
+        inputs={"MST": "law_mst", "ID": "law_id"},
+        outputs={"조문시행일자": _DAY},
+    ),
     # The search writes 선고일자 dotted (2015.04.19), which no date parameter reads; the service plainly.
-    _search("law_search_prec", "prec", search_prec, "PrecSearch", "prec", "evtNm", "판례상세링크",
-            inputs={"JO": "law_name"}, outputs={"판례일련번호": "prec_serial"}),
-    _service("law_get_prec", "prec", get_prec, "PrecService", PREC_NOT_FOUND, required=("ID",),
-             inputs={"ID": "prec_serial"}, outputs={"선고일자": _DAY, "판례정보일련번호": "prec_serial"}),
-    _search("law_search_admrul", "admrul", search_admrul, "AdmRulSearch", "admrul", "admRulNm", "행정규칙상세링크",
-            outputs={"발령일자": _DAY, "시행일자": _DAY, "생성일자": _DAY}),
-    _search("law_search_ordin", "ordin", search_ordin, "OrdinSearch", "law", "ordinNm", "자치법규상세링크",
-            outputs={"공포일자": _DAY, "시행일자": _DAY}),
+    _search(
+        "law_search_prec",
+        "prec",
+        search_prec,
+        "PrecSearch",
+        "prec",
+        "evtNm",
+        "판례상세링크",
+        inputs={"JO": "law_name"},
+        outputs={"판례일련번호": "prec_serial"},
+    ),
+    _service(
+        "law_get_prec",
+        "prec",
+        get_prec,
+        "PrecService",
+        PREC_NOT_FOUND,
+        required=("ID",),
+        inputs={"ID": "prec_serial"},
+        outputs={"선고일자": _DAY, "판례정보일련번호": "prec_serial"},
+    ),
+    _search(
+        "law_search_admrul",
+        "admrul",
+        search_admrul,
+        "AdmRulSearch",
+        "admrul",
+        "admRulNm",
+        "행정규칙상세링크",
+        outputs={"발령일자": _DAY, "시행일자": _DAY, "생성일자": _DAY},
+    ),
+    _search(
+        "law_search_ordin",
+        "ordin",
+        search_ordin,
+        "OrdinSearch",
+        "law",
+        "ordinNm",
+        "자치법규상세링크",
+        outputs={"공포일자": _DAY, "시행일자": _DAY},
+    ),
     _search("law_search_expc", "expc", search_expc, "ExpcSearch", "expc", "expcNm", "법령해석례상세링크"),
 ]
 

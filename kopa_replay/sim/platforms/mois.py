@@ -83,10 +83,15 @@ class StanReginCdProtocol(DataGoKrProtocol):
         paging = {"numOfRows": str(meta["size"]), "pageNo": str(meta["page"]), "type": "XML" if ctx.xml else "JSON"}
         result = self._result(ctx, "INFO-0")
         if ctx.xml:
-            return Doc({"head": {"totalCount": total, **paging, "RESULT": result}, "row": records},
-                       xml=True, xml_root="StanReginCd")
-        return Doc({"StanReginCd": [{"head": [{"totalCount": total}, paging, {"RESULT": result}]},
-                                    {"row": records}]}, content_type="text/html;charset=UTF-8")
+            return Doc(
+                {"head": {"totalCount": total, **paging, "RESULT": result}, "row": records},
+                xml=True,
+                xml_root="StanReginCd",
+            )
+        return Doc(
+            {"StanReginCd": [{"head": [{"totalCount": total}, paging, {"RESULT": result}]}, {"row": records}]},
+            content_type="text/html;charset=UTF-8",
+        )
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
         if kind in _GATEWAY_KINDS:
@@ -118,8 +123,13 @@ class PopulationProtocol(DataGoKrProtocol):
 
     def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
         code = ctx.code("0")
-        head = {"resultCode": code, "resultMsg": "NORMAL SERVICE", "totalCount": total,
-                "numOfRows": meta["size"], "pageNo": meta["page"]}
+        head = {
+            "resultCode": code,
+            "resultMsg": "NORMAL SERVICE",
+            "totalCount": total,
+            "numOfRows": meta["size"],
+            "pageNo": meta["page"],
+        }
         return self._doc(ctx, head, {"item": records} if records else "")
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
@@ -142,22 +152,29 @@ class RtmsProtocol(DataGoKrProtocol):
         return True
 
     def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
-        body = {"items": {"item": records} if records else None, "numOfRows": meta["size"], "pageNo": meta["page"],
-                "totalCount": total}
-        return Doc({"header": {"resultCode": ctx.code("000"), "resultMsg": "OK"}, "body": body},
-                   xml=True, xml_root="response")
+        body = {
+            "items": {"item": records} if records else None,
+            "numOfRows": meta["size"],
+            "pageNo": meta["page"],
+            "totalCount": total,
+        }
+        return Doc(
+            {"header": {"resultCode": ctx.code("000"), "resultMsg": "OK"}, "body": body}, xml=True, xml_root="response"
+        )
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
         if kind in _GATEWAY_KINDS or kind == ErrorKind.NO_DATA:
             return super().error(ctx, kind, detail)  # gateway XML, or an empty page for "nothing found"
         code = ctx.code(_SERVICE_CODES[kind])
-        return Doc({"header": {"resultCode": code, "resultMsg": DATAGOKR_CODES.get(code, "")}},
-                   xml=True, xml_root="response")
+        return Doc(
+            {"header": {"resultCode": code, "resultMsg": DATAGOKR_CODES.get(code, "")}}, xml=True, xml_root="response"
+        )
 
 
 # ---------------------------------------------------------------------------
 # Parameter helpers
 # ---------------------------------------------------------------------------
+
 
 def _digits(q: Query, name: str, length: int) -> str:
     value = q.require(name)
@@ -204,10 +221,14 @@ def _counts(pop: Mapping[str, int], share: float) -> dict[str, str]:
     male = round(pop["male"] * share)
     households = max(1, round(pop["households"] * share)) if total else 0
     female = total - male
-    return {"totNmprCnt": str(total), "hhCnt": str(households),
-            "hhNmpr": f"{total / households:.2f}" if households else "0",
-            "maleNmprCnt": str(male), "femlNmprCnt": str(female),
-            "maleFemlRate": f"{male / female:.2f}" if female else "0"}
+    return {
+        "totNmprCnt": str(total),
+        "hhCnt": str(households),
+        "hhNmpr": f"{total / households:.2f}" if households else "0",
+        "maleNmprCnt": str(male),
+        "femlNmprCnt": str(female),
+        "maleFemlRate": f"{male / female:.2f}" if female else "0",
+    }
 
 
 def _tongs(world, code: str, pop: Mapping[str, int]) -> list[tuple[str, dict[str, int]]]:
@@ -229,6 +250,7 @@ def _sum_pop(pops: list[Mapping[str, int]]) -> dict[str, int]:
 # ---------------------------------------------------------------------------
 # Handlers
 # ---------------------------------------------------------------------------
+
 
 def stan_regin_cd(world, q: Query) -> list[dict[str, Any]]:
     flag = q.get("flag")
@@ -256,9 +278,14 @@ def _descend(unit, depth: int, children: Callable[[Any], list]) -> list:
     return units
 
 
-def _population_rows(world, q: Query, unit, children: Callable[[Any], list],
-                     leaf_population: Callable[[Any, str], Mapping[str, int]],
-                     describe: Callable[[Any], dict[str, str]]) -> list[dict[str, Any]]:
+def _population_rows(
+    world,
+    q: Query,
+    unit,
+    children: Callable[[Any], list],
+    leaf_population: Callable[[Any, str], Mapping[str, int]],
+    describe: Callable[[Any], dict[str, str]],
+) -> list[dict[str, Any]]:
     """Rows of the 주민등록 population services for ``unit`` (a region the code named).
 
     Both services share the month window, the level (``lv``: 1 시도, 2 시군구,
@@ -299,9 +326,15 @@ def stdg_population(world, q: Query) -> list[dict[str, Any]]:
         legal = unit if isinstance(unit, Dong) else None
         admin = datasets.admin_of_legal.get(legal.code) if legal else None
         code = legal.code if legal else unit.region_cd
-        return {"stdgCd": code, "admmCd": admin.admm_cd if admin else code, "ctpvNm": sido.name,
-                "sggNm": sgg.name if sgg else "", "stdgNm": legal.name if legal else "", "liNm": "",
-                "dongNm": admin.name if admin else ""}
+        return {
+            "stdgCd": code,
+            "admmCd": admin.admm_cd if admin else code,
+            "ctpvNm": sido.name,
+            "sggNm": sgg.name if sgg else "",
+            "stdgNm": legal.name if legal else "",
+            "liNm": "",
+            "dongNm": admin.name if admin else "",
+        }
 
     unit = regions.by_code.get(_digits(q, "stdgCd", 10))
     return _population_rows(world, q, unit, children, regions.population, describe)
@@ -319,8 +352,12 @@ def admm_population(world, q: Query) -> list[dict[str, Any]]:
     def describe(unit) -> dict[str, str]:
         sido, sgg = _names(unit)
         admin = unit if isinstance(unit, AdminDong) else None
-        return {"admmCd": admin.admm_cd if admin else unit.region_cd, "ctpvNm": sido.name,
-                "sggNm": sgg.name if sgg else "", "dongNm": admin.name if admin else ""}
+        return {
+            "admmCd": admin.admm_cd if admin else unit.region_cd,
+            "ctpvNm": sido.name,
+            "sggNm": sgg.name if sgg else "",
+            "dongNm": admin.name if admin else "",
+        }
 
     code = _digits(q, "admmCd", 10)
     unit = regions.by_code.get(code)
@@ -333,9 +370,28 @@ def admm_population(world, q: Query) -> list[dict[str, Any]]:
 
 #: The fields of the 일반 trade service: the 상세 (Dev) service adds the lot and road-address codes
 #: (umdCd, landCd, bonbun, bubun, roadNm…) and the complex serial aptSeq (국토교통부 open API guide, 2024).
-_TRADE_BASIC = ("aptDong", "aptNm", "buildYear", "buyerGbn", "cdealDay", "cdealType", "dealAmount", "dealDay",
-                "dealingGbn", "dealMonth", "dealYear", "estateAgentSggNm", "excluUseAr", "floor", "jibun",
-                "landLeaseholdGbn", "rgstDate", "sggCd", "slerGbn", "umdNm")
+_TRADE_BASIC = (
+    "aptDong",
+    "aptNm",
+    "buildYear",
+    "buyerGbn",
+    "cdealDay",
+    "cdealType",
+    "dealAmount",
+    "dealDay",
+    "dealingGbn",
+    "dealMonth",
+    "dealYear",
+    "estateAgentSggNm",
+    "excluUseAr",
+    "floor",
+    "jibun",
+    "landLeaseholdGbn",
+    "rgstDate",
+    "sggCd",
+    "slerGbn",
+    "umdNm",
+)
 
 
 def _rtms(contracts: Callable[[Any, str, str, Any], list[dict[str, Any]]], fields: tuple[str, ...] | None = None):
@@ -367,35 +423,68 @@ _POPULATION_OUT = {"statsYm": "yearmonth", "ctpvNm": "sido_name", "sggNm": "sigu
 
 ENDPOINTS = [
     Endpoint(
-        "datagokr_get_stan_regin_cd_list", PLATFORM, HOST, "/1741000/StanReginCd/getStanReginCdList",
-        STAN_REGIN, stan_regin_cd,
+        "datagokr_get_stan_regin_cd_list",
+        PLATFORM,
+        HOST,
+        "/1741000/StanReginCd/getStanReginCdList",
+        STAN_REGIN,
+        stan_regin_cd,
         # locatadd_nm is a substring search over full names; locatjumin_cd is the 주민등록 code (the 행정동's
         # 행정기관코드 below a 시군구); adpt_de is the day a code took effect, years ago.
         inputs={"locatadd_nm": "region_name_part"},
-        outputs={"region_cd": "region_cd", "locatjijuk_cd": "region_cd", "locathigh_cd": "region_cd",
-                 "locatjumin_cd": "admm_cd", "adpt_de": "past_date"},
+        outputs={
+            "region_cd": "region_cd",
+            "locatjijuk_cd": "region_cd",
+            "locathigh_cd": "region_cd",
+            "locatjumin_cd": "admm_cd",
+            "adpt_de": "past_date",
+        },
     ),
     Endpoint(
-        "datagokr_select_stdg_ppltn_hh_stus", PLATFORM, HOST, "/1741000/stdgPpltnHhStus/selectStdgPpltnHhStus",
-        POPULATION, stdg_population, required=("stdgCd", "srchFrYm", "srchToYm"),
+        "datagokr_select_stdg_ppltn_hh_stus",
+        PLATFORM,
+        HOST,
+        "/1741000/stdgPpltnHhStus/selectStdgPpltnHhStus",
+        POPULATION,
+        stdg_population,
+        required=("stdgCd", "srchFrYm", "srchToYm"),
         inputs={"stdgCd": "region_cd", "srchFrYm": "yearmonth", "srchToYm": "yearmonth"},
         outputs={**_POPULATION_OUT, "stdgCd": "region_cd", "stdgNm": "dong_name", "admmCd": "admm_cd"},
     ),
     Endpoint(
-        "datagokr_select_admm_ppltn_hh_stus", PLATFORM, HOST, "/1741000/admmPpltnHhStus/selectAdmmPpltnHhStus",
-        POPULATION, admm_population, required=("admmCd", "srchFrYm", "srchToYm"),
+        "datagokr_select_admm_ppltn_hh_stus",
+        PLATFORM,
+        HOST,
+        "/1741000/admmPpltnHhStus/selectAdmmPpltnHhStus",
+        POPULATION,
+        admm_population,
+        required=("admmCd", "srchFrYm", "srchToYm"),
         inputs={"admmCd": "admm_cd", "srchFrYm": "yearmonth", "srchToYm": "yearmonth"},
         outputs={**_POPULATION_OUT, "admmCd": "admm_cd"},
     ),
-    *(Endpoint(tool, PLATFORM, HOST, f"/1613000/{service}/get{service}", RTMS, handler,
-               required=("LAWD_CD", "DEAL_YMD"), inputs={"LAWD_CD": "lawd_cd", "DEAL_YMD": "yearmonth"},
-               outputs={"sggCd": "lawd_cd", "umdNm": "dong_name", "dealYear": "year", **outputs})
-      for tool, service, handler, outputs in (
-          ("datagokr_get_rtms_data_svc_apt_trade", "RTMSDataSvcAptTrade", apt_trade, {}),
-          ("datagokr_get_rtms_data_svc_apt_trade_dev", "RTMSDataSvcAptTradeDev", apt_trade_detail,
-           {"roadNmSggCd": "lawd_cd"}),
-          ("datagokr_get_rtms_data_svc_apt_rent", "RTMSDataSvcAptRent", apt_rent, {"roadnmsggcd": "lawd_cd"}),
-      )),
+    *(
+        Endpoint(
+            tool,
+            PLATFORM,
+            HOST,
+            f"/1613000/{service}/get{service}",
+            RTMS,
+            handler,
+            required=("LAWD_CD", "DEAL_YMD"),
+            inputs={"LAWD_CD": "lawd_cd", "DEAL_YMD": "yearmonth"},
+            outputs={"sggCd": "lawd_cd", "umdNm": "dong_name", "dealYear": "year", **outputs},
+        )
+        for tool, service, handler, outputs in (
+            ("datagokr_get_rtms_data_svc_apt_trade", "RTMSDataSvcAptTrade", apt_trade, {}),
+            (
+                "datagokr_get_rtms_data_svc_apt_trade_dev",
+                "RTMSDataSvcAptTradeDev",
+                apt_trade_detail,
+                {"roadNmSggCd": "lawd_cd"},
+            ),
+            ("datagokr_get_rtms_data_svc_apt_rent", "RTMSDataSvcAptRent", apt_rent, {"roadnmsggcd": "lawd_cd"}),
+        )
+    ),
 ]
 
 #: Requests to unknown paths on the gateway get its XML answer; other platforms may own the host entry.

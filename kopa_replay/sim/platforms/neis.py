@@ -30,8 +30,14 @@ HOST = "open.neis.go.kr"
 PROTOCOL = HeadRowProtocol(prefix="/hub/", keyless_rows=5)
 
 _YES_NO = {True: "Y", False: "N"}
-_GRADE_FLAGS = ("ONE_GRADE_EVENT_YN", "TW_GRADE_EVENT_YN", "THREE_GRADE_EVENT_YN", "FR_GRADE_EVENT_YN",
-                "FIV_GRADE_EVENT_YN", "SIX_GRADE_EVENT_YN")
+_GRADE_FLAGS = (
+    "ONE_GRADE_EVENT_YN",
+    "TW_GRADE_EVENT_YN",
+    "THREE_GRADE_EVENT_YN",
+    "FR_GRADE_EVENT_YN",
+    "FIV_GRADE_EVENT_YN",
+    "SIX_GRADE_EVENT_YN",
+)
 
 
 # -- parameter helpers ---------------------------------------------------------
@@ -58,8 +64,9 @@ def _day_range(text: str | None) -> tuple[dt.date, dt.date] | None:
     raise NoData()
 
 
-def _window(q: Query, single: str, start: str, end: str, horizon: dt.date,
-            floor: dt.date = HISTORY_START) -> tuple[dt.date, dt.date]:
+def _window(
+    q: Query, single: str, start: str, end: str, horizon: dt.date, floor: dt.date = HISTORY_START
+) -> tuple[dt.date, dt.date]:
     """The days asked for (one day/month/year, or a from–to range), cut to what exists at the as-of date."""
     lo, hi = floor, horizon
     for name in (single, start, end):
@@ -86,8 +93,12 @@ def _school(world, q: Query) -> School:
 
 
 def _school_fields(school: School) -> dict[str, str]:
-    return {"ATPT_OFCDC_SC_CODE": school.office, "ATPT_OFCDC_SC_NM": school.office_name,
-            "SD_SCHUL_CODE": school.code, "SCHUL_NM": school.name}
+    return {
+        "ATPT_OFCDC_SC_CODE": school.office,
+        "ATPT_OFCDC_SC_NM": school.office_name,
+        "SD_SCHUL_CODE": school.code,
+        "SCHUL_NM": school.name,
+    }
 
 
 def _matches(record: dict[str, Any], q: Query, names: Iterable[str]) -> bool:
@@ -113,7 +124,7 @@ def school_info(world, q: Query) -> list[dict[str, Any]]:
     for school in candidates:
         if office is not None and school.office != office:
             continue
-        if name is not None and name not in school.name:   # the portal matches school names partially
+        if name is not None and name not in school.name:  # the portal matches school names partially
             continue
         record = {
             **_school_fields(school),
@@ -132,7 +143,8 @@ def school_info(world, q: Query) -> list[dict[str, Any]]:
             "HS_SC_NM": school.high_type,
             "INDST_SPECL_CCCCL_EXST_YN": "Y" if school.high_type == "특성화고" else "N",
             "HS_GNRL_BUSNS_SC_NM": ("전문계" if school.high_type == "특성화고" else "일반계")
-            if school.kind == "고등학교" else "해당없음",
+            if school.kind == "고등학교"
+            else "해당없음",
             "SPCLY_PURPS_HS_ORD_NM": school.special_line,
             "ENE_BFE_SEHF_SC_NM": "전기",
             "DGHT_SC_NM": "주간",
@@ -158,12 +170,22 @@ def meal_service_diet_info(world, q: Query) -> list[dict[str, Any]]:
         for meal in world.schools.meals(school, day):
             if wanted_meal is not None and meal["MMEAL_SC_CODE"] != wanted_meal:
                 continue
-            rows.append({**_school_fields(school), "MMEAL_SC_CODE": meal["MMEAL_SC_CODE"],
-                         "MMEAL_SC_NM": meal["MMEAL_SC_NM"], "MLSV_YMD": ymd(day), "MLSV_FGR": meal["MLSV_FGR"],
-                         "DDISH_NM": meal["DDISH_NM"], "ORPLC_INFO": meal["ORPLC_INFO"],
-                         "CAL_INFO": meal["CAL_INFO"], "NTR_INFO": meal["NTR_INFO"],
-                         "MLSV_FROM_YMD": ymd(month_start), "MLSV_TO_YMD": ymd(month_end),
-                         "LOAD_DTM": ymd(month_start)})
+            rows.append(
+                {
+                    **_school_fields(school),
+                    "MMEAL_SC_CODE": meal["MMEAL_SC_CODE"],
+                    "MMEAL_SC_NM": meal["MMEAL_SC_NM"],
+                    "MLSV_YMD": ymd(day),
+                    "MLSV_FGR": meal["MLSV_FGR"],
+                    "DDISH_NM": meal["DDISH_NM"],
+                    "ORPLC_INFO": meal["ORPLC_INFO"],
+                    "CAL_INFO": meal["CAL_INFO"],
+                    "NTR_INFO": meal["NTR_INFO"],
+                    "MLSV_FROM_YMD": ymd(month_start),
+                    "MLSV_TO_YMD": ymd(month_end),
+                    "LOAD_DTM": ymd(month_start),
+                }
+            )
     return _nonempty(rows)
 
 
@@ -178,11 +200,23 @@ def school_schedule(world, q: Query) -> list[dict[str, Any]]:
             if not first <= day <= last:
                 continue
             only = 1 if event == "입학식" else grades if event == "졸업식" else None
-            flags = {flag: _YES_NO[i < grades and (only is None or only == i + 1)]
-                     for i, flag in enumerate(_GRADE_FLAGS)}
-            rows.append({**_school_fields(school), "AY": str(ay), "DGHT_CRSE_SC_NM": "주간",
-                         "SCHUL_CRSE_SC_NM": school.kind, "SBTR_DD_SC_NM": kind, "AA_YMD": ymd(day),
-                         "EVENT_NM": event, "EVENT_CNTNT": None, **flags, "LOAD_DTM": f"{ay}0301"})
+            flags = {
+                flag: _YES_NO[i < grades and (only is None or only == i + 1)] for i, flag in enumerate(_GRADE_FLAGS)
+            }
+            rows.append(
+                {
+                    **_school_fields(school),
+                    "AY": str(ay),
+                    "DGHT_CRSE_SC_NM": "주간",
+                    "SCHUL_CRSE_SC_NM": school.kind,
+                    "SBTR_DD_SC_NM": kind,
+                    "AA_YMD": ymd(day),
+                    "EVENT_NM": event,
+                    "EVENT_CNTNT": None,
+                    **flags,
+                    "LOAD_DTM": f"{ay}0301",
+                }
+            )
     return _nonempty(rows)
 
 
@@ -191,8 +225,9 @@ def _high_track(school: School) -> tuple[str | None, str | None]:
     if school.kind != "고등학교":
         return None, None
     if school.high_type == "특성화고":
-        department = next((dep for word, dep in (("공업", "기계과"), ("상업", "회계금융과")) if word in school.name),
-                          "정보처리과")
+        department = next(
+            (dep for word, dep in (("공업", "기계과"), ("상업", "회계금융과")) if word in school.name), "정보처리과"
+        )
         return "전문계", department
     return ("특목계" if school.high_type == "특목고" else "일반계"), "일반학과"
 
@@ -212,9 +247,17 @@ def class_info(world, q: Query) -> list[dict[str, Any]]:
         if wanted_year is not None and ay != wanted_year:
             continue
         for grade, number in world.schools.classes(school, ay):
-            record = {**_school_fields(school), "AY": str(ay), "GRADE": str(grade), "DGHT_CRSE_SC_NM": "주간",
-                      "SCHUL_CRSE_SC_NM": school.kind, "ORD_SC_NM": order, "DDDEP_NM": department,
-                      "CLASS_NM": str(number), "LOAD_DTM": f"{ay}0302"}
+            record = {
+                **_school_fields(school),
+                "AY": str(ay),
+                "GRADE": str(grade),
+                "DGHT_CRSE_SC_NM": "주간",
+                "SCHUL_CRSE_SC_NM": school.kind,
+                "ORD_SC_NM": order,
+                "DDDEP_NM": department,
+                "CLASS_NM": str(number),
+                "LOAD_DTM": f"{ay}0302",
+            }
             if _matches(record, q, ("GRADE", "CLASS_NM", "SCHUL_CRSE_SC_NM", "DGHT_CRSE_SC_NM")):
                 rows.append(record)
     return _nonempty(rows)
@@ -248,8 +291,9 @@ def _timetable(service: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
                     record["GRADE"] = str(grade)
                     if service == "hisTimetable":
                         record["CLRM_NM"] = str(number)
-                    record.update({"CLASS_NM": str(number), "PERIO": str(period), "ITRT_CNTNT": subject,
-                                   "LOAD_DTM": ymd(monday)})
+                    record.update(
+                        {"CLASS_NM": str(number), "PERIO": str(period), "ITRT_CNTNT": subject, "LOAD_DTM": ymd(monday)}
+                    )
                     if _matches(record, q, ("AY", "SEM", "GRADE", "CLASS_NM", "PERIO")):
                         rows.append(record)
         return _nonempty(rows)
@@ -264,9 +308,17 @@ _REQUIRED = ("ATPT_OFCDC_SC_CODE", "SD_SCHUL_CODE")
 
 
 def _endpoint(tool: str, service: str, handler, required=_REQUIRED, inputs=None, outputs=None) -> Endpoint:
-    return Endpoint(tool=tool, platform="neis", host=HOST, route=service, protocol=PROTOCOL, handler=handler,
-                    required=required, inputs={**_SCHOOL_IN, **(inputs or {})},
-                    outputs={**_SCHOOL_OUT, **(outputs or {})})
+    return Endpoint(
+        tool=tool,
+        platform="neis",
+        host=HOST,
+        route=service,
+        protocol=PROTOCOL,
+        handler=handler,
+        required=required,
+        inputs={**_SCHOOL_IN, **(inputs or {})},
+        outputs={**_SCHOOL_OUT, **(outputs or {})},
+    )
 
 
 # A from-date opens a range that reaches today, so any earlier date will do, a historical one too (the
@@ -279,27 +331,53 @@ _TIMETABLE_IN = {"TI_FROM_YMD": "since_date", "ALL_TI_YMD": "business_date"}
 _TIMETABLE_OUT = {"ALL_TI_YMD": "date", "AY": "year", "LOAD_DTM": "date"}
 
 ENDPOINTS = [
-    _endpoint("neis_school_info", "schoolInfo", school_info, required=(),
-              inputs={"SCHUL_NM": "school_name", "LCTN_SC_NM": "sido_name"},
-              outputs={"LCTN_SC_NM": "sido_name", "FOND_YMD": "past_date", "FOAS_MEMRD": "past_date"}),
-    _endpoint("neis_meal_service_diet_info", "mealServiceDietInfo", meal_service_diet_info,
-              inputs={"MLSV_FROM_YMD": "since_date", "MLSV_YMD": "business_date"},
-              outputs={"MLSV_YMD": "date", "MLSV_FROM_YMD": "date", "MLSV_TO_YMD": "date", "LOAD_DTM": "date"}),
-    _endpoint("neis_school_schedule", "SchoolSchedule", school_schedule,
-              inputs={"AA_FROM_YMD": "since_date"},
-              outputs={"AA_YMD": "date", "AY": "year", "LOAD_DTM": "date"}),
-    _endpoint("neis_class_info", "classInfo", class_info, inputs={"AY": "year"},
-              outputs={"AY": "year", "LOAD_DTM": "date"}),
+    _endpoint(
+        "neis_school_info",
+        "schoolInfo",
+        school_info,
+        required=(),
+        inputs={"SCHUL_NM": "school_name", "LCTN_SC_NM": "sido_name"},
+        outputs={"LCTN_SC_NM": "sido_name", "FOND_YMD": "past_date", "FOAS_MEMRD": "past_date"},
+    ),
+    _endpoint(
+        "neis_meal_service_diet_info",
+        "mealServiceDietInfo",
+        meal_service_diet_info,
+        inputs={"MLSV_FROM_YMD": "since_date", "MLSV_YMD": "business_date"},
+        outputs={"MLSV_YMD": "date", "MLSV_FROM_YMD": "date", "MLSV_TO_YMD": "date", "LOAD_DTM": "date"},
+    ),
+    _endpoint(
+        "neis_school_schedule",
+        "SchoolSchedule",
+        school_schedule,
+        inputs={"AA_FROM_YMD": "since_date"},
+        outputs={"AA_YMD": "date", "AY": "year", "LOAD_DTM": "date"},
+    ),
+    _endpoint(
+        "neis_class_info", "classInfo", class_info, inputs={"AY": "year"}, outputs={"AY": "year", "LOAD_DTM": "date"}
+    ),
     # each timetable answers for schools of its own level only
-    _endpoint("neis_els_timetable", "elsTimetable", _timetable("elsTimetable"),
-              inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "elementary_school_code"},
-              outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "elementary_school_code"}),
-    _endpoint("neis_mis_timetable", "misTimetable", _timetable("misTimetable"),
-              inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "middle_school_code"},
-              outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "middle_school_code"}),
-    _endpoint("neis_his_timetable", "hisTimetable", _timetable("hisTimetable"),
-              inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "high_school_code"},
-              outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "high_school_code"}),
+    _endpoint(
+        "neis_els_timetable",
+        "elsTimetable",
+        _timetable("elsTimetable"),
+        inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "elementary_school_code"},
+        outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "elementary_school_code"},
+    ),
+    _endpoint(
+        "neis_mis_timetable",
+        "misTimetable",
+        _timetable("misTimetable"),
+        inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "middle_school_code"},
+        outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "middle_school_code"},
+    ),
+    _endpoint(
+        "neis_his_timetable",
+        "hisTimetable",
+        _timetable("hisTimetable"),
+        inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "high_school_code"},
+        outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "high_school_code"},
+    ),
 ]
 
 HOSTS = {HOST: PROTOCOL}

@@ -68,7 +68,7 @@ class SeoulProtocol(Protocol):
 
     name = "seoul"
     paging_params = ("START", "END")
-    max_size = 1000   # rows a call (ERROR-336 above)
+    max_size = 1000  # rows a call (ERROR-336 above)
     # The sample key opens every service, capped at five rows in window().
     public_keys = (SAMPLE_KEY,)
 
@@ -171,9 +171,18 @@ def endpoint_for_spec(spec: DatasetSpec) -> Endpoint:
     today's names (:data:`~kopa_replay.sim.timeline.HISTORY` renames), as the catalog an agent reads is.
     Positional parameters are matched by position, so the handler keeps the spec's names for them.
     """
-    return Endpoint(spec.tool, "seoul", HOST, spec.service, PROTOCOL, spec_handler(spec, _check_type),
-                    required=spec.required, inputs=current_names(spec.tool, spec.inputs),
-                    outputs=current_names(spec.tool, spec.outputs), options={"positional": spec.keys})
+    return Endpoint(
+        spec.tool,
+        "seoul",
+        HOST,
+        spec.service,
+        PROTOCOL,
+        spec_handler(spec, _check_type),
+        required=spec.required,
+        inputs=current_names(spec.tool, spec.inputs),
+        outputs=current_names(spec.tool, spec.outputs),
+        options={"positional": spec.keys},
+    )
 
 
 PROTOCOL = SeoulProtocol()

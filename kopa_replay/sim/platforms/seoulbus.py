@@ -48,8 +48,14 @@ SEOULBUS_MESSAGES = {
     "8": "운행 종료되었습니다.",
     "22": "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR.",
 }
-_COM_MSG_HEADER = {"errMsg": None, "responseTime": None, "requestMsgID": None, "responseMsgID": None,
-                   "successYN": None, "returnCode": None}
+_COM_MSG_HEADER = {
+    "errMsg": None,
+    "responseTime": None,
+    "requestMsgID": None,
+    "responseMsgID": None,
+    "successYN": None,
+    "returnCode": None,
+}
 
 
 class SeoulBusProtocol(Protocol):
@@ -79,27 +85,29 @@ class SeoulBusProtocol(Protocol):
         code = ctx.code(code)
         header = {"headerMsg": SEOULBUS_MESSAGES.get(code, ""), "headerCd": code, "itemCount": 0}
         if ctx.xml:
-            body = {"comMsgHeader": None,
-                    "msgHeader": {"headerCd": code, "headerMsg": header["headerMsg"], "itemCount": 0},
-                    "msgBody": {"itemList": items} if items else None}
+            body = {
+                "comMsgHeader": None,
+                "msgHeader": {"headerCd": code, "headerMsg": header["headerMsg"], "itemCount": 0},
+                "msgBody": {"itemList": items} if items else None,
+            }
             return Doc(body, xml=True, xml_root="ServiceResult")
-        return Doc({"comMsgHeader": dict(_COM_MSG_HEADER), "msgHeader": header,
-                    "msgBody": {"itemList": items or None}})
+        return Doc({"comMsgHeader": dict(_COM_MSG_HEADER), "msgHeader": header, "msgBody": {"itemList": items or None}})
 
     def _option(self, ctx: Context, name: str, default: str) -> str:
         return str(ctx.endpoint.options.get(name, default)) if ctx.endpoint is not None else default
 
     def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
         if not records:
-            return self._document(ctx, self._option(ctx, "empty_code", self._option(ctx, "no_data_code", "4")),
-                                  None)
+            return self._document(ctx, self._option(ctx, "empty_code", self._option(ctx, "no_data_code", "4")), None)
         return self._document(ctx, "0", records)
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
         if kind == ErrorKind.INVALID_KEY and not (ctx.request.param_ci(*self.key_params) or "").strip():
             # No key at all is refused in front of the service, in JSON whatever was asked.
-            return Doc({"status": 401, "error": "Unauthorized", "message": "SERVICE KEY IS MISSING",
-                        "path": ctx.request.path}, status=401)
+            return Doc(
+                {"status": 401, "error": "Unauthorized", "message": "SERVICE KEY IS MISSING", "path": ctx.request.path},
+                status=401,
+            )
         if kind == ErrorKind.NOT_FOUND:
             page = {"head": {"title": "404 Not Found"}, "body": {"h1": "Not Found"}}
             return Doc(page, status=404, xml=True, xml_root="html", content_type="text/html;charset=UTF-8")
@@ -187,18 +195,38 @@ def _non_empty(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _station_record(station: "SeoulStation") -> dict[str, Any]:
     pos_x, pos_y = station.tm
     # tmX/tmY hold WGS84 longitude/latitude despite their names; posX/posY are the TM metres.
-    return _sorted({"arsId": station.ars_id, "posX": _tm(pos_x), "posY": _tm(pos_y), "stId": station.st_id,
-                    "stNm": station.name, "tmX": _wgs(station.lon), "tmY": _wgs(station.lat)})
+    return _sorted(
+        {
+            "arsId": station.ars_id,
+            "posX": _tm(pos_x),
+            "posY": _tm(pos_y),
+            "stId": station.st_id,
+            "stNm": station.name,
+            "tmX": _wgs(station.lon),
+            "tmY": _wgs(station.lat),
+        }
+    )
 
 
 def _route_record(route: "SeoulRoute", day: dt.date) -> dict[str, Any]:
-    return _sorted({
-        "busRouteAbrv": route.name, "busRouteId": route.route_id, "busRouteNm": route.name,
-        "corpNm": route.corp, "edStationNm": route.end_name, "firstBusTm": _stamp(day, route.first_time),
-        "firstLowTm": _stamp(day, route.first_time), "lastBusTm": _stamp(day, route.last_time),
-        "lastBusYn": " ", "lastLowTm": _stamp(day, route.last_time), "length": f"{route.length_km:.2f}",
-        "routeType": route.route_type, "stStationNm": route.start_name, "term": str(route.term),
-    })
+    return _sorted(
+        {
+            "busRouteAbrv": route.name,
+            "busRouteId": route.route_id,
+            "busRouteNm": route.name,
+            "corpNm": route.corp,
+            "edStationNm": route.end_name,
+            "firstBusTm": _stamp(day, route.first_time),
+            "firstLowTm": _stamp(day, route.first_time),
+            "lastBusTm": _stamp(day, route.last_time),
+            "lastBusYn": " ",
+            "lastLowTm": _stamp(day, route.last_time),
+            "length": f"{route.length_km:.2f}",
+            "routeType": route.route_type,
+            "stStationNm": route.start_name,
+            "term": str(route.term),
+        }
+    )
 
 
 def _arrival_message(route: "SeoulRoute", arrival: "Arrival | None") -> str:
@@ -220,29 +248,56 @@ def _arrival_fields(world: "World", route: "SeoulRoute", index: int, day: dt.dat
     arrivals = transit.seoul_arrivals(route, index, day)
     pos_x, pos_y = station.tm
     fields: dict[str, Any] = {
-        "arsId": station.ars_id, "busRouteAbrv": route.name, "busRouteId": route.route_id,
-        "firstTm": route.first_time, "lastTm": route.last_time, "gpsX": _wgs(station.lon),
-        "gpsY": _wgs(station.lat), "posX": _tm(pos_x), "posY": _tm(pos_y), "nextBus": "N",
-        "routeType": route.route_type, "rtNm": route.name, "staOrd": str(index + 1), "stId": station.st_id,
-        "stNm": station.name, "term": str(route.term),
+        "arsId": station.ars_id,
+        "busRouteAbrv": route.name,
+        "busRouteId": route.route_id,
+        "firstTm": route.first_time,
+        "lastTm": route.last_time,
+        "gpsX": _wgs(station.lon),
+        "gpsY": _wgs(station.lat),
+        "posX": _tm(pos_x),
+        "posY": _tm(pos_y),
+        "nextBus": "N",
+        "routeType": route.route_type,
+        "rtNm": route.name,
+        "staOrd": str(index + 1),
+        "stId": station.st_id,
+        "stNm": station.name,
+        "term": str(route.term),
         "mkTm": _snapshot(day).strftime("%Y-%m-%d %H:%M:%S.0"),
     }
     for k in (1, 2):
         arrival = arrivals[k - 1] if len(arrivals) >= k else None
         fields[f"arrmsg{k}"] = _arrival_message(route, arrival)
         if arrival is None:
-            fields.update({f"busType{k}": "0", f"isArrive{k}": "0", f"isLast{k}": "0", f"plainNo{k}": " ",
-                           f"sectOrd{k}": "0", f"stationNm{k}": " ", f"traSpd{k}": "0", f"traTime{k}": "0",
-                           f"vehId{k}": "0"})
+            fields.update(
+                {
+                    f"busType{k}": "0",
+                    f"isArrive{k}": "0",
+                    f"isLast{k}": "0",
+                    f"plainNo{k}": " ",
+                    f"sectOrd{k}": "0",
+                    f"stationNm{k}": " ",
+                    f"traSpd{k}": "0",
+                    f"traTime{k}": "0",
+                    f"vehId{k}": "0",
+                }
+            )
             continue
         veh_id, plate = transit.seoul_vehicle(route, arrival.bus)
-        fields.update({
-            f"busType{k}": "1" if arrival.bus.low_floor else "0",
-            f"isArrive{k}": "0", f"isLast{k}": "0", f"plainNo{k}": plate,
-            f"sectOrd{k}": str(arrival.bus.index + 1), f"stationNm{k}": route.stations[arrival.bus.index].name,
-            f"traSpd{k}": str(18 + arrival.bus.vehicle % 17), f"traTime{k}": str(arrival.seconds),
-            f"vehId{k}": veh_id,
-        })
+        fields.update(
+            {
+                f"busType{k}": "1" if arrival.bus.low_floor else "0",
+                f"isArrive{k}": "0",
+                f"isLast{k}": "0",
+                f"plainNo{k}": plate,
+                f"sectOrd{k}": str(arrival.bus.index + 1),
+                f"stationNm{k}": route.stations[arrival.bus.index].name,
+                f"traSpd{k}": str(18 + arrival.bus.vehicle % 17),
+                f"traTime{k}": str(arrival.seconds),
+                f"vehId{k}": veh_id,
+            }
+        )
     fields["_congestion"] = [a.bus.congestion for a in arrivals] + [0, 0]
     fields["dir"] = route.heading(index)
     return fields
@@ -271,10 +326,19 @@ def station_by_uid(world: "World", q: Query) -> list[dict[str, Any]]:
         fields = _arrival_fields(world, route, index, q.as_of)
         congestion = fields.pop("_congestion")
         after = route.stations[index + 1].name if index + 1 < len(route.stations) else " "
-        fields.update({"adirection": route.heading(index), "nxtStn": after, "stationTp": "0",
-                       "deTourAt": "00", "congestion1": str(congestion[0]), "congestion2": str(congestion[1]),
-                       # this operation pads its clock times with two spaces
-                       "firstTm": f"{route.first_time}  ", "lastTm": f"{route.last_time}  "})
+        fields.update(
+            {
+                "adirection": route.heading(index),
+                "nxtStn": after,
+                "stationTp": "0",
+                "deTourAt": "00",
+                "congestion1": str(congestion[0]),
+                "congestion2": str(congestion[1]),
+                # this operation pads its clock times with two spaces
+                "firstTm": f"{route.first_time}  ",
+                "lastTm": f"{route.last_time}  ",
+            }
+        )
         records.append(_sorted(fields))
     return records
 
@@ -283,13 +347,25 @@ def routes_by_station(world: "World", q: Query) -> list[dict[str, Any]]:
     station = _station_by_ars(world, q)
     records = []
     for route, _ in _transit(world).seoul_routes_at.get(station.st_id, []):
-        records.append(_sorted({
-            "busRouteAbrv": route.name, "busRouteId": route.route_id, "busRouteNm": route.name,
-            "busRouteType": route.route_type, "firstBusTm": _stamp(q.as_of, route.first_time),
-            "firstBusTmLow": _stamp(q.as_of, route.first_time), "lastBusTm": _stamp(q.as_of, route.last_time),
-            "lastBusTmLow": _stamp(q.as_of, route.last_time), "length": f"{route.length_km:.2f}",
-            "nextBus": " ", "stBegin": route.start_name, "stEnd": route.end_name, "term": str(route.term),
-        }))
+        records.append(
+            _sorted(
+                {
+                    "busRouteAbrv": route.name,
+                    "busRouteId": route.route_id,
+                    "busRouteNm": route.name,
+                    "busRouteType": route.route_type,
+                    "firstBusTm": _stamp(q.as_of, route.first_time),
+                    "firstBusTmLow": _stamp(q.as_of, route.first_time),
+                    "lastBusTm": _stamp(q.as_of, route.last_time),
+                    "lastBusTmLow": _stamp(q.as_of, route.last_time),
+                    "length": f"{route.length_km:.2f}",
+                    "nextBus": " ",
+                    "stBegin": route.start_name,
+                    "stEnd": route.end_name,
+                    "term": str(route.term),
+                }
+            )
+        )
     return records
 
 
@@ -310,16 +386,33 @@ def stations_of_route(world: "World", q: Query) -> list[dict[str, Any]]:
     for index, station in enumerate(route.stations):
         pos_x, pos_y = station.tm
         gap = 0 if previous is None else round(_distance(previous, station))
-        records.append(_sorted({
-            "arsId": station.ars_id, "beginTm": _clock(route.first_time), "busRouteAbrv": route.name,
-            "busRouteId": route.route_id, "busRouteNm": route.name, "direction": route.heading(index),
-            "fullSectDist": str(gap), "gpsX": _wgs(station.lon), "gpsY": _wgs(station.lat),
-            "lastTm": _clock(route.last_time), "posX": _tm(pos_x), "posY": _tm(pos_y),
-            "routeType": route.route_type, "sectSpd": "0" if previous is None else str(15 + index % 20),
-            "section": "0" if previous is None else _section_id(previous, station), "seq": str(index + 1),
-            "station": station.st_id, "stationNm": station.name, "stationNo": station.ars_id,
-            "transYn": "Y" if index == route.turn - 1 else "N", "trnstnid": turnaround,
-        }))
+        records.append(
+            _sorted(
+                {
+                    "arsId": station.ars_id,
+                    "beginTm": _clock(route.first_time),
+                    "busRouteAbrv": route.name,
+                    "busRouteId": route.route_id,
+                    "busRouteNm": route.name,
+                    "direction": route.heading(index),
+                    "fullSectDist": str(gap),
+                    "gpsX": _wgs(station.lon),
+                    "gpsY": _wgs(station.lat),
+                    "lastTm": _clock(route.last_time),
+                    "posX": _tm(pos_x),
+                    "posY": _tm(pos_y),
+                    "routeType": route.route_type,
+                    "sectSpd": "0" if previous is None else str(15 + index % 20),
+                    "section": "0" if previous is None else _section_id(previous, station),
+                    "seq": str(index + 1),
+                    "station": station.st_id,
+                    "stationNm": station.name,
+                    "stationNo": station.ars_id,
+                    "transYn": "Y" if index == route.turn - 1 else "N",
+                    "trnstnid": turnaround,
+                }
+            )
+        )
         previous = station
     return records
 
@@ -347,7 +440,7 @@ def bus_positions(world: "World", q: Query) -> list[dict[str, Any]]:
     turnaround = route.stations[route.turn - 1].st_id
     records = []
     distances = [0.0] + [_distance(a, b) for a, b in zip(route.stations, route.stations[1:])]
-    running = [sum(distances[:i + 1]) for i in range(len(distances))]
+    running = [sum(distances[: i + 1]) for i in range(len(distances))]
     for bus in transit.seoul_buses(route, q.as_of):
         here, there = route.stations[bus.index], route.stations[bus.index + 1]
         section = distances[bus.index + 1]
@@ -356,15 +449,33 @@ def bus_positions(world: "World", q: Query) -> list[dict[str, Any]]:
         lon = here.lon + (there.lon - here.lon) * bus.progress
         pos_x, pos_y = seoul_tm(lat, lon)
         veh_id, plate = transit.seoul_vehicle(route, bus)
-        records.append(_sorted({
-            "busType": "1" if bus.low_floor else "0", "congetion": str(bus.congestion),
-            "dataTm": _snapshot(q.as_of, bus.vehicle * 7 % 40).strftime("%Y%m%d%H%M%S"),
-            "fullSectDist": str(round(section)), "gpsX": _wgs(lon), "gpsY": _wgs(lat), "isFullFlag": "0",
-            "islastyn": "0", "isrunyn": "1", "lastStnId": here.st_id, "nextStId": there.st_id,
-            "plainNo": plate, "posX": _tm(pos_x), "posY": _tm(pos_y), "rtDist": str(round(travelled)),
-            "sectDist": str(round(section * bus.progress)), "sectOrd": str(bus.index + 1),
-            "sectionId": _section_id(here, there), "stopFlag": "0", "trnstnid": turnaround, "vehId": veh_id,
-        }))
+        records.append(
+            _sorted(
+                {
+                    "busType": "1" if bus.low_floor else "0",
+                    "congetion": str(bus.congestion),
+                    "dataTm": _snapshot(q.as_of, bus.vehicle * 7 % 40).strftime("%Y%m%d%H%M%S"),
+                    "fullSectDist": str(round(section)),
+                    "gpsX": _wgs(lon),
+                    "gpsY": _wgs(lat),
+                    "isFullFlag": "0",
+                    "islastyn": "0",
+                    "isrunyn": "1",
+                    "lastStnId": here.st_id,
+                    "nextStId": there.st_id,
+                    "plainNo": plate,
+                    "posX": _tm(pos_x),
+                    "posY": _tm(pos_y),
+                    "rtDist": str(round(travelled)),
+                    "sectDist": str(round(section * bus.progress)),
+                    "sectOrd": str(bus.index + 1),
+                    "sectionId": _section_id(here, there),
+                    "stopFlag": "0",
+                    "trnstnid": turnaround,
+                    "vehId": veh_id,
+                }
+            )
+        )
     return records  # empty: the route exists but no bus runs now (headerCd 8)
 
 
@@ -387,50 +498,144 @@ def _names(*fields: str) -> dict[str, str]:
 
 _ROUTE_ID = {"busRouteId": "seoul_route_id"}
 _ROUTE_NAMES = {"busRouteNm": "seoul_route_no", "busRouteAbrv": "seoul_route_no"}
-_ARRIVAL_OUT = {"arsId": "seoul_ars_id", "stId": "seoul_station_id", "busRouteId": "seoul_route_id",
-                "rtNm": "seoul_route_no", "busRouteAbrv": "seoul_route_no", "staOrd": "seoul_station_ord",
-                **_names("stNm", "stationNm1", "stationNm2", "dir")}
+_ARRIVAL_OUT = {
+    "arsId": "seoul_ars_id",
+    "stId": "seoul_station_id",
+    "busRouteId": "seoul_route_id",
+    "rtNm": "seoul_route_no",
+    "busRouteAbrv": "seoul_route_no",
+    "staOrd": "seoul_station_ord",
+    **_names("stNm", "stationNm1", "stationNm2", "dir"),
+}
 _ROUTE_OUT = {**_ROUTE_ID, **_ROUTE_NAMES, **_names("stStationNm", "edStationNm")}
 
 
-def _endpoint(tool: str, group: str, operation: str, handler: Callable[["World", Query], list[dict[str, Any]]],
-              required: tuple[str, ...], inputs: Mapping[str, str], outputs: Mapping[str, str],
-              **options: str) -> Endpoint:
-    return Endpoint(tool=tool, platform=PLATFORM, host=HOST, route=f"/api/rest/{group}/{operation}",
-                    protocol=PROTOCOL, handler=handler, required=required, inputs=dict(inputs),
-                    outputs=dict(outputs), options=options)
+def _endpoint(
+    tool: str,
+    group: str,
+    operation: str,
+    handler: Callable[["World", Query], list[dict[str, Any]]],
+    required: tuple[str, ...],
+    inputs: Mapping[str, str],
+    outputs: Mapping[str, str],
+    **options: str,
+) -> Endpoint:
+    return Endpoint(
+        tool=tool,
+        platform=PLATFORM,
+        host=HOST,
+        route=f"/api/rest/{group}/{operation}",
+        protocol=PROTOCOL,
+        handler=handler,
+        required=required,
+        inputs=dict(inputs),
+        outputs=dict(outputs),
+        options=options,
+    )
 
 
 ENDPOINTS = [
-    _endpoint("seoulbus_get_station_by_name", "stationinfo", "getStationByName", station_by_name, ("stSrch",),
-              _names("stSrch"), {"arsId": "seoul_ars_id", "stId": "seoul_station_id", **_names("stNm")},
-              no_data_code="4"),
-    _endpoint("seoulbus_get_station_by_uid", "stationinfo", "getStationByUid", station_by_uid, ("arsId",),
-              {"arsId": "seoul_ars_id"}, {**_ARRIVAL_OUT, **_names("adirection", "nxtStn")},
-              no_data_code="3", empty_code="4"),
-    _endpoint("seoulbus_get_route_by_station", "stationinfo", "getRouteByStation", routes_by_station,
-              ("arsId",), {"arsId": "seoul_ars_id"}, {**_ROUTE_ID, **_ROUTE_NAMES, **_names("stBegin", "stEnd")},
-              no_data_code="3", empty_code="4"),
-    _endpoint("seoulbus_get_bus_route_list", "busRouteInfo", "getBusRouteList", route_list, ("strSrch",),
-              {"strSrch": "seoul_route_no"}, _ROUTE_OUT, no_data_code="4"),
-    _endpoint("seoulbus_get_route_info", "busRouteInfo", "getRouteInfo", route_info, ("busRouteId",),
-              _ROUTE_ID, _ROUTE_OUT, no_data_code="4"),
-    _endpoint("seoulbus_get_staion_by_route", "busRouteInfo", "getStaionByRoute", stations_of_route,
-              ("busRouteId",), _ROUTE_ID,
-              {**_ROUTE_ID, **_ROUTE_NAMES, "arsId": "seoul_ars_id", "stationNo": "seoul_ars_id",
-               "station": "seoul_station_id", "trnstnid": "seoul_station_id",
-               **_names("stationNm", "direction")},
-              no_data_code="4"),
-    _endpoint("seoulbus_get_arr_info_by_route_all", "arrive", "getArrInfoByRouteAll", arrivals_of_route,
-              ("busRouteId",), _ROUTE_ID, _ARRIVAL_OUT, no_data_code="4"),
-    _endpoint("seoulbus_get_arr_info_by_route", "arrive", "getArrInfoByRoute", arrival_at_station,
-              ("stId", "busRouteId", "ord"), {"stId": "seoul_station_id", "ord": "seoul_station_ord", **_ROUTE_ID},
-              _ARRIVAL_OUT,
-              no_data_code="4"),
-    _endpoint("seoulbus_get_bus_pos_by_rtid", "buspos", "getBusPosByRtid", bus_positions, ("busRouteId",),
-              _ROUTE_ID,
-              {"lastStnId": "seoul_station_id", "nextStId": "seoul_station_id", "trnstnid": "seoul_station_id"},
-              no_data_code="4", empty_code="8"),
+    _endpoint(
+        "seoulbus_get_station_by_name",
+        "stationinfo",
+        "getStationByName",
+        station_by_name,
+        ("stSrch",),
+        _names("stSrch"),
+        {"arsId": "seoul_ars_id", "stId": "seoul_station_id", **_names("stNm")},
+        no_data_code="4",
+    ),
+    _endpoint(
+        "seoulbus_get_station_by_uid",
+        "stationinfo",
+        "getStationByUid",
+        station_by_uid,
+        ("arsId",),
+        {"arsId": "seoul_ars_id"},
+        {**_ARRIVAL_OUT, **_names("adirection", "nxtStn")},
+        no_data_code="3",
+        empty_code="4",
+    ),
+    _endpoint(
+        "seoulbus_get_route_by_station",
+        "stationinfo",
+        "getRouteByStation",
+        routes_by_station,
+        ("arsId",),
+        {"arsId": "seoul_ars_id"},
+        {**_ROUTE_ID, **_ROUTE_NAMES, **_names("stBegin", "stEnd")},
+        no_data_code="3",
+        empty_code="4",
+    ),
+    _endpoint(
+        "seoulbus_get_bus_route_list",
+        "busRouteInfo",
+        "getBusRouteList",
+        route_list,
+        ("strSrch",),
+        {"strSrch": "seoul_route_no"},
+        _ROUTE_OUT,
+        no_data_code="4",
+    ),
+    _endpoint(
+        "seoulbus_get_route_info",
+        "busRouteInfo",
+        "getRouteInfo",
+        route_info,
+        ("busRouteId",),
+        _ROUTE_ID,
+        _ROUTE_OUT,
+        no_data_code="4",
+    ),
+    _endpoint(
+        "seoulbus_get_staion_by_route",
+        "busRouteInfo",
+        "getStaionByRoute",
+        stations_of_route,
+        ("busRouteId",),
+        _ROUTE_ID,
+        {
+            **_ROUTE_ID,
+            **_ROUTE_NAMES,
+            "arsId": "seoul_ars_id",
+            "stationNo": "seoul_ars_id",
+            "station": "seoul_station_id",
+            "trnstnid": "seoul_station_id",
+            **_names("stationNm", "direction"),
+        },
+        no_data_code="4",
+    ),
+    _endpoint(
+        "seoulbus_get_arr_info_by_route_all",
+        "arrive",
+        "getArrInfoByRouteAll",
+        arrivals_of_route,
+        ("busRouteId",),
+        _ROUTE_ID,
+        _ARRIVAL_OUT,
+        no_data_code="4",
+    ),
+    _endpoint(
+        "seoulbus_get_arr_info_by_route",
+        "arrive",
+        "getArrInfoByRoute",
+        arrival_at_station,
+        ("stId", "busRouteId", "ord"),
+        {"stId": "seoul_station_id", "ord": "seoul_station_ord", **_ROUTE_ID},
+        _ARRIVAL_OUT,
+        no_data_code="4",
+    ),
+    _endpoint(
+        "seoulbus_get_bus_pos_by_rtid",
+        "buspos",
+        "getBusPosByRtid",
+        bus_positions,
+        ("busRouteId",),
+        _ROUTE_ID,
+        {"lastStnId": "seoul_station_id", "nextStId": "seoul_station_id", "trnstnid": "seoul_station_id"},
+        no_data_code="4",
+        empty_code="8",
+    ),
 ]
 
 HOSTS = {HOST: PROTOCOL}

@@ -78,20 +78,34 @@ def _record(**fields: Any) -> dict[str, Any]:
 
 
 def _route_summary(route: "TagoRoute") -> dict[str, Any]:
-    return _record(endnodenm=route.end_name, endvehicletime=route.last_time, routeid=route.route_id,
-                   routeno=route.route_no, routetp=route.route_type, startnodenm=route.start_name,
-                   startvehicletime=route.first_time)
+    return _record(
+        endnodenm=route.end_name,
+        endvehicletime=route.last_time,
+        routeid=route.route_id,
+        routeno=route.route_no,
+        routetp=route.route_type,
+        startnodenm=route.start_name,
+        startvehicletime=route.first_time,
+    )
 
 
 def _stop_record(stop: "TagoStop", **extra: Any) -> dict[str, Any]:
-    return _record(gpslati=stop.lat, gpslong=stop.lon, nodeid=stop.node_id, nodenm=stop.name,
-                   nodeno=stop.node_no, **extra)
+    return _record(
+        gpslati=stop.lat, gpslong=stop.lon, nodeid=stop.node_id, nodenm=stop.name, nodeno=stop.node_no, **extra
+    )
 
 
 def _arrival_record(stop: "TagoStop", route: "TagoRoute", arrival: "Arrival") -> dict[str, Any]:
-    return _record(arrprevstationcnt=arrival.stops_away, arrtime=arrival.seconds, nodeid=stop.node_id,
-                   nodenm=stop.name, routeid=route.route_id, routeno=route.route_no, routetp=route.route_type,
-                   vehicletp="저상버스" if arrival.bus.low_floor else "일반차량")
+    return _record(
+        arrprevstationcnt=arrival.stops_away,
+        arrtime=arrival.seconds,
+        nodeid=stop.node_id,
+        nodenm=stop.name,
+        routeid=route.route_id,
+        routeno=route.route_no,
+        routetp=route.route_type,
+        vehicletp="저상버스" if arrival.bus.low_floor else "일반차량",
+    )
 
 
 def _non_empty(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -117,34 +131,61 @@ def route_no_list(world: "World", q: Query) -> list[dict[str, Any]]:
 
 def route_info(world: "World", q: Query) -> list[dict[str, Any]]:
     _, route = _route(world, q)
-    return [_record(**_route_summary(route), intervaltime=route.interval, intervalsattime=route.interval_sat,
-                    intervalsuntime=route.interval_sun)]
+    return [
+        _record(
+            **_route_summary(route),
+            intervaltime=route.interval,
+            intervalsattime=route.interval_sat,
+            intervalsuntime=route.interval_sun,
+        )
+    ]
 
 
 def route_stops(world: "World", q: Query) -> list[dict[str, Any]]:
     _, route = _route(world, q)
-    return [_stop_record(stop, nodeord=i + 1, routeid=route.route_id, updowncd=route.updown(i))
-            for i, stop in enumerate(route.stops)]
+    return [
+        _stop_record(stop, nodeord=i + 1, routeid=route.route_id, updowncd=route.updown(i))
+        for i, stop in enumerate(route.stops)
+    ]
 
 
 def stops_by_name_or_number(world: "World", q: Query) -> list[dict[str, Any]]:
     network = _network(world, q)
     name, number = q.get("nodeNm"), q.get("nodeNo")
-    return _non_empty([_stop_record(stop) for stop in network.stops
-                       if (name is None or name in stop.name) and (number is None or str(stop.node_no) == number)])
+    return _non_empty(
+        [
+            _stop_record(stop)
+            for stop in network.stops
+            if (name is None or name in stop.name) and (number is None or str(stop.node_no) == number)
+        ]
+    )
 
 
 def stops_near(world: "World", q: Query) -> list[dict[str, Any]]:
     lat, lon = _float(q, "gpsLati"), _float(q, "gpsLong")
-    return _non_empty([_stop_record(stop, citycode=int(stop.city_code))
-                       for _, stop in world.transit.tago_stops_near(lat, lon, NEAR_RADIUS_M)])
+    return _non_empty(
+        [
+            _stop_record(stop, citycode=int(stop.city_code))
+            for _, stop in world.transit.tago_stops_near(lat, lon, NEAR_RADIUS_M)
+        ]
+    )
 
 
 def routes_through_stop(world: "World", q: Query) -> list[dict[str, Any]]:
     network, stop = _stop(world, q, "nodeid")
     routes = [route for route, _ in network.routes_at.get(stop.node_id, [])]
-    return _non_empty([_record(endnodenm=r.end_name, routeid=r.route_id, routeno=r.route_no,
-                               routetp=r.route_type, startnodenm=r.start_name) for r in routes])
+    return _non_empty(
+        [
+            _record(
+                endnodenm=r.end_name,
+                routeid=r.route_id,
+                routeno=r.route_no,
+                routetp=r.route_type,
+                startnodenm=r.start_name,
+            )
+            for r in routes
+        ]
+    )
 
 
 def arrivals_at_stop(world: "World", q: Query) -> list[dict[str, Any]]:
@@ -178,9 +219,18 @@ def bus_locations(world: "World", q: Query) -> list[dict[str, Any]]:
         here, there = route.stops[bus.index], route.stops[bus.index + 1]
         lat = here.lat + (there.lat - here.lat) * bus.progress
         lon = here.lon + (there.lon - here.lon) * bus.progress
-        records.append(_record(gpslati=round(lat, 7), gpslong=round(lon, 7), nodeid=here.node_id,
-                               nodenm=here.name, nodeord=bus.index + 1, routenm=route.route_no,
-                               routetp=route.route_type, vehicleno=transit.tago_vehicle_no(route, bus)))
+        records.append(
+            _record(
+                gpslati=round(lat, 7),
+                gpslong=round(lon, 7),
+                nodeid=here.node_id,
+                nodenm=here.name,
+                nodeord=bus.index + 1,
+                routenm=route.route_no,
+                routetp=route.route_type,
+                vehicleno=transit.tago_vehicle_no(route, bus),
+            )
+        )
     return _non_empty(records)
 
 
@@ -188,18 +238,36 @@ def bus_locations(world: "World", q: Query) -> list[dict[str, Any]]:
 # endpoints
 
 _CITY = {"cityCode": "tago_city_code"}
-_ROUTE_OUT = {"routeid": "tago_route_id", "routeno": "tago_route_no", "startnodenm": "stop_name",
-              "endnodenm": "stop_name"}
+_ROUTE_OUT = {
+    "routeid": "tago_route_id",
+    "routeno": "tago_route_no",
+    "startnodenm": "stop_name",
+    "endnodenm": "stop_name",
+}
 _STOP_OUT = {"nodeid": "tago_node_id", "nodenm": "stop_name", "nodeno": "tago_node_no"}
-_ARRIVAL_OUT = {"nodeid": "tago_node_id", "nodenm": "stop_name", "routeid": "tago_route_id",
-                "routeno": "tago_route_no"}
+_ARRIVAL_OUT = {"nodeid": "tago_node_id", "nodenm": "stop_name", "routeid": "tago_route_id", "routeno": "tago_route_no"}
 
 
-def _endpoint(tool: str, service: str, operation: str, handler: Callable[["World", Query], list[dict[str, Any]]],
-              required: tuple[str, ...], inputs: Mapping[str, str], outputs: Mapping[str, str]) -> Endpoint:
-    return Endpoint(tool=tool, platform=PLATFORM, host=HOST, route=f"/1613000/{service}/{operation}",
-                    protocol=PROTOCOL, handler=handler, required=required, inputs=dict(inputs),
-                    outputs=dict(outputs))
+def _endpoint(
+    tool: str,
+    service: str,
+    operation: str,
+    handler: Callable[["World", Query], list[dict[str, Any]]],
+    required: tuple[str, ...],
+    inputs: Mapping[str, str],
+    outputs: Mapping[str, str],
+) -> Endpoint:
+    return Endpoint(
+        tool=tool,
+        platform=PLATFORM,
+        host=HOST,
+        route=f"/1613000/{service}/{operation}",
+        protocol=PROTOCOL,
+        handler=handler,
+        required=required,
+        inputs=dict(inputs),
+        outputs=dict(outputs),
+    )
 
 
 _ROUTES = "BusRouteInfoInqireService"
@@ -208,30 +276,88 @@ _ARRIVALS = "ArvlInfoInqireService"
 _POSITIONS = "BusLcInfoInqireService"
 
 ENDPOINTS = [
-    _endpoint("tago_get_cty_code_list", _ROUTES, "getCtyCodeList", city_codes, (), {},
-              {"citycode": "tago_city_code"}),
-    _endpoint("tago_get_route_no_list", _ROUTES, "getRouteNoList", route_no_list, ("cityCode",),
-              {**_CITY, "routeNo": "tago_route_no"}, _ROUTE_OUT),
-    _endpoint("tago_get_route_info_iem", _ROUTES, "getRouteInfoIem", route_info, ("cityCode", "routeId"),
-              {**_CITY, "routeId": "tago_route_id"}, _ROUTE_OUT),
-    _endpoint("tago_get_route_accto_thrgh_sttn_list", _ROUTES, "getRouteAcctoThrghSttnList", route_stops,
-              ("cityCode", "routeId"), {**_CITY, "routeId": "tago_route_id"},
-              {**_STOP_OUT, "routeid": "tago_route_id"}),
-    _endpoint("tago_get_sttn_no_list", _STOPS, "getSttnNoList", stops_by_name_or_number, ("cityCode",),
-              {**_CITY, "nodeNm": "stop_name", "nodeNo": "tago_node_no"}, _STOP_OUT),
-    _endpoint("tago_get_crdnt_prxmt_sttn_list", _STOPS, "getCrdntPrxmtSttnList", stops_near,
-              ("gpsLati", "gpsLong"), {}, {**_STOP_OUT, "citycode": "tago_city_code"}),
-    _endpoint("tago_get_sttn_thrgh_route_list", _STOPS, "getSttnThrghRouteList", routes_through_stop,
-              ("cityCode", "nodeid"), {**_CITY, "nodeid": "tago_node_id"}, _ROUTE_OUT),
-    _endpoint("tago_get_sttn_accto_arvl_prearnge_info_list", _ARRIVALS, "getSttnAcctoArvlPrearngeInfoList",
-              arrivals_at_stop, ("cityCode", "nodeId"), {**_CITY, "nodeId": "tago_node_id"}, _ARRIVAL_OUT),
-    _endpoint("tago_get_sttn_accto_spcify_route_bus_arvl_prearnge_info_list", _ARRIVALS,
-              "getSttnAcctoSpcifyRouteBusArvlPrearngeInfoList", arrivals_of_route_at_stop,
-              ("cityCode", "nodeId", "routeId"),
-              {**_CITY, "nodeId": "tago_node_id", "routeId": "tago_route_id"}, _ARRIVAL_OUT),
-    _endpoint("tago_get_route_accto_bus_lc_list", _POSITIONS, "getRouteAcctoBusLcList", bus_locations,
-              ("cityCode", "routeId"), {**_CITY, "routeId": "tago_route_id"},
-              {"nodeid": "tago_node_id", "nodenm": "stop_name", "routenm": "tago_route_no"}),
+    _endpoint("tago_get_cty_code_list", _ROUTES, "getCtyCodeList", city_codes, (), {}, {"citycode": "tago_city_code"}),
+    _endpoint(
+        "tago_get_route_no_list",
+        _ROUTES,
+        "getRouteNoList",
+        route_no_list,
+        ("cityCode",),
+        {**_CITY, "routeNo": "tago_route_no"},
+        _ROUTE_OUT,
+    ),
+    _endpoint(
+        "tago_get_route_info_iem",
+        _ROUTES,
+        "getRouteInfoIem",
+        route_info,
+        ("cityCode", "routeId"),
+        {**_CITY, "routeId": "tago_route_id"},
+        _ROUTE_OUT,
+    ),
+    _endpoint(
+        "tago_get_route_accto_thrgh_sttn_list",
+        _ROUTES,
+        "getRouteAcctoThrghSttnList",
+        route_stops,
+        ("cityCode", "routeId"),
+        {**_CITY, "routeId": "tago_route_id"},
+        {**_STOP_OUT, "routeid": "tago_route_id"},
+    ),
+    _endpoint(
+        "tago_get_sttn_no_list",
+        _STOPS,
+        "getSttnNoList",
+        stops_by_name_or_number,
+        ("cityCode",),
+        {**_CITY, "nodeNm": "stop_name", "nodeNo": "tago_node_no"},
+        _STOP_OUT,
+    ),
+    _endpoint(
+        "tago_get_crdnt_prxmt_sttn_list",
+        _STOPS,
+        "getCrdntPrxmtSttnList",
+        stops_near,
+        ("gpsLati", "gpsLong"),
+        {},
+        {**_STOP_OUT, "citycode": "tago_city_code"},
+    ),
+    _endpoint(
+        "tago_get_sttn_thrgh_route_list",
+        _STOPS,
+        "getSttnThrghRouteList",
+        routes_through_stop,
+        ("cityCode", "nodeid"),
+        {**_CITY, "nodeid": "tago_node_id"},
+        _ROUTE_OUT,
+    ),
+    _endpoint(
+        "tago_get_sttn_accto_arvl_prearnge_info_list",
+        _ARRIVALS,
+        "getSttnAcctoArvlPrearngeInfoList",
+        arrivals_at_stop,
+        ("cityCode", "nodeId"),
+        {**_CITY, "nodeId": "tago_node_id"},
+        _ARRIVAL_OUT,
+    ),
+    _endpoint(
+        "tago_get_sttn_accto_spcify_route_bus_arvl_prearnge_info_list",
+        _ARRIVALS,
+        "getSttnAcctoSpcifyRouteBusArvlPrearngeInfoList",
+        arrivals_of_route_at_stop,
+        ("cityCode", "nodeId", "routeId"),
+        {**_CITY, "nodeId": "tago_node_id", "routeId": "tago_route_id"},
+        _ARRIVAL_OUT,
+    ),
+    _endpoint(
+        "tago_get_route_accto_bus_lc_list",
+        _POSITIONS,
+        "getRouteAcctoBusLcList",
+        bus_locations,
+        ("cityCode", "routeId"),
+        {**_CITY, "routeId": "tago_route_id"},
+        {"nodeid": "tago_node_id", "nodenm": "stop_name", "routenm": "tago_route_no"},
+    ),
 ]
 
 HOSTS = {HOST: PROTOCOL}

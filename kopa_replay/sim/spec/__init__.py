@@ -45,19 +45,27 @@ import yaml
 from kopa_replay.errors import SimError
 from kopa_replay.sim.world.calendar import parse_ymd
 
-__all__ = ["FORMATS", "FieldSpec", "EndpointSpec", "PlatformSpec", "load_specs", "endpoint_specs",
-           "value_problem", "record_problems"]
+__all__ = [
+    "FORMATS",
+    "FieldSpec",
+    "EndpointSpec",
+    "PlatformSpec",
+    "load_specs",
+    "endpoint_specs",
+    "value_problem",
+    "record_problems",
+]
 
 TYPES = ("string", "integer", "number", "array", "object")
 
 #: Named value formats (applied to string values); ``digits:N`` is exactly N digits.
 FORMATS: dict[str, str] = {
-    "ymd": r"^[0-9]{8}$",                              # YYYYMMDD, and a real calendar day
-    "ym": r"^[0-9]{4}(0[1-9]|1[0-2])$",                # YYYYMM
+    "ymd": r"^[0-9]{8}$",  # YYYYMMDD, and a real calendar day
+    "ym": r"^[0-9]{4}(0[1-9]|1[0-2])$",  # YYYYMM
     "year": r"^(19|20)[0-9]{2}$",
     "int": r"^-?[0-9]+$",
-    "decimal": r"^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)$",    # "-1.5", ".11" (data.go.kr drops the leading zero)
-    "comma_int": r"^ *-?[0-9]{1,3}(,[0-9]{3})*$",      # "   229,200" (RTMS pads amounts on the left)
+    "decimal": r"^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)$",  # "-1.5", ".11" (data.go.kr drops the leading zero)
+    "comma_int": r"^ *-?[0-9]{1,3}(,[0-9]{3})*$",  # "   229,200" (RTMS pads amounts on the left)
     "comma_decimal": r"^ *-?[0-9]{1,3}(,[0-9]{3})*(\.[0-9]+)?$",
     "yn": r"^[YN]$",
 }
@@ -162,8 +170,9 @@ def parse_platform(module: str, document: Any) -> PlatformSpec:
     platform = document.get("platform")
     if not isinstance(platform, str):
         raise _problem(where, "platform must be a platform id")
-    envelope, paging, codes, raw_endpoints = (_mapping(where, key, document.get(key))
-                                              for key in ("envelope", "paging", "codes", "endpoints"))
+    envelope, paging, codes, raw_endpoints = (
+        _mapping(where, key, document.get(key)) for key in ("envelope", "paging", "codes", "endpoints")
+    )
     extra_empty = document.get("empty") or []
     if not isinstance(extra_empty, list) or not all(isinstance(v, str) for v in extra_empty):
         raise _problem(where, "empty must be a list of strings")
@@ -182,12 +191,30 @@ def parse_platform(module: str, document: Any) -> PlatformSpec:
             raise _problem(at, "envelope paths must be strings (or null to drop a role)")
         fields = tuple(_field(f"{at}.fields.{name}", str(name), spec) for name, spec in raw["fields"].items())
         # an endpoint's own envelope replaces the platform's role by role; null drops a role
-        own_envelope = {k: v.replace("{route}", route)
-                        for k, v in {**envelope, **own["envelope"]}.items() if v is not None}
-        endpoints.append(EndpointSpec(tool, platform, route, _sources(f"{at}.sources", raw.get("sources")), fields,
-                                      own_envelope, {**paging, **own["paging"]}, empty))
-    return PlatformSpec(module, platform, _sources(f"{where} sources", document.get("sources")), envelope, paging,
-                        {str(k): str(v) for k, v in codes.items()}, tuple(endpoints))
+        own_envelope = {
+            k: v.replace("{route}", route) for k, v in {**envelope, **own["envelope"]}.items() if v is not None
+        }
+        endpoints.append(
+            EndpointSpec(
+                tool,
+                platform,
+                route,
+                _sources(f"{at}.sources", raw.get("sources")),
+                fields,
+                own_envelope,
+                {**paging, **own["paging"]},
+                empty,
+            )
+        )
+    return PlatformSpec(
+        module,
+        platform,
+        _sources(f"{where} sources", document.get("sources")),
+        envelope,
+        paging,
+        {str(k): str(v) for k, v in codes.items()},
+        tuple(endpoints),
+    )
 
 
 @lru_cache(maxsize=1)
@@ -224,8 +251,11 @@ def value_problem(spec: FieldSpec, value: Any, empty: tuple[Any, ...] = _EMPTY) 
     if spec.type in ("array", "object"):
         expected = list if spec.type == "array" else dict
         return None if isinstance(value, expected) else f"{spec.name} should be {spec.type}, not {value!r}"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or (spec.type == "integer" and isinstance(value, float) and not value.is_integer()):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or (spec.type == "integer" and isinstance(value, float) and not value.is_integer())
+    ):
         return f"{spec.name} should be {spec.type}, not {type(value).__name__} {value!r}"
     return None
 

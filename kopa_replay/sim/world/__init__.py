@@ -50,12 +50,32 @@ class WorldSizes:
 
 
 WORLD_SIZES = {
-    "default": WorldSizes(listed_companies=300, unlisted_companies=700, dongs_per_sigungu=12, tago_cities=12,
-                          routes_per_city=25, seoul_routes=60, schools_per_office=40, laws=160,
-                          legislators=300, bills=1200, dataset_rows=600),
-    "full": WorldSizes(listed_companies=2685, unlisted_companies=111_421, dongs_per_sigungu=40, tago_cities=132,
-                       routes_per_city=120, seoul_routes=378, schools_per_office=700, laws=1600,
-                       legislators=300, bills=25_855, dataset_rows=5000),
+    "default": WorldSizes(
+        listed_companies=300,
+        unlisted_companies=700,
+        dongs_per_sigungu=12,
+        tago_cities=12,
+        routes_per_city=25,
+        seoul_routes=60,
+        schools_per_office=40,
+        laws=160,
+        legislators=300,
+        bills=1200,
+        dataset_rows=600,
+    ),
+    "full": WorldSizes(
+        listed_companies=2685,
+        unlisted_companies=111_421,
+        dongs_per_sigungu=40,
+        tago_cities=132,
+        routes_per_city=120,
+        seoul_routes=378,
+        schools_per_office=700,
+        laws=1600,
+        legislators=300,
+        bills=25_855,
+        dataset_rows=5000,
+    ),
 }
 
 # sub-world attribute -> "module:Class"; each module lives beside this file.

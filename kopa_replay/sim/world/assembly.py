@@ -38,49 +38,124 @@ AGES = {21: (dt.date(2020, 5, 30), dt.date(2024, 5, 29)), 22: (dt.date(2024, 5, 
 _FIRST_SESSION = {21: 379, 22: 415}
 
 # 지역구 seats per 시도 in the 22nd Assembly (254 in all), and the share the 국민의힘 candidate won.
-_SEATS = {"서울": (48, 0.3), "부산": (18, 0.85), "대구": (12, 0.95), "인천": (14, 0.15), "광주": (8, 0.0),
-          "대전": (7, 0.1), "울산": (6, 0.7), "세종": (2, 0.0), "경기": (60, 0.12), "강원": (8, 0.6),
-          "충북": (8, 0.4), "충남": (11, 0.4), "전북": (10, 0.0), "전남": (10, 0.0), "경북": (13, 0.95),
-          "경남": (16, 0.8), "제주": (3, 0.0)}
+_SEATS = {
+    "서울": (48, 0.3),
+    "부산": (18, 0.85),
+    "대구": (12, 0.95),
+    "인천": (14, 0.15),
+    "광주": (8, 0.0),
+    "대전": (7, 0.1),
+    "울산": (6, 0.7),
+    "세종": (2, 0.0),
+    "경기": (60, 0.12),
+    "강원": (8, 0.6),
+    "충북": (8, 0.4),
+    "충남": (11, 0.4),
+    "전북": (10, 0.0),
+    "전남": (10, 0.0),
+    "경북": (13, 0.95),
+    "경남": (16, 0.8),
+    "제주": (3, 0.0),
+}
 #: 비례대표 seats by party (46 in all)
-_LIST_SEATS = (("국민의힘", 18), ("더불어민주당", 10), ("조국혁신당", 12), ("개혁신당", 2), ("진보당", 2),
-               ("기본소득당", 1), ("사회민주당", 1))
+_LIST_SEATS = (
+    ("국민의힘", 18),
+    ("더불어민주당", 10),
+    ("조국혁신당", 12),
+    ("개혁신당", 2),
+    ("진보당", 2),
+    ("기본소득당", 1),
+    ("사회민주당", 1),
+)
 _MINOR_REGIONAL = ("개혁신당", "진보당", "무소속")
-_NEGOTIATING = ("더불어민주당", "국민의힘")   # 교섭단체 (20 seats or more)
+_NEGOTIATING = ("더불어민주당", "국민의힘")  # 교섭단체 (20 seats or more)
 
 # (committee, 위원정수, 상임/특별); the first fourteen are the members' primary committees.
 _COMMITTEES = (
-    ("법제사법위원회", 18), ("정무위원회", 24), ("기획재정위원회", 26), ("교육위원회", 16),
-    ("과학기술정보방송통신위원회", 21), ("외교통일위원회", 21), ("국방위원회", 17), ("행정안전위원회", 22),
-    ("문화체육관광위원회", 16), ("농림축산식품해양수산위원회", 19), ("산업통상자원중소벤처기업위원회", 30),
-    ("보건복지위원회", 24), ("환경노동위원회", 16), ("국토교통위원회", 30),
+    ("법제사법위원회", 18),
+    ("정무위원회", 24),
+    ("기획재정위원회", 26),
+    ("교육위원회", 16),
+    ("과학기술정보방송통신위원회", 21),
+    ("외교통일위원회", 21),
+    ("국방위원회", 17),
+    ("행정안전위원회", 22),
+    ("문화체육관광위원회", 16),
+    ("농림축산식품해양수산위원회", 19),
+    ("산업통상자원중소벤처기업위원회", 30),
+    ("보건복지위원회", 24),
+    ("환경노동위원회", 16),
+    ("국토교통위원회", 30),
 )
 _CONCURRENT = (("국회운영위원회", 28), ("정보위원회", 12), ("여성가족위원회", 17))
 _SPECIAL = (("예산결산특별위원회", 50),)
 #: the real order of the committee list (ORDER_NUM)
-_ORDER = ("국회운영위원회", "법제사법위원회", "정무위원회", "기획재정위원회", "교육위원회", "과학기술정보방송통신위원회",
-          "외교통일위원회", "국방위원회", "행정안전위원회", "문화체육관광위원회", "농림축산식품해양수산위원회",
-          "산업통상자원중소벤처기업위원회", "보건복지위원회", "환경노동위원회", "국토교통위원회", "정보위원회",
-          "여성가족위원회", "예산결산특별위원회")
+_ORDER = (
+    "국회운영위원회",
+    "법제사법위원회",
+    "정무위원회",
+    "기획재정위원회",
+    "교육위원회",
+    "과학기술정보방송통신위원회",
+    "외교통일위원회",
+    "국방위원회",
+    "행정안전위원회",
+    "문화체육관광위원회",
+    "농림축산식품해양수산위원회",
+    "산업통상자원중소벤처기업위원회",
+    "보건복지위원회",
+    "환경노동위원회",
+    "국토교통위원회",
+    "정보위원회",
+    "여성가족위원회",
+    "예산결산특별위원회",
+)
 #: 소관부처 of a law → the committee its bills go to
 _MINISTRY_COMMITTEE = {
-    "법무부": "법제사법위원회", "법제처": "법제사법위원회", "경찰청": "행정안전위원회", "행정안전부": "행정안전위원회",
-    "인사혁신처": "행정안전위원회", "소방청": "행정안전위원회", "중앙선거관리위원회": "행정안전위원회",
-    "국토교통부": "국토교통위원회", "고용노동부": "환경노동위원회", "기후에너지환경부": "환경노동위원회",
-    "보건복지부": "보건복지위원회", "식품의약품안전처": "보건복지위원회", "질병관리청": "보건복지위원회",
-    "개인정보보호위원회": "정무위원회", "금융위원회": "정무위원회", "공정거래위원회": "정무위원회",
-    "과학기술정보통신부": "과학기술정보방송통신위원회", "재정경제부": "기획재정위원회", "교육부": "교육위원회",
-    "문화체육관광부": "문화체육관광위원회", "국가유산청": "문화체육관광위원회", "농림축산식품부": "농림축산식품해양수산위원회",
-    "해양수산부": "농림축산식품해양수산위원회", "산업통상부": "산업통상자원중소벤처기업위원회",
-    "중소벤처기업부": "산업통상자원중소벤처기업위원회", "병무청": "국방위원회", "국방부": "국방위원회",
+    "법무부": "법제사법위원회",
+    "법제처": "법제사법위원회",
+    "경찰청": "행정안전위원회",
+    "행정안전부": "행정안전위원회",
+    "인사혁신처": "행정안전위원회",
+    "소방청": "행정안전위원회",
+    "중앙선거관리위원회": "행정안전위원회",
+    "국토교통부": "국토교통위원회",
+    "고용노동부": "환경노동위원회",
+    "기후에너지환경부": "환경노동위원회",
+    "보건복지부": "보건복지위원회",
+    "식품의약품안전처": "보건복지위원회",
+    "질병관리청": "보건복지위원회",
+    "개인정보보호위원회": "정무위원회",
+    "금융위원회": "정무위원회",
+    "공정거래위원회": "정무위원회",
+    "과학기술정보통신부": "과학기술정보방송통신위원회",
+    "재정경제부": "기획재정위원회",
+    "교육부": "교육위원회",
+    "문화체육관광부": "문화체육관광위원회",
+    "국가유산청": "문화체육관광위원회",
+    "농림축산식품부": "농림축산식품해양수산위원회",
+    "해양수산부": "농림축산식품해양수산위원회",
+    "산업통상부": "산업통상자원중소벤처기업위원회",
+    "중소벤처기업부": "산업통상자원중소벤처기업위원회",
+    "병무청": "국방위원회",
+    "국방부": "국방위원회",
     "성평등가족부": "여성가족위원회",
 }
 #: laws only the Assembly's own committees handle
-_HOUSE_LAWS = (("국회법", "국회운영위원회"), ("국회에서의 증언ㆍ감정 등에 관한 법률", "국회운영위원회"),
-               ("남북관계 발전에 관한 법률", "외교통일위원회"), ("국가정보원법", "정보위원회"))
+_HOUSE_LAWS = (
+    ("국회법", "국회운영위원회"),
+    ("국회에서의 증언ㆍ감정 등에 관한 법률", "국회운영위원회"),
+    ("남북관계 발전에 관한 법률", "외교통일위원회"),
+    ("국가정보원법", "정보위원회"),
+)
 #: (PROC_RESULT, share of bills, voted in plenary)
-_FATES = (("원안가결", 0.08, True), ("수정가결", 0.06, True), ("대안반영폐기", 0.22, False), ("철회", 0.02, False),
-          ("부결", 0.01, True))
+_FATES = (
+    ("원안가결", 0.08, True),
+    ("수정가결", 0.06, True),
+    ("대안반영폐기", 0.22, False),
+    ("철회", 0.02, False),
+    ("부결", 0.01, True),
+)
 
 # Anchor bills: the catalog's examples (bill votes with 반대 among them, the proposers) name this BILL_ID, so it
 # exists in every world (seed and size): a 22nd-Assembly bill passed in plenary. It takes the place of the drawn
@@ -88,29 +163,119 @@ _FATES = (("원안가결", 0.08, True), ("수정가결", 0.06, True), ("대안�
 # proposers (members are drawn from the seed); it is decided on the first plenary sitting two weeks after the
 # committee, as drawn bills are. The values are those seed 0 drew.
 ANCHOR_BILLS = (
-    dict(bill_id="PRC_E2G2O4M7O2X6D8H4J9T4I1O7D0V6C1", age=22, name="부동산 거래신고 등에 관한 법률 일부개정법률안(대안)",
-         law="부동산 거래신고 등에 관한 법률", committee="국토교통위원회", proposed=dt.date(2026, 1, 17),
-         referred=dt.date(2026, 1, 20), presented=dt.date(2026, 6, 22), committee_done=dt.date(2026, 7, 4),
-         fate="원안가결"),
+    dict(
+        bill_id="PRC_E2G2O4M7O2X6D8H4J9T4I1O7D0V6C1",
+        age=22,
+        name="부동산 거래신고 등에 관한 법률 일부개정법률안(대안)",
+        law="부동산 거래신고 등에 관한 법률",
+        committee="국토교통위원회",
+        proposed=dt.date(2026, 1, 17),
+        referred=dt.date(2026, 1, 20),
+        presented=dt.date(2026, 6, 22),
+        committee_done=dt.date(2026, 7, 4),
+        fate="원안가결",
+    ),
 )
 
-_SURNAMES = (("김", "金", "KIM", 22), ("이", "李", "LEE", 15), ("박", "朴", "PARK", 8), ("최", "崔", "CHOI", 5),
-             ("정", "鄭", "JUNG", 5), ("강", "姜", "KANG", 3), ("조", "趙", "CHO", 3), ("윤", "尹", "YOON", 3),
-             ("장", "張", "JANG", 3), ("임", "林", "LIM", 2), ("한", "韓", "HAN", 2), ("오", "吳", "OH", 2),
-             ("서", "徐", "SEO", 2), ("신", "申", "SHIN", 2), ("권", "權", "KWON", 2), ("황", "黃", "HWANG", 2),
-             ("안", "安", "AHN", 2), ("송", "宋", "SONG", 2), ("전", "全", "JEON", 1), ("홍", "洪", "HONG", 1),
-             ("유", "柳", "YOO", 1), ("고", "高", "KO", 1), ("문", "文", "MOON", 1), ("양", "梁", "YANG", 1),
-             ("손", "孫", "SON", 1), ("배", "裵", "BAE", 1), ("백", "白", "BAEK", 1), ("허", "許", "HEO", 1),
-             ("남", "南", "NAM", 1), ("심", "沈", "SHIM", 1), ("노", "盧", "NOH", 1), ("하", "河", "HA", 1),
-             ("곽", "郭", "KWAK", 1), ("성", "成", "SUNG", 1), ("차", "車", "CHA", 1), ("주", "朱", "JOO", 1),
-             ("우", "禹", "WOO", 1), ("구", "具", "KOO", 1), ("민", "閔", "MIN", 1), ("진", "陳", "JIN", 1))
-_GIVEN = {"민": "民", "수": "洙", "영": "英", "준": "俊", "현": "賢", "진": "鎭", "성": "成", "호": "浩", "재": "在",
-          "동": "東", "석": "錫", "철": "哲", "희": "熙", "정": "正", "은": "恩", "경": "京", "기": "基", "태": "泰",
-          "상": "相", "용": "容", "원": "元", "혁": "赫", "승": "承", "우": "宇", "훈": "勳", "한": "漢", "병": "炳",
-          "규": "奎", "명": "明", "선": "善", "미": "美", "숙": "淑", "혜": "惠", "주": "周", "연": "延", "인": "仁",
-          "해": "海", "광": "光", "종": "鍾", "윤": "允", "지": "志", "환": "煥", "일": "一", "창": "昌", "범": "範",
-          "식": "植", "순": "順", "옥": "玉", "화": "和", "덕": "德", "대": "大", "형": "亨", "찬": "燦", "욱": "旭",
-          "홍": "弘"}
+_SURNAMES = (
+    ("김", "金", "KIM", 22),
+    ("이", "李", "LEE", 15),
+    ("박", "朴", "PARK", 8),
+    ("최", "崔", "CHOI", 5),
+    ("정", "鄭", "JUNG", 5),
+    ("강", "姜", "KANG", 3),
+    ("조", "趙", "CHO", 3),
+    ("윤", "尹", "YOON", 3),
+    ("장", "張", "JANG", 3),
+    ("임", "林", "LIM", 2),
+    ("한", "韓", "HAN", 2),
+    ("오", "吳", "OH", 2),
+    ("서", "徐", "SEO", 2),
+    ("신", "申", "SHIN", 2),
+    ("권", "權", "KWON", 2),
+    ("황", "黃", "HWANG", 2),
+    ("안", "安", "AHN", 2),
+    ("송", "宋", "SONG", 2),
+    ("전", "全", "JEON", 1),
+    ("홍", "洪", "HONG", 1),
+    ("유", "柳", "YOO", 1),
+    ("고", "高", "KO", 1),
+    ("문", "文", "MOON", 1),
+    ("양", "梁", "YANG", 1),
+    ("손", "孫", "SON", 1),
+    ("배", "裵", "BAE", 1),
+    ("백", "白", "BAEK", 1),
+    ("허", "許", "HEO", 1),
+    ("남", "南", "NAM", 1),
+    ("심", "沈", "SHIM", 1),
+    ("노", "盧", "NOH", 1),
+    ("하", "河", "HA", 1),
+    ("곽", "郭", "KWAK", 1),
+    ("성", "成", "SUNG", 1),
+    ("차", "車", "CHA", 1),
+    ("주", "朱", "JOO", 1),
+    ("우", "禹", "WOO", 1),
+    ("구", "具", "KOO", 1),
+    ("민", "閔", "MIN", 1),
+    ("진", "陳", "JIN", 1),
+)
+_GIVEN = {
+    "민": "民",
+    "수": "洙",
+    "영": "英",
+    "준": "俊",
+    "현": "賢",
+    "진": "鎭",
+    "성": "成",
+    "호": "浩",
+    "재": "在",
+    "동": "東",
+    "석": "錫",
+    "철": "哲",
+    "희": "熙",
+    "정": "正",
+    "은": "恩",
+    "경": "京",
+    "기": "基",
+    "태": "泰",
+    "상": "相",
+    "용": "容",
+    "원": "元",
+    "혁": "赫",
+    "승": "承",
+    "우": "宇",
+    "훈": "勳",
+    "한": "漢",
+    "병": "炳",
+    "규": "奎",
+    "명": "明",
+    "선": "善",
+    "미": "美",
+    "숙": "淑",
+    "혜": "惠",
+    "주": "周",
+    "연": "延",
+    "인": "仁",
+    "해": "海",
+    "광": "光",
+    "종": "鍾",
+    "윤": "允",
+    "지": "志",
+    "환": "煥",
+    "일": "一",
+    "창": "昌",
+    "범": "範",
+    "식": "植",
+    "순": "順",
+    "옥": "玉",
+    "화": "和",
+    "덕": "德",
+    "대": "大",
+    "형": "亨",
+    "찬": "燦",
+    "욱": "旭",
+    "홍": "弘",
+}
 _ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -124,11 +289,11 @@ class Member:
     birth: dt.date
     lunar: bool
     party: str
-    district: str          # ORIG_NM
-    elected_by: str        # 지역구 / 비례대표
-    committee: str         # CMIT_NM
-    committees: tuple[str, ...]   # CMITS
-    terms: int             # 초선 = 1
+    district: str  # ORIG_NM
+    elected_by: str  # 지역구 / 비례대표
+    committee: str  # CMIT_NM
+    committees: tuple[str, ...]  # CMITS
+    terms: int  # 초선 = 1
     sex: str
     tel: str
     room: str
@@ -151,11 +316,11 @@ class Member:
 @dataclass(frozen=True)
 class Committee:
     name: str
-    dept_cd: str           # HR_DEPT_CD
-    division: str          # 상임위원회 / 특별위원회
+    dept_cd: str  # HR_DEPT_CD
+    division: str  # 상임위원회 / 특별위원회
     limit: int
-    members: tuple[str, ...]     # MONA_CDs
-    chair: str             # MONA_CD
+    members: tuple[str, ...]  # MONA_CDs
+    chair: str  # MONA_CD
     secretaries: tuple[str, ...]  # 간사 MONA_CDs
     order: int
 
@@ -164,9 +329,9 @@ class Committee:
 class Sitting:
     age: int
     day: dt.date
-    session: int           # 제…회
-    kind: str              # 임시회 / 정기회
-    number: int            # 제…차
+    session: int  # 제…회
+    kind: str  # 임시회 / 정기회
+    number: int  # 제…차
 
 
 @dataclass(frozen=True)
@@ -178,14 +343,14 @@ class Bill:
     law: str
     committee: str
     proposed: dt.date
-    proposer: str          # MONA_CD of the 대표발의 member
+    proposer: str  # MONA_CD of the 대표발의 member
     co_proposers: tuple[str, ...]
-    fate: str | None       # final PROC_RESULT when decided, else None (pending)
+    fate: str | None  # final PROC_RESULT when decided, else None (pending)
     decided: dt.date | None
     referred: dt.date
-    presented: dt.date | None    # 위원회 상정
+    presented: dt.date | None  # 위원회 상정
     committee_done: dt.date | None
-    judiciary: tuple[dt.date, dt.date, dt.date] | None   # 법사위 회부, 상정, 처리
+    judiciary: tuple[dt.date, dt.date, dt.date] | None  # 법사위 회부, 상정, 처리
     voted: bool
 
     def fate_at(self, as_of: dt.date) -> str | None:
@@ -228,13 +393,23 @@ class AssemblyWorld:
             if elected_by == "비례대표":
                 terms = 1 if rng.random() < 0.85 else 2
             birth = dt.date(1955, 1, 1) + dt.timedelta(days=int(rng.integers(0, 14_600)))
-            drafts.append(dict(
-                mona_cd=code, name=name, hanja=surname[1] + _GIVEN[first] + _GIVEN[second],
-                english=f"{surname[2]} {romanize(first).capitalize()} {romanize(second).capitalize()}",
-                birth=birth, lunar=bool(rng.random() < 0.1), party=party, district=district,
-                elected_by=elected_by, terms=terms, sex="여" if rng.random() < 0.2 else "남",
-                tel=f"02-6788-{int(rng.integers(0, 10_000)):04d}",
-                room=f"의원회관 {int(rng.integers(3, 11))}층 {int(rng.integers(1, 50)):02d}호"))
+            drafts.append(
+                dict(
+                    mona_cd=code,
+                    name=name,
+                    hanja=surname[1] + _GIVEN[first] + _GIVEN[second],
+                    english=f"{surname[2]} {romanize(first).capitalize()} {romanize(second).capitalize()}",
+                    birth=birth,
+                    lunar=bool(rng.random() < 0.1),
+                    party=party,
+                    district=district,
+                    elected_by=elected_by,
+                    terms=terms,
+                    sex="여" if rng.random() < 0.2 else "남",
+                    tel=f"02-6788-{int(rng.integers(0, 10_000)):04d}",
+                    room=f"의원회관 {int(rng.integers(3, 11))}층 {int(rng.integers(1, 50)):02d}호",
+                )
+            )
         # Primary committees fill to their size; concurrent ones draw from everyone.
         order = rng.permutation(len(drafts))
         capacity = [max(1, round(size * total / 300)) for _, size in _COMMITTEES]
@@ -243,8 +418,9 @@ class AssemblyWorld:
             drafts[int(index)]["committee"] = slots[position % len(slots)]
             drafts[int(index)]["committees"] = [slots[position % len(slots)]]
         for name, size in _CONCURRENT + _SPECIAL:
-            for index in rng.choice(len(drafts), size=min(len(drafts), max(1, round(size * total / 300))),
-                                    replace=False):
+            for index in rng.choice(
+                len(drafts), size=min(len(drafts), max(1, round(size * total / 300))), replace=False
+            ):
                 drafts[int(index)]["committees"].append(name)
         members = [Member(**{**d, "committees": tuple(d["committees"])}) for d in drafts]
         return tuple(sorted(members, key=lambda m: m.name))
@@ -269,7 +445,7 @@ class AssemblyWorld:
             for i in sorted(per):
                 sgg = sigungus[i]
                 base = "세종특별자치시" if sido.short == "세종" else f"{sido.short} {sgg.name}"
-                suffixes = [""] if per[i] == 1 else ["갑", "을", "병", "정", "무", "기", "경"][:per[i]]
+                suffixes = [""] if per[i] == 1 else ["갑", "을", "병", "정", "무", "기", "경"][: per[i]]
                 for suffix in suffixes:
                     roll = rng.random()
                     party = "국민의힘" if roll < right_share else "더불어민주당"
@@ -296,8 +472,10 @@ class AssemblyWorld:
             surname = _SURNAMES[int(rng.integers(len(_SURNAMES)))][0]
             return surname + given[int(rng.integers(len(given)))] + given[int(rng.integers(len(given)))]
 
-        return {m.mona_cd: (f"{person()}, {person()}", f"{person()}, {person()}", f"{person()}, {person()}, {person()}")
-                for m in self.members}
+        return {
+            m.mona_cd: (f"{person()}, {person()}", f"{person()}, {person()}", f"{person()}, {person()}, {person()}")
+            for m in self.members
+        }
 
     @cached_property
     def _sns(self) -> dict[str, tuple[bool, bool, bool, bool]]:
@@ -324,11 +502,19 @@ class AssemblyWorld:
             minority = [m for m in sitting if m.party == "국민의힘"] or list(sitting)
             chair_pool = majority if rng.random() < 0.6 else minority
             chair = chair_pool[int(rng.integers(len(chair_pool)))] if chair_pool else None
-            secretaries = tuple(pool[int(rng.integers(len(pool)))].mona_cd
-                                for pool in (majority, minority) if pool)
-            out.append(Committee(name, str(9_700_005 + order * 3), "특별위원회" if "특별" in name else "상임위원회",
-                                 size, tuple(m.mona_cd for m in sitting), chair.mona_cd if chair else "",
-                                 tuple(s for s in secretaries if not chair or s != chair.mona_cd), order))
+            secretaries = tuple(pool[int(rng.integers(len(pool)))].mona_cd for pool in (majority, minority) if pool)
+            out.append(
+                Committee(
+                    name,
+                    str(9_700_005 + order * 3),
+                    "특별위원회" if "특별" in name else "상임위원회",
+                    size,
+                    tuple(m.mona_cd for m in sitting),
+                    chair.mona_cd if chair else "",
+                    tuple(s for s in secretaries if not chair or s != chair.mona_cd),
+                    order,
+                )
+            )
         return tuple(out)
 
     @cached_property
@@ -356,8 +542,11 @@ class AssemblyWorld:
             while month <= end:
                 kind = "정기회" if month.month in (9, 10, 11, 12) else "임시회"
                 days = [month + dt.timedelta(days=d) for d in range(28)]
-                days = [d for d in days if start + dt.timedelta(days=6) <= d <= end and d.weekday() in (1, 3)
-                        and d not in HOLIDAYS]
+                days = [
+                    d
+                    for d in days
+                    if start + dt.timedelta(days=6) <= d <= end and d.weekday() in (1, 3) and d not in HOLIDAYS
+                ]
                 count = min(len(days), int(rng.integers(2, 5)))
                 if count:
                     # a new session each month, except that the 정기회 runs from September to December
@@ -386,8 +575,9 @@ class AssemblyWorld:
             span_end = dt.date(2024, 5, 20) if age == 21 else dt.date(2027, 2, 26)
             members = self.members_of(age)
             count = round(total * share)
-            dates = sorted(start + dt.timedelta(days=int(d))
-                           for d in rng.integers(5, (span_end - start).days, size=count))
+            dates = sorted(
+                start + dt.timedelta(days=int(d)) for d in rng.integers(5, (span_end - start).days, size=count)
+            )
             sittings = self.sittings[age]
             by_party: dict[str, list[Member]] = {}
             for member in members:
@@ -399,15 +589,22 @@ class AssemblyWorld:
                 serial += int(rng.integers(1, gap))
                 law, committee = targets[int(rng.integers(len(targets)))]
                 roll = rng.random()
-                name = f"{law} 일부개정법률안" if roll < 0.9 else f"{law} 전부개정법률안" if roll < 0.95 else \
-                    f"{law} 폐지법률안" if roll < 0.97 else f"{law} 일부개정법률안(대안)"
+                name = (
+                    f"{law} 일부개정법률안"
+                    if roll < 0.9
+                    else f"{law} 전부개정법률안"
+                    if roll < 0.95
+                    else f"{law} 폐지법률안"
+                    if roll < 0.97
+                    else f"{law} 일부개정법률안(대안)"
+                )
                 proposer = members[int(rng.integers(len(members)))]
                 mates = [m for m in by_party[proposer.party] if m is not proposer]
                 others = members
                 size = int(rng.integers(9, 15))
                 picks = list(rng.choice(len(mates), size=min(size, len(mates)), replace=False)) if mates else []
                 co = [mates[int(i)] for i in picks]
-                while len(co) < size:   # small parties borrow co-sponsors from anyone
+                while len(co) < size:  # small parties borrow co-sponsors from anyone
                     co.append(others[int(rng.integers(len(others)))])
                 co_codes = tuple(dict.fromkeys(m.mona_cd for m in co if m is not proposer))
                 referred = proposed + dt.timedelta(days=int(rng.integers(1, 10)))
@@ -427,8 +624,11 @@ class AssemblyWorld:
                         if later:
                             decided = later[0]
                             committee_done = earliest
-                            judiciary = (earliest + dt.timedelta(days=2), earliest + dt.timedelta(days=7),
-                                         decided - dt.timedelta(days=int(rng.integers(1, 6))))
+                            judiciary = (
+                                earliest + dt.timedelta(days=2),
+                                earliest + dt.timedelta(days=7),
+                                decided - dt.timedelta(days=int(rng.integers(1, 6))),
+                            )
                         else:
                             fate, voted = None, False
                     else:
@@ -437,14 +637,32 @@ class AssemblyWorld:
                     fate, decided, voted, judiciary = "임기만료폐기", AGES[21][1], False, None
                     committee_done = committee_done if committee_done and committee_done <= AGES[21][1] else None
                 while True:
-                    bill_id = "PRC_" + "".join(_LETTERS[int(rng.integers(26))] + str(int(rng.integers(10)))
-                                               for _ in range(15))
+                    bill_id = "PRC_" + "".join(
+                        _LETTERS[int(rng.integers(26))] + str(int(rng.integers(10))) for _ in range(15)
+                    )
                     if bill_id not in used_ids:
                         used_ids.add(bill_id)
                         break
-                out.append(Bill(bill_id, f"{age}{serial:05d}", age, name, law, committee, proposed,
-                                proposer.mona_cd, co_codes, fate, decided, referred,
-                                presented, committee_done, judiciary, voted))
+                out.append(
+                    Bill(
+                        bill_id,
+                        f"{age}{serial:05d}",
+                        age,
+                        name,
+                        law,
+                        committee,
+                        proposed,
+                        proposer.mona_cd,
+                        co_codes,
+                        fate,
+                        decided,
+                        referred,
+                        presented,
+                        committee_done,
+                        judiciary,
+                        voted,
+                    )
+                )
         return self._place_anchors(out)
 
     def _place_anchors(self, bills: list[Bill]) -> tuple[Bill, ...]:
@@ -465,10 +683,21 @@ class AssemblyWorld:
             if voted:
                 decided = next((s.day for s in self.sittings[spec["age"]] if s.day >= done + dt.timedelta(days=14)))
                 judiciary = (done + dt.timedelta(days=2), done + dt.timedelta(days=7), decided - dt.timedelta(days=5))
-            out[target] = replace(out[target], bill_id=spec["bill_id"], name=spec["name"], law=spec["law"],
-                                  committee=spec["committee"], proposed=spec["proposed"], referred=spec["referred"],
-                                  presented=spec["presented"], committee_done=done, fate=spec["fate"],
-                                  decided=decided, judiciary=judiciary, voted=voted)
+            out[target] = replace(
+                out[target],
+                bill_id=spec["bill_id"],
+                name=spec["name"],
+                law=spec["law"],
+                committee=spec["committee"],
+                proposed=spec["proposed"],
+                referred=spec["referred"],
+                presented=spec["presented"],
+                committee_done=done,
+                fate=spec["fate"],
+                decided=decided,
+                judiciary=judiciary,
+                voted=voted,
+            )
         return tuple(out)
 
     @cached_property
@@ -486,9 +715,14 @@ class AssemblyWorld:
         parties = sorted({m.party for m in self.members})
         # the chance each party's members vote yes: a passed bill carries every party along; a rejected one
         # keeps even its proposer's party below half, so the tally always matches the result
-        stance = {p: float(rng.uniform(0.75, 0.99)) if passed else
-                  float(rng.uniform(0.2, 0.4)) if p == proposer_party else float(rng.uniform(0.0, 0.2))
-                  for p in parties}
+        stance = {
+            p: float(rng.uniform(0.75, 0.99))
+            if passed
+            else float(rng.uniform(0.2, 0.4))
+            if p == proposer_party
+            else float(rng.uniform(0.0, 0.2))
+            for p in parties
+        }
         clock = int(rng.integers(0, 10_000))
         out = []
         for member in self.members_of(bill.age):

@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from kopa_replay.sim.core import Query
-
     from kopa_replay.sim.world import World, WorldSizes
 
 __all__ = [
@@ -66,6 +65,7 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # Specs
 # ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Column:
@@ -142,86 +142,205 @@ _OPEN_CLOSED = ("영업", "폐업")
 
 SEOUL_SPECS: tuple[DatasetSpec, ...] = (
     DatasetSpec(
-        "seoul", "CardSubwayStatsNew", "seoul_card_subway_stats_new", "서울시 지하철호선별 역별 승하차 인원 정보",
+        "seoul",
+        "CardSubwayStatsNew",
+        "seoul_card_subway_stats_new",
+        "서울시 지하철호선별 역별 승하차 인원 정보",
         "subway",
-        _cols(("USE_DT", "day", "date"), ("LINE_NUM", "text", "subway_line"), ("SUB_STA_NM", "text", "subway_station"),
-              ("RIDE_PASGR_NUM", "measure"), ("ALIGHT_PASGR_NUM", "measure"), ("WORK_DT", "day", "date")),
-        keys=("USE_DT", "LINE_NUM", "SUB_STA_NM"), required=("USE_DT",)),
+        _cols(
+            ("USE_DT", "day", "date"),
+            ("LINE_NUM", "text", "subway_line"),
+            ("SUB_STA_NM", "text", "subway_station"),
+            ("RIDE_PASGR_NUM", "measure"),
+            ("ALIGHT_PASGR_NUM", "measure"),
+            ("WORK_DT", "day", "date"),
+        ),
+        keys=("USE_DT", "LINE_NUM", "SUB_STA_NM"),
+        required=("USE_DT",),
+    ),
     DatasetSpec(
-        "seoul", "CardBusStatisticsServiceNew", "seoul_card_bus_statistics_service_new",
-        "서울시 버스노선별 정류장별 승하차 인원 정보", "bus",
-        _cols(("USE_DT", "day", "date"), ("BUS_ROUTE_ID", "text", "seoul_route_id"),
-              ("BUS_ROUTE_NO", "text", "seoul_route_no"), ("BUS_ROUTE_NM", "text", "seoul_route_no"),
-              ("STND_BSST_ID", "text", "seoul_station_id"), ("BSST_ARS_NO", "text", "seoul_ars_id"),
-              ("BUS_STA_NM", "text", "seoul_stop_name"),
-              ("RIDE_PASGR_NUM", "measure"), ("ALIGHT_PASGR_NUM", "measure"), ("WORK_DT", "day", "date")),
-        keys=("USE_DT", "BUS_ROUTE_NO"), required=("USE_DT",)),
+        "seoul",
+        "CardBusStatisticsServiceNew",
+        "seoul_card_bus_statistics_service_new",
+        "서울시 버스노선별 정류장별 승하차 인원 정보",
+        "bus",
+        _cols(
+            ("USE_DT", "day", "date"),
+            ("BUS_ROUTE_ID", "text", "seoul_route_id"),
+            ("BUS_ROUTE_NO", "text", "seoul_route_no"),
+            ("BUS_ROUTE_NM", "text", "seoul_route_no"),
+            ("STND_BSST_ID", "text", "seoul_station_id"),
+            ("BSST_ARS_NO", "text", "seoul_ars_id"),
+            ("BUS_STA_NM", "text", "seoul_stop_name"),
+            ("RIDE_PASGR_NUM", "measure"),
+            ("ALIGHT_PASGR_NUM", "measure"),
+            ("WORK_DT", "day", "date"),
+        ),
+        keys=("USE_DT", "BUS_ROUTE_NO"),
+        required=("USE_DT",),
+    ),
     DatasetSpec(
-        "seoul", "SPOP_LOCAL_RESD_DONG", "seoul_spop_local_resd_dong", "서울 생활인구 (내국인, 행정동 단위)", "spop",
-        _cols(("STDR_DE_ID", "day", "date"), ("TMZON_PD_SE", "text"), ("ADSTRD_CODE_SE", "text", "adstrd_cd"),
-              ("TOT_LVPOP_CO", "measure"),
-              ("MALE_F0T9_LVPOP_CO", "measure"), ("MALE_F20T24_LVPOP_CO", "measure"),
-              ("MALE_F40T44_LVPOP_CO", "measure"), ("MALE_F70T74_LVPOP_CO", "measure"),
-              ("FEMALE_F0T9_LVPOP_CO", "measure"), ("FEMALE_F20T24_LVPOP_CO", "measure"),
-              ("FEMALE_F40T44_LVPOP_CO", "measure"), ("FEMALE_F70T74_LVPOP_CO", "measure")),
-        keys=("STDR_DE_ID", "TMZON_PD_SE", "ADSTRD_CODE_SE"), required=("STDR_DE_ID",)),
+        "seoul",
+        "SPOP_LOCAL_RESD_DONG",
+        "seoul_spop_local_resd_dong",
+        "서울 생활인구 (내국인, 행정동 단위)",
+        "spop",
+        _cols(
+            ("STDR_DE_ID", "day", "date"),
+            ("TMZON_PD_SE", "text"),
+            ("ADSTRD_CODE_SE", "text", "adstrd_cd"),
+            ("TOT_LVPOP_CO", "measure"),
+            ("MALE_F0T9_LVPOP_CO", "measure"),
+            ("MALE_F20T24_LVPOP_CO", "measure"),
+            ("MALE_F40T44_LVPOP_CO", "measure"),
+            ("MALE_F70T74_LVPOP_CO", "measure"),
+            ("FEMALE_F0T9_LVPOP_CO", "measure"),
+            ("FEMALE_F20T24_LVPOP_CO", "measure"),
+            ("FEMALE_F40T44_LVPOP_CO", "measure"),
+            ("FEMALE_F70T74_LVPOP_CO", "measure"),
+        ),
+        keys=("STDR_DE_ID", "TMZON_PD_SE", "ADSTRD_CODE_SE"),
+        required=("STDR_DE_ID",),
+    ),
     DatasetSpec(
-        "seoul", "bikeList", "seoul_bike_list", "서울시 공공자전거 실시간 대여정보", "bike",
-        _cols(("rackTotCnt", "measure"), ("stationName", "text"), ("parkingBikeTotCnt", "measure"),
-              ("shared", "measure"), ("stationLatitude", "lat"), ("stationLongitude", "lon"), ("stationId", "text")),
-        scale=1.0),
+        "seoul",
+        "bikeList",
+        "seoul_bike_list",
+        "서울시 공공자전거 실시간 대여정보",
+        "bike",
+        _cols(
+            ("rackTotCnt", "measure"),
+            ("stationName", "text"),
+            ("parkingBikeTotCnt", "measure"),
+            ("shared", "measure"),
+            ("stationLatitude", "lat"),
+            ("stationLongitude", "lon"),
+            ("stationId", "text"),
+        ),
+        scale=1.0,
+    ),
     DatasetSpec(
-        "seoul", "DailyAverageAirQuality", "seoul_daily_average_air_quality", "서울시 일별 평균 대기오염도 정보",
+        "seoul",
+        "DailyAverageAirQuality",
+        "seoul_daily_average_air_quality",
+        "서울시 일별 평균 대기오염도 정보",
         "gu_daily",
-        _cols(("MSRDT_DE", "day", "date"), ("MSRSTE_NM", "sigungu_name", "sigungu_name"),
-              ("NO2", "measure", None, (0.022, 0.35, 3, 0.25)), ("O3", "measure", None, (0.028, 0.35, 3, -0.35)),
-              ("CO", "measure", None, (0.45, 0.25, 1, 0.3)), ("SO2", "measure", None, (0.003, 0.2, 3, 0.2)),
-              ("PM10", "measure", None, (38.0, 0.4, 0, 0.35)), ("PM25", "measure", None, (19.0, 0.45, 0, 0.35))),
-        keys=("MSRDT_DE", "MSRSTE_NM"), required=("MSRDT_DE",)),
+        _cols(
+            ("MSRDT_DE", "day", "date"),
+            ("MSRSTE_NM", "sigungu_name", "sigungu_name"),
+            ("NO2", "measure", None, (0.022, 0.35, 3, 0.25)),
+            ("O3", "measure", None, (0.028, 0.35, 3, -0.35)),
+            ("CO", "measure", None, (0.45, 0.25, 1, 0.3)),
+            ("SO2", "measure", None, (0.003, 0.2, 3, 0.2)),
+            ("PM10", "measure", None, (38.0, 0.4, 0, 0.35)),
+            ("PM25", "measure", None, (19.0, 0.45, 0, 0.35)),
+        ),
+        keys=("MSRDT_DE", "MSRSTE_NM"),
+        required=("MSRDT_DE",),
+    ),
     DatasetSpec(
-        "seoul", "TbPublicWifiInfo", "seoul_tb_public_wifi_info", "서울시 공공와이파이 서비스 위치 정보", "facility",
-        _cols(("X_SWIFI_MGR_NO", "serial", None, "ARI{n:05d}"),
-              ("X_SWIFI_WRDOFC", "sigungu_name", "sigungu_name"),
-              ("X_SWIFI_MAIN_NM", "name", None, ("주민센터", "공원", "버스정류소", "도서관", "시장", "체육센터", "어린이공원",
-                                                  "복지관")),
-              ("X_SWIFI_ADRES1", "road_addr_short"), ("X_SWIFI_ADRES2", "choice", None, ("", "1층", "2층 로비", "정문 앞",
-                                                                                        "관리사무소")),
-              ("X_SWIFI_INSTL_FLOOR", "choice", None, ("", "1", "2", "지하1")),
-              ("X_SWIFI_INSTL_TY", "choice", None, ("7-1. 공원(하천)", "3. 버스정류소", "1. 주요거리", "4. 공공기관",
-                                                     "6. 전통시장", "5. 문화시설")),
-              ("X_SWIFI_INSTL_MBY", "choice", None, ("서울시(AP)", "자치구", "서울시(S-Net)")),
-              ("X_SWIFI_SVC_SE", "choice", None, ("공공WiFi", "자율WiFi")),
-              ("X_SWIFI_CMCWR", "choice", None, ("자가망_U무선망", "이통사망", "수도사업소자가망")),
-              ("X_SWIFI_CNSTC_YEAR", "year", None, (2014, 2025)),
-              ("X_SWIFI_INOUT_DOOR", "choice", None, ("실외", "실내")),
-              ("X_SWIFI_REMARS3", "choice", None, ("", "", "WiFi6", "WiFi6E")),
-              ("LAT", "lat", None, 6), ("LNT", "lon", None, 6),
-              ("WORK_DTTM", "stamp")),
-        scale=2.0),
+        "seoul",
+        "TbPublicWifiInfo",
+        "seoul_tb_public_wifi_info",
+        "서울시 공공와이파이 서비스 위치 정보",
+        "facility",
+        _cols(
+            ("X_SWIFI_MGR_NO", "serial", None, "ARI{n:05d}"),
+            ("X_SWIFI_WRDOFC", "sigungu_name", "sigungu_name"),
+            (
+                "X_SWIFI_MAIN_NM",
+                "name",
+                None,
+                ("주민센터", "공원", "버스정류소", "도서관", "시장", "체육센터", "어린이공원", "복지관"),
+            ),
+            ("X_SWIFI_ADRES1", "road_addr_short"),
+            ("X_SWIFI_ADRES2", "choice", None, ("", "1층", "2층 로비", "정문 앞", "관리사무소")),
+            ("X_SWIFI_INSTL_FLOOR", "choice", None, ("", "1", "2", "지하1")),
+            (
+                "X_SWIFI_INSTL_TY",
+                "choice",
+                None,
+                ("7-1. 공원(하천)", "3. 버스정류소", "1. 주요거리", "4. 공공기관", "6. 전통시장", "5. 문화시설"),
+            ),
+            ("X_SWIFI_INSTL_MBY", "choice", None, ("서울시(AP)", "자치구", "서울시(S-Net)")),
+            ("X_SWIFI_SVC_SE", "choice", None, ("공공WiFi", "자율WiFi")),
+            ("X_SWIFI_CMCWR", "choice", None, ("자가망_U무선망", "이통사망", "수도사업소자가망")),
+            ("X_SWIFI_CNSTC_YEAR", "year", None, (2014, 2025)),
+            ("X_SWIFI_INOUT_DOOR", "choice", None, ("실외", "실내")),
+            ("X_SWIFI_REMARS3", "choice", None, ("", "", "WiFi6", "WiFi6E")),
+            ("LAT", "lat", None, 6),
+            ("LNT", "lon", None, 6),
+            ("WORK_DTTM", "stamp"),
+        ),
+        scale=2.0,
+    ),
     DatasetSpec(
-        "seoul", "SeoulPublicLibraryInfo", "seoul_public_library_info", "서울시 공공도서관 현황정보", "facility",
-        _cols(("LBRRY_SEQ_NO", "serial", None, "{n}"),
-              ("LBRRY_NAME", "name", None, ("구립도서관", "작은도서관", "어린이도서관", "정보도서관", "꿈나무도서관")),
-              ("GU_CODE", "gu_code"), ("CODE_VALUE", "sigungu_name", "sigungu_name"),
-              ("ADRES", "road_addr"), ("TEL_NO", "phone"),
-              ("HMPG_URL", "choice", None, ("https://lib.seoul.go.kr", "", "http://www.splib.or.kr")),
-              ("OP_TIME", "choice", None, ("평일 09:00~22:00, 주말 09:00~17:00", "화~일 09:00~18:00",
-                                            "평일 09:00~20:00 / 주말 09:00~17:00")),
-              ("FDRM_CLOSE_DATE", "choice", None, ("매주 월요일 및 법정공휴일", "매월 둘째·넷째 월요일", "일요일, 공휴일")),
-              ("LBRRY_SE_NAME", "choice", None, ("구립도서관", "작은도서관", "어린이도서관")),
-              ("XCNTS", "lat", None, 7), ("YDNTS", "lon", None, 7)),
-        keys=("CODE_VALUE",), scale=0.5),
+        "seoul",
+        "SeoulPublicLibraryInfo",
+        "seoul_public_library_info",
+        "서울시 공공도서관 현황정보",
+        "facility",
+        _cols(
+            ("LBRRY_SEQ_NO", "serial", None, "{n}"),
+            ("LBRRY_NAME", "name", None, ("구립도서관", "작은도서관", "어린이도서관", "정보도서관", "꿈나무도서관")),
+            ("GU_CODE", "gu_code"),
+            ("CODE_VALUE", "sigungu_name", "sigungu_name"),
+            ("ADRES", "road_addr"),
+            ("TEL_NO", "phone"),
+            ("HMPG_URL", "choice", None, ("https://lib.seoul.go.kr", "", "http://www.splib.or.kr")),
+            (
+                "OP_TIME",
+                "choice",
+                None,
+                ("평일 09:00~22:00, 주말 09:00~17:00", "화~일 09:00~18:00", "평일 09:00~20:00 / 주말 09:00~17:00"),
+            ),
+            (
+                "FDRM_CLOSE_DATE",
+                "choice",
+                None,
+                ("매주 월요일 및 법정공휴일", "매월 둘째·넷째 월요일", "일요일, 공휴일"),
+            ),
+            ("LBRRY_SE_NAME", "choice", None, ("구립도서관", "작은도서관", "어린이도서관")),
+            ("XCNTS", "lat", None, 7),
+            ("YDNTS", "lon", None, 7),
+        ),
+        keys=("CODE_VALUE",),
+        scale=0.5,
+    ),
     # Rent contracts cover Seoul only: a 구 code is a 시군구 code, but another 시군구's code finds nothing.
     DatasetSpec(
-        "seoul", "tbLnOpendataRentV", "seoul_tb_ln_opendata_rent_v", "서울시 부동산 전월세가 정보", "rent",
-        _cols(("RCPT_YR", "text", "year"), ("CGG_CD", "text", "seoul_gu_cd"), ("CGG_NM", "text", "sigungu_name"),
-              ("STDG_CD", "text"), ("STDG_NM", "text", "dong_name"), ("LOTNO_SE", "text"), ("LOTNO_SE_NM", "text"),
-              ("MNO", "text"), ("SNO", "text"), ("FLR", "measure"), ("CTRT_DAY", "day", "date"),
-              ("RENT_SE", "text"), ("RENT_AREA", "measure"), ("GRFE", "measure"), ("RTFE", "measure"),
-              ("BLDG_NM", "text"), ("ARCH_YR", "text"), ("BLDG_USG", "text"), ("CTRT_PRD", "text"),
-              ("NEW_UPDT_YN", "text"), ("CTRT_UPDT_USE_YN", "text"), ("BFR_GRFE", "measure"),
-              ("BFR_RTFE", "measure")),
-        keys=("RCPT_YR", "CGG_CD", "CGG_NM", "STDG_CD")),
+        "seoul",
+        "tbLnOpendataRentV",
+        "seoul_tb_ln_opendata_rent_v",
+        "서울시 부동산 전월세가 정보",
+        "rent",
+        _cols(
+            ("RCPT_YR", "text", "year"),
+            ("CGG_CD", "text", "seoul_gu_cd"),
+            ("CGG_NM", "text", "sigungu_name"),
+            ("STDG_CD", "text"),
+            ("STDG_NM", "text", "dong_name"),
+            ("LOTNO_SE", "text"),
+            ("LOTNO_SE_NM", "text"),
+            ("MNO", "text"),
+            ("SNO", "text"),
+            ("FLR", "measure"),
+            ("CTRT_DAY", "day", "date"),
+            ("RENT_SE", "text"),
+            ("RENT_AREA", "measure"),
+            ("GRFE", "measure"),
+            ("RTFE", "measure"),
+            ("BLDG_NM", "text"),
+            ("ARCH_YR", "text"),
+            ("BLDG_USG", "text"),
+            ("CTRT_PRD", "text"),
+            ("NEW_UPDT_YN", "text"),
+            ("CTRT_UPDT_USE_YN", "text"),
+            ("BFR_GRFE", "measure"),
+            ("BFR_RTFE", "measure"),
+        ),
+        keys=("RCPT_YR", "CGG_CD", "CGG_NM", "STDG_CD"),
+    ),
 )
 
 # Licence and designation dates are historical (past_date): mostly decades old, so a date parameter
@@ -229,68 +348,186 @@ SEOUL_SPECS: tuple[DatasetSpec, ...] = (
 # dates fall mostly in the last decade or two (recent_past_date): daily series since 2015 hold most.
 GG_SPECS: tuple[DatasetSpec, ...] = (
     DatasetSpec(
-        "gg", "Animalhosptl", "gg_gen_anmal_hosptl", "경기도 동물병원 현황", "facility",
-        _cols(*_GG_SIGUN,
-              ("BIZPLC_NM", "name", None, ("동물병원", "동물병원", "동물의료센터", "종합동물병원", "24시동물병원",
-                                            "동물메디컬센터")),
-              ("LICENSG_DE", "open_date", "past_date", (1995, 2026)), ("BSN_STATE_NM", "state", None, ("정상", "폐업")),
-              ("CLSBIZ_DE", "close_date", "recent_past_date", 0.18), ("LOCPLC_FACLT_TELNO", "phone"),
-              *_GG_PLACE, ("REFINE_ZIP_CD", "zip"), *_GG_COORDS),
-        keys=_GG_KEYS, area="41", scale=1.0),
+        "gg",
+        "Animalhosptl",
+        "gg_gen_anmal_hosptl",
+        "경기도 동물병원 현황",
+        "facility",
+        _cols(
+            *_GG_SIGUN,
+            (
+                "BIZPLC_NM",
+                "name",
+                None,
+                ("동물병원", "동물병원", "동물의료센터", "종합동물병원", "24시동물병원", "동물메디컬센터"),
+            ),
+            ("LICENSG_DE", "open_date", "past_date", (1995, 2026)),
+            ("BSN_STATE_NM", "state", None, ("정상", "폐업")),
+            ("CLSBIZ_DE", "close_date", "recent_past_date", 0.18),
+            ("LOCPLC_FACLT_TELNO", "phone"),
+            *_GG_PLACE,
+            ("REFINE_ZIP_CD", "zip"),
+            *_GG_COORDS,
+        ),
+        keys=_GG_KEYS,
+        area="41",
+        scale=1.0,
+    ),
     DatasetSpec(
-        "gg", "GENRESTRT", "gg_general_restaurant", "경기도 일반음식점 현황", "facility",
-        _cols(*_GG_SIGUN,
-              ("BIZPLC_NM", "name", None, ("식당", "가든", "감자탕", "국밥", "분식", "치킨", "반점", "횟집", "숯불갈비",
-                                            "칼국수", "카페", "순대국")),
-              ("LICENSG_DE", "open_date", "past_date", (1985, 2026)), ("BSN_STATE_NM", "state", None, _OPEN_CLOSED),
-              ("CLSBIZ_DE", "close_date", "recent_past_date", 0.35),
-              ("SANITTN_BIZCOND_NM", "choice", None, ("한식", "한식", "한식", "중국식", "분식", "경양식", "일식",
-                                                     "호프/통닭", "기타", "김밥(도시락)", "횟집")),
-              ("LOCPLC_AR", "decimal", None, (18.0, 420.0, 2)),
-              ("MULTI_UTLZ_BIZEST_YN", "choice", None, ("N", "N", "Y")),
-              *_GG_PLACE, ("REFINE_ZIPNO", "zip"), *_GG_COORDS),
-        keys=_GG_KEYS, area="41", scale=3.0),
+        "gg",
+        "GENRESTRT",
+        "gg_general_restaurant",
+        "경기도 일반음식점 현황",
+        "facility",
+        _cols(
+            *_GG_SIGUN,
+            (
+                "BIZPLC_NM",
+                "name",
+                None,
+                (
+                    "식당",
+                    "가든",
+                    "감자탕",
+                    "국밥",
+                    "분식",
+                    "치킨",
+                    "반점",
+                    "횟집",
+                    "숯불갈비",
+                    "칼국수",
+                    "카페",
+                    "순대국",
+                ),
+            ),
+            ("LICENSG_DE", "open_date", "past_date", (1985, 2026)),
+            ("BSN_STATE_NM", "state", None, _OPEN_CLOSED),
+            ("CLSBIZ_DE", "close_date", "recent_past_date", 0.35),
+            (
+                "SANITTN_BIZCOND_NM",
+                "choice",
+                None,
+                (
+                    "한식",
+                    "한식",
+                    "한식",
+                    "중국식",
+                    "분식",
+                    "경양식",
+                    "일식",
+                    "호프/통닭",
+                    "기타",
+                    "김밥(도시락)",
+                    "횟집",
+                ),
+            ),
+            ("LOCPLC_AR", "decimal", None, (18.0, 420.0, 2)),
+            ("MULTI_UTLZ_BIZEST_YN", "choice", None, ("N", "N", "Y")),
+            *_GG_PLACE,
+            ("REFINE_ZIPNO", "zip"),
+            *_GG_COORDS,
+        ),
+        keys=_GG_KEYS,
+        area="41",
+        scale=3.0,
+    ),
     DatasetSpec(
-        "gg", "Parmacy", "gg_pharmacy", "경기도 약국 현황", "facility",
-        _cols(*_GG_SIGUN,
-              ("BIZPLC_NM", "name", None, ("약국", "약국", "온누리약국", "메디팜약국", "건강약국", "프라자약국")),
-              ("LICENSG_DE", "open_date", "past_date", (1990, 2026)), ("BSN_STATE_NM", "state", None, _OPEN_CLOSED),
-              ("CLSBIZ_DE", "close_date", "recent_past_date", 0.2), ("LOCPLC_FACLT_TELNO", "phone"),
-              *_GG_PLACE, ("REFINE_ZIPNO", "zip"), *_GG_COORDS),
-        keys=_GG_KEYS, area="41", scale=1.5),
+        "gg",
+        "Parmacy",
+        "gg_pharmacy",
+        "경기도 약국 현황",
+        "facility",
+        _cols(
+            *_GG_SIGUN,
+            ("BIZPLC_NM", "name", None, ("약국", "약국", "온누리약국", "메디팜약국", "건강약국", "프라자약국")),
+            ("LICENSG_DE", "open_date", "past_date", (1990, 2026)),
+            ("BSN_STATE_NM", "state", None, _OPEN_CLOSED),
+            ("CLSBIZ_DE", "close_date", "recent_past_date", 0.2),
+            ("LOCPLC_FACLT_TELNO", "phone"),
+            *_GG_PLACE,
+            ("REFINE_ZIPNO", "zip"),
+            *_GG_COORDS,
+        ),
+        keys=_GG_KEYS,
+        area="41",
+        scale=1.5,
+    ),
     DatasetSpec(
-        "gg", "Elctychrgstatn", "gg_ev_charging_station", "경기도 전기차 충전소 현황", "facility",
-        _cols(*_GG_SIGUN,
-              ("CHRGSTATN_NM", "name", None, ("공영주차장", "행정복지센터", "아파트", "체육공원", "도서관", "휴게소",
-                                               "이마트", "주민센터")),
-              ("CHARGER_TYPE_NM", "choice", None, ("DC차데모+AC3상+DC콤보", "DC콤보", "AC완속", "DC차데모+DC콤보")),
-              ("OPERT_INST_NM", "choice", None, ("환경부", "한국전력", "에버온", "차지비", "GS차지비", "SK일렉링크",
-                                                 "경기도")),
-              ("OPERT_TM_INFO", "choice", None, ("24시간 이용가능", "09:00~18:00", "06:00~24:00")),
-              *_GG_PLACE, ("REFINE_ZIP_CD", "zip"), *_GG_COORDS),
-        keys=_GG_KEYS, area="41", scale=1.5),
+        "gg",
+        "Elctychrgstatn",
+        "gg_ev_charging_station",
+        "경기도 전기차 충전소 현황",
+        "facility",
+        _cols(
+            *_GG_SIGUN,
+            (
+                "CHRGSTATN_NM",
+                "name",
+                None,
+                ("공영주차장", "행정복지센터", "아파트", "체육공원", "도서관", "휴게소", "이마트", "주민센터"),
+            ),
+            ("CHARGER_TYPE_NM", "choice", None, ("DC차데모+AC3상+DC콤보", "DC콤보", "AC완속", "DC차데모+DC콤보")),
+            (
+                "OPERT_INST_NM",
+                "choice",
+                None,
+                ("환경부", "한국전력", "에버온", "차지비", "GS차지비", "SK일렉링크", "경기도"),
+            ),
+            ("OPERT_TM_INFO", "choice", None, ("24시간 이용가능", "09:00~18:00", "06:00~24:00")),
+            *_GG_PLACE,
+            ("REFINE_ZIP_CD", "zip"),
+            *_GG_COORDS,
+        ),
+        keys=_GG_KEYS,
+        area="41",
+        scale=1.5,
+    ),
     DatasetSpec(
-        "gg", "CityPark", "gg_city_park", "경기도 도시공원 현황", "facility",
-        _cols(*_GG_SIGUN,
-              ("PARK_NM", "name", None, ("근린공원", "어린이공원", "소공원", "체육공원", "문화공원", "수변공원")),
-              ("PARK_DIV_NM", "choice", None, ("근린공원", "어린이공원", "소공원", "체육공원", "문화공원", "수변공원")),
-              ("PARK_AR", "decimal", None, (300.0, 250000.0, 1)),
-              ("MANAGE_INST_NM", "sigun_office"), ("MANAGE_INST_TELNO", "phone"),
-              ("DESIGN_NOTIFY_DE", "open_date", "past_date", (1970, 2025)),
-              *_GG_PLACE, ("REFINE_ZIPNO", "zip"), *_GG_COORDS),
-        keys=_GG_KEYS, area="41", scale=1.0),
+        "gg",
+        "CityPark",
+        "gg_city_park",
+        "경기도 도시공원 현황",
+        "facility",
+        _cols(
+            *_GG_SIGUN,
+            ("PARK_NM", "name", None, ("근린공원", "어린이공원", "소공원", "체육공원", "문화공원", "수변공원")),
+            ("PARK_DIV_NM", "choice", None, ("근린공원", "어린이공원", "소공원", "체육공원", "문화공원", "수변공원")),
+            ("PARK_AR", "decimal", None, (300.0, 250000.0, 1)),
+            ("MANAGE_INST_NM", "sigun_office"),
+            ("MANAGE_INST_TELNO", "phone"),
+            ("DESIGN_NOTIFY_DE", "open_date", "past_date", (1970, 2025)),
+            *_GG_PLACE,
+            ("REFINE_ZIPNO", "zip"),
+            *_GG_COORDS,
+        ),
+        keys=_GG_KEYS,
+        area="41",
+        scale=1.0,
+    ),
     DatasetSpec(
-        "gg", "Tbggibllbrm", "gg_public_library", "경기도 공공도서관 현황", "facility",
-        _cols(*_GG_SIGUN,
-              ("LIBRRY_NM", "name", None, ("도서관", "중앙도서관", "시립도서관", "작은도서관", "어린이도서관")),
-              ("LIBRRY_DIV_NM", "choice", None, ("공공도서관", "공공도서관", "작은도서관")),
-              ("OPERT_INST_NM", "sigun_office"),
-              ("READROOM_SEAT_CNT", "int", None, (20, 600)), ("BOOK_DATA_CNT", "int", None, (3000, 320000)),
-              ("CLOSEDAY_INFO", "choice", None, ("매주 월요일, 법정공휴일", "매주 금요일", "매월 둘째·넷째 월요일")),
-              ("TELNO", "phone"),
-              ("HMPG_ADDR", "choice", None, ("https://www.gglib.or.kr", "", "https://lib.suwon.go.kr")),
-              *_GG_PLACE, ("REFINE_ZIPNO", "zip"), *_GG_COORDS),
-        keys=_GG_KEYS, area="41", scale=0.5),
+        "gg",
+        "Tbggibllbrm",
+        "gg_public_library",
+        "경기도 공공도서관 현황",
+        "facility",
+        _cols(
+            *_GG_SIGUN,
+            ("LIBRRY_NM", "name", None, ("도서관", "중앙도서관", "시립도서관", "작은도서관", "어린이도서관")),
+            ("LIBRRY_DIV_NM", "choice", None, ("공공도서관", "공공도서관", "작은도서관")),
+            ("OPERT_INST_NM", "sigun_office"),
+            ("READROOM_SEAT_CNT", "int", None, (20, 600)),
+            ("BOOK_DATA_CNT", "int", None, (3000, 320000)),
+            ("CLOSEDAY_INFO", "choice", None, ("매주 월요일, 법정공휴일", "매주 금요일", "매월 둘째·넷째 월요일")),
+            ("TELNO", "phone"),
+            ("HMPG_ADDR", "choice", None, ("https://www.gglib.or.kr", "", "https://lib.suwon.go.kr")),
+            *_GG_PLACE,
+            ("REFINE_ZIPNO", "zip"),
+            *_GG_COORDS,
+        ),
+        keys=_GG_KEYS,
+        area="41",
+        scale=0.5,
+    ),
 )
 
 SPECS: tuple[DatasetSpec, ...] = SEOUL_SPECS + GG_SPECS
@@ -302,99 +539,304 @@ SPECS_BY_TOOL: dict[str, DatasetSpec] = {spec.tool: spec for spec in SPECS}
 # ---------------------------------------------------------------------------
 
 #: Seoul-area railway lines as CardSubwayStatsNew names them (LINE_NUM) with their stations (SUB_STA_NM).
-SUBWAY_LINES: tuple[tuple[str, tuple[str, ...]], ...] = tuple((line, tuple(stations.split())) for line, stations in (
-    ("1호선", "서울역 시청 종각 종로3가 종로5가 동대문 동묘앞 신설동 제기동 청량리(서울시립대입구)"),
-    ("2호선", "시청 을지로입구 을지로3가 을지로4가 동대문역사문화공원(DDP) 신당 상왕십리 왕십리(성동구청) 한양대 뚝섬 성수 "
-              "건대입구 구의(광진구청) 강변(동서울터미널) 잠실나루 잠실(송파구청) 잠실새내 종합운동장 삼성(무역센터) 선릉 역삼 "
-              "강남 교대(법원.검찰청) 서초 방배 사당 낙성대(강감찬) 서울대입구(관악구청) 봉천 신림 신대방 구로디지털단지 "
-              "대림(구로구청) 신도림 문래 영등포구청 당산 합정 홍대입구 신촌 이대 아현 충정로(경기대입구) 용답 신답 "
-              "용두(동대문구청) 신설동 도림천 양천구청 신정네거리 까치산"),
-    ("3호선", "지축 구파발 연신내 불광 녹번 홍제 무악재 독립문 경복궁(정부서울청사) 안국 종로3가 을지로3가 충무로 동대입구 "
-              "약수 금호 옥수 압구정 신사 잠원 고속터미널 교대(법원.검찰청) 남부터미널(예술의전당) 양재(서초구청) 매봉 도곡 "
-              "대치 학여울 대청 일원 수서 가락시장 경찰병원 오금"),
-    ("4호선", "당고개 상계 노원 창동 쌍문 수유(강북구청) 미아(서울사이버대학) 미아사거리 길음 성신여대입구(돈암) "
-              "한성대입구(삼선교) 혜화 동대문 동대문역사문화공원(DDP) 충무로 명동 회현(남대문시장) 서울역 숙대입구(갈월) "
-              "삼각지 신용산 이촌(국립중앙박물관) 동작(현충원) 총신대입구(이수) 사당 남태령"),
-    ("5호선", "방화 개화산 김포공항 송정 마곡 발산 우장산 화곡 까치산 신정(은행정) 목동 오목교(목동운동장앞) 양평 영등포구청 "
-              "영등포시장 신길 여의도 여의나루 마포 공덕 애오개 충정로(경기대입구) 서대문 광화문(세종문화회관) "
-              "종로3가(탑골공원) 을지로4가 동대문역사문화공원(DDP) 청구 신금호 행당 왕십리(성동구청) 마장 답십리 장한평 "
-              "군자(능동) 아차산(어린이대공원후문) 광나루(장신대) 천호(풍납토성) 강동 길동 굽은다리(강동구민회관앞) 명일 고덕 "
-              "상일동 강일 둔촌동 올림픽공원(한국체대) 방이 오금 개롱 거여 마천"),
-    ("6호선", "응암 역촌 불광 독바위 연신내 구산 새절(신사) 증산(명지대앞) 디지털미디어시티 월드컵경기장(성산) 마포구청 망원 "
-              "합정 상수 광흥창(서강) 대흥(서강대앞) 공덕 효창공원앞 삼각지 녹사평(용산구청) 이태원 한강진 버티고개 약수 "
-              "청구 신당 동묘앞 창신 보문 안암(고대병원앞) 고려대(종암) 월곡(동덕여대) 상월곡(한국과학기술연구원) 돌곶이 석계 "
-              "태릉입구 화랑대(서울여대입구) 봉화산 신내"),
-    ("7호선", "장암 도봉산 수락산 마들 노원 중계 하계 공릉(서울과학기술대) 태릉입구 먹골 중화 상봉(시외버스터미널) 면목 사가정 "
-              "용마산 중곡 군자(능동) 어린이대공원(세종대) 건대입구 뚝섬유원지 청담 강남구청 학동 논현 반포 고속터미널 내방 "
-              "이수 남성 숭실대입구(살피재) 상도 장승배기 신대방삼거리 보라매 신풍 대림(구로구청) 남구로 가산디지털단지 철산 "
-              "광명사거리 천왕 온수(성공회대입구) 까치울 부천종합운동장 춘의 신중동 부천시청 상동 삼산체육관 굴포천 부평구청"),
-    ("8호선", "암사 천호(풍납토성) 강동구청 몽촌토성(평화의문) 잠실(송파구청) 석촌 송파 가락시장 문정 장지 복정 산성 "
-              "남한산성입구(성남법원.검찰청) 단대오거리 신흥 수진 모란"),
-    ("9호선", "개화 김포공항 공항시장 신방화 마곡나루 양천향교 가양 증미 등촌 염창 신목동 선유도 당산 국회의사당 여의도 샛강 "
-              "노량진 노들 흑석 동작 구반포 신반포 고속터미널 사평 신논현"),
-    ("9호선2~3단계", "언주 선정릉 삼성중앙 봉은사 종합운동장 삼전 석촌고분 석촌 송파나루 한성백제 올림픽공원 둔촌오륜 "
-                      "중앙보훈병원"),
-    ("경부선", "남영 용산 노량진 대방 신길 영등포 신도림 구로 가산디지털단지 독산 금천구청 석수 관악 안양 명학 금정 군포 당정 "
-               "의왕 성균관대 화서 수원 세류 병점 세마 오산대 오산 진위 송탄 서정리 지제 평택 성환 직산 두정 천안"),
-    ("경인선", "구일 개봉 오류동 온수 역곡 소사 부천 중동 송내 부개 부평 백운 동암 간석 주안 도화 제물포 도원 동인천 인천"),
-    ("경원선", "회기 외대앞 신이문 석계 광운대 월계 녹천 창동 방학 도봉 도봉산 망월사 회룡 의정부 가능 녹양 양주 덕계 덕정 "
-               "지행 동두천중앙 보산 동두천 소요산"),
-    ("경의선", "서울역 신촌 가좌 디지털미디어시티 수색 화전 강매 행신 능곡 대곡 곡산 백마 풍산 일산 탄현 야당 운정 금릉 금촌 "
-               "월롱 파주 문산 효창공원앞 공덕 서강대 홍대입구"),
-    ("중앙선", "용산 이촌 서빙고 한남 옥수 응봉 왕십리 청량리 회기 중랑 상봉 망우 양원 구리 도농 양정 덕소 도심 팔당 운길산 "
-               "양수 신원 국수 아신 오빈 양평 원덕 용문 지평"),
-    ("분당선", "왕십리 서울숲 압구정로데오 강남구청 선정릉 선릉 한티 도곡 구룡 개포동 대모산입구 수서 복정 가천대 태평 모란 "
-               "야탑 이매 서현 수내 정자 미금 오리 죽전 보정 구성 신갈 기흥 상갈 청명 영통 망포 매탄권선 수원시청 매교 수원"),
-    ("공항철도 1호선", "서울역 공덕 홍대입구 디지털미디어시티 마곡나루 김포공항 계양 검암 청라국제도시 영종 운서 공항화물청사 "
-                      "인천공항1터미널 인천공항2터미널"),
-    ("경춘선", "상봉 망우 신내 갈매 별내 퇴계원 사릉 금곡 평내호평 천마산 마석 대성리 청평 상천 가평 굴봉산 백양리 강촌 "
-               "김유정 남춘천 춘천"),
-    ("일산선", "지축 삼송 원흥 원당 화정 대곡 백석 마두 정발산 주엽 대화"),
-    ("과천선", "선바위 경마공원 대공원 과천 정부과천청사 인덕원 평촌 범계"),
-    ("안산선", "산본 수리산 대야미 반월 상록수 한대앞 중앙 고잔 초지 안산 신길온천 정왕 오이도"),
-    ("우이신설선", "북한산우이 솔밭공원 4.19민주묘지 가오리 화계 삼양 삼양사거리 솔샘 북한산보국문 정릉 성신여대입구 보문 신설동"),
-    ("신림선", "샛강 대방 서울지방병무청 보라매 보라매공원 보라매병원 당곡 신림 서원 서울대벤처타운 관악산"),
-))
+SUBWAY_LINES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (line, tuple(stations.split()))
+    for line, stations in (
+        ("1호선", "서울역 시청 종각 종로3가 종로5가 동대문 동묘앞 신설동 제기동 청량리(서울시립대입구)"),
+        (
+            "2호선",
+            "시청 을지로입구 을지로3가 을지로4가 동대문역사문화공원(DDP) 신당 상왕십리 왕십리(성동구청) 한양대 뚝섬 성수 "
+            "건대입구 구의(광진구청) 강변(동서울터미널) 잠실나루 잠실(송파구청) 잠실새내 종합운동장 삼성(무역센터) 선릉 역삼 "
+            "강남 교대(법원.검찰청) 서초 방배 사당 낙성대(강감찬) 서울대입구(관악구청) 봉천 신림 신대방 구로디지털단지 "
+            "대림(구로구청) 신도림 문래 영등포구청 당산 합정 홍대입구 신촌 이대 아현 충정로(경기대입구) 용답 신답 "
+            "용두(동대문구청) 신설동 도림천 양천구청 신정네거리 까치산",
+        ),
+        (
+            "3호선",
+            "지축 구파발 연신내 불광 녹번 홍제 무악재 독립문 경복궁(정부서울청사) 안국 종로3가 을지로3가 충무로 동대입구 "
+            "약수 금호 옥수 압구정 신사 잠원 고속터미널 교대(법원.검찰청) 남부터미널(예술의전당) 양재(서초구청) 매봉 도곡 "
+            "대치 학여울 대청 일원 수서 가락시장 경찰병원 오금",
+        ),
+        (
+            "4호선",
+            "당고개 상계 노원 창동 쌍문 수유(강북구청) 미아(서울사이버대학) 미아사거리 길음 성신여대입구(돈암) "
+            "한성대입구(삼선교) 혜화 동대문 동대문역사문화공원(DDP) 충무로 명동 회현(남대문시장) 서울역 숙대입구(갈월) "
+            "삼각지 신용산 이촌(국립중앙박물관) 동작(현충원) 총신대입구(이수) 사당 남태령",
+        ),
+        (
+            "5호선",
+            "방화 개화산 김포공항 송정 마곡 발산 우장산 화곡 까치산 신정(은행정) 목동 오목교(목동운동장앞) 양평 영등포구청 "
+            "영등포시장 신길 여의도 여의나루 마포 공덕 애오개 충정로(경기대입구) 서대문 광화문(세종문화회관) "
+            "종로3가(탑골공원) 을지로4가 동대문역사문화공원(DDP) 청구 신금호 행당 왕십리(성동구청) 마장 답십리 장한평 "
+            "군자(능동) 아차산(어린이대공원후문) 광나루(장신대) 천호(풍납토성) 강동 길동 굽은다리(강동구민회관앞) 명일 고덕 "
+            "상일동 강일 둔촌동 올림픽공원(한국체대) 방이 오금 개롱 거여 마천",
+        ),
+        (
+            "6호선",
+            "응암 역촌 불광 독바위 연신내 구산 새절(신사) 증산(명지대앞) 디지털미디어시티 월드컵경기장(성산) 마포구청 망원 "
+            "합정 상수 광흥창(서강) 대흥(서강대앞) 공덕 효창공원앞 삼각지 녹사평(용산구청) 이태원 한강진 버티고개 약수 "
+            "청구 신당 동묘앞 창신 보문 안암(고대병원앞) 고려대(종암) 월곡(동덕여대) 상월곡(한국과학기술연구원) 돌곶이 석계 "
+            "태릉입구 화랑대(서울여대입구) 봉화산 신내",
+        ),
+        (
+            "7호선",
+            "장암 도봉산 수락산 마들 노원 중계 하계 공릉(서울과학기술대) 태릉입구 먹골 중화 상봉(시외버스터미널) 면목 사가정 "
+            "용마산 중곡 군자(능동) 어린이대공원(세종대) 건대입구 뚝섬유원지 청담 강남구청 학동 논현 반포 고속터미널 내방 "
+            "이수 남성 숭실대입구(살피재) 상도 장승배기 신대방삼거리 보라매 신풍 대림(구로구청) 남구로 가산디지털단지 철산 "
+            "광명사거리 천왕 온수(성공회대입구) 까치울 부천종합운동장 춘의 신중동 부천시청 상동 삼산체육관 굴포천 부평구청",
+        ),
+        (
+            "8호선",
+            "암사 천호(풍납토성) 강동구청 몽촌토성(평화의문) 잠실(송파구청) 석촌 송파 가락시장 문정 장지 복정 산성 "
+            "남한산성입구(성남법원.검찰청) 단대오거리 신흥 수진 모란",
+        ),
+        (
+            "9호선",
+            "개화 김포공항 공항시장 신방화 마곡나루 양천향교 가양 증미 등촌 염창 신목동 선유도 당산 국회의사당 여의도 샛강 "
+            "노량진 노들 흑석 동작 구반포 신반포 고속터미널 사평 신논현",
+        ),
+        (
+            "9호선2~3단계",
+            "언주 선정릉 삼성중앙 봉은사 종합운동장 삼전 석촌고분 석촌 송파나루 한성백제 올림픽공원 둔촌오륜 "
+            "중앙보훈병원",
+        ),
+        (
+            "경부선",
+            "남영 용산 노량진 대방 신길 영등포 신도림 구로 가산디지털단지 독산 금천구청 석수 관악 안양 명학 금정 군포 당정 "
+            "의왕 성균관대 화서 수원 세류 병점 세마 오산대 오산 진위 송탄 서정리 지제 평택 성환 직산 두정 천안",
+        ),
+        (
+            "경인선",
+            "구일 개봉 오류동 온수 역곡 소사 부천 중동 송내 부개 부평 백운 동암 간석 주안 도화 제물포 도원 동인천 인천",
+        ),
+        (
+            "경원선",
+            "회기 외대앞 신이문 석계 광운대 월계 녹천 창동 방학 도봉 도봉산 망월사 회룡 의정부 가능 녹양 양주 덕계 덕정 "
+            "지행 동두천중앙 보산 동두천 소요산",
+        ),
+        (
+            "경의선",
+            "서울역 신촌 가좌 디지털미디어시티 수색 화전 강매 행신 능곡 대곡 곡산 백마 풍산 일산 탄현 야당 운정 금릉 금촌 "
+            "월롱 파주 문산 효창공원앞 공덕 서강대 홍대입구",
+        ),
+        (
+            "중앙선",
+            "용산 이촌 서빙고 한남 옥수 응봉 왕십리 청량리 회기 중랑 상봉 망우 양원 구리 도농 양정 덕소 도심 팔당 운길산 "
+            "양수 신원 국수 아신 오빈 양평 원덕 용문 지평",
+        ),
+        (
+            "분당선",
+            "왕십리 서울숲 압구정로데오 강남구청 선정릉 선릉 한티 도곡 구룡 개포동 대모산입구 수서 복정 가천대 태평 모란 "
+            "야탑 이매 서현 수내 정자 미금 오리 죽전 보정 구성 신갈 기흥 상갈 청명 영통 망포 매탄권선 수원시청 매교 수원",
+        ),
+        (
+            "공항철도 1호선",
+            "서울역 공덕 홍대입구 디지털미디어시티 마곡나루 김포공항 계양 검암 청라국제도시 영종 운서 공항화물청사 "
+            "인천공항1터미널 인천공항2터미널",
+        ),
+        (
+            "경춘선",
+            "상봉 망우 신내 갈매 별내 퇴계원 사릉 금곡 평내호평 천마산 마석 대성리 청평 상천 가평 굴봉산 백양리 강촌 "
+            "김유정 남춘천 춘천",
+        ),
+        ("일산선", "지축 삼송 원흥 원당 화정 대곡 백석 마두 정발산 주엽 대화"),
+        ("과천선", "선바위 경마공원 대공원 과천 정부과천청사 인덕원 평촌 범계"),
+        ("안산선", "산본 수리산 대야미 반월 상록수 한대앞 중앙 고잔 초지 안산 신길온천 정왕 오이도"),
+        (
+            "우이신설선",
+            "북한산우이 솔밭공원 4.19민주묘지 가오리 화계 삼양 삼양사거리 솔샘 북한산보국문 정릉 성신여대입구 보문 신설동",
+        ),
+        ("신림선", "샛강 대방 서울지방병무청 보라매 보라매공원 보라매병원 당곡 신림 서원 서울대벤처타운 관악산"),
+    )
+)
 
 #: Stations whose daily ridership is far above the rest (boosts the lognormal base).
-_BUSY_STATIONS = frozenset((
-    "강남", "잠실(송파구청)", "홍대입구", "서울역", "신림", "구로디지털단지", "고속터미널", "삼성(무역센터)", "선릉", "역삼",
-    "신도림", "건대입구", "사당", "영등포", "수원", "종각", "을지로입구", "가산디지털단지", "서울대입구(관악구청)", "교대(법원.검찰청)",
-))
+_BUSY_STATIONS = frozenset(
+    (
+        "강남",
+        "잠실(송파구청)",
+        "홍대입구",
+        "서울역",
+        "신림",
+        "구로디지털단지",
+        "고속터미널",
+        "삼성(무역센터)",
+        "선릉",
+        "역삼",
+        "신도림",
+        "건대입구",
+        "사당",
+        "영등포",
+        "수원",
+        "종각",
+        "을지로입구",
+        "가산디지털단지",
+        "서울대입구(관악구청)",
+        "교대(법원.검찰청)",
+    )
+)
 
-_BIZ_STEMS = ("행복", "사랑", "우리", "미소", "튼튼", "하나", "온누리", "365", "중앙", "제일", "새봄", "푸른", "바른", "늘푸른",
-              "한빛", "참좋은", "해맑은", "다온", "가온", "누리", "별빛", "한마음", "대성", "동신", "현대", "청솔", "소나무",
-              "햇살", "열린", "으뜸", "백세", "나무", "봄날", "정성", "명품", "오복", "태양", "은행나무", "큰길", "맑은")
-_ROAD_STEMS = ("중앙", "시청", "평화", "경수대", "동탄대", "원천", "장안", "매봉", "문화", "시민", "정자", "탄천", "은행",
-               "서부", "동부", "역전", "공원", "학교", "대학", "산업", "세종", "충렬", "푸른", "새말", "버들")
-_APT_BRANDS = ("래미안", "자이", "e편한세상", "힐스테이트", "아이파크", "푸르지오", "롯데캐슬", "더샵", "SK뷰", "한신", "현대",
-               "삼성", "주공", "대림", "우성", "한양", "쌍용", "벽산", "두산위브", "금호어울림", "센트레빌", "호반베르디움",
-               "꿈에그린", "극동", "신동아", "럭키", "미성", "동아", "청구", "경남")
+_BIZ_STEMS = (
+    "행복",
+    "사랑",
+    "우리",
+    "미소",
+    "튼튼",
+    "하나",
+    "온누리",
+    "365",
+    "중앙",
+    "제일",
+    "새봄",
+    "푸른",
+    "바른",
+    "늘푸른",
+    "한빛",
+    "참좋은",
+    "해맑은",
+    "다온",
+    "가온",
+    "누리",
+    "별빛",
+    "한마음",
+    "대성",
+    "동신",
+    "현대",
+    "청솔",
+    "소나무",
+    "햇살",
+    "열린",
+    "으뜸",
+    "백세",
+    "나무",
+    "봄날",
+    "정성",
+    "명품",
+    "오복",
+    "태양",
+    "은행나무",
+    "큰길",
+    "맑은",
+)
+_ROAD_STEMS = (
+    "중앙",
+    "시청",
+    "평화",
+    "경수대",
+    "동탄대",
+    "원천",
+    "장안",
+    "매봉",
+    "문화",
+    "시민",
+    "정자",
+    "탄천",
+    "은행",
+    "서부",
+    "동부",
+    "역전",
+    "공원",
+    "학교",
+    "대학",
+    "산업",
+    "세종",
+    "충렬",
+    "푸른",
+    "새말",
+    "버들",
+)
+_APT_BRANDS = (
+    "래미안",
+    "자이",
+    "e편한세상",
+    "힐스테이트",
+    "아이파크",
+    "푸르지오",
+    "롯데캐슬",
+    "더샵",
+    "SK뷰",
+    "한신",
+    "현대",
+    "삼성",
+    "주공",
+    "대림",
+    "우성",
+    "한양",
+    "쌍용",
+    "벽산",
+    "두산위브",
+    "금호어울림",
+    "센트레빌",
+    "호반베르디움",
+    "꿈에그린",
+    "극동",
+    "신동아",
+    "럭키",
+    "미성",
+    "동아",
+    "청구",
+    "경남",
+)
 _BUILDING_TYPES = ("아파트", "아파트", "아파트", "오피스텔", "연립다세대", "단독다가구")
 
 #: Approximate centres (lat, lon) and zip prefixes (first two digits) of the 시도.
 _SIDO_GEO = {
-    "11": (37.5665, 126.9780, 0.09, (1, 8)), "26": (35.1796, 129.0756, 0.08, (46, 49)),
-    "27": (35.8714, 128.6014, 0.08, (41, 43)), "28": (37.4563, 126.7052, 0.08, (21, 23)),
-    "29": (35.1595, 126.8526, 0.06, (61, 62)), "30": (36.3504, 127.3845, 0.06, (34, 35)),
-    "31": (35.5384, 129.3114, 0.07, (44, 45)), "36": (36.4800, 127.2890, 0.05, (30, 30)),
-    "41": (37.4138, 127.5183, 0.35, (10, 18)), "51": (37.8228, 128.1555, 0.4, (24, 26)),
-    "43": (36.6357, 127.4917, 0.3, (27, 29)), "44": (36.5184, 126.8000, 0.3, (31, 33)),
-    "52": (35.7175, 127.1530, 0.3, (54, 56)), "46": (34.8679, 126.9910, 0.35, (57, 59)),
-    "47": (36.4919, 128.8889, 0.4, (36, 40)), "48": (35.4606, 128.2132, 0.35, (50, 53)),
+    "11": (37.5665, 126.9780, 0.09, (1, 8)),
+    "26": (35.1796, 129.0756, 0.08, (46, 49)),
+    "27": (35.8714, 128.6014, 0.08, (41, 43)),
+    "28": (37.4563, 126.7052, 0.08, (21, 23)),
+    "29": (35.1595, 126.8526, 0.06, (61, 62)),
+    "30": (36.3504, 127.3845, 0.06, (34, 35)),
+    "31": (35.5384, 129.3114, 0.07, (44, 45)),
+    "36": (36.4800, 127.2890, 0.05, (30, 30)),
+    "41": (37.4138, 127.5183, 0.35, (10, 18)),
+    "51": (37.8228, 128.1555, 0.4, (24, 26)),
+    "43": (36.6357, 127.4917, 0.3, (27, 29)),
+    "44": (36.5184, 126.8000, 0.3, (31, 33)),
+    "52": (35.7175, 127.1530, 0.3, (54, 56)),
+    "46": (34.8679, 126.9910, 0.35, (57, 59)),
+    "47": (36.4919, 128.8889, 0.4, (36, 40)),
+    "48": (35.4606, 128.2132, 0.35, (50, 53)),
     "50": (33.4996, 126.5312, 0.12, (63, 63)),
 }
-_AREA_CODES = {"11": "02", "26": "051", "27": "053", "28": "032", "29": "062", "30": "042", "31": "052", "36": "044",
-               "41": "031", "51": "033", "43": "043", "44": "041", "52": "063", "46": "061", "47": "054", "48": "055",
-               "50": "064"}
+_AREA_CODES = {
+    "11": "02",
+    "26": "051",
+    "27": "053",
+    "28": "032",
+    "29": "062",
+    "30": "042",
+    "31": "052",
+    "36": "044",
+    "41": "031",
+    "51": "033",
+    "43": "043",
+    "44": "041",
+    "52": "063",
+    "46": "061",
+    "47": "054",
+    "48": "055",
+    "50": "064",
+}
 #: 만원 per ㎡ of apartment floor area around 2024 for the costliest Seoul 구; the rest are drawn.
-_SEOUL_PRICE = {"강남구": 2600, "서초구": 2500, "송파구": 2000, "용산구": 2000, "성동구": 1650, "마포구": 1500,
-                "양천구": 1450, "광진구": 1450, "영등포구": 1400, "동작구": 1350}
+_SEOUL_PRICE = {
+    "강남구": 2600,
+    "서초구": 2500,
+    "송파구": 2000,
+    "용산구": 2000,
+    "성동구": 1650,
+    "마포구": 1500,
+    "양천구": 1450,
+    "광진구": 1450,
+    "영등포구": 1400,
+    "동작구": 1350,
+}
 
 
 # ---------------------------------------------------------------------------
 # Small helpers
 # ---------------------------------------------------------------------------
+
 
 def _pick(rng: "np.random.Generator", items: tuple | list) -> Any:
     return items[int(rng.integers(len(items)))]
@@ -439,10 +881,10 @@ def _day_factor(day: dt.date) -> float:
 class AdminDong:
     """A 행정동: an administrative dong made of (parts of) 법정동."""
 
-    code: str                                  # 8 digits (ADSTRD_CODE_SE)
-    name: str                                  # 역삼1동, 청운효자동
+    code: str  # 8 digits (ADSTRD_CODE_SE)
+    name: str  # 역삼1동, 청운효자동
     sigungu: Sigungu
-    parts: tuple[tuple[Dong, float], ...]    # (법정동, share of its residents)
+    parts: tuple[tuple[Dong, float], ...]  # (법정동, share of its residents)
 
     @property
     def admm_cd(self) -> str:
@@ -454,13 +896,13 @@ class AdminDong:
 class Complex:
     """An apartment complex (단지) that trades in the RTMS data."""
 
-    seq: str              # aptSeq 11680-3456
-    name: str             # 역삼래미안
+    seq: str  # aptSeq 11680-3456
+    name: str  # 역삼래미안
     dong: Dong
     build_year: int
     areas: tuple[float, ...]
     floors: int
-    price_m2: float       # 만원 per ㎡ in January 2024
+    price_m2: float  # 만원 per ㎡ in January 2024
     bonbun: int
     bubun: int
     road: str
@@ -481,6 +923,7 @@ class _Place:
 # ---------------------------------------------------------------------------
 # The sub-world
 # ---------------------------------------------------------------------------
+
 
 class DatasetWorld:
     """Rows of the Seoul/Gyeonggi dataset services, 행정동, apartment complexes and trades."""
@@ -534,9 +977,16 @@ class DatasetWorld:
             road += f" {int(rng.integers(1, 120))}번길"
         main = int(rng.integers(1, 1200))
         bunji = f"{main}-{int(rng.integers(1, 40))}" if rng.random() < 0.6 else str(main)
-        return _Place(sgg, dong, road, int(rng.integers(1, 300)), bunji,
-                      lat + float(rng.normal(0, 0.018)), lon + float(rng.normal(0, 0.022)),
-                      f"{zip3}{int(rng.integers(0, 100)):02d}")
+        return _Place(
+            sgg,
+            dong,
+            road,
+            int(rng.integers(1, 300)),
+            bunji,
+            lat + float(rng.normal(0, 0.018)),
+            lon + float(rng.normal(0, 0.022)),
+            f"{zip3}{int(rng.integers(0, 100)):02d}",
+        )
 
     def dongs_in(self, sgg_code: str) -> list[Dong]:
         """The 법정동 of a 시군구 by its 5-digit code, in code order."""
@@ -571,8 +1021,9 @@ class DatasetWorld:
         self._facility_cache[spec.tool] = out
         return out
 
-    def _facility_row(self, spec: DatasetSpec, rng: "np.random.Generator", sgg: Sigungu,
-                      serial: int) -> tuple[dt.date | None, dt.date | None, dict[str, Any]]:
+    def _facility_row(
+        self, spec: DatasetSpec, rng: "np.random.Generator", sgg: Sigungu, serial: int
+    ) -> tuple[dt.date | None, dt.date | None, dict[str, Any]]:
         place = self._place(rng, sgg)
         opened: dt.date | None = None
         closed: dt.date | None = None
@@ -649,7 +1100,9 @@ class DatasetWorld:
         rng = self._world.rng("datasets.subway.base")
         out = []
         for line, stations in SUBWAY_LINES:
-            line_scale = 1.6 if line == "2호선" else (0.45 if line in ("우이신설선", "신림선", "경춘선", "일산선") else 1.0)
+            line_scale = (
+                1.6 if line == "2호선" else (0.45 if line in ("우이신설선", "신림선", "경춘선", "일산선") else 1.0)
+            )
             for station in stations:
                 base = float(rng.lognormal(math.log(9000), 0.7)) * line_scale
                 if station in _BUSY_STATIONS:
@@ -670,9 +1123,16 @@ class DatasetWorld:
         out = []
         for (line, station, base), r, a in zip(bases, ride, alight):
             boarded = round(base * factor * float(r))
-            out.append({"USE_DT": ymd(day), "LINE_NUM": line, "SUB_STA_NM": station,
-                        "RIDE_PASGR_NUM": float(boarded), "ALIGHT_PASGR_NUM": float(round(boarded * float(a))),
-                        "WORK_DT": work})
+            out.append(
+                {
+                    "USE_DT": ymd(day),
+                    "LINE_NUM": line,
+                    "SUB_STA_NM": station,
+                    "RIDE_PASGR_NUM": float(boarded),
+                    "ALIGHT_PASGR_NUM": float(round(boarded * float(a))),
+                    "WORK_DT": work,
+                }
+            )
         return out, ("USE_DT",)
 
     # -- bus ridership --------------------------------------------------------------
@@ -704,10 +1164,20 @@ class DatasetWorld:
         out = []
         for (route, station, base), r, a in zip(bases, ride, alight):
             boarded = round(base * factor * float(r))
-            out.append({"USE_DT": ymd(day), "BUS_ROUTE_ID": route.route_id, "BUS_ROUTE_NO": route.name,
-                        "BUS_ROUTE_NM": route.name, "STND_BSST_ID": station.st_id, "BSST_ARS_NO": station.ars_id,
-                        "BUS_STA_NM": station.name, "RIDE_PASGR_NUM": boarded,
-                        "ALIGHT_PASGR_NUM": max(0, round(boarded * float(a))), "WORK_DT": registered})
+            out.append(
+                {
+                    "USE_DT": ymd(day),
+                    "BUS_ROUTE_ID": route.route_id,
+                    "BUS_ROUTE_NO": route.name,
+                    "BUS_ROUTE_NM": route.name,
+                    "STND_BSST_ID": station.st_id,
+                    "BSST_ARS_NO": station.ars_id,
+                    "BUS_STA_NM": station.name,
+                    "RIDE_PASGR_NUM": boarded,
+                    "ALIGHT_PASGR_NUM": max(0, round(boarded * float(a))),
+                    "WORK_DT": registered,
+                }
+            )
         return out, ("USE_DT",)
 
     # -- 행정동 and living population ---------------------------------------------------
@@ -782,10 +1252,23 @@ class DatasetWorld:
                 parent, full, adopted = region.sigungu.region_cd, region.full_name, ymd(region.adopted)
                 jumin = admin.admm_cd if admin else code  # the 주민 code follows the 행정동, not the 법정동
             order[parent] = order.get(parent, 0) + 1
-            out.append({"region_cd": code, "sido_cd": code[:2], "sgg_cd": code[2:5], "umd_cd": code[5:8],
-                        "ri_cd": code[8:], "locatjumin_cd": jumin, "locatjijuk_cd": code, "locatadd_nm": full,
-                        "locat_order": order[parent], "locat_rm": None, "locathigh_cd": parent,
-                        "locallow_nm": region.name, "adpt_de": adopted})
+            out.append(
+                {
+                    "region_cd": code,
+                    "sido_cd": code[:2],
+                    "sgg_cd": code[2:5],
+                    "umd_cd": code[5:8],
+                    "ri_cd": code[8:],
+                    "locatjumin_cd": jumin,
+                    "locatjijuk_cd": code,
+                    "locatadd_nm": full,
+                    "locat_order": order[parent],
+                    "locat_rm": None,
+                    "locathigh_cd": parent,
+                    "locallow_nm": region.name,
+                    "adpt_de": adopted,
+                }
+            )
         return out
 
     def admin_population(self, admin: AdminDong, month: str) -> dict[str, int]:
@@ -826,8 +1309,12 @@ class DatasetWorld:
                 h = int(hour)
                 daytime = math.exp(-((h - 14) ** 2) / 30.0)
                 level = residents * (1.0 + mix * daytime) * _day_factor(day) ** (0.3 * max(mix, 0)) * float(noise[h])
-                row: dict[str, Any] = {"STDR_DE_ID": ymd(day), "TMZON_PD_SE": hour, "ADSTRD_CODE_SE": admin.code,
-                                       "TOT_LVPOP_CO": f"{level:.4f}"}
+                row: dict[str, Any] = {
+                    "STDR_DE_ID": ymd(day),
+                    "TMZON_PD_SE": hour,
+                    "ADSTRD_CODE_SE": admin.code,
+                    "TOT_LVPOP_CO": f"{level:.4f}",
+                }
                 for name, share in zip(age_cols, shares):
                     row[name] = f"{level * float(share) * 0.42:.4f}"
                 out.append(row)
@@ -843,11 +1330,28 @@ class DatasetWorld:
         out = []
         for number in numbers:
             place = self._place(rng, _pick(rng, gus))
-            landmark = _stem(place.dong.name) + _pick(rng, ("역 1번출구 앞", "역 2번출구", "주민센터 앞", "사거리",
-                                                             "초등학교 앞", "공원 입구", "아파트 정문", "버스정류장 옆"))
-            out.append({"stationId": f"ST-{number}", "stationName": f"{number}. {landmark}",
-                        "rackTotCnt": int(rng.choice((5, 8, 10, 10, 12, 15, 20, 25))),
-                        "stationLatitude": f"{place.lat:.8f}", "stationLongitude": f"{place.lon:.8f}"})
+            landmark = _stem(place.dong.name) + _pick(
+                rng,
+                (
+                    "역 1번출구 앞",
+                    "역 2번출구",
+                    "주민센터 앞",
+                    "사거리",
+                    "초등학교 앞",
+                    "공원 입구",
+                    "아파트 정문",
+                    "버스정류장 옆",
+                ),
+            )
+            out.append(
+                {
+                    "stationId": f"ST-{number}",
+                    "stationName": f"{number}. {landmark}",
+                    "rackTotCnt": int(rng.choice((5, 8, 10, 10, 12, 15, 20, 25))),
+                    "stationLatitude": f"{place.lat:.8f}",
+                    "stationLongitude": f"{place.lon:.8f}",
+                }
+            )
         return out
 
     def _bike(self, spec: DatasetSpec, as_of: dt.date, keys: Mapping[str, str]):
@@ -857,10 +1361,17 @@ class DatasetWorld:
         for station in self.bike_stations:
             racks = station["rackTotCnt"]
             parked = int(rng.integers(0, racks * 2 + 1))
-            out.append({"rackTotCnt": str(racks), "stationName": station["stationName"],
-                        "parkingBikeTotCnt": str(parked), "shared": str(round(100 * parked / racks)),
-                        "stationLatitude": station["stationLatitude"], "stationLongitude": station["stationLongitude"],
-                        "stationId": station["stationId"]})
+            out.append(
+                {
+                    "rackTotCnt": str(racks),
+                    "stationName": station["stationName"],
+                    "parkingBikeTotCnt": str(parked),
+                    "shared": str(round(100 * parked / racks)),
+                    "stationLatitude": station["stationLatitude"],
+                    "stationLongitude": station["stationLongitude"],
+                    "stationId": station["stationId"],
+                }
+            )
         return out, ()
 
     # -- apartments and their trades ----------------------------------------------------------
@@ -893,14 +1404,28 @@ class DatasetWorld:
             for n in range(count):
                 dong = _pick(rng, self.dongs_in(sgg.code))
                 brand = _pick(rng, _APT_BRANDS)
-                name = _pick(rng, (_stem(dong.name) + brand, brand + _stem(dong.name),
-                                   f"{_stem(dong.name)}{brand}{int(rng.integers(1, 9))}단지"))
+                name = _pick(
+                    rng,
+                    (
+                        _stem(dong.name) + brand,
+                        brand + _stem(dong.name),
+                        f"{_stem(dong.name)}{brand}{int(rng.integers(1, 9))}단지",
+                    ),
+                )
                 if name in names:
                     name += f"{len(names) % 7 + 2}차"
                 names.add(name)
                 build = int(rng.integers(1978, 2025))
-                areas = tuple(sorted({float(_pick(rng, (39.6, 49.94, 59.97, 59.99, 74.93, 84.96, 84.99, 101.9, 114.8,
-                                                       134.9, 164.5))) for _ in range(int(rng.integers(1, 4)))}))
+                areas = tuple(
+                    sorted(
+                        {
+                            float(
+                                _pick(rng, (39.6, 49.94, 59.97, 59.99, 74.93, 84.96, 84.99, 101.9, 114.8, 134.9, 164.5))
+                            )
+                            for _ in range(int(rng.integers(1, 4)))
+                        }
+                    )
+                )
                 age = 1.0 - 0.004 * max(0, 2024 - build) + (0.25 if build < 1990 and sgg.sido.code == "11" else 0)
                 seq = f"{sgg.code}-{int(rng.integers(10, 9000))}"
                 floors = int(rng.integers(5, 36))
@@ -919,10 +1444,20 @@ class DatasetWorld:
         Derived from the complex alone (no draw), so adding them shifts no other value.
         """
         road_code = stable_int("rtms.road", apt.dong.sigungu.code, apt.road) % 10**7
-        return {"umdCd": apt.dong.code[5:], "landCd": "1", "bonbun": f"{apt.bonbun:04d}",
-                "bubun": f"{apt.bubun:04d}", "roadNm": apt.road, "roadNmSggCd": apt.dong.sigungu.code,
-                "roadNmCd": f"{road_code:07d}", "roadNmSeq": "01", "roadNmbCd": "0",
-                "roadNmBonbun": f"{apt.bonbun % 300 + 1:05d}", "roadNmBubun": "00000", "aptSeq": apt.seq}
+        return {
+            "umdCd": apt.dong.code[5:],
+            "landCd": "1",
+            "bonbun": f"{apt.bonbun:04d}",
+            "bubun": f"{apt.bubun:04d}",
+            "roadNm": apt.road,
+            "roadNmSggCd": apt.dong.sigungu.code,
+            "roadNmCd": f"{road_code:07d}",
+            "roadNmSeq": "01",
+            "roadNmbCd": "0",
+            "roadNmBonbun": f"{apt.bonbun % 300 + 1:05d}",
+            "roadNmBubun": "00000",
+            "aptSeq": apt.seq,
+        }
 
     def apt_trades(self, lawd_cd: str, deal_ym: str, as_of: dt.date) -> list[dict[str, Any]]:
         """Apartment sales of a 시군구 in a month, as reported by the day before ``as_of``.
@@ -942,8 +1477,11 @@ class DatasetWorld:
             return []
         sgg = complexes[0].dong.sigungu
         rng = self._world.rng("datasets.apt.trades", lawd_cd, deal_ym)
-        base = float(self._world.rng("datasets.apt.volume", lawd_cd).uniform(
-            *((80, 500) if sgg.sido.code == "11" else (60, 600) if sgg.sido.code == "41" else (30, 220))))
+        base = float(
+            self._world.rng("datasets.apt.volume", lawd_cd).uniform(
+                *((80, 500) if sgg.sido.code == "11" else (60, 600) if sgg.sido.code == "41" else (30, 220))
+            )
+        )
         count = max(1, int(base * float(rng.lognormal(0, 0.25)) * (0.85 if month in (1, 2, 8) else 1.0)))
         months_since = (year - 2024) * 12 + month - 1
         trend = 1.0 + 0.004 * months_since
@@ -965,31 +1503,33 @@ class DatasetWorld:
             cancelled = rng.random() < 0.03
             registered = dealt + dt.timedelta(days=int(rng.integers(25, 90)))
             cancel_day = (dealt + dt.timedelta(days=int(rng.integers(5, 40)))).strftime("%y.%m.%d")
-            trades.append({
-                "aptDong": _pick(rng, (" ", f"{int(rng.integers(101, 130))}")),
-                "aptNm": apt.name,
-                "buildYear": str(apt.build_year),
-                "buyerGbn": _pick(rng, ("개인",) * 12 + ("법인", "기타")),
-                "cdealDay": cancel_day if cancelled else " ",
-                "cdealType": "O" if cancelled else " ",
-                "dealAmount": f"{comma(amount):>10}",
-                "dealDay": str(day),
-                "dealMonth": str(month),
-                "dealYear": str(year),
-                "dealingGbn": "중개거래" if brokered else "직거래",
-                "estateAgentSggNm": region if brokered else " ",
-                "excluUseAr": f"{area:g}",
-                "floor": str(floor),
-                "jibun": f"{apt.bonbun}" + (f"-{apt.bubun}" if apt.bubun else ""),
-                "landLeaseholdGbn": "N",
-                "rgstDate": registered.strftime("%y.%m.%d") if registered < as_of else " ",
-                "sggCd": lawd_cd,
-                "slerGbn": _pick(rng, ("개인",) * 10 + ("법인", "공공기관")),
-                "umdNm": apt.dong.name,
-                **self._lot_fields(apt),
-                "_day": day,
-                "_reported": reported,
-            })
+            trades.append(
+                {
+                    "aptDong": _pick(rng, (" ", f"{int(rng.integers(101, 130))}")),
+                    "aptNm": apt.name,
+                    "buildYear": str(apt.build_year),
+                    "buyerGbn": _pick(rng, ("개인",) * 12 + ("법인", "기타")),
+                    "cdealDay": cancel_day if cancelled else " ",
+                    "cdealType": "O" if cancelled else " ",
+                    "dealAmount": f"{comma(amount):>10}",
+                    "dealDay": str(day),
+                    "dealMonth": str(month),
+                    "dealYear": str(year),
+                    "dealingGbn": "중개거래" if brokered else "직거래",
+                    "estateAgentSggNm": region if brokered else " ",
+                    "excluUseAr": f"{area:g}",
+                    "floor": str(floor),
+                    "jibun": f"{apt.bonbun}" + (f"-{apt.bubun}" if apt.bubun else ""),
+                    "landLeaseholdGbn": "N",
+                    "rgstDate": registered.strftime("%y.%m.%d") if registered < as_of else " ",
+                    "sggCd": lawd_cd,
+                    "slerGbn": _pick(rng, ("개인",) * 10 + ("법인", "공공기관")),
+                    "umdNm": apt.dong.name,
+                    **self._lot_fields(apt),
+                    "_day": day,
+                    "_reported": reported,
+                }
+            )
         return _reported_in_order(trades, as_of)
 
     def apt_rents(self, lawd_cd: str, deal_ym: str, as_of: dt.date) -> list[dict[str, Any]]:
@@ -1008,8 +1548,11 @@ class DatasetWorld:
         sgg = complexes[0].dong.sigungu
         rng = self._world.rng("datasets.apt.rents", lawd_cd, deal_ym)
         # 전월세 reports outnumber sales several times (서울 ≈ 15,000–20,000 a month over 25 구)
-        base = float(self._world.rng("datasets.apt.rent_volume", lawd_cd).uniform(
-            *((400, 1800) if sgg.sido.code == "11" else (300, 1500) if sgg.sido.code == "41" else (60, 400))))
+        base = float(
+            self._world.rng("datasets.apt.rent_volume", lawd_cd).uniform(
+                *((400, 1800) if sgg.sido.code == "11" else (300, 1500) if sgg.sido.code == "41" else (60, 400))
+            )
+        )
         count = max(1, int(base * float(rng.lognormal(0, 0.2))))
         trend = 1.0 + 0.003 * ((year - 2024) * 12 + month - 1)
         days = _calendar.monthrange(year, month)[1]
@@ -1022,42 +1565,47 @@ class DatasetWorld:
             # 전세 deposits run at about 55% of the sale price; 월세 trades deposit for rent at ~5% a year
             full = apt.price_m2 * area * trend * 0.55 * float(rng.lognormal(0, 0.08))
             monthly = 0 if rng.random() < 0.55 else int(round(full * float(rng.uniform(0.2, 0.8)) * 0.05 / 12))
-            deposit = max(500, int(round((full - monthly * 12 / 0.05) / 500.0)) * 500) if monthly else \
-                max(1000, int(round(full / 500.0)) * 500)
+            deposit = (
+                max(500, int(round((full - monthly * 12 / 0.05) / 500.0)) * 500)
+                if monthly
+                else max(1000, int(round(full / 500.0)) * 500)
+            )
             renewed = rng.random() < 0.3
             start = dt.date(year, month, 1) + dt.timedelta(days=int(rng.integers(0, 60)))
             term = f"{start:%Y%m}~{start.year + 2}{start.month:02d}" if rng.random() < 0.8 else " "
-            renewed = renewed and term != " "   # a contract reported without its term says nothing of renewal
+            renewed = renewed and term != " "  # a contract reported without its term says nothing of renewal
             lot = self._lot_fields(apt)
-            rents.append({
-                "aptNm": apt.name,
-                "aptSeq": apt.seq,
-                "buildYear": str(apt.build_year),
-                "contractTerm": term,
-                "contractType": ("갱신" if renewed else "신규") if term != " " else " ",
-                "dealDay": str(day),
-                "dealMonth": str(month),
-                "dealYear": str(year),
-                "deposit": comma(deposit),
-                "excluUseAr": f"{area:g}",
-                "floor": str(int(rng.integers(1, apt.floors + 1))),
-                "jibun": f"{apt.bonbun}" + (f"-{apt.bubun}" if apt.bubun else ""),
-                "monthlyRent": comma(monthly),
-                "preDeposit": comma(int(round(deposit * 0.95 / 500.0)) * 500) if renewed else " ",
-                "preMonthlyRent": comma(monthly) if renewed else " ",
-                "roadnm": lot["roadNm"],
-                "roadnmbcd": lot["roadNmbCd"],
-                "roadnmbonbun": lot["roadNmBonbun"],
-                "roadnmbubun": lot["roadNmBubun"],
-                "roadnmcd": lot["roadNmCd"],
-                "roadnmseq": lot["roadNmSeq"],
-                "roadnmsggcd": lot["roadNmSggCd"],
-                "sggCd": lawd_cd,
-                "umdNm": apt.dong.name,
-                "useRRRight": "사용" if renewed and rng.random() < 0.6 else " ",
-                "_day": day,
-                "_reported": reported,
-            })
+            rents.append(
+                {
+                    "aptNm": apt.name,
+                    "aptSeq": apt.seq,
+                    "buildYear": str(apt.build_year),
+                    "contractTerm": term,
+                    "contractType": ("갱신" if renewed else "신규") if term != " " else " ",
+                    "dealDay": str(day),
+                    "dealMonth": str(month),
+                    "dealYear": str(year),
+                    "deposit": comma(deposit),
+                    "excluUseAr": f"{area:g}",
+                    "floor": str(int(rng.integers(1, apt.floors + 1))),
+                    "jibun": f"{apt.bonbun}" + (f"-{apt.bubun}" if apt.bubun else ""),
+                    "monthlyRent": comma(monthly),
+                    "preDeposit": comma(int(round(deposit * 0.95 / 500.0)) * 500) if renewed else " ",
+                    "preMonthlyRent": comma(monthly) if renewed else " ",
+                    "roadnm": lot["roadNm"],
+                    "roadnmbcd": lot["roadNmbCd"],
+                    "roadnmbonbun": lot["roadNmBonbun"],
+                    "roadnmbubun": lot["roadNmBubun"],
+                    "roadnmcd": lot["roadNmCd"],
+                    "roadnmseq": lot["roadNmSeq"],
+                    "roadnmsggcd": lot["roadNmSggCd"],
+                    "sggCd": lawd_cd,
+                    "umdNm": apt.dong.name,
+                    "useRRRight": "사용" if renewed and rng.random() < 0.6 else " ",
+                    "_day": day,
+                    "_reported": reported,
+                }
+            )
         return _reported_in_order(rents, as_of)
 
     # -- Seoul rent contracts -------------------------------------------------------------------
@@ -1078,8 +1626,11 @@ class DatasetWorld:
                 mno, sno = apt.bonbun, apt.bubun
             else:
                 dong = _pick(rng, self.dongs_in(sgg.code))
-                name = (_stem(dong.name) + _pick(rng, ("하이츠", "빌라", "오피스텔", "타워", "팰리스", "맨션"))) \
-                    if usage != "단독다가구" else ""
+                name = (
+                    (_stem(dong.name) + _pick(rng, ("하이츠", "빌라", "오피스텔", "타워", "팰리스", "맨션")))
+                    if usage != "단독다가구"
+                    else ""
+                )
                 built = int(rng.integers(1985, 2025))
                 area = round(float(rng.uniform(16.0, 85.0)), 2)
                 mno, sno = int(rng.integers(1, 1500)), int(rng.integers(0, 60))
@@ -1092,17 +1643,33 @@ class DatasetWorld:
             used_right = rng.random() < 0.5
             end_year = day.year + 2
             end = dt.date(end_year, day.month, min(day.day, _calendar.monthrange(end_year, day.month)[1]))
-            rows.append({
-                "RCPT_YR": str(year), "CGG_CD": sgg.code, "CGG_NM": sgg.name, "STDG_CD": dong.code[5:],
-                "STDG_NM": dong.name, "LOTNO_SE": "1", "LOTNO_SE_NM": "대지", "MNO": f"{mno:04d}", "SNO": f"{sno:04d}",
-                "FLR": int(rng.integers(1, 25)) if usage != "단독다가구" else None, "CTRT_DAY": ymd(day),
-                "RENT_SE": "전세" if jeonse else "월세", "RENT_AREA": area, "GRFE": deposit, "RTFE": rent,
-                "BLDG_NM": name, "ARCH_YR": str(built), "BLDG_USG": usage,
-                "CTRT_PRD": f"{day.strftime('%y.%m')}~{end.strftime('%y.%m')}",
-                "NEW_UPDT_YN": "갱신" if renewal else "신규",
-                "CTRT_UPDT_USE_YN": "사용" if renewal and used_right else "",
-                "BFR_GRFE": int(deposit * 0.95) if renewal else None, "BFR_RTFE": int(rent * 0.95) if renewal else None,
-            })
+            rows.append(
+                {
+                    "RCPT_YR": str(year),
+                    "CGG_CD": sgg.code,
+                    "CGG_NM": sgg.name,
+                    "STDG_CD": dong.code[5:],
+                    "STDG_NM": dong.name,
+                    "LOTNO_SE": "1",
+                    "LOTNO_SE_NM": "대지",
+                    "MNO": f"{mno:04d}",
+                    "SNO": f"{sno:04d}",
+                    "FLR": int(rng.integers(1, 25)) if usage != "단독다가구" else None,
+                    "CTRT_DAY": ymd(day),
+                    "RENT_SE": "전세" if jeonse else "월세",
+                    "RENT_AREA": area,
+                    "GRFE": deposit,
+                    "RTFE": rent,
+                    "BLDG_NM": name,
+                    "ARCH_YR": str(built),
+                    "BLDG_USG": usage,
+                    "CTRT_PRD": f"{day.strftime('%y.%m')}~{end.strftime('%y.%m')}",
+                    "NEW_UPDT_YN": "갱신" if renewal else "신규",
+                    "CTRT_UPDT_USE_YN": "사용" if renewal and used_right else "",
+                    "BFR_GRFE": int(deposit * 0.95) if renewal else None,
+                    "BFR_RTFE": int(rent * 0.95) if renewal else None,
+                }
+            )
         rows.sort(key=lambda r: r["CTRT_DAY"], reverse=True)
         self._rent_cache[key] = rows
         return rows
@@ -1130,6 +1697,7 @@ class DatasetWorld:
 # ---------------------------------------------------------------------------
 # Column makers of the facility family: (world, rng, column, place, serial) -> value
 # ---------------------------------------------------------------------------
+
 
 def _name(ds: DatasetWorld, rng, column: Column, place: _Place, serial: int) -> str:
     suffix = _pick(rng, column.arg)
@@ -1206,8 +1774,9 @@ _COLUMN_MAKERS: dict[str, Callable[..., Any]] = {
     "state": lambda ds, rng, c, p, n: "",
 }
 
-_FAMILIES: dict[str, Callable[[DatasetWorld, DatasetSpec, dt.date, Mapping[str, str]],
-                              tuple[list[dict[str, Any]], Iterable[str]]]] = {
+_FAMILIES: dict[
+    str, Callable[[DatasetWorld, DatasetSpec, dt.date, Mapping[str, str]], tuple[list[dict[str, Any]], Iterable[str]]]
+] = {
     "facility": DatasetWorld._facility,
     "gu_daily": DatasetWorld._gu_daily,
     "subway": DatasetWorld._subway,

@@ -87,20 +87,78 @@ _PERIODIC = (
 
 # -- name material --------------------------------------------------------
 _STEMS = (
-    ("대한", "Daehan"), ("한국", "Hanguk"), ("동양", "Dongyang"), ("삼영", "Samyoung"), ("세진", "Sejin"),
-    ("유니", "Uni"), ("에코", "Eco"), ("한빛", "Hanbit"), ("대성", "Daesung"), ("신성", "Shinsung"),
-    ("태광", "Taekwang"), ("동화", "Dongwha"), ("우진", "Woojin"), ("성우", "Sungwoo"), ("서원", "Seowon"),
-    ("미래", "Mirae"), ("한솔", "Hansol"), ("대원", "Daewon"), ("극동", "Kukdong"), ("일진", "Iljin"),
-    ("케이", "K"), ("제이", "J"), ("에스", "S"), ("아이", "I"), ("엔", "N"), ("티", "T"),
-    ("코리아", "Korea"), ("글로벌", "Global"), ("뉴", "New"), ("하나", "Hana"), ("오성", "Osung"),
-    ("진성", "Jinsung"), ("광명", "Kwangmyung"), ("영신", "Youngshin"), ("삼화", "Samhwa"), ("경동", "Kyungdong"),
-    ("대창", "Daechang"), ("화성", "Hwasung"), ("금호", "Kumho"), ("동원", "Dongwon"), ("선진", "Sunjin"),
-    ("인터", "Inter"), ("넥스", "Nex"), ("비전", "Vision"), ("나노", "Nano"), ("퓨처", "Future"),
-    ("원익", "Wonik"), ("피엔", "PN"), ("씨앤", "C&"), ("엠", "M"), ("지", "G"), ("알", "R"),
-    ("파인", "Fine"), ("웰", "Well"), ("큐", "Q"), ("한일", "Hanil"), ("동성", "Dongsung"), ("서한", "Seohan"),
+    ("대한", "Daehan"),
+    ("한국", "Hanguk"),
+    ("동양", "Dongyang"),
+    ("삼영", "Samyoung"),
+    ("세진", "Sejin"),
+    ("유니", "Uni"),
+    ("에코", "Eco"),
+    ("한빛", "Hanbit"),
+    ("대성", "Daesung"),
+    ("신성", "Shinsung"),
+    ("태광", "Taekwang"),
+    ("동화", "Dongwha"),
+    ("우진", "Woojin"),
+    ("성우", "Sungwoo"),
+    ("서원", "Seowon"),
+    ("미래", "Mirae"),
+    ("한솔", "Hansol"),
+    ("대원", "Daewon"),
+    ("극동", "Kukdong"),
+    ("일진", "Iljin"),
+    ("케이", "K"),
+    ("제이", "J"),
+    ("에스", "S"),
+    ("아이", "I"),
+    ("엔", "N"),
+    ("티", "T"),
+    ("코리아", "Korea"),
+    ("글로벌", "Global"),
+    ("뉴", "New"),
+    ("하나", "Hana"),
+    ("오성", "Osung"),
+    ("진성", "Jinsung"),
+    ("광명", "Kwangmyung"),
+    ("영신", "Youngshin"),
+    ("삼화", "Samhwa"),
+    ("경동", "Kyungdong"),
+    ("대창", "Daechang"),
+    ("화성", "Hwasung"),
+    ("금호", "Kumho"),
+    ("동원", "Dongwon"),
+    ("선진", "Sunjin"),
+    ("인터", "Inter"),
+    ("넥스", "Nex"),
+    ("비전", "Vision"),
+    ("나노", "Nano"),
+    ("퓨처", "Future"),
+    ("원익", "Wonik"),
+    ("피엔", "PN"),
+    ("씨앤", "C&"),
+    ("엠", "M"),
+    ("지", "G"),
+    ("알", "R"),
+    ("파인", "Fine"),
+    ("웰", "Well"),
+    ("큐", "Q"),
+    ("한일", "Hanil"),
+    ("동성", "Dongsung"),
+    ("서한", "Seohan"),
 )
-_MIDS = (("텍", "tech"), ("앤", "n"), ("원", "one"), ("스타", "star"), ("온", "on"), ("플러스", "plus"),
-         ("메드", "med"), ("젠", "gen"), ("엑스", "x"), ("셀", "cell"), ("인", "in"))
+_MIDS = (
+    ("텍", "tech"),
+    ("앤", "n"),
+    ("원", "one"),
+    ("스타", "star"),
+    ("온", "on"),
+    ("플러스", "plus"),
+    ("메드", "med"),
+    ("젠", "gen"),
+    ("엑스", "x"),
+    ("셀", "cell"),
+    ("인", "in"),
+)
 #: (KSIC induty_code, 업종명, name suffixes (ko, en) that fit the trade)
 _SECTORS = (
     ("264", "통신 및 방송 장비 제조업", (("통신", "Telecom"), ("네트웍스", "Networks"), ("옵틱스", "Optics"))),
@@ -123,24 +181,85 @@ _SECTORS = (
     ("464", "기계장비 및 관련 물품 도매업", (("상사", "Trading"), ("인터내셔널", "International"))),
 )
 _KOSDAQ_SECTIONS = ("우량기업부", "벤처기업부", "중견기업부", "기술성장기업부")
-_SURNAMES = "김김김김이이이박박최정정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진나지엄채원천방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용예경봉사부황보"
+_SURNAMES = (
+    "김김김김이이이박박최정정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진나지"
+    "엄채원천방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용예경봉사부황보"
+)
 _GIVEN = "민준서현지우도윤재성영훈진수호철희경태동상정석혁기원연은주하예아유건시환규"
-_ROADS = ("테헤란로", "세종대로", "판교역로", "디지털로", "가산디지털1로", "테크노2로", "산업로", "공단로",
-          "중앙대로", "엑스포로", "첨단과기로", "벤처로", "과학로", "경인로", "월드컵북로", "강남대로")
+_ROADS = (
+    "테헤란로",
+    "세종대로",
+    "판교역로",
+    "디지털로",
+    "가산디지털1로",
+    "테크노2로",
+    "산업로",
+    "공단로",
+    "중앙대로",
+    "엑스포로",
+    "첨단과기로",
+    "벤처로",
+    "과학로",
+    "경인로",
+    "월드컵북로",
+    "강남대로",
+)
 #: 시도 code → (phone area code, 등기소 code for the 법인등록번호)
-_AREA = {"11": ("02", "1101"), "26": ("051", "1801"), "27": ("053", "1701"), "28": ("032", "1201"),
-         "29": ("062", "2001"), "30": ("042", "1601"), "31": ("052", "2301"), "36": ("044", "1615"),
-         "41": ("031", "1311"), "51": ("033", "1401"), "43": ("043", "1501"), "44": ("041", "1615"),
-         "52": ("063", "2101"), "46": ("061", "2049"), "47": ("054", "1701"), "48": ("055", "1941"),
-         "50": ("064", "2201")}
-_AUDITORS = ("삼정회계법인", "삼일회계법인", "안진회계법인", "한영회계법인", "대주회계법인", "신한회계법인",
-             "삼덕회계법인", "한울회계법인", "성도이현회계법인", "정동회계법인")
+_AREA = {
+    "11": ("02", "1101"),
+    "26": ("051", "1801"),
+    "27": ("053", "1701"),
+    "28": ("032", "1201"),
+    "29": ("062", "2001"),
+    "30": ("042", "1601"),
+    "31": ("052", "2301"),
+    "36": ("044", "1615"),
+    "41": ("031", "1311"),
+    "51": ("033", "1401"),
+    "43": ("043", "1501"),
+    "44": ("041", "1615"),
+    "52": ("063", "2101"),
+    "46": ("061", "2049"),
+    "47": ("054", "1701"),
+    "48": ("055", "1941"),
+    "50": ("064", "2201"),
+}
+_AUDITORS = (
+    "삼정회계법인",
+    "삼일회계법인",
+    "안진회계법인",
+    "한영회계법인",
+    "대주회계법인",
+    "신한회계법인",
+    "삼덕회계법인",
+    "한울회계법인",
+    "성도이현회계법인",
+    "정동회계법인",
+)
 _BANKS = ("산업은행", "기업은행", "우리은행", "신한은행", "하나은행", "국민은행")
 _BROKERS = ("미래에셋증권", "NH투자증권", "한국투자증권", "삼성증권", "KB증권", "신한투자증권", "키움증권", "대신증권")
-_FUNDS = ("국민연금공단", "삼성자산운용", "미래에셋자산운용", "한국투자신탁운용", "브이아이피자산운용",
-          "KB자산운용", "신영자산운용", "트러스톤자산운용", "블랙록펀드어드바이저스", "라자드에셋매니지먼트")
-_CB_INVESTORS = ("에이치투자조합", "케이앤투자파트너스", "DS자산운용", "타임폴리오자산운용", "수성자산운용",
-                 "라이노스자산운용", "에이치비인베스트먼트", "쿼드자산운용")
+_FUNDS = (
+    "국민연금공단",
+    "삼성자산운용",
+    "미래에셋자산운용",
+    "한국투자신탁운용",
+    "브이아이피자산운용",
+    "KB자산운용",
+    "신영자산운용",
+    "트러스톤자산운용",
+    "블랙록펀드어드바이저스",
+    "라자드에셋매니지먼트",
+)
+_CB_INVESTORS = (
+    "에이치투자조합",
+    "케이앤투자파트너스",
+    "DS자산운용",
+    "타임폴리오자산운용",
+    "수성자산운용",
+    "라이노스자산운용",
+    "에이치비인베스트먼트",
+    "쿼드자산운용",
+)
 
 
 def _luhn_check(digits: str) -> int:
@@ -184,8 +303,9 @@ def tick_size(price: float) -> int:
 
 
 def _tick_round(prices: np.ndarray, mode: str = "nearest") -> np.ndarray:
-    ticks = np.select([prices < b for b in (2_000, 5_000, 20_000, 50_000, 200_000, 500_000)],
-                      [1, 5, 10, 50, 100, 500], 1_000)
+    ticks = np.select(
+        [prices < b for b in (2_000, 5_000, 20_000, 50_000, 200_000, 500_000)], [1, 5, 10, 50, 100, 500], 1_000
+    )
     scaled = prices / ticks
     op = {"nearest": np.rint, "up": np.ceil, "down": np.floor}[mode]
     return np.maximum(op(scaled) * ticks, 1).astype(np.int64)
@@ -195,17 +315,17 @@ def _tick_round(prices: np.ndarray, mode: str = "nearest") -> np.ndarray:
 class Company:
     """One company as every finance platform sees it."""
 
-    corp_code: str            # DART 고유번호, 8 digits
-    corp_name: str            # 라이트론 (DART name = KRX short name)
+    corp_code: str  # DART 고유번호, 8 digits
+    corp_name: str  # 라이트론 (DART name = KRX short name)
     corp_eng_name: str
-    stock_code: str           # 6 digits, "" when unlisted
-    isin: str                 # KR7…, "" when unlisted
-    crno: str                 # 법인등록번호 = jurir_no, 13 digits
-    bizr_no: str              # 사업자등록번호, 10 digits
-    market: str               # KOSPI / KOSDAQ / KONEX / "" (unlisted)
-    induty_code: str          # KSIC
-    sector: str               # 업종명 (sicNm)
-    section: str              # KOSDAQ 소속부, else ""
+    stock_code: str  # 6 digits, "" when unlisted
+    isin: str  # KR7…, "" when unlisted
+    crno: str  # 법인등록번호 = jurir_no, 13 digits
+    bizr_no: str  # 사업자등록번호, 10 digits
+    market: str  # KOSPI / KOSDAQ / KONEX / "" (unlisted)
+    induty_code: str  # KSIC
+    sector: str  # 업종명 (sicNm)
+    section: str  # KOSDAQ 소속부, else ""
     ceo: str
     sido_code: str
     address: str
@@ -213,15 +333,15 @@ class Company:
     fax: str
     homepage: str
     ir_url: str
-    est_dt: str               # YYYYMMDD
-    list_dt: str              # YYYYMMDD, "" when unlisted
-    acc_mt: str               # MM
-    modify_date: str          # YYYYMMDD
+    est_dt: str  # YYYYMMDD
+    list_dt: str  # YYYYMMDD, "" when unlisted
+    acc_mt: str  # MM
+    modify_date: str  # YYYYMMDD
     par_value: int
-    shares: int               # listed (= issued common) shares, 0 when unlisted
-    has_cfs: bool             # files consolidated statements
-    registry_name: str        # 법인명 as the 금융위 services spell it: "(주)라이트론", "라이트론 주식회사"
-    row: int = -1             # row in the price arrays, -1 when unlisted
+    shares: int  # listed (= issued common) shares, 0 when unlisted
+    has_cfs: bool  # files consolidated statements
+    registry_name: str  # 법인명 as the 금융위 services spell it: "(주)라이트론", "라이트론 주식회사"
+    row: int = -1  # row in the price arrays, -1 when unlisted
 
     @property
     def listed(self) -> bool:
@@ -240,7 +360,7 @@ class Filing:
     rcept_no: str
     rcept_dt: dt.date
     company: Company
-    kind: str                 # periodic / cvbd / bdwt / piic / tsstk / majorstock / elestock / exchange / audit
+    kind: str  # periodic / cvbd / bdwt / piic / tsstk / majorstock / elestock / exchange / audit
     report_nm: str
     flr_nm: str
     rm: str
@@ -318,18 +438,60 @@ class _Prices:
 
 # Fixed companies: the same in every seed. Fields not listed are drawn from the seed.
 _FIXED = (
-    dict(corp_code=LIGHTRON_CORP_CODE, corp_name="라이트론", corp_eng_name="LIGHTRON FIBER-OPTIC DEVICES INC.",
-         stock_code=LIGHTRON_STOCK_CODE, market="KOSDAQ", induty="264", section="벤처기업부",
-         crno_body="160111004123", bizr_body="314811234", sido="30", est_dt="19980502", list_dt="20050218",
-         par_value=500, shares=43_185_000, registry_name="(주)라이트론", homepage="www.lightron.co.kr"),
-    dict(corp_code="01358622", corp_name="라이트브릿지", corp_eng_name="LIGHTBRIDGE CO., LTD.",
-         stock_code="413630", market="KONEX", induty="582", section="",
-         crno_body="110111071234", bizr_body="220875678", sido="11", est_dt="20150311", list_dt="20220624",
-         par_value=500, shares=6_420_000, registry_name="주식회사 라이트브릿지", homepage="www.lightbridge.kr"),
-    dict(corp_code="01127745", corp_name="하이라이트테크", corp_eng_name="HIGHLIGHT TECH CO., LTD.",
-         stock_code="", market="", induty="262", section="",
-         crno_body="131111052345", bizr_body="135864321", sido="41", est_dt="20110907", list_dt="",
-         par_value=5000, shares=0, registry_name="하이라이트테크 주식회사", homepage="www.highlighttech.co.kr"),
+    dict(
+        corp_code=LIGHTRON_CORP_CODE,
+        corp_name="라이트론",
+        corp_eng_name="LIGHTRON FIBER-OPTIC DEVICES INC.",
+        stock_code=LIGHTRON_STOCK_CODE,
+        market="KOSDAQ",
+        induty="264",
+        section="벤처기업부",
+        crno_body="160111004123",
+        bizr_body="314811234",
+        sido="30",
+        est_dt="19980502",
+        list_dt="20050218",
+        par_value=500,
+        shares=43_185_000,
+        registry_name="(주)라이트론",
+        homepage="www.lightron.co.kr",
+    ),
+    dict(
+        corp_code="01358622",
+        corp_name="라이트브릿지",
+        corp_eng_name="LIGHTBRIDGE CO., LTD.",
+        stock_code="413630",
+        market="KONEX",
+        induty="582",
+        section="",
+        crno_body="110111071234",
+        bizr_body="220875678",
+        sido="11",
+        est_dt="20150311",
+        list_dt="20220624",
+        par_value=500,
+        shares=6_420_000,
+        registry_name="주식회사 라이트브릿지",
+        homepage="www.lightbridge.kr",
+    ),
+    dict(
+        corp_code="01127745",
+        corp_name="하이라이트테크",
+        corp_eng_name="HIGHLIGHT TECH CO., LTD.",
+        stock_code="",
+        market="",
+        induty="262",
+        section="",
+        crno_body="131111052345",
+        bizr_body="135864321",
+        sido="41",
+        est_dt="20110907",
+        list_dt="",
+        par_value=5000,
+        shares=0,
+        registry_name="하이라이트테크 주식회사",
+        homepage="www.highlighttech.co.kr",
+    ),
 )
 #: Lightron's convertible bond: the showcase record (every seed).
 _LIGHTRON_CB_DAY = dt.date(2026, 1, 15)
@@ -337,8 +499,11 @@ _LIGHTRON_CB_RCEPT = "20260115000412"
 _LIGHTRON_CB_PAY_DAY = dt.date(2026, 1, 20)
 #: Other decisions of the fixed companies (every seed), so each event endpoint has a stable example.
 _FIXED_EVENTS = {
-    LIGHTRON_CORP_CODE: (("tsstk", dt.date(2025, 6, 12)), ("bdwt", dt.date(2025, 9, 18)),
-                         ("piic", dt.date(2026, 4, 21))),
+    LIGHTRON_CORP_CODE: (
+        ("tsstk", dt.date(2025, 6, 12)),
+        ("bdwt", dt.date(2025, 9, 18)),
+        ("piic", dt.date(2026, 4, 21)),
+    ),
     "01358622": (("bdwt", dt.date(2025, 10, 21)), ("piic", dt.date(2026, 3, 10))),
 }
 #: Price anchors of the showcase walk: (day, close).
@@ -416,8 +581,17 @@ class FinanceWorld:
         stocks = [f"{int(v):06d}" for v in raw_stock if f"{int(v):06d}" not in fixed_stocks][:n_listed]
         return corp_codes, stocks
 
-    def _draw_company(self, u: np.ndarray, corp_code: str, name: tuple[str, str], sector: tuple,
-                      market: str, stock_code: str, serial: int, fixed: Mapping[str, Any] | None = None) -> dict:
+    def _draw_company(
+        self,
+        u: np.ndarray,
+        corp_code: str,
+        name: tuple[str, str],
+        sector: tuple,
+        market: str,
+        stock_code: str,
+        serial: int,
+        fixed: Mapping[str, Any] | None = None,
+    ) -> dict:
         """The fields of one company from a row of uniforms (fixed companies override identities)."""
         regions = self._sigungu_by_sido
         u = u.tolist()  # Python floats: indexing a numpy row 29 times per company is the slow part
@@ -440,36 +614,61 @@ class FinanceWorld:
         shares_range = {"KOSPI": (8e6, 6e8), "KOSDAQ": (5e6, 1.5e8), "KONEX": (2e6, 3e7)}.get(market, (1, 1))
         shares = int(math.exp(math.log(shares_range[0]) + u[9] * math.log(shares_range[1] / shares_range[0])))
         shares = shares // 1000 * 1000 if listed else 0
-        modify = dt.date(2024, 1, 1) + dt.timedelta(days=int(u[10] * 700)) if listed else \
-            dt.date(2017, 1, 1) + dt.timedelta(days=int(u[10] * 3200))
+        modify = (
+            dt.date(2024, 1, 1) + dt.timedelta(days=int(u[10] * 700))
+            if listed
+            else dt.date(2017, 1, 1) + dt.timedelta(days=int(u[10] * 3200))
+        )
         fields = dict(
-            corp_code=corp_code, corp_name=ko, corp_eng_name=f"{en} Co., Ltd.".upper() if u[11] < 0.5 else
-            f"{en} Co., Ltd.", stock_code=stock_code, isin=isin_for(stock_code) if listed else "",
+            corp_code=corp_code,
+            corp_name=ko,
+            corp_eng_name=f"{en} Co., Ltd.".upper() if u[11] < 0.5 else f"{en} Co., Ltd.",
+            stock_code=stock_code,
+            isin=isin_for(stock_code) if listed else "",
             crno=_crno(f"{registry_office}11{serial:06d}"),
-            bizr_no=_bizr_no(f"{101 + int(u[12] * 798):03d}{_pick(('81', '86', '87', '88'), u[13])}"
-                             f"{int(u[14] * 10000):04d}"),
-            market=market, induty_code=sector[0], sector=sector[1],
+            bizr_no=_bizr_no(
+                f"{101 + int(u[12] * 798):03d}{_pick(('81', '86', '87', '88'), u[13])}{int(u[14] * 10000):04d}"
+            ),
+            market=market,
+            induty_code=sector[0],
+            sector=sector[1],
             section=_pick(_KOSDAQ_SECTIONS, u[15]) if market == "KOSDAQ" else "",
-            ceo=_person(u[16], u[17], u[18]), sido_code=sido,
+            ceo=_person(u[16], u[17], u[18]),
+            sido_code=sido,
             address=f"{sgg.full_name} {_pick(_ROADS, u[19])} {1 + int(u[20] * 320)}",
             phone=f"{area}-{phone_mid}-{int(u[21] * 9000) + 1000}",
             fax=f"{area}-{phone_mid}-{int(u[22] * 9000) + 1000}",
             homepage=f"www.{slug}.co.kr" if listed or u[23] < 0.5 else "",
             ir_url=f"www.{slug}.co.kr/ir" if listed and u[24] < 0.35 else "",
-            est_dt=ymd(est), list_dt=ymd(list_dt) if listed else "",
+            est_dt=ymd(est),
+            list_dt=ymd(list_dt) if listed else "",
             acc_mt="12" if listed or u[25] < 0.92 else _pick(("03", "06", "09"), u[26]),
-            modify_date=ymd(modify), par_value=_pick((100, 500, 500, 500, 1000, 5000), u[27]) if listed else 5000,
-            shares=shares, has_cfs=bool(listed and u[28] < 0.6), registry_name=registry_name,
+            modify_date=ymd(modify),
+            par_value=_pick((100, 500, 500, 500, 1000, 5000), u[27]) if listed else 5000,
+            shares=shares,
+            has_cfs=bool(listed and u[28] < 0.6),
+            registry_name=registry_name,
         )
         if fixed:
-            fields.update(corp_code=fixed["corp_code"], corp_name=fixed["corp_name"],
-                          corp_eng_name=fixed["corp_eng_name"], stock_code=fixed["stock_code"],
-                          isin=isin_for(fixed["stock_code"]) if fixed["stock_code"] else "",
-                          crno=_crno(fixed["crno_body"]), bizr_no=_bizr_no(fixed["bizr_body"]),
-                          market=fixed["market"], section=fixed["section"], est_dt=fixed["est_dt"],
-                          list_dt=fixed["list_dt"], par_value=fixed["par_value"], shares=fixed["shares"],
-                          registry_name=fixed["registry_name"], homepage=fixed["homepage"], acc_mt="12",
-                          has_cfs=bool(fixed["stock_code"]))
+            fields.update(
+                corp_code=fixed["corp_code"],
+                corp_name=fixed["corp_name"],
+                corp_eng_name=fixed["corp_eng_name"],
+                stock_code=fixed["stock_code"],
+                isin=isin_for(fixed["stock_code"]) if fixed["stock_code"] else "",
+                crno=_crno(fixed["crno_body"]),
+                bizr_no=_bizr_no(fixed["bizr_body"]),
+                market=fixed["market"],
+                section=fixed["section"],
+                est_dt=fixed["est_dt"],
+                list_dt=fixed["list_dt"],
+                par_value=fixed["par_value"],
+                shares=fixed["shares"],
+                registry_name=fixed["registry_name"],
+                homepage=fixed["homepage"],
+                acc_mt="12",
+                has_cfs=bool(fixed["stock_code"]),
+            )
             sector_row = next(s for s in _SECTORS if s[0] == fixed["induty"])
             fields.update(induty_code=sector_row[0], sector=sector_row[1])
         return fields
@@ -518,13 +717,27 @@ class FinanceWorld:
         taken = {f["corp_name"] for f in _FIXED}
         names = self._names(rng, n, unique=True, taken=taken)
         uniforms = rng.random((n, 29))
-        drafts = [self._draw_company(uniforms[i], corp_codes[i], names[i][:2], names[i][2], str(markets[i]),
-                                     stocks[i], 10_000 + i * 37) for i in range(n)]
+        drafts = [
+            self._draw_company(
+                uniforms[i], corp_codes[i], names[i][:2], names[i][2], str(markets[i]), stocks[i], 10_000 + i * 37
+            )
+            for i in range(n)
+        ]
         fixed_rng = self._world.rng("finance.fixed")
         for spec in _FIXED:
             if spec["stock_code"]:
-                drafts.append(self._draw_company(fixed_rng.random(29), spec["corp_code"], ("", ""), _SECTORS[0],
-                                                 spec["market"], spec["stock_code"], 0, fixed=spec))
+                drafts.append(
+                    self._draw_company(
+                        fixed_rng.random(29),
+                        spec["corp_code"],
+                        ("", ""),
+                        _SECTORS[0],
+                        spec["market"],
+                        spec["stock_code"],
+                        0,
+                        fixed=spec,
+                    )
+                )
         drafts.sort(key=lambda d: d["stock_code"])
         return tuple(Company(**d, row=i) for i, d in enumerate(drafts))
 
@@ -532,18 +745,25 @@ class FinanceWorld:
     def unlisted(self) -> tuple[Company, ...]:
         corp_codes, stocks = self._identities
         rng = self._world.rng("finance.unlisted")
-        codes = corp_codes[len(stocks):]
+        codes = corp_codes[len(stocks) :]
         n = len(codes)
         names = self._names(rng, n, unique=False, taken=set())
         uniforms = rng.random((n, 29))
         # 법인등록번호 serials: listed companies use 10,000–110,000, unlisted 200,000–980,000.
-        out = [Company(**self._draw_company(uniforms[i], codes[i], names[i][:2], names[i][2], "", "",
-                                            200_000 + i * 7)) for i in range(n)]
+        out = [
+            Company(**self._draw_company(uniforms[i], codes[i], names[i][:2], names[i][2], "", "", 200_000 + i * 7))
+            for i in range(n)
+        ]
         fixed_rng = self._world.rng("finance.fixed.unlisted")
         for spec in _FIXED:
             if not spec["stock_code"]:
-                out.append(Company(**self._draw_company(fixed_rng.random(29), spec["corp_code"], ("", ""),
-                                                        _SECTORS[0], "", "", 0, fixed=spec)))
+                out.append(
+                    Company(
+                        **self._draw_company(
+                            fixed_rng.random(29), spec["corp_code"], ("", ""), _SECTORS[0], "", "", 0, fixed=spec
+                        )
+                    )
+                )
         return tuple(out)
 
     @cached_property
@@ -580,7 +800,7 @@ class FinanceWorld:
 
     def visible_days(self, as_of: dt.date) -> tuple[dt.date, ...]:
         """Days whose prices exist at ``as_of``: strictly before it (prices appear the next day)."""
-        return self.days[:bisect.bisect_left(self.days, as_of)]
+        return self.days[: bisect.bisect_left(self.days, as_of)]
 
     def is_visible(self, day: dt.date, as_of: dt.date) -> bool:
         return day in self._day_col and day != PRIOR_DAY and day < as_of
@@ -591,8 +811,12 @@ class FinanceWorld:
         n, cols = len(listed), len(self.days) + 1
         rng = self._world.rng("finance.prices")
         bounds = {"KOSPI": (2_000, 400_000), "KOSDAQ": (800, 120_000), "KONEX": (400, 25_000)}
-        start = np.array([bounds[c.market][0] * (bounds[c.market][1] / bounds[c.market][0]) ** u
-                          for c, u in zip(listed, rng.random(n))])
+        start = np.array(
+            [
+                bounds[c.market][0] * (bounds[c.market][1] / bounds[c.market][0]) ** u
+                for c, u in zip(listed, rng.random(n))
+            ]
+        )
         vol = rng.uniform(0.012, 0.035, n)
         drift = rng.normal(0.0002, 0.0006, n)
         shocks = rng.standard_normal((n, cols - 1))
@@ -600,8 +824,7 @@ class FinanceWorld:
         log_close[:, 0] = np.log(start)
         log_close[:, 1:] = np.log(start)[:, None] + np.cumsum(drift[:, None] + vol[:, None] * shocks, axis=1)
         lightron = self.lightron.row
-        log_close[lightron] = self._anchored(log_close[lightron],
-                                             [(self._day_col[d], p) for d, p in _LIGHTRON_ANCHORS])
+        log_close[lightron] = self._anchored(log_close[lightron], [(self._day_col[d], p) for d, p in _LIGHTRON_ANCHORS])
         close = _tick_round(np.exp(log_close))
         prev = np.concatenate([close[:, :1], close[:, :-1]], axis=1).astype(float)
         open_ = _tick_round(prev * np.exp(0.35 * vol[:, None] * rng.standard_normal((n, cols))))
@@ -612,8 +835,9 @@ class FinanceWorld:
         shares = np.array([c.shares for c in listed], dtype=float)
         turnover = np.exp(rng.normal(np.log(0.004), 0.7, n))
         moves = np.abs(np.diff(log_close, axis=1, prepend=log_close[:, :1]))
-        volume = (shares[:, None] * turnover[:, None] * np.exp(0.6 * rng.standard_normal((n, cols)))
-                  * (1 + 8 * moves)).astype(np.int64)
+        volume = (
+            shares[:, None] * turnover[:, None] * np.exp(0.6 * rng.standard_normal((n, cols))) * (1 + 8 * moves)
+        ).astype(np.int64)
         value = (volume * (open_ + high + low + close) / 4).astype(np.int64)
         return _Prices(close, open_, high, low, volume, value)
 
@@ -636,9 +860,18 @@ class FinanceWorld:
             return None
         p, r = self.prices, company.row
         close, prev = int(p.close[r, col]), int(p.close[r, col - 1])
-        return {"open": int(p.open[r, col]), "high": int(p.high[r, col]), "low": int(p.low[r, col]),
-                "close": close, "prev": prev, "vs": close - prev, "volume": int(p.volume[r, col]),
-                "value": int(p.value[r, col]), "shares": company.shares, "mktcap": close * company.shares}
+        return {
+            "open": int(p.open[r, col]),
+            "high": int(p.high[r, col]),
+            "low": int(p.low[r, col]),
+            "close": close,
+            "prev": prev,
+            "vs": close - prev,
+            "volume": int(p.volume[r, col]),
+            "value": int(p.value[r, col]),
+            "shares": company.shares,
+            "mktcap": close * company.shares,
+        }
 
     def close_on(self, company: Company, day: dt.date) -> int | None:
         """The close of ``day`` (2024-12-30, the prior close, included); None when there is none."""
@@ -684,12 +917,19 @@ class FinanceWorld:
             sel, w = rows_arr[members], shares[members][:, None]
             cap = (p.close[sel] * w).sum(axis=0)
             divisor = cap[0] / base
-            out.append({
-                "clss": clss, "name": name,
-                "close": cap / divisor, "open": (p.open[sel] * w).sum(axis=0) / divisor,
-                "high": (p.high[sel] * w).sum(axis=0) / divisor, "low": (p.low[sel] * w).sum(axis=0) / divisor,
-                "volume": p.volume[sel].sum(axis=0), "value": p.value[sel].sum(axis=0), "mktcap": cap,
-            })
+            out.append(
+                {
+                    "clss": clss,
+                    "name": name,
+                    "close": cap / divisor,
+                    "open": (p.open[sel] * w).sum(axis=0) / divisor,
+                    "high": (p.high[sel] * w).sum(axis=0) / divisor,
+                    "low": (p.low[sel] * w).sum(axis=0) / divisor,
+                    "volume": p.volume[sel].sum(axis=0),
+                    "value": p.value[sel].sum(axis=0),
+                    "mktcap": cap,
+                }
+            )
         for series in out:
             series["high"] = np.maximum(series["high"], np.maximum(series["open"], series["close"]))
             series["low"] = np.minimum(series["low"], np.minimum(series["open"], series["close"]))
@@ -719,18 +959,28 @@ class FinanceWorld:
         quarter_weights = {y: rng.dirichlet([12, 12, 12, 13]) for y in revenue}
         assets_ratio = float(rng.uniform(0.8, 2.0))
         debt_ratio = float(rng.uniform(0.2, 0.7))
-        pays = company.corp_code == LIGHTRON_CORP_CODE or \
-            rng.random() < {"KOSPI": 0.65, "KOSDAQ": 0.4, "KONEX": 0.1}.get(company.market, 0)
+        pays = company.corp_code == LIGHTRON_CORP_CODE or rng.random() < {
+            "KOSPI": 0.65,
+            "KOSDAQ": 0.4,
+            "KONEX": 0.1,
+        }.get(company.market, 0)
         return {
-            "revenue": revenue, "op_margin": op_margin, "weights": quarter_weights,
-            "assets_ratio": assets_ratio, "debt_ratio": debt_ratio,
-            "current_assets": float(rng.uniform(0.3, 0.65)), "current_debt": float(rng.uniform(0.4, 0.85)),
-            "surplus_share": float(rng.uniform(0.1, 0.4)), "tax": float(rng.uniform(0.18, 0.26)),
+            "revenue": revenue,
+            "op_margin": op_margin,
+            "weights": quarter_weights,
+            "assets_ratio": assets_ratio,
+            "debt_ratio": debt_ratio,
+            "current_assets": float(rng.uniform(0.3, 0.65)),
+            "current_debt": float(rng.uniform(0.4, 0.85)),
+            "surplus_share": float(rng.uniform(0.1, 0.4)),
+            "tax": float(rng.uniform(0.18, 0.26)),
             "nonop": {y: float(rng.normal(0.0, 0.01)) for y in revenue},
-            "cfs_scale": float(rng.uniform(1.05, 1.5)), "pays_dividend": pays,
+            "cfs_scale": float(rng.uniform(1.05, 1.5)),
+            "pays_dividend": pays,
             "payout": float(rng.uniform(0.15, 0.4)),
             "employees": max(12, int(revenue[2025] / rng.uniform(3e8, 1.5e9))),
-            "female_share": float(rng.uniform(0.12, 0.45)), "tenure": float(rng.uniform(3.5, 16.0)),
+            "female_share": float(rng.uniform(0.12, 0.45)),
+            "tenure": float(rng.uniform(3.5, 16.0)),
             "salary": float(rng.uniform(4.2e7, 1.1e8)),
         }
 
@@ -761,9 +1011,13 @@ class FinanceWorld:
         capital = company.par_value * company.shares
         equity = assets - debt
         out.update(
-            assets=int(assets), current_assets=int(assets * prof["current_assets"]),
-            debt=int(debt), current_debt=int(debt * prof["current_debt"]), equity=int(equity),
-            capital=int(capital), retained=int(equity - capital - equity * prof["surplus_share"]),
+            assets=int(assets),
+            current_assets=int(assets * prof["current_assets"]),
+            debt=int(debt),
+            current_debt=int(debt * prof["current_debt"]),
+            equity=int(equity),
+            capital=int(capital),
+            retained=int(equity - capital - equity * prof["surplus_share"]),
         )
         out["noncurrent_assets"] = out["assets"] - out["current_assets"]
         out["noncurrent_debt"] = out["debt"] - out["current_debt"]
@@ -781,23 +1035,30 @@ class FinanceWorld:
 
     def holders(self, company: Company, year: int, quarter: int) -> list[dict[str, Any]]:
         """The largest shareholder and related parties at a period end (shares, with the start of year)."""
+
         def build() -> list[tuple[str, str, float]]:
             rng = self._world.rng("finance.holders", company.corp_code)
-            largest = _person(*rng.random(3)) if rng.random() < 0.7 else \
-                _pick(_STEMS, rng.random())[0] + "홀딩스"
+            largest = _person(*rng.random(3)) if rng.random() < 0.7 else _pick(_STEMS, rng.random())[0] + "홀딩스"
             people = [(largest, "본인", float(rng.uniform(0.12, 0.42)))]
             for _ in range(int(rng.integers(1, 5))):
-                people.append((_person(*rng.random(3)), _pick(("특수관계인", "임원", "친인척"), rng.random()),
-                               float(rng.uniform(0.001, 0.05))))
+                people.append(
+                    (
+                        _person(*rng.random(3)),
+                        _pick(("특수관계인", "임원", "친인척"), rng.random()),
+                        float(rng.uniform(0.001, 0.05)),
+                    )
+                )
             return people
+
         base = self._once(("holders", company.corp_code), build)
         rng = self._world.rng("finance.holders.drift", company.corp_code, year, quarter)
         rows = []
         for name, relation, share in base:
             start = share * (1 + 0.02 * (year - 2025))
             end = start * (1 + float(rng.normal(0, 0.01)) * quarter / 4)
-            rows.append({"nm": name, "relate": relation, "start": int(start * company.shares),
-                         "end": int(end * company.shares)})
+            rows.append(
+                {"nm": name, "relate": relation, "start": int(start * company.shares), "end": int(end * company.shares)}
+            )
         return rows
 
     # -- filings ------------------------------------------------------------
@@ -833,8 +1094,20 @@ class FinanceWorld:
                 draft.rcept_no = f"{ymd(day)}{serial:06d}"
         filings = []
         for d in drafts:
-            filings.append(Filing(d.rcept_no or "", d.day, d.company, d.kind, d.report_nm, d.flr_nm, d.rm,
-                                  d.pblntf_ty, d.pblntf_detail_ty, d.build()))
+            filings.append(
+                Filing(
+                    d.rcept_no or "",
+                    d.day,
+                    d.company,
+                    d.kind,
+                    d.report_nm,
+                    d.flr_nm,
+                    d.rm,
+                    d.pblntf_ty,
+                    d.pblntf_detail_ty,
+                    d.build(),
+                )
+            )
         return tuple(sorted(filings, key=lambda f: f.rcept_no))
 
     @staticmethod
@@ -848,10 +1121,20 @@ class FinanceWorld:
             day = _day_between(dt.date(*start), dt.date(*end), float(rng.random()))
             quarter, kind, (month, _) = REPORT_CODES[code]
             period = f"{year if code != '11011' else year}.{month:02d}"
-            out.append(_Draft(day, company, "periodic", f"{kind} ({period})", company.corp_name,
-                              "연" if company.has_cfs else "", "A",
-                              {"11011": "A001", "11012": "A002"}.get(code, "A003"), False,
-                              lambda y=year, c=code: {"bsns_year": str(y), "reprt_code": c}))
+            out.append(
+                _Draft(
+                    day,
+                    company,
+                    "periodic",
+                    f"{kind} ({period})",
+                    company.corp_name,
+                    "연" if company.has_cfs else "",
+                    "A",
+                    {"11011": "A001", "11012": "A002"}.get(code, "A003"),
+                    False,
+                    lambda y=year, c=code: {"bsns_year": str(y), "reprt_code": c},
+                )
+            )
         return out
 
     def _audit_drafts(self) -> list[_Draft]:
@@ -870,8 +1153,20 @@ class FinanceWorld:
                 continue
             auditor = _pick(_AUDITORS, u[1])
             for year, draw in ((2024, u[2]), (2025, u[3])):
-                out.append(_Draft(_day_between(*windows[year], draw), company, "audit", f"감사보고서 ({year}.12)",
-                                  auditor, "", "F", "F001", False, lambda y=year: {"bsns_year": str(y)}))
+                out.append(
+                    _Draft(
+                        _day_between(*windows[year], draw),
+                        company,
+                        "audit",
+                        f"감사보고서 ({year}.12)",
+                        auditor,
+                        "",
+                        "F",
+                        "F001",
+                        False,
+                        lambda y=year: {"bsns_year": str(y)},
+                    )
+                )
         return out
 
     def _exchange_drafts(self, company: Company) -> list[_Draft]:
@@ -881,15 +1176,35 @@ class FinanceWorld:
         out = []
         for _ in range(int(rng.integers(1, 6))):
             day = _day_between(PRICE_START, PRICE_END, float(rng.random()))
-            name = _pick(("단일판매ㆍ공급계약체결", "주주총회소집결의", "기업설명회(IR)개최(안내공시)",
-                          "타법인주식및출자증권취득결정", "최대주주등소유주식변동신고서"), float(rng.random()))
+            name = _pick(
+                (
+                    "단일판매ㆍ공급계약체결",
+                    "주주총회소집결의",
+                    "기업설명회(IR)개최(안내공시)",
+                    "타법인주식및출자증권취득결정",
+                    "최대주주등소유주식변동신고서",
+                ),
+                float(rng.random()),
+            )
             detail_ty = "I002" if "IR" in name else "I001"
             out.append(_Draft(day, company, "exchange", name, company.corp_name, rm, "I", detail_ty, True, dict))
         for year in (2024, 2025):
             if self.dividend_per_share(company, year) > 0:
                 day = _day_between(dt.date(year + 1, 2, 5), dt.date(year + 1, 2, 27), float(rng.random()))
-                out.append(_Draft(day, company, "exchange", "현금ㆍ현물배당결정", company.corp_name, rm, "I",
-                                  "I001", True, lambda y=year: {"dividend_year": str(y)}))
+                out.append(
+                    _Draft(
+                        day,
+                        company,
+                        "exchange",
+                        "현금ㆍ현물배당결정",
+                        company.corp_name,
+                        rm,
+                        "I",
+                        "I001",
+                        True,
+                        lambda y=year: {"dividend_year": str(y)},
+                    )
+                )
         return out
 
     # -- event reports (주요사항보고서) ---------------------------------------
@@ -919,12 +1234,31 @@ class FinanceWorld:
         return out
 
     def _event(self, company: Company, day: dt.date, kind: str, title: str, build) -> _Draft:
-        return _Draft(day, company, kind, f"주요사항보고서({title})", company.corp_name, self._market_rm(company),
-                      "B", "B001", False, build)
+        return _Draft(
+            day,
+            company,
+            kind,
+            f"주요사항보고서({title})",
+            company.corp_name,
+            self._market_rm(company),
+            "B",
+            "B001",
+            False,
+            build,
+        )
 
-    def _bond_terms(self, company: Company, day: dt.date, rng: np.random.Generator, series: int,
-                    private: bool, amount: int, coupon: float, maturity_coupon: float,
-                    pay_day: dt.date | None = None) -> dict[str, Any]:
+    def _bond_terms(
+        self,
+        company: Company,
+        day: dt.date,
+        rng: np.random.Generator,
+        series: int,
+        private: bool,
+        amount: int,
+        coupon: float,
+        maturity_coupon: float,
+        pay_day: dt.date | None = None,
+    ) -> dict[str, Any]:
         """The fields CB and BW decisions share: series, amounts, use of funds, dates, board attendance.
 
         Keys starting with ``_`` are dates the caller needs, not report fields.
@@ -939,22 +1273,42 @@ class FinanceWorld:
         return {
             "bd_tm": str(series),
             "bd_knd": f"무기명식 이권부 무보증 {'사모' if private else '공모'} 전환사채",
-            "bd_fta": comma(amount), "atcsc_rmislmt": comma(amount * int(rng.integers(3, 12))),
-            "ovis_fta": "-", "ovis_fta_crn": "-", "ovis_ster": "-", "ovis_isar": "-", "ovis_mktnm": "-",
-            "fdpp_fclt": "-", "fdpp_bsninh": "-", "fdpp_op": comma(operating) if operating else "-",
-            "fdpp_dtrp": comma(repay) if repay else "-", "fdpp_ocsa": comma(acquire) if acquire else "-",
-            "fdpp_etc": "-", "bd_intr_ex": f"{coupon:.1f}", "bd_intr_sf": f"{maturity_coupon:.1f}",
-            "bd_mtd": korean_date(maturity), "bdis_mthn": "사모" if private else "공모",
-            "_pay_day": pay_day, "_maturity": maturity,
-            "sbd": korean_date(pay_day), "pymd": korean_date(pay_day),
-            "rpmcmp": "-" if private else _pick(_BROKERS, float(rng.random())), "grint": "-",
-            "bddd": korean_date(day), "od_a_at_t": str(int(rng.integers(1, 4))), "od_a_at_b": "0",
-            "adt_a_atn": "참석" if rng.random() < 0.8 else "-", "rs_sm_atn": "아니오" if private else "예",
-            "ex_sm_r": "사모 발행으로 증권신고서 제출 면제" if private else "-", "ovis_ltdtl": "-", "ftc_stt_atn": "미해당",
+            "bd_fta": comma(amount),
+            "atcsc_rmislmt": comma(amount * int(rng.integers(3, 12))),
+            "ovis_fta": "-",
+            "ovis_fta_crn": "-",
+            "ovis_ster": "-",
+            "ovis_isar": "-",
+            "ovis_mktnm": "-",
+            "fdpp_fclt": "-",
+            "fdpp_bsninh": "-",
+            "fdpp_op": comma(operating) if operating else "-",
+            "fdpp_dtrp": comma(repay) if repay else "-",
+            "fdpp_ocsa": comma(acquire) if acquire else "-",
+            "fdpp_etc": "-",
+            "bd_intr_ex": f"{coupon:.1f}",
+            "bd_intr_sf": f"{maturity_coupon:.1f}",
+            "bd_mtd": korean_date(maturity),
+            "bdis_mthn": "사모" if private else "공모",
+            "_pay_day": pay_day,
+            "_maturity": maturity,
+            "sbd": korean_date(pay_day),
+            "pymd": korean_date(pay_day),
+            "rpmcmp": "-" if private else _pick(_BROKERS, float(rng.random())),
+            "grint": "-",
+            "bddd": korean_date(day),
+            "od_a_at_t": str(int(rng.integers(1, 4))),
+            "od_a_at_b": "0",
+            "adt_a_atn": "참석" if rng.random() < 0.8 else "-",
+            "rs_sm_atn": "아니오" if private else "예",
+            "ex_sm_r": "사모 발행으로 증권신고서 제출 면제" if private else "-",
+            "ovis_ltdtl": "-",
+            "ftc_stt_atn": "미해당",
         }
 
-    def _cb_draft(self, company: Company, day: dt.date, series: int, rng: np.random.Generator,
-                  showcase: bool = False) -> _Draft:
+    def _cb_draft(
+        self, company: Company, day: dt.date, series: int, rng: np.random.Generator, showcase: bool = False
+    ) -> _Draft:
         if showcase:
             amount, price, coupon, maturity_coupon, private = 5_000_000_000, 760, 0.0, 3.0, True
         else:
@@ -964,29 +1318,83 @@ class FinanceWorld:
             coupon = float(_pick((0.0, 0.0, 1.0, 2.0), float(rng.random())))
             maturity_coupon = coupon + float(_pick((1.0, 2.0, 3.0, 4.0), float(rng.random())))
             private = rng.random() < 0.85
-        terms = self._bond_terms(company, day, rng, series, private, amount, coupon, maturity_coupon,
-                                 pay_day=_LIGHTRON_CB_PAY_DAY if showcase else None)
+        terms = self._bond_terms(
+            company,
+            day,
+            rng,
+            series,
+            private,
+            amount,
+            coupon,
+            maturity_coupon,
+            pay_day=_LIGHTRON_CB_PAY_DAY if showcase else None,
+        )
         pay_day, maturity = terms.pop("_pay_day"), terms.pop("_maturity")
         floor = int(math.ceil(price * 0.7))
         count = amount // price
         fields = {
-            **{k: terms[k] for k in ("bd_tm", "bd_knd", "bd_fta", "atcsc_rmislmt", "ovis_fta", "ovis_fta_crn",
-                                     "ovis_ster", "ovis_isar", "ovis_mktnm", "fdpp_fclt", "fdpp_bsninh",
-                                     "fdpp_op", "fdpp_dtrp", "fdpp_ocsa", "fdpp_etc", "bd_intr_ex", "bd_intr_sf",
-                                     "bd_mtd", "bdis_mthn")},
-            "cv_rt": "100", "cv_prc": comma(price), "cvisstk_knd": f"{company.registry_name} 기명식 보통주",
-            "cvisstk_cnt": comma(count), "cvisstk_tisstk_vs": f"{count / company.shares * 100:.2f}",
+            **{
+                k: terms[k]
+                for k in (
+                    "bd_tm",
+                    "bd_knd",
+                    "bd_fta",
+                    "atcsc_rmislmt",
+                    "ovis_fta",
+                    "ovis_fta_crn",
+                    "ovis_ster",
+                    "ovis_isar",
+                    "ovis_mktnm",
+                    "fdpp_fclt",
+                    "fdpp_bsninh",
+                    "fdpp_op",
+                    "fdpp_dtrp",
+                    "fdpp_ocsa",
+                    "fdpp_etc",
+                    "bd_intr_ex",
+                    "bd_intr_sf",
+                    "bd_mtd",
+                    "bdis_mthn",
+                )
+            },
+            "cv_rt": "100",
+            "cv_prc": comma(price),
+            "cvisstk_knd": f"{company.registry_name} 기명식 보통주",
+            "cvisstk_cnt": comma(count),
+            "cvisstk_tisstk_vs": f"{count / company.shares * 100:.2f}",
             "cvrqpd_bgd": korean_date(pay_day.replace(year=pay_day.year + 1)),
             "cvrqpd_edd": korean_date(maturity - dt.timedelta(days=31)),
             "act_mktprcfl_cvprc_lwtrsprc": comma(floor),
             "act_mktprcfl_cvprc_lwtrsprc_bs": "발행당시 전환가액의 70%",
-            "rmislmt_lt70p": "-", "abmg": "-",
-            **{k: terms[k] for k in ("sbd", "pymd", "rpmcmp", "grint", "bddd", "od_a_at_t", "od_a_at_b",
-                                     "adt_a_atn", "rs_sm_atn", "ex_sm_r", "ovis_ltdtl", "ftc_stt_atn")},
+            "rmislmt_lt70p": "-",
+            "abmg": "-",
+            **{
+                k: terms[k]
+                for k in (
+                    "sbd",
+                    "pymd",
+                    "rpmcmp",
+                    "grint",
+                    "bddd",
+                    "od_a_at_t",
+                    "od_a_at_b",
+                    "adt_a_atn",
+                    "rs_sm_atn",
+                    "ex_sm_r",
+                    "ovis_ltdtl",
+                    "ftc_stt_atn",
+                )
+            },
         }
         if showcase:
-            fields.update(atcsc_rmislmt="45,000,000,000", fdpp_op="3,000,000,000", fdpp_dtrp="2,000,000,000",
-                          fdpp_ocsa="-", od_a_at_t="1", adt_a_atn="참석")
+            fields.update(
+                atcsc_rmislmt="45,000,000,000",
+                fdpp_op="3,000,000,000",
+                fdpp_dtrp="2,000,000,000",
+                fdpp_ocsa="-",
+                od_a_at_t="1",
+                adt_a_atn="참석",
+            )
         draft = self._event(company, day, "cvbd", "전환사채권발행결정", lambda: dict(fields))
         if showcase:
             draft.rcept_no = _LIGHTRON_CB_RCEPT
@@ -995,25 +1403,70 @@ class FinanceWorld:
     def _bw_draft(self, company: Company, day: dt.date, rng: np.random.Generator) -> _Draft:
         amount = int(rng.integers(10, 200)) * 100_000_000
         price = self.close_before(company, day)
-        terms = self._bond_terms(company, day, rng, int(rng.integers(1, 6)), rng.random() < 0.8, amount,
-                                 0.0, float(_pick((2.0, 3.0, 4.0), float(rng.random()))))
+        terms = self._bond_terms(
+            company,
+            day,
+            rng,
+            int(rng.integers(1, 6)),
+            rng.random() < 0.8,
+            amount,
+            0.0,
+            float(_pick((2.0, 3.0, 4.0), float(rng.random()))),
+        )
         pay_day, maturity = terms.pop("_pay_day"), terms.pop("_maturity")
         terms["bd_knd"] = terms["bd_knd"].replace("전환사채", "분리형 신주인수권부사채")
         count = amount // max(price, 1)
         fields = {
-            **{k: v for k, v in terms.items() if k not in ("sbd", "pymd", "rpmcmp", "grint", "bddd", "od_a_at_t",
-                                                          "od_a_at_b", "adt_a_atn", "rs_sm_atn", "ex_sm_r",
-                                                          "ovis_ltdtl", "ftc_stt_atn")},
-            "ex_rt": "100", "ex_prc": comma(price), "ex_prc_dmth": "「증권의 발행 및 공시 등에 관한 규정」 제5-24조에 의거",
-            "bdwt_div_atn": "분리", "nstk_pymm": "현금납입 또는 사채대용납입",
-            "nstk_isstk_knd": f"{company.registry_name} 기명식 보통주", "nstk_isstk_cnt": comma(count),
+            **{
+                k: v
+                for k, v in terms.items()
+                if k
+                not in (
+                    "sbd",
+                    "pymd",
+                    "rpmcmp",
+                    "grint",
+                    "bddd",
+                    "od_a_at_t",
+                    "od_a_at_b",
+                    "adt_a_atn",
+                    "rs_sm_atn",
+                    "ex_sm_r",
+                    "ovis_ltdtl",
+                    "ftc_stt_atn",
+                )
+            },
+            "ex_rt": "100",
+            "ex_prc": comma(price),
+            "ex_prc_dmth": "「증권의 발행 및 공시 등에 관한 규정」 제5-24조에 의거",
+            "bdwt_div_atn": "분리",
+            "nstk_pymm": "현금납입 또는 사채대용납입",
+            "nstk_isstk_knd": f"{company.registry_name} 기명식 보통주",
+            "nstk_isstk_cnt": comma(count),
             "nstk_isstk_tisstk_vs": f"{count / company.shares * 100:.2f}",
             "expd_bgd": korean_date(pay_day.replace(year=pay_day.year + 1)),
             "expd_edd": korean_date(maturity - dt.timedelta(days=31)),
             "act_mktprcfl_cvprc_lwtrsprc": comma(int(math.ceil(price * 0.7))),
-            "act_mktprcfl_cvprc_lwtrsprc_bs": "발행당시 행사가액의 70%", "rmislmt_lt70p": "-", "abmg": "-",
-            **{k: terms[k] for k in ("sbd", "pymd", "rpmcmp", "grint", "bddd", "od_a_at_t", "od_a_at_b",
-                                     "adt_a_atn", "rs_sm_atn", "ex_sm_r", "ovis_ltdtl", "ftc_stt_atn")},
+            "act_mktprcfl_cvprc_lwtrsprc_bs": "발행당시 행사가액의 70%",
+            "rmislmt_lt70p": "-",
+            "abmg": "-",
+            **{
+                k: terms[k]
+                for k in (
+                    "sbd",
+                    "pymd",
+                    "rpmcmp",
+                    "grint",
+                    "bddd",
+                    "od_a_at_t",
+                    "od_a_at_b",
+                    "adt_a_atn",
+                    "rs_sm_atn",
+                    "ex_sm_r",
+                    "ovis_ltdtl",
+                    "ftc_stt_atn",
+                )
+            },
         }
         return self._event(company, day, "bdwt", "신주인수권부사채권발행결정", lambda: dict(fields))
 
@@ -1023,10 +1476,17 @@ class FinanceWorld:
         total = count * price
         method = _pick(("제3자배정증자", "주주배정후 실권주 일반공모", "일반공모증자"), float(rng.random()))
         fields = {
-            "nstk_ostk_cnt": comma(count), "nstk_estk_cnt": "-", "fv_ps": comma(company.par_value),
-            "bfic_tisstk_ostk": comma(company.shares), "bfic_tisstk_estk": "-",
-            "fdpp_fclt": comma(total // 3) if total > 0 else "-", "fdpp_bsninh": "-",
-            "fdpp_op": comma(total - total // 3), "fdpp_dtrp": "-", "fdpp_ocsa": "-", "fdpp_etc": "-",
+            "nstk_ostk_cnt": comma(count),
+            "nstk_estk_cnt": "-",
+            "fv_ps": comma(company.par_value),
+            "bfic_tisstk_ostk": comma(company.shares),
+            "bfic_tisstk_estk": "-",
+            "fdpp_fclt": comma(total // 3) if total > 0 else "-",
+            "fdpp_bsninh": "-",
+            "fdpp_op": comma(total - total // 3),
+            "fdpp_dtrp": "-",
+            "fdpp_ocsa": "-",
+            "fdpp_etc": "-",
             "ic_mthn": method,
         }
         return self._event(company, day, "piic", "유상증자결정", lambda: dict(fields))
@@ -1039,15 +1499,31 @@ class FinanceWorld:
         held = int(company.shares * rng.uniform(0.0, 0.05))
         venue = "유가증권시장" if company.market == "KOSPI" else "코스닥시장"
         fields = {
-            "aqpln_stk_ostk": comma(count), "aqpln_stk_estk": "-", "aqpln_prc_ostk": comma(count * price),
-            "aqpln_prc_estk": "-", "aqexpd_bgd": korean_date(start), "aqexpd_edd": korean_date(end),
-            "hdexpd_bgd": "-", "hdexpd_edd": "-", "aq_pp": "주주가치 제고 및 주가안정",
-            "aq_mth": f"{venue}을 통한 장내 직접 취득", "cs_iv_bk": _pick(_BROKERS, float(rng.random())),
-            "aq_wtn_div_ostk": comma(held), "aq_wtn_div_ostk_rt": f"{held / company.shares * 100:.2f}",
-            "aq_wtn_div_estk": "-", "aq_wtn_div_estk_rt": "-", "eaq_ostk": "-", "eaq_ostk_rt": "-",
-            "eaq_estk": "-", "eaq_estk_rt": "-", "aq_dd": korean_date(day),
-            "od_a_at_t": str(int(rng.integers(1, 4))), "od_a_at_b": "0", "adt_a_atn": "참석",
-            "d1_prodlm_ostk": comma(max(count // 10, 1)), "d1_prodlm_estk": "-",
+            "aqpln_stk_ostk": comma(count),
+            "aqpln_stk_estk": "-",
+            "aqpln_prc_ostk": comma(count * price),
+            "aqpln_prc_estk": "-",
+            "aqexpd_bgd": korean_date(start),
+            "aqexpd_edd": korean_date(end),
+            "hdexpd_bgd": "-",
+            "hdexpd_edd": "-",
+            "aq_pp": "주주가치 제고 및 주가안정",
+            "aq_mth": f"{venue}을 통한 장내 직접 취득",
+            "cs_iv_bk": _pick(_BROKERS, float(rng.random())),
+            "aq_wtn_div_ostk": comma(held),
+            "aq_wtn_div_ostk_rt": f"{held / company.shares * 100:.2f}",
+            "aq_wtn_div_estk": "-",
+            "aq_wtn_div_estk_rt": "-",
+            "eaq_ostk": "-",
+            "eaq_ostk_rt": "-",
+            "eaq_estk": "-",
+            "eaq_estk_rt": "-",
+            "aq_dd": korean_date(day),
+            "od_a_at_t": str(int(rng.integers(1, 4))),
+            "od_a_at_b": "0",
+            "adt_a_atn": "참석",
+            "d1_prodlm_ostk": comma(max(count // 10, 1)),
+            "d1_prodlm_estk": "-",
         }
         return self._event(company, day, "tsstk", "자기주식취득결정", lambda: dict(fields))
 
@@ -1059,39 +1535,87 @@ class FinanceWorld:
         reporters = list(_FUNDS) + ([_pick(_CB_INVESTORS, float(rng.random()))] if company.market != "KOSPI" else [])
         stake = float(rng.uniform(0.05, 0.08))
         reporter = _pick(reporters, float(rng.random()))
-        for i, day in enumerate(sorted(_day_between(PRICE_START, dt.date(2026, 12, 30), float(u))
-                                       for u in rng.random(int(rng.integers(1, 4))))):
+        for i, day in enumerate(
+            sorted(
+                _day_between(PRICE_START, dt.date(2026, 12, 30), float(u)) for u in rng.random(int(rng.integers(1, 4)))
+            )
+        ):
             change = 0.0 if i == 0 else float(rng.normal(0, 0.01))
             stake = max(stake + change, 0.001)
             qty = int(stake * company.shares)
             delta = int(change * company.shares) if i else qty
             fields = {
-                "report_tp": "일반" if rng.random() < 0.6 else "약식", "repror": reporter,
-                "stkqy": comma(qty), "stkqy_irds": comma(delta), "stkrt": f"{stake * 100:.2f}",
-                "stkrt_irds": f"{(change if i else stake) * 100:.2f}", "ctr_stkqy": comma(qty),
+                "report_tp": "일반" if rng.random() < 0.6 else "약식",
+                "repror": reporter,
+                "stkqy": comma(qty),
+                "stkqy_irds": comma(delta),
+                "stkrt": f"{stake * 100:.2f}",
+                "stkrt_irds": f"{(change if i else stake) * 100:.2f}",
+                "ctr_stkqy": comma(qty),
                 "ctr_stkrt": f"{stake * 100:.2f}",
-                "report_resn": "신규보고" if i == 0 else _pick(("보유주식등의 수 변동(장내매수)", "보유주식등의 수 변동(장내매도)",
-                                                                "보유목적 변경", "특별관계자 변동"), float(rng.random())),
+                "report_resn": "신규보고"
+                if i == 0
+                else _pick(
+                    (
+                        "보유주식등의 수 변동(장내매수)",
+                        "보유주식등의 수 변동(장내매도)",
+                        "보유목적 변경",
+                        "특별관계자 변동",
+                    ),
+                    float(rng.random()),
+                ),
             }
-            out.append(_Draft(day, company, "majorstock", f"주식등의대량보유상황보고서({fields['report_tp']})",
-                              reporter, "", "D", "D001", False, lambda f=fields: dict(f)))
-        officers = [(_person(*rng.random(3)), _pick(("대표이사", "사내이사", "전무", "상무", "이사", "감사"),
-                                                     float(rng.random())), float(rng.uniform(0.0005, 0.08)))
-                    for _ in range(int(rng.integers(1, 4)))]
+            out.append(
+                _Draft(
+                    day,
+                    company,
+                    "majorstock",
+                    f"주식등의대량보유상황보고서({fields['report_tp']})",
+                    reporter,
+                    "",
+                    "D",
+                    "D001",
+                    False,
+                    lambda f=fields: dict(f),
+                )
+            )
+        officers = [
+            (
+                _person(*rng.random(3)),
+                _pick(("대표이사", "사내이사", "전무", "상무", "이사", "감사"), float(rng.random())),
+                float(rng.uniform(0.0005, 0.08)),
+            )
+            for _ in range(int(rng.integers(1, 4)))
+        ]
         for _ in range(int(rng.integers(1, 5))):
             name, position, share = _pick(officers, float(rng.random()))
             day = _day_between(PRICE_START, dt.date(2026, 12, 30), float(rng.random()))
             change = int(company.shares * float(rng.normal(0, 0.002)))
             held = max(int(share * company.shares) + change, 0)
             fields = {
-                "repror": name, "isu_exctv_rgist_at": "등기임원" if position in ("대표이사", "사내이사", "감사") else "비등기임원",
-                "isu_exctv_ofcps": position, "isu_main_shrholdr": "주요주주" if share >= 0.1 else "-",
-                "sp_stock_lmp_cnt": comma(held), "sp_stock_lmp_irds_cnt": comma(change),
+                "repror": name,
+                "isu_exctv_rgist_at": "등기임원" if position in ("대표이사", "사내이사", "감사") else "비등기임원",
+                "isu_exctv_ofcps": position,
+                "isu_main_shrholdr": "주요주주" if share >= 0.1 else "-",
+                "sp_stock_lmp_cnt": comma(held),
+                "sp_stock_lmp_irds_cnt": comma(change),
                 "sp_stock_lmp_rate": f"{held / company.shares * 100:.2f}",
                 "sp_stock_lmp_irds_rate": f"{change / company.shares * 100:.2f}",
             }
-            out.append(_Draft(day, company, "elestock", "임원ㆍ주요주주특정증권등소유상황보고서", name, "", "D", "D002",
-                              False, lambda f=fields: dict(f)))
+            out.append(
+                _Draft(
+                    day,
+                    company,
+                    "elestock",
+                    "임원ㆍ주요주주특정증권등소유상황보고서",
+                    name,
+                    "",
+                    "D",
+                    "D002",
+                    False,
+                    lambda f=fields: dict(f),
+                )
+            )
         return out
 
     # -- indexes over filings -------------------------------------------------
@@ -1115,8 +1639,11 @@ class FinanceWorld:
     @cached_property
     def periodic_index(self) -> dict[tuple[str, str, str], Filing]:
         """(corp_code, bsns_year, reprt_code) → the periodic report."""
-        return {(f.company.corp_code, f.detail["bsns_year"], f.detail["reprt_code"]): f
-                for f in self.filings if f.kind == "periodic"}
+        return {
+            (f.company.corp_code, f.detail["bsns_year"], f.detail["reprt_code"]): f
+            for f in self.filings
+            if f.kind == "periodic"
+        }
 
     def periodic(self, company: Company, year: str, code: str, as_of: dt.date) -> Filing | None:
         """The periodic report for (year, code) if it was filed on or before ``as_of``."""
@@ -1135,8 +1662,17 @@ class FinanceWorld:
             if dps <= 0:
                 continue
             record_day = dt.date(year, 12, 31)
-            pay_day = _day_between(dt.date(year + 1, 4, 10), dt.date(year + 1, 4, 25),
-                                   (int(company.corp_code) % 97) / 97)
-            out.append({"company": company, "year": year, "dps": dps, "decided": filing.rcept_dt,
-                        "record_day": record_day, "pay_day": pay_day})
+            pay_day = _day_between(
+                dt.date(year + 1, 4, 10), dt.date(year + 1, 4, 25), (int(company.corp_code) % 97) / 97
+            )
+            out.append(
+                {
+                    "company": company,
+                    "year": year,
+                    "dps": dps,
+                    "decided": filing.rcept_dt,
+                    "record_day": record_day,
+                    "pay_day": pay_day,
+                }
+            )
         return out

@@ -54,20 +54,65 @@ KINDS = {
 
 # Per 시도: (postal-code prefixes, telephone area code, homepage domain of the office)
 _OFFICE_FACTS = {
-    "B10": ((1, 8), "02", "sen"), "C10": ((46, 49), "051", "pen"), "D10": ((41, 43), "053", "dge"),
-    "E10": ((21, 23), "032", "ice"), "F10": ((61, 62), "062", "gen"), "G10": ((34, 35), "042", "dje"),
-    "H10": ((44, 45), "052", "use"), "I10": ((30, 30), "044", "sje"), "J10": ((10, 18), "031", "goe"),
-    "K10": ((24, 26), "033", "gwe"), "M10": ((27, 29), "043", "cbe"), "N10": ((31, 33), "041", "cne"),
-    "P10": ((54, 56), "063", "jbe"), "Q10": ((57, 59), "061", "jne"), "R10": ((36, 40), "054", "gbe"),
-    "S10": ((50, 53), "055", "gne"), "T10": ((63, 63), "064", "jje"),
+    "B10": ((1, 8), "02", "sen"),
+    "C10": ((46, 49), "051", "pen"),
+    "D10": ((41, 43), "053", "dge"),
+    "E10": ((21, 23), "032", "ice"),
+    "F10": ((61, 62), "062", "gen"),
+    "G10": ((34, 35), "042", "dje"),
+    "H10": ((44, 45), "052", "use"),
+    "I10": ((30, 30), "044", "sje"),
+    "J10": ((10, 18), "031", "goe"),
+    "K10": ((24, 26), "033", "gwe"),
+    "M10": ((27, 29), "043", "cbe"),
+    "N10": ((31, 33), "041", "cne"),
+    "P10": ((54, 56), "063", "jbe"),
+    "Q10": ((57, 59), "061", "jne"),
+    "R10": ((36, 40), "054", "gbe"),
+    "S10": ((50, 53), "055", "gne"),
+    "T10": ((63, 63), "064", "jje"),
 }
 # The first two digits of SD_SCHUL_CODE by office (real codes start 70–96).
-_CODE_PREFIX = {"B10": 70, "C10": 72, "D10": 72, "E10": 73, "F10": 73, "G10": 74, "H10": 74, "I10": 93,
-                "J10": 75, "K10": 78, "M10": 80, "N10": 81, "P10": 83, "Q10": 84, "R10": 87, "S10": 88,
-                "T10": 92}
+_CODE_PREFIX = {
+    "B10": 70,
+    "C10": 72,
+    "D10": 72,
+    "E10": 73,
+    "F10": 73,
+    "G10": 74,
+    "H10": 74,
+    "I10": 93,
+    "J10": 75,
+    "K10": 78,
+    "M10": 80,
+    "N10": 81,
+    "P10": 83,
+    "Q10": 84,
+    "R10": 87,
+    "S10": 88,
+    "T10": 92,
+}
 # Stems that are not place names, as many real schools use.
-_GENERIC_STEMS = ("한빛", "새솔", "푸른", "중앙", "동부", "서부", "신흥", "대명", "솔빛", "하늘", "은빛",
-                  "새빛", "해오름", "늘푸른", "동산", "샛별", "금빛", "한울")
+_GENERIC_STEMS = (
+    "한빛",
+    "새솔",
+    "푸른",
+    "중앙",
+    "동부",
+    "서부",
+    "신흥",
+    "대명",
+    "솔빛",
+    "하늘",
+    "은빛",
+    "새빛",
+    "해오름",
+    "늘푸른",
+    "동산",
+    "샛별",
+    "금빛",
+    "한울",
+)
 # High-school types: (HS_SC_NM, name suffix, English suffix, 특목고 계열)
 _HIGH_TYPES = (
     ("일반고", "고등학교", "High School", None),
@@ -89,65 +134,262 @@ _HIGH_TYPES = (
 # code or its name when the seed drew one, else the last drawn school of its kind — so the office keeps its
 # size and every other school stays as the seed drew it.
 ANCHOR_SCHOOLS = (
-    dict(code="7005449", name="서현고등학교", english="Seohyeon High School", kind="고등학교", sigungu="11290",
-         founding="사립", coedu="남여공학", high_type="일반고", special_line=None,
-         address="서울특별시 성북구 원지로 320", address_detail="(이매동)", postal="06846", tel="02-421-4946",
-         fax="02-757-3346", homepage="https://seohyeon.sen.hs.kr", founded=dt.date(1936, 3, 1), students=168,
-         classes_per_grade=(2, 3, 2)),
-    dict(code="7001820", name="서울대명초등학교", english="Seoul Daemyeong Elementary School", kind="초등학교",
-         sigungu="11500", founding="공립", coedu="남여공학", high_type=None, special_line=None,
-         address="서울특별시 강서구 답십리7길 22", address_detail="(답십리동)", postal="07697", tel="02-579-0202",
-         fax="02-629-6822", homepage="https://daemyeong.sen.es.kr", founded=dt.date(1986, 3, 1), students=588,
-         classes_per_grade=(5, 6, 4, 4, 4, 5)),
-    dict(code="7009872", name="답십리중학교", english="Dapsipri Middle School", kind="중학교", sigungu="11170",
-         founding="사립", coedu="남여공학", high_type=None, special_line=None,
-         address="서울특별시 용산구 효제34길 10", address_detail="(통의동)", postal="07690", tel="02-845-1489",
-         fax="02-547-9461", homepage="https://dapsipri.sen.ms.kr", founded=dt.date(1979, 3, 1), students=648,
-         classes_per_grade=(9, 8, 7)),
+    dict(
+        code="7005449",
+        name="서현고등학교",
+        english="Seohyeon High School",
+        kind="고등학교",
+        sigungu="11290",
+        founding="사립",
+        coedu="남여공학",
+        high_type="일반고",
+        special_line=None,
+        address="서울특별시 성북구 원지로 320",
+        address_detail="(이매동)",
+        postal="06846",
+        tel="02-421-4946",
+        fax="02-757-3346",
+        homepage="https://seohyeon.sen.hs.kr",
+        founded=dt.date(1936, 3, 1),
+        students=168,
+        classes_per_grade=(2, 3, 2),
+    ),
+    dict(
+        code="7001820",
+        name="서울대명초등학교",
+        english="Seoul Daemyeong Elementary School",
+        kind="초등학교",
+        sigungu="11500",
+        founding="공립",
+        coedu="남여공학",
+        high_type=None,
+        special_line=None,
+        address="서울특별시 강서구 답십리7길 22",
+        address_detail="(답십리동)",
+        postal="07697",
+        tel="02-579-0202",
+        fax="02-629-6822",
+        homepage="https://daemyeong.sen.es.kr",
+        founded=dt.date(1986, 3, 1),
+        students=588,
+        classes_per_grade=(5, 6, 4, 4, 4, 5),
+    ),
+    dict(
+        code="7009872",
+        name="답십리중학교",
+        english="Dapsipri Middle School",
+        kind="중학교",
+        sigungu="11170",
+        founding="사립",
+        coedu="남여공학",
+        high_type=None,
+        special_line=None,
+        address="서울특별시 용산구 효제34길 10",
+        address_detail="(통의동)",
+        postal="07690",
+        tel="02-845-1489",
+        fax="02-547-9461",
+        homepage="https://dapsipri.sen.ms.kr",
+        founded=dt.date(1979, 3, 1),
+        students=648,
+        classes_per_grade=(9, 8, 7),
+    ),
 )
 
 _SUBJECTS = {
     "초등학교_저": ("국어", "수학", "바른 생활", "슬기로운 생활", "즐거운 생활", "창의적 체험활동"),
-    "초등학교": ("국어", "수학", "사회", "과학", "영어", "체육", "음악", "미술", "도덕", "실과",
-              "창의적 체험활동"),
-    "중학교": ("국어", "수학", "영어", "사회", "역사", "과학", "기술・가정", "정보", "체육", "음악", "미술",
-            "도덕", "한문", "진로와 직업", "창의적 체험활동", "스포츠"),
-    "고등학교": ("국어", "문학", "수학Ⅰ", "수학Ⅱ", "확률과 통계", "미적분", "영어Ⅰ", "영어Ⅱ", "한국사",
-             "통합사회", "통합과학", "물리학Ⅰ", "화학Ⅰ", "생명과학Ⅰ", "지구과학Ⅰ", "체육", "음악", "미술",
-             "정보", "일본어Ⅰ", "중국어Ⅰ", "창의적 체험활동"),
+    "초등학교": ("국어", "수학", "사회", "과학", "영어", "체육", "음악", "미술", "도덕", "실과", "창의적 체험활동"),
+    "중학교": (
+        "국어",
+        "수학",
+        "영어",
+        "사회",
+        "역사",
+        "과학",
+        "기술・가정",
+        "정보",
+        "체육",
+        "음악",
+        "미술",
+        "도덕",
+        "한문",
+        "진로와 직업",
+        "창의적 체험활동",
+        "스포츠",
+    ),
+    "고등학교": (
+        "국어",
+        "문학",
+        "수학Ⅰ",
+        "수학Ⅱ",
+        "확률과 통계",
+        "미적분",
+        "영어Ⅰ",
+        "영어Ⅱ",
+        "한국사",
+        "통합사회",
+        "통합과학",
+        "물리학Ⅰ",
+        "화학Ⅰ",
+        "생명과학Ⅰ",
+        "지구과학Ⅰ",
+        "체육",
+        "음악",
+        "미술",
+        "정보",
+        "일본어Ⅰ",
+        "중국어Ⅰ",
+        "창의적 체험활동",
+    ),
 }
 
 # Dishes with their allergy numbers (1 난류 … 19 잣), by course.
-_RICE = (("쌀밥", ""), ("흑미밥", ""), ("현미밥", ""), ("기장밥", ""), ("차수수밥", ""),
-         ("카레라이스", "2.5.6.10.13"), ("김치볶음밥", "1.5.9.10"), ("친환경찰현미밥", ""))
-_SOUP = (("쇠고기미역국", "5.6.16"), ("된장찌개", "5.6.9"), ("김치찌개", "5.9.10"), ("북어국", "1.5.6"),
-         ("콩나물국", "5"), ("어묵국", "1.5.6"), ("육개장", "5.6.16"), ("순두부찌개", "5.9.18"),
-         ("감자국", "5.6.13"), ("닭곰탕", "5.15"))
-_MAIN = (("닭갈비", "5.6.13.15"), ("돼지불고기", "5.6.10.13"), ("생선까스", "1.2.5.6.12"),
-         ("고등어구이", "7"), ("제육볶음", "5.6.10.13"), ("돈까스", "1.2.5.6.10.12"), ("떡갈비", "5.6.10.16"),
-         ("닭볶음탕", "5.6.13.15"), ("오징어볶음", "5.6.13.17"), ("훈제오리구이", "5.6"),
-         ("찜닭", "5.6.13.15"), ("탕수육", "1.5.6.10.13"))
-_SIDE = (("시금치나물", "5"), ("콩나물무침", "5"), ("감자조림", "5.6.13"), ("멸치볶음", "5.6"),
-         ("어묵볶음", "1.5.6"), ("계란말이", "1.5"), ("잡채", "5.6.10"), ("두부조림", "5.6"),
-         ("도라지무침", "5.6.13"), ("진미채볶음", "5.6.13.17"), ("연근조림", "5.6"), ("브로콜리숙회", "5.6"))
+_RICE = (
+    ("쌀밥", ""),
+    ("흑미밥", ""),
+    ("현미밥", ""),
+    ("기장밥", ""),
+    ("차수수밥", ""),
+    ("카레라이스", "2.5.6.10.13"),
+    ("김치볶음밥", "1.5.9.10"),
+    ("친환경찰현미밥", ""),
+)
+_SOUP = (
+    ("쇠고기미역국", "5.6.16"),
+    ("된장찌개", "5.6.9"),
+    ("김치찌개", "5.9.10"),
+    ("북어국", "1.5.6"),
+    ("콩나물국", "5"),
+    ("어묵국", "1.5.6"),
+    ("육개장", "5.6.16"),
+    ("순두부찌개", "5.9.18"),
+    ("감자국", "5.6.13"),
+    ("닭곰탕", "5.15"),
+)
+_MAIN = (
+    ("닭갈비", "5.6.13.15"),
+    ("돼지불고기", "5.6.10.13"),
+    ("생선까스", "1.2.5.6.12"),
+    ("고등어구이", "7"),
+    ("제육볶음", "5.6.10.13"),
+    ("돈까스", "1.2.5.6.10.12"),
+    ("떡갈비", "5.6.10.16"),
+    ("닭볶음탕", "5.6.13.15"),
+    ("오징어볶음", "5.6.13.17"),
+    ("훈제오리구이", "5.6"),
+    ("찜닭", "5.6.13.15"),
+    ("탕수육", "1.5.6.10.13"),
+)
+_SIDE = (
+    ("시금치나물", "5"),
+    ("콩나물무침", "5"),
+    ("감자조림", "5.6.13"),
+    ("멸치볶음", "5.6"),
+    ("어묵볶음", "1.5.6"),
+    ("계란말이", "1.5"),
+    ("잡채", "5.6.10"),
+    ("두부조림", "5.6"),
+    ("도라지무침", "5.6.13"),
+    ("진미채볶음", "5.6.13.17"),
+    ("연근조림", "5.6"),
+    ("브로콜리숙회", "5.6"),
+)
 _KIMCHI = (("배추김치", "9.13"), ("깍두기", "9.13"), ("총각김치", "9.13"), ("열무김치", "9.13"))
-_DESSERT = (("요구르트", "2"), ("사과", ""), ("귤", ""), ("수박", ""), ("우유", "2"), ("바나나", ""),
-            ("식혜", ""), ("요플레", "2"), ("방울토마토", "12"))
-_ORIGIN = "<br/>".join(("쌀 : 국내산", "김치류 : 국내산", "고춧가루(김치류) : 국내산", "쇠고기(종류) : 국내산(한우)",
-                        "돼지고기 : 국내산", "닭고기 : 국내산", "오리고기 : 국내산", "쇠고기 식육가공품 : 국내산",
-                        "낙지 : 국내산", "고등어 : 국내산", "오징어 : 원양산"))
+_DESSERT = (
+    ("요구르트", "2"),
+    ("사과", ""),
+    ("귤", ""),
+    ("수박", ""),
+    ("우유", "2"),
+    ("바나나", ""),
+    ("식혜", ""),
+    ("요플레", "2"),
+    ("방울토마토", "12"),
+)
+_ORIGIN = "<br/>".join(
+    (
+        "쌀 : 국내산",
+        "김치류 : 국내산",
+        "고춧가루(김치류) : 국내산",
+        "쇠고기(종류) : 국내산(한우)",
+        "돼지고기 : 국내산",
+        "닭고기 : 국내산",
+        "오리고기 : 국내산",
+        "쇠고기 식육가공품 : 국내산",
+        "낙지 : 국내산",
+        "고등어 : 국내산",
+        "오징어 : 원양산",
+    )
+)
 
-_FIXED_HOLIDAY_NAMES = {(1, 1): "신정", (3, 1): "삼일절", (5, 5): "어린이날", (6, 6): "현충일",
-                        (8, 15): "광복절", (10, 3): "개천절", (10, 9): "한글날", (12, 25): "기독탄신일"}
+_FIXED_HOLIDAY_NAMES = {
+    (1, 1): "신정",
+    (3, 1): "삼일절",
+    (5, 5): "어린이날",
+    (6, 6): "현충일",
+    (8, 15): "광복절",
+    (10, 3): "개천절",
+    (10, 9): "한글날",
+    (12, 25): "기독탄신일",
+}
 #: days the exchange closes but schools keep: 근로자의 날 and the last day of the year
 _NOT_SCHOOL_HOLIDAYS = {(5, 1), (12, 31)}
 
 # -- romanization -------------------------------------------------------------
 _INITIALS = ("g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p", "h")
-_MEDIALS = ("a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo", "u", "wo", "we",
-            "wi", "yu", "eu", "ui", "i")
-_FINALS = ("", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m", "p", "p",
-           "t", "t", "ng", "t", "t", "k", "t", "p", "t")
+_MEDIALS = (
+    "a",
+    "ae",
+    "ya",
+    "yae",
+    "eo",
+    "e",
+    "yeo",
+    "ye",
+    "o",
+    "wa",
+    "wae",
+    "oe",
+    "yo",
+    "u",
+    "wo",
+    "we",
+    "wi",
+    "yu",
+    "eu",
+    "ui",
+    "i",
+)
+_FINALS = (
+    "",
+    "k",
+    "k",
+    "k",
+    "n",
+    "n",
+    "n",
+    "t",
+    "l",
+    "k",
+    "m",
+    "l",
+    "l",
+    "l",
+    "p",
+    "l",
+    "m",
+    "p",
+    "p",
+    "t",
+    "t",
+    "ng",
+    "t",
+    "t",
+    "k",
+    "t",
+    "p",
+    "t",
+)
 
 
 def romanize(text: str) -> str:
@@ -209,12 +451,12 @@ class Term:
     """One academic year of one school: semester bounds and its own days off."""
 
     ay: int
-    first_start: dt.date     # 1학기 개학 (입학식)
-    first_end: dt.date       # 여름방학식
-    second_start: dt.date    # 2학기 개학
-    second_end: dt.date      # 종업식 (early January)
-    days_off: tuple[dt.date, ...]   # 개교기념일, 재량휴업일
-    exams: tuple[tuple[str, dt.date, int], ...]   # (name, first day, number of days)
+    first_start: dt.date  # 1학기 개학 (입학식)
+    first_end: dt.date  # 여름방학식
+    second_start: dt.date  # 2학기 개학
+    second_end: dt.date  # 종업식 (early January)
+    days_off: tuple[dt.date, ...]  # 개교기념일, 재량휴업일
+    exams: tuple[tuple[str, dt.date, int], ...]  # (name, first day, number of days)
     field_trip: dt.date
     sports_day: dt.date
 
@@ -228,18 +470,18 @@ class Term:
 
 @dataclass(frozen=True)
 class School:
-    code: str                 # SD_SCHUL_CODE, 7 digits
-    name: str                 # SCHUL_NM
-    english: str              # ENG_SCHUL_NM
-    kind: str                 # 초등학교 / 중학교 / 고등학교
+    code: str  # SD_SCHUL_CODE, 7 digits
+    name: str  # SCHUL_NM
+    english: str  # ENG_SCHUL_NM
+    kind: str  # 초등학교 / 중학교 / 고등학교
     sido: "Sido"
     sigungu: "Sigungu"
-    founding: str             # 공립 / 사립
-    coedu: str                # 남여공학 / 남 / 여
-    high_type: str | None     # 일반고 / 특성화고 …
+    founding: str  # 공립 / 사립
+    coedu: str  # 남여공학 / 남 / 여
+    high_type: str | None  # 일반고 / 특성화고 …
     special_line: str | None  # 특목고 계열
-    address: str              # ORG_RDNMA
-    address_detail: str       # ORG_RDNDA
+    address: str  # ORG_RDNMA
+    address_detail: str  # ORG_RDNDA
     postal: str
     tel: str
     fax: str
@@ -309,11 +551,13 @@ class SchoolWorld:
         out = list(drawn)
         # Whom each anchor replaces: the school with its code, else the one with its name, else the last
         # drawn school of its kind (else the last one left) — codes first, so no anchor takes another's match.
-        places: dict[int, int] = {}   # anchor index -> index in out
-        rules = (lambda spec, school: school.code == spec["code"],
-                 lambda spec, school: school.name == spec["name"],
-                 lambda spec, school: school.kind == spec["kind"],
-                 lambda spec, school: True)
+        places: dict[int, int] = {}  # anchor index -> index in out
+        rules = (
+            lambda spec, school: school.code == spec["code"],
+            lambda spec, school: school.name == spec["name"],
+            lambda spec, school: school.kind == spec["kind"],
+            lambda spec, school: True,
+        )
         for rule in rules:
             for a, spec in enumerate(anchors):
                 if a in places:
@@ -372,8 +616,9 @@ class SchoolWorld:
         english = f"{english_stem} {english_suffix}"
         postal_lo, postal_hi = _OFFICE_FACTS[office][0]
         area = _OFFICE_FACTS[office][1]
-        road = (dongs[int(rng.integers(len(dongs)))].name[:-1] if dongs else stem) + \
-            ("로" if rng.random() < 0.6 else f"{int(rng.integers(1, 40))}길")
+        road = (dongs[int(rng.integers(len(dongs)))].name[:-1] if dongs else stem) + (
+            "로" if rng.random() < 0.6 else f"{int(rng.integers(1, 40))}길"
+        )
         dong_name = dongs[int(rng.integers(len(dongs)))].name if dongs else sgg.name
         number = int(rng.integers(1, 400))
         level = {"초등학교": "es", "중학교": "ms", "고등학교": "hs"}[kind]
@@ -385,16 +630,25 @@ class SchoolWorld:
         students = sum(classes) * int(rng.integers(20, 29))
         private_share = {"초등학교": 0.03, "중학교": 0.2, "고등학교": 0.4}[kind]
         return School(
-            code=code, name=name, english=english, kind=kind, sido=sido, sigungu=sgg,
-            founding="사립" if rng.random() < private_share else "공립", coedu=coedu,
-            high_type=high_type, special_line=special,
+            code=code,
+            name=name,
+            english=english,
+            kind=kind,
+            sido=sido,
+            sigungu=sgg,
+            founding="사립" if rng.random() < private_share else "공립",
+            coedu=coedu,
+            high_type=high_type,
+            special_line=special,
             address=f"{sido.name} {sgg.name} {road} {number}",
             address_detail=f"({dong_name})",
             postal=f"{int(rng.integers(postal_lo, postal_hi + 1)):02d}{int(rng.integers(0, 1000)):03d}",
             tel=f"{area}-{int(rng.integers(200, 999))}-{int(rng.integers(0, 10_000)):04d}",
             fax=f"{area}-{int(rng.integers(200, 999))}-{int(rng.integers(0, 10_000)):04d}",
             homepage=f"https://{romanize(stem)}.{_OFFICE_FACTS[office][2]}.{level}.kr",
-            founded=founded, students=students, classes_per_grade=classes,
+            founded=founded,
+            students=students,
+            classes_per_grade=classes,
         )
 
     @cached_property
@@ -424,8 +678,10 @@ class SchoolWorld:
         second_end = dt.date(ay + 1, 1, 2) + dt.timedelta(days=int(rng.integers(0, 8)))
         while second_end.weekday() >= 5 or school_holiday(second_end):
             second_end -= dt.timedelta(days=1)
-        anniversary = dt.date(ay if school.founded.month >= 3 else ay + 1, school.founded.month,
-                              min(school.founded.day, 28))
+        anniversary = dt.date(
+            ay if school.founded.month >= 3 else ay + 1, school.founded.month, min(school.founded.day, 28)
+        )
+
         def around(month: int, day: int, spread: int, least: int = 0) -> dt.date:
             """The first school weekday on or after a date shifted by up to ``spread`` days."""
             shift = dt.timedelta(days=int(rng.integers(least, spread)))
@@ -434,10 +690,23 @@ class SchoolWorld:
         discretionary = (around(5, 2, 4), around(10, 9, 10, least=1))
         exams: tuple[tuple[str, dt.date, int], ...] = ()
         if school.kind != "초등학교":
-            exams = (("1학기 중간고사", around(4, 22, 8), 3), ("1학기 기말고사", around(6, 30, 6), 4),
-                     ("2학기 중간고사", around(10, 13, 8), 3), ("2학기 기말고사", around(12, 1, 8), 4))
-        return Term(ay, first_start, first_end, second_start, second_end,
-                    tuple(sorted({anniversary, *discretionary})), exams, around(4, 15, 20), around(5, 12, 12))
+            exams = (
+                ("1학기 중간고사", around(4, 22, 8), 3),
+                ("1학기 기말고사", around(6, 30, 6), 4),
+                ("2학기 중간고사", around(10, 13, 8), 3),
+                ("2학기 기말고사", around(12, 1, 8), 4),
+            )
+        return Term(
+            ay,
+            first_start,
+            first_end,
+            second_start,
+            second_end,
+            tuple(sorted({anniversary, *discretionary})),
+            exams,
+            around(4, 15, 20),
+            around(5, 12, 12),
+        )
 
     def is_school_day(self, school: School, day: dt.date) -> bool:
         if day.weekday() >= 5 or school_holiday(day):
@@ -464,7 +733,7 @@ class SchoolWorld:
 
     @staticmethod
     def timetable_window(as_of: dt.date) -> tuple[dt.date, dt.date]:
-        friday = as_of + dt.timedelta(days=4 - as_of.weekday())   # a weekend looks back to its Friday
+        friday = as_of + dt.timedelta(days=4 - as_of.weekday())  # a weekend looks back to its Friday
         return dt.date(academic_year(as_of), 3, 1), friday
 
     # -- meals -----------------------------------------------------------------
@@ -481,16 +750,35 @@ class SchoolWorld:
                 name, allergy = course[int(rng.integers(len(course)))]
                 dishes.append(f"{name} ({allergy})" if allergy else name)
             kcal = base_kcal * (0.85 if code == "3" else 1.0) + float(rng.normal(0, 45))
-            nutrients = (("탄수화물(g)", 0.15), ("단백질(g)", 0.04), ("지방(g)", 0.025), ("비타민A(R.E)", 0.25),
-                         ("티아민(mg)", 0.0006), ("리보플라빈(mg)", 0.0007), ("비타민C(mg)", 0.02),
-                         ("칼슘(mg)", 0.35), ("철분(mg)", 0.004))
-            ntr = "<br/>".join(f"{label_} : {kcal * ratio * float(rng.uniform(0.85, 1.15)):.1f}"
-                               for label_, ratio in nutrients)
-            out.append({"MMEAL_SC_CODE": code, "MMEAL_SC_NM": label,
-                        "MLSV_FGR": str(int(school.students * float(rng.uniform(0.9, 0.99)))
-                                        if code == "2" else int(school.students * float(rng.uniform(0.3, 0.6)))),
-                        "DDISH_NM": "<br/>".join(dishes), "ORPLC_INFO": _ORIGIN,
-                        "CAL_INFO": f"{kcal:.1f} Kcal", "NTR_INFO": ntr})
+            nutrients = (
+                ("탄수화물(g)", 0.15),
+                ("단백질(g)", 0.04),
+                ("지방(g)", 0.025),
+                ("비타민A(R.E)", 0.25),
+                ("티아민(mg)", 0.0006),
+                ("리보플라빈(mg)", 0.0007),
+                ("비타민C(mg)", 0.02),
+                ("칼슘(mg)", 0.35),
+                ("철분(mg)", 0.004),
+            )
+            ntr = "<br/>".join(
+                f"{label_} : {kcal * ratio * float(rng.uniform(0.85, 1.15)):.1f}" for label_, ratio in nutrients
+            )
+            out.append(
+                {
+                    "MMEAL_SC_CODE": code,
+                    "MMEAL_SC_NM": label,
+                    "MLSV_FGR": str(
+                        int(school.students * float(rng.uniform(0.9, 0.99)))
+                        if code == "2"
+                        else int(school.students * float(rng.uniform(0.3, 0.6)))
+                    ),
+                    "DDISH_NM": "<br/>".join(dishes),
+                    "ORPLC_INFO": _ORIGIN,
+                    "CAL_INFO": f"{kcal:.1f} Kcal",
+                    "NTR_INFO": ntr,
+                }
+            )
         return out
 
     # -- the academic calendar as NEIS lists it ------------------------------------
@@ -550,8 +838,9 @@ class SchoolWorld:
             self._plans[key] = self._draw_week_plan(school, ay, semester, grade, number)
         return self._plans[key]
 
-    def _draw_week_plan(self, school: School, ay: int, semester: str, grade: int,
-                        number: int) -> tuple[tuple[str, ...], ...]:
+    def _draw_week_plan(
+        self, school: School, ay: int, semester: str, grade: int, number: int
+    ) -> tuple[tuple[str, ...], ...]:
         rng = self._world.rng("schools.timetable", school.code, ay, semester, grade, number)
         key = "초등학교_저" if school.kind == "초등학교" and grade <= 2 else school.kind
         pool = _SUBJECTS[key]

@@ -87,43 +87,223 @@ _TAGO_PROVINCES = (
 )
 # Real 시군 of the provinces outside 경기 (경기's come from world.regions, which carries its real ones).
 _PROVINCE_TOWNS = {
-    "51": ("춘천시", "원주시", "강릉시", "동해시", "태백시", "속초시", "삼척시", "홍천군", "횡성군", "영월군",
-           "평창군", "정선군", "철원군", "화천군", "양구군", "인제군", "고성군", "양양군"),
-    "43": ("청주시", "충주시", "제천시", "보은군", "옥천군", "영동군", "증평군", "진천군", "괴산군", "음성군",
-           "단양군"),
-    "44": ("천안시", "공주시", "보령시", "아산시", "서산시", "논산시", "계룡시", "당진시", "금산군", "부여군",
-           "서천군", "청양군", "홍성군", "예산군", "태안군"),
-    "52": ("전주시", "군산시", "익산시", "정읍시", "남원시", "김제시", "완주군", "진안군", "무주군", "장수군",
-           "임실군", "순창군", "고창군", "부안군"),
-    "46": ("목포시", "여수시", "순천시", "나주시", "광양시", "담양군", "곡성군", "구례군", "고흥군", "보성군",
-           "화순군", "장흥군", "강진군", "해남군", "영암군", "무안군", "함평군", "영광군", "장성군", "완도군",
-           "진도군", "신안군"),
-    "47": ("포항시", "경주시", "김천시", "안동시", "구미시", "영주시", "영천시", "상주시", "문경시", "경산시",
-           "의성군", "청송군", "영양군", "영덕군", "청도군", "고령군", "성주군", "칠곡군", "예천군", "봉화군",
-           "울진군", "울릉군"),
-    "48": ("창원시", "진주시", "통영시", "사천시", "김해시", "밀양시", "거제시", "양산시", "의령군", "함안군",
-           "창녕군", "고성군", "남해군", "하동군", "산청군", "함양군", "거창군", "합천군"),
+    "51": (
+        "춘천시",
+        "원주시",
+        "강릉시",
+        "동해시",
+        "태백시",
+        "속초시",
+        "삼척시",
+        "홍천군",
+        "횡성군",
+        "영월군",
+        "평창군",
+        "정선군",
+        "철원군",
+        "화천군",
+        "양구군",
+        "인제군",
+        "고성군",
+        "양양군",
+    ),
+    "43": (
+        "청주시",
+        "충주시",
+        "제천시",
+        "보은군",
+        "옥천군",
+        "영동군",
+        "증평군",
+        "진천군",
+        "괴산군",
+        "음성군",
+        "단양군",
+    ),
+    "44": (
+        "천안시",
+        "공주시",
+        "보령시",
+        "아산시",
+        "서산시",
+        "논산시",
+        "계룡시",
+        "당진시",
+        "금산군",
+        "부여군",
+        "서천군",
+        "청양군",
+        "홍성군",
+        "예산군",
+        "태안군",
+    ),
+    "52": (
+        "전주시",
+        "군산시",
+        "익산시",
+        "정읍시",
+        "남원시",
+        "김제시",
+        "완주군",
+        "진안군",
+        "무주군",
+        "장수군",
+        "임실군",
+        "순창군",
+        "고창군",
+        "부안군",
+    ),
+    "46": (
+        "목포시",
+        "여수시",
+        "순천시",
+        "나주시",
+        "광양시",
+        "담양군",
+        "곡성군",
+        "구례군",
+        "고흥군",
+        "보성군",
+        "화순군",
+        "장흥군",
+        "강진군",
+        "해남군",
+        "영암군",
+        "무안군",
+        "함평군",
+        "영광군",
+        "장성군",
+        "완도군",
+        "진도군",
+        "신안군",
+    ),
+    "47": (
+        "포항시",
+        "경주시",
+        "김천시",
+        "안동시",
+        "구미시",
+        "영주시",
+        "영천시",
+        "상주시",
+        "문경시",
+        "경산시",
+        "의성군",
+        "청송군",
+        "영양군",
+        "영덕군",
+        "청도군",
+        "고령군",
+        "성주군",
+        "칠곡군",
+        "예천군",
+        "봉화군",
+        "울진군",
+        "울릉군",
+    ),
+    "48": (
+        "창원시",
+        "진주시",
+        "통영시",
+        "사천시",
+        "김해시",
+        "밀양시",
+        "거제시",
+        "양산시",
+        "의령군",
+        "함안군",
+        "창녕군",
+        "고성군",
+        "남해군",
+        "하동군",
+        "산청군",
+        "함양군",
+        "거창군",
+        "합천군",
+    ),
 }
 # Approximate centres of Seoul's 25 구 (lat, lon), keyed by name.
 _SEOUL_GU_CENTRES = {
-    "종로구": (37.5730, 126.9794), "중구": (37.5641, 126.9979), "용산구": (37.5324, 126.9900),
-    "성동구": (37.5634, 127.0369), "광진구": (37.5385, 127.0823), "동대문구": (37.5744, 127.0396),
-    "중랑구": (37.6066, 127.0927), "성북구": (37.5894, 127.0167), "강북구": (37.6397, 127.0255),
-    "도봉구": (37.6688, 127.0471), "노원구": (37.6542, 127.0568), "은평구": (37.6027, 126.9291),
-    "서대문구": (37.5791, 126.9368), "마포구": (37.5663, 126.9019), "양천구": (37.5170, 126.8665),
-    "강서구": (37.5509, 126.8495), "구로구": (37.4954, 126.8874), "금천구": (37.4519, 126.9020),
-    "영등포구": (37.5264, 126.8962), "동작구": (37.5124, 126.9393), "관악구": (37.4784, 126.9516),
-    "서초구": (37.4837, 127.0324), "강남구": (37.5172, 127.0473), "송파구": (37.5145, 127.1059),
+    "종로구": (37.5730, 126.9794),
+    "중구": (37.5641, 126.9979),
+    "용산구": (37.5324, 126.9900),
+    "성동구": (37.5634, 127.0369),
+    "광진구": (37.5385, 127.0823),
+    "동대문구": (37.5744, 127.0396),
+    "중랑구": (37.6066, 127.0927),
+    "성북구": (37.5894, 127.0167),
+    "강북구": (37.6397, 127.0255),
+    "도봉구": (37.6688, 127.0471),
+    "노원구": (37.6542, 127.0568),
+    "은평구": (37.6027, 126.9291),
+    "서대문구": (37.5791, 126.9368),
+    "마포구": (37.5663, 126.9019),
+    "양천구": (37.5170, 126.8665),
+    "강서구": (37.5509, 126.8495),
+    "구로구": (37.4954, 126.8874),
+    "금천구": (37.4519, 126.9020),
+    "영등포구": (37.5264, 126.8962),
+    "동작구": (37.5124, 126.9393),
+    "관악구": (37.4784, 126.9516),
+    "서초구": (37.4837, 127.0324),
+    "강남구": (37.5172, 127.0473),
+    "송파구": (37.5145, 127.1059),
     "강동구": (37.5301, 127.1238),
 }
 
 # Stop names: a neighbourhood stem plus what stands there.
-_STOP_SUFFIXES = ("사거리", "삼거리", "오거리", "네거리", "시장", "초등학교", "중학교", "고등학교", "우체국",
-                  "주민센터", "입구", "공원", "아파트", "파출소", "도서관", "성당", "보건소", "역", "119안전센터",
-                  "체육관", "농협", "교회", "종점", "사무소")
-_SEOUL_SUFFIXES = ("사거리", "삼거리", "오거리", "시장", "초등학교", "중학교", "고등학교", "우체국", "동주민센터",
-                   "입구", "공원", "아파트", "파출소", "도서관", "역", "역.환승센터", "119안전센터", "성당",
-                   "사거리.중앙차로", "교회앞", "자치회관", "먹자골목", "새마을금고", "역2번출구")
+_STOP_SUFFIXES = (
+    "사거리",
+    "삼거리",
+    "오거리",
+    "네거리",
+    "시장",
+    "초등학교",
+    "중학교",
+    "고등학교",
+    "우체국",
+    "주민센터",
+    "입구",
+    "공원",
+    "아파트",
+    "파출소",
+    "도서관",
+    "성당",
+    "보건소",
+    "역",
+    "119안전센터",
+    "체육관",
+    "농협",
+    "교회",
+    "종점",
+    "사무소",
+)
+_SEOUL_SUFFIXES = (
+    "사거리",
+    "삼거리",
+    "오거리",
+    "시장",
+    "초등학교",
+    "중학교",
+    "고등학교",
+    "우체국",
+    "동주민센터",
+    "입구",
+    "공원",
+    "아파트",
+    "파출소",
+    "도서관",
+    "역",
+    "역.환승센터",
+    "119안전센터",
+    "성당",
+    "사거리.중앙차로",
+    "교회앞",
+    "자치회관",
+    "먹자골목",
+    "새마을금고",
+    "역2번출구",
+)
 
 _TAGO_ROUTE_TYPES = ("간선버스", "지선버스", "급행버스", "마을버스")
 _TAGO_TYPE_WEIGHTS = (0.35, 0.40, 0.10, 0.15)
@@ -133,9 +313,26 @@ _VEHICLE_TYPES = ("일반차량", "저상버스")
 _SEOUL_KINDS = ("간선", "지선", "마을", "광역", "심야", "순환", "공항")
 _SEOUL_KIND_WEIGHTS = (0.30, 0.40, 0.10, 0.06, 0.08, 0.03, 0.03)
 _SEOUL_KIND_TYPE = {"간선": "3", "지선": "4", "마을": "2", "광역": "6", "심야": "3", "순환": "5", "공항": "1"}
-_SEOUL_CORPS = ("대진여객", "삼화상운", "동아운수", "한성여객", "서울승합", "북부운수", "대원여객", "선진운수",
-                "신길교통", "메트로버스", "도원교통", "제일여객", "보성운수", "관악교통", "다모아자동차",
-                "영신여객", "유성운수", "공항리무진")
+_SEOUL_CORPS = (
+    "대진여객",
+    "삼화상운",
+    "동아운수",
+    "한성여객",
+    "서울승합",
+    "북부운수",
+    "대원여객",
+    "선진운수",
+    "신길교통",
+    "메트로버스",
+    "도원교통",
+    "제일여객",
+    "보성운수",
+    "관악교통",
+    "다모아자동차",
+    "영신여객",
+    "유성운수",
+    "공항리무진",
+)
 _PLATE_LETTERS = ("아", "바", "사", "자", "배")
 
 # Anchors: stops and routes the catalog's examples and descriptions name, the same in every world (seed and size)
@@ -157,8 +354,7 @@ _SEOUL_ROUTE_ANCHORS = (
 #: TAGO: per city code, the stop (place, side, nodeId, the place's position) and the route through it at a seq.
 #: Place 3 is the city's 종합운동장 (세종종합운동장).
 _TAGO_ANCHORS = {
-    "12": dict(place=3, side=1, node_id="SJB8000016", lat=36.4778712, lon=127.2568738,
-               route_id="SJB30300001", seq=17),
+    "12": dict(place=3, side=1, node_id="SJB8000016", lat=36.4778712, lon=127.2568738, route_id="SJB30300001", seq=17),
 }
 
 
@@ -168,14 +364,14 @@ _TAGO_ANCHORS = {
 
 @dataclass(frozen=True)
 class TagoCity:
-    code: str          # "25" (metro) or "31010" (시군)
-    name: str          # cityname as TAGO spells it
-    prefix: str        # id prefix of its routes and stops (DJB)
+    code: str  # "25" (metro) or "31010" (시군)
+    name: str  # cityname as TAGO spells it
+    prefix: str  # id prefix of its routes and stops (DJB)
     sido: Sido
     sigungu: Sigungu | None
     lat: float
     lon: float
-    index: int         # position in the city list; drives the id ranges
+    index: int  # position in the city list; drives the id ranges
 
     @property
     def plate_region(self) -> str:
@@ -184,8 +380,8 @@ class TagoCity:
 
 @dataclass(frozen=True)
 class TagoStop:
-    node_id: str       # DJB8001793
-    node_no: int       # the number shown at the stop (41193)
+    node_id: str  # DJB8001793
+    node_no: int  # the number shown at the stop (41193)
     name: str
     lat: float
     lon: float
@@ -194,15 +390,15 @@ class TagoStop:
 
 @dataclass(frozen=True)
 class TagoRoute:
-    route_id: str      # DJB30300004
-    route_no: str      # "102", "급행2", "5-1"
-    route_type: str    # 간선버스 …
+    route_id: str  # DJB30300004
+    route_no: str  # "102", "급행2", "5-1"
+    route_type: str  # 간선버스 …
     city_code: str
-    stops: tuple[TagoStop, ...]   # nodeord 1..n
-    turn: int          # number of up (updowncd 0) stops; the rest run down (1)
-    first_time: str    # "0530"
-    last_time: str     # "2230"
-    interval: int      # minutes, weekdays
+    stops: tuple[TagoStop, ...]  # nodeord 1..n
+    turn: int  # number of up (updowncd 0) stops; the rest run down (1)
+    first_time: str  # "0530"
+    last_time: str  # "2230"
+    interval: int  # minutes, weekdays
     interval_sat: int
     interval_sun: int
 
@@ -241,8 +437,8 @@ class TagoNetwork:
 
 @dataclass(frozen=True)
 class SeoulStation:
-    st_id: str         # 9 digits (118000005)
-    ars_id: str        # 5 digits (19005)
+    st_id: str  # 9 digits (118000005)
+    ars_id: str  # 5 digits (19005)
     name: str
     lat: float
     lon: float
@@ -255,16 +451,16 @@ class SeoulStation:
 
 @dataclass(frozen=True)
 class SeoulRoute:
-    route_id: str      # busRouteId, 9 digits
-    name: str          # rtNm / busRouteNm (143, 7612, N16, 종로01)
-    kind: str          # 간선, 지선, 마을, 광역, 심야, 순환, 공항
-    route_type: str    # routeType code
-    corp: str          # "대진여객  02-916-2678" (two spaces, as the API writes it)
-    stations: tuple[SeoulStation, ...]   # seq 1..n
-    turn: int          # seq of the turnaround station
-    first_time: str    # "0400"
-    last_time: str     # "2230"
-    term: int          # headway, minutes
+    route_id: str  # busRouteId, 9 digits
+    name: str  # rtNm / busRouteNm (143, 7612, N16, 종로01)
+    kind: str  # 간선, 지선, 마을, 광역, 심야, 순환, 공항
+    route_type: str  # routeType code
+    corp: str  # "대진여객  02-916-2678" (two spaces, as the API writes it)
+    stations: tuple[SeoulStation, ...]  # seq 1..n
+    turn: int  # seq of the turnaround station
+    first_time: str  # "0400"
+    last_time: str  # "2230"
+    term: int  # headway, minutes
     length_km: float
 
     @property
@@ -286,11 +482,11 @@ class SeoulRoute:
 
 @dataclass(frozen=True)
 class BusPosition:
-    index: int         # 0-based index of the stop the bus last left
-    progress: float    # share of the way to the next stop
-    vehicle: int       # index into the route's fleet
+    index: int  # 0-based index of the stop the bus last left
+    progress: float  # share of the way to the next stop
+    vehicle: int  # index into the route's fleet
     low_floor: bool
-    congestion: int    # 0 없음, 3 여유, 4 보통, 5 혼잡, 6 매우혼잡
+    congestion: int  # 0 없음, 3 여유, 4 보통, 5 혼잡, 6 매우혼잡
 
 
 @dataclass(frozen=True)
@@ -304,8 +500,9 @@ class Arrival:
 # layout helpers shared by both networks
 
 
-def _route_line(rng: np.random.Generator, lat: np.ndarray, lon: np.ndarray, count: int,
-                span: float | None, hubs: int = 0) -> tuple[list[int], bool]:
+def _route_line(
+    rng: np.random.Generator, lat: np.ndarray, lon: np.ndarray, count: int, span: float | None, hubs: int = 0
+) -> tuple[list[int], bool]:
     """Indexes of ``count`` places along a random line, in travel order, and the travel direction.
 
     Places nearest a line through a random place are taken (within ``span``
@@ -344,8 +541,9 @@ def _out_and_back(pairs: list[tuple[object, object]], eastward: bool) -> tuple[l
     return out + back, len(out)
 
 
-def _line_through(lat: np.ndarray, lon: np.ndarray, origin: int, heading: float, before: int, after: int,
-                  reach: float | None = None) -> list[int]:
+def _line_through(
+    lat: np.ndarray, lon: np.ndarray, origin: int, heading: float, before: int, after: int, reach: float | None = None
+) -> list[int]:
     """Indexes of places along a line through place ``origin`` heading ``heading`` (radians, 0 = east), in
     travel order: ``before`` places behind it, the origin, then ``after`` ahead.
 
@@ -374,8 +572,16 @@ def _line_through(lat: np.ndarray, lon: np.ndarray, origin: int, heading: float,
     return side(others & (along < 0), before) + [origin] + side(others & (along >= 0), after)
 
 
-def _anchored_line(rng: np.random.Generator, lat: np.ndarray, lon: np.ndarray, place: int, side: int,
-                   index: int, outbound: int, reach: float | None) -> tuple[list[int], bool]:
+def _anchored_line(
+    rng: np.random.Generator,
+    lat: np.ndarray,
+    lon: np.ndarray,
+    place: int,
+    side: int,
+    index: int,
+    outbound: int,
+    reach: float | None,
+) -> tuple[list[int], bool]:
     """A line of ``outbound`` places whose outbound half reaches ``place`` as its ``index``-th (0-based) stop.
 
     The outbound half uses a place's stop on side 0 heading east and on side 1 heading west (see
@@ -393,8 +599,9 @@ def _anchored_line(rng: np.random.Generator, lat: np.ndarray, lon: np.ndarray, p
     return _line_through(lat, lon, place, heading, index, outbound - index - 1, reach), eastward
 
 
-def _place_names(rng: np.random.Generator, stems: list[str], suffixes: tuple[str, ...], count: int,
-                 landmarks: Iterable[str] = ()) -> list[str]:
+def _place_names(
+    rng: np.random.Generator, stems: list[str], suffixes: tuple[str, ...], count: int, landmarks: Iterable[str] = ()
+) -> list[str]:
     """``count`` stop names from neighbourhood stems; a few landmarks first. Repeats are allowed."""
     names = list(landmarks)[:count]
     while len(names) < count:
@@ -416,8 +623,10 @@ def _unique(draw: Callable[[int], str], used: set[str]) -> str:
 
 
 def _plate(rng: np.random.Generator, region: str) -> str:
-    return f"{region}{int(rng.integers(70, 80))}{_PLATE_LETTERS[int(rng.integers(len(_PLATE_LETTERS)))]}" \
-           f"{int(rng.integers(1000, 10000))}"
+    return (
+        f"{region}{int(rng.integers(70, 80))}{_PLATE_LETTERS[int(rng.integers(len(_PLATE_LETTERS)))]}"
+        f"{int(rng.integers(1000, 10000))}"
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -447,8 +656,10 @@ class TransitWorld:
             candidates = [candidates[i] for i in picks]
         rows.extend(candidates)
         rows.sort(key=lambda row: int(row[0]))
-        return tuple(TagoCity(code, name, prefix, sido, sgg, round(lat, 4), round(lon, 4), index)
-                     for index, (code, name, prefix, sido, sgg, lat, lon) in enumerate(rows))
+        return tuple(
+            TagoCity(code, name, prefix, sido, sgg, round(lat, 4), round(lon, 4), index)
+            for index, (code, name, prefix, sido, sgg, lat, lon) in enumerate(rows)
+        )
 
     def _tago_town_candidates(self, sido_by_code: dict[str, Sido]) -> list:
         regions = self._world.regions
@@ -457,11 +668,21 @@ class TransitWorld:
         for prefix2, sido_code, id_prefix, lat, lon in _TAGO_PROVINCES:
             sido = sido_by_code[sido_code]
             in_region = {s.name: s for s in regions.sigungu_of(sido)}
-            names = [s.name for s in regions.sigungu_of(sido)] if sido_code == "41" else \
-                list(_PROVINCE_TOWNS[sido_code])
+            names = (
+                [s.name for s in regions.sigungu_of(sido)] if sido_code == "41" else list(_PROVINCE_TOWNS[sido_code])
+            )
             for i, name in enumerate(names):
-                out.append((f"{prefix2}{10 * (i + 1):03d}", name, id_prefix, sido, in_region.get(name),
-                            lat + float(rng.uniform(-0.35, 0.35)), lon + float(rng.uniform(-0.35, 0.35))))
+                out.append(
+                    (
+                        f"{prefix2}{10 * (i + 1):03d}",
+                        name,
+                        id_prefix,
+                        sido,
+                        in_region.get(name),
+                        lat + float(rng.uniform(-0.35, 0.35)),
+                        lon + float(rng.uniform(-0.35, 0.35)),
+                    )
+                )
         return out
 
     @cached_property
@@ -497,11 +718,20 @@ class TransitWorld:
         if anchor is not None:
             lat[anchor["place"]], lon[anchor["place"]] = anchor["lat"], anchor["lon"]
         town = city.name[:-1] if len(city.code) == 5 else city.sido.short
-        landmarks = (f"{town}역", f"{town}시외버스터미널", f"{city.name}청" if len(city.code) == 5 else "시청",
-                     f"{town}종합운동장")
+        landmarks = (
+            f"{town}역",
+            f"{town}시외버스터미널",
+            f"{city.name}청" if len(city.code) == 5 else "시청",
+            f"{town}종합운동장",
+        )
         # Names draw from their own stream so that ids and positions do not move when the region tree does.
-        names = _place_names(world.rng("transit.tago.names", city.code), self._stems_for(city.sido, city.sigungu),
-                             _STOP_SUFFIXES, places, landmarks)
+        names = _place_names(
+            world.rng("transit.tago.names", city.code),
+            self._stems_for(city.sido, city.sigungu),
+            _STOP_SUFFIXES,
+            places,
+            landmarks,
+        )
 
         node_base = 8_000_000 + city.index * 10_000
         node_no = int(rng.integers(10_000, 90_000))
@@ -515,8 +745,14 @@ class TransitWorld:
                 offset = 0.00018 if side else 0.0
                 serial += int(rng.integers(1, 4))
                 node_no += int(rng.integers(1, 3))
-                stop = TagoStop(f"{city.prefix}{node_base + serial:07d}", node_no, names[i],
-                                round(float(lat[i]) + offset, 7), round(float(lon[i]) + offset, 7), city.code)
+                stop = TagoStop(
+                    f"{city.prefix}{node_base + serial:07d}",
+                    node_no,
+                    names[i],
+                    round(float(lat[i]) + offset, 7),
+                    round(float(lon[i]) + offset, 7),
+                    city.code,
+                )
                 pair.append(stop)
                 stops.append(stop)
             pairs.append((pair[0], pair[1]))
@@ -542,22 +778,41 @@ class TransitWorld:
             first = f"{int(rng.integers(5, 7)):02d}{int(rng.choice([0, 10, 20, 30, 40])):02d}"
             last = f"{int(rng.integers(21, 24)):02d}{int(rng.choice([0, 15, 30, 45])):02d}"
             interval = int(rng.integers(8, 31))
-            routes.append(TagoRoute(f"{city.prefix}{route_base + k + 1:08d}", number, kind, city.code,
-                                    tuple(sequence), turn, first, last, interval, interval + interval // 5,
-                                    interval + interval * 2 // 5))
+            routes.append(
+                TagoRoute(
+                    f"{city.prefix}{route_base + k + 1:08d}",
+                    number,
+                    kind,
+                    city.code,
+                    tuple(sequence),
+                    turn,
+                    first,
+                    last,
+                    interval,
+                    interval + interval // 5,
+                    interval + interval * 2 // 5,
+                )
+            )
         if anchor is not None:
             self._anchor_tago_route(city, anchor, routes, pairs, lat, lon)
         return TagoNetwork(city, tuple(stops), tuple(routes))
 
-    def _anchor_tago_route(self, city: TagoCity, anchor: dict, routes: list[TagoRoute],
-                           pairs: list[tuple[TagoStop, TagoStop]], lat: np.ndarray, lon: np.ndarray) -> None:
+    def _anchor_tago_route(
+        self,
+        city: TagoCity,
+        anchor: dict,
+        routes: list[TagoRoute],
+        pairs: list[tuple[TagoStop, TagoStop]],
+        lat: np.ndarray,
+        lon: np.ndarray,
+    ) -> None:
         """Make the anchored route stop at the anchored stop as its ``seq``-th stop (see _TAGO_ANCHORS)."""
         k = next((k for k, r in enumerate(routes) if r.route_id == anchor["route_id"]), None)
         if k is None:
             return
         route, index = routes[k], anchor["seq"] - 1
         if index < len(route.stops) and route.stops[index].node_id == anchor["node_id"]:
-            return   # the drawn line already does
+            return  # the drawn line already does
         rng = self._world.rng("transit.tago.anchor", city.code)
         outbound = max(route.turn, index + 4)
         order, eastward = _anchored_line(rng, lat, lon, anchor["place"], anchor["side"], index, outbound, None)
@@ -604,13 +859,20 @@ class TransitWorld:
         offset = int(rng.integers(0, gap))
         out = []
         for k, index in enumerate(range(offset, count - 1, gap)):
-            out.append(BusPosition(index=index, progress=round(float(rng.uniform(0, 0.95)), 2),
-                                   vehicle=k, low_floor=bool(rng.random() < 0.6),
-                                   congestion=int(rng.choice([3, 4, 5, 6], p=[0.45, 0.35, 0.15, 0.05]))))
+            out.append(
+                BusPosition(
+                    index=index,
+                    progress=round(float(rng.uniform(0, 0.95)), 2),
+                    vehicle=k,
+                    low_floor=bool(rng.random() < 0.6),
+                    congestion=int(rng.choice([3, 4, 5, 6], p=[0.45, 0.35, 0.15, 0.05])),
+                )
+            )
         return out
 
-    def _arrivals(self, label: str, line_id: str, count: int, stop_index: int, as_of: dt.date,
-                  limit: int = 2) -> list[Arrival]:
+    def _arrivals(
+        self, label: str, line_id: str, count: int, stop_index: int, as_of: dt.date, limit: int = 2
+    ) -> list[Arrival]:
         """The next ``limit`` buses to reach the stop at ``stop_index``, soonest first."""
         seconds, running = self._segments(label, line_id, count)
         out = []
@@ -650,8 +912,11 @@ class TransitWorld:
             stems = sorted({d.name[:-1] for d in world.regions.dongs_of(gu)}) or [gu.name[:-1]]
             landmarks = (f"{gu.name}청", f"{gu.name}보건소")
             names = _place_names(name_rng, stems, _SEOUL_SUFFIXES, per_gu, landmarks)
-            anchors = {(place, side): (st_id, ars_id)
-                       for gu_name, place, side, st_id, ars_id in _SEOUL_STATION_ANCHORS if gu_name == gu.name}
+            anchors = {
+                (place, side): (st_id, ars_id)
+                for gu_name, place, side, st_id, ars_id in _SEOUL_STATION_ANCHORS
+                if gu_name == gu.name
+            }
             first = len(out)
             serial = 0
             for i in range(per_gu):
@@ -659,13 +924,16 @@ class TransitWorld:
                 lon = centre_lon + float(rng.normal(0, 0.013))
                 for side in (0, 1):
                     serial += int(rng.integers(1, 3))
-                    out.append(SeoulStation(
-                        st_id=f"{100 + gu_index}000{serial:03d}",
-                        ars_id=f"{gu_index + 1:02d}{serial:03d}",
-                        name=names[i],
-                        lat=round(lat + (0.00017 if side else 0.0), 10),
-                        lon=round(lon + (0.00021 if side else 0.0), 10),
-                        gu=gu))
+                    out.append(
+                        SeoulStation(
+                            st_id=f"{100 + gu_index}000{serial:03d}",
+                            ars_id=f"{gu_index + 1:02d}{serial:03d}",
+                            name=names[i],
+                            lat=round(lat + (0.00017 if side else 0.0), 10),
+                            lon=round(lon + (0.00021 if side else 0.0), 10),
+                            gu=gu,
+                        )
+                    )
             # An anchored station takes its ids; a station of the 구 that drew them takes the ones it drew.
             for (place, side), (st_id, ars_id) in anchors.items():
                 k = first + 2 * place + side
@@ -710,22 +978,47 @@ class TransitWorld:
             else:
                 first = f"{int(rng.integers(4, 6)):02d}{int(rng.choice([0, 10, 20, 30, 40])):02d}"
                 last = f"{int(rng.integers(22, 24)):02d}{int(rng.choice([0, 10, 20, 30, 40])):02d}"
-            corp = f"{_SEOUL_CORPS[int(rng.integers(len(_SEOUL_CORPS)))]}  " \
-                   f"02-{int(rng.integers(200, 1000))}-{int(rng.integers(1000, 10000))}"
+            corp = (
+                f"{_SEOUL_CORPS[int(rng.integers(len(_SEOUL_CORPS)))]}  "
+                f"02-{int(rng.integers(200, 1000))}-{int(rng.integers(1000, 10000))}"
+            )
             distance = sum(metres(a.lat, a.lon, b.lat, b.lon) for a, b in zip(sequence, sequence[1:]))
-            out.append(SeoulRoute(route_id, name, kind, _SEOUL_KIND_TYPE[kind], corp, tuple(sequence), turn,
-                                  first, last, int(rng.integers(4, 25)), round(distance / 1000, 2)))
+            out.append(
+                SeoulRoute(
+                    route_id,
+                    name,
+                    kind,
+                    _SEOUL_KIND_TYPE[kind],
+                    corp,
+                    tuple(sequence),
+                    turn,
+                    first,
+                    last,
+                    int(rng.integers(4, 25)),
+                    round(distance / 1000, 2),
+                )
+            )
         self._place_route_anchors(out, pairs, lat, lon, used_names)
         out.sort(key=lambda r: r.route_id)
         return tuple(out)
 
-    def _place_route_anchors(self, routes: list[SeoulRoute], pairs: list[tuple[SeoulStation, SeoulStation]],
-                             lat: np.ndarray, lon: np.ndarray, used_names: set[str]) -> None:
+    def _place_route_anchors(
+        self,
+        routes: list[SeoulRoute],
+        pairs: list[tuple[SeoulStation, SeoulStation]],
+        lat: np.ndarray,
+        lon: np.ndarray,
+        used_names: set[str],
+    ) -> None:
         """Put each anchored route in place of a drawn one (see _SEOUL_ROUTE_ANCHORS)."""
         rng = self._world.rng("transit.seoul.anchors")
         taken: list[int] = []
-        rules = (lambda spec, r: r.route_id == spec.get("route_id"), lambda spec, r: r.name == spec["name"],
-                 lambda spec, r: r.kind == spec["kind"], lambda spec, r: True)
+        rules = (
+            lambda spec, r: r.route_id == spec.get("route_id"),
+            lambda spec, r: r.name == spec["name"],
+            lambda spec, r: r.kind == spec["kind"],
+            lambda spec, r: True,
+        )
         for spec in _SEOUL_ROUTE_ANCHORS:
             target = None
             for rule in rules:
@@ -751,10 +1044,19 @@ class TransitWorld:
                 first, last = ("2330", "0400") if spec["kind"] == "심야" else ("0430", "2300")
             corp = f"{spec['corp']}  {route.corp.split('  ', 1)[-1]}" if "corp" in spec else route.corp
             distance = sum(metres(a.lat, a.lon, b.lat, b.lon) for a, b in zip(stations, stations[1:]))
-            routes[target] = replace(route, route_id=spec.get("route_id", route.route_id), name=spec["name"],
-                                     kind=spec["kind"],
-                                     route_type=_SEOUL_KIND_TYPE[spec["kind"]], corp=corp, stations=tuple(stations),
-                                     turn=turn, first_time=first, last_time=last, length_km=round(distance / 1000, 2))
+            routes[target] = replace(
+                route,
+                route_id=spec.get("route_id", route.route_id),
+                name=spec["name"],
+                kind=spec["kind"],
+                route_type=_SEOUL_KIND_TYPE[spec["kind"]],
+                corp=corp,
+                stations=tuple(stations),
+                turn=turn,
+                first_time=first,
+                last_time=last,
+                length_km=round(distance / 1000, 2),
+            )
         # a drawn route left with an anchor's number takes another
         anchored = {routes[k].name for k in taken}
         used_names |= anchored
