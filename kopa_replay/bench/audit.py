@@ -235,7 +235,8 @@ def _verbatim(train: Sequence[AuditItem], bench: Sequence[AuditItem], near: floa
     for t in sorted(train, key=lambda t: (t.question, t.id)):  # the same example whatever the training order
         originals.setdefault(normalize_question(t.question, spaces=True), t.question)
     index = QuestionIndex(originals)
-    exact, close = [], []
+    exact: list[dict[str, Any]] = []
+    close: list[dict[str, Any]] = []
     asked = 0
     for item in bench:
         text = normalize_question(item.question, spaces=True)

@@ -193,7 +193,8 @@ def _assistant(message: Mapping[str, Any], call_prefix: str) -> dict[str, Any]:
     calls = []
     for i, call in enumerate(message.get("tool_calls") or ()):
         call = call if isinstance(call, Mapping) else {}
-        function = call.get("function") if isinstance(call.get("function"), Mapping) else {}
+        raw_function = call.get("function")
+        function: Mapping[str, Any] = raw_function if isinstance(raw_function, Mapping) else {}
         arguments = function.get("arguments")
         if isinstance(arguments, Mapping):
             arguments = _dumps(dict(arguments))

@@ -336,7 +336,9 @@ def run_answer_drift(
             )
             for name in (before, after)
         ]
-        report, runs = answer_drift(task_set.tasks, task_set.plans, catalog, *envs, drift, before=before, after=after)
+        report, runs = answer_drift(
+            task_set.tasks, task_set.plans, catalog, envs[0], envs[1], drift, before=before, after=after
+        )
     if write is not None:
         tasks, plans = repin(task_set.tasks, task_set.plans, runs, report, catalog)
         build = {**task_set.build, "repinned": {"from": before, "to": after, "counts": report.counts()}}
@@ -384,6 +386,8 @@ def repin(
             new_tasks.append(replace(task, tags=tuple(dict.fromkeys((*kept, stale_tags[status[task.id]])))))
             new_plans.append(plan)
             continue
+        # answer_drift leaves a task without a new run only when it is stale, unrecorded or fails on A (above)
+        assert run is not None
         answer = Answer(
             task.answer.kind,
             run.answer.value,

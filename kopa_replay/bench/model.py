@@ -80,7 +80,7 @@ class RequiredAction:
     since: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"tool": self.tool, "args_subset": dict(self.args_subset), "why": self.why}
+        out: dict[str, Any] = {"tool": self.tool, "args_subset": dict(self.args_subset), "why": self.why}
         if self.through:
             out.update(through=self.through, paging=dict(self.paging), since=self.since)
         return out
@@ -268,7 +268,9 @@ class Grade:
         return cls(
             data["task_id"],
             int(data["index"]),
-            *(AxisResult.from_dict(data[name]) for name in AXES),
+            response=AxisResult.from_dict(data["response"]),
+            action=AxisResult.from_dict(data["action"]),
+            environment=AxisResult.from_dict(data["environment"]),
             agent=data.get("agent", ""),
         )
 

@@ -104,9 +104,9 @@ def required_actions(
     calls = trajectory_calls(trajectory)
     pages: dict[int, list[Mapping[str, Any]]] = {}
     tools: dict[int, str] = {}
-    for step, tool, args in calls:
-        pages.setdefault(step, []).append(args)
-        tools[step] = tool
+    for index, tool, args in calls:
+        pages.setdefault(index, []).append(args)
+        tools[index] = tool
     groups = {step.index: step.group for step in trajectory.steps}
     source_groups = {groups[junction.source] for junction in trajectory.junctions}
     code_groups = {groups[j.source] for j in trajectory.junctions if hands_code is None or hands_code(trajectory, j)}

@@ -357,7 +357,8 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
     platform_id = spec.get("platform")
     if platform_id is None and len(platforms) == 1:
         platform_id = next(iter(platforms))
-    if platform_id not in platforms:
+    # platforms' keys are all strings: anything else (a YAML list or mapping would not even hash) is unknown
+    if not isinstance(platform_id, str) or platform_id not in platforms:
         problems.add(f"unknown platform {platform_id!r} (known: {sorted(platforms)})", name, "platform")
         return None
     platform = platforms[platform_id]
@@ -486,8 +487,8 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
     )
 
 
-def _with_locations(schema: Mapping[str, Any], locations: Mapping[str, str]) -> dict[str, Any]:
-    schema = json.loads(json.dumps(schema))
+def _with_locations(original: Mapping[str, Any], locations: Mapping[str, str]) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(json.dumps(original))
     if "required" in schema:
         # Order carries no meaning, and YAML merge keys order merged entries differently across PyYAML
         # versions; sorted, the catalog digest is the same on every machine.

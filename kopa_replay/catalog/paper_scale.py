@@ -268,16 +268,16 @@ def dataset_specs() -> tuple[DatasetSpec, ...]:
     """
     import numpy as np
 
-    families = []
+    families: list[list[DatasetSpec]] = []
     for number, family in enumerate(("seoul", "gg", "datagokr")):
         specs = _specs_for(family)
         order = np.random.default_rng([PAPER_TOOL_COUNT, number]).permutation(len(specs))
         families.append([specs[int(i)] for i in order])
     merged: list[DatasetSpec] = []
     for index in range(max(len(f) for f in families)):
-        for family in families:
-            if index < len(family):
-                merged.append(family[index])
+        for family_specs in families:
+            if index < len(family_specs):
+                merged.append(family_specs[index])
     return tuple(merged)
 
 

@@ -89,6 +89,7 @@ def showcase(source, seed, as_of, as_json, snapshot, mode, store) -> None:
     from kopa_replay.stages.showcase import walk_lightron
 
     day = _date(as_of, "--as-of")
+    assert day is not None  # --as-of has a default: click never passes None
     with open_source(
         source,
         seed=seed,

@@ -9,12 +9,13 @@ import datetime as dt
 import json
 import sys
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Iterator
 
 import click
 
 from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.stages.common import STORE_HELP, CatalogChoice, ExecSource
+from kopa_replay.util import Progress as ProgressHook
 
 
 class _Group(click.Group):
@@ -162,7 +163,7 @@ def cli(ctx, quiet) -> None:
 
 
 @contextmanager
-def _progress():
+def _progress() -> Iterator[ProgressHook | None]:
     """A :data:`kopa_replay.util.Progress` hook drawing bars with an ETA on stderr when it is a terminal (one bar
     per kind of work), or None: quiet with --quiet, in a pipe, in CI logs."""
     ctx = click.get_current_context(silent=True)

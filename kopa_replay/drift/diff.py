@@ -342,9 +342,9 @@ def _diff_fields(out: _Builder, before: ToolSchema, after: ToolSchema) -> None:
                 f"new field {stats.name} ({describe(stats)})",
             )
     for name in sorted(old_names & new_names):
-        old, new = before.field_stats(name), after.field_stats(name)
-        if old and new:
-            _diff_field(out, name, old, new, before, after)
+        old_stats, new_stats = before.field_stats(name), after.field_stats(name)
+        if old_stats and new_stats:
+            _diff_field(out, name, old_stats, new_stats, before, after)
 
 
 def _diff_pagination(out: _Builder, before: ToolSchema, after: ToolSchema) -> None:

@@ -244,7 +244,8 @@ def _case_name(change: Change) -> str:
 
 def _unique(cases: list[Case]) -> list[Case]:
     """Cases sorted, a repeated (classname, name) numbered: CI systems merge cases of one name."""
-    out, seen = [], {}
+    out: list[Case] = []
+    seen: dict[tuple[str, str], int] = {}
     for case in sorted(cases, key=lambda c: (c.classname, c.name, c.details)):
         key = (case.classname, case.name)
         seen[key] = seen.get(key, 0) + 1

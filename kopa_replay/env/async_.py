@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, ClassVar, Iterable, Mapping
 
 import httpx
 
@@ -25,7 +25,8 @@ class AsyncToolEnvironment(EnvironmentBase):
 
     source: AsyncSource
     _opener = staticmethod(open_async_source)
-    _default_sleep = staticmethod(asyncio.sleep)
+    # annotated as in EnvironmentBase: bare, mypy checks the staticmethod against a bound method's type
+    _default_sleep: ClassVar[Callable[[float], Any]] = staticmethod(asyncio.sleep)
 
     async def call(self, tool: str, args: Mapping[str, Any] | None = None) -> ToolResult:
         return await self._drive(self._core.call_flow(tool, args))
@@ -64,7 +65,12 @@ class AsyncToolEnvironment(EnvironmentBase):
             return replayed
         try:
             response = await self.source.client.request(
-                request.method, request.url, headers=request.headers, extensions=request.extensions
+                request.method,
+                request.url,
+                # httpx takes str and bytes values in one mapping (a non-ASCII key goes as bytes): its HeaderTypes
+                # annotation lists only all-str or all-bytes mappings
+                headers=request.headers,  # type: ignore[arg-type]
+                extensions=request.extensions,
             )
         except httpx.TransportError as exc:
             return request.failed(exc)

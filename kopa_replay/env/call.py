@@ -207,7 +207,9 @@ def execute(
     extensions = {"kopa_tool": tool.name, "kopa_secrets": (key,) if key else ()}
     register_secret(key)
     try:
-        response = client.request(method, url, headers=headers, extensions=extensions)
+        # httpx takes str and bytes values in one mapping (a non-ASCII key goes as bytes): its HeaderTypes annotation
+        # lists only all-str or all-bytes mappings
+        response = client.request(method, url, headers=headers, extensions=extensions)  # type: ignore[arg-type]
     except httpx.HTTPError as exc:
         raise SourceError(f"{tool.name}: request to {redacted} failed: {type(exc).__name__}") from None
     # A platform may echo the key in its answer (law.go.kr's links carry OC): masked before anything is parsed,

@@ -78,7 +78,7 @@ class ToolResult:
     args: Mapping[str, Any]
     records: list[dict[str, Any]]
     total_count: int | None
-    page: Mapping[str, int] | None
+    page: Mapping[str, int | None] | None
     outcome: str
     code: str | None
     message: str | None
@@ -318,7 +318,7 @@ class RetryPolicy:
         return self.delay(attempt)
 
 
-def page_info(tool: Tool, args: Mapping[str, Any]) -> dict[str, int] | None:
+def page_info(tool: Tool, args: Mapping[str, Any]) -> dict[str, int | None] | None:
     """The page a call asks for: ``{"page", "size"}``, ``{"start", "end"}`` or None (unpaged)."""
     pagination = tool.http.pagination
     props = tool.input_schema.get("properties", {})
@@ -380,12 +380,15 @@ class PageWalk:
             or len(self.pages) >= self.max_pages
         ):
             return None
+        # the catalog loader (the one maker of Pagination) requires these parameters for their style
         if self.pagination.style == "page":
+            assert self.pagination.page_param is not None
             self.number += 1
             self.args[self.pagination.page_param] = self.number
             if self.pagination.size_param:
                 self.args[self.pagination.size_param] = self.size
         else:
+            assert self.pagination.start_param is not None and self.pagination.end_param is not None
             self.args[self.pagination.start_param] = self.position + 1
             self.args[self.pagination.end_param] = self.position + self.size
         return dict(self.args)

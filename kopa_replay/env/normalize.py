@@ -15,7 +15,7 @@ Nothing else is touched: other strings keep their exact spelling, padding includ
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 __all__ = ["is_blank", "normalize_value", "normalize_record", "normalize_records"]
 
@@ -46,5 +46,5 @@ def normalize_record(record: Mapping[str, Any]) -> dict[str, Any]:
     return {k: normalize_value(v) for k, v in record.items()}
 
 
-def normalize_records(records: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def normalize_records(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [normalize_record(r) for r in records]

@@ -62,8 +62,8 @@ def declared_charset(body: bytes, content_type: str | None = None) -> str | None
             found = match.group(1).decode("ascii")
             break
     if found is None and content_type:
-        match = _HEADER_CHARSET.search(content_type)
-        found = match.group(1) if match else None
+        header_match = _HEADER_CHARSET.search(content_type)
+        found = header_match.group(1) if header_match else None
     if found is None:
         return None
     name = _SUPERSETS.get(found.lower(), found.lower())

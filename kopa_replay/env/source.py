@@ -339,6 +339,10 @@ def _open(
     transport, key = inner.transport, inner.key
     if wrap is not None and transport is not None:
         transport = wrap(transport)
+    # one flavour's pair, chosen at run time (open_source and open_async_source type what comes back): Any, as
+    # mypy would pair either client with either source and transport
+    opened_kind: Any
+    client_kind: Any
     opened_kind, client_kind = (AsyncSource, httpx.AsyncClient) if asynchronous else (Source, httpx.Client)
     details: dict[str, Any] = {"source": source}
     if snapshot is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 import httpx
 
@@ -24,7 +24,8 @@ class ToolEnvironment(EnvironmentBase):
 
     source: Source
     _opener = staticmethod(open_source)
-    _default_sleep = staticmethod(time.sleep)
+    # annotated as in EnvironmentBase: bare, mypy checks the staticmethod against a bound method's type
+    _default_sleep: ClassVar[Callable[[float], Any]] = staticmethod(time.sleep)
 
     # calls
     def call(self, tool: str, args: Mapping[str, Any] | None = None) -> ToolResult:
@@ -45,7 +46,12 @@ class ToolEnvironment(EnvironmentBase):
             return replayed
         try:
             response = self.source.client.request(
-                request.method, request.url, headers=request.headers, extensions=request.extensions
+                request.method,
+                request.url,
+                # httpx takes str and bytes values in one mapping (a non-ASCII key goes as bytes): its HeaderTypes
+                # annotation lists only all-str or all-bytes mappings
+                headers=request.headers,  # type: ignore[arg-type]
+                extensions=request.extensions,
             )
         except httpx.TransportError as exc:
             return request.failed(exc)

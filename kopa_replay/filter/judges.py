@@ -319,8 +319,11 @@ class _Reading:
             group = self.section + (self.pending or 0)
             if self.pending is not None:
                 res = self.pending_res
+            elif self.section:
+                assert self.section_res is not None  # set whenever the section grows (above)
+                res = self.section_res
             else:
-                res = self.section_res if self.section else Fraction(1)
+                res = Fraction(1)
             if not group:
                 group = Fraction(1)  # 만 이천: one 만
             self.total += group * unit

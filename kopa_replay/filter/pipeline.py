@@ -44,7 +44,7 @@ __all__ = ["FilterConfig", "run_filter", "default_planner", "make_case"]
 
 def default_planner() -> Planner:
     """:mod:`kopa_replay.synth.walk`, imported when first needed (it executes tools; the rules do not)."""
-    return importlib.import_module("kopa_replay.synth.walk")  # type: ignore[return-value]
+    return importlib.import_module("kopa_replay.synth.walk")
 
 
 def make_case(trajectory: Trajectory, catalog: Any, env: Any, planner: Planner) -> Case:

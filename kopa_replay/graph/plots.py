@@ -63,7 +63,7 @@ def plot_scatter(links: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
     Each link is a mapping with ``prior``, ``posterior_mean`` (or ``alpha`` and ``beta``, as
     :meth:`Link.to_dict` writes) and ``pruned``.
     """
-    points = {False: ([], []), True: ([], [])}
+    points: dict[bool, tuple[list[float], list[float]]] = {False: ([], []), True: ([], [])}
     for index, link in enumerate(links):
         xs, ys = points[bool(_field(link, "pruned", "link", index))]
         xs.append(float(_field(link, "prior", "link", index)))

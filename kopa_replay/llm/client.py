@@ -140,6 +140,7 @@ class ChatClient:
             self.store = self._owned_store = Store(
                 Path(store) if store else default_store_path(), readonly=(self.mode == "replay")
             )
+        assert self.mode is not None  # set whenever a snapshot is given
         try:
             # Strict replay never builds a socket-opening transport, so no request can leave the process.
             inner = transport if transport is not None or self.mode == "replay" else httpx.HTTPTransport()

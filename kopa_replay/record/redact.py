@@ -22,7 +22,7 @@ import os
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlencode, urlsplit
 from xml.sax.saxutils import escape
 
@@ -218,6 +218,12 @@ class _Tokens:
     @classmethod
     def of(cls, forms) -> "_Tokens":
         """For ``forms`` (all str or all bytes, longest first)."""
+        # the same code builds str or bytes patterns, the helpers' types following ``forms``: join is Any, as
+        # mypy would otherwise add the str branch's pieces to the bytes branch's
+        wrap: Callable[[str], Any]
+        join: Any
+        slash: str | bytes
+        mask: str | bytes
         if isinstance(forms[0], bytes):
             wrap, join, slash, mask = (lambda text: text.encode()), b"|".join, b"/", _MASK_BYTES
         else:
@@ -237,7 +243,7 @@ class _Tokens:
 
     def _mask_segments(self, match: "re.Match"):
         url = match.group(0)
-        slash = self.slash
+        slash: Any = self.slash  # str or bytes, as url is: mypy cannot tie the two together
         start = url.find(slash * 2) + 2
         path_at = url.find(slash, start)
         if path_at < 0:

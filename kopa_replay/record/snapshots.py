@@ -156,7 +156,7 @@ def seal_snapshot(
         digest, version = recomputed_digest(store, name)
         if snapshot.digest != digest:
             raise SnapshotError(
-                f"snapshot {name!r} is sealed with digest {snapshot.digest[:12]}… but its "
+                f"snapshot {name!r} is sealed with digest {str(snapshot.digest)[:12]}… but its "
                 f"interactions hash to {digest[:12]}…: the store is corrupt"
             )
     else:
@@ -217,7 +217,9 @@ def verify_snapshot(store: Store, name: str, manifest_dir: str | Path | None = N
     snapshot = store.snapshot(name)
     digest, _ = recomputed_digest(store, name)
     if snapshot.sealed and snapshot.digest != digest:
-        problems.append(f"interactions hash to {digest[:12]}… but the snapshot was sealed as {snapshot.digest[:12]}…")
+        problems.append(
+            f"interactions hash to {digest[:12]}… but the snapshot was sealed as {str(snapshot.digest)[:12]}…"
+        )
     manifest = load_manifest(store, name, manifest_dir)
     if manifest is not None and manifest.get("digest") != digest:
         problems.append(

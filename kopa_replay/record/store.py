@@ -274,7 +274,8 @@ class Store:
         self._local = threading.local()
         self._compressor = zstandard.ZstdCompressor(level=_LEVEL)
         # per platform: bodies seen before its dictionary is trained, then (codec, compressor) with it
-        self._samples: dict[str, list[bytes]] = {}
+        # (bytes only; typed as the list[ByteString] zstandard.train_dictionary takes: a list is invariant)
+        self._samples: dict[str, list[bytes | bytearray | memoryview]] = {}
         self._dictionary_compressors: dict[str, tuple[str, zstandard.ZstdCompressor]] = {}
         self._trained_uncommitted: list[str] = []  # scopes whose dictionary this transaction inserted
         self._dictionaries: dict[str, bytes] = {}  # codec -> dictionary bytes, read from the file once

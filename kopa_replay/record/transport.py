@@ -302,6 +302,7 @@ class RecordTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         action, key, redactor, interaction, seq = self._core.plan(request)
         if action == "replay":
+            assert interaction is not None  # plan() hands an answer with every "replay"
             return self._core.replayed(request, redactor, interaction)
         if action == "miss" or self.inner is None:
             raise self._core.miss(request, redactor)
@@ -348,6 +349,7 @@ class AsyncRecordTransport(httpx.AsyncBaseTransport):
         await request.aread()
         action, key, redactor, interaction, seq = self._core.plan(request)
         if action == "replay":
+            assert interaction is not None  # plan() hands an answer with every "replay"
             return self._core.replayed(request, redactor, interaction)
         if action == "miss" or self.inner is None:
             raise self._core.miss(request, redactor)

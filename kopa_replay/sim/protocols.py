@@ -192,6 +192,7 @@ class HeadRowProtocol(Protocol):
         offset, limit, meta = paged(params, "pIndex", "pSize", self.default_size, None)
         if self.keyless(ctx.request, ctx.path_params):
             # a sample: the first rows only, whatever page is asked (a page past them is empty: INFO-200)
+            assert self.keyless_rows is not None  # keyless() is only true when keyless_rows is set
             limit = max(0, min(limit, self.keyless_rows - offset))
         return offset, limit, meta
 

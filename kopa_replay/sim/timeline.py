@@ -9,9 +9,10 @@ envelope, page-cap and result-code kinds edit the protocol's output.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from kopa_replay.sim.core import Doc
@@ -39,7 +40,8 @@ class DriftEvent:
     tool: str
     field: str
     kind: str
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    # dataclasses.field: the bare name is shadowed by the ``field`` attribute above
+    detail: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -267,9 +269,10 @@ class ActiveDrift:
             if event.kind != "field_renamed":
                 steps.append(event)
                 continue
-            if not steps or not isinstance(steps[-1], dict):
-                steps.append({})
-            renames = steps[-1]
+            renames = steps[-1] if steps else None
+            if not isinstance(renames, dict):
+                renames = {}
+                steps.append(renames)
             earlier = next((old for old, new in renames.items() if new == event.field), None)
             renames[event.field if earlier is None else earlier] = event.detail["to"]  # a → b then b → c: a → c
         return steps

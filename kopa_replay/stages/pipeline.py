@@ -35,7 +35,7 @@ PRESETS: dict[str, dict[str, int]] = {
     "quick": {"iterations": 20, "paths": 200, "trajectories": 100, "rollouts": 1},
     "paper": {"iterations": 100, "paths": 500, "trajectories": 200, "rollouts": 4},
 }
-BASELINES = ("oracle", "skip-lookup", "first-page")
+BASELINES: tuple[Literal["oracle", "skip-lookup", "first-page"], ...] = ("oracle", "skip-lookup", "first-page")
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ def _steps(config: Config) -> list[tuple[str, Any, Any, dict[str, Any]]]:
                 bench_run.Config(
                     agent=agent,
                     snapshot=config.snapshot,
-                    k=preset["rollouts"],  # type: ignore[arg-type]
+                    k=preset["rollouts"],
                     out=str(out / "bench" / agent),
                     store=config.store,
                 ),

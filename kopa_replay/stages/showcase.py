@@ -17,6 +17,7 @@ from kopa_replay.catalog.model import Catalog
 from kopa_replay.env.source import Source, call_tool
 from kopa_replay.errors import SourceError
 from kopa_replay.sim.world.calendar import previous_business_day, ymd
+from kopa_replay.text import as_number
 
 __all__ = ["ShowcaseStep", "ShowcaseResult", "walk_lightron"]
 
@@ -45,8 +46,12 @@ class ShowcaseResult:
         }
 
 
-def _number(text: Any) -> int:
-    return int(str(text).replace(",", "").strip())
+def _number(value: Any, field: str) -> int:
+    """A figure of the showcase's answer (``"1,680"`` → 1680), read by the one number parser."""
+    number = as_number(value)
+    if number is None:
+        raise SourceError(f"showcase: {field} is not a number: {value!r}")
+    return int(number)
 
 
 def walk_lightron(catalog: Catalog, source: Source, as_of: dt.date, company: str = "라이트론") -> ShowcaseResult:
@@ -75,7 +80,7 @@ def walk_lightron(catalog: Catalog, source: Source, as_of: dt.date, company: str
 
     args = {"corp_code": corp["corp_code"], "bgn_de": "20260101", "end_de": "20260131"}
     bonds = step("dart_cvbd_is_decsn", args)
-    floor = _number(bonds.records[0]["act_mktprcfl_cvprc_lwtrsprc"])
+    floor = _number(bonds.records[0]["act_mktprcfl_cvprc_lwtrsprc"], "act_mktprcfl_cvprc_lwtrsprc")
     result.steps.append(
         ShowcaseStep(
             "dart_cvbd_is_decsn",
@@ -90,7 +95,7 @@ def walk_lightron(catalog: Catalog, source: Source, as_of: dt.date, company: str
 
     args = {"srtnCd": corp["stock_code"].strip(), "basDt": ymd(previous_business_day(as_of))}
     prices = step("datagokr_get_stock_price_info", args)
-    close = _number(prices.records[0]["clpr"])
+    close = _number(prices.records[0]["clpr"], "clpr")
     result.steps.append(
         ShowcaseStep(
             "datagokr_get_stock_price_info",

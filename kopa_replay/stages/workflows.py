@@ -127,6 +127,7 @@ def record_snapshot(
         _sealed_misses(snapshot),
     ):
         sent: set[str] = set()
+        args: Mapping[str, Any]  # a probe's (a dict), then an extra call's
         probes, extra = probe_requests(catalog), list(requests)
         total = len(probes) + len(extra)
         for done, (tool_name, args) in enumerate(probes, 1):
@@ -166,7 +167,7 @@ def _open_for_recording(
     (the run that sealed it finished), and is refused at the first it lacks.
     """
     origin = source if source in ("sim", "live") else "mirror"
-    wanted = {
+    wanted: dict[str, Any] = {
         "as_of": as_of,
         "source": origin,
         "seed": seed if source == "sim" else None,
@@ -295,8 +296,8 @@ def refresh_snapshot(
     base_info = store.snapshot(base)
     as_of_text = _as_of_text(as_of, snapshot)
     extra = list(requests)
-    requests = list(store.interactions(base))
-    chosen = _refreshed_tools(store, catalog, base, requests, tools, changed_since)  # checked before creating
+    base_requests = list(store.interactions(base))  # the base's interactions (``requests`` are the extra calls)
+    chosen = _refreshed_tools(store, catalog, base, base_requests, tools, changed_since)  # checked before creating
     mode = _open_for_recording(
         store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog, refresh=True
     )
@@ -318,8 +319,8 @@ def refresh_snapshot(
     secret_params = set(redactor_for(catalog).secret_params)
     carried = []
     if chosen is not None:
-        carried = [item for item in requests if item.tool not in chosen]
-        requests = [item for item in requests if item.tool in chosen]
+        carried = [item for item in base_requests if item.tool not in chosen]
+        base_requests = [item for item in base_requests if item.tool in chosen]
         if not sealed:
             _carry_over(store, snapshot, carried)
     outcomes: Counter[str] = Counter()
@@ -348,8 +349,8 @@ def refresh_snapshot(
         ) as src,
         _sealed_misses(snapshot),
     ):
-        total = len(requests) + len(extra)
-        for done, item in enumerate(requests, 1):
+        total = len(base_requests) + len(extra)
+        for done, item in enumerate(base_requests, 1):
             tick(progress, "re-executing", done, total)
             tool = catalog.get(item.tool) if item.tool and item.tool in catalog else None
             key = src.key_for(tool) if tool else src.sim_key
@@ -372,7 +373,7 @@ def refresh_snapshot(
             outcomes[str(response.status_code)] += 1
         held = {f"{item.method} {item.url}" for item in store.interactions(base)}
         env = ToolEnvironment(catalog, src)
-        for done, (tool_name, args) in enumerate(extra, len(requests) + 1):
+        for done, (tool_name, args) in enumerate(extra, len(base_requests) + 1):
             tick(progress, "re-executing", done, total)
             # every tool's: a plan's new request to a carried-over tool is new, not a re-execution
             if _request_id(catalog, tool_name, args) in held:
@@ -381,8 +382,10 @@ def refresh_snapshot(
             outcomes[env.call(tool_name, dict(args)).outcome] += 1
             added += 1
     # what the extra calls recorded: a call the environment refuses (bad arguments) sends nothing
-    recorded_extra = store.snapshot(snapshot).interactions - len(carried) - len(requests) + outcomes.get("no_answer", 0)
-    summary = RecordSummary(snapshot, source, as_of_text, len(requests) + added, dict(outcomes))
+    recorded_extra = (
+        store.snapshot(snapshot).interactions - len(carried) - len(base_requests) + outcomes.get("no_answer", 0)
+    )
+    summary = RecordSummary(snapshot, source, as_of_text, len(base_requests) + added, dict(outcomes))
     if retrying:
         summary.retries = retrying[0].stats.to_dict()
     if not sealed:
@@ -398,8 +401,8 @@ def refresh_snapshot(
                 "retries": tries,
                 "no_answer": before.get("no_answer", 0) + outcomes.get("no_answer", 0),
                 "re_executed": {
-                    "tools": sorted({str(i.tool) for i in requests if i.tool}),
-                    "interactions": len(requests),
+                    "tools": sorted({str(i.tool) for i in base_requests if i.tool}),
+                    "interactions": len(base_requests),
                 },
                 "carried_over": {
                     "tools": sorted({str(i.tool) for i in carried if i.tool}),

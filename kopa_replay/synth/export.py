@@ -64,8 +64,9 @@ def jsonl_text(rows: Iterable[Mapping[str, Any]]) -> str:
     return "".join(jsonl_line(row) for row in rows)
 
 
-def write_jsonl(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> Path:
-    """Write ``rows`` as JSONL, atomically (a reader never sees half a file). Returns the path."""
+def write_jsonl(path: str | Path, rows: Iterable[Mapping[str, Any] | Trajectory]) -> Path:
+    """Write ``rows`` (a trajectory as its ``to_dict``) as JSONL, atomically (a reader never sees half a file).
+    Returns the path."""
     path = Path(path)
     write_atomic(path, jsonl_text(row.to_dict() if isinstance(row, Trajectory) else row for row in rows))
     return path

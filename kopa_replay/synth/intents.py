@@ -35,6 +35,7 @@ enumerates the meaningful links and the starts for the walk
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -235,7 +236,8 @@ class Measure:
     rank_only: bool = False
     more: str = "큰"
     less: str = "작은"
-    where: Mapping[str, str] = field(default_factory=dict)
+    # qualified: the ``field`` attribute above shadows ``dataclasses.field`` in this class body
+    where: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, str]:

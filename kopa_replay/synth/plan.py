@@ -171,6 +171,7 @@ def _execute(
         distinct = distinct_values(records, junction.binding)
         perturbed = perturb is not None and perturb.junction == k
         if perturbed:
+            assert perturb is not None  # implied by perturbed
             values = list(perturb.values)
             if not values:
                 run.problem = f"the perturbation of junction {k} hands over nothing"

@@ -357,7 +357,7 @@ def blinded(trajectory: Trajectory) -> Trajectory:
         dataclasses.replace(j, values=tuple(mask(v, 100 * k + i) for i, v in enumerate(j.values)))
         for k, j in enumerate(trajectory.junctions)
     ]
-    bound = {}
+    bound: dict[int | None, set[str]] = {}
     group_of = {step.index: step.group for step in trajectory.steps}
     for junction in trajectory.junctions:
         bound.setdefault(group_of.get(junction.target), set()).update(junction.binding)

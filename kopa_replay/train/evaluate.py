@@ -170,7 +170,7 @@ def evaluate(
         "max_records": trained.get("max_records", 30),
         "max_chars": trained.get("max_chars", 6000),
     }
-    sampling = {"temperature": spec.temperature if spec.k > 1 else 0.0, "seed": spec.seed}
+    sampling: dict[str, Any] = {"temperature": spec.temperature if spec.k > 1 else 0.0, "seed": spec.seed}
     root = Path(out)
     reports: dict[str, Any] = {}
     table: dict[str, Any] = {}

@@ -105,6 +105,8 @@ CASES = [
     (lambda d: d["platform"]["pagination"].update(max_size="ten"), "acme_quotes", "http.pagination.max_size"),
     (lambda d: d["platform"]["pagination"].update(default_size=0), "acme_quotes", "http.pagination.default_size"),
     (lambda d: d["tools"][0].update(examples={"ticker": "069540"}), "acme_quotes", "examples"),
+    # an unhashable platform id is an unknown platform, not a TypeError
+    (lambda d: d["tools"][0].update(platform=["acme"]), "acme_quotes", "platform"),
 ]
 
 

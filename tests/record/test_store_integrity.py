@@ -127,6 +127,17 @@ def test_an_edit_past_the_triggers_is_caught_by_verify_and_by_pinned_replay(tmp_
         check_pinned(fresh, "s")
 
 
+def test_a_sealed_digest_erased_past_the_triggers_is_reported_not_a_type_error(tmp_path, catalog):
+    store = _recorded(tmp_path, catalog)
+    _hack(store, "UPDATE snapshots SET digest = NULL")
+    fresh = Store(store.path, readonly=True)
+    assert any("sealed as None" in p for p in verify_snapshot(fresh, "s"))
+    with pytest.raises(SnapshotError, match="the store was edited"):
+        check_pinned(fresh, "s")
+    with pytest.raises(SnapshotError, match="the store is corrupt"):
+        seal_snapshot(Store(store.path), "s", catalog, tool_digests=tool_schema_digests)
+
+
 def test_a_version_1_store_migrates_keeping_digests_and_manifests(tmp_path, catalog):
     store = _recorded(tmp_path, catalog)
     digest = store.snapshot("s").digest
