@@ -111,7 +111,7 @@ def inputs(config: Config) -> dict[str, Any]:
     return {
         "tasks": task_set_digest(config.tasks),
         "catalog": config.load_catalog().digest(),
-        "snapshot": _where(config).snapshot_digest(),
+        "snapshot": _where(config).sealed_digest(),
         "model_path": config.model_path,
     }
 

@@ -93,14 +93,16 @@ class ExecSource:
             "as_of": self.as_of if sim else None,
         }
 
-    def snapshot_digest(self) -> str | None:
+    def sealed_digest(self) -> str | None:
         """The sealed digest of the snapshot the stage replays (an input: a re-recorded snapshot reruns it)."""
         if not self.snapshot or (self.mode or "replay") != "replay":
             return None
-        return snapshot_digest(self.snapshot, self.store)
+        return sealed_digest(self.snapshot, self.store)
 
 
-def snapshot_digest(name: str, store: str | None) -> str | None:
+def sealed_digest(name: str, store: str | None) -> str | None:
+    """The digest snapshot ``name`` was sealed with, as the store says (read, not recomputed: that is
+    :func:`kopa_replay.record.snapshots.snapshot_digest`, which ``snapshot verify`` runs)."""
     from kopa_replay.record import Store
     from kopa_replay.record.store import replay_store_path
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kopa_replay.stages.common import STORE_HELP, CatalogChoice, snapshot_digest
+from kopa_replay.stages.common import STORE_HELP, CatalogChoice, sealed_digest
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import atomic_run_dir, write_manifest
 
@@ -76,12 +76,13 @@ def _plan(config: Config) -> dict[str, Any]:
     }
 
 
-def inputs(config: Config) -> dict[str, Any]:
-    plan = _plan(config)
+def inputs(config: Config, plan: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The digests the summary is a function of: both sealed snapshots (a refresh: the date it refreshes to)."""
+    plan = plan or _plan(config)
     after = plan["after"] if not plan["refreshed"] else None
     return {
-        "before": snapshot_digest(config.snapshot, config.store),
-        "after": snapshot_digest(after, plan["store"]) if after else plan["after"],
+        "before": sealed_digest(config.snapshot, config.store),
+        "after": sealed_digest(after, plan["store"]) if after else plan["after"],
         "catalog": config.load_catalog().digest(),
     }
 
@@ -92,7 +93,8 @@ def run(config: Config, *, progress: Any = None) -> Result:
     from kopa_replay.stages.workflows import refresh_snapshot
     from kopa_replay.util import write_atomic
 
-    catalog, plan, made_of = config.load_catalog(), _plan(config), inputs(config)
+    catalog, plan = config.load_catalog(), _plan(config)
+    made_of = inputs(config, plan)
     report = None
     with atomic_run_dir(Path(config.out)) as work:
         if plan["refreshed"]:

@@ -64,7 +64,7 @@ def inputs(config: Config) -> dict[str, Any]:
     return {
         "trajectories": file_digest(source) if source.exists() else None,
         "catalog": config.load_catalog().digest(),
-        "snapshot": config.snapshot_digest(),
+        "snapshot": config.sealed_digest(),
         "bench_tasks": config.task_set_digest(),
     }
 

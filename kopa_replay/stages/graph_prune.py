@@ -76,7 +76,7 @@ def inputs(config: Config) -> dict[str, Any]:
     return {
         "candidates": file_digest(candidates) if candidates.exists() else None,
         "catalog": config.load_catalog().digest(),
-        "snapshot": config.snapshot_digest(),
+        "snapshot": config.sealed_digest(),
     }
 
 

@@ -16,7 +16,7 @@ synthesizes 100 trajectories; ``paper`` uses the paper's 100 × 500 pruning, 200
 
 from __future__ import annotations
 
-import hashlib
+import inspect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +25,7 @@ from typing import Any, Callable, Literal
 from kopa_replay.errors import UsageError
 from kopa_replay.stages.common import STORE_HELP, ExecSource
 from kopa_replay.stages.options import as_dict, setting
-from kopa_replay.stages.run_dir import is_current, stage_key, tree_digests
+from kopa_replay.stages.run_dir import digest_of, is_current, stage_key, tree_digests
 from kopa_replay.util import write_atomic
 
 __all__ = ["Config", "Result", "StageRun", "run", "PRESETS", "BASELINES"]
@@ -100,8 +100,8 @@ def _execution(config: Config) -> ExecSource:
     return ExecSource(source="replay", snapshot=config.snapshot, store=config.store)
 
 
-def _steps(config: Config) -> list[tuple[str, Any, Any, dict[str, Any]]]:
-    """(name, stage module, stage config, keyword arguments of its run) in order."""
+def _steps(config: Config) -> list[tuple[str, Any, Any]]:
+    """(name, stage module, stage config) in order."""
     from kopa_replay.stages import bench_audit, bench_run, drift, filter, graph_build, graph_prune, synth
 
     out, preset, where = Path(config.out), PRESETS[config.preset], _execution(config)
@@ -113,8 +113,8 @@ def _steps(config: Config) -> list[tuple[str, Any, Any, dict[str, Any]]]:
         "store": where.store,
     }
     graph_dir = str(out / "graph")
-    steps: list[tuple[str, Any, Any, dict[str, Any]]] = [
-        ("graph-build", graph_build, graph_build.Config(run_dir=graph_dir), {}),
+    steps: list[tuple[str, Any, Any]] = [
+        ("graph-build", graph_build, graph_build.Config(run_dir=graph_dir)),
         (
             "graph-prune",
             graph_prune,
@@ -126,7 +126,6 @@ def _steps(config: Config) -> list[tuple[str, Any, Any, dict[str, Any]]]:
                 plots=True,
                 **source,
             ),
-            {"progress": None},
         ),
         (
             "synth",
@@ -138,9 +137,8 @@ def _steps(config: Config) -> list[tuple[str, Any, Any, dict[str, Any]]]:
                 seed=config.seed,
                 **source,
             ),
-            {},
         ),
-        ("filter", filter, filter.Config(in_dir=str(out / "synth"), out=str(out / "filter"), **source), {}),
+        ("filter", filter, filter.Config(in_dir=str(out / "synth"), out=str(out / "filter"), **source)),
     ]
     for agent in BASELINES:
         steps.append(
@@ -154,7 +152,6 @@ def _steps(config: Config) -> list[tuple[str, Any, Any, dict[str, Any]]]:
                     out=str(out / "bench" / agent),
                     store=config.store,
                 ),
-                {},
             )
         )
     steps.append(
@@ -162,7 +159,6 @@ def _steps(config: Config) -> list[tuple[str, Any, Any, dict[str, Any]]]:
             "audit",
             bench_audit,
             bench_audit.Config(train=str(out / "filter" / "trajectories.jsonl"), out=str(out / "audit")),
-            {},
         )
     )
     steps.append(
@@ -172,14 +168,9 @@ def _steps(config: Config) -> list[tuple[str, Any, Any, dict[str, Any]]]:
             drift.Config(
                 snapshot=config.snapshot, against=config.drift_against, store=config.store, out=str(out / "drift")
             ),
-            {},
         )
     )
     return steps
-
-
-def _canonical(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str).encode()
 
 
 def run(config: Config, *, progress: Any = None, on_stage: Callable[[str, str], None] | None = None) -> Result:
@@ -197,7 +188,7 @@ def run(config: Config, *, progress: Any = None, on_stage: Callable[[str, str], 
     out = Path(config.out)
     runs: list[StageRun] = []
     results: dict[str, Any] = {}
-    for name, module, stage_config, kwargs in _steps(config):
+    for name, module, stage_config in _steps(config):
         # the key is computed when the stage comes up: its inputs are the outputs of the stages before it
         key = stage_key(module.STAGE, as_dict(stage_config), module.inputs(stage_config))
         directory = _directory(stage_config)
@@ -207,11 +198,7 @@ def run(config: Config, *, progress: Any = None, on_stage: Callable[[str, str], 
             tell(name, "skipped")
             continue
         tell(name, "start")
-        if "progress" in kwargs and progress is not None:
-            kwargs = {**kwargs, "progress": _iteration_progress(progress, stage_config)}
-        elif name in ("synth", "filter", "drift") and progress is not None:
-            kwargs = {"progress": progress}
-        results[name] = module.run(stage_config, **kwargs)
+        results[name] = module.run(stage_config, **_progress_argument(module, stage_config, progress))
         manifest = read_manifest(directory, module.STAGE) or {}
         runs.append(StageRun(name, module.STAGE, directory, False, manifest))
         tell(name, "done")
@@ -230,7 +217,7 @@ def run(config: Config, *, progress: Any = None, on_stage: Callable[[str, str], 
         ],
         "report": tree_digests(out, only=["report.html", "report.md"]),
     }
-    digest = hashlib.sha256(_canonical(manifest)).hexdigest()
+    digest = digest_of(manifest)
     write_atomic(
         out / "manifest.json",
         json.dumps({**manifest, "digest": digest}, ensure_ascii=False, sort_keys=True, indent=2) + "\n",
@@ -245,6 +232,11 @@ def _directory(stage_config: Any) -> Path:
     raise AssertionError(f"a pipeline stage without a directory: {stage_config!r}")
 
 
-def _iteration_progress(progress: Any, stage_config: Any) -> Callable[[Any], None]:
-    """The prune loop reports iterations; the hook hears them as a count of the configured total."""
-    return lambda stats: progress("pruning (iterations)", stats.iteration, stage_config.iterations)
+def _progress_argument(module: Any, stage_config: Any, progress: Any) -> dict[str, Any]:
+    """The progress hook a stage's ``run`` takes, if any: the prune loop reports iterations (counted against the
+    configured total), the other stages items done (:data:`kopa_replay.util.Progress`)."""
+    if progress is None or "progress" not in inspect.signature(module.run).parameters:
+        return {}
+    if module.STAGE == "graph-prune":
+        return {"progress": lambda stats: progress("pruning (iterations)", stats.iteration, stage_config.iterations)}
+    return {"progress": progress}

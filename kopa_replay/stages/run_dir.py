@@ -23,6 +23,7 @@ from kopa_replay.errors import UsageError
 from kopa_replay.util import write_atomic
 
 __all__ = [
+    "digest_of",
     "file_digest",
     "tree_digests",
     "stage_key",
@@ -59,13 +60,15 @@ def tree_digests(root: str | Path, *, only: Sequence[str] | None = None) -> dict
     }
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+def digest_of(value: Any) -> str:
+    """The sha256 of a plain-JSON value in its canonical form (sorted keys, no spaces)."""
+    canonical = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def stage_key(stage: str, config: Mapping[str, Any], inputs: Mapping[str, Any]) -> str:
     """What a stage's result is a function of: its name, its config and its inputs' digests."""
-    return hashlib.sha256(_canonical({"stage": stage, "config": config, "inputs": inputs}).encode()).hexdigest()
+    return digest_of({"stage": stage, "config": config, "inputs": inputs})
 
 
 def manifest_path(run_dir: str | Path, stage: str) -> Path:

@@ -85,7 +85,7 @@ def inputs(config: Config) -> dict[str, Any]:
     return {
         "graph": file_digest(graph) if graph.exists() else None,
         "catalog": config.load_catalog().digest(),
-        "snapshot": config.snapshot_digest(),
+        "snapshot": config.sealed_digest(),
         "bench_tasks": config.task_set_digest(),
         "intents": file_digest(config.intents) if config.intents else None,
     }

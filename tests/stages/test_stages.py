@@ -264,3 +264,12 @@ def test_the_same_stage_in_two_projects_writes_the_same_bytes(tmp_path, monkeypa
         written.append({p.name: p.read_bytes() for p in sorted(Path("runs/graph").iterdir())})
     assert written[0] == written[1]
     assert set(written[0]) >= {"manifest-graph-prune.json", "graph.json", "prune.json", "scatter.png"}
+
+
+def test_a_run_directory_that_is_a_file_is_named_and_left_alone(filter_dir, work, tmp_path):
+    occupied = tmp_path / "audit"
+    occupied.write_text("mine\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=f"{occupied} is a file"):
+        bench_audit.run(bench_audit.Config(train=str(work / "filter" / "trajectories.jsonl"), out=str(occupied)))
+    assert occupied.read_text(encoding="utf-8") == "mine\n"
+    no_leftovers(tmp_path)
