@@ -16,6 +16,8 @@ from kopa_replay.cli.common import (
     _store_path,
     cli,
 )
+from kopa_replay.stages import record as record_stage
+from kopa_replay.stages.options import click_options
 
 
 @cli.group(cls=_Group)
@@ -98,3 +100,28 @@ def cassette_import_vcr(file, snapshot, store, catalog_files, scale, as_json) ->
         f"imported {count} interactions from {file} into snapshot {snapshot}"
         + (" (nothing new: this file was imported into it before)" if count == 0 else ""),
     )
+
+
+@cassette.command("merge")
+@click.argument("shards", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click_options(record_stage.MergeConfig)
+@_json_option
+def cassette_merge(shards, as_json, **settings) -> None:
+    """Combine recording shards into one sealed snapshot (the digest one recorder would give).
+
+    Each SHARD is a store holding the snapshot as `record --shard K/N --no-seal --store SHARD` left it (or a
+    sharded `record --workers N` run that was stopped before its merge).
+
+    Example: kopa-replay cassette merge s1.sqlite s2.sqlite --snapshot 2026-12-01 --store cassettes/kopa.sqlite
+    """
+    merged = record_stage.merge(record_stage.MergeConfig(shards=tuple(shards), **settings))
+    text = (
+        f"merged {merged.merged} interactions from {len(merged.shards)} shards into snapshot {merged.snapshot}"
+        + (
+            f" ({merged.conflicts} requests answered differently by two shards: the first shard's kept)"
+            if merged.conflicts
+            else ""
+        )
+        + (f"; sealed: digest {merged.manifest['digest']}" if merged.manifest else "")
+    )
+    _say(as_json, merged.to_dict(), text)

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from kopa_replay.errors import UsageError
 from kopa_replay.stages.options import setting
 
-__all__ = ["CatalogChoice", "ExecSource", "LLMServer", "Decontamination", "iso_date", "STORE_HELP"]
+__all__ = ["CatalogChoice", "ExecSource", "LLMServer", "Decontamination", "ScaleOut", "iso_date", "STORE_HELP"]
 
 STORE_HELP = (
     "Cassette store file [env KOPA_STORE; default ./cassettes/kopa.sqlite if it exists, else the shipped "
@@ -108,6 +108,29 @@ def sealed_digest(name: str, store: str | None) -> str | None:
 
     with Store(replay_store_path(name, store), readonly=True) as opened:
         return opened.snapshot(name).digest
+
+
+@dataclass(frozen=True)
+class ScaleOut:
+    """Where a stage's shards run. How it runs, not what it computes: the outputs are the same bytes whatever
+    these say, so they stay out of manifests and stage keys."""
+
+    executor: Literal["local", "ray"] = setting(
+        "local",
+        "local: this process (--workers threads where the work waits on the network); ray: a Ray cluster (a local "
+        "one with --workers CPUs, or --ray-address). The outputs are the same bytes either way.",
+        keyed=False,
+    )
+    ray_address: str | None = setting(
+        None, "Join this Ray cluster (auto, ray://HOST:10001) instead of starting a local one.", keyed=False
+    )
+    workers: int = setting(1, "Shards run at once.", keyed=False)
+
+    def executor_spec(self) -> Any:
+        """The executor these settings name (a bad one is an error naming the option, before anything runs)."""
+        from kopa_replay.scale import ExecutorSpec
+
+        return ExecutorSpec(self.executor, self.workers, self.ray_address)
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,15 @@ def setting(
     path: Literal["file", "dir", "any"] | None = None,
     required: bool = False,
     cli: bool = True,
+    keyed: bool = True,
 ) -> Any:
     """A config field: its default, the help the command line shows, and how it is spelled there.
 
     ``flag`` overrides the option name derived from the field (``--rollouts`` for ``k``); ``path`` makes it a
     ``click.Path``; ``required`` makes the option required on the command line (the stage checks it too);
-    ``cli=False`` keeps a field out of the command line (set by the pipeline or by Python callers only)."""
+    ``cli=False`` keeps a field out of the command line (set by the pipeline or by Python callers only);
+    ``keyed=False`` marks a setting that says how a stage runs, not what it computes (the executor, the number of
+    workers): it stays out of manifests and stage keys, so changing it neither reruns a stage nor changes a byte."""
     return dataclasses.field(
         default=default,
         metadata={
@@ -46,6 +49,7 @@ def setting(
             "path": path,
             "required": required,
             "cli": cli,
+            "keyed": keyed,
         },
     )
 
@@ -125,7 +129,9 @@ def click_options(config: type, *, skip: tuple[str, ...] = ()) -> Callable:
 
 
 def as_dict(config: Any) -> dict[str, Any]:
-    """A config as plain JSON (tuples as lists), the way manifests record it."""
+    """A config as plain JSON (tuples as lists), the way manifests record it (``keyed=False`` settings left out)."""
     return {
-        f.name: (list(v) if isinstance(v := getattr(config, f.name), tuple) else v) for f in dataclasses.fields(config)
+        f.name: (list(v) if isinstance(v := getattr(config, f.name), tuple) else v)
+        for f in dataclasses.fields(config)
+        if f.metadata.get("keyed", True)
     }

@@ -8,10 +8,21 @@ from pathlib import Path
 from typing import Any
 
 from kopa_replay.errors import UsageError
-from kopa_replay.stages.common import STORE_HELP, CatalogChoice, iso_date
+from kopa_replay.stages.common import STORE_HELP, CatalogChoice, ScaleOut, iso_date
 from kopa_replay.stages.options import setting
 
-__all__ = ["RecordConfig", "RefreshConfig", "Result", "record", "refresh", "writable_store", "manifest_file"]
+__all__ = [
+    "RecordConfig",
+    "RefreshConfig",
+    "MergeConfig",
+    "Result",
+    "record",
+    "refresh",
+    "merge",
+    "writable_store",
+    "manifest_file",
+    "shard_dir",
+]
 
 
 @dataclass(frozen=True)
@@ -51,7 +62,7 @@ class SourceSettings(CatalogChoice):
 
 
 @dataclass(frozen=True)
-class RecordConfig(SourceSettings):
+class RecordConfig(SourceSettings, ScaleOut):
     snapshot: str | None = setting(
         None,
         "Name of the new snapshot, by convention its as-of date; an open one with "
@@ -65,16 +76,39 @@ class RecordConfig(SourceSettings):
         "least every 0.5 s]; a kill loses at most the batch not yet committed.",
     )
 
+    shard: str | None = setting(
+        None,
+        "Record only shard K of N (K/N, 1-based) of the workload, unsealed, into --store: shards recorded "
+        "apart (other machines, other keys) are combined by kopa-replay cassette merge.",
+        metavar="K/N",
+    )
+
     def __post_init__(self) -> None:
         super().__post_init__()
         if not self.snapshot:
             raise UsageError("record needs --snapshot: the name of the new snapshot")
         if self.commit_every is not None and self.commit_every < 1:
             raise UsageError(f"--commit-every must be at least 1, not {self.commit_every}")
+        self.executor_spec()
+        if self.shard is not None:
+            self.shard_of()
+            if self.seal:
+                raise UsageError("--shard records one part of a snapshot: add --no-seal (cassette merge seals it)")
+            if (self.executor, self.workers) != ("local", 1):
+                raise UsageError("--shard records one shard in this process: it cannot go with --executor/--workers")
+
+    def shard_of(self) -> tuple[int, int] | None:
+        """``--shard K/N`` as (k, n), 0-based k."""
+        if self.shard is None:
+            return None
+        k, _, n = self.shard.partition("/")
+        if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+            raise UsageError(f"--shard must be K/N with 1 <= K <= N, e.g. 2/4, not {self.shard!r}")
+        return int(k) - 1, int(n)
 
 
 @dataclass(frozen=True)
-class RefreshConfig(SourceSettings):
+class RefreshConfig(SourceSettings, ScaleOut):
     base: str | None = setting(None, "The snapshot whose requests are re-executed.", required=True)
     snapshot: str | None = setting(None, "Name of the new snapshot.", required=True)
     retries: int = setting(
@@ -100,6 +134,7 @@ class RefreshConfig(SourceSettings):
         super().__post_init__()
         if not self.base or not self.snapshot:
             raise UsageError("refresh needs --base (the snapshot re-executed) and --snapshot (the new one)")
+        self.executor_spec()
 
 
 @dataclass(frozen=True)
@@ -140,38 +175,170 @@ def _result(path: Path, summary: Any) -> Result:
 
 
 def record(config: RecordConfig, *, progress: Any = None) -> Result:
-    """Record every tool's probe calls (catalog examples, largest pages) and the benchmark's calls."""
+    """Record every tool's probe calls (catalog examples, largest pages) and the benchmark's calls.
+
+    With ``--executor ray`` or ``--workers N`` the workload is split by endpoint into N shards, each recorded by
+    its own worker into a store of its own (``STORE.shards/SNAPSHOT/``, kept until the merge succeeds: a
+    stopped run resumes every shard), then merged and sealed: the snapshot's digest is the one a single recorder
+    gives. The catalog's per-host rate limits hold across all workers (one limiter they share)."""
     from kopa_replay.env.source import parse_mirrors
-    from kopa_replay.stages.workflows import record_snapshot
 
     path = writable_store(config.store, "record")
     catalog, mirrors, snapshot = config.load_catalog(), parse_mirrors(config.base_url), str(config.snapshot)
     requests = config.bench_requests(catalog, snapshot, mirrors)
-    summary = record_snapshot(
-        catalog,
+    spec = config.executor_spec()
+    if (spec.kind, spec.workers) == ("local", 1) or _sealed_in(path, snapshot):
+        # one recorder; a sealed snapshot is only checked to hold every answer, which one process does
+        return _result(path, _record_part(config, path, requests, config.shard_of(), progress=progress))
+    return _record_sharded(config, catalog, path, requests, spec, progress)
+
+
+def _record_part(
+    config: RecordConfig,
+    path: Path,
+    requests: list,
+    shard: tuple[int, int] | None,
+    limiter: Any = None,
+    progress: Any = None,
+) -> Any:
+    """Record ``config``'s workload (or one shard of it) into the store at ``path``."""
+    from kopa_replay.env.source import parse_mirrors
+    from kopa_replay.stages.workflows import record_snapshot
+
+    return record_snapshot(
+        config.load_catalog(),
         store_path=path,
-        snapshot=snapshot,
+        snapshot=str(config.snapshot),
         source=config.source,
         as_of=config.as_of,
         seed=config.seed,
-        mirrors=mirrors,
-        seal=config.seal,
+        mirrors=parse_mirrors(config.base_url),
+        seal=config.seal and shard is None,
         requests=requests,
         commit_every=config.commit_every,
         progress=progress,
+        shard=shard,
+        limiter=limiter,
     )
+
+
+@dataclass(frozen=True)
+class _ShardJob:
+    config: RecordConfig
+    path: Path
+    requests: list
+    shard: tuple[int, int]
+    limiter: Any
+
+
+def _record_shard(job: _ShardJob) -> Any:
+    """One worker's part: its shard into its own store (runs in a Ray worker or a thread)."""
+    return _record_part(job.config, job.path, job.requests, job.shard, job.limiter)
+
+
+def _record_sharded(config: RecordConfig, catalog: Any, path: Path, requests: list, spec: Any, progress: Any) -> Result:
+    from collections import Counter
+
+    from kopa_replay.scale import open_executor
+    from kopa_replay.scale.limits import shared_limiter
+    from kopa_replay.stages.workflows import RecordSummary, merge_snapshots
+    from kopa_replay.util import tick
+
+    folder = shard_dir(path, str(config.snapshot))
+    folder.mkdir(parents=True, exist_ok=True)
+    count = spec.workers
+    with open_executor(spec) as executor:
+        limiter = shared_limiter(executor, catalog, config.source)
+        jobs = [
+            _ShardJob(config, folder / f"shard-{k + 1}-of-{count}.sqlite", requests, (k, count), limiter)
+            for k in range(count)
+        ]
+        parts = executor.map(_record_shard, jobs)
+    tick(progress, "merging shards", 0, 1)
+    merged = merge_snapshots(
+        [job.path for job in jobs], store_path=path, snapshot=str(config.snapshot), catalog=catalog, seal=config.seal
+    )
+    tick(progress, "merging shards", 1, 1)
+    outcomes: Counter[str] = Counter()
+    for part in parts:
+        outcomes.update(part.outcomes)
+    first = parts[0]
+    summary = RecordSummary(first.snapshot, first.source, first.as_of, sum(p.calls for p in parts), dict(outcomes))
+    summary.manifest = merged.manifest
+    _remove_shards(folder)
     return _result(path, summary)
+
+
+def _remove_shards(folder: Path) -> None:
+    """The shard stores of a merged recording (nothing left in them to resume)."""
+    import shutil
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    if folder.parent.exists() and not any(folder.parent.iterdir()):
+        folder.parent.rmdir()
+
+
+def shard_dir(store_path: str | Path, snapshot: str) -> Path:
+    """Where a sharded recording keeps its shard stores until they are merged."""
+    store_path = Path(store_path)
+    return store_path.with_name(store_path.name + ".shards") / snapshot
+
+
+def _sealed_in(path: Path, snapshot: str) -> bool:
+    from kopa_replay.record import Store
+
+    if not path.exists():
+        return False
+    with Store(path, readonly=True) as store:
+        return snapshot in store.snapshot_names() and store.snapshot(snapshot).sealed
+
+
+@dataclass(frozen=True)
+class MergeConfig(CatalogChoice):
+    shards: tuple[str, ...] = setting((), "Shard stores, each holding the snapshot.", cli=False)  # the arguments
+    snapshot: str | None = setting(None, "The snapshot the shards recorded, merged under that name.", required=True)
+    store: str | None = setting(None, STORE_HELP, envvar="KOPA_STORE", path="file")
+    seal: bool = setting(True, "Seal the merged snapshot (--no-seal leaves it open).")
+
+    def __post_init__(self) -> None:
+        if not self.snapshot:
+            raise UsageError("cassette merge needs --snapshot: the snapshot the shards recorded")
+        if not self.shards:
+            raise UsageError("cassette merge needs at least one shard store")
+
+
+def merge(config: MergeConfig) -> Any:
+    """Merge recording shards into one snapshot (:func:`kopa_replay.stages.workflows.merge_snapshots`)."""
+    from kopa_replay.stages.workflows import merge_snapshots
+
+    path = writable_store(config.store, "cassette merge")
+    return merge_snapshots(
+        config.shards, store_path=path, snapshot=str(config.snapshot), catalog=config.load_catalog(), seal=config.seal
+    )
 
 
 def refresh(config: RefreshConfig, *, progress: Any = None) -> Result:
     """Re-execute every request of ``base`` (or of the chosen tools) into a new snapshot and report drift."""
     from kopa_replay.env.source import parse_mirrors
-    from kopa_replay.stages.workflows import refresh_snapshot
+    from kopa_replay.scale import open_executor
 
     path = writable_store(config.store, "refresh")
     catalog, mirrors, snapshot = config.load_catalog(), parse_mirrors(config.base_url), str(config.snapshot)
     requests = config.bench_requests(catalog, snapshot, mirrors)
-    summary = refresh_snapshot(
+    with open_executor(config.executor_spec()) as executor:
+        summary = _refresh(config, catalog, path, mirrors, requests, executor, progress)
+    _remove_shards(shard_dir(path, snapshot))
+    return _result(path, summary)
+
+
+def _refresh(
+    config: RefreshConfig, catalog: Any, path: Path, mirrors: Any, requests: list, executor: Any, progress: Any
+) -> Any:
+    from kopa_replay.stages.workflows import refresh_snapshot
+
+    snapshot = str(config.snapshot)
+    return refresh_snapshot(
         catalog,
         store_path=path,
         base=str(config.base),
@@ -186,5 +353,6 @@ def refresh(config: RefreshConfig, *, progress: Any = None) -> Result:
         changed_since=config.changed_since,
         requests=requests,
         progress=progress,
+        executor=executor,
+        shard_folder=shard_dir(path, snapshot),
     )
-    return _result(path, summary)

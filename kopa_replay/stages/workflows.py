@@ -36,7 +36,17 @@ from kopa_replay.record.snapshots import seal_snapshot
 from kopa_replay.record.store import Store
 from kopa_replay.util import Progress, tick
 
-__all__ = ["RecordSummary", "environmental_answer", "record_snapshot", "refresh_snapshot"]
+__all__ = [
+    "RecordSummary",
+    "MergeSummary",
+    "PlannedCall",
+    "environmental_answer",
+    "record_snapshot",
+    "recording_plan",
+    "recording_shards",
+    "merge_snapshots",
+    "refresh_snapshot",
+]
 
 
 @dataclass
@@ -92,6 +102,8 @@ def record_snapshot(
     requests: Iterable[tuple[str, Mapping[str, Any]]] = (),
     commit_every: int | None = None,
     progress: Progress | None = None,
+    shard: tuple[int, int] | None = None,
+    limiter: Any = None,
 ) -> RecordSummary:
     """Record the probe workload of ``catalog`` from ``source`` into ``snapshot`` (and seal it); ``progress``
     hears each call (:data:`kopa_replay.util.Progress`).
@@ -102,10 +114,16 @@ def record_snapshot(
     :func:`kopa_replay.bench.suite.benchmark_requests`): each goes through a
     :class:`~kopa_replay.env.ToolEnvironment`, validated as an agent's call would be, and
     one that repeats an earlier request is not sent again.
+
+    ``shard=(k, n)`` records only shard ``k`` of ``n`` of the workload (:func:`recording_shards`) — into a store
+    of its own, unsealed: :func:`merge_snapshots` combines the shards into the snapshot one process would have
+    recorded. ``limiter`` (:class:`kopa_replay.env.limits.HostLimiter`) paces requests to the live hosts; many
+    recorders share one to keep the catalog's per-host limits between them.
     """
     from kopa_replay.env.environment import ToolEnvironment
-    from kopa_replay.stages.probes import probe_requests
 
+    if shard is not None and seal:
+        raise UsageError("a recording shard is merged before it is sealed: record it with seal=False")
     as_of_text = _as_of_text(as_of, snapshot)
     check_source(source)
     store = Store(store_path)
@@ -123,28 +141,22 @@ def record_snapshot(
             mirrors=mirrors,
             catalog=catalog,
             commit_every=commit_every,
+            **({"limiter": limiter} if limiter is not None else {}),
         ) as src,
         _sealed_misses(snapshot),
     ):
-        sent: set[str] = set()
-        args: Mapping[str, Any]  # a probe's (a dict), then an extra call's
-        probes, extra = probe_requests(catalog), list(requests)
-        total = len(probes) + len(extra)
-        for done, (tool_name, args) in enumerate(probes, 1):
-            tool = catalog.get(tool_name)
-            result = execute(tool, args, src.client, src.key_for(tool))
-            outcomes[result.outcome] += 1
-            calls += 1
-            sent.add(_request_key(tool_name, args))
-            tick(progress, "recording", done, total)
+        plan = recording_plan(catalog, requests)
+        if shard is not None:
+            plan = recording_shards(catalog, plan, shard[1])[shard[0]]
         env = ToolEnvironment(catalog, src)
-        for done, (tool_name, args) in enumerate(extra, len(probes) + 1):
-            tick(progress, "recording", done, total)
-            if _request_key(tool_name, args) in sent:
-                continue
-            sent.add(_request_key(tool_name, args))
-            outcomes[env.call(tool_name, dict(args)).outcome] += 1
+        for done, call in enumerate(plan, 1):
+            tool = catalog.get(call.tool)
+            if call.validated:  # an extra call: validated as an agent's would be
+                outcomes[env.call(call.tool, dict(call.args)).outcome] += 1
+            else:  # a probe: sent as the catalog writes it
+                outcomes[execute(tool, call.args, src.client, src.key_for(tool)).outcome] += 1
             calls += 1
+            tick(progress, "recording", done, len(plan))
     store.end_recording(snapshot)
     summary = RecordSummary(snapshot, source, as_of_text, calls, dict(outcomes))
     if seal:
@@ -152,6 +164,46 @@ def record_snapshot(
     store.finalize()
     store.close()
     return summary
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """One call of a recording workload: a probe (sent as written) or an extra call (validated by the environment)."""
+
+    tool: str
+    args: Mapping[str, Any]
+    validated: bool
+
+
+def recording_plan(catalog: Catalog, requests: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> list[PlannedCall]:
+    """The calls a recording makes, in order: every probe (:func:`kopa_replay.stages.probes.probe_requests`), then
+    each extra request that repeats none before it."""
+    from kopa_replay.stages.probes import probe_requests
+
+    plan = [PlannedCall(tool, args, False) for tool, args in probe_requests(catalog)]
+    sent = {_request_key(call.tool, call.args) for call in plan}
+    for tool, args in requests:
+        if _request_key(tool, args) not in sent:
+            sent.add(_request_key(tool, args))
+            plan.append(PlannedCall(tool, dict(args), True))
+    return plan
+
+
+def recording_shards(catalog: Catalog, plan: list[PlannedCall], count: int) -> list[list[PlannedCall]]:
+    """``plan`` split into ``count`` shards by endpoint (method, base URL, path): calls that can send the same
+    request stay in one shard, in their order, so each request's n-th occurrence is numbered as one recorder would
+    number it and the merged snapshot holds the same interactions (the same digest)."""
+    from kopa_replay.scale import shards_of
+
+    if count < 1:
+        raise UsageError(f"a recording is split into at least 1 shard, not {count}")
+    groups: dict[tuple[str, str, str], list[PlannedCall]] = {}
+    for call in plan:
+        http = catalog.get(call.tool).http
+        groups.setdefault((http.method, http.base_url, http.path), []).append(call)
+    order = {id(call): index for index, call in enumerate(plan)}
+    shards = shards_of([groups[key] for key in sorted(groups)], count, weight=len)
+    return [sorted((call for group in shard for call in group), key=lambda call: order[id(call)]) for shard in shards]
 
 
 def _open_for_recording(
@@ -266,6 +318,8 @@ def refresh_snapshot(
     changed_since: str | None = None,
     requests: Iterable[tuple[str, Mapping[str, Any]]] = (),
     progress: Progress | None = None,
+    executor: Any = None,
+    shard_folder: str | Path | None = None,
 ) -> RecordSummary:
     """Re-execute every request of ``base`` against ``source`` into ``snapshot``; diff the two.
 
@@ -281,10 +335,12 @@ def refresh_snapshot(
     ``requests`` are more calls recorded after the base's (the benchmark's plans as they run on the new source,
     see :func:`kopa_replay.bench.suite.benchmark_requests`), each unless the base already holds it. ``progress``
     hears each request (:data:`kopa_replay.util.Progress`).
+
+    ``executor`` (:mod:`kopa_replay.scale`) with more than one worker splits the re-execution by endpoint into
+    shards, each recorded by a worker into a store of its own in ``shard_folder`` and merged in shard order
+    (:func:`recording_shards`): the new snapshot holds what one process would have recorded.
     """
-    from kopa_replay.env.environment import ToolEnvironment
-    from kopa_replay.record.redact import redactor_for
-    from kopa_replay.record.retry import MAX_BACKOFF, RetryTransport
+    from kopa_replay.record.retry import MAX_BACKOFF
 
     if retries < 0 or retry_backoff < 0:
         raise UsageError(f"--retries and --retry-backoff must be 0 or more, not {retries} and {retry_backoff}")
@@ -316,78 +372,43 @@ def refresh_snapshot(
         )
     if not sealed and earlier is None:
         store.set_provenance(snapshot, settings)  # claimed before anything is copied: a resume must match it
-    secret_params = set(redactor_for(catalog).secret_params)
     carried = []
     if chosen is not None:
         carried = [item for item in base_requests if item.tool not in chosen]
         base_requests = [item for item in base_requests if item.tool in chosen]
         if not sealed:
             _carry_over(store, snapshot, carried)
-    outcomes: Counter[str] = Counter()
-    added = 0
-    retrying: list[RetryTransport] = []
-
-    def wrap(inner: httpx.BaseTransport) -> httpx.BaseTransport:
-        retrying.append(
-            RetryTransport(
-                inner, retries=retries, backoff=retry_backoff, sleep=sleep, retryable=environmental_answer(catalog)
-            )
-        )
-        return retrying[0]
-
-    with (
-        open_source(
-            source,
-            seed=seed,
-            as_of=as_of_text if source == "sim" else None,
-            snapshot=snapshot,
-            mode=mode,
-            store=store_path,
-            mirrors=mirrors,
-            catalog=catalog,
-            wrap=wrap,
-        ) as src,
-        _sealed_misses(snapshot),
-    ):
-        total = len(base_requests) + len(extra)
-        for done, item in enumerate(base_requests, 1):
-            tick(progress, "re-executing", done, total)
-            tool = catalog.get(item.tool) if item.tool and item.tool in catalog else None
-            key = src.key_for(tool) if tool else src.sim_key
-            headers = {
-                k: (key or "") if v == MASK else v
-                for k, v in item.request_headers.items()
-                if k not in ("host", "content-length")
-            }
-            request = httpx.Request(
-                item.method,
-                _restore_url(item.url, key, secret_params),
-                headers=headers,
-                extensions={"kopa_tool": item.tool, "kopa_secrets": (key,) if key else ()},
-            )
-            try:
-                response = src.client.send(request)
-            except httpx.TransportError:
-                outcomes["no_answer"] += 1  # after the retries: nothing to record; the diff reports it apart
-                continue
-            outcomes[str(response.status_code)] += 1
-        held = {f"{item.method} {item.url}" for item in store.interactions(base)}
-        env = ToolEnvironment(catalog, src)
-        for done, (tool_name, args) in enumerate(extra, len(base_requests) + 1):
-            tick(progress, "re-executing", done, total)
-            # every tool's: a plan's new request to a carried-over tool is new, not a re-execution
-            if _request_id(catalog, tool_name, args) in held:
-                continue
+    held = {f"{item.method} {item.url}" for item in store.interactions(base)}
+    todo = []  # every tool's: a plan's new request to a carried-over tool is new, not a re-execution
+    for tool_name, args in extra:
+        if _request_id(catalog, tool_name, args) not in held:
             held.add(_request_id(catalog, tool_name, args))
-            outcomes[env.call(tool_name, dict(args)).outcome] += 1
-            added += 1
+            todo.append((tool_name, dict(args)))
+    part = _RefreshPart(
+        snapshot=snapshot,
+        source=source,
+        as_of=as_of_text,
+        seed=seed,
+        mirrors=dict(mirrors or {}),
+        mode=mode,
+        retries=retries,
+        retry_backoff=retry_backoff,
+        base_requests=base_requests,
+        extra=todo,
+    )
+    workers = executor.spec.workers if executor is not None else 1
+    if workers > 1 and not sealed:
+        done = _refresh_sharded(store, catalog, part, executor, Path(shard_folder or "."), progress)
+    else:
+        done = _refresh_part(part, catalog, store_path, sleep=sleep, progress=progress)
+    outcomes: Counter[str] = Counter(done.outcomes)
+    added = done.added
     # what the extra calls recorded: a call the environment refuses (bad arguments) sends nothing
     recorded_extra = (
         store.snapshot(snapshot).interactions - len(carried) - len(base_requests) + outcomes.get("no_answer", 0)
     )
     summary = RecordSummary(snapshot, source, as_of_text, len(base_requests) + added, dict(outcomes))
-    if retrying:
-        summary.retries = retrying[0].stats.to_dict()
+    summary.retries = done.retries
     if not sealed:
         # how the snapshot was made beyond its settings, written into its manifest at every seal; the counts add
         # up over the runs that made it (a refresh stopped and resumed is one refresh)
@@ -421,6 +442,168 @@ def refresh_snapshot(
     return summary
 
 
+@dataclass(frozen=True)
+class _RefreshPart:
+    """What a refresh re-executes (all of it, or one shard's part), picklable for a worker."""
+
+    snapshot: str
+    source: str
+    as_of: str
+    seed: int
+    mirrors: Mapping[str, str]
+    mode: str
+    retries: int
+    retry_backoff: float
+    base_requests: list[Any]
+    extra: list[tuple[str, dict[str, Any]]]
+
+
+@dataclass
+class _RefreshDone:
+    outcomes: dict[str, int]
+    added: int
+    retries: dict[str, int] | None
+
+
+def _refresh_part(
+    part: _RefreshPart,
+    catalog: Catalog,
+    store_path: str | Path,
+    *,
+    sleep: Callable[[float], object] = time.sleep,
+    progress: Progress | None = None,
+    limiter: Any = None,
+) -> _RefreshDone:
+    """Re-execute ``part`` against its source, recording into ``part.snapshot`` of the store at ``store_path``."""
+    from kopa_replay.env.environment import ToolEnvironment
+    from kopa_replay.record.redact import redactor_for
+    from kopa_replay.record.retry import RetryTransport
+
+    secret_params = set(redactor_for(catalog).secret_params)
+    outcomes: Counter[str] = Counter()
+    added = 0
+    retrying: list[RetryTransport] = []
+
+    def wrap(inner: httpx.BaseTransport) -> httpx.BaseTransport:
+        retrying.append(
+            RetryTransport(
+                inner,
+                retries=part.retries,
+                backoff=part.retry_backoff,
+                sleep=sleep,
+                retryable=environmental_answer(catalog),
+            )
+        )
+        return retrying[0]
+
+    with (
+        open_source(
+            part.source,
+            seed=part.seed,
+            as_of=part.as_of if part.source == "sim" else None,
+            snapshot=part.snapshot,
+            mode=part.mode,
+            store=store_path,
+            mirrors=part.mirrors,
+            catalog=catalog,
+            wrap=wrap,
+            **({"limiter": limiter} if limiter is not None else {}),
+        ) as src,
+        _sealed_misses(part.snapshot),
+    ):
+        total = len(part.base_requests) + len(part.extra)
+        for done, item in enumerate(part.base_requests, 1):
+            tick(progress, "re-executing", done, total)
+            tool = catalog.get(item.tool) if item.tool and item.tool in catalog else None
+            key = src.key_for(tool) if tool else src.sim_key
+            headers = {
+                k: (key or "") if v == MASK else v
+                for k, v in item.request_headers.items()
+                if k not in ("host", "content-length")
+            }
+            request = httpx.Request(
+                item.method,
+                _restore_url(item.url, key, secret_params),
+                headers=headers,
+                extensions={"kopa_tool": item.tool, "kopa_secrets": (key,) if key else ()},
+            )
+            try:
+                response = src.client.send(request)
+            except httpx.TransportError:
+                outcomes["no_answer"] += 1  # after the retries: nothing to record; the diff reports it apart
+                continue
+            outcomes[str(response.status_code)] += 1
+        env = ToolEnvironment(catalog, src)
+        for done, (tool_name, args) in enumerate(part.extra, len(part.base_requests) + 1):
+            tick(progress, "re-executing", done, total)
+            outcomes[env.call(tool_name, dict(args)).outcome] += 1
+            added += 1
+    return _RefreshDone(dict(outcomes), added, retrying[0].stats.to_dict() if retrying else None)
+
+
+@dataclass(frozen=True)
+class _RefreshShardJob:
+    part: _RefreshPart
+    catalog: Catalog
+    path: Path
+    settings: Mapping[str, Any]
+    limiter: Any
+
+
+def _refresh_shard(job: _RefreshShardJob) -> _RefreshDone:
+    """One worker's part of a refresh, into a shard store of its own (runs in a Ray worker or a thread)."""
+    store = Store(job.path)
+    try:
+        with store.transaction(job.part.snapshot, create=False):
+            store.ensure_snapshot(job.part.snapshot, **job.settings)
+            store.begin_recording(job.part.snapshot)
+    finally:
+        store.close()
+    done = _refresh_part(job.part, job.catalog, job.path, limiter=job.limiter)
+    with Store(job.path) as store:
+        store.end_recording(job.part.snapshot)
+    return done
+
+
+def _refresh_sharded(
+    store: Store, catalog: Catalog, part: _RefreshPart, executor: Any, folder: Path, progress: Progress | None
+) -> _RefreshDone:
+    """``part`` re-executed by the executor's workers in shards (by endpoint), merged into ``store``."""
+    from dataclasses import replace
+
+    from kopa_replay.scale.limits import shared_limiter
+
+    count = executor.spec.workers
+    calls = [PlannedCall(str(item.tool), {"#": index}, False) for index, item in enumerate(part.base_requests)]
+    calls += [PlannedCall(tool, args, True) for tool, args in part.extra]
+    known = [call for call in calls if call.tool in catalog]
+    # a recorded request of a tool the catalog lacks goes with the first shard (its endpoint is unknown)
+    shards = recording_shards(catalog, known, count)
+    shards[0] = [call for call in calls if call.tool not in catalog] + shards[0]
+    info = store.snapshot(part.snapshot)
+    settings = {name: getattr(info, name) for name in _SETTINGS}
+    folder.mkdir(parents=True, exist_ok=True)
+    limiter = shared_limiter(executor, catalog, part.source)
+    jobs = []
+    for k, shard in enumerate(shards):
+        mine = replace(
+            part,
+            base_requests=[part.base_requests[int(c.args["#"])] for c in shard if not c.validated],
+            extra=[(c.tool, dict(c.args)) for c in shard if c.validated],
+        )
+        jobs.append(_RefreshShardJob(mine, catalog, folder / f"shard-{k + 1}-of-{count}.sqlite", settings, limiter))
+    tick(progress, "re-executing (shards)", 0, count)
+    parts = executor.map(_refresh_shard, jobs)
+    tick(progress, "re-executing (shards)", count, count)
+    _copy_shards(store, part.snapshot, [job.path for job in jobs])
+    outcomes: Counter[str] = Counter()
+    retries: Counter[str] = Counter()
+    for done in parts:
+        outcomes.update(done.outcomes)
+        retries.update(done.retries or {})
+    return _RefreshDone(dict(outcomes), sum(done.added for done in parts), dict(retries) or None)
+
+
 def _refreshed_tools(
     store: Store, catalog: Catalog, base: str, requests: list[Any], tools: str | None, changed_since: str | None
 ) -> set[str] | None:
@@ -451,23 +634,175 @@ def _request_id(catalog: Catalog, tool: str, args: Mapping[str, Any]) -> str:
         return f"? {_request_key(tool, args)}"  # refused by the tool: the environment reports it when called
 
 
-def _carry_over(store: Store, snapshot: str, items: list[Any]) -> None:
-    """Copy interactions into ``snapshot`` unchanged (same request key and seq; already there: left alone)."""
+def _carry_over(store: Store, snapshot: str, items: Iterable[Any], source: Store | None = None) -> int:
+    """Copy interactions (of ``source``, default ``store``) into ``snapshot`` unchanged (same request key and seq;
+    a place already taken is left alone), in batches; returns how many were written."""
+    from itertools import islice
+
     from kopa_replay.record.store import RecordedRow
 
-    rows = [
-        RecordedRow(
-            i.request_key,
-            i.tool,
-            i.method,
-            i.url,
-            i.request_headers,
-            i.status,
-            i.response_headers,
-            store.body(i.body_digest),
-            i.seq,
+    source = source or store
+    written = 0
+    items = iter(items)
+    while batch := list(islice(items, 2048)):  # a million interactions in flat memory
+        rows = [
+            RecordedRow(
+                i.request_key,
+                i.tool,
+                i.method,
+                i.url,
+                i.request_headers,
+                i.status,
+                i.response_headers,
+                source.body(i.body_digest),
+                i.seq,
+            )
+            for i in batch
+        ]
+        written += store.put_many(snapshot, rows)
+    return written
+
+
+@dataclass
+class MergeSummary:
+    snapshot: str
+    shards: list[str]
+    #: interactions each shard held, in the order given
+    interactions: list[int]
+    #: interactions written into the merged snapshot (a request two shards both hold is written once)
+    merged: int
+    #: requests (key, seq) two shards answered differently; the first shard's answer stands
+    conflicts: int
+    manifest: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "snapshot": self.snapshot,
+            "shards": self.shards,
+            "interactions": self.interactions,
+            "merged": self.merged,
+            "conflicts": self.conflicts,
+        }
+        if self.manifest:
+            out["digest"] = self.manifest["digest"]
+        return out
+
+
+_SETTINGS = ("as_of", "source", "seed", "catalog_digest")
+
+
+def merge_snapshots(
+    shards: Iterable[str | Path],
+    *,
+    store_path: str | Path,
+    snapshot: str,
+    catalog: Catalog,
+    seal: bool = True,
+    manifest_dir: str | Path | None = None,
+) -> MergeSummary:
+    """Combine recording shards (stores, each holding ``snapshot`` as one recorder left it) into ``snapshot`` of
+    ``store_path``: the union of their interactions, each at its seq — so the merged snapshot's digest equals one
+    recorder's over the same requests — then seal it.
+
+    The shards must hold the snapshot with one set of settings (as-of date, source, seed, this catalog's
+    digest) and a finished recording; the target may hold nothing of it yet, or an open snapshot with the same
+    settings (a merge stopped midway is run again). Where two shards hold the same request at the same seq with
+    different answers (a live source that changed between them) the first shard's stands and ``conflicts`` says how
+    many.
+    """
+    paths = [Path(shard) for shard in shards]
+    if not paths:
+        raise UsageError("cassette merge needs at least one shard store")
+    for path in paths:
+        if path.resolve() == Path(store_path).resolve():
+            raise UsageError(f"shard {path} is the store merged into: name the shards and the target apart")
+    settings = _shard_settings(paths, snapshot)
+    if settings["catalog_digest"] not in (None, catalog.digest()):
+        raise SnapshotError(
+            f"the shards recorded {snapshot!r} with another catalog (digest "
+            f"{str(settings['catalog_digest'])[:12]}…, this one {catalog.digest()[:12]}…): merge with the catalog "
+            "they were recorded with"
         )
-        for i in items
-    ]
-    if rows:
-        store.put_many(snapshot, rows)
+    with Store(store_path) as store:
+        _open_for_merge(store, snapshot, settings)
+        held, merged, conflicts = _copy_shards(store, snapshot, paths)
+        store.end_recording(snapshot)
+        summary = MergeSummary(snapshot, [str(p) for p in paths], held, merged, conflicts)
+        if seal:
+            summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir, tool_digests=tool_schema_digests)
+        store.finalize()
+    return summary
+
+
+def _shard_settings(paths: list[Path], snapshot: str) -> dict[str, Any]:
+    """The settings every shard recorded ``snapshot`` with (one set, or an error naming the shard that differs)."""
+    settings: dict[str, Any] | None = None
+    for path in paths:
+        if not path.is_file():
+            raise UsageError(f"no shard store {path}")
+        with Store(path, readonly=True) as shard:
+            if snapshot not in shard.snapshot_names():
+                held = ", ".join(shard.snapshot_names()) or "none"
+                raise SnapshotError(f"shard {path} holds no snapshot {snapshot!r} (it holds: {held})")
+            info = shard.snapshot(snapshot)
+        if info.unfinished:
+            raise SnapshotError(
+                f"shard {path}: the recording of {snapshot!r} did not finish; run that shard again first"
+            )
+        mine = {name: getattr(info, name) for name in _SETTINGS}
+        if settings is None:
+            settings = mine
+        elif mine != settings:
+            differs = "; ".join(
+                f"{k} {mine[k]!r} (first shard: {settings[k]!r})" for k in _SETTINGS if mine[k] != settings[k]
+            )
+            raise SnapshotError(f"shard {path} recorded {snapshot!r} with other settings: {differs}")
+    assert settings is not None
+    return settings
+
+
+def _copy_shards(store: Store, snapshot: str, paths: list[Path]) -> tuple[list[int], int, int]:
+    """Every shard's interactions of ``snapshot`` into ``store``'s, in shard order: (held per shard, written,
+    conflicts — a request at a seq an earlier shard answered otherwise; the earlier answer stands)."""
+    held: list[int] = []
+    merged = conflicts = 0
+    for path in paths:
+        with Store(path, readonly=True) as shard:
+            answers = {(i.request_key, i.seq): _answer(i) for i in store.interactions(snapshot)}
+            fresh, count = [], 0
+            for item in shard.interactions(snapshot):
+                count += 1
+                there = answers.get((item.request_key, item.seq))
+                if there is None:
+                    fresh.append(item)
+                elif there != _answer(item):
+                    conflicts += 1
+            held.append(count)
+            merged += _carry_over(store, snapshot, fresh, source=shard)
+    return held, merged, conflicts
+
+
+def _answer(item: Any) -> tuple[int, dict[str, str], str]:
+    return item.status, dict(item.response_headers), item.body_digest
+
+
+def _open_for_merge(store: Store, snapshot: str, settings: Mapping[str, Any]) -> None:
+    """Create ``snapshot`` with the shards' settings, or check an open one has them (a merge run again)."""
+    with store.transaction(snapshot, create=False):
+        if snapshot in store.snapshot_names():
+            existing = store.snapshot(snapshot)
+            if existing.sealed:
+                raise SnapshotError(f"snapshot {snapshot!r} is sealed in {store.path}; merge into a new snapshot name")
+            settled = existing.interactions or existing.as_of is not None
+            differs = [
+                f"{k} {getattr(existing, k)!r} (shards: {v!r})"
+                for k, v in settings.items()
+                if getattr(existing, k) != v
+            ]
+            if settled and differs:
+                raise SnapshotError(
+                    f"snapshot {snapshot!r} in {store.path} is open with other settings: {'; '.join(differs)}; "
+                    "merge into a new snapshot name"
+                )
+        store.ensure_snapshot(snapshot, **settings)
+        store.begin_recording(snapshot)
