@@ -11,6 +11,7 @@ A catalog file holds platform defaults and tools::
       envelope: {records: list, total: total_count, code: status, message: message}
       pagination: {style: none}
       result_codes: {"000": ok, "013": no_data, "100": structural, "020": environmental}
+      rate_limit: {requests_per_second: 5, concurrency: 2, daily: 10000}   # optional: the key's limits
     tools:
       - name: dart_company
         title: 기업개황
@@ -22,7 +23,9 @@ A catalog file holds platform defaults and tools::
           corp_name: {type: string, description: ...}
         examples: [{corp_code: "00439743"}]
 
-A tool's ``http`` block overrides the platform's defaults key by key. Every
+A tool's ``http`` block overrides the platform's defaults key by key. ``rate_limit`` (requests a second,
+requests in flight, requests a day or null) is what one key may do on the platform's host; a platform without
+one has no limit. Every
 problem is reported as a :class:`CatalogError` naming the file, the tool and
 the field; validation collects all problems of a file before raising.
 """
@@ -48,6 +51,7 @@ from kopa_replay.catalog.model import (
     Envelope,
     HttpBinding,
     Pagination,
+    RateLimit,
     Tool,
     path_placeholders,
 )
@@ -85,7 +89,9 @@ _HTTP_KEYS = {
     "result_codes",
     "fixed_query",
     "zip_member",
+    "rate_limit",
 }
+_RATE_LIMIT_KEYS = ("requests_per_second", "concurrency", "daily")
 
 
 class _Problems:
@@ -156,7 +162,7 @@ def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, An
     merged = dict(base)
     for key, value in override.items():
         if (
-            key in ("envelope", "pagination", "auth", "fixed_query")
+            key in ("envelope", "pagination", "auth", "fixed_query", "rate_limit")
             and isinstance(value, Mapping)
             and isinstance(merged.get(key), Mapping)
         ):
@@ -234,6 +240,40 @@ def _schema_from_output(output: Mapping[str, Any], problems: _Problems, tool: st
             },
         },
     }
+
+
+def _rate_limit(spec: Any, problems: _Problems, tool: str | None, where: str) -> RateLimit | None:
+    """The :class:`RateLimit` of a ``rate_limit`` mapping (None when absent or null); each problem named at
+    ``where`` (``http.rate_limit`` of a tool, ``platforms[id].rate_limit`` of a platform)."""
+    if spec is None:
+        return None
+    if not isinstance(spec, Mapping):
+        problems.add(
+            "must be a mapping {requests_per_second, concurrency, daily} or null, not " + type(spec).__name__,
+            tool,
+            where,
+        )
+        return None
+    unknown = sorted(set(spec) - set(_RATE_LIMIT_KEYS), key=str)
+    for key in unknown:
+        problems.add(f"unknown key (known: {', '.join(_RATE_LIMIT_KEYS)})", tool, f"{where}.{key}")
+    rps: Any = spec.get("requests_per_second")
+    concurrency: Any = spec.get("concurrency")
+    daily: Any = spec.get("daily")
+    ok = not unknown
+    # ``< inf``: an infinite rate spaces nothing (and nan fails every comparison)
+    if not (isinstance(rps, (int, float)) and not isinstance(rps, bool) and 0 < rps < float("inf")):
+        why = "is required" if rps is None else f"must be a positive number, not {rps!r}"
+        problems.add(f"a rate limit's requests_per_second {why}", tool, f"{where}.requests_per_second")
+        ok = False
+    for key, value, required in (("concurrency", concurrency, True), ("daily", daily, False)):
+        if value is None and not required:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            why = "is required" if value is None else f"must be a positive integer, not {value!r}"
+            problems.add(f"a rate limit's {key} {why}", tool, f"{where}.{key}")
+            ok = False
+    return RateLimit(float(rps), concurrency, daily) if ok else None
 
 
 def _build_binding(http: Mapping[str, Any], problems: _Problems, tool: str) -> HttpBinding | None:
@@ -318,6 +358,7 @@ def _build_binding(http: Mapping[str, Any], problems: _Problems, tool: str) -> H
         result_codes=result_codes,
         fixed_query={str(k): str(v) for k, v in fixed.items()},
         zip_member=http.get("zip_member"),
+        rate_limit=_rate_limit(http.get("rate_limit"), problems, tool, "http.rate_limit"),
     )
 
 
@@ -511,6 +552,11 @@ def _platforms_of(document: Mapping[str, Any], problems: _Problems) -> dict[str,
         if not isinstance(spec, Mapping) or not isinstance(spec.get("id"), str):
             problems.add(f"platforms[{i}] needs an id", None, f"platforms[{i}].id")
             continue
+        if spec.get("rate_limit") is not None:
+            # checked once, named by its platform; a bad one is dropped so that its tools do not repeat it
+            where = f"platforms[{spec['id']}].rate_limit"
+            if _rate_limit(spec["rate_limit"], problems, None, where) is None:
+                spec = {**spec, "rate_limit": None}
         platforms[spec["id"]] = spec
     return platforms
 
@@ -618,6 +664,8 @@ def tool_to_dict(tool: Tool) -> dict[str, Any]:
         binding["fixed_query"] = dict(http.fixed_query)
     if http.zip_member:
         binding["zip_member"] = http.zip_member
+    if http.rate_limit is not None:
+        binding["rate_limit"] = {k: v for k, v in vars(http.rate_limit).items() if v is not None}
     entry: dict[str, Any] = {
         "name": tool.name,
         "title": tool.title,

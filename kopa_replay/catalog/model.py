@@ -23,6 +23,7 @@ __all__ = [
     "Auth",
     "Envelope",
     "Pagination",
+    "RateLimit",
     "HttpBinding",
     "ClientFilter",
     "Tool",
@@ -109,6 +110,35 @@ class Pagination:
 
 
 @dataclass(frozen=True)
+class RateLimit:
+    """What a platform lets one key do: start at most ``requests_per_second`` requests a second (starts spaced at
+    least ``1 / requests_per_second`` apart), have at most ``concurrency`` in flight, and at most ``daily`` a day
+    (None: no daily figure).
+
+    Operational, not semantic: a limit changes how fast answers are fetched, never what they are, so it stays out
+    of :meth:`Catalog.digest` (see there).
+    """
+
+    requests_per_second: float
+    concurrency: int
+    daily: int | None = None
+
+    @property
+    def interval(self) -> float:
+        """The least time between two starts, in seconds."""
+        return 1.0 / self.requests_per_second
+
+    def stricter(self, other: "RateLimit") -> "RateLimit":
+        """The limit honouring both: where two platforms share a host, their key limits bind together."""
+        dailies = [d for d in (self.daily, other.daily) if d is not None]
+        return RateLimit(
+            min(self.requests_per_second, other.requests_per_second),
+            min(self.concurrency, other.concurrency),
+            min(dailies) if dailies else None,
+        )
+
+
+@dataclass(frozen=True)
 class HttpBinding:
     """How a tool is executed over HTTP against the real platform."""
 
@@ -122,6 +152,8 @@ class HttpBinding:
     result_codes: Mapping[str, str]
     fixed_query: Mapping[str, str] = field(default_factory=lambda: _frozen({}))
     zip_member: str | None = None
+    #: the platform's key limits (None: no limit known), per host: :meth:`Catalog.rate_limits`
+    rate_limit: RateLimit | None = None
 
     @property
     def host(self) -> str:
@@ -285,6 +317,19 @@ class Catalog:
         ]
         return Catalog(tools, source=self.source)
 
+    def rate_limits(self) -> dict[str, RateLimit]:
+        """Each limited host's key limits, by host name (sorted); a host no tool limits is absent (no limit).
+
+        A limit belongs to the key a host is called with, not to one tool, so tools (or platforms) on one host
+        bind together: the strictest figure of each kind wins."""
+        limits: dict[str, RateLimit] = {}
+        for tool in self:
+            limit = tool.http.rate_limit
+            if limit is not None:
+                host = tool.http.host.lower()
+                limits[host] = limits[host].stricter(limit) if host in limits else limit
+        return dict(sorted(limits.items()))
+
     def digest(self) -> str:
         """A content digest of the catalog (sha256 over the canonical MCP and binding JSON).
 
@@ -296,8 +341,12 @@ class Catalog:
 
             from kopa_replay.catalog.load import tool_to_dict
 
-            blob = json.dumps(
-                [tool_to_dict(t) for t in self], sort_keys=True, ensure_ascii=False, separators=(",", ":")
-            )
+            entries = [tool_to_dict(t) for t in self]
+            for entry in entries:
+                # Rate limits are operational: they say how fast a recorder may ask, never what an answer is.
+                # Sealed snapshots (the shipped one too) and every stage key record this digest, so a limit
+                # revised after a platform's quota changes must not make them name another catalog.
+                entry["http"].pop("rate_limit", None)
+            blob = json.dumps(entries, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
             self._digest = hashlib.sha256(blob.encode()).hexdigest()
         return self._digest

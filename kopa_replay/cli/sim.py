@@ -35,23 +35,34 @@ def sim() -> None:
     show_default=True,
     help="World size preset; 'full' reaches the real platforms' sizes.",
 )
-def sim_serve(host, port, seed, as_of, fault_rate, world_size) -> None:
+@click.option(
+    "--latency",
+    "latency_ms",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(min=0.0),
+    metavar="MS",
+    help="Simulated network latency: wait MS milliseconds before each answer (requests are served concurrently, "
+    "so the wait holds up no other request).",
+)
+def sim_serve(host, port, seed, as_of, fault_rate, world_size, latency_ms) -> None:
     """Serve the simulator over HTTP, the real host as the first path segment.
 
-    Example: kopa-replay sim serve --port 8765 --seed 0 --as-of 2026-09-01
+    Example: kopa-replay sim serve --port 8765 --seed 0 --as-of 2026-09-01 --latency 50
     then GET http://127.0.0.1:8765/opendart.fss.or.kr/api/company.json?crtfc_key=sim-key&corp_code=…
     """
     from kopa_replay.sim import Simulator, make_server
 
     simulator = Simulator(seed=seed, as_of=_date(as_of, "--as-of"), fault_rate=fault_rate, world_size=world_size)
     try:
-        server = make_server(simulator, host, port)
+        server = make_server(simulator, host, port, latency_ms=latency_ms)
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     bound = server.server_address[1]
     click.echo(
         f"serving the simulator (seed {seed}, as of {simulator.as_of}) on http://{host}:{bound}/"
-        f"<real host>/<path>; key 'sim-key' or $KOPA_API_KEY. Ctrl-C stops.",
+        f"<real host>/<path>; key 'sim-key' or $KOPA_API_KEY"
+        f"{f'; {latency_ms:g} ms latency' if latency_ms else ''}. Ctrl-C stops.",
         err=True,
     )
     try:

@@ -10,8 +10,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kopa_replay.catalog import load_catalog, load_catalog_file, tool_to_dict
+from kopa_replay.catalog import builtin_catalog, load_catalog, load_catalog_file, tool_to_dict
+from kopa_replay.catalog.model import RateLimit
 from kopa_replay.errors import CatalogError, UnknownTool
+from kopa_replay.record.store import shipped_store_path
 
 VALID = {
     "platform": {
@@ -196,3 +198,109 @@ def test_required_parameters_are_listed_in_a_canonical_order(tmp_path):
     reordered["tools"][0]["params"] = dict(reversed(list(params.items())))
     second = load_catalog_file(write(tmp_path, reordered, "two.yaml"))
     assert first.digest() == second.digest()
+
+
+# -- rate limits: validated and named like every field, reachable per host, out of the digest --
+LIMIT = {"requests_per_second": 2, "concurrency": 1, "daily": 500}
+
+
+def limited(limit=LIMIT, **platform):
+    document = copy.deepcopy(VALID)
+    document["platform"].update(rate_limit=limit, **platform)
+    return document
+
+
+def test_a_platform_limit_reaches_its_host_and_loads_back_from_a_written_tool(tmp_path):
+    catalog = load_catalog_file(write(tmp_path, limited()))
+    assert catalog.rate_limits() == {"api.acme.example": RateLimit(2.0, 1, 500)}
+    entry = tool_to_dict(catalog.get("acme_quotes"))
+    assert entry["http"]["rate_limit"] == {"requests_per_second": 2.0, "concurrency": 1, "daily": 500}
+    again = load_catalog_file(write(tmp_path, {"platform": {"id": "acme"}, "tools": [entry]}, "again.json"))
+    assert again.rate_limits() == catalog.rate_limits()
+
+
+def test_a_platform_without_a_limit_has_none_and_daily_may_be_null(tmp_path):
+    assert load_catalog_file(write(tmp_path, VALID)).rate_limits() == {}
+    no_daily = load_catalog_file(write(tmp_path, limited({"requests_per_second": 0.5, "concurrency": 3})))
+    assert no_daily.rate_limits() == {"api.acme.example": RateLimit(0.5, 3, None)}
+    assert no_daily.rate_limits()["api.acme.example"].interval == 2.0
+
+
+def test_platforms_sharing_a_host_bind_together_at_the_strictest_figures(tmp_path):
+    document = limited({"requests_per_second": 10, "concurrency": 1})
+    other = copy.deepcopy(document["tools"][0])
+    other.update(name="acme_quotes_slow", http={**other["http"], "rate_limit": {"requests_per_second": 1}})
+    document["tools"].append(other)
+    catalog = load_catalog_file(write(tmp_path, document))
+    # the tool's http block overrides the platform's key by key: 1 a second, the platform's concurrency 1
+    assert catalog.get("acme_quotes_slow").http.rate_limit == RateLimit(1.0, 1, None)
+    assert catalog.rate_limits() == {"api.acme.example": RateLimit(1.0, 1, None)}
+    assert RateLimit(5, 2, 100).stricter(RateLimit(1, 4, None)) == RateLimit(1, 2, 100)
+
+
+def test_limits_stay_out_of_the_digest(tmp_path):
+    plain = load_catalog_file(write(tmp_path, VALID, "plain.yaml"))
+    with_limits = load_catalog_file(write(tmp_path, limited(), "limited.yaml"))
+    assert with_limits.rate_limits() and not plain.rate_limits()
+    assert with_limits.digest() == plain.digest()
+
+
+def test_the_shipped_manifest_still_names_the_built_in_catalog():
+    # a sealed snapshot's manifest records the catalog digest (and re-recording it must reproduce the manifest):
+    # the limits added to the built-in platforms leave it as it was
+    manifest = json.loads((shipped_store_path().parents[1] / "snapshots" / "2026-09-01.json").read_text())
+    assert builtin_catalog().rate_limits()
+    assert manifest["catalog_digest"] == builtin_catalog().digest()
+
+
+def test_every_built_in_host_is_limited_and_the_paper_scale_hosts_alike():
+    catalog = builtin_catalog()
+    hosts = {tool.http.host for tool in catalog}
+    limits = catalog.rate_limits()
+    assert set(limits) == hosts
+    assert limits["opendart.fss.or.kr"].daily == 10_000
+    # datagokr (two files) and tago share apis.data.go.kr: their figures agree, nothing is silently tightened
+    assert {t.http.rate_limit for t in catalog if t.http.host == "apis.data.go.kr"} == {limits["apis.data.go.kr"]}
+    assert builtin_catalog("paper").rate_limits() == limits
+
+
+BAD = [
+    ({"requests_per_second": 0, "concurrency": 1}, "requests_per_second"),
+    ({"requests_per_second": -1.5, "concurrency": 1}, "requests_per_second"),
+    ({"requests_per_second": "fast", "concurrency": 1}, "requests_per_second"),
+    ({"requests_per_second": True, "concurrency": 1}, "requests_per_second"),
+    ({"requests_per_second": float("nan"), "concurrency": 1}, "requests_per_second"),
+    ({"requests_per_second": float("inf"), "concurrency": 1}, "requests_per_second"),
+    ({"concurrency": 1}, "requests_per_second"),
+    ({"requests_per_second": 1, "concurrency": 0}, "concurrency"),
+    ({"requests_per_second": 1, "concurrency": 1.5}, "concurrency"),
+    ({"requests_per_second": 1}, "concurrency"),
+    ({"requests_per_second": 1, "concurrency": 1, "daily": 0}, "daily"),
+    ({"requests_per_second": 1, "concurrency": 1, "daily": "many"}, "daily"),
+    ({"requests_per_second": 1, "concurrency": 1, "per_minute": 60}, "per_minute"),
+]
+
+
+@pytest.mark.parametrize("limit, field", BAD)
+def test_a_bad_platform_limit_is_named_once_by_file_platform_and_field(tmp_path, limit, field):
+    document = limited(limit)
+    second = copy.deepcopy(document["tools"][0])
+    second["name"] = "acme_quotes_again"
+    document["tools"].append(second)
+    path = write(tmp_path, document, "acme.json")
+    with pytest.raises(CatalogError) as caught:
+        load_catalog_file(path)
+    error = caught.value
+    assert (error.source, error.tool, error.field) == (str(path), None, f"platforms[acme].rate_limit.{field}")
+    assert str(error).startswith(f"file {path}, field 'platforms[acme].rate_limit.{field}': ")
+    assert "problems" not in str(error)  # once for the platform, not again for each of its two tools
+
+
+def test_a_limit_that_is_not_a_mapping_and_a_bad_tool_override_are_named(tmp_path):
+    with pytest.raises(CatalogError, match=r"field 'platforms\[acme\]\.rate_limit': must be a mapping"):
+        load_catalog_file(write(tmp_path, limited("5/s")))
+    document = copy.deepcopy(VALID)
+    document["tools"][0]["http"]["rate_limit"] = {"requests_per_second": 1, "concurrency": -1}
+    with pytest.raises(CatalogError) as caught:
+        load_catalog_file(write(tmp_path, document))
+    assert (caught.value.tool, caught.value.field) == ("acme_quotes", "http.rate_limit.concurrency")

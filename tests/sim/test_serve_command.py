@@ -55,3 +55,23 @@ def test_serve_with_a_bad_date_is_a_clean_error():
     assert process.returncode == 1
     assert err.strip().splitlines()[-1].startswith("Error: --as-of must be a date")
     assert "Traceback" not in err
+
+
+def test_serve_takes_a_latency_and_refuses_a_negative_one():
+    process = _start("--port", "0", "--latency", "20")
+    try:
+        line = process.stderr.readline()
+        assert "20 ms latency" in line
+        port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", line).group(1))
+        answer = httpx.get(
+            f"http://127.0.0.1:{port}/opendart.fss.or.kr/api/company.json",
+            params={"crtfc_key": "sim-key", "corp_code": "00439743"},
+            timeout=10,
+        )
+        assert answer.json()["corp_name"] == "라이트론"
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+    refused = _start("--latency", "-5")
+    _, err = refused.communicate(timeout=30)
+    assert refused.returncode == 2 and "Invalid value for '--latency'" in err

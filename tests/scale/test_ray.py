@@ -1,0 +1,71 @@
+"""Stages on a real local Ray cluster give the same bytes as in this process."""
+
+from __future__ import annotations
+
+from kopa_replay.record import Store
+from kopa_replay.stages.record import RecordConfig, record
+
+SNAPSHOT = "2026-09-01"
+
+
+def test_a_recording_sharded_on_ray_seals_the_digest_of_one_recorder(tmp_path, ray_cluster):
+    local = record(RecordConfig(snapshot=SNAPSHOT, store=str(tmp_path / "local.sqlite"), bench=False))
+    on_ray = record(
+        RecordConfig(snapshot=SNAPSHOT, store=str(tmp_path / "ray.sqlite"), bench=False, executor="ray", workers=2)
+    )
+    assert on_ray.summary.manifest["digest"] == local.summary.manifest["digest"]
+    with Store(tmp_path / "ray.sqlite", readonly=True) as store:
+        assert store.snapshot(SNAPSHOT).sealed
+    assert ray_cluster.is_initialized()  # the stage joined the test's cluster and left it running
+
+
+def _timed_requests(limiter, host, count):
+    """``count`` requests through ``limiter``, each 20 ms long: their (start, end) on this machine's clock."""
+    import time
+
+    spans = []
+    for _ in range(count):
+        limiter.acquire(host)
+        start = time.monotonic()
+        time.sleep(0.02)
+        spans.append((start, time.monotonic()))
+        limiter.release(host)
+    return spans
+
+
+def test_workers_on_ray_share_one_host_limit(ray_cluster, catalog):
+    """Two Ray workers recording one host with concurrency 1: never two of their requests in flight at once."""
+    from kopa_replay.catalog.model import RateLimit
+    from kopa_replay.scale import ExecutorSpec, open_executor
+    from kopa_replay.scale.limits import RayLimiterHandle, _LimiterActor
+
+    import sys
+
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import a test module
+    actor = ray_cluster.remote(num_cpus=0)(_LimiterActor).remote({"opendart.fss.or.kr": RateLimit(1000.0, 1)})
+    handle = RayLimiterHandle(actor)
+    with open_executor(ExecutorSpec("ray", workers=2)) as executor:
+        parts = executor.map(_worker_requests, [(handle, 6), (handle, 6)])
+    spans = sorted(span for part in parts for span in part)
+    assert len(spans) == 12
+    assert all(earlier[1] <= later[0] for earlier, later in zip(spans, spans[1:]))  # one at a time, across both
+
+
+def _worker_requests(job):
+    handle, count = job
+    return _timed_requests(handle, "opendart.fss.or.kr", count)
+
+
+def test_the_limiter_of_a_live_recording_is_shared_and_of_none_for_the_simulator(catalog, ray_cluster):
+    from kopa_replay.env.limits import InProcessLimiter
+    from kopa_replay.scale import ExecutorSpec, open_executor
+    from kopa_replay.scale.limits import RayLimiterHandle, shared_limiter
+
+    with open_executor(ExecutorSpec("local", workers=3)) as local, open_executor(ExecutorSpec("ray", 2)) as on_ray:
+        assert shared_limiter(local, catalog, "sim") is None
+        assert isinstance(shared_limiter(local, catalog, "live"), InProcessLimiter)
+        assert isinstance(shared_limiter(on_ray, catalog, "live"), RayLimiterHandle)
+        # hosts sent to a mirror are not the platform's: not limited
+        assert not shared_limiter(local, catalog, "live", {"*": "http://127.0.0.1:1"}).limits
