@@ -1,7 +1,13 @@
-"""Agents: one verb, ``solve(task, catalog, env) -> final answer text``; the calls go through ``env``.
+"""Agents: one verb, ``solve(task, catalog, env, rollout) -> final answer text``; the calls go through ``env``.
 
 An agent makes its calls through the :class:`~kopa_replay.env.ToolEnvironment`
 it is given, so the rollout's calls are ``env.log`` (see :func:`run_rollouts`).
+An agent that waits on a model server (``asynchronous``: the ``openai`` chat
+agent) also has ``solve_async``, which :func:`run_rollouts_async` runs several
+of at once, each rollout in its own :class:`~kopa_replay.env.AsyncToolEnvironment`.
+Either way the environment is rewound before each rollout (:func:`fresh`), so a
+rollout's calls, answers and state digest do not depend on which rollouts ran
+before it, nor beside it.
 
 * :class:`OracleAgent` replays the task's reference calls in order with the
   reference arguments and states the reference answer: it passes all three axes.
@@ -24,7 +30,8 @@ id, see :func:`kopa_replay.bench.tasks.task_from_trajectory`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from kopa_replay.bench.model import Rollout, Task
@@ -36,18 +43,32 @@ from kopa_replay.synth.junction import JunctionError, bound_args, derive_values
 from kopa_replay.synth.model import Trajectory
 from kopa_replay.synth.pager import read_pages
 
-__all__ = ["UNKNOWN_ANSWER", "Agent", "FirstPageAgent", "OracleAgent", "SkipLookupAgent", "run_rollouts"]
+__all__ = [
+    "UNKNOWN_ANSWER",
+    "Agent",
+    "FirstPageAgent",
+    "OracleAgent",
+    "SkipLookupAgent",
+    "fresh",
+    "is_asynchronous",
+    "run_rollouts",
+    "run_rollouts_async",
+]
 
 #: what a baseline says when its own calls determine no answer
 UNKNOWN_ANSWER = "알 수 없습니다"
 
 
 class Agent(Protocol):
-    """Solves one task: makes its calls through ``env`` and returns its final answer text (None: gives none)."""
+    """Solves one task: makes its calls through ``env`` and returns its final answer text (None: gives none).
+
+    ``rollout`` is which attempt at the task this is (0 … k - 1); a model-backed agent keys its recorded
+    completions by it, the deterministic ones ignore it.
+    """
 
     name: str
 
-    def solve(self, task: Task, catalog: Catalog, env: Any) -> str | None: ...
+    def solve(self, task: Task, catalog: Catalog, env: Any, rollout: int = 0) -> str | None: ...
 
 
 class OracleAgent:
@@ -55,7 +76,7 @@ class OracleAgent:
 
     name = "oracle"
 
-    def solve(self, task: Task, catalog: Catalog, env: Any) -> str | None:
+    def solve(self, task: Task, catalog: Catalog, env: Any, rollout: int = 0) -> str | None:
         for tool, args in task.reference_calls:
             env.call(tool, dict(args))
         return answer_text(task.answer)
@@ -77,7 +98,7 @@ class _PlanAgent:
         except KeyError as exc:
             raise UsageError(f"agent {self.name!r} has no reference plan for task {task.id}") from exc
 
-    def solve(self, task: Task, catalog: Catalog, env: Any) -> str | None:
+    def solve(self, task: Task, catalog: Catalog, env: Any, rollout: int = 0) -> str | None:
         return _run(self.plan(task), catalog, env, skip_lookups=self.skip_lookups, pages=self.pages)
 
 
@@ -148,14 +169,90 @@ def _run(plan: Trajectory, catalog: Catalog, env: Any, *, skip_lookups: bool, pa
         return UNKNOWN_ANSWER
 
 
-def run_rollouts(tasks: Sequence[Task], agent: Agent, catalog: Catalog, env: Any, k: int = 1) -> list[Rollout]:
-    """``k`` rollouts of ``agent`` per task, in task order; ``env`` is reset before each."""
+def fresh(env: Any) -> None:
+    """Before a rollout: ``env`` as if freshly opened (``rewind``: no log, the source's per-request counters
+    forgotten), or, for an environment that cannot rewind, its log forgotten (``reset``)."""
+    rewind = getattr(env, "rewind", None)
+    (rewind if rewind is not None else env.reset)()
+
+
+def is_asynchronous(agent: Any) -> bool:
+    """Whether ``agent`` has ``solve_async`` to run beside others (:func:`run_rollouts_async`)."""
+    return bool(getattr(agent, "asynchronous", False)) and hasattr(agent, "solve_async")
+
+
+def _check_k(k: int) -> None:
     if k < 1:
         raise UsageError(f"k must be at least 1, not {k}")
+
+
+def run_rollouts(tasks: Sequence[Task], agent: Agent, catalog: Catalog, env: Any, k: int = 1) -> list[Rollout]:
+    """``k`` rollouts of ``agent`` per task, one at a time, in task order; ``env`` is rewound (:func:`fresh`)
+    before each."""
+    _check_k(k)
     rollouts = []
     for task in tasks:
         for index in range(k):
-            env.reset()
-            answer = agent.solve(task, catalog, env)
+            fresh(env)
+            answer = agent.solve(task, catalog, env, index)
             rollouts.append(Rollout.from_environment(task.id, agent.name, index, answer, env))
     return rollouts
+
+
+async def run_rollouts_async(
+    tasks: Sequence[Task],
+    agent: Any,
+    catalog: Catalog,
+    open_env: Callable[[], Any],
+    k: int = 1,
+    concurrency: int = 8,
+) -> list[Rollout]:
+    """:func:`run_rollouts` for an :func:`asynchronous <is_asynchronous>` agent, at most ``concurrency``
+    rollouts in flight at once.
+
+    ``open_env()`` opens an :class:`~kopa_replay.env.AsyncToolEnvironment` (each over its own source): one per
+    rollout that can be in flight, each rewound (:func:`fresh`) before every rollout it runs, all closed at the
+    end, with the agent's ``aclose`` (when it has one). Each rollout has its own log and state digest, and the
+    rollouts come back in task order, then index: the same list whatever ``concurrency`` and whatever order the
+    answers arrive in. When rollouts fail, the others in flight are cancelled and the failure of the earliest
+    job in task order is raised.
+    """
+    _check_k(k)
+    if concurrency < 1:
+        raise UsageError(f"concurrency must be at least 1, not {concurrency}")
+    jobs = [(task, index) for task in tasks for index in range(k)]
+    results: list[Rollout | None] = [None] * len(jobs)
+    failures: dict[int, Exception] = {}
+    pending = iter(enumerate(jobs))  # shared by the workers: each job is taken once, in order
+
+    async def work(env: Any) -> None:
+        for position, (task, index) in pending:
+            fresh(env)
+            try:
+                answer = await agent.solve_async(task, catalog, env, index)
+            except Exception as exc:
+                failures[position] = exc
+                raise
+            results[position] = Rollout.from_environment(task.id, agent.name, index, answer, env)
+
+    envs: list[Any] = []
+    try:
+        for _ in range(min(concurrency, len(jobs))):
+            envs.append(open_env())
+        try:
+            async with asyncio.TaskGroup() as group:
+                for env in envs:
+                    group.create_task(work(env))
+        except BaseExceptionGroup:
+            if failures:
+                raise failures[min(failures)] from None
+            raise
+    finally:
+        for env in envs:
+            await env.aclose()
+        closer = getattr(agent, "aclose", None)  # what solve_async opened in this event loop
+        if closer is not None:
+            await closer()
+    done = [rollout for rollout in results if rollout is not None]
+    assert len(done) == len(jobs)  # every job ran: a failure raised above
+    return done

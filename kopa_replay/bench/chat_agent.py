@@ -8,9 +8,14 @@ and runs the usual loop: ask the backend for one assistant message; execute its
 ``tool_calls`` in order through ``env.call`` (so every call lands in
 ``env.log``) and answer each with a ``tool`` message; stop at the first message
 without tool calls (its text is the final answer) or after ``max_turns``
-messages (no answer). Everything the model can get wrong is an observation, not
-a crash: malformed argument JSON, an unknown tool, a request the pinned snapshot
-never recorded (:class:`~kopa_replay.errors.CassetteMiss`). A tool message is
+messages (no answer). The loop is written once, as a generator of what it needs
+done (a completion, a call); :meth:`ChatAgent.solve` drives it with blocking I/O
+and :meth:`ChatAgent.solve_async` with awaited I/O (an
+:class:`~kopa_replay.env.AsyncToolEnvironment` and the backend's ``acomplete``),
+so many rollouts can wait on one model server from one thread. Everything the
+model can get wrong is an observation, not a crash: malformed argument JSON, an
+unknown tool, a request the pinned snapshot never recorded
+(:class:`~kopa_replay.errors.CassetteMiss`). A tool message is
 compact JSON (:func:`tool_message`): outcome, code, message, total count,
 whether more pages remain, and the records within a budget, saying when they
 were cut.
@@ -20,8 +25,11 @@ in the OpenAI chat shape (``{"role": "assistant", "content": ..., "tool_calls":
 [{"id", "type": "function", "function": {"name", "arguments"}}]}``):
 
 * :class:`OpenAIBackend` — any OpenAI-compatible server (OpenAI, vLLM with
-  tool calling enabled) through :class:`~kopa_replay.llm.ChatClient`, so the
-  completions can be recorded and replayed like any other call;
+  tool calling enabled) through :class:`~kopa_replay.llm.ChatClient` (and its
+  :class:`~kopa_replay.llm.AsyncChatClient` twin for ``acomplete``), so the
+  completions can be recorded and replayed like any other call — each under its
+  rollout's tag (:class:`RolloutId`), so the k rollouts of one task record and
+  replay their own answers whatever order they ran in;
 * :class:`TransformersBackend` — a local checkpoint through transformers (the
   ``.[train]`` extra, imported only when used): the chat template renders the
   tools, greedy decoding generates, and :func:`parse_hermes_tool_calls` reads
@@ -39,19 +47,21 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Generator, Mapping, Sequence
 
 from kopa_replay.bench.model import Task
 from kopa_replay.catalog.model import Catalog, Tool
+from kopa_replay.env.core import step
 from kopa_replay.env.environment import ToolResult, next_page_args
 from kopa_replay.env.retrieval import ToolRetriever, openai_tools
 from kopa_replay.errors import CassetteMiss, UnknownTool, UsageError
-from kopa_replay.llm.client import ChatClient
+from kopa_replay.llm.client import AsyncChatClient, ChatClient
 
 __all__ = [
     "SYSTEM_PROMPT",
     "ChatBackend",
     "ChatAgent",
+    "RolloutId",
     "OpenAIBackend",
     "TransformersBackend",
     "HermesParse",
@@ -61,6 +71,7 @@ __all__ = [
     "template_messages",
     "tool_message",
     "answer_call",
+    "answer_call_async",
     "openai_agent",
     "transformers_agent",
 ]
@@ -86,17 +97,52 @@ reply without tool calls: the final answer only, in Korean, concise, numbers wit
 
 
 # -- the backend verb ----------------------------------------------------------
+@dataclass(frozen=True)
+class RolloutId:
+    """Which conversation a completion belongs to: rollout ``index`` of task ``task``."""
+
+    task: str
+    index: int
+
+    @property
+    def tag(self) -> str:
+        """The request tag that keeps this rollout's recorded completions apart from every other's."""
+        return f"{self.task}/{self.index}"
+
+
 class ChatBackend:
     """Answers a conversation with one assistant message; :class:`ChatAgent` calls it once a turn.
 
-    ``complete(messages, tools)`` gets the conversation so far (OpenAI chat
-    messages) and the offered tools (OpenAI function schemas) and returns one
+    ``complete(messages, tools, rollout=None)`` gets the conversation so far
+    (OpenAI chat messages), the offered tools (OpenAI function schemas) and which
+    rollout asks (a :class:`RolloutId`, None outside a benchmark), and returns one
     assistant message ``{"role": "assistant", "content": str | None,
     "tool_calls": [...]}`` (``tool_calls`` absent or empty: a final answer).
+    A backend with ``asynchronous = True`` also has the awaited ``acomplete`` (same
+    arguments), which many conversations may await at once, and ``aclose``.
     """
 
-    def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    #: whether ``acomplete`` exists (the concurrent benchmark runner needs it)
+    asynchronous = False
+
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        rollout: RolloutId | None = None,
+    ) -> dict[str, Any]:
         raise NotImplementedError
+
+    async def acomplete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        rollout: RolloutId | None = None,
+    ) -> dict[str, Any]:
+        raise NotImplementedError(f"{type(self).__name__} answers one conversation at a time (no acomplete)")
+
+    async def aclose(self) -> None:
+        """Release what ``acomplete`` opened in the running event loop; the base opened nothing."""
 
     def close(self) -> None:
         """Release what the backend holds (a client, a model); the base holds nothing."""
@@ -226,15 +272,35 @@ def answer_call(
     """
     try:
         result = env.call(name, dict(args))
-    except UnknownTool as exc:
+    except (UnknownTool, CassetteMiss) as exc:
+        return _call_error(name, exc)
+    return _read_back(catalog, name, result, max_records, max_chars)
+
+
+async def answer_call_async(
+    env: Any, catalog: Catalog, name: str, args: Mapping[str, Any], *, max_records: int = 30, max_chars: int = 6000
+) -> str:
+    """:func:`answer_call` through an :class:`~kopa_replay.env.AsyncToolEnvironment` (``await env.call``)."""
+    try:
+        result = await env.call(name, dict(args))
+    except (UnknownTool, CassetteMiss) as exc:
+        return _call_error(name, exc)
+    return _read_back(catalog, name, result, max_records, max_chars)
+
+
+def _call_error(name: str, exc: UnknownTool | CassetteMiss) -> str:
+    """The error message the model reads for a call that could not be made."""
+    if isinstance(exc, UnknownTool):
         return _dumps({"error": f"{exc}; call only the tools you were given"})
-    except CassetteMiss as exc:
-        return _dumps(
-            {
-                "error": f"no data: the pinned snapshot {exc.snapshot!r} holds no recording of this "
-                f"request to {name!r} with these arguments"
-            }
-        )
+    return _dumps(
+        {
+            "error": f"no data: the pinned snapshot {exc.snapshot!r} holds no recording of this "
+            f"request to {name!r} with these arguments"
+        }
+    )
+
+
+def _read_back(catalog: Catalog, name: str, result: ToolResult, max_records: int, max_chars: int) -> str:
     tool = catalog.get(name) if name in catalog else None
     return tool_message(result, tool, max_records=max_records, max_chars=max_chars)
 
@@ -246,7 +312,8 @@ class ChatAgent:
     ``top_k`` tools are offered per question by retrieval (None: every tool of
     the catalog); ``tools`` fixes the offered tool names instead. A call's
     records are cut to ``max_records`` and ``max_chars`` (:func:`tool_message`).
-    After :meth:`solve`, ``transcript`` holds the conversation it had.
+    After :meth:`solve`, ``transcript`` holds the conversation it had (with
+    :meth:`solve_async` running several at once: the latest one started).
     """
 
     def __init__(
@@ -288,8 +355,48 @@ class ChatAgent:
             self._retriever = (catalog, ToolRetriever(catalog))
         return self.schemas(catalog, self._retriever[1].top_k(task.question_ko, self.top_k))
 
-    def solve(self, task: Task, catalog: Catalog, env: Any) -> str | None:
-        """The model's final answer to ``task`` (None: no answer within ``max_turns``); calls go through ``env``."""
+    @property
+    def asynchronous(self) -> bool:
+        """Whether :meth:`solve_async` can run (the backend has ``acomplete``)."""
+        return bool(self.backend.asynchronous)
+
+    def solve(self, task: Task, catalog: Catalog, env: Any, rollout: int = 0) -> str | None:
+        """The model's final answer to ``task`` (None: no answer within ``max_turns``); calls go through ``env``.
+
+        ``rollout`` is which attempt at ``task`` this is: the backend keys the recording by it.
+        """
+        asked = RolloutId(task.id, rollout)
+        flow = self._conversation(task, catalog)
+        op, answer = step(flow)
+        while op is not None:
+            reply: Any
+            if op[0] == "complete":
+                reply = self.backend.complete(op[1], op[2], asked)
+            else:
+                reply = answer_call(env, catalog, op[1], op[2], max_records=self.max_records, max_chars=self.max_chars)
+            op, answer = step(flow, reply)
+        return answer
+
+    async def solve_async(self, task: Task, catalog: Catalog, env: Any, rollout: int = 0) -> str | None:
+        """:meth:`solve` with awaited I/O: ``env`` is an :class:`~kopa_replay.env.AsyncToolEnvironment` and the
+        backend's ``acomplete`` answers; several may run at once (each with its own ``env``)."""
+        asked = RolloutId(task.id, rollout)
+        flow = self._conversation(task, catalog)
+        op, answer = step(flow)
+        while op is not None:
+            reply: Any
+            if op[0] == "complete":
+                reply = await self.backend.acomplete(op[1], op[2], asked)
+            else:
+                reply = await answer_call_async(
+                    env, catalog, op[1], op[2], max_records=self.max_records, max_chars=self.max_chars
+                )
+            op, answer = step(flow, reply)
+        return answer
+
+    def _conversation(self, task: Task, catalog: Catalog) -> Generator[tuple, Any, str | None]:
+        """The loop, without I/O: yields ``("complete", messages, tools)`` (sent back: the backend's message) and
+        ``("call", name, args)`` (sent back: what the model reads of the call); returns the final answer."""
         tools = self.tool_schemas(task, catalog)
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": self.system_prompt},
@@ -297,22 +404,23 @@ class ChatAgent:
         ]
         self.transcript = messages
         for turn in range(self.max_turns):
-            reply = _assistant(self.backend.complete(messages, tools), f"call_{turn}")
+            reply = _assistant((yield ("complete", messages, tools)), f"call_{turn}")
             messages.append(reply)
             if "tool_calls" not in reply:
                 return reply["content"].strip() or None
             for call in reply["tool_calls"]:  # a parallel group runs in the order given
-                messages.append(
-                    {"role": "tool", "tool_call_id": call["id"], "content": self._run(call["function"], catalog, env)}
-                )
+                function = call["function"]
+                args, problem = parse_arguments(function["arguments"])
+                if problem is not None:  # the model's mistake is what it reads back: no call is made
+                    content = _dumps({"error": f"tool {function['name']!r} was not called: {problem}"})
+                else:
+                    content = yield ("call", function["name"], args)
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
         return None
 
-    def _run(self, function: Mapping[str, str], catalog: Catalog, env: Any) -> str:
-        """Execute one call through ``env``; what the model reads back (its mistakes included)."""
-        args, problem = parse_arguments(function["arguments"])
-        if problem is not None:
-            return _dumps({"error": f"tool {function['name']!r} was not called: {problem}"})
-        return answer_call(env, catalog, function["name"], args, max_records=self.max_records, max_chars=self.max_chars)
+    async def aclose(self) -> None:
+        """Release what :meth:`solve_async` opened in the running event loop (the agent stays usable)."""
+        await self.backend.aclose()
 
     def close(self) -> None:
         self.backend.close()
@@ -339,16 +447,22 @@ def _check_limits(*, name: str, max_turns: int, top_k: int | None) -> None:
 
 # -- OpenAI-compatible servers ---------------------------------------------------------
 class OpenAIBackend(ChatBackend):
-    """``complete`` through :meth:`ChatClient.chat_message <kopa_replay.llm.ChatClient.chat_message>`.
+    """``complete`` through :meth:`ChatClient.chat_message <kopa_replay.llm.ChatClient.chat_message>`, ``acomplete``
+    through the client's :class:`~kopa_replay.llm.AsyncChatClient` twin (opened on first use in the running event
+    loop, closed by :meth:`aclose`).
 
-    Greedy (temperature 0) by default. With ``temperature`` > 0 each request
-    carries its own seed, ``seed`` + the number of requests made before it:
-    the k rollouts of a task differ, the requests (and so their recordings)
-    are distinct, and a rerun in the same order asks — and replays — the same.
+    A request of a rollout (a :class:`RolloutId`) carries the rollout's tag: it is part of the recording's request
+    key and never sent, so the k rollouts of a task — identical prompts at temperature 0 — each record and replay
+    their own answers, and a run's recording replays the same whatever order its rollouts ran or were answered in.
+    Greedy (temperature 0) by default. With ``temperature`` > 0 a request carries a seed: ``seed`` + the rollout's
+    index for a rollout's requests (the k rollouts of a task differ, whatever order they run in), ``seed`` + the
+    number of requests made before it for a request outside a rollout.
     The client's errors pass through: :class:`~kopa_replay.errors.SourceError`
     for a failing server, :class:`~kopa_replay.errors.CassetteMiss` for an
     unrecorded completion under strict replay. The backend closes the client.
     """
+
+    asynchronous = True
 
     def __init__(
         self, client: ChatClient, *, max_tokens: int | None = None, temperature: float = 0.0, seed: int = 0
@@ -360,14 +474,45 @@ class OpenAIBackend(ChatBackend):
         self.temperature = float(temperature)
         self.seed = int(seed)
         self._requests = 0
+        self._async: AsyncChatClient | None = None
 
-    def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def _options(self, rollout: RolloutId | None) -> dict[str, Any]:
+        """The sampling options and tag of one request (see the class docstring)."""
         seed = None
         if self.temperature > 0:
-            seed, self._requests = self.seed + self._requests, self._requests + 1
-        return self.client.chat_message(
-            messages, tools=tools, temperature=self.temperature, max_tokens=self.max_tokens, seed=seed
-        )
+            if rollout is not None:
+                seed = self.seed + rollout.index
+            else:
+                seed, self._requests = self.seed + self._requests, self._requests + 1
+        return {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": seed,
+            "tag": rollout.tag if rollout is not None else None,
+        }
+
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        rollout: RolloutId | None = None,
+    ) -> dict[str, Any]:
+        return self.client.chat_message(messages, tools=tools, **self._options(rollout))
+
+    async def acomplete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        rollout: RolloutId | None = None,
+    ) -> dict[str, Any]:
+        if self._async is None:
+            self._async = self.client.async_twin()
+        return await self._async.chat_message(messages, tools=tools, **self._options(rollout))
+
+    async def aclose(self) -> None:
+        if self._async is not None:
+            twin, self._async = self._async, None
+            await twin.aclose()
 
     def close(self) -> None:
         self.client.close()
@@ -422,6 +567,37 @@ def _skip_space(text: str, at: int) -> int:
     return at
 
 
+def _block_limit(text: str, body: int) -> int:
+    """Where the block whose JSON starts at ``body`` ends: its closing tag, the next opening tag, or the text's end.
+
+    An opening tag counts too, so a block whose closing tag the model left out
+    still ends where the next block begins.
+    """
+    ends = [found for tag in (_CLOSE, _OPEN) if (found := text.find(tag, body)) >= 0]
+    return min(ends, default=len(text))
+
+
+def _tag_holding_value(text: str, body: int, limit: int) -> tuple[Any, int] | None:
+    """The JSON value at ``body`` if it runs past ``limit`` only because its strings hold the tags, and where it ends.
+
+    It must be followed by a closing tag (or nothing), and may not hold a
+    closing tag followed by an opening one: that is one block ending and the
+    next beginning, and reading across it would merge two malformed blocks (an
+    unclosed string in each) into one value.
+    """
+    try:
+        value, end = _DECODER.raw_decode(text, body)
+    except ValueError:
+        return None
+    after = _skip_space(text, end)
+    if after < len(text) and not text.startswith(_CLOSE, after):
+        return None
+    close = text.find(_CLOSE, limit, end)
+    if close >= 0 and text.find(_OPEN, close, end) >= 0:
+        return None
+    return value, after + len(_CLOSE) if after < len(text) else after
+
+
 def _block_call(value: Any) -> tuple[ParsedToolCall | None, str | None]:
     if not isinstance(value, dict):
         return None, f"holds a JSON {type(value).__name__}, not an object"
@@ -454,9 +630,13 @@ def _strip_thinking(text: str) -> str:
 def parse_hermes_tool_calls(text: str) -> HermesParse:
     """The ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` blocks of generated ``text``, in order.
 
-    Each block's JSON is decoded where it starts, so argument strings may hold
-    the tags themselves; the closing tag may be missing at the very end (a
-    model that stopped there). ``arguments`` may also be spelled
+    Each block is read within its own tags: it ends at its closing tag, or at
+    the next opening tag or the end of the text where the model left the
+    closing tag out. Its JSON may run past those tags only when its strings
+    hold them (``{"x": "</tool_call>"}``) and it ends right before a closing
+    tag or the text's end; a value that would hold ``</tool_call>`` and then
+    ``<tool_call>`` is read as two blocks instead, so one malformed block
+    never swallows the next. ``arguments`` may also be spelled
     ``parameters`` or be a JSON string. A block that is not a JSON object with
     a string ``name`` and object arguments is dropped, with the reason in
     ``problems``. ``content`` is the text outside every block, without
@@ -470,23 +650,21 @@ def parse_hermes_tool_calls(text: str) -> HermesParse:
         outside.append(text[at:start])
         number = len(calls) + len(problems) + 1
         body = _skip_space(text, start + len(_OPEN))
+        limit = _block_limit(text, body)
+        at = limit + len(_CLOSE) if text.startswith(_CLOSE, limit) else limit
         try:
-            value, end = _DECODER.raw_decode(text, body)
+            # decoded within the block first (the slice keeps error positions those of ``text``)
+            value, end = _DECODER.raw_decode(text[:limit], body)
         except ValueError as exc:
-            close = text.find(_CLOSE, body)
-            at = len(text) if close < 0 else close + len(_CLOSE)
-            problems.append(f"tool call block {number} is not JSON ({exc})")
-            continue
-        after = _skip_space(text, end)
-        if text.startswith(_CLOSE, after):
-            at = after + len(_CLOSE)
-        elif after == len(text):
-            at = after
+            held = _tag_holding_value(text, body, limit)
+            if held is None:
+                problems.append(f"tool call block {number} is not JSON ({exc})")
+                continue
+            value, at = held
         else:
-            close = text.find(_CLOSE, after)
-            at = len(text) if close < 0 else close + len(_CLOSE)
-            problems.append(f"tool call block {number} has text after its JSON object")
-            continue
+            if _skip_space(text, end) != limit:
+                problems.append(f"tool call block {number} has text after its JSON object")
+                continue
         call, problem = _block_call(value)
         if call is None:
             problems.append(f"tool call block {number} {problem}")
@@ -598,7 +776,13 @@ class TransformersBackend(ChatBackend):
             if token and token not in (_OPEN, _CLOSE, _THINK_OPEN, _THINK_CLOSE)
         ]
 
-    def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        rollout: RolloutId | None = None,
+    ) -> dict[str, Any]:
+        # one seeded generator for the whole run (see _setup): the rollout does not enter the decoding
         inputs = self.tokenizer.apply_chat_template(
             template_messages(messages),
             tools=list(tools) or None,

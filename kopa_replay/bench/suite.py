@@ -9,16 +9,32 @@ same layout is read from a directory with :func:`load_task_set`.
 :func:`benchmark_requests` is every distinct call the oracle and the two
 failure-mode baselines make; ``kopa-replay record`` records them into the
 snapshot beside the probe workload, so those agents run offline on it.
+
+A run is :func:`run_task_rollouts` (the rollouts of some tasks: all of them, or
+one shard, in another process) then :func:`merge_benchmark` (grades and report
+from every shard's rollouts); :func:`run_benchmark` is the two in one. A rollout
+depends only on its task and index (the environment is rewound before each), so
+shards merged give the same bytes as one run.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from kopa_replay.bench.agents import Agent, FirstPageAgent, OracleAgent, SkipLookupAgent, run_rollouts
+from kopa_replay.bench.agents import (
+    Agent,
+    FirstPageAgent,
+    OracleAgent,
+    SkipLookupAgent,
+    is_asynchronous,
+    run_rollouts,
+    run_rollouts_async,
+)
 from kopa_replay.bench.grade import grade_all
 from kopa_replay.bench.model import Grade, Rollout, Task, is_stale
 from kopa_replay.bench.report import report
@@ -36,7 +52,9 @@ __all__ = [
     "benchmark_workload",
     "load_task_set",
     "make_agent",
+    "merge_benchmark",
     "run_benchmark",
+    "run_task_rollouts",
     "save_task_set",
 ]
 
@@ -187,14 +205,76 @@ class BenchRun:
     report: dict[str, Any]
 
 
-def run_benchmark(tasks: Sequence[Task], agent: Agent, catalog: Catalog, env: Any, k: int = 1) -> BenchRun:
-    """``k`` rollouts of ``agent`` per task through ``env``, graded on all three axes, and the report."""
+def run_task_rollouts(
+    tasks: Sequence[Task],
+    agent: Agent,
+    catalog: Catalog,
+    env: Any,
+    k: int = 1,
+    *,
+    concurrency: int = 1,
+    open_env: Callable[[], Any] | None = None,
+) -> tuple[Rollout, ...]:
+    """``k`` rollouts of ``agent`` per task of ``tasks`` (a whole run's, or one shard of them), in task order,
+    then index.
+
+    An agent that waits on a model server (``openai``: see :func:`~kopa_replay.bench.agents.is_asynchronous`)
+    runs up to ``concurrency`` rollouts at once when ``open_env`` opens an
+    :class:`~kopa_replay.env.AsyncToolEnvironment` over the source ``env`` reads
+    (:func:`~kopa_replay.bench.agents.run_rollouts_async`); every other agent runs one rollout at a time through
+    ``env``. The rollouts are the same either way.
+    """
+    if concurrency < 1:
+        raise UsageError(f"concurrency must be at least 1, not {concurrency}")
     missing = sorted({tool for task in tasks for tool, _ in task.reference_calls if tool not in catalog})
     if missing:
         raise UsageError(f"the tasks call tools this catalog lacks: {', '.join(missing[:8])}")
-    rollouts = tuple(run_rollouts(tasks, agent, catalog, env, k))
-    grades = grade_all(tasks, rollouts)
-    return BenchRun(rollouts, tuple(grades), report(tasks, grades))
+    if open_env is not None and is_asynchronous(agent):
+        return tuple(asyncio.run(run_rollouts_async(tasks, agent, catalog, open_env, k, concurrency)))
+    return tuple(run_rollouts(tasks, agent, catalog, env, k))
+
+
+def merge_benchmark(tasks: Sequence[Task], rollouts: Iterable[Rollout]) -> BenchRun:
+    """The run of ``tasks`` from their rollouts (those of every shard, in any order): the rollouts in task order,
+    then index, graded on all three axes, and the report — the same as one :func:`run_benchmark` over ``tasks``.
+
+    Every task needs a rollout, and each (task, index) comes once, from one agent (else :class:`UsageError`).
+    """
+    position = {task.id: i for i, task in enumerate(tasks)}
+    ordered = sorted(rollouts, key=lambda r: (position.get(r.task_id, len(position)), r.task_id, r.index))
+    unknown = sorted({r.task_id for r in ordered} - set(position))
+    if unknown:
+        raise UsageError(f"rollouts of tasks that are not in the run: {', '.join(unknown[:8])}")
+    seen = Counter((r.task_id, r.index) for r in ordered)
+    twice = [f"{task} #{index}" for (task, index), n in sorted(seen.items()) if n > 1]
+    if twice:
+        raise UsageError(f"rollouts given more than once (shards overlap?): {', '.join(twice[:8])}")
+    present = {task_id for task_id, _ in seen}
+    lacking = [task.id for task in tasks if task.id not in present]
+    if lacking:
+        raise UsageError(f"no rollout of task {', '.join(lacking[:8])}{' …' if len(lacking) > 8 else ''}")
+    agents = sorted({r.agent for r in ordered})
+    if len(agents) > 1:
+        raise UsageError(f"rollouts of several agents cannot make one run: {', '.join(agents)}")
+    grades = grade_all(tasks, ordered)
+    return BenchRun(tuple(ordered), tuple(grades), report(tasks, grades))
+
+
+def run_benchmark(
+    tasks: Sequence[Task],
+    agent: Agent,
+    catalog: Catalog,
+    env: Any,
+    k: int = 1,
+    *,
+    concurrency: int = 1,
+    open_env: Callable[[], Any] | None = None,
+) -> BenchRun:
+    """``k`` rollouts of ``agent`` per task through ``env`` (see :func:`run_task_rollouts` for ``concurrency``
+    and ``open_env``), graded on all three axes, and the report: :func:`merge_benchmark` of one shard."""
+    return merge_benchmark(
+        tasks, run_task_rollouts(tasks, agent, catalog, env, k, concurrency=concurrency, open_env=open_env)
+    )
 
 
 def benchmark_requests(task_set: TaskSet, catalog: Catalog, env: Any) -> list[tuple[str, dict[str, Any]]]:

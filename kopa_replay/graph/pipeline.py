@@ -125,11 +125,14 @@ def prune_graph(
     plots: bool = True,
     progress: Callable[[IterationStats], None] | None = None,
     named: str | Path | None = None,
+    batch_runner: Callable[[list[Link]], Any] | None = None,
 ) -> dict[str, Any]:
     """Prune ``candidates.json`` of ``run_dir`` through ``env``; write the graph, report, curves and plots.
 
     ``named``: the directory the report names as where its files lie, when ``run_dir`` is a partial one that
-    will be renamed into place (:func:`kopa_replay.stages.run_dir.atomic_run_dir`)."""
+    will be renamed into place (:func:`kopa_replay.stages.run_dir.atomic_run_dir`). ``batch_runner(links)``
+    gives the loop's ``run_batches`` (workers that run the batches of each iteration, built from the candidate
+    links: :func:`kopa_replay.graph.prune.prune`)."""
     run, shown = RunDir(run_dir), RunDir(named or run_dir)
     links, meta = load_graph(run.candidates)
     if meta.get("catalog_digest") not in (None, catalog.digest()):
@@ -144,7 +147,7 @@ def prune_graph(
     for link in links:  # a fresh run always starts from the candidates as built
         link.trials, link.successes, link.pruned, link.pruned_at = 0, 0, False, None
         link.failures = {"structural": 0, "environmental": 0}
-    history = prune(links, catalog, env, config, progress)
+    history = prune(links, catalog, env, config, progress, run_batches=batch_runner(links) if batch_runner else None)
     digest = graph_digest(links)
     save_graph(
         run.graph, links, catalog, {**meta, "stage": "pruned", "prune": config.to_dict(), "source": source or {}}

@@ -5,5 +5,14 @@ from kopa_replay.util import lazy_exports
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
-    {"kopa_replay.scale.executor": ("ExecutorSpec", "Executor", "WorkerPool", "open_executor", "shards_of", "EXECUTORS")},
+    {
+        "kopa_replay.scale.executor": (
+            "ExecutorSpec",
+            "Executor",
+            "WorkerPool",
+            "open_executor",
+            "shards_of",
+            "EXECUTORS",
+        )
+    },
 )

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
 from kopa_replay.errors import UsageError
-from kopa_replay.stages.common import STORE_HELP, CatalogChoice, LLMServer, task_set_digest
+from kopa_replay.stages.common import STORE_HELP, CatalogChoice, LLMServer, ScaleOut, task_set_digest
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import atomic_run_dir, write_manifest
 
@@ -21,7 +22,7 @@ TASKS_HELP = "A task-set directory (tasks.jsonl, plans.jsonl) instead of the shi
 
 
 @dataclass(frozen=True)
-class Config(CatalogChoice, LLMServer):
+class Config(CatalogChoice, LLMServer, ScaleOut):
     agent: Literal["oracle", "skip-lookup", "first-page", "openai", "transformers"] | None = setting(
         None,
         "oracle (replays the reference), skip-lookup / first-page (failure-mode baselines), openai (an "
@@ -52,6 +53,12 @@ class Config(CatalogChoice, LLMServer):
     model_path: str | None = setting(None, "Local checkpoint directory (--agent transformers).", path="any")
     top_k: int = setting(24, "Tools offered to a model agent per task (retrieved for the question); 0: every tool.")
     max_turns: int = setting(16, "Assistant turns a model agent gets.")
+    concurrency: int = setting(
+        8,
+        "Rollouts in flight at once against the model server (--agent openai); the other agents run one at a "
+        "time. The results are the same bytes whatever it is.",
+        keyed=False,
+    )
     store: str | None = setting(None, STORE_HELP, envvar="KOPA_STORE", path="file")
 
     def __post_init__(self) -> None:
@@ -59,6 +66,9 @@ class Config(CatalogChoice, LLMServer):
             raise UsageError(f"agent must be one of {', '.join(AGENTS)}, not {self.agent!r}")
         if self.k < 1:
             raise UsageError(f"--rollouts must be at least 1, not {self.k}")
+        if self.concurrency < 1:
+            raise UsageError(f"--concurrency must be at least 1, not {self.concurrency}")
+        self.executor_spec()
 
     @property
     def out_dir(self) -> Path:
@@ -117,8 +127,12 @@ def inputs(config: Config) -> dict[str, Any]:
 
 
 def run(config: Config) -> Result:
+    """K rollouts per chosen task, graded and reported. With ``--workers N`` (threads, or Ray workers with
+    ``--executor ray``) the tasks are dealt into N shards, each run by a worker with its own agent and
+    environment, and the rollouts merged in task order: the same bytes as one process."""
     from kopa_replay.bench.report import markdown, report_json
-    from kopa_replay.bench.suite import make_agent, run_benchmark
+    from kopa_replay.bench.suite import merge_benchmark
+    from kopa_replay.scale import open_executor
     from kopa_replay.synth.export import write_jsonl
     from kopa_replay.util import write_atomic
 
@@ -128,24 +142,18 @@ def run(config: Config) -> Result:
     catalog = config.load_catalog()
     final = config.out_dir
     where, made_of = _where(config), inputs(config)
+    spec = config.executor_spec()
     with atomic_run_dir(final, keep=("llm.sqlite",)) as work:
-        options: dict[str, Any] = {}
-        if config.agent in ("openai", "transformers"):
-            options = {"top_k": config.top_k or None, "max_turns": config.max_turns}
-            if config.agent == "openai":
-                # the model's answers are recorded beside the run (never in the shipped cassette): a rerun is
-                # offline
-                options.update(
-                    base_url=config.llm_url, model=config.llm_model, store=str(work / "llm.sqlite"), snapshot="llm"
-                )
-            else:
-                options["model_path"] = config.model_path
-        with ExitStack() as stack:
-            agent = make_agent(str(config.agent), task_set, **options)
-            if hasattr(agent, "close"):
-                stack.callback(agent.close)
-            env = where.open_env(stack, catalog)
-            benched = run_benchmark(task_set.tasks, agent, catalog, env, config.k)
+        tasks = list(task_set.tasks)
+        count = min(spec.workers, len(tasks)) or 1
+        # task i goes to shard i mod N: neighbouring tasks (one domain, similar cost) are spread over the workers
+        jobs = [_Shard(config, task_set, tuple(tasks[k::count]), work) for k in range(count)]
+        if count == 1 and spec.kind == "local":
+            parts = [_run_shard(jobs[0])]
+        else:
+            with open_executor(spec) as executor:
+                parts = executor.map(_run_shard, jobs)
+        benched = merge_benchmark(tasks, [rollout for part in parts for rollout in part])
         write_jsonl(work / "rollouts.jsonl", [r.to_dict() for r in benched.rollouts])
         write_atomic(work / "report.json", report_json(benched.report))
         write_atomic(work / "report.md", markdown(benched.report))
@@ -159,3 +167,49 @@ def run(config: Config) -> Result:
             source=where.described(),
         )
     return Result(final, benched.report, left_out, manifest)
+
+
+@dataclass(frozen=True)
+class _Shard:
+    config: Config
+    task_set: Any
+    tasks: tuple[Any, ...]
+    work: Path
+
+
+def _run_shard(shard: _Shard) -> tuple[Any, ...]:
+    """One shard's rollouts, with an agent and an environment of its own (in a Ray worker, a thread, or here)."""
+    from kopa_replay.bench.suite import make_agent, run_task_rollouts
+    from kopa_replay.env import AsyncToolEnvironment
+
+    config, where = shard.config, _where(shard.config)
+    catalog = config.load_catalog()
+    options: dict[str, Any] = {}
+    if config.agent in ("openai", "transformers"):
+        options = {"top_k": config.top_k or None, "max_turns": config.max_turns}
+        if config.agent == "openai":
+            # the model's answers are recorded beside the run (never in the shipped cassette): a rerun is offline;
+            # every shard records into the one store (each rollout under its own tag)
+            options.update(
+                base_url=config.llm_url, model=config.llm_model, store=str(shard.work / "llm.sqlite"), snapshot="llm"
+            )
+        else:
+            options["model_path"] = config.model_path
+    with ExitStack() as stack:
+        agent = make_agent(str(config.agent), shard.task_set, **options)
+        if hasattr(agent, "close"):
+            stack.callback(agent.close)
+        env = where.open_env(stack, catalog)
+        # --agent openai runs its rollouts concurrently, each in an async environment over the same source
+        open_env = partial(
+            AsyncToolEnvironment.open,
+            catalog,
+            source=where.source,
+            seed=where.sim_seed,
+            as_of=where.as_of,
+            snapshot=where.snapshot,
+            store=where.store if where.snapshot else None,
+        )
+        return run_task_rollouts(
+            shard.tasks, agent, catalog, env, config.k, concurrency=config.concurrency, open_env=open_env
+        )

@@ -11,7 +11,7 @@ from typing import Any, Callable
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.prune import PruneConfig
 from kopa_replay.stages import graph_build
-from kopa_replay.stages.common import ExecSource
+from kopa_replay.stages.common import ExecSource, ScaleOut
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import atomic_run_dir, file_digest, write_manifest
 
@@ -22,7 +22,7 @@ _D = PruneConfig  # the loop's own defaults: one source
 
 
 @dataclass(frozen=True)
-class Config(graph_build.BuildSettings, ExecSource):
+class Config(graph_build.BuildSettings, ExecSource, ScaleOut):
     iterations: int = setting(_D.iterations, "Iterations of the loop.")
     paths: int = setting(_D.paths, "Sampled paths per iteration.")
     seed: int = setting(_D.seed, "Seed of the loop's sampling.")
@@ -35,12 +35,19 @@ class Config(graph_build.BuildSettings, ExecSource):
     prior_strength: float = setting(
         _D.prior_strength, "Pseudo-trials the scorer's feasibility is worth in each link's prior."
     )
+    batches: int = setting(
+        _D.batches,
+        "Split each iteration's paths into this many batches run against the posteriors of the iteration's start "
+        "(batched Thompson sampling; 1: the paper's sequential loop). Batches are what --workers run in parallel; "
+        "the graph depends on --batches, never on --workers or --executor.",
+    )
     plots: bool = setting(True, "Draw scatter.png and curves.png.")
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.fault_rate <= 1.0:
             raise UsageError(f"--fault-rate must lie in [0, 1], not {self.fault_rate}")
         self.loop()  # the loop's own checks, before anything runs
+        self.executor_spec()
 
     def loop(self) -> PruneConfig:
         return PruneConfig(
@@ -53,6 +60,7 @@ class Config(graph_build.BuildSettings, ExecSource):
             threshold=self.threshold,
             min_trials=self.min_trials,
             prior_strength=self.prior_strength,
+            batches=self.batches,
         )
 
     def described(self) -> dict[str, Any]:
@@ -84,6 +92,7 @@ def run(config: Config, *, progress: Callable[[Any], None] | None = None) -> Res
     """Prune ``RUN_DIR/candidates.json`` (built first when missing); ``progress`` is called with each iteration's
     :class:`~kopa_replay.graph.prune.IterationStats`."""
     from kopa_replay.graph.pipeline import prune_graph
+    from kopa_replay.scale import open_executor
 
     catalog = config.load_catalog()
     final = Path(config.run_dir)
@@ -93,6 +102,15 @@ def run(config: Config, *, progress: Callable[[Any], None] | None = None) -> Res
         made_of = {**inputs(config), "candidates": file_digest(work / "candidates.json")}
         with ExitStack() as stack:
             env = config.open_env(stack, catalog, fault_rate=config.fault_rate)
+            spec = config.executor_spec()
+            runner = None
+            if config.batches > 1 and (spec.kind, spec.workers) != ("local", 1):
+                executor = stack.enter_context(open_executor(spec))
+
+                def runner(links: list) -> Any:
+                    pool = executor.pool(PruneWorker, config, catalog, links)
+                    return lambda jobs: pool.run("run", jobs)
+
             report = prune_graph(
                 catalog,
                 work,
@@ -102,6 +120,7 @@ def run(config: Config, *, progress: Callable[[Any], None] | None = None) -> Res
                 plots=config.plots,
                 progress=progress,
                 named=final,
+                batch_runner=runner,
             )
         outputs = ["candidates.json", "graph.json", "prune.json", "iterations.jsonl"]
         manifest = write_manifest(
@@ -116,3 +135,20 @@ def run(config: Config, *, progress: Callable[[Any], None] | None = None) -> Res
             graph_digest=report["graph_digest"],
         )
     return Result(final, report, manifest)
+
+
+class PruneWorker:
+    """Runs pruning batches in a worker process: the sampler and an environment over the stage's source, built once;
+    each batch on the environment rewound (as if freshly opened), so a batch's outcome never depends on which worker
+    ran it or what it ran before."""
+
+    def __init__(self, config: Config, catalog: Any, links: list) -> None:
+        from kopa_replay.graph.prune import PathSampler
+
+        self.sampler = PathSampler(links, catalog)
+        self._stack = ExitStack()
+        self.env = config.open_env(self._stack, catalog, fault_rate=config.fault_rate)
+
+    def run(self, job: Any) -> Any:
+        self.env.rewind()
+        return self.sampler.run_batch(job, self.env)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from kopa_replay.errors import UsageError
-from kopa_replay.stages.common import STORE_HELP, ExecSource
+from kopa_replay.stages.common import STORE_HELP, ExecSource, ScaleOut
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import digest_of, is_current, stage_key, tree_digests
 from kopa_replay.util import write_atomic
@@ -39,7 +39,7 @@ BASELINES: tuple[Literal["oracle", "skip-lookup", "first-page"], ...] = ("oracle
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(ScaleOut):
     snapshot: str = setting("2026-09-01", "The pinned snapshot the pipeline runs on (the embedded default).")
     preset: Literal["quick", "paper"] = setting(
         "quick",
@@ -56,9 +56,22 @@ class Config:
         "other one; none: a refresh from the simulator].",
     )
 
+    batches: int = setting(
+        1, "Pruning batches per iteration (graph prune --batches: the unit --workers run in parallel; 1: sequential)."
+    )
+    streams: Literal["one", "attempt"] = setting(
+        "one", "The walk's random streams (synth --streams: attempt lets --workers run attempts in parallel)."
+    )
+
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise UsageError(f"--preset must be one of {', '.join(PRESETS)}, not {self.preset!r}")
+        self.executor_spec()
+
+    @property
+    def scale_out(self) -> dict[str, Any]:
+        """The executor settings every stage that runs shards gets (how it runs, never what it computes)."""
+        return {"executor": self.executor, "workers": self.workers, "ray_address": self.ray_address}
 
 
 @dataclass(frozen=True)
@@ -124,7 +137,9 @@ def _steps(config: Config) -> list[tuple[str, Any, Any]]:
                 paths=preset["paths"],
                 seed=config.seed,
                 plots=True,
+                batches=config.batches,
                 **source,
+                **config.scale_out,
             ),
         ),
         (
@@ -135,7 +150,9 @@ def _steps(config: Config) -> list[tuple[str, Any, Any]]:
                 out=str(out / "synth"),
                 trajectories=preset["trajectories"],
                 seed=config.seed,
+                streams=config.streams,
                 **source,
+                **config.scale_out,
             ),
         ),
         ("filter", filter, filter.Config(in_dir=str(out / "synth"), out=str(out / "filter"), **source)),
@@ -151,6 +168,7 @@ def _steps(config: Config) -> list[tuple[str, Any, Any]]:
                     k=preset["rollouts"],
                     out=str(out / "bench" / agent),
                     store=config.store,
+                    **config.scale_out,
                 ),
             )
         )

@@ -239,6 +239,7 @@ def _record_shard(job: _ShardJob) -> Any:
 def _record_sharded(config: RecordConfig, catalog: Any, path: Path, requests: list, spec: Any, progress: Any) -> Result:
     from collections import Counter
 
+    from kopa_replay.env.source import parse_mirrors
     from kopa_replay.scale import open_executor
     from kopa_replay.scale.limits import shared_limiter
     from kopa_replay.stages.workflows import RecordSummary, merge_snapshots
@@ -248,7 +249,7 @@ def _record_sharded(config: RecordConfig, catalog: Any, path: Path, requests: li
     folder.mkdir(parents=True, exist_ok=True)
     count = spec.workers
     with open_executor(spec) as executor:
-        limiter = shared_limiter(executor, catalog, config.source)
+        limiter = shared_limiter(executor, catalog, config.source, parse_mirrors(config.base_url))
         jobs = [
             _ShardJob(config, folder / f"shard-{k + 1}-of-{count}.sqlite", requests, (k, count), limiter)
             for k in range(count)

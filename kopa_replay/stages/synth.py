@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from typing import Any, Literal
 
 from kopa_replay.errors import UsageError
-from kopa_replay.stages.common import CatalogChoice, Decontamination, ExecSource, LLMServer
+from kopa_replay.stages.common import CatalogChoice, Decontamination, ExecSource, LLMServer, ScaleOut
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import atomic_run_dir, file_digest, write_manifest
 
@@ -20,11 +20,13 @@ STAGE = "synth"
 OUTPUTS = ("trajectories.jsonl", "sft.jsonl", "grpo.jsonl", "stats.json", "stats.md")
 #: the walk's defaults (kopa_replay.synth.walk.SynthConfig; that module loads the whole synthesis, which the command
 #: line must not at start-up): tests/stages/test_stages.py checks Config().walk() == SynthConfig()
-_D = SimpleNamespace(trajectories=200, seed=0, fan_out_budget=5, max_links=3, page_budget=5, exclude_platforms=())
+_D = SimpleNamespace(
+    trajectories=200, seed=0, fan_out_budget=5, max_links=3, page_budget=5, exclude_platforms=(), streams="one"
+)
 
 
 @dataclass(frozen=True)
-class Config(CatalogChoice, ExecSource, LLMServer, Decontamination):
+class Config(CatalogChoice, ExecSource, LLMServer, Decontamination, ScaleOut):
     graph_dir: str = setting("runs/graph", "The run directory of `graph prune` (its graph.json).", path="dir")
     out: str = setting("runs/synth", "Where trajectories, SFT/GRPO datasets and statistics are written.", path="dir")
     trajectories: int = setting(_D.trajectories, "How many trajectories to keep.")
@@ -38,6 +40,12 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination):
         _D.exclude_platforms,
         "Never call this platform's tools (repeatable); the benchmark's held-out split is dart, krx and seoul.",
         metavar="PLATFORM",
+    )
+    streams: Literal["one", "attempt"] = setting(
+        _D.streams,
+        "The walk's random scheme. one: one stream for the whole walk, attempts strictly in turn; attempt: each "
+        "attempt draws its own stream (seed, attempt number) on a rewound environment, so attempts can run in other "
+        "processes with the same corpus for any number of them (not the corpus of --streams one).",
     )
     writer: Literal["intent", "template", "llm"] = setting(
         "intent",
@@ -63,10 +71,12 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination):
             max_links=self.max_links,
             page_budget=self.page_budget,
             exclude_platforms=tuple(sorted(self.exclude_platform)),
+            streams=self.streams,
         )
 
     def __post_init__(self) -> None:
         self.walk()  # the walk's own checks, before anything runs
+        self.executor_spec()
 
 
 @dataclass(frozen=True)
@@ -122,8 +132,30 @@ def run(config: Config, *, progress: Any = None) -> Result:
             "llm": lambda: LLMWriter(config.chat_client(stack, work, "--writer"), draft=IntentWriter(intents)),
         }[config.writer]()
         env = config.open_env(stack, catalog)
+        spec = config.executor_spec()
+        run_attempts, width = None, None
+        if config.streams == "attempt" and (spec.kind, spec.workers) != ("local", 1):
+            from kopa_replay.scale import open_executor
+
+            pool = stack.enter_context(open_executor(spec)).pool(SynthWorker, config, catalog, links, intents)
+
+            def run_attempts(jobs: list) -> list:
+                return pool.run("run", jobs)
+
+            # attempts guessed ahead per block: enough to keep every worker busy; the corpus never depends on it
+            width = 2 * spec.workers
         stats = run_synthesis(
-            catalog, links, env, work, config.walk(), chosen, exclude=exclude, intents=intents, progress=progress
+            catalog,
+            links,
+            env,
+            work,
+            config.walk(),
+            chosen,
+            exclude=exclude,
+            intents=intents,
+            progress=progress,
+            run_attempts=run_attempts,
+            width=width,
         )
         manifest = write_manifest(
             work,
@@ -137,3 +169,19 @@ def run(config: Config, *, progress: Any = None) -> Result:
             output_digest=stats["output_digest"],
         )
     return Result(final, stats, manifest)
+
+
+class SynthWorker:
+    """Runs walk attempts in a worker process (``--streams attempt``): the walker and an environment over the stage's
+    source, built once; each attempt on the environment rewound, from its own random stream, so its outcome is the
+    same whichever worker runs it."""
+
+    def __init__(self, config: Config, catalog: Any, links: Any, intents: Any) -> None:
+        from kopa_replay.synth.walk import AttemptRunner
+
+        self.runner = AttemptRunner(catalog, links, config.walk(), intents)
+        self._stack = ExitStack()
+        self.env = config.open_env(self._stack, catalog)
+
+    def run(self, job: Any) -> Any:
+        return self.runner.run(job, self.env)

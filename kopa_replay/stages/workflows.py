@@ -583,7 +583,7 @@ def _refresh_sharded(
     info = store.snapshot(part.snapshot)
     settings = {name: getattr(info, name) for name in _SETTINGS}
     folder.mkdir(parents=True, exist_ok=True)
-    limiter = shared_limiter(executor, catalog, part.source)
+    limiter = shared_limiter(executor, catalog, part.source, part.mirrors)
     jobs = []
     for k, shard in enumerate(shards):
         mine = replace(

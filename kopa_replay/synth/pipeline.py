@@ -32,7 +32,7 @@ from kopa_replay.graph.model import Link
 from kopa_replay.synth.export import grpo_rows, read_jsonl, sft_rows, write_jsonl
 from kopa_replay.synth.model import Trajectory
 from kopa_replay.synth.stats import corpus_stats, stats_table
-from kopa_replay.synth.walk import QuestionWriter, SynthConfig, synthesize_report
+from kopa_replay.synth.walk import QuestionWriter, RunAttempts, SynthConfig, synthesize_report
 from kopa_replay.util import write_atomic
 
 __all__ = ["Exclude", "SynthDir", "retained_links", "run_synthesis", "write_datasets", "read_trajectories"]
@@ -95,6 +95,8 @@ def run_synthesis(
     exclude: Exclude | None = None,
     intents: Any = None,
     progress: Any = None,
+    run_attempts: RunAttempts | None = None,
+    width: int | None = None,
 ) -> dict[str, Any]:
     """Synthesize, write the directory; the statistics plus attempts and skip reasons.
 
@@ -103,7 +105,8 @@ def run_synthesis(
     a dropped candidate's id is given again to the next one —, its question, the reason). ``intents``
     (:mod:`kopa_replay.synth.intents`) keeps the walk to the links a person would follow; without a writer
     the questions are then the :class:`~kopa_replay.synth.questions.IntentWriter`'s, and with neither the
-    shipped table is used (the catalog must hold its tools).
+    shipped table is used (the catalog must hold its tools). ``run_attempts`` and ``width`` (``streams="attempt"``
+    only) go to :func:`~kopa_replay.synth.walk.synthesize_report`: where the attempts run, never what is written.
     """
     if writer is None:
         from kopa_replay.synth.intents import load_intents
@@ -131,6 +134,8 @@ def run_synthesis(
         exclude=recording if exclude is not None else None,
         intents=intents,
         progress=progress,
+        run_attempts=run_attempts,
+        width=width,
     )
     stats = write_datasets(
         out,

@@ -22,8 +22,26 @@ Junctions are typed only over outputs that were read to the end: a set cut
 off by the page budget has an unknown number of distinct values. An attempt
 is skipped, and counted by reason, when a call fails, the walk finds no
 usable link, the pattern cannot be met, or no answer is determined.
-Determinism: one seeded ``numpy.random.Generator``, links in sorted order,
-the environment reset before each attempt.
+Determinism: links in sorted order and one of two random schemes
+(:attr:`SynthConfig.streams`):
+
+* ``"one"`` (the default) — one seeded ``numpy.random.Generator`` for the whole
+  walk, the environment reset before each attempt. Attempt n draws where
+  attempt n-1 stopped, so attempts can only run one after another.
+* ``"attempt"`` — attempt n (counting from 0) draws from its own
+  ``default_rng([seed, n])`` on a rewound environment (``env.rewind()``: as if
+  freshly opened, per-request counters forgotten). An attempt is then a pure
+  function of (n, pattern) for a given snapshot and seed, which other processes
+  can compute (:class:`AttemptJob`, :class:`AttemptRunner`,
+  :class:`AttemptOutcome`). The driver guesses the patterns of the next
+  ``width`` attempts, has them run (the ``run_attempts`` hook), and takes the
+  outcomes in order exactly as the one-at-a-time loop would; where a quota
+  filled on the way changes the rotation, the rest of the guess is dropped and
+  guessed again. The corpus is the same for every width and every hook — but
+  not the ``"one"`` corpus: the draws differ. A recording environment fills
+  its snapshot as attempts run, the speculated ones too: record at width 1,
+  then replay the snapshot at any width (an attempt it never recorded only
+  fails the run if the walk takes that attempt).
 """
 
 from __future__ import annotations
@@ -31,7 +49,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Literal, Protocol, Sequence
 
 import numpy as np
 
@@ -66,6 +84,11 @@ from kopa_replay.util import Progress, tick
 
 __all__ = [
     "PATTERNS",
+    "STREAMS",
+    "AttemptJob",
+    "AttemptOutcome",
+    "AttemptRunner",
+    "RunAttempts",
     "SynthConfig",
     "SynthResult",
     "QuestionWriter",
@@ -78,6 +101,8 @@ __all__ = [
 ]
 
 PATTERNS = tuple(PATTERN_FAMILIES)
+#: the random schemes of :attr:`SynthConfig.streams` (see the module docstring)
+STREAMS = ("one", "attempt")
 
 
 class QuestionWriter(Protocol):
@@ -102,6 +127,9 @@ class SynthConfig:
     require_constrained: bool = True  # keep only chains whose every intermediate call moves the answer
     distinct_tool_sets: bool = True  # one task per set of tools (else: one per calls and question)
     exclude_platforms: tuple[str, ...] = ()  # never call these platforms' tools (a benchmark's held-out split)
+    # "one": one Generator(seed) for the whole walk (attempts strictly in turn); "attempt": attempt n draws from
+    # default_rng([seed, n]) on a rewound environment, so attempts can run anywhere, in any order (module docstring)
+    streams: Literal["one", "attempt"] = "one"
 
     def __post_init__(self) -> None:
         problems = []
@@ -116,6 +144,8 @@ class SynthConfig:
             problems.append(f"patterns must be some of {', '.join(PATTERNS)}, not {list(self.patterns)}")
         if self.max_attempts < 0 or self.keep_records < 0:
             problems.append("max_attempts and keep_records must not be negative")
+        if self.streams not in STREAMS:
+            problems.append(f"streams must be one of {', '.join(STREAMS)}, not {self.streams!r}")
         if problems:
             raise UsageError("; ".join(problems))
 
@@ -125,16 +155,105 @@ class SynthConfig:
 
 @dataclass
 class SynthResult:
-    """The kept trajectories, how many attempts it took, and why the others were skipped."""
+    """The kept trajectories, how many attempts it took, and why the others were skipped.
+
+    ``speculated`` and ``discarded`` (the ``"attempt"`` scheme only; 0 otherwise) say how the work went, not what
+    was made, and vary with the width: how many attempts were handed to the hook, and how many of those were run
+    for nothing (a quota filled before them changed the rotation, or enough were kept)."""
 
     trajectories: list[Trajectory]
     attempts: int
     skipped: dict[str, int] = field(default_factory=dict)
     by_pattern: dict[str, int] = field(default_factory=dict)
+    speculated: int = 0
+    discarded: int = 0
+
+
+@dataclass(frozen=True)
+class AttemptJob:
+    """Attempt number ``n`` (counting from 0) of a walk, for ``pattern``: under the ``"attempt"`` scheme all an
+    attempt depends on besides what every worker shares (catalog, links, configuration, intents, snapshot)."""
+
+    n: int
+    pattern: str
+
+
+@dataclass(frozen=True)
+class AttemptOutcome:
+    """What an attempt gave: a trajectory — its id left empty, for the driver numbers the kept ones in order —, the
+    reason it was skipped, or the error that stopped it (a strict snapshot's miss). The error is raised only if the
+    driver takes this outcome: a speculated attempt the serial walk never makes may meet a request its recording
+    never saw, and that must not end the run."""
+
+    job: AttemptJob
+    trajectory: Trajectory | None = None
+    skip: str | None = None
+    error: KopaError | None = None
+
+    def __post_init__(self) -> None:
+        if sum(part is not None for part in (self.trajectory, self.skip, self.error)) != 1:
+            raise UsageError(f"an attempt outcome has one of a trajectory, a skip reason or an error ({self.job})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # an error crosses as (type, args, attributes), rebuilt without its __init__: some KopaErrors take
+        # keyword-only arguments (CassetteMiss), which the exception's own pickling cannot call again
+        error = None if self.error is None else (type(self.error), self.error.args, dict(vars(self.error)))
+        return _outcome, (self.job, self.trajectory, self.skip, error)
+
+
+def _outcome(
+    job: AttemptJob,
+    trajectory: Trajectory | None,
+    skip: str | None,
+    error: tuple[type[KopaError], tuple[Any, ...], dict[str, Any]] | None,
+) -> AttemptOutcome:
+    rebuilt = None
+    if error is not None:
+        kind, args, attributes = error
+        rebuilt = kind.__new__(kind, *args)
+        rebuilt.args = args
+        rebuilt.__dict__.update(attributes)
+    return AttemptOutcome(job, trajectory, skip, rebuilt)
+
+
+#: runs a block of attempts (in this process or others, in any order) and returns one outcome per job
+RunAttempts = Callable[[list[AttemptJob]], list[AttemptOutcome]]
 
 
 class _Skip(Exception):
     """An attempt that ends without a trajectory; the message is the reason counted."""
+
+
+class AttemptRunner:
+    """Runs attempts of the ``"attempt"`` scheme: what a worker process builds once, then runs jobs with.
+
+    :meth:`run` rewinds ``env`` first (a replayed request's n-th recorded answer, a simulated fault's n-th try: the
+    counters behind them start over) and draws from ``default_rng([seed, job.n])``, so its outcome is the same for
+    a job wherever, and after whatever else, it runs over the same snapshot.
+    """
+
+    def __init__(
+        self, catalog: Catalog, links: Sequence[Link], config: SynthConfig, intents: Intents | None = None
+    ) -> None:
+        if config.streams != "attempt":
+            raise UsageError(
+                f"AttemptRunner runs attempts of SynthConfig(streams='attempt'), not streams={config.streams!r}"
+            )
+        self.config = config
+        self._walker = _Walker(catalog, links, config, intents)
+
+    def run(self, job: AttemptJob, env: Any) -> AttemptOutcome:
+        env.rewind()
+        return _attempt(self._walker, job, env, np.random.default_rng([self.config.seed, job.n]))
+
+
+def _attempt(walker: _Walker, job: AttemptJob, env: Any, rng: np.random.Generator) -> AttemptOutcome:
+    try:
+        return AttemptOutcome(job, walker.attempt(job.pattern, "", env, rng))
+    except _Skip as skip:
+        return AttemptOutcome(job, skip=str(skip))
+    except KopaError as error:  # raised where the driver takes the attempt, if it does (AttemptOutcome)
+        return AttemptOutcome(job, error=error)
 
 
 def synthesize(
@@ -160,6 +279,8 @@ def synthesize_report(
     exclude: Callable[[Trajectory], str | None] | None = None,
     intents: Intents | None = None,
     progress: Progress | None = None,
+    run_attempts: RunAttempts | None = None,
+    width: int | None = None,
 ) -> SynthResult:
     """:func:`synthesize`, also saying how many attempts were made and why the skipped ones were skipped.
 
@@ -172,54 +293,149 @@ def synthesize_report(
     starts from the named entities, takes only the links the table gives a meaning (and ``links``
     retains), calls each target with the arguments its relation states, ranks only by the quantities the
     table names, and answers only what the table can phrase.
+
+    Under ``config.streams == "attempt"``, ``run_attempts`` runs each block of ``width`` guessed attempts
+    (default: one after another here, on ``env``; a pool of processes, each with its own
+    :class:`AttemptRunner` and environment, returns the same outcomes, in any order). ``width`` defaults to
+    the hook's ``width`` attribute, else 1. Dedup, the constrained-chain check (on ``env``, rewound), the
+    writer, ``exclude`` and the quotas run here, in attempt order: the result does not depend on either.
     """
-    walker = _Walker(catalog, links, env, config, intents)
-    quotas = _quotas(config.trajectories, config.patterns)
-    made: Counter[str] = Counter()
-    skipped: Counter[str] = Counter()
-    out: list[Trajectory] = []
-    max_attempts = config.max_attempts or 40 * max(config.trajectories, 1)
-    attempts = 0
-    seen: set[tuple[str, str]] = set()
-    shapes: set[tuple[str, ...]] = set()
-    while len(out) < config.trajectories and attempts < max_attempts:
-        open_patterns = [p for p in config.patterns if made[p] < quotas[p]]
-        pattern = open_patterns[attempts % len(open_patterns)]
-        attempts += 1
-        try:
-            trajectory = walker.attempt(pattern, f"t{len(out) + 1:04d}")
-        except _Skip as skip:
-            skipped[str(skip)] += 1
-            continue
+    keeper = _Keeper(catalog, env, config, writer, exclude, intents, progress)
+    if config.streams == "one":
+        if run_attempts is not None or width is not None:
+            raise UsageError(
+                "run_attempts and width need SynthConfig(streams='attempt'): "
+                "under streams='one' every attempt draws from the one shared random stream, in turn"
+            )
+        walker = _Walker(catalog, links, config, intents)
+        rng = np.random.default_rng(config.seed)
+        while keeper.wants_more():
+            job = AttemptJob(keeper.attempts, keeper.next_pattern())
+            env.reset()
+            keeper.take(_attempt(walker, job, env, rng))
+        return keeper.result()
+    runner = AttemptRunner(catalog, links, config, intents)  # its checks, even when the hook runs elsewhere
+    hook: RunAttempts = run_attempts or (lambda jobs: [runner.run(job, env) for job in jobs])
+    width = width if width is not None else int(getattr(run_attempts, "width", 1))
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise UsageError(f"width (attempts run at once) must be a whole number of at least 1, not {width!r}")
+    while keeper.wants_more():
+        # guess: the rotation as it stands goes on for the whole block (no quota fills in it)
+        jobs = [
+            AttemptJob(keeper.attempts + k, keeper.next_pattern(k))
+            for k in range(min(width, keeper.max_attempts - keeper.attempts))
+        ]
+        outcomes = _in_job_order(jobs, hook(list(jobs)))
+        keeper.speculated += len(jobs)
+        taken = 0
+        for job, outcome in zip(jobs, outcomes):
+            # where the one-at-a-time loop would stop, or pick another pattern, the guess is wrong from here on
+            if not keeper.wants_more() or keeper.next_pattern() != job.pattern:
+                break
+            keeper.take(outcome)
+            taken += 1
+        keeper.discarded += len(jobs) - taken
+    return keeper.result()
+
+
+def _in_job_order(jobs: Sequence[AttemptJob], outcomes: Sequence[AttemptOutcome]) -> list[AttemptOutcome]:
+    """The hook's outcomes lined up with ``jobs`` (a pool returns them as they finish); exactly one per job."""
+    by_n = {outcome.job.n: outcome for outcome in outcomes}
+    if len(outcomes) != len(jobs) or any(job.n not in by_n or by_n[job.n].job != job for job in jobs):
+        raise UsageError(
+            f"run_attempts must return one outcome per job: asked for {[(j.n, j.pattern) for j in jobs]}, "
+            f"got {[(o.job.n, o.job.pattern) for o in outcomes]}"
+        )
+    return [by_n[job.n] for job in jobs]
+
+
+class _Keeper:
+    """The in-order half of the walk: takes each attempt's outcome as the sequential loop would — dedup, the
+    constrained-chain check, the writer, ``exclude``, quotas — and numbers the kept trajectories."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        env: Any,
+        config: SynthConfig,
+        writer: QuestionWriter | None,
+        exclude: Callable[[Trajectory], str | None] | None,
+        intents: Intents | None,
+        progress: Progress | None,
+    ) -> None:
+        self.catalog, self.env, self.config, self.writer = catalog, env, config, writer
+        self.exclude, self.intents, self.progress = exclude, intents, progress
+        self.quotas = _quotas(config.trajectories, config.patterns)
+        self.made: Counter[str] = Counter()
+        self.skipped: Counter[str] = Counter()
+        self.out: list[Trajectory] = []
+        self.max_attempts = config.max_attempts or 40 * max(config.trajectories, 1)
+        self.attempts = 0
+        self.seen: set[tuple[str, str]] = set()
+        self.shapes: set[tuple[str, ...]] = set()
+        self.speculated = self.discarded = 0
+
+    def wants_more(self) -> bool:
+        return len(self.out) < self.config.trajectories and self.attempts < self.max_attempts
+
+    def next_pattern(self, ahead: int = 0) -> str:
+        """The pattern of attempt ``attempts + ahead`` if no quota fills before it: the open ones in turn."""
+        open_patterns = [p for p in self.config.patterns if self.made[p] < self.quotas[p]]
+        return open_patterns[(self.attempts + ahead) % len(open_patterns)]
+
+    def take(self, outcome: AttemptOutcome) -> None:
+        config, skipped = self.config, self.skipped
+        assert outcome.job.n == self.attempts, (outcome.job, self.attempts)
+        if outcome.error is not None:  # where the one-at-a-time walk would have stopped
+            raise outcome.error
+        self.attempts += 1
+        trajectory = outcome.trajectory
+        if trajectory is None:
+            skipped[str(outcome.skip)] += 1
+            return
+        # numbered when taken (before the writer and exclude see it): an attempt does not know how many went before
+        trajectory.id = f"t{len(self.out) + 1:04d}"
         # one task per set of tools: the same tools over another start value, in another order, reduced
         # another way or asked about another way make questions the filter rightly calls near-duplicates
         identity = (trajectory.state_digest, trajectory.answer.derivation)
         shape: tuple[str, ...] = tuple(sorted({step.tool for step in trajectory.steps}))
-        if intents is not None:  # a named start is a question of its own: 19001번 정류소 is not 16010번
+        if self.intents is not None:  # a named start is a question of its own: 19001번 정류소 is not 16010번
             shape += (json.dumps(dict(trajectory.steps[0].args), sort_keys=True, ensure_ascii=False, default=str),)
-        if identity in seen or (config.distinct_tool_sets and shape in shapes):
+        if identity in self.seen or (config.distinct_tool_sets and shape in self.shapes):
             skipped["duplicate"] += 1
-            continue
-        seen.add(identity)
-        shapes.add(shape)
-        if config.require_constrained and unconstrained_junction(trajectory, catalog, env) is not None:
-            # another value at some junction leaves the answer where it was: that call is not needed
-            skipped["answer not constrained by an intermediate call"] += 1
-            continue
-        if writer is not None:
+            return
+        self.seen.add(identity)
+        self.shapes.add(shape)
+        if config.require_constrained:
+            if config.streams == "attempt":  # the check's calls, too, must not depend on what ran before
+                self.env.rewind()
+            if unconstrained_junction(trajectory, self.catalog, self.env) is not None:
+                # another value at some junction leaves the answer where it was: that call is not needed
+                skipped["answer not constrained by an intermediate call"] += 1
+                return
+        if self.writer is not None:
             try:
-                trajectory.question = writer.write(trajectory, catalog)
+                trajectory.question = self.writer.write(trajectory, self.catalog)
             except KopaError:  # a writer that cannot phrase it without leaking: the task goes, the run goes on
                 skipped["question writer refused"] += 1
-                continue
-        if exclude is not None and exclude(trajectory) is not None:
+                return
+        if self.exclude is not None and self.exclude(trajectory) is not None:
             skipped["excluded"] += 1
-            shapes.discard(shape)
-            continue
-        made[pattern] += 1
-        out.append(trajectory)
-        tick(progress, "trajectories", len(out), config.trajectories)
-    return SynthResult(out, attempts, dict(sorted(skipped.items())), dict(sorted(made.items())))
+            self.shapes.discard(shape)
+            return
+        self.made[outcome.job.pattern] += 1
+        self.out.append(trajectory)
+        tick(self.progress, "trajectories", len(self.out), config.trajectories)
+
+    def result(self) -> SynthResult:
+        return SynthResult(
+            self.out,
+            self.attempts,
+            dict(sorted(self.skipped.items())),
+            dict(sorted(self.made.items())),
+            self.speculated,
+            self.discarded,
+        )
 
 
 def _quotas(total: int, patterns: Sequence[str]) -> dict[str, int]:
@@ -229,11 +445,16 @@ def _quotas(total: int, patterns: Sequence[str]) -> dict[str, int]:
 
 
 class _Walker:
+    """One attempt at a time: the links it may take are set once; the environment and the random stream are
+    the attempt's (:meth:`attempt`), so one walker serves either scheme."""
+
+    env: Any
+    rng: np.random.Generator
+
     def __init__(
-        self, catalog: Catalog, links: Sequence[Link], env: Any, config: SynthConfig, intents: Intents | None = None
+        self, catalog: Catalog, links: Sequence[Link], config: SynthConfig, intents: Intents | None = None
     ) -> None:
-        self.catalog, self.env, self.config, self.intents = catalog, env, config, intents
-        self.rng = np.random.default_rng(config.seed)
+        self.catalog, self.config, self.intents = catalog, config, intents
         excluded = set(config.exclude_platforms)
         retained = sorted(
             (
@@ -293,10 +514,11 @@ class _Walker:
     def _args(self, tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
         return with_page_size(tool, args) if self.config.max_page_size else dict(args)
 
-    def attempt(self, pattern: str, trajectory_id: str) -> Trajectory:
-        config, env = self.config, self.env
+    def attempt(self, pattern: str, trajectory_id: str, env: Any, rng: np.random.Generator) -> Trajectory:
+        """One walk for ``pattern`` on ``env`` (reset or rewound by the caller), drawing from ``rng``."""
+        self.env, self.rng = env, rng
+        config = self.config
         budget = config.fan_out_budget
-        env.reset()
         n_links = int(self.rng.integers(1, config.max_links + 1))
         start = self.catalog.get(self._pick(self.starts))
         entry: Entry | None = None

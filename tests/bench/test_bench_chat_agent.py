@@ -7,7 +7,7 @@ import logging
 import sys
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from kopa_replay.bench.chat_agent import (
@@ -221,6 +221,8 @@ def test_hermes_blocks_round_trip_name_and_arguments(prefix, calls, ascii_only):
 
 
 @given(_calls_st, st.lists(_plain, min_size=1, max_size=3))
+@example([], ['"', '"'])  # an unclosed string in each block once read as one string across both
+@example([("a", {"x": 1})], ['{"name": "b", "c": "', '"}'])
 def test_malformed_blocks_are_dropped_with_a_reason_and_the_rest_still_parse(calls, garbage):
     for junk in garbage:
         try:
@@ -261,6 +263,55 @@ def test_hermes_parser_cases(text, calls, content, problem):
     parsed = parse_hermes_tool_calls(text)
     assert [(c.name, c.arguments) for c in parsed.calls] == calls and parsed.content == content
     assert (problem is None and parsed.problems == ()) or problem in parsed.problems[0]
+
+
+@pytest.mark.parametrize(
+    "text, calls, content, problems",
+    [
+        # each block's unclosed string stays in its block
+        ('<tool_call>"</tool_call><tool_call>"</tool_call>', [], "", ["1 is not JSON", "2 is not JSON"]),
+        # ... and does not reach through prose into a later, well-formed block
+        (
+            '<tool_call>"</tool_call> 그가 "네" 했다 <tool_call>{"name": "a", "arguments": {}}</tool_call>',
+            [("a", {})],
+            '그가 "네" 했다',
+            ["1 is not JSON"],
+        ),
+        # a closing tag left out between blocks: the next opening tag ends the block
+        (
+            '<tool_call>{"name": "a", "arguments": {}}\n<tool_call>{"name": "b", "arguments": {}}</tool_call>',
+            [("a", {}), ("b", {})],
+            "",
+            [],
+        ),
+        (
+            '<tool_call>{"name": "a"} 음\n<tool_call>{"name": "b", "arguments": {}}</tool_call>',
+            [("b", {})],
+            "",
+            ["1 has text after its JSON object"],
+        ),
+        # strings may hold either tag, or both in that order
+        (
+            '<tool_call>{"name": "a", "arguments": {"q": "<tool_call>x</tool_call>"}}</tool_call>',
+            [("a", {"q": "<tool_call>x</tool_call>"})],
+            "",
+            [],
+        ),
+        ('<tool_call>{"name": "a", "arguments": {"q": "<tool_call>"}}', [("a", {"q": "<tool_call>"})], "", []),
+        # but not a closing tag then an opening one: that reads as one block ending and the next beginning
+        (
+            '<tool_call>{"name": "a", "arguments": {"q": "</tool_call><tool_call>"}}</tool_call>',
+            [],
+            "",
+            ["1 is not JSON", "2 is not JSON"],
+        ),
+    ],
+)
+def test_hermes_blocks_end_at_their_own_tags(text, calls, content, problems):
+    parsed = parse_hermes_tool_calls(text)
+    assert [(c.name, c.arguments) for c in parsed.calls] == calls and parsed.content == content
+    assert len(parsed.problems) == len(problems)
+    assert all(f"tool call block {want}" in got for want, got in zip(problems, parsed.problems))
 
 
 # -- the transformers backend, over a stand-in tokenizer and model --------------------------

@@ -35,13 +35,13 @@ def _timed_requests(limiter, host, count):
 
 def test_workers_on_ray_share_one_host_limit(ray_cluster, catalog):
     """Two Ray workers recording one host with concurrency 1: never two of their requests in flight at once."""
-    from kopa_replay.catalog.model import RateLimit
-    from kopa_replay.scale import ExecutorSpec, open_executor
-    from kopa_replay.scale.limits import RayLimiterHandle, _LimiterActor
-
     import sys
 
     from ray import cloudpickle
+
+    from kopa_replay.catalog.model import RateLimit
+    from kopa_replay.scale import ExecutorSpec, open_executor
+    from kopa_replay.scale.limits import RayLimiterHandle, _LimiterActor
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import a test module
     actor = ray_cluster.remote(num_cpus=0)(_LimiterActor).remote({"opendart.fss.or.kr": RateLimit(1000.0, 1)})
@@ -69,3 +69,42 @@ def test_the_limiter_of_a_live_recording_is_shared_and_of_none_for_the_simulator
         assert isinstance(shared_limiter(on_ray, catalog, "live"), RayLimiterHandle)
         # hosts sent to a mirror are not the platform's: not limited
         assert not shared_limiter(local, catalog, "live", {"*": "http://127.0.0.1:1"}).limits
+
+
+def test_graph_prune_on_ray_gives_the_graph_of_this_process(tmp_path, ray_cluster):
+    from kopa_replay.stages import graph_prune
+
+    common = dict(iterations=4, paths=120, batches=4, plots=False)
+    here = graph_prune.run(graph_prune.Config(run_dir=str(tmp_path / "here"), **common))
+    # the same batches on two Ray workers, each with its own environment over the simulator
+    there = graph_prune.run(graph_prune.Config(run_dir=str(tmp_path / "ray"), executor="ray", workers=2, **common))
+    assert there.report["graph_digest"] == here.report["graph_digest"]
+    assert (tmp_path / "ray" / "graph.json").read_bytes() == (tmp_path / "here" / "graph.json").read_bytes()
+    # the executor is how it ran, not what it computed: the manifests record the same config (but the directory)
+    assert "executor" not in there.manifest["config"] and "workers" not in there.manifest["config"]
+    assert {**there.manifest["config"], "run_dir": None} == {**here.manifest["config"], "run_dir": None}
+
+
+def test_bench_run_on_ray_writes_the_report_of_this_process(tmp_path, ray_cluster):
+    from kopa_replay.stages import bench_run
+
+    outputs = {}
+    for name, scale in (("here", {}), ("ray", {"executor": "ray", "workers": 2})):
+        config = bench_run.Config(agent="skip-lookup", out=str(tmp_path / name), domain="traffic", **scale)
+        bench_run.run(config)
+        outputs[name] = [(tmp_path / name / f).read_bytes() for f in ("rollouts.jsonl", "report.json", "report.md")]
+    assert outputs["ray"] == outputs["here"]
+
+
+def test_synth_on_ray_writes_the_corpus_of_this_process(tmp_path, ray_cluster):
+    from kopa_replay.stages import graph_prune, synth
+
+    graph_prune.run(graph_prune.Config(run_dir=str(tmp_path / "graph"), iterations=3, paths=120, plots=False))
+    corpora = {}
+    for name, scale in (("here", {}), ("ray", {"executor": "ray", "workers": 2})):
+        config = synth.Config(
+            graph_dir=str(tmp_path / "graph"), out=str(tmp_path / name), trajectories=12, streams="attempt", **scale
+        )
+        synth.run(config)
+        corpora[name] = [(tmp_path / name / f).read_bytes() for f in ("trajectories.jsonl", "stats.json")]
+    assert corpora["ray"] == corpora["here"]

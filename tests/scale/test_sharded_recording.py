@@ -122,7 +122,9 @@ def test_merge_refuses_shards_that_do_not_belong_together(tmp_path, cli_error):
     with Store(tmp_path / "a.sqlite") as store:
         store.begin_recording(SNAPSHOT)
     assert "did not finish" in cli_error(merge(a))
-    assert not (tmp_path / "target.sqlite").exists() or SNAPSHOT not in Store(tmp_path / "target.sqlite").snapshot_names()
+    assert (
+        not (tmp_path / "target.sqlite").exists() or SNAPSHOT not in Store(tmp_path / "target.sqlite").snapshot_names()
+    )
 
 
 @pytest.mark.parametrize(
