@@ -59,6 +59,8 @@ DEFAULT_SNAPSHOT = "2026-09-01"
 
 #: how many records the interpretation memo holds, summed over its entries (oldest evicted first)
 MEMO_RECORDS = 200_000
+#: how many calls the validation and request memos hold each (emptied when full: refilling costs little)
+MEMO_CALLS = 100_000
 
 
 # -- results and the log -----------------------------------------------------
@@ -255,6 +257,11 @@ class Reply:
     error: str | None = None
     #: content digest of a body served from a snapshot: the interpretation of such a body is memoized
     body_digest: str | None = None
+    #: reads a snapshot's body (then ``content`` is empty): only when what it says is not memoized yet
+    load: Callable[[], bytes] | None = None
+
+    def body(self) -> bytes:
+        return self.content if self.load is None else self.load()
 
 
 @dataclass(frozen=True)
@@ -283,10 +290,43 @@ class Opened(Protocol):
     def key_for(self, tool: Tool) -> str | None: ...
 
 
-def prepare(tool: Tool, args: Mapping[str, Any], source: Opened) -> tuple[Prepared, Reply | None]:
-    """(the request, the snapshot's answer to it when the source's fast path has one, else None)."""
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _call_key(head: tuple, args: Mapping[str, Any]) -> tuple | None:
+    """``head`` and ``args`` as a memo key that tells ``1``, ``1.0`` and ``True`` apart (one key of a dict
+    otherwise, though each is written differently in a request); None when a value is no plain scalar."""
+    if type(args) is not dict:
+        return None
+    for value in args.values():
+        if value.__class__ not in _SCALARS:
+            return None
+    return (*head, *((name, value.__class__, value) for name, value in args.items()))
+
+
+def _remember(memo: dict[tuple, Any], key: tuple, value: Any) -> None:
+    if len(memo) >= MEMO_CALLS:
+        memo.clear()
+    memo[key] = value
+
+
+def prepare(
+    tool: Tool, args: Mapping[str, Any], source: Opened, requests: dict[tuple, Any] | None = None
+) -> tuple[Prepared, Reply | None]:
+    """(the request, the snapshot's answer to it when the source's fast path has one, else None).
+
+    ``requests`` memoizes the request built for (tool, key, arguments): building is a pure function of them, and
+    pruning or synthesis asks a few thousand requests a hundred thousand times (quoting and encoding the URL
+    cost more than the rest of a replayed call).
+    """
     key = source.key_for(tool)
-    method, url, headers, redacted = build_request(tool, args, key)
+    memo_key = _call_key((tool.name, key), args) if requests is not None else None
+    built = requests.get(memo_key) if requests is not None and memo_key is not None else None
+    if built is None:
+        built = build_request(tool, args, key)
+        if requests is not None and memo_key is not None:
+            _remember(requests, memo_key, built)
+    method, url, headers, redacted = built
     register_secret(key)  # the log filter masks the key, replayed or not
     secrets = (key,) if key else ()
     prepared = Prepared(method, url, headers, redacted, {"kopa_tool": tool.name, "kopa_secrets": secrets})
@@ -295,7 +335,7 @@ def prepare(tool: Tool, args: Mapping[str, Any], source: Opened) -> tuple[Prepar
     answer = source.replayer(method, url, secrets)
     if answer is None:
         return prepared, None
-    return prepared, Reply(answer.status, answer.content, redacted, body_digest=answer.body_digest)
+    return prepared, Reply(answer.status, b"", redacted, body_digest=answer.body_digest, load=answer.load)
 
 
 # -- decisions -------------------------------------------------------------------
@@ -478,6 +518,10 @@ class Core:
         self._memo_records = 0
         # a request's keys → the recorder's masking of them (built on first use: a handful per run)
         self._redactors: dict[tuple[str, ...], Redactor] = {}
+        # pure functions of a call's arguments, memoized (see _call_key): validate_args's verdict and the request
+        # built from it (:func:`prepare`); a walk repeats each of a few thousand calls many times
+        self._validated: dict[tuple, tuple[dict[str, Any], str | None]] = {}
+        self.requests: dict[tuple, tuple[str, str, dict[str, str | bytes], str]] = {}
 
     # state
     @property
@@ -528,8 +572,12 @@ class Core:
             attempts,
         )
 
-    def interpret(self, tool: Tool, args: Mapping[str, Any], reply: Reply, attempts: int) -> ToolResult:
-        """What :func:`kopa_replay.env.call.execute` does after the response, plus normalization."""
+    def interpret(
+        self, tool: Tool, args: Mapping[str, Any], reply: Reply, attempts: int, copy_records: bool = True
+    ) -> ToolResult:
+        """What :func:`kopa_replay.env.call.execute` does after the response, plus normalization.
+
+        ``copy_records=False`` hands out the memo's own records (see :meth:`call_flow`)."""
         if reply.error is not None:
             return self.make(
                 tool,
@@ -550,7 +598,10 @@ class Core:
             content = self.masked(reply.content, reply.secrets)
             reply = replace(reply, content=content, body_digest=hashlib.sha256(content).hexdigest())
         reading = self._reading(tool, args, reply)
-        records = [r.copy() for r in reading.records] if reading.flat else _fresh(reading.records)
+        if not copy_records:
+            records = reading.records
+        else:
+            records = [r.copy() for r in reading.records] if reading.flat else _fresh(reading.records)
         return ToolResult(
             tool.name,
             dict(args),
@@ -589,7 +640,7 @@ class Core:
             if reading is not None:
                 self._memo.move_to_end(key)
                 return reading
-        answer = interpret(tool, args, reply.status, reply.content, reply.redacted)
+        answer = interpret(tool, args, reply.status, reply.body(), reply.redacted)
         records = normalize_records(answer.records)
         flat = all(type(v) not in (dict, list) for record in records for v in record.values())
         reading = _Reading(
@@ -610,10 +661,27 @@ class Core:
                     self._memo_records -= len(evicted.records)
         return reading
 
+    def validate(self, tool: Tool, args: Mapping[str, Any] | None) -> tuple[dict[str, Any], str | None]:
+        """:func:`validate_args`, memoized. The coerced arguments are shared between calls: every reader copies
+        them (each result holds its own ``dict(args)``), none writes."""
+        key = _call_key((tool.name,), args) if args is not None else None
+        if key is None:
+            return validate_args(tool, args)
+        verdict = self._validated.get(key)
+        if verdict is None:
+            verdict = validate_args(tool, args)
+            _remember(self._validated, key, verdict)
+        return verdict
+
     # flows
-    def call_flow(self, name: str, args: Mapping[str, Any] | None, *, log: bool = True) -> Flow:
+    def call_flow(
+        self, name: str, args: Mapping[str, Any] | None, *, log: bool = True, copy_records: bool = True
+    ) -> Flow:
+        """One call. ``copy_records=False``: the result's records are the interpretation memo's own, shared with
+        every other result of the same answer — for a caller that only reads them (the pruning loop reads
+        millions; copying them cost more than the rest of a replayed call)."""
         tool = self.catalog.get(name)  # UnknownTool: a programming error, raised
-        coerced, problem = validate_args(tool, args)
+        coerced, problem = self.validate(tool, args)
         if problem is not None:
             shown = dict(args) if isinstance(args, Mapping) else {}
             result = self.make(tool, shown, "structural_error", [], None, None, problem, 0, 0)
@@ -622,7 +690,7 @@ class Core:
             while True:
                 attempt += 1
                 reply = yield ("send", tool, coerced)
-                result = self.interpret(tool, coerced, reply, attempt)
+                result = self.interpret(tool, coerced, reply, attempt, copy_records)
                 pause = self.policy.after(result, attempt)
                 if pause is None:
                     break
@@ -737,4 +805,16 @@ class EnvironmentBase:
         return self._core.state_digest()
 
     def reset(self) -> None:
+        """Forget the call log (the source keeps its counters: see :meth:`rewind`)."""
         self._core.reset()
+
+    def rewind(self) -> None:
+        """As if freshly opened: forget the call log and every per-request counter the source keeps.
+
+        Replay walks the answers recorded for one request by occurrence, and the simulator's faults are a
+        function of (seed, request, attempt): after a rewind the same calls get the same answers as on a
+        freshly opened environment (:meth:`~kopa_replay.env.source.Source.rewind`). What only speeds calls up
+        (the interpretation memo) is kept: it holds nothing a fresh environment would answer otherwise.
+        """
+        self._core.reset()
+        self.source.rewind()

@@ -31,6 +31,7 @@ import httpx
 
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.env.call import CallResult, execute, live_key
+from kopa_replay.env.limits import HostLimiter, limited, live_limiter
 from kopa_replay.errors import UsageError
 
 if TYPE_CHECKING:
@@ -135,13 +136,16 @@ def parse_mirrors(pairs: tuple[str, ...] | list[str]) -> dict[str, str]:
 @dataclass(frozen=True)
 class SourceOptions:
     """What a source kind's factory may read: the source as named (a mirror's URL), the simulator's world and
-    faults, and the hosts sent to mirrors."""
+    faults, the hosts sent to mirrors, and what limits requests to real hosts (``limiter``: None for a kind's
+    default; ``catalog``: whose rate limits that default honours, None for the built-in one's)."""
 
     source: str
     seed: int = 0
     as_of: dt.date | str | None = None
     fault_rate: float = 0.0
     mirrors: Mapping[str, str] = field(default_factory=dict)
+    limiter: HostLimiter | None = None
+    catalog: Catalog | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,9 @@ class Inner:
 
     transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None
     key: str | None
+    #: forgets the per-request state behind the transport that shapes answers (the simulator's attempt counts:
+    #: its faults are a function of the attempt); None when there is none
+    rewind: Callable[[], None] | None = None
 
 
 #: A source kind: (options, asynchronous) → its inner transport (an ``httpx.AsyncBaseTransport`` when
@@ -166,13 +173,16 @@ def _sim(options: SourceOptions, asynchronous: bool) -> Inner:
     from kopa_replay.sim import AsyncSimTransport, SimTransport, Simulator, accepted_key
 
     simulator = Simulator(seed=options.seed, as_of=options.as_of, fault_rate=options.fault_rate)
-    return Inner(AsyncSimTransport(simulator) if asynchronous else SimTransport(simulator), accepted_key())
+    transport = AsyncSimTransport(simulator) if asynchronous else SimTransport(simulator)
+    return Inner(transport, accepted_key(), simulator.reset_attempts)
 
 
 def _live(options: SourceOptions, asynchronous: bool) -> Inner:
+    # the platforms limit each key: by default the catalog's limits, for the hosts not sent to a mirror
+    limiter = options.limiter if options.limiter is not None else live_limiter(options.catalog, options.mirrors)
     if options.mirrors:
-        return Inner(_mirror_transport(options.mirrors, asynchronous), None)
-    return Inner(httpx.AsyncHTTPTransport() if asynchronous else httpx.HTTPTransport(), None)
+        return Inner(limited(_mirror_transport(options.mirrors, asynchronous), limiter), None)
+    return Inner(limited(httpx.AsyncHTTPTransport() if asynchronous else httpx.HTTPTransport(), limiter), None)
 
 
 def _replay(options: SourceOptions, asynchronous: bool) -> Inner:
@@ -182,7 +192,9 @@ def _replay(options: SourceOptions, asynchronous: bool) -> Inner:
 def _mirror_url(options: SourceOptions, asynchronous: bool) -> Inner:
     from kopa_replay.sim import accepted_key
 
-    return Inner(_mirror_transport({**options.mirrors, "*": options.source}, asynchronous), accepted_key())
+    # a mirror is ours, not the platform's: its requests are limited only when a limiter is given (a benchmark's)
+    transport = _mirror_transport({**options.mirrors, "*": options.source}, asynchronous)
+    return Inner(limited(transport, options.limiter), accepted_key())
 
 
 class SourceRegistry:
@@ -247,9 +259,11 @@ def inner_transport(
     as_of: dt.date | str | None = None,
     fault_rate: float = 0.0,
     mirrors: Mapping[str, str] | None = None,
+    limiter: HostLimiter | None = None,
+    catalog: Catalog | None = None,
 ) -> Inner:
     """The inner transport and key of ``source`` from :data:`SOURCES` (sync, or async when ``asynchronous``)."""
-    options = SourceOptions(source, seed, as_of, fault_rate, dict(mirrors or {}))
+    options = SourceOptions(source, seed, as_of, fault_rate, dict(mirrors or {}), limiter, catalog)
     return SOURCES.inner(options, asynchronous=asynchronous)
 
 
@@ -273,9 +287,19 @@ class _Opened:
     #: the recorder's fast path (``RecordTransport.replay_answer``) when answers can come from a snapshot:
     #: (method, url, secrets) → the recorded answer, or None to send through ``client``
     replayer: "Callable[[str, str, tuple[str, ...]], Replayed | None] | None" = None
+    #: what forgets the per-request counters of the parts opened with the client (the recorder's occurrences,
+    #: the simulator's attempts): see :meth:`rewind`
+    rewinders: list[Callable[[], None]] = field(default_factory=list)
 
     def key_for(self, tool: Tool) -> str | None:
         return self.sim_key if self.sim_key is not None else live_key(tool)
+
+    def rewind(self) -> None:
+        """Answer as if freshly opened: each request is met for the first time again (replay walks its recorded
+        answers from the first, the simulator draws its faults for attempt 1). What a remote server counts (a
+        ``sim serve`` mirror) is its own, as it is for a freshly opened source."""
+        for rewind in self.rewinders:
+            rewind()
 
     def _close_rest(self) -> None:
         for close in self.closers:
@@ -331,12 +355,21 @@ def _open(
     catalog: Catalog | None,
     commit_every: int | None,
     wrap: Callable[[Any], Any] | None,
+    limiter: HostLimiter | None = None,
 ) -> Any:
     """What :func:`open_source` and :func:`open_async_source` do, for one flavour."""
     inner = inner_transport(
-        source, asynchronous=asynchronous, seed=seed, as_of=as_of, fault_rate=fault_rate, mirrors=mirrors
+        source,
+        asynchronous=asynchronous,
+        seed=seed,
+        as_of=as_of,
+        fault_rate=fault_rate,
+        mirrors=mirrors,
+        limiter=limiter,
+        catalog=catalog,
     )
     transport, key = inner.transport, inner.key
+    rewinders = [inner.rewind] if inner.rewind is not None else []
     if wrap is not None and transport is not None:
         transport = wrap(transport)
     # one flavour's pair, chosen at run time (open_source and open_async_source type what comes back): Any, as
@@ -348,7 +381,7 @@ def _open(
     if snapshot is None:
         if transport is None:
             raise UsageError(f"source {source!r} needs --snapshot")
-        return opened_kind(source, client_kind(transport=transport, timeout=timeout), key, details)
+        return opened_kind(source, client_kind(transport=transport, timeout=timeout), key, details, rewinders=rewinders)
     from kopa_replay.record import AsyncRecordTransport, RecordTransport, Store, default_store_path, redactor_for
     from kopa_replay.record.snapshots import check_pinned
     from kopa_replay.record.store import replay_store_path
@@ -380,6 +413,7 @@ def _open(
         details,
         [opened.close],
         recorder.replay_answer,
+        [*rewinders, recorder.rewind],
     )
 
 
@@ -397,12 +431,15 @@ def open_source(
     catalog: Catalog | None = None,
     commit_every: int | None = None,
     wrap: Callable[[httpx.BaseTransport], httpx.BaseTransport] | None = None,
+    limiter: HostLimiter | None = None,
 ) -> Source:
     """A client for ``source`` (any kind in :data:`SOURCES`, or a mirror's URL); with ``snapshot`` (and
     ``mode``, default replay) through the recorder (``commit_every``: its commit batch, see
     :class:`~kopa_replay.record.RecordTransport`). ``wrap`` wraps the transport that reaches the source, inside
     the recorder (e.g. a :class:`~kopa_replay.record.retry.RetryTransport`, so only a retry's answer is
-    recorded)."""
+    recorded). ``limiter`` (a :class:`~kopa_replay.env.limits.HostLimiter`) paces each request that reaches a
+    host, inside ``wrap`` (each retry counts); without one, ``live`` gets the catalog's rate limits
+    (:func:`~kopa_replay.env.limits.live_limiter`), a mirror none, ``sim`` and ``replay`` never send any."""
     return _open(
         source,
         False,
@@ -417,6 +454,7 @@ def open_source(
         catalog=catalog,
         commit_every=commit_every,
         wrap=wrap,
+        limiter=limiter,
     )
 
 
@@ -434,6 +472,7 @@ def open_async_source(
     catalog: Catalog | None = None,
     commit_every: int | None = None,
     wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
+    limiter: HostLimiter | None = None,
 ) -> AsyncSource:
     """The async counterpart of :func:`open_source`: the same kinds, mirrors and URLs, and the same recorder
     (:class:`~kopa_replay.record.AsyncRecordTransport`); ``wrap`` takes and gives an async transport."""
@@ -451,6 +490,7 @@ def open_async_source(
         catalog=catalog,
         commit_every=commit_every,
         wrap=wrap,
+        limiter=limiter,
     )
 
 

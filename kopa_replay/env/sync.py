@@ -28,8 +28,10 @@ class ToolEnvironment(EnvironmentBase):
     _default_sleep: ClassVar[Callable[[float], Any]] = staticmethod(time.sleep)
 
     # calls
-    def call(self, tool: str, args: Mapping[str, Any] | None = None) -> ToolResult:
-        return self._drive(self._core.call_flow(tool, args))
+    def call(self, tool: str, args: Mapping[str, Any] | None = None, *, copy_records: bool = True) -> ToolResult:
+        """Call ``tool`` with ``args``. ``copy_records=False``: the records are shared with the environment's
+        memo and every other result of the same answer — read them, never write them."""
+        return self._drive(self._core.call_flow(tool, args, copy_records=copy_records))
 
     def fetch_all(self, tool: str, args: Mapping[str, Any] | None = None, max_pages: int = 50) -> ToolResult:
         """Follow the tool's pagination until the total, an empty page or ``max_pages`` pages."""
@@ -41,7 +43,7 @@ class ToolEnvironment(EnvironmentBase):
 
     # I/O
     def _send(self, tool: Tool, args: Mapping[str, Any]) -> Reply:
-        request, replayed = prepare(tool, args, self.source)
+        request, replayed = prepare(tool, args, self.source, self._core.requests)
         if replayed is not None:
             return replayed
         try:

@@ -25,10 +25,11 @@ the key the caller inserted ride in the request's extensions (``kopa_tool``,
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
-from dataclasses import dataclass
-from typing import Collection, Iterable
+from dataclasses import dataclass, field
+from typing import Callable, Collection, Iterable
 
 import httpx
 
@@ -63,11 +64,17 @@ def decide(mode: str, recorded: Collection[int], occurrence: int) -> str:
 
 @dataclass(frozen=True)
 class Replayed:
-    """A recorded answer served without httpx: status, body, and the body's content digest."""
+    """A recorded answer served without httpx: status, the body's content digest, and the body, read from the
+    store by ``load`` when asked for (a caller that has read what the body says before, by its digest, need
+    not read it again)."""
 
     status: int
-    content: bytes
     body_digest: str
+    load: Callable[[], bytes] = field(repr=False, compare=False)
+
+    @property
+    def content(self) -> bytes:
+        return self.load()
 
 
 #: recorded answers are committed in batches of this many, and at the latest this many seconds after the
@@ -76,6 +83,8 @@ class Replayed:
 #: recording sends those again)
 COMMIT_EVERY = 128
 COMMIT_WITHIN = 0.5
+#: request identities kept per transport (the memo is emptied when full: refilling costs little)
+KEYS_KEPT = 100_000
 
 
 @dataclass
@@ -103,6 +112,10 @@ class _Core:
         self._recorded: dict[str, dict[int, tuple[int, dict[str, str], str]]] = {}
         # the redactor that also masks a call's own key, built once per key (a handful per run)
         self._redactors: dict[tuple[str, ...], Redactor] = {}
+        # (method, url, secrets) of a body-less request → its identity and redactor: a pure function of them,
+        # and a replayed walk asks a few thousand requests a hundred thousand times (parsing and unquoting the
+        # URL cost most of a replayed call)
+        self._keys: dict[tuple[str, str, tuple[str, ...]], tuple[str, Redactor]] = {}
         self._lock = threading.RLock()
         # answers recorded but not yet committed, and the timer that commits them if no batch fills first
         self._pending: list[RecordedRow] = []
@@ -124,10 +137,17 @@ class _Core:
     ) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None, int]:
         """:meth:`plan` for a request that was never built as an ``httpx.Request`` (the replay fast path)."""
         secrets = tuple(s for s in secrets if s)
-        redactor = self._redactors.get(secrets) if secrets else self.redactor
-        if redactor is None:
-            redactor = self._redactors.setdefault(secrets, self.redactor.with_values(secrets))
-        key = redactor.request_key(method, url, content)
+        known = self._keys.get((method, url, secrets)) if not content else None
+        if known is None:
+            redactor = self._redactors.get(secrets) if secrets else self.redactor
+            if redactor is None:
+                redactor = self._redactors.setdefault(secrets, self.redactor.with_values(secrets))
+            known = (redactor.request_key(method, url, content), redactor)
+            if not content:
+                if len(self._keys) >= KEYS_KEPT:
+                    self._keys.clear()
+                self._keys[(method, url, secrets)] = known
+        key, redactor = known
         with self._lock:
             if self.records:
                 recorded = self._answers(key)  # afresh: other recorders may have written it
@@ -157,6 +177,12 @@ class _Core:
                 answers[row.seq] = row.answer
         return dict(sorted(answers.items()))
 
+    def rewind(self) -> None:
+        """Forget how often each request was met: the next one is its first occurrence again, as in a freshly
+        opened transport (replay walks the recorded answers from the first; recording serves what is recorded)."""
+        with self._lock:
+            self._occurrences.clear()
+
     def release(self, key: str) -> None:
         """A send that failed: its occurrence is not spent (a retry is the same occurrence, not the next)."""
         with self._lock:
@@ -178,7 +204,7 @@ class _Core:
         if action != "replay" or answer is None:
             return None
         status, _headers, digest = answer
-        return Replayed(status, self._body(digest, None, method, url, _redactor), digest)
+        return Replayed(status, digest, functools.partial(self._body, digest, None, method, url, _redactor))
 
     def replayed(
         self, request: httpx.Request, redactor: Redactor, answer: tuple[int, dict[str, str], str]
@@ -299,6 +325,10 @@ class RecordTransport(httpx.BaseTransport):
         """See :meth:`_Core.replay_answer`: a recorded answer without building httpx objects."""
         return self._core.replay_answer(method, url, secrets)
 
+    def rewind(self) -> None:
+        """See :meth:`_Core.rewind`: every request is met for the first time again."""
+        self._core.rewind()
+
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         action, key, redactor, interaction, seq = self._core.plan(request)
         if action == "replay":
@@ -344,6 +374,10 @@ class AsyncRecordTransport(httpx.AsyncBaseTransport):
     def replay_answer(self, method: str, url: str, secrets: Iterable[str] = ()) -> Replayed | None:
         """See :meth:`_Core.replay_answer` (no I/O besides the store, so it need not be awaited)."""
         return self._core.replay_answer(method, url, secrets)
+
+    def rewind(self) -> None:
+        """See :meth:`_Core.rewind` (no I/O, so it need not be awaited)."""
+        self._core.rewind()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         await request.aread()

@@ -68,8 +68,9 @@ def test_the_async_replay_source_needs_a_snapshot_too():
     [
         ("sim", None, "SimTransport", "AsyncSimTransport", "sim-key"),
         ("http://127.0.0.1:9", None, "MirrorTransport", "AsyncMirrorTransport", "sim-key"),
-        ("live", {"opendart.fss.or.kr": "http://127.0.0.1:9"}, "MirrorTransport", "AsyncMirrorTransport", None),
-        ("live", None, "HTTPTransport", "AsyncHTTPTransport", None),
+        # live: the platforms' rate limits around the mirror (for the hosts it does not take) or the network
+        ("live", {"opendart.fss.or.kr": "http://127.0.0.1:9"}, "LimitedTransport", "AsyncLimitedTransport", None),
+        ("live", None, "LimitedTransport", "AsyncLimitedTransport", None),
         ("replay", None, "NoneType", "NoneType", "kopa-replay-offline"),
     ],
 )
