@@ -39,6 +39,18 @@ __all__ = [
 class KopaError(Exception):
     """Root of every error kopa-replay raises on purpose."""
 
+    def __reduce__(self) -> tuple:
+        # rebuilt from its message and attributes, not by calling __init__ again (whose signature differs per
+        # class): an error raised in a worker process (Ray, a process pool) arrives whole, message and fields
+        return _rebuild, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuild(cls: type[KopaError], args: tuple, state: dict) -> KopaError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class UsageError(KopaError):
     """A bad argument or option value."""

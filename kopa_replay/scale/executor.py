@@ -27,7 +27,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Literal, Protocol, Sequence, TypeVar
 
-from kopa_replay.errors import UsageError
+from kopa_replay.errors import KopaError, UsageError
 
 __all__ = [
     "ExecutorSpec",
@@ -134,7 +134,19 @@ class _RayPool:
         # round-robin by job index: which actor runs a job never changes what it returns (a job is a pure function
         # of itself and the worker's read-only state), only when
         refs = [getattr(self.actors[i % self.size], method).remote(job) for i, job in enumerate(jobs)]
-        return list(self._ray.get(refs))
+        return _gathered(self._ray, refs)
+
+
+def _gathered(ray: Any, refs: list[Any]) -> list[Any]:
+    """The results of ``refs`` in order; a kopa-replay error a worker raised is raised here as itself (its one
+    ``Error:`` line on the command line), not wrapped in Ray's task error with the worker's traceback."""
+    try:
+        return list(ray.get(refs))
+    except ray.exceptions.RayTaskError as failed:
+        cause = getattr(failed, "cause", None)
+        if isinstance(cause, KopaError):
+            raise cause from None
+        raise
 
 
 class RayExecutor:
@@ -168,7 +180,7 @@ class RayExecutor:
                 _, running = self._ray.wait(running, num_returns=1)
             refs.append(remote.remote(item))
             running.append(refs[-1])
-        return list(self._ray.get(refs))  # gathered in submission order, whatever finished first
+        return _gathered(self._ray, refs)  # in submission order, whatever finished first
 
     def pool(self, factory: type, *args: Any) -> WorkerPool:
         return _RayPool(self._ray, factory, self.spec.workers, args)

@@ -194,27 +194,6 @@ class AttemptOutcome:
         if sum(part is not None for part in (self.trajectory, self.skip, self.error)) != 1:
             raise UsageError(f"an attempt outcome has one of a trajectory, a skip reason or an error ({self.job})")
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # an error crosses as (type, args, attributes), rebuilt without its __init__: some KopaErrors take
-        # keyword-only arguments (CassetteMiss), which the exception's own pickling cannot call again
-        error = None if self.error is None else (type(self.error), self.error.args, dict(vars(self.error)))
-        return _outcome, (self.job, self.trajectory, self.skip, error)
-
-
-def _outcome(
-    job: AttemptJob,
-    trajectory: Trajectory | None,
-    skip: str | None,
-    error: tuple[type[KopaError], tuple[Any, ...], dict[str, Any]] | None,
-) -> AttemptOutcome:
-    rebuilt = None
-    if error is not None:
-        kind, args, attributes = error
-        rebuilt = kind.__new__(kind, *args)
-        rebuilt.args = args
-        rebuilt.__dict__.update(attributes)
-    return AttemptOutcome(job, trajectory, skip, rebuilt)
-
 
 #: runs a block of attempts (in this process or others, in any order) and returns one outcome per job
 RunAttempts = Callable[[list[AttemptJob]], list[AttemptOutcome]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from kopa_replay.record import Store
 from kopa_replay.stages.record import RecordConfig, record
 
@@ -108,3 +110,29 @@ def test_synth_on_ray_writes_the_corpus_of_this_process(tmp_path, ray_cluster):
         synth.run(config)
         corpora[name] = [(tmp_path / name / f).read_bytes() for f in ("trajectories.jsonl", "stats.json")]
     assert corpora["ray"] == corpora["here"]
+
+
+def _fails(item):
+    from kopa_replay.errors import CassetteMiss
+
+    if item == 2:
+        raise CassetteMiss(tool="t", method="GET", url="https://x.test/a", snapshot="s", store="k.sqlite")
+    return item
+
+
+def test_a_kopa_error_in_a_ray_worker_arrives_as_itself(ray_cluster):
+    import sys
+
+    from ray import cloudpickle
+
+    from kopa_replay.errors import CassetteMiss
+    from kopa_replay.scale import ExecutorSpec, open_executor
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    with open_executor(ExecutorSpec("ray", workers=2)) as executor:
+        assert executor.map(_fails, [0, 1]) == [0, 1]
+        with pytest.raises(CassetteMiss) as caught:
+            executor.map(_fails, [1, 2, 3])
+    assert type(caught.value) is CassetteMiss  # not Ray's wrapper: the command line prints its one Error: line
+    assert caught.value.url == "https://x.test/a" and "snapshot 's'" in str(caught.value)
+    assert "Traceback" not in str(caught.value)

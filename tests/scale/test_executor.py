@@ -1,0 +1,90 @@
+"""The local executor, the deterministic deal of shards, and errors that cross process boundaries."""
+
+from __future__ import annotations
+
+import pickle
+import threading
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kopa_replay import errors
+from kopa_replay.errors import CassetteMiss, KopaError, UnknownTool, UsageError
+from kopa_replay.scale import ExecutorSpec, open_executor, shards_of
+
+
+@given(sizes=st.lists(st.integers(1, 50), max_size=40), count=st.integers(1, 8))
+def test_shards_keep_every_group_once_in_the_given_order_and_balance_them(sizes, count):
+    groups = [[f"g{i}"] * size for i, size in enumerate(sizes)]
+    shards = shards_of(groups, count, weight=len)
+    assert len(shards) == count
+    dealt = [group for shard in shards for group in shard]
+    assert sorted(map(id, dealt)) == sorted(map(id, groups))
+    for shard in shards:
+        positions = [groups.index(group) for group in shard]
+        assert positions == sorted(positions)
+    loads = sorted(sum(map(len, shard)) for shard in shards)
+    # greedy by size: the heaviest and the lightest shard differ by at most the largest group
+    assert not sizes or loads[-1] - loads[0] <= max(sizes)
+    assert shards_of(groups, count, weight=len) == shards  # a function of its input only
+
+
+def test_the_local_executor_keeps_the_order_of_its_items_on_any_number_of_threads():
+    seen = set()
+
+    def square(x):
+        seen.add(threading.current_thread().name)
+        return x * x
+
+    for workers in (1, 4):
+        with open_executor(ExecutorSpec("local", workers=workers)) as executor:
+            assert executor.map(square, list(range(50))) == [x * x for x in range(50)]
+    assert any(name.startswith("kopa-shard") for name in seen)
+
+
+@pytest.mark.parametrize(
+    "spec, named",
+    [
+        (dict(kind="slurm"), "--executor"),
+        (dict(workers=0), "--workers"),
+        (dict(kind="local", address="auto"), "--ray-address"),
+    ],
+)
+def test_bad_executor_settings_are_named(spec, named):
+    with pytest.raises(UsageError, match=named):
+        ExecutorSpec(**spec)
+
+
+def _every_error() -> list[KopaError]:
+    made = [
+        CassetteMiss(tool="dart_company", method="GET", url="https://x.test/a?k=***", snapshot="s", store="k.sqlite"),
+        UnknownTool("dart_cmpany", ["dart_company"]),
+    ]
+    for cls in vars(errors).values():
+        if isinstance(cls, type) and issubclass(cls, KopaError) and cls not in (CassetteMiss, UnknownTool):
+            try:
+                made.append(cls("a message naming the thing"))
+            except TypeError:
+                continue
+    return made
+
+
+@pytest.mark.parametrize("error", _every_error(), ids=lambda e: type(e).__name__)
+def test_every_kopa_error_survives_a_trip_to_another_process(error):
+    back = pickle.loads(pickle.dumps(error))
+    assert type(back) is type(error) and str(back) == str(error) and vars(back) == vars(error)
+
+
+def test_the_pipeline_hands_its_executor_to_every_stage_that_runs_shards(tmp_path):
+    from kopa_replay.stages import pipeline
+
+    config = pipeline.Config(out=str(tmp_path), executor="ray", workers=3, batches=4, streams="attempt")
+    steps = {name: stage_config for name, _, stage_config in pipeline._steps(config)}
+    sharded = [name for name, stage_config in steps.items() if hasattr(stage_config, "executor")]
+    assert sharded == ["graph-prune", "synth", "bench-oracle", "bench-skip-lookup", "bench-first-page"]
+    for name in sharded:
+        assert (steps[name].executor, steps[name].workers) == ("ray", 3)
+    assert steps["graph-prune"].batches == 4 and steps["synth"].streams == "attempt"
+    with pytest.raises(UsageError, match="--workers"):
+        pipeline.Config(out=str(tmp_path), workers=0)
