@@ -60,10 +60,10 @@ class AsyncToolEnvironment(EnvironmentBase):
         return list(results)
 
     # I/O
-    async def _send(self, tool: Tool, args: Mapping[str, Any]) -> Reply:
-        request, replayed = prepare(tool, args, self.source, self._core.requests)
-        if replayed is not None:
-            return replayed
+    async def _send(self, tool: Tool, args: Mapping[str, Any], requests: dict[str | None, Any] | None = None) -> Reply:
+        request = prepare(tool, args, self.source, requests)
+        if isinstance(request, Reply):
+            return request  # the snapshot's answer
         try:
             response = await self.source.client.request(
                 request.method,
@@ -85,7 +85,7 @@ class AsyncToolEnvironment(EnvironmentBase):
     async def _drive(self, flow: Flow) -> Any:
         op, result = step(flow)
         while op is not None:
-            op, result = step(flow, await (self._send(op[1], op[2]) if op[0] == "send" else self._pause(op[1])))
+            op, result = step(flow, await (self._send(*op[1:]) if op[0] == "send" else self._pause(op[1])))
         return result
 
     async def aclose(self) -> None:

@@ -7,7 +7,8 @@ interpretation of a body (parse, normalize, classify, memoized by content
 digest), retry decisions and pagination decisions. The operations are
 generators (*flows*) that yield what they need done and receive the answer::
 
-    ("send", tool, args)   →  a :class:`Reply`   (the driver sends the request, or the snapshot answers it)
+    ("send", tool, args, requests)  →  a :class:`Reply`  (the driver sends the request, or the snapshot
+                                        answers it; ``requests``: see :func:`prepare`)
     ("sleep", seconds)     →  None               (the driver sleeps: time.sleep or asyncio.sleep)
 
 and return a :class:`ToolResult` (or a :class:`PageRead`). Each driver is a
@@ -25,7 +26,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import Any, Callable, ClassVar, Generator, Mapping, Protocol, Self, Sequence
+from typing import Any, Callable, ClassVar, Generator, Mapping, NamedTuple, Protocol, Self, Sequence
 
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.env.call import OUTCOME_CLASSES, build_request, interpret
@@ -311,31 +312,29 @@ def _remember(memo: dict[tuple, Any], key: tuple, value: Any) -> None:
 
 
 def prepare(
-    tool: Tool, args: Mapping[str, Any], source: Opened, requests: dict[tuple, Any] | None = None
-) -> tuple[Prepared, Reply | None]:
-    """(the request, the snapshot's answer to it when the source's fast path has one, else None).
+    tool: Tool, args: Mapping[str, Any], source: Opened, requests: dict[str | None, Any] | None = None
+) -> Prepared | Reply:
+    """The snapshot's answer to the call when the source's fast path has one, else the request to send.
 
-    ``requests`` memoizes the request built for (tool, key, arguments): building is a pure function of them, and
+    ``requests`` holds the requests built before for these same arguments, by key (what
+    :meth:`Core.validate` keeps with its verdict): building is a pure function of (tool, key, arguments), and
     pruning or synthesis asks a few thousand requests a hundred thousand times (quoting and encoding the URL
     cost more than the rest of a replayed call).
     """
     key = source.key_for(tool)
-    memo_key = _call_key((tool.name, key), args) if requests is not None else None
-    built = requests.get(memo_key) if requests is not None and memo_key is not None else None
+    built = requests.get(key) if requests is not None else None
     if built is None:
         built = build_request(tool, args, key)
-        if requests is not None and memo_key is not None:
-            _remember(requests, memo_key, built)
+        if requests is not None:
+            requests[key] = built
     method, url, headers, redacted = built
     register_secret(key)  # the log filter masks the key, replayed or not
     secrets = (key,) if key else ()
-    prepared = Prepared(method, url, headers, redacted, {"kopa_tool": tool.name, "kopa_secrets": secrets})
-    if source.replayer is None:
-        return prepared, None
-    answer = source.replayer(method, url, secrets)
-    if answer is None:
-        return prepared, None
-    return prepared, Reply(answer.status, b"", redacted, body_digest=answer.body_digest, load=answer.load)
+    if source.replayer is not None:
+        answer = source.replayer(method, url, secrets)
+        if answer is not None:
+            return Reply(answer.status, b"", redacted, body_digest=answer.body_digest, load=answer.load)
+    return Prepared(method, url, headers, redacted, {"kopa_tool": tool.name, "kopa_secrets": secrets})
 
 
 # -- decisions -------------------------------------------------------------------
@@ -489,7 +488,18 @@ def _fresh(value: Any) -> Any:
     return value
 
 
-#: what a flow asks its driver to do: ("send", tool, args) → Reply, or ("sleep", seconds) → None
+class _Verdict(NamedTuple):
+    """What :meth:`Core.validate` says of a call's arguments, and the requests built from them by key."""
+
+    args: dict[str, Any]
+    problem: str | None
+    page: dict[str, int | None] | None
+    requests: dict[str | None, tuple[str, str, dict[str, str | bytes], str]]
+
+
+_UNSET: Any = object()
+
+#: what a flow asks its driver to do: ("send", tool, args, requests) → Reply, or ("sleep", seconds) → None
 Op = tuple
 Flow = Generator[Op, Any, Any]
 
@@ -518,10 +528,9 @@ class Core:
         self._memo_records = 0
         # a request's keys → the recorder's masking of them (built on first use: a handful per run)
         self._redactors: dict[tuple[str, ...], Redactor] = {}
-        # pure functions of a call's arguments, memoized (see _call_key): validate_args's verdict and the request
-        # built from it (:func:`prepare`); a walk repeats each of a few thousand calls many times
-        self._validated: dict[tuple, tuple[dict[str, Any], str | None]] = {}
-        self.requests: dict[tuple, tuple[str, str, dict[str, str | bytes], str]] = {}
+        # pure functions of a call's arguments, memoized (see _call_key): validate_args's verdict, the page and
+        # the requests built from them (:func:`prepare`): a walk repeats each of a few thousand calls many times
+        self._validated: dict[tuple, _Verdict] = {}
 
     # state
     @property
@@ -573,11 +582,18 @@ class Core:
         )
 
     def interpret(
-        self, tool: Tool, args: Mapping[str, Any], reply: Reply, attempts: int, copy_records: bool = True
+        self,
+        tool: Tool,
+        args: Mapping[str, Any],
+        reply: Reply,
+        attempts: int,
+        copy_records: bool = True,
+        page: Any = _UNSET,
     ) -> ToolResult:
         """What :func:`kopa_replay.env.call.execute` does after the response, plus normalization.
 
-        ``copy_records=False`` hands out the memo's own records (see :meth:`call_flow`)."""
+        ``copy_records=False`` hands out the memo's own records (see :meth:`call_flow`); ``page``, when given,
+        is ``page_info(tool, args)`` worked out before (copied here)."""
         if reply.error is not None:
             return self.make(
                 tool,
@@ -602,12 +618,14 @@ class Core:
             records = reading.records
         else:
             records = [r.copy() for r in reading.records] if reading.flat else _fresh(reading.records)
+        if page is _UNSET:
+            page = page_info(tool, args)
         return ToolResult(
             tool.name,
             dict(args),
             records,
             reading.total,
-            page_info(tool, args),
+            None if page is None else dict(page),
             reading.outcome,
             reading.code,
             reading.message,
@@ -633,7 +651,7 @@ class Core:
         # Not masked again: a body served from a snapshot was masked when it was stored (every writer,
         # RecordTransport.record and the vcr import, scrubs with the key the request carried), and the
         # key a replay sends (REPLAY_KEY) never leaves this process, so no stored body can hold it.
-        filters = tuple((f.param, args.get(f.param)) for f in tool.client_filters)
+        filters = tuple((f.param, args.get(f.param)) for f in tool.client_filters) if tool.client_filters else ()
         key = (tool.name, reply.status, reply.body_digest, filters)
         with self._lock:
             reading = self._memo.get(key)
@@ -661,16 +679,17 @@ class Core:
                     self._memo_records -= len(evicted.records)
         return reading
 
-    def validate(self, tool: Tool, args: Mapping[str, Any] | None) -> tuple[dict[str, Any], str | None]:
-        """:func:`validate_args`, memoized. The coerced arguments are shared between calls: every reader copies
-        them (each result holds its own ``dict(args)``), none writes."""
+    def validate(self, tool: Tool, args: Mapping[str, Any] | None) -> "_Verdict":
+        """:func:`validate_args` and the page the call asks for (:func:`page_info`), memoized. The coerced
+        arguments and the page are shared between calls: every reader copies them (each result holds its own),
+        none writes."""
         key = _call_key((tool.name,), args) if args is not None else None
-        if key is None:
-            return validate_args(tool, args)
-        verdict = self._validated.get(key)
+        verdict = self._validated.get(key) if key is not None else None
         if verdict is None:
-            verdict = validate_args(tool, args)
-            _remember(self._validated, key, verdict)
+            coerced, problem = validate_args(tool, args)
+            verdict = _Verdict(coerced, problem, page_info(tool, coerced) if problem is None else None, {})
+            if key is not None:
+                _remember(self._validated, key, verdict)
         return verdict
 
     # flows
@@ -681,7 +700,7 @@ class Core:
         every other result of the same answer — for a caller that only reads them (the pruning loop reads
         millions; copying them cost more than the rest of a replayed call)."""
         tool = self.catalog.get(name)  # UnknownTool: a programming error, raised
-        coerced, problem = self.validate(tool, args)
+        coerced, problem, page, requests = self.validate(tool, args)
         if problem is not None:
             shown = dict(args) if isinstance(args, Mapping) else {}
             result = self.make(tool, shown, "structural_error", [], None, None, problem, 0, 0)
@@ -689,8 +708,8 @@ class Core:
             attempt = 0
             while True:
                 attempt += 1
-                reply = yield ("send", tool, coerced)
-                result = self.interpret(tool, coerced, reply, attempt, copy_records)
+                reply = yield ("send", tool, coerced, requests)
+                result = self.interpret(tool, coerced, reply, attempt, copy_records, page)
                 pause = self.policy.after(result, attempt)
                 if pause is None:
                     break

@@ -42,10 +42,10 @@ class ToolEnvironment(EnvironmentBase):
         return self._drive(self._core.pages_flow(tool, args, max_pages))
 
     # I/O
-    def _send(self, tool: Tool, args: Mapping[str, Any]) -> Reply:
-        request, replayed = prepare(tool, args, self.source, self._core.requests)
-        if replayed is not None:
-            return replayed
+    def _send(self, tool: Tool, args: Mapping[str, Any], requests: dict[str | None, Any] | None = None) -> Reply:
+        request = prepare(tool, args, self.source, requests)
+        if isinstance(request, Reply):
+            return request  # the snapshot's answer
         try:
             response = self.source.client.request(
                 request.method,
@@ -62,7 +62,7 @@ class ToolEnvironment(EnvironmentBase):
     def _drive(self, flow: Flow) -> Any:
         op, result = step(flow)
         while op is not None:
-            op, result = step(flow, self._send(op[1], op[2]) if op[0] == "send" else self._sleep(op[1]))
+            op, result = step(flow, self._send(*op[1:]) if op[0] == "send" else self._sleep(op[1]))
         return result
 
     def close(self) -> None:

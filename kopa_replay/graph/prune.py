@@ -15,13 +15,16 @@ least ``min_trials`` times whose posterior mean is under ``threshold`` is cut.
 
 The decisions (:func:`update`, :func:`should_cut`, :func:`choose`,
 :func:`bound_arguments`) are pure functions over :class:`Link` objects. The
-loop keeps the same state as arrays indexed by link id (the links sorted by
-key): :class:`Posteriors`, which applies the same decisions to every link at
-once (the cut is one vector operation) and is written back to the links at the
-end. :class:`PathSampler` walks the paths; it holds only what does not change
-during a run (starts, outgoing links, fillers). Links are visited in sorted
-order and seeded ``numpy.random.Generator`` s drive every choice: the same
-snapshot, seed and configuration give the same graph.
+loop makes the same decisions over link ids (the position in the links sorted
+by key): :class:`Posteriors` holds every link's state as numpy arrays (the cut
+is one vector operation, as are the merge of batches and the jobs handed to
+them) and is written back to the links at the end; a walk works on a
+:class:`Tally`, plain lists, as a step touches a handful of links.
+:class:`PathSampler` walks the paths; it holds only what does not change during
+a run (starts, outgoing links, fillers, the bound values each answer offers).
+Seeded ``numpy.random.Generator`` s drive every choice, in the order the loop
+has always drawn them: the same snapshot, seed and configuration give the same
+graph.
 
 Batched Thompson sampling (``batches`` > 1)
 --------------------------------------------
@@ -50,8 +53,10 @@ request's faults are those of its occurrences within its batch.
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -178,17 +183,24 @@ def should_cut(link: Link, config: PruneConfig) -> bool:
     return not link.pruned and link.trials >= config.min_trials and link.posterior_mean < config.threshold
 
 
-def _pick(rng: np.random.Generator, posteriors: Sequence[tuple[float, float, int]], min_trials: int) -> int:
-    """The position :func:`choose` picks among ``(alpha, beta, trials)`` triples: one Beta draw each, in order,
-    plus 1 for a triple short of ``min_trials``; the first highest wins.
+def _pick(
+    rng: np.random.Generator,
+    ids: Sequence[int],
+    alpha: Sequence[float],
+    beta: Sequence[float],
+    trials: Sequence[int],
+    min_trials: int,
+) -> int:
+    """The position in ``ids`` that :func:`choose` picks: one Beta(alpha[i], beta[i]) draw per id, in order, plus
+    1 where trials[i] is short of ``min_trials``; the first highest wins.
 
     One scalar draw at a time: a generator's draws for arrays of parameters are
     these same draws in this order, and for the handful of links a step weighs
     the scalar calls cost half as much.
     """
     best, top = 0, -1.0
-    for position, (alpha, beta, trials) in enumerate(posteriors):
-        draw = rng.beta(alpha, beta) + (trials < min_trials)
+    for position, i in enumerate(ids):
+        draw = rng.beta(alpha[i], beta[i]) + (trials[i] < min_trials)
         if draw > top:
             best, top = position, draw
     return best
@@ -201,7 +213,8 @@ def choose(rng: np.random.Generator, links: Sequence[Link], min_trials: int = 0)
     among them): no link may be cut untried, and a link nobody tries can never
     be cut, so every link earns its ``min_trials`` before the posteriors compete.
     """
-    return links[_pick(rng, [(link.alpha, link.beta, link.trials) for link in links], min_trials)]
+    alpha, beta, trials = [link.alpha for link in links], [link.beta for link in links], [link.trials for link in links]
+    return links[_pick(rng, range(len(links)), alpha, beta, trials, min_trials)]
 
 
 def _carrying(records: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> list[Mapping[str, Any]]:
@@ -465,7 +478,8 @@ class PathSampler:
         if len(job.alpha) != self.size:
             raise UsageError(f"a batch job over {len(job.alpha)} links given to a sampler of {self.size} links")
         tally = Tally.of(job)
-        passed, steps, steps_ok = self.walk(np.random.default_rng(job.seed), env, tally, job.paths, job.config)
+        with _collecting_less():
+            passed, steps, steps_ok = self.walk(np.random.default_rng(job.seed), env, tally, job.paths, job.config)
         return tally.outcome(job, passed, steps, steps_ok)
 
     def walk(
@@ -519,7 +533,7 @@ class PathSampler:
             options = [i for i, target in out if target not in visited]
             if not options:
                 break
-            i = options[_pick(rng, [(alpha[i], beta[i], trials[i]) for i in options], config.min_trials)]
+            i = options[_pick(rng, options, alpha, beta, trials, config.min_trials)]
             rows = self._rows(result, i)
             crossed += 1
             if not rows:  # the output never carries what the binding reads: the binding is wrong
@@ -549,6 +563,28 @@ class PathSampler:
         return rows
 
 
+#: the youngest generation's collection threshold during a run or batch (Python's default: 700 allocations)
+_WALK_GC_THRESHOLD = 100_000
+
+
+@contextmanager
+def _collecting_less() -> Iterator[None]:
+    """Collect cyclic garbage in fewer, larger passes during a run (or a batch).
+
+    Walks parse thousands of answers (millions of small dicts and lists, which
+    the environment's memo keeps). At the default threshold the collector runs
+    thousands of times and its older passes traverse everything kept: a fifth
+    of a paper-scale replayed run. Parsed answers hold no cycles; the few a run
+    makes are still collected, later. The previous thresholds are restored.
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], _WALK_GC_THRESHOLD), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def _serial(sampler: PathSampler, env: Any) -> RunBatches:
     """Run each job in this process on ``env``, rewound first: as a worker on a freshly opened one would."""
 
@@ -575,9 +611,11 @@ def prune(
     """Run the loop over ``links`` (updated in place) with ``env`` (a ToolEnvironment); per-iteration stats.
 
     Links start from the prior their feasibility gives unless they already
-    carry trials (a resumed run). With ``config.batches`` > 1, ``run_batches``
-    runs each iteration's :class:`BatchJob` s (default: one after another in
-    this process on ``env``, rewound before each); it is not used otherwise.
+    carry trials (a resumed run). The state lives in :class:`Posteriors` during
+    the run and is written back to the links at its end (also when a call
+    raises). With ``config.batches`` > 1, ``run_batches`` runs each
+    iteration's :class:`BatchJob` s (default: one after another in this process
+    on ``env``, rewound before each); it is not used otherwise.
     """
     ordered = sorted(links, key=lambda link: link.key)
     sampler = PathSampler(ordered, catalog)
@@ -588,32 +626,44 @@ def prune(
     retained: dict[str, list[tuple[int, int]]] = {}  # kept between iterations, less the sources of cut links
     history: list[IterationStats] = []
     try:
-        for iteration in range(1, config.iterations + 1):
-            if rng is not None:
-                tally = Tally.of(state)
-                try:
-                    passed, steps, steps_ok = sampler.walk(rng, env, tally, config.paths, config, retained)
-                finally:
-                    state.absorb(tally)
-            else:
-                outcomes = _run(runner, _jobs(iteration, state, config))
-                state.merge(outcomes)
-                passed, steps, steps_ok = (
-                    sum(getattr(o, f) for o in outcomes) for f in ("passed", "steps", "steps_ok")
-                )
-            env.reset()  # the log is not needed here, and would grow by every call of the run
-            cut = state.cut(iteration, config)
-            for i in cut.tolist():
-                retained.pop(sampler.sources[i], None)
-            stats = IterationStats(
-                iteration, config.paths, passed, steps, steps_ok, len(cut), int(np.count_nonzero(~state.pruned))
-            )
-            history.append(stats)
-            if progress is not None:
-                progress(stats)
+        with _collecting_less():
+            for iteration in range(1, config.iterations + 1):
+                history.append(_iteration(iteration, sampler, state, rng, runner, env, config, retained))
+                if progress is not None:
+                    progress(history[-1])
     finally:
         state.write_back(ordered, start)  # what was done so far, should a call fail
     return history
+
+
+def _iteration(
+    iteration: int,
+    sampler: PathSampler,
+    state: Posteriors,
+    rng: np.random.Generator | None,
+    runner: RunBatches,
+    env: Any,
+    config: PruneConfig,
+    retained: dict[str, list[tuple[int, int]]],
+) -> IterationStats:
+    """One iteration: the paths (one walk on ``rng``, or the batches through ``runner``), then the cuts."""
+    if rng is not None:
+        tally = Tally.of(state)
+        try:
+            passed, steps, steps_ok = sampler.walk(rng, env, tally, config.paths, config, retained)
+        finally:
+            state.absorb(tally)
+    else:
+        outcomes = _run(runner, _jobs(iteration, state, config))
+        state.merge(outcomes)
+        passed, steps, steps_ok = (sum(getattr(o, f) for o in outcomes) for f in ("passed", "steps", "steps_ok"))
+    env.reset()  # the log is not needed here, and would grow by every call of the run
+    cut = state.cut(iteration, config)
+    for i in cut.tolist():
+        retained.pop(sampler.sources[i], None)  # their retained links are fewer now
+    return IterationStats(
+        iteration, config.paths, passed, steps, steps_ok, len(cut), int(np.count_nonzero(~state.pruned))
+    )
 
 
 def _jobs(iteration: int, state: Posteriors, config: PruneConfig) -> list[BatchJob]:

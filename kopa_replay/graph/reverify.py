@@ -553,6 +553,7 @@ def open_reverify_env(catalog: Catalog, *, snapshot: str, store: str | Path, ans
         replayer=primary.replayer,
         details={**fallback.details, "over": primary.details},
         closers=[*fallback.closers, primary.close],
+        rewinders=[*fallback.rewinders, primary.rewind],  # both parts count per request: both start over
     )
     return ToolEnvironment(catalog, layered, owns_source=True)
 

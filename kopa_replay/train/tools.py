@@ -190,6 +190,7 @@ class SourceSpec:
             {**pinned.details, "fallback": "sim"},
             [*sim.closers, pinned.close],
             pinned.replayer,
+            rewinders=[*sim.rewinders, *pinned.rewinders],
         )
 
 

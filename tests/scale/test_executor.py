@@ -88,3 +88,18 @@ def test_the_pipeline_hands_its_executor_to_every_stage_that_runs_shards(tmp_pat
     assert steps["graph-prune"].batches == 4 and steps["synth"].streams == "attempt"
     with pytest.raises(UsageError, match="--workers"):
         pipeline.Config(out=str(tmp_path), workers=0)
+
+
+def test_ray_missing_is_one_error_line_naming_the_extra(monkeypatch, tmp_path, cli_error):
+    import sys
+
+    from click.testing import CliRunner
+
+    from kopa_replay.cli import cli
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # what an install without the ray extra sees
+    result = CliRunner().invoke(
+        cli, ["bench", "run", "--agent", "oracle", "--executor", "ray", "--out", str(tmp_path / "b")]
+    )
+    assert "kopa-replay[ray]" in cli_error(result)
+    assert not (tmp_path / "b").exists()
