@@ -7,9 +7,11 @@ live recording across N workers under the platforms' rate limits.
 2. **Pruning** on strict replay of a snapshot the loop recorded first: ``graph prune --batches B --executor ray
    --workers W`` for W = 1, 2 (same B: the same graph, which is checked). Replay is CPU-bound: 2 workers on the
    2-core machine share it with the driver.
-3. **Projection**: the calls the paper-scale pruning loop makes, per host (from the snapshot step 2 recorded when
-   ``--prune-scale paper``; the built-in catalog's otherwise), priced at ``--live-ms`` per call and bounded by each
-   host's rate limit in the catalog (requests per second, requests in flight, daily quota), for N workers.
+3. **Projection**: recording the paper's pruning live on N workers, priced at ``--live-ms`` per call and bounded
+   by each host's rate limit in the catalog (requests per second, requests in flight, daily quota) — sending every
+   one of its ``--paper-calls`` calls (as the paper's live loop did) or only its distinct requests (what
+   ``replay-or-record`` sends), split over hosts as the snapshot of step 2 holds them (``--prune-scale paper``:
+   the paper-scale loop's own).
 
 The Ray cluster is started once (``ray.init(num_cpus=2)``) before anything is timed; each stage joins it.
 
@@ -102,11 +104,12 @@ def bench_pruning(scratch: Path, scale: str, iterations: int, paths: int, batche
     first = out[f"workers_{workers[0]}"]
     out["same_graph"] = all(out[f"workers_{c}"]["graph_digest"] == first["graph_digest"] for c in workers)
     out["speedup"] = round(first["seconds"] / out[f"workers_{workers[-1]}"]["seconds"], 2)
-    out["calls_by_host"] = _calls_by_host(store, "prune")
+    out["requests_by_host"] = _requests_by_host(store, "prune")
     return out
 
 
-def _calls_by_host(store_path: Path, snapshot: str) -> dict[str, int]:
+def _requests_by_host(store_path: Path, snapshot: str) -> dict[str, int]:
+    """The distinct requests the loop sent, per host (what its recording holds)."""
     from urllib.parse import urlsplit
 
     hosts: Counter[str] = Counter()
@@ -116,22 +119,20 @@ def _calls_by_host(store_path: Path, snapshot: str) -> dict[str, int]:
     return dict(sorted(hosts.items()))
 
 
-def projection(calls_by_host: dict[str, int], scale_to: int, live_ms: float, workers: list[int]) -> list[dict]:
-    """Hours to record ``scale_to`` calls split over hosts as ``calls_by_host`` is, live, on N workers: the
-    slowest of (every call at ``live_ms`` spread over N workers) and (each host at the most its rate limit lets
-    through: min(requests per second, min(concurrency, N) / latency)), plus the days a daily quota adds."""
-    catalog = builtin_catalog("paper")
-    limits = catalog.rate_limits()
-    total = sum(calls_by_host.values())
+def projection(requests_by_host: dict[str, int], calls: int, live_ms: float, workers: list[int]) -> list[dict]:
+    """Hours to record the loop live on N workers, two ways: sending every one of its ``calls`` (what the paper's
+    live pruning did), split over hosts as its distinct requests are, and sending each distinct request once
+    (``requests_by_host``: what ``replay-or-record`` sends; a repeat is answered from the snapshot). Each is the
+    slowest of (the calls at ``live_ms`` spread over N workers) and (each host at the most its rate limit lets
+    through: min(requests per second, min(in flight, N) / latency)); ``extra_days`` is what a daily quota adds."""
+    limits = builtin_catalog("paper").rate_limits()
+    distinct = sum(requests_by_host.values())
     latency = live_ms / 1000
-    rows = []
-    for count in workers:
-        bound = scale_to * latency / count
-        days = 0
-        slowest = ""
-        for host, calls in calls_by_host.items():
-            share = scale_to * calls / total
-            limit = limits.get(host)
+
+    def hours(total: int, count: int) -> tuple[float, str, int]:
+        bound, slowest, days = total * latency / count, "workers", 0
+        for host, requests in requests_by_host.items():
+            share, limit = total * requests / distinct, limits.get(host)
             if limit is None:
                 continue
             through = min(limit.requests_per_second, min(limit.concurrency, count) / latency)
@@ -139,8 +140,22 @@ def projection(calls_by_host: dict[str, int], scale_to: int, live_ms: float, wor
                 bound, slowest = share / through, host
             if limit.daily:
                 days = max(days, math.ceil(share / limit.daily) - 1)
+        return round(bound / 3600, 2), slowest, days
+
+    rows = []
+    for count in workers:
+        every, every_host, every_days = hours(calls, count)
+        once, once_host, once_days = hours(distinct, count)
         rows.append(
-            {"workers": count, "hours": round(bound / 3600, 1), "bound_by": slowest or "workers", "extra_days": days}
+            {
+                "workers": count,
+                "every_call_hours": every,
+                "every_call_bound_by": every_host,
+                "every_call_extra_days": every_days,
+                "distinct_requests_hours": once,
+                "distinct_bound_by": once_host,
+                "distinct_extra_days": once_days,
+            }
         )
     return rows
 
@@ -170,13 +185,13 @@ def main() -> None:
                 result["pruning"] = bench_pruning(
                     Path(scratch), options.prune_scale, options.iterations, options.paths, options.batches, [1, 2]
                 )
+                by_host = result["pruning"]["requests_by_host"]
                 result["projection"] = {
                     "calls": options.paper_calls,
+                    "distinct_requests": sum(by_host.values()),
                     "live_ms": options.live_ms,
-                    "hosts_from": f"{options.prune_scale} pruning loop",
-                    "rows": projection(
-                        result["pruning"]["calls_by_host"], options.paper_calls, options.live_ms, [1, 2, 4, 8, 16, 64]
-                    ),
+                    "hosts_from": f"the {options.prune_scale} pruning loop's snapshot",
+                    "rows": projection(by_host, options.paper_calls, options.live_ms, [1, 2, 4, 8, 16, 64]),
                 }
     finally:
         ray.shutdown()
@@ -189,7 +204,7 @@ def main() -> None:
             if key == "rows":
                 for row in value:
                     print(f"  {row}")
-            elif key != "calls_by_host":
+            elif key != "requests_by_host":
                 print(f"  {key:<16} {value}")
 
 
