@@ -21,7 +21,6 @@ arguments picklable.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -65,11 +64,14 @@ class ExecutorSpec:
 
 
 class WorkerPool(Protocol):
-    """Stateful workers: ``run(method, jobs)`` calls ``worker.method(job)`` for each job, results in job order."""
+    """Stateful workers: ``run(method, jobs)`` calls ``worker.method(job)`` for each job, results in job order;
+    ``close()`` calls each worker's ``close()`` (what it opened: an environment whose recorder must commit)."""
 
     size: int
 
     def run(self, method: str, jobs: Sequence[Any]) -> list[Any]: ...
+
+    def close(self) -> None: ...
 
 
 class Executor(Protocol):
@@ -93,6 +95,10 @@ class _LocalPool:
     def run(self, method: str, jobs: Sequence[Any]) -> list[Any]:
         call = getattr(self.worker, method)
         return [call(job) for job in jobs]
+
+    def close(self) -> None:
+        if hasattr(self.worker, "close"):
+            self.worker.close()
 
 
 class LocalExecutor:
@@ -121,25 +127,33 @@ def _ray() -> Any:
 
 
 class _RayPool:
-    """``size`` Ray actors; each job goes to the next free actor, results come back in job order."""
+    """``size`` Ray actors; each job goes to the next actor round-robin, results come back in job order."""
 
     def __init__(self, ray: Any, factory: type, size: int, args: tuple[Any, ...]) -> None:
         self._ray = ray
         remote = ray.remote(num_cpus=1)(factory)
         shared = tuple(ray.put(arg) for arg in args)  # sent to the object store once, not once per actor
-        self.actors = [remote.remote(*shared) for _ in range(size)]
-        self.size = size
+        # no more actors than the cluster has CPUs: an actor that can never be placed would hold its jobs forever
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.size = max(1, min(size, cpus))
+        self.actors = [remote.remote(*shared) for _ in range(self.size)]
+        self._closes = hasattr(factory, "close")
 
     def run(self, method: str, jobs: Sequence[Any]) -> list[Any]:
-        # round-robin by job index: which actor runs a job never changes what it returns (a job is a pure function
-        # of itself and the worker's read-only state), only when
+        # which actor runs a job never changes what it returns (a job is a pure function of itself and the
+        # worker's read-only state), only when
         refs = [getattr(self.actors[i % self.size], method).remote(job) for i, job in enumerate(jobs)]
-        return _gathered(self._ray, refs)
+        return gather_in_order(self._ray, refs)
+
+    def close(self) -> None:
+        if self._closes:
+            gather_in_order(self._ray, [actor.close.remote() for actor in self.actors])
 
 
-def _gathered(ray: Any, refs: list[Any]) -> list[Any]:
+def gather_in_order(ray: Any, refs: list[Any]) -> list[Any]:
     """The results of ``refs`` in order; a kopa-replay error a worker raised is raised here as itself (its one
-    ``Error:`` line on the command line), not wrapped in Ray's task error with the worker's traceback."""
+    ``Error:`` line on the command line), not wrapped in Ray's task error with the worker's traceback; a worker
+    Ray lost (crashed, out of memory, never started) is a :class:`KopaError` saying so."""
     try:
         return list(ray.get(refs))
     except ray.exceptions.RayTaskError as failed:
@@ -147,6 +161,9 @@ def _gathered(ray: Any, refs: list[Any]) -> list[Any]:
         if isinstance(cause, KopaError):
             raise cause from None
         raise
+    except ray.exceptions.RayError as lost:
+        first = str(lost).strip().splitlines()[0] if str(lost).strip() else ""
+        raise KopaError(f"a Ray worker failed ({type(lost).__name__}): {first}") from None
 
 
 class RayExecutor:
@@ -160,10 +177,9 @@ class RayExecutor:
                 options["address"] = spec.address
             else:
                 options["num_cpus"] = spec.workers
-            # the workers inherit this process's view of the offline world (HF_HUB_OFFLINE, KOPA_*)
-            env = {k: v for k, v in os.environ.items() if k.startswith(("KOPA_", "HF_")) and k != "KOPA_LLM_URL"}
-            if env:
-                options["runtime_env"] = {"env_vars": env}
+            # nothing of this process's environment is handed to Ray (its runtime env is logged and kept in the
+            # cluster's job table: API keys would be too); a local cluster's workers inherit it, a joined cluster's
+            # nodes need their own keys and settings
             try:
                 self._ray.init(**options)
             except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -180,7 +196,7 @@ class RayExecutor:
                 _, running = self._ray.wait(running, num_returns=1)
             refs.append(remote.remote(item))
             running.append(refs[-1])
-        return _gathered(self._ray, refs)  # in submission order, whatever finished first
+        return gather_in_order(self._ray, refs)  # in submission order, whatever finished first
 
     def pool(self, factory: type, *args: Any) -> WorkerPool:
         return _RayPool(self._ray, factory, self.spec.workers, args)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import time
 from typing import Any, Mapping
 
+from kopa_replay.errors import SourceError
+
 __all__ = ["shared_limiter", "RayLimiterHandle"]
 
 #: how long a handle waits before asking again when the host's requests in flight are at the cap
@@ -26,7 +28,9 @@ def shared_limiter(executor: Any, catalog: Any, source: str, mirrors: Mapping[st
     from kopa_replay.env.limits import live_limiter
 
     local = live_limiter(catalog, mirrors)
-    if executor.spec.kind != "ray" or not local.limits:
+    if not local.limits:
+        return None  # no host of this catalog is limited (or every one goes to a mirror)
+    if executor.spec.kind != "ray":
         return local
     import ray
 
@@ -53,16 +57,30 @@ class RayLimiterHandle:
     """A :class:`~kopa_replay.env.limits.HostLimiter` whose limits live in a Ray actor (picklable: each worker gets
     the handle, all of them one actor)."""
 
-    def __init__(self, actor: Any) -> None:
+    def __init__(self, actor: Any, max_wait: float = 600.0) -> None:
         self.actor = actor
+        self.max_wait = max_wait
 
     def acquire(self, host: str) -> None:
-        import ray
-
-        while (wait := ray.get(self.actor.reserve.remote(host))) is None:
+        waited = 0.0
+        while (wait := self._reserve(host)) is None:
+            if waited > self.max_wait:  # a worker that died holding a slot never gives it back
+                raise SourceError(
+                    f"{host}: no request slot came free in {self.max_wait:g} s (the catalog's rate_limit allows "
+                    "few in flight and a worker holding one stopped); run the recording again to resume it"
+                )
             time.sleep(_POLL)  # at the cap: a slot frees when some worker's request ends
+            waited += _POLL
         if wait > 0:
             time.sleep(wait)
+
+    def _reserve(self, host: str) -> float | None:
+        import ray
+
+        from kopa_replay.scale.executor import gather_in_order
+
+        # a used-up daily quota raised in the actor arrives as its own SourceError (one Error: line)
+        return gather_in_order(ray, [self.actor.reserve.remote(host)])[0]
 
     def release(self, host: str) -> None:
         self.actor.release.remote(host)  # not awaited: release must not block (the async transport calls it)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kopa_replay.errors import UsageError
-from kopa_replay.stages.common import STORE_HELP, CatalogChoice, LLMServer, ScaleOut, task_set_digest
+from kopa_replay.stages.common import STORE_HELP, CatalogChoice, LLMServer, ScaleOut, for_workers, task_set_digest
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import atomic_run_dir, write_manifest
 
@@ -147,7 +147,8 @@ def run(config: Config) -> Result:
         tasks = list(task_set.tasks)
         count = min(spec.workers, len(tasks)) or 1
         # task i goes to shard i mod N: neighbouring tasks (one domain, similar cost) are spread over the workers
-        jobs = [_Shard(config, task_set, tuple(tasks[k::count]), work) for k in range(count)]
+        shipped = for_workers(config) if count > 1 or spec.kind == "ray" else config
+        jobs = [_Shard(shipped, task_set, tuple(tasks[k::count]), work.resolve()) for k in range(count)]
         if count == 1 and spec.kind == "local":
             parts = [_run_shard(jobs[0])]
         else:

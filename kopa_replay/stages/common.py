@@ -14,7 +14,16 @@ from typing import Any, Literal
 from kopa_replay.errors import UsageError
 from kopa_replay.stages.options import setting
 
-__all__ = ["CatalogChoice", "ExecSource", "LLMServer", "Decontamination", "ScaleOut", "iso_date", "STORE_HELP"]
+__all__ = [
+    "CatalogChoice",
+    "ExecSource",
+    "LLMServer",
+    "Decontamination",
+    "ScaleOut",
+    "for_workers",
+    "iso_date",
+    "STORE_HELP",
+]
 
 STORE_HELP = (
     "Cassette store file [env KOPA_STORE; default ./cassettes/kopa.sqlite if it exists, else the shipped "
@@ -93,6 +102,10 @@ class ExecSource:
             "as_of": self.as_of if sim else None,
         }
 
+    def records(self) -> bool:
+        """Whether calls are recorded into the snapshot (not only replayed from it)."""
+        return bool(self.snapshot) and (self.mode or "replay") != "replay"
+
     def sealed_digest(self) -> str | None:
         """The sealed digest of the snapshot the stage replays (an input: a re-recorded snapshot reruns it)."""
         if not self.snapshot or (self.mode or "replay") != "replay":
@@ -131,6 +144,25 @@ class ScaleOut:
         from kopa_replay.scale import ExecutorSpec
 
         return ExecutorSpec(self.executor, self.workers, self.ray_address)
+
+
+def for_workers(config: Any) -> Any:
+    """``config`` as a worker process must get it: every path absolute and the default store resolved here, so a
+    worker in another directory (or on another node of a shared filesystem) opens the files the driver means."""
+    import dataclasses
+
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if f.metadata.get("path") and value:
+            changes[f.name] = (
+                tuple(str(Path(v).resolve()) for v in value) if isinstance(value, tuple) else str(Path(value).resolve())
+            )
+    if getattr(config, "store", "") is None and getattr(config, "snapshot", None):
+        from kopa_replay.record.store import replay_store_path
+
+        changes["store"] = str(replay_store_path(config.snapshot, None).resolve())
+    return dataclasses.replace(config, **changes) if changes else config
 
 
 @dataclass(frozen=True)

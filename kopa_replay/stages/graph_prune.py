@@ -11,7 +11,7 @@ from typing import Any, Callable
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.prune import PruneConfig
 from kopa_replay.stages import graph_build
-from kopa_replay.stages.common import ExecSource, ScaleOut
+from kopa_replay.stages.common import ExecSource, ScaleOut, for_workers
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import atomic_run_dir, file_digest, write_manifest
 
@@ -108,7 +108,8 @@ def run(config: Config, *, progress: Callable[[Any], None] | None = None) -> Res
                 executor = stack.enter_context(open_executor(spec))
 
                 def runner(links: list) -> Any:
-                    pool = executor.pool(PruneWorker, config, catalog, links)
+                    pool = executor.pool(PruneWorker, for_workers(config), catalog, links)
+                    stack.callback(pool.close)  # before the executor: the workers' recorders commit
                     return lambda jobs: pool.run("run", jobs)
 
             report = prune_graph(
@@ -152,3 +153,6 @@ class PruneWorker:
     def run(self, job: Any) -> Any:
         self.env.rewind()
         return self.sampler.run_batch(job, self.env)
+
+    def close(self) -> None:
+        self._stack.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kopa_replay.errors import UsageError
-from kopa_replay.stages.common import STORE_HELP, CatalogChoice, ScaleOut, iso_date
+from kopa_replay.stages.common import STORE_HELP, CatalogChoice, ScaleOut, for_workers, iso_date
 from kopa_replay.stages.options import setting
 
 __all__ = [
@@ -178,7 +178,7 @@ def record(config: RecordConfig, *, progress: Any = None) -> Result:
     """Record every tool's probe calls (catalog examples, largest pages) and the benchmark's calls.
 
     With ``--executor ray`` or ``--workers N`` the workload is split by endpoint into N shards, each recorded by
-    its own worker into a store of its own (``STORE.shards/SNAPSHOT/``, kept until the merge succeeds: a
+    its own worker into a store of its own (``STORE.shards/SNAPSHOT-KEY/``, kept until the merge succeeds: a
     stopped run resumes every shard), then merged and sealed: the snapshot's digest is the one a single recorder
     gives. The catalog's per-host rate limits hold across all workers (one limiter they share)."""
     from kopa_replay.env.source import parse_mirrors
@@ -240,24 +240,40 @@ def _record_sharded(config: RecordConfig, catalog: Any, path: Path, requests: li
     from collections import Counter
 
     from kopa_replay.env.source import parse_mirrors
+    from kopa_replay.record import Store
     from kopa_replay.scale import open_executor
     from kopa_replay.scale.limits import shared_limiter
-    from kopa_replay.stages.workflows import RecordSummary, merge_snapshots
+    from kopa_replay.stages.workflows import RecordSummary, claim_snapshot, merge_snapshots, plan_digest, recording_plan
     from kopa_replay.util import tick
 
-    folder = shard_dir(path, str(config.snapshot))
-    folder.mkdir(parents=True, exist_ok=True)
+    snapshot, path = str(config.snapshot), path.resolve()
+    as_of = config.as_of or snapshot
+    # the target's settings checked (and the snapshot claimed: unfinished until the merge) before anything is sent
+    with Store(path) as store:
+        claim_snapshot(store, snapshot, as_of=as_of, source=config.source, seed=config.seed, catalog=catalog)
     count = spec.workers
+    made_by = {
+        "source": config.source,
+        "as_of": as_of,
+        "seed": config.seed,
+        "mirrors": sorted(config.base_url),
+        "catalog": catalog.digest(),
+        "plan": plan_digest(recording_plan(catalog, requests)),
+        "shards": count,
+    }
+    folder = shard_dir(path, snapshot, made_by)
+    folder.mkdir(parents=True, exist_ok=True)
+    shipped = for_workers(config)
     with open_executor(spec) as executor:
         limiter = shared_limiter(executor, catalog, config.source, parse_mirrors(config.base_url))
         jobs = [
-            _ShardJob(config, folder / f"shard-{k + 1}-of-{count}.sqlite", requests, (k, count), limiter)
+            _ShardJob(shipped, folder / f"shard-{k + 1}-of-{count}.sqlite", requests, (k, count), limiter)
             for k in range(count)
         ]
         parts = executor.map(_record_shard, jobs)
     tick(progress, "merging shards", 0, 1)
     merged = merge_snapshots(
-        [job.path for job in jobs], store_path=path, snapshot=str(config.snapshot), catalog=catalog, seal=config.seal
+        [job.path for job in jobs], store_path=path, snapshot=snapshot, catalog=catalog, seal=config.seal
     )
     tick(progress, "merging shards", 1, 1)
     outcomes: Counter[str] = Counter()
@@ -271,19 +287,29 @@ def _record_sharded(config: RecordConfig, catalog: Any, path: Path, requests: li
 
 
 def _remove_shards(folder: Path) -> None:
-    """The shard stores of a merged recording (nothing left in them to resume)."""
-    import shutil
+    """The shard stores of a merged recording (nothing left in them to resume): only the files a sharded run
+    names (``shard-K-of-N.sqlite`` and its -wal/-shm), then the folders if that left them empty."""
+    if not folder.is_dir():
+        return
+    for shard in folder.glob("shard-*-of-*.sqlite*"):
+        shard.unlink()
+    for empty in (folder, folder.parent):
+        if empty.is_dir() and not any(empty.iterdir()):
+            empty.rmdir()
 
-    if folder.exists():
-        shutil.rmtree(folder)
-    if folder.parent.exists() and not any(folder.parent.iterdir()):
-        folder.parent.rmdir()
 
+def shard_dir(store_path: str | Path, snapshot: str, made_by: Any) -> Path:
+    """Where a sharded run keeps its shard stores until they are merged: beside the store, one folder per run
+    (the snapshot's name made safe for a file name, and a digest of how its shards are made), so a rerun with the
+    same settings resumes its shards and one with other settings never reuses them."""
+    import re
 
-def shard_dir(store_path: str | Path, snapshot: str) -> Path:
-    """Where a sharded recording keeps its shard stores until they are merged."""
+    from kopa_replay.stages.run_dir import digest_of
+
     store_path = Path(store_path)
-    return store_path.with_name(store_path.name + ".shards") / snapshot
+    safe = re.sub(r"[^0-9A-Za-z_-]+", "_", snapshot).strip("_")[:60] or "snapshot"
+    key = digest_of({"snapshot": snapshot, "made_by": made_by})[:12]
+    return store_path.with_name(store_path.name + ".shards") / f"{safe}-{key}"
 
 
 def _sealed_in(path: Path, snapshot: str) -> bool:
@@ -329,8 +355,23 @@ def refresh(config: RefreshConfig, *, progress: Any = None) -> Result:
     requests = config.bench_requests(catalog, snapshot, mirrors)
     with open_executor(config.executor_spec()) as executor:
         summary = _refresh(config, catalog, path, mirrors, requests, executor, progress)
-    _remove_shards(shard_dir(path, snapshot))
+    _remove_shards(_refresh_shards(config, path.resolve(), catalog))
     return _result(path, summary)
+
+
+def _refresh_shards(config: RefreshConfig, path: Path, catalog: Any) -> Path:
+    made_by = {
+        "base": config.base,
+        "source": config.source,
+        "as_of": config.as_of or config.snapshot,
+        "seed": config.seed,
+        "mirrors": sorted(config.base_url),
+        "tools": config.tools,
+        "changed_since": config.changed_since,
+        "catalog": catalog.digest(),
+        "shards": config.workers,
+    }
+    return shard_dir(path, str(config.snapshot), made_by)
 
 
 def _refresh(
@@ -355,5 +396,5 @@ def _refresh(
         requests=requests,
         progress=progress,
         executor=executor,
-        shard_folder=shard_dir(path, snapshot),
+        shard_folder=_refresh_shards(config, path.resolve(), catalog),
     )

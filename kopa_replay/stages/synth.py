@@ -10,7 +10,14 @@ from types import SimpleNamespace
 from typing import Any, Literal
 
 from kopa_replay.errors import UsageError
-from kopa_replay.stages.common import CatalogChoice, Decontamination, ExecSource, LLMServer, ScaleOut
+from kopa_replay.stages.common import (
+    CatalogChoice,
+    Decontamination,
+    ExecSource,
+    LLMServer,
+    ScaleOut,
+    for_workers,
+)
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import atomic_run_dir, file_digest, write_manifest
 
@@ -76,7 +83,12 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination, ScaleOut):
 
     def __post_init__(self) -> None:
         self.walk()  # the walk's own checks, before anything runs
-        self.executor_spec()
+        spec = self.executor_spec()
+        if self.streams == "attempt" and (spec.kind, spec.workers) != ("local", 1) and self.records():
+            raise UsageError(
+                "--streams attempt on several workers runs attempts ahead of the walk, and a recording would keep "
+                "requests the walk never makes: record with --workers 1, then run on the snapshot with any --workers"
+            )
 
 
 @dataclass(frozen=True)
@@ -137,7 +149,10 @@ def run(config: Config, *, progress: Any = None) -> Result:
         if config.streams == "attempt" and (spec.kind, spec.workers) != ("local", 1):
             from kopa_replay.scale import open_executor
 
-            pool = stack.enter_context(open_executor(spec)).pool(SynthWorker, config, catalog, links, intents)
+            pool = stack.enter_context(open_executor(spec)).pool(
+                SynthWorker, for_workers(config), catalog, links, intents
+            )
+            stack.callback(pool.close)
 
             def run_attempts(jobs: list) -> list:
                 return pool.run("run", jobs)
@@ -185,3 +200,6 @@ class SynthWorker:
 
     def run(self, job: Any) -> Any:
         return self.runner.run(job, self.env)
+
+    def close(self) -> None:
+        self._stack.close()

@@ -45,6 +45,8 @@ __all__ = [
     "recording_plan",
     "recording_shards",
     "merge_snapshots",
+    "claim_snapshot",
+    "plan_digest",
     "refresh_snapshot",
 ]
 
@@ -147,6 +149,8 @@ def record_snapshot(
     ):
         plan = recording_plan(catalog, requests)
         if shard is not None:
+            # which part of which recording this store holds: a merge checks every part is there, once
+            store.set_provenance(snapshot, {"shard": [shard[0] + 1, shard[1]], "plan": plan_digest(plan)})
             plan = recording_shards(catalog, plan, shard[1])[shard[0]]
         env = ToolEnvironment(catalog, src)
         for done, call in enumerate(plan, 1):
@@ -189,21 +193,43 @@ def recording_plan(catalog: Catalog, requests: Iterable[tuple[str, Mapping[str, 
     return plan
 
 
-def recording_shards(catalog: Catalog, plan: list[PlannedCall], count: int) -> list[list[PlannedCall]]:
-    """``plan`` split into ``count`` shards by endpoint (method, base URL, path): calls that can send the same
-    request stay in one shard, in their order, so each request's n-th occurrence is numbered as one recorder would
-    number it and the merged snapshot holds the same interactions (the same digest)."""
+def recording_shards(
+    catalog: Catalog,
+    plan: list[PlannedCall],
+    count: int,
+    endpoint: Callable[[PlannedCall], tuple[str, ...]] | None = None,
+) -> list[list[PlannedCall]]:
+    """``plan`` split into ``count`` shards by endpoint (default: the tool's method, base URL and path): calls that
+    can send the same request stay in one shard, in their order, so each request's n-th occurrence is numbered as
+    one recorder would number it and the merged snapshot holds the same interactions (the same digest)."""
     from kopa_replay.scale import shards_of
 
     if count < 1:
         raise UsageError(f"a recording is split into at least 1 shard, not {count}")
-    groups: dict[tuple[str, str, str], list[PlannedCall]] = {}
-    for call in plan:
+
+    def of_tool(call: PlannedCall) -> tuple[str, ...]:
         http = catalog.get(call.tool).http
-        groups.setdefault((http.method, http.base_url, http.path), []).append(call)
+        return http.method, http.base_url, http.path
+
+    groups: dict[tuple[str, ...], list[PlannedCall]] = {}
+    for call in plan:
+        groups.setdefault((endpoint or of_tool)(call), []).append(call)
     order = {id(call): index for index, call in enumerate(plan)}
     shards = shards_of([groups[key] for key in sorted(groups)], count, weight=len)
     return [sorted((call for group in shard for call in group), key=lambda call: order[id(call)]) for shard in shards]
+
+
+def plan_digest(plan: list[PlannedCall]) -> str:
+    """What a recording sends, as one digest: shards of one recording carry it, so a merge can tell them apart."""
+    from kopa_replay.stages.run_dir import digest_of
+
+    return digest_of([[call.tool, dict(call.args), call.validated] for call in plan])
+
+
+def claim_snapshot(store: Store, snapshot: str, *, as_of: str, source: str, seed: int, catalog: Catalog) -> str:
+    """Create ``snapshot`` for a recording, or check an existing one has these settings (see
+    :func:`_open_for_recording`); returns the recorder's mode (``replay``: it is sealed)."""
+    return _open_for_recording(store, snapshot, as_of=as_of, source=source, seed=seed, catalog=catalog)
 
 
 def _open_for_recording(
@@ -396,8 +422,8 @@ def refresh_snapshot(
         base_requests=base_requests,
         extra=todo,
     )
-    workers = executor.spec.workers if executor is not None else 1
-    if workers > 1 and not sealed:
+    sharded = executor is not None and (executor.spec.kind == "ray" or executor.spec.workers > 1)
+    if sharded and not sealed:
         done = _refresh_sharded(store, catalog, part, executor, Path(shard_folder or "."), progress)
     else:
         done = _refresh_part(part, catalog, store_path, sleep=sleep, progress=progress)
@@ -576,10 +602,16 @@ def _refresh_sharded(
     count = executor.spec.workers
     calls = [PlannedCall(str(item.tool), {"#": index}, False) for index, item in enumerate(part.base_requests)]
     calls += [PlannedCall(tool, args, True) for tool, args in part.extra]
-    known = [call for call in calls if call.tool in catalog]
-    # a recorded request of a tool the catalog lacks goes with the first shard (its endpoint is unknown)
-    shards = recording_shards(catalog, known, count)
-    shards[0] = [call for call in calls if call.tool not in catalog] + shards[0]
+
+    def endpoint(call: PlannedCall) -> tuple[str, ...]:
+        if call.validated:  # a new call: where the catalog sends it
+            http = catalog.get(call.tool).http
+            return http.method, http.base_url + http.path
+        # a recorded request is re-sent to the URL it was recorded at (whatever the catalog says now)
+        item = part.base_requests[int(call.args["#"])]
+        return item.method, item.url.split("?", 1)[0]
+
+    shards = recording_shards(catalog, calls, count, endpoint)
     info = store.snapshot(part.snapshot)
     settings = {name: getattr(info, name) for name in _SETTINGS}
     folder.mkdir(parents=True, exist_ok=True)
@@ -596,12 +628,20 @@ def _refresh_sharded(
     parts = executor.map(_refresh_shard, jobs)
     tick(progress, "re-executing (shards)", count, count)
     _copy_shards(store, part.snapshot, [job.path for job in jobs])
+    for job in jobs:
+        _remove_shard(job.path)  # merged: nothing left in it to resume
     outcomes: Counter[str] = Counter()
     retries: Counter[str] = Counter()
     for done in parts:
         outcomes.update(done.outcomes)
         retries.update(done.retries or {})
     return _RefreshDone(dict(outcomes), sum(done.added for done in parts), dict(retries) or None)
+
+
+def _remove_shard(path: Path) -> None:
+    """A merged shard store (and its -wal / -shm beside it); only files this recording named, never a folder."""
+    for extra in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{extra}").unlink(missing_ok=True)
 
 
 def _refreshed_tools(
@@ -673,6 +713,8 @@ class MergeSummary:
     merged: int
     #: requests (key, seq) two shards answered differently; the first shard's answer stands
     conflicts: int
+    #: requests (key, seq) two shards both hold with one answer (shards of one recording never overlap)
+    overlaps: int = 0
     manifest: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -682,6 +724,7 @@ class MergeSummary:
             "interactions": self.interactions,
             "merged": self.merged,
             "conflicts": self.conflicts,
+            "overlaps": self.overlaps,
         }
         if self.manifest:
             out["digest"] = self.manifest["digest"]
@@ -725,9 +768,9 @@ def merge_snapshots(
         )
     with Store(store_path) as store:
         _open_for_merge(store, snapshot, settings)
-        held, merged, conflicts = _copy_shards(store, snapshot, paths)
+        held, merged, conflicts, overlaps = _copy_shards(store, snapshot, paths)
         store.end_recording(snapshot)
-        summary = MergeSummary(snapshot, [str(p) for p in paths], held, merged, conflicts)
+        summary = MergeSummary(snapshot, [str(p) for p in paths], held, merged, conflicts, overlaps)
         if seal:
             summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir, tool_digests=tool_schema_digests)
         store.finalize()
@@ -735,8 +778,10 @@ def merge_snapshots(
 
 
 def _shard_settings(paths: list[Path], snapshot: str) -> dict[str, Any]:
-    """The settings every shard recorded ``snapshot`` with (one set, or an error naming the shard that differs)."""
+    """The settings every shard recorded ``snapshot`` with (one set, or an error naming the shard that differs);
+    shards that say which part of a recording they are (``record --shard K/N``) must be every part of one, once."""
     settings: dict[str, Any] | None = None
+    parts: list[tuple[Path, dict[str, Any]]] = []
     for path in paths:
         if not path.is_file():
             raise UsageError(f"no shard store {path}")
@@ -745,6 +790,7 @@ def _shard_settings(paths: list[Path], snapshot: str) -> dict[str, Any]:
                 held = ", ".join(shard.snapshot_names()) or "none"
                 raise SnapshotError(f"shard {path} holds no snapshot {snapshot!r} (it holds: {held})")
             info = shard.snapshot(snapshot)
+            parts.append((path, shard.provenance(snapshot) or {}))
         if info.unfinished:
             raise SnapshotError(
                 f"shard {path}: the recording of {snapshot!r} did not finish; run that shard again first"
@@ -758,14 +804,44 @@ def _shard_settings(paths: list[Path], snapshot: str) -> dict[str, Any]:
             )
             raise SnapshotError(f"shard {path} recorded {snapshot!r} with other settings: {differs}")
     assert settings is not None
+    _check_parts(parts, snapshot)
     return settings
 
 
-def _copy_shards(store: Store, snapshot: str, paths: list[Path]) -> tuple[list[int], int, int]:
+def _check_parts(parts: list[tuple[Path, dict[str, Any]]], snapshot: str) -> None:
+    named = [(path, made["shard"], made.get("plan")) for path, made in parts if "shard" in made]
+    if not named:
+        return  # stores that do not say (recorded by other means): their union is what is asked
+    if len(named) != len(parts):
+        plain = next(path for path, made in parts if "shard" not in made)
+        raise SnapshotError(f"shard {plain} is not a part of a sharded recording of {snapshot!r}, the others are")
+    first_path, (_, count), plan = named[0]
+    for path, (_, n), other in named:
+        if (n, other) != (count, plan):
+            raise SnapshotError(
+                f"shard {path} is a part of another recording of {snapshot!r} than {first_path} (another split or "
+                "other requests): merge the parts of one recording"
+            )
+    seen: dict[int, Path] = {}
+    for path, (k, _), _ in named:
+        if k in seen:
+            raise SnapshotError(f"shards {seen[k]} and {path} are both part {k}/{count} of {snapshot!r}")
+        seen[k] = path
+    missing = sorted(set(range(1, count + 1)) - set(seen))
+    if missing:
+        raise SnapshotError(
+            f"the shards of {snapshot!r} lack part{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(f'{k}/{count}' for k in missing)}: record {'them' if len(missing) > 1 else 'it'} "
+            "(record --shard K/N) and merge every part"
+        )
+
+
+def _copy_shards(store: Store, snapshot: str, paths: list[Path]) -> tuple[list[int], int, int, int]:
     """Every shard's interactions of ``snapshot`` into ``store``'s, in shard order: (held per shard, written,
-    conflicts — a request at a seq an earlier shard answered otherwise; the earlier answer stands)."""
+    conflicts — a request at a seq an earlier shard answered otherwise; the earlier answer stands —, overlaps —
+    one an earlier shard answered the same)."""
     held: list[int] = []
-    merged = conflicts = 0
+    merged = conflicts = overlaps = 0
     for path in paths:
         with Store(path, readonly=True) as shard:
             answers = {(i.request_key, i.seq): _answer(i) for i in store.interactions(snapshot)}
@@ -777,9 +853,11 @@ def _copy_shards(store: Store, snapshot: str, paths: list[Path]) -> tuple[list[i
                     fresh.append(item)
                 elif there != _answer(item):
                     conflicts += 1
+                else:
+                    overlaps += 1
             held.append(count)
             merged += _carry_over(store, snapshot, fresh, source=shard)
-    return held, merged, conflicts
+    return held, merged, conflicts, overlaps
 
 
 def _answer(item: Any) -> tuple[int, dict[str, str], str]:

@@ -103,3 +103,23 @@ def test_ray_missing_is_one_error_line_naming_the_extra(monkeypatch, tmp_path, c
     )
     assert "kopa-replay[ray]" in cli_error(result)
     assert not (tmp_path / "b").exists()
+
+
+def test_the_command_line_starts_a_ray_cluster_of_its_own_and_stops_it(tmp_path):
+    """The executor's own ``ray.init`` and ``shutdown`` (the other Ray tests join the test session's cluster)."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_PROXY": "*"}
+    env.pop("RAY_ADDRESS", None)
+    runs = {}
+    for name, scale in (("here", []), ("ray", ["--executor", "ray", "--workers", "2"])):
+        args = ["bench", "run", "--agent", "first-page", "--domain", "law", "--out", str(tmp_path / name), *scale]
+        result = subprocess.run(
+            [sys.executable, "-m", "kopa_replay", "-q", *args], capture_output=True, text=True, timeout=300, env=env
+        )
+        assert result.returncode == 0, result.stderr
+        runs[name] = [(tmp_path / name / f).read_bytes() for f in ("rollouts.jsonl", "report.json", "report.md")]
+    assert runs["ray"] == runs["here"]

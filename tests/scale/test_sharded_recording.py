@@ -94,7 +94,7 @@ def test_shards_recorded_apart_and_merged_on_the_command_line_equal_one_recorder
     verify = runner.invoke(cli, ["snapshot", "verify", SNAPSHOT, "--store", str(target)])
     assert verify.exit_code == 0, verify.output
     # merging again into the sealed snapshot is refused, naming it
-    again = runner.invoke(cli, ["cassette", "merge", str(shards[0]), "--snapshot", SNAPSHOT, "--store", str(target)])
+    again = runner.invoke(cli, ["cassette", "merge", *map(str, shards), "--snapshot", SNAPSHOT, "--store", str(target)])
     assert "sealed" in cli_error(again) and SNAPSHOT in cli_error(again)
 
 
@@ -179,3 +179,36 @@ def test_a_refresh_on_two_workers_reports_and_seals_what_one_process_does(tmp_pa
         assert result.summary.calls == single[1].calls
     assert reports[0] == reports[1] and digests[0] == digests[1]
     assert json.loads(reports[0])["changes"]  # the simulator's dated API changes: a refresh that saw drift
+
+
+def test_merge_wants_every_part_of_one_recording_once(tmp_path, cli_error):
+    runner = CliRunner()
+
+    def part(name, shard):
+        path = tmp_path / name
+        args = ["record", "--snapshot", SNAPSHOT, "--no-bench", "--no-seal", "--store", str(path), "--shard", shard]
+        assert runner.invoke(cli, args).exit_code == 0
+        return str(path)
+
+    def merge(*shards):
+        target = str(tmp_path / "target.sqlite")
+        return runner.invoke(cli, ["cassette", "merge", *shards, "--snapshot", SNAPSHOT, "--store", target])
+
+    one, two = part("one.sqlite", "1/3"), part("two.sqlite", "2/3")
+    assert "3/3" in cli_error(merge(one, two))  # a forgotten part would seal a snapshot missing its requests
+    assert "both part 1/3" in cli_error(merge(one, two, one))
+    other_split = part("half.sqlite", "2/2")
+    assert "half.sqlite" in cli_error(merge(one, other_split))
+    assert (
+        not (tmp_path / "target.sqlite").exists() or SNAPSHOT not in Store(tmp_path / "target.sqlite").snapshot_names()
+    )
+
+
+@pytest.mark.parametrize("name", ["..", "../..", "a/b", "/etc", "2026-09-01", ""])
+def test_the_shard_folder_of_any_snapshot_name_stays_beside_the_store(tmp_path, name):
+    from kopa_replay.stages.record import shard_dir
+
+    folder = shard_dir(tmp_path / "kopa.sqlite", name, {"shards": 2})
+    assert folder.parent == tmp_path / "kopa.sqlite.shards"
+    assert folder.resolve().parent == (tmp_path / "kopa.sqlite.shards").resolve()
+    assert shard_dir(tmp_path / "kopa.sqlite", name, {"shards": 3}) != folder  # another split: another folder
