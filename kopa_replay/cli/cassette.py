@@ -109,19 +109,22 @@ def cassette_import_vcr(file, snapshot, store, catalog_files, scale, as_json) ->
 def cassette_merge(shards, as_json, **settings) -> None:
     """Combine recording shards into one sealed snapshot (the digest one recorder would give).
 
-    Each SHARD is a store holding the snapshot as `record --shard K/N --no-seal --store SHARD` left it (or a
-    sharded `record --workers N` run that was stopped before its merge).
+    Each SHARD is a store holding the snapshot as `record --shard K/N --no-seal --store SHARD` left it; every part
+    K of one N is needed, once. (A stopped `record --workers N` needs no merge: run it again, it resumes.)
 
     Example: kopa-replay cassette merge s1.sqlite s2.sqlite --snapshot 2026-12-01 --store cassettes/kopa.sqlite
     """
     merged = record_stage.merge(record_stage.MergeConfig(shards=tuple(shards), **settings))
+    count = len(merged.shards)
     text = (
-        f"merged {merged.merged} interactions from {len(merged.shards)} shards into snapshot {merged.snapshot}"
+        f"merged {merged.merged} interactions from {count} shard{'s' if count != 1 else ''} into snapshot "
+        f"{merged.snapshot}"
         + (
             f" ({merged.conflicts} requests answered differently by two shards: the first shard's kept)"
             if merged.conflicts
             else ""
         )
+        + (f" ({merged.overlaps} requests held by two shards alike, written once)" if merged.overlaps else "")
         + (f"; sealed: digest {merged.manifest['digest']}" if merged.manifest else "")
     )
     _say(as_json, merged.to_dict(), text)

@@ -36,6 +36,12 @@ def _json_option(func):
     return click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(func)
 
 
+def _note(text: str | None) -> None:
+    """A remark about how the command will run (stderr: --json output stays one document)."""
+    if text:
+        click.echo(f"note: {text}", err=True)
+
+
 def _say(as_json: bool, result: Any, text: str) -> None:
     """A command's result: ``result`` as JSON with --json, else the sentence ``text``."""
     click.echo(_dump(result) if as_json else text)

@@ -13,6 +13,7 @@ from kopa_replay.cli.common import (
     _dump,
     _Group,
     _load_catalog,
+    _note,
     _progress,
     _store_option,
     _store_path,
@@ -70,6 +71,7 @@ def graph_prune_command(as_json, **settings) -> None:
     Example: kopa-replay graph prune --iterations 20 --paths 200 --fault-rate 0.1 --json
     """
     config = graph_prune.Config(**settings)
+    _note(config.idle_workers())
     progress: Any
     with _progress() as bar:
         if bar is not None:  # a terminal: one bar with an ETA

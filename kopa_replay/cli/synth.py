@@ -6,7 +6,7 @@ import json
 
 import click
 
-from kopa_replay.cli.common import _decontaminated, _dump, _progress, cli
+from kopa_replay.cli.common import _decontaminated, _dump, _note, _progress, cli
 from kopa_replay.stages import filter as filter_stage
 from kopa_replay.stages import synth as synth_stage
 from kopa_replay.stages.common import CatalogChoice, ExecSource
@@ -21,8 +21,10 @@ def synth(as_json, **settings) -> None:
 
     Example: kopa-replay synth --graph-dir runs/graph --out runs/synth --trajectories 200 --json
     """
+    config = synth_stage.Config(**settings)
+    _note(config.idle_workers())
     with _progress() as progress:
-        result = synth_stage.run(synth_stage.Config(**settings), progress=progress)
+        result = synth_stage.run(config, progress=progress)
     stats = result.stats
     if as_json:
         click.echo(_dump(stats))

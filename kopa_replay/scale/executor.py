@@ -166,11 +166,28 @@ def gather_in_order(ray: Any, refs: list[Any]) -> list[Any]:
         raise KopaError(f"a Ray worker failed ({type(lost).__name__}): {first}") from None
 
 
+def _check_reachable(address: str) -> None:
+    """A HOST:PORT cluster address answers, or a clear error now: Ray itself retries an unreachable one for ever."""
+    import socket
+
+    if address == "auto" or "://" in address:
+        return  # Ray finds "auto" itself, and a ray:// client fails fast
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"--ray-address must be auto, ray://HOST:PORT or HOST:PORT, not {address!r}")
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise UsageError(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
+
+
 class RayExecutor:
     def __init__(self, spec: ExecutorSpec) -> None:
         self.spec = spec
         self._ray = _ray()
         self._started = False
+        if spec.address:
+            _check_reachable(spec.address)
         if not self._ray.is_initialized():
             options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
             if spec.address:

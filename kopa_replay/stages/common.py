@@ -137,13 +137,22 @@ class ScaleOut:
     ray_address: str | None = setting(
         None, "Join this Ray cluster (auto, ray://HOST:10001) instead of starting a local one.", keyed=False
     )
-    workers: int = setting(1, "Shards run at once.", keyed=False)
+    workers: int = setting(
+        1,
+        "Shards run at once (record and refresh split their work into this many shards: a stopped run resumes "
+        "with the same number).",
+        keyed=False,
+    )
 
     def executor_spec(self) -> Any:
         """The executor these settings name (a bad one is an error naming the option, before anything runs)."""
         from kopa_replay.scale import ExecutorSpec
 
         return ExecutorSpec(self.executor, self.workers, self.ray_address)
+
+    def idle_workers(self) -> str | None:
+        """What to tell a user whose --workers / --executor cannot help this run (None: they can)."""
+        return None
 
 
 def for_workers(config: Any) -> Any:

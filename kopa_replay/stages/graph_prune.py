@@ -63,6 +63,11 @@ class Config(graph_build.BuildSettings, ExecSource, ScaleOut):
             batches=self.batches,
         )
 
+    def idle_workers(self) -> str | None:
+        if self.batches == 1 and (self.executor, self.workers) != ("local", 1):
+            return "--batches 1 is the sequential loop, which one process runs: set --batches B > 1 to use --workers"
+        return None
+
     def described(self) -> dict[str, Any]:
         return {**super().described(), "fault_rate": self.fault_rate}
 

@@ -248,9 +248,6 @@ def _record_sharded(config: RecordConfig, catalog: Any, path: Path, requests: li
 
     snapshot, path = str(config.snapshot), path.resolve()
     as_of = config.as_of or snapshot
-    # the target's settings checked (and the snapshot claimed: unfinished until the merge) before anything is sent
-    with Store(path) as store:
-        claim_snapshot(store, snapshot, as_of=as_of, source=config.source, seed=config.seed, catalog=catalog)
     count = spec.workers
     made_by = {
         "source": config.source,
@@ -262,10 +259,13 @@ def _record_sharded(config: RecordConfig, catalog: Any, path: Path, requests: li
         "shards": count,
     }
     folder = shard_dir(path, snapshot, made_by)
-    folder.mkdir(parents=True, exist_ok=True)
-    shipped = for_workers(config)
-    with open_executor(spec) as executor:
+    with open_executor(spec) as executor:  # first: a cluster that cannot be reached leaves nothing behind
+        # the target's settings checked (and the snapshot claimed: unfinished until the merge) before anything is sent
+        with Store(path) as store:
+            claim_snapshot(store, snapshot, as_of=as_of, source=config.source, seed=config.seed, catalog=catalog)
+        folder.mkdir(parents=True, exist_ok=True)
         limiter = shared_limiter(executor, catalog, config.source, parse_mirrors(config.base_url))
+        shipped = for_workers(config)
         jobs = [
             _ShardJob(shipped, folder / f"shard-{k + 1}-of-{count}.sqlite", requests, (k, count), limiter)
             for k in range(count)
@@ -283,7 +283,33 @@ def _record_sharded(config: RecordConfig, catalog: Any, path: Path, requests: li
     summary = RecordSummary(first.snapshot, first.source, first.as_of, sum(p.calls for p in parts), dict(outcomes))
     summary.manifest = merged.manifest
     _remove_shards(folder)
+    if config.seal:  # sealed: the shards of any earlier run of it (other settings, another N) can never be used
+        for earlier in _shard_folders(path, snapshot):
+            _remove_shards(earlier)
     return _result(path, summary)
+
+
+def _shard_folders(store_path: Path, snapshot: str) -> list[Path]:
+    """The shard folders of any run recording ``snapshot`` into the store (those whose stores hold it)."""
+    from kopa_replay.record import Store
+
+    root = store_path.with_name(store_path.name + ".shards")
+    found = []
+    for folder in sorted(root.glob(f"{_safe_name(snapshot)}-*")) if root.is_dir() else []:
+        stores = sorted(folder.glob("shard-*-of-*.sqlite"))
+        held = True
+        for shard in stores:
+            with Store(shard, readonly=True) as opened:
+                held = held and snapshot in opened.snapshot_names()
+        if held:
+            found.append(folder)
+    return found
+
+
+def _safe_name(snapshot: str) -> str:
+    import re
+
+    return re.sub(r"[^0-9A-Za-z_-]+", "_", snapshot).strip("_")[:60] or "snapshot"
 
 
 def _remove_shards(folder: Path) -> None:
@@ -302,14 +328,11 @@ def shard_dir(store_path: str | Path, snapshot: str, made_by: Any) -> Path:
     """Where a sharded run keeps its shard stores until they are merged: beside the store, one folder per run
     (the snapshot's name made safe for a file name, and a digest of how its shards are made), so a rerun with the
     same settings resumes its shards and one with other settings never reuses them."""
-    import re
-
     from kopa_replay.stages.run_dir import digest_of
 
     store_path = Path(store_path)
-    safe = re.sub(r"[^0-9A-Za-z_-]+", "_", snapshot).strip("_")[:60] or "snapshot"
     key = digest_of({"snapshot": snapshot, "made_by": made_by})[:12]
-    return store_path.with_name(store_path.name + ".shards") / f"{safe}-{key}"
+    return store_path.with_name(store_path.name + ".shards") / f"{_safe_name(snapshot)}-{key}"
 
 
 def _sealed_in(path: Path, snapshot: str) -> bool:

@@ -68,6 +68,11 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination, ScaleOut):
         path="file",
     )
 
+    def idle_workers(self) -> str | None:
+        if self.streams == "one" and (self.executor, self.workers) != ("local", 1):
+            return "--streams one is the sequential walk, which one process runs: --streams attempt uses --workers"
+        return None
+
     def walk(self) -> Any:
         from kopa_replay.synth.walk import SynthConfig
 

@@ -810,11 +810,12 @@ def _shard_settings(paths: list[Path], snapshot: str) -> dict[str, Any]:
 
 def _check_parts(parts: list[tuple[Path, dict[str, Any]]], snapshot: str) -> None:
     named = [(path, made["shard"], made.get("plan")) for path, made in parts if "shard" in made]
-    if not named:
-        return  # stores that do not say (recorded by other means): their union is what is asked
     if len(named) != len(parts):
         plain = next(path for path, made in parts if "shard" not in made)
-        raise SnapshotError(f"shard {plain} is not a part of a sharded recording of {snapshot!r}, the others are")
+        raise SnapshotError(
+            f"{plain} is not a part of a sharded recording of {snapshot!r} (record --shard K/N --no-seal writes "
+            "one): cassette merge combines the parts of one recording"
+        )
     first_path, (_, count), plan = named[0]
     for path, (_, n), other in named:
         if (n, other) != (count, plan):

@@ -123,3 +123,52 @@ def test_the_command_line_starts_a_ray_cluster_of_its_own_and_stops_it(tmp_path)
         assert result.returncode == 0, result.stderr
         runs[name] = [(tmp_path / name / f).read_bytes() for f in ("rollouts.jsonl", "report.json", "report.md")]
     assert runs["ray"] == runs["here"]
+
+
+def test_an_unreachable_cluster_is_one_error_line_and_leaves_nothing_behind(tmp_path, cli_error):
+    from click.testing import CliRunner
+
+    from kopa_replay.cli import cli
+
+    pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
+    store = tmp_path / "s.sqlite"
+    args = ["record", "--snapshot", "2026-09-01", "--no-bench", "--store", str(store), "--executor", "ray"]
+    message = cli_error(CliRunner().invoke(cli, [*args, "--ray-address", "127.0.0.1:1"]))  # nothing listens there
+    assert "127.0.0.1:1" in message
+    assert not store.exists() and not (tmp_path / "s.sqlite.shards").exists()
+    assert "--ray-address" in cli_error(CliRunner().invoke(cli, [*args, "--ray-address", "nowhere"]))
+
+
+def test_a_sealed_recording_clears_the_shards_of_its_earlier_runs(tmp_path):
+    from click.testing import CliRunner
+
+    from kopa_replay.cli import cli
+
+    runner = CliRunner()
+    store = tmp_path / "s.sqlite"
+    # what a killed `record --workers 2` with other settings left: a shard folder holding part of the snapshot
+    stale = tmp_path / "s.sqlite.shards" / "2026-09-01-0123456789ab" / "shard-1-of-2.sqlite"
+    stale.parent.mkdir(parents=True)
+    args = ["record", "--snapshot", "2026-09-01", "--no-bench"]
+    assert runner.invoke(cli, [*args, "--store", str(stale), "--shard", "1/2", "--no-seal"]).exit_code == 0
+    other = tmp_path / "s.sqlite.shards" / "other-0123456789ab" / "shard-1-of-2.sqlite"  # another snapshot's
+    other.parent.mkdir(parents=True)
+    other.write_bytes(stale.read_bytes())
+    result = runner.invoke(cli, [*args, "--store", str(store), "--workers", "3"])
+    assert result.exit_code == 0, result.output
+    assert not stale.parent.exists()
+    assert other.exists()  # its folder's name does not match: left alone
+
+
+def test_workers_that_cannot_help_are_said_on_stderr(tmp_path):
+    from click.testing import CliRunner
+
+    from kopa_replay.cli import cli
+
+    result = CliRunner().invoke(
+        cli,
+        ["graph", "prune", "--run-dir", str(tmp_path), "--iterations", "1", "--paths", "20", "--workers", "2"],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0
+    assert "note: --batches 1" in result.stderr and "note:" not in result.stdout

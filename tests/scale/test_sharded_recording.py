@@ -151,10 +151,11 @@ def _row(body: bytes) -> RecordedRow:
 
 def test_two_shards_answering_one_request_differently_keep_the_first_and_count_it(tmp_path, catalog):
     shards = []
-    for name, body in (("first.sqlite", b"one"), ("second.sqlite", b"two")):
+    for k, (name, body) in enumerate((("first.sqlite", b"one"), ("second.sqlite", b"two")), 1):
         with Store(tmp_path / name) as store:
             store.ensure_snapshot(SNAPSHOT, as_of=SNAPSHOT, source="live", catalog_digest=catalog.digest())
             store.put_many(SNAPSHOT, [_row(body)])
+            store.set_provenance(SNAPSHOT, {"shard": [k, 2], "plan": "one plan"})
         shards.append(tmp_path / name)
     merged = merge_snapshots(shards, store_path=tmp_path / "t.sqlite", snapshot=SNAPSHOT, catalog=catalog, seal=False)
     assert (merged.merged, merged.conflicts) == (1, 1)
@@ -199,6 +200,9 @@ def test_merge_wants_every_part_of_one_recording_once(tmp_path, cli_error):
     assert "both part 1/3" in cli_error(merge(one, two, one))
     other_split = part("half.sqlite", "2/2")
     assert "half.sqlite" in cli_error(merge(one, other_split))
+    whole = tmp_path / "whole.sqlite"  # a store that is no part of a sharded recording
+    assert runner.invoke(cli, ["record", "--snapshot", SNAPSHOT, "--no-bench", "--store", str(whole)]).exit_code == 0
+    assert "whole.sqlite" in cli_error(merge(str(whole)))
     assert (
         not (tmp_path / "target.sqlite").exists() or SNAPSHOT not in Store(tmp_path / "target.sqlite").snapshot_names()
     )
