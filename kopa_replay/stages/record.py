@@ -189,7 +189,9 @@ def record(config: RecordConfig, *, progress: Any = None) -> Result:
     spec = config.executor_spec()
     if (spec.kind, spec.workers) == ("local", 1) or _sealed_in(path, snapshot):
         # one recorder; a sealed snapshot is only checked to hold every answer, which one process does
-        return _result(path, _record_part(config, path, requests, config.shard_of(), progress=progress))
+        return _result(
+            path, _record_part(config, path, requests, config.shard_of(), progress=progress, catalog=catalog)
+        )
     return _record_sharded(config, catalog, path, requests, spec, progress)
 
 
@@ -200,13 +202,15 @@ def _record_part(
     shard: tuple[int, int] | None,
     limiter: Any = None,
     progress: Any = None,
+    catalog: Any = None,
 ) -> Any:
-    """Record ``config``'s workload (or one shard of it) into the store at ``path``."""
+    """Record ``config``'s workload (or one shard of it) into the store at ``path`` (``catalog``: the config's,
+    when the caller has loaded it; a worker loads its own)."""
     from kopa_replay.env.source import parse_mirrors
     from kopa_replay.stages.workflows import record_snapshot
 
     return record_snapshot(
-        config.load_catalog(),
+        catalog if catalog is not None else config.load_catalog(),
         store_path=path,
         snapshot=str(config.snapshot),
         source=config.source,

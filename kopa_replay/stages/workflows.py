@@ -143,7 +143,7 @@ def record_snapshot(
             mirrors=mirrors,
             catalog=catalog,
             commit_every=commit_every,
-            **({"limiter": limiter} if limiter is not None else {}),
+            limiter=limiter,
         ) as src,
         _sealed_misses(snapshot),
     ):
@@ -533,7 +533,7 @@ def _refresh_part(
             mirrors=part.mirrors,
             catalog=catalog,
             wrap=wrap,
-            **({"limiter": limiter} if limiter is not None else {}),
+            limiter=limiter,
         ) as src,
         _sealed_misses(part.snapshot),
     ):
@@ -843,9 +843,9 @@ def _copy_shards(store: Store, snapshot: str, paths: list[Path]) -> tuple[list[i
     one an earlier shard answered the same)."""
     held: list[int] = []
     merged = conflicts = overlaps = 0
+    answers = {(i.request_key, i.seq): _answer(i) for i in store.interactions(snapshot)}  # read once, kept current
     for path in paths:
         with Store(path, readonly=True) as shard:
-            answers = {(i.request_key, i.seq): _answer(i) for i in store.interactions(snapshot)}
             fresh, count = [], 0
             for item in shard.interactions(snapshot):
                 count += 1
@@ -858,6 +858,7 @@ def _copy_shards(store: Store, snapshot: str, paths: list[Path]) -> tuple[list[i
                     overlaps += 1
             held.append(count)
             merged += _carry_over(store, snapshot, fresh, source=shard)
+            answers.update({(i.request_key, i.seq): _answer(i) for i in fresh})
     return held, merged, conflicts, overlaps
 
 
