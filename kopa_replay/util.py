@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Callable, Optional
 
-__all__ = ["Progress", "tick", "write_atomic", "lazy_exports"]
+from kopa_replay.errors import UsageError
+
+__all__ = ["Progress", "tick", "write_atomic", "lazy_exports", "check_snapshot_name", "SNAPSHOT_NAME_MAX"]
 
 #: A stage's progress hook: ``(what, done, total)``, ``total`` None when unknown. Stages call it as work gets done;
 #: the command line draws it (a bar with an ETA on a terminal, nothing otherwise). Never part of a result.
@@ -73,3 +76,27 @@ def lazy_exports(package: str, exports: dict[str, tuple[str, ...]]):
 
     sys.modules[package].__class__ = _Package
     return __getattr__, __dir__
+
+
+#: a snapshot name: one path segment (manifests are ``snapshots/NAME.json``) of safe characters
+_SNAPSHOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+SNAPSHOT_NAME_MAX = 100
+
+
+def check_snapshot_name(name: object) -> str:
+    """``name`` when it can name a snapshot — one path segment of letters, digits, ``.``, ``_`` and ``-``, not
+    starting with ``.`` or ``-``, at most :data:`SNAPSHOT_NAME_MAX` characters — else a :class:`UsageError`: a name
+    becomes a file name (its manifest), so ``../x``, ``/abs`` or ``a/b`` must never reach a path."""
+    if not isinstance(name, str) or not name:
+        raise UsageError(f"a snapshot needs a name, not {name!r}")
+    shown = name if len(name) <= 40 else name[:40] + "…"
+    if len(name) > SNAPSHOT_NAME_MAX:
+        raise UsageError(
+            f"snapshot name {shown!r} is {len(name)} characters long; at most {SNAPSHOT_NAME_MAX} are allowed"
+        )
+    if not _SNAPSHOT_NAME.fullmatch(name):
+        raise UsageError(
+            f"snapshot name {shown!r} is not allowed: use letters, digits, '.', '_' and '-' (one path segment, "
+            "not starting with '.' or '-'), e.g. 2026-09-01"
+        )
+    return name

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -51,6 +53,22 @@ def test_catalog_validate_fails_clearly_on_a_broken_file(run, tmp_path):
     assert result.exit_code == 1
     line = _error_line(result)
     assert str(path) in line and "tool 'x_ping'" in line and "field 'description.en'" in line
+
+
+def test_catalog_validate_refuses_a_misspelt_key_naming_the_nearest_one(run, tmp_path):
+    path = tmp_path / "dart.yaml"
+    path.write_text(
+        "platform: {id: dart, base_url: 'https://opendart.fss.or.kr', result_codes: {'000': ok},"
+        " pagnation: {style: page, page_param: page_no, size_param: page_count}}\n"
+        "tools:\n  - name: dart_ping\n    title: ping\n    description: {ko: 핑, en: ping}\n    output: {a: b}\n"
+        "    http: {path: /ping, envelope: {records: .}}\n",
+        encoding="utf-8",
+    )
+    result = run("catalog", "validate", str(path))
+    assert result.exit_code == 1
+    assert _error_line(result) == (
+        f"Error: file {path}, platform 'dart', field 'pagnation': unknown key (did you mean 'pagination'?)"
+    )
 
 
 def test_catalog_validate_on_a_missing_file(run, tmp_path):
@@ -218,6 +236,57 @@ def test_call_sends_one_host_to_a_mirror(run, server_url, monkeypatch):
     assert json.loads(result.output)["records"][0]["corp_name"] == "라이트론"
     assert "HOST=URL" in _error_line(
         run("call", "dart_corp_code", "--arg", "corp_name=x", "--source", "live", "--base-url", "nonsense")
+    )
+
+
+def test_call_refuses_a_base_url_for_a_host_the_catalog_lacks_or_a_source_that_sends_nothing(run, no_network):
+    mirror = "opendart.fss.or.k=http://127.0.0.1:9"
+    args = ("call", "dart_corp_code", "--arg", "corp_name=x")
+    result = run(*args, "--source", "live", "--base-url", mirror)
+    assert result.exit_code == 1
+    assert _error_line(result) == (
+        "Error: --base-url names host 'opendart.fss.or.k', which no tool of the catalog calls (did you mean "
+        "'opendart.fss.or.kr'?); the catalog's hosts: apis.data.go.kr, data-dbg.krx.co.kr, open.assembly.go.kr, "
+        "open.neis.go.kr, openapi.gg.go.kr, openapi.seoul.go.kr, opendart.fss.or.kr, ws.bus.go.kr, www.law.go.kr, "
+        "or '*' for every host"
+    )
+    result = run(*args, "--base-url", "opendart.fss.or.kr=http://127.0.0.1:9")  # --source sim, the default
+    assert result.exit_code == 1
+    assert _error_line(result) == (
+        "Error: --base-url (opendart.fss.or.kr) needs --source live or a mirror's URL: source 'sim' answers every "
+        "call in-process, so no request would reach the mirror"
+    )
+    assert no_network == []
+
+
+def test_record_refuses_a_base_url_with_source_sim(run, tmp_path):
+    store = tmp_path / "n.sqlite"
+    result = run("record", "--snapshot", "x", "--store", str(store), "--base-url", "opendart.fss.or.kr=http://x:1")
+    assert result.exit_code == 1
+    assert "--base-url (opendart.fss.or.kr) needs --source live or a mirror's URL: source 'sim'" in _error_line(result)
+
+
+def test_an_argument_that_is_not_utf8_is_refused_naming_it():
+    # argv bytes that are not UTF-8 reach Python surrogate-escaped; sent on, they would fail as a request is encoded
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "call", "law_search_law", "--arg", b"query=\xff"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.decode().strip().splitlines() == [
+        "Error: --arg query: the value is not UTF-8 text (b'\\xff'); give arguments in UTF-8"
+    ]
+
+
+def test_an_argument_name_that_is_not_utf8_is_refused(run):
+    result = run("call", "law_search_law", "--arg", "qu\udcffery=x")  # what Python makes of argv b"qu\xffery=x"
+    assert result.exit_code == 1
+    assert _error_line(result) == "Error: --arg takes NAME=VALUE in UTF-8 text, not b'qu\\xffery=x'"
+    result = run("call", "law_search_law", "--arg", "query=\udcff\udcfe", "--source", "replay")
+    assert (
+        _error_line(result)
+        == "Error: --arg query: the value is not UTF-8 text (b'\\xff\\xfe'); give arguments in UTF-8"
     )
 
 

@@ -25,13 +25,18 @@ A catalog file holds platform defaults and tools::
 
 A tool's ``http`` block overrides the platform's defaults key by key. ``rate_limit`` (requests a second,
 requests in flight, requests a day or null) is what one key may do on the platform's host; a platform without
-one has no limit. Every
-problem is reported as a :class:`CatalogError` naming the file, the tool and
-the field; validation collects all problems of a file before raising.
+one has no limit.
+
+Every problem is reported as a :class:`CatalogError` naming the file, the tool (or the platform) and the field;
+validation collects all problems of a file before raising. A key the loader does not read is a problem too, at
+every level (document, platform, tool, ``http`` and its blocks, each parameter, output field, filter and
+annotation), named with the nearest known key: a misspelt ``pagnation`` would otherwise turn paging off in
+silence. Keys starting with ``x-`` at the top level of a document are ignored (holders of YAML anchors).
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from importlib import resources
@@ -63,7 +68,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
 _JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object", "null"}
 _PARAM_LOCATIONS = {"query", "path", "header", "filter"}
 _DEFAULT_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}
-_TOOL_KEYS = {
+_TOOL_KEYS = (
     "name",
     "title",
     "description",
@@ -77,8 +82,8 @@ _TOOL_KEYS = {
     "http",
     "examples",
     "filters",
-}
-_HTTP_KEYS = {
+)
+_HTTP_KEYS = (
     "method",
     "base_url",
     "path",
@@ -90,8 +95,33 @@ _HTTP_KEYS = {
     "fixed_query",
     "zip_member",
     "rate_limit",
-}
+)
 _RATE_LIMIT_KEYS = ("requests_per_second", "concurrency", "daily")
+# every key the loader reads, per kind of mapping: anything else is refused, named with the nearest of these
+_DOCUMENT_KEYS = ("platform", "platforms", "tools")
+_PLATFORM_KEYS = ("id", "domain", *_HTTP_KEYS)
+_AUTH_KEYS = ("location", "name", "env")
+_ENVELOPE_KEYS = ("records", "total", "code", "message")
+_PAGINATION_KEYS = ("style", "page_param", "size_param", "start_param", "end_param", "default_size", "max_size")
+_PARAM_SCHEMA_KEYS = ("enum", "pattern", "format", "default", "minimum", "maximum", "examples")
+_PARAM_KEYS = ("type", "description", "required", "in", *_PARAM_SCHEMA_KEYS)
+_OUTPUT_SCHEMA_KEYS = ("format", "pattern", "enum", "examples")
+_OUTPUT_KEYS = ("type", "description", "nullable", *_OUTPUT_SCHEMA_KEYS)
+_FILTER_KEYS = ("param", "field", "match", "limit")
+_ANNOTATION_KEYS = ("title", *_DEFAULT_ANNOTATIONS)
+
+
+class _PlatformProblem(CatalogError):
+    """A problem of a platform block, named by file, platform and field (checked once, not again for each of the
+    platform's tools)."""
+
+    def __init__(self, message: str, *, source: str, platform: str, field: str | None) -> None:
+        super().__init__(message, source=source, field=field)
+        self.platform = platform
+        where = ", ".join(
+            part for part in (f"file {source}", f"platform {platform!r}", field and f"field {field!r}") if part
+        )
+        self.args = (f"{where}: {message}",)
 
 
 class _Problems:
@@ -101,8 +131,37 @@ class _Problems:
         self.source = source
         self.items: list[CatalogError] = []
 
-    def add(self, message: str, tool: str | None = None, field: str | None = None) -> None:
-        self.items.append(CatalogError(message, source=self.source, tool=tool, field=field))
+    def add(
+        self, message: str, tool: str | None = None, field: str | None = None, *, platform: str | None = None
+    ) -> None:
+        """One problem, named by its tool (a tool's entry) or by its platform (a platform block)."""
+        if platform is not None:
+            self.items.append(_PlatformProblem(message, source=self.source, platform=platform, field=field))
+        else:
+            self.items.append(CatalogError(message, source=self.source, tool=tool, field=field))
+
+    def unknown_keys(
+        self,
+        spec: Mapping[Any, Any],
+        known: tuple[str, ...],
+        where: str = "",
+        *,
+        tool: str | None = None,
+        platform: str | None = None,
+        extensions: bool = False,
+    ) -> bool:
+        """Report each key of ``spec`` the loader does not read (field ``where + key``), with the nearest known key
+        (or, when none is near, the known keys); ``extensions``: keys starting with ``x-`` are allowed. True when
+        there was one."""
+        found = False
+        for key in sorted(spec, key=str):
+            if key in known or (extensions and isinstance(key, str) and key.startswith("x-")):
+                continue
+            close = difflib.get_close_matches(str(key), known, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(known)}"
+            self.add(f"unknown key ({hint})", tool, f"{where}{key}", platform=platform)
+            found = True
+        return found
 
     def raise_if_any(self) -> None:
         if not self.items:
@@ -149,6 +208,16 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _mapping(value: Any, of: str, problems: _Problems, tool: str, field: str) -> Mapping[Any, Any]:
+    """``value`` when it is a mapping (or absent: empty), else a problem naming the field, and empty."""
+    if value is None or value == {}:
+        return {}
+    if not isinstance(value, Mapping):
+        problems.add(f"{field.rsplit('.', 1)[-1]} must be a mapping {of}, not {type(value).__name__}", tool, field)
+        return {}
+    return value
+
+
 def _description(value: Any) -> tuple[str, str]:
     """(ko, en) from ``{ko, en}`` or a plain string used for both."""
     if isinstance(value, Mapping):
@@ -183,6 +252,7 @@ def _schema_from_params(params: Mapping[str, Any], problems: _Problems, tool: st
         if not isinstance(spec, Mapping):
             problems.add("must be a mapping with at least a type", tool, f"params.{pname}")
             continue
+        problems.unknown_keys(spec, _PARAM_KEYS, f"params.{pname}.", tool=tool)
         prop: dict[str, Any] = {}
         ptype = spec.get("type", "string")
         if ptype not in _JSON_TYPES:
@@ -192,7 +262,7 @@ def _schema_from_params(params: Mapping[str, Any], problems: _Problems, tool: st
         if not (ko or en):
             problems.add("a parameter needs a description", tool, f"params.{pname}.description")
         prop["description"] = f"{ko} | {en}" if ko and en and ko != en else (ko or en)
-        for key in ("enum", "pattern", "format", "default", "minimum", "maximum", "examples"):
+        for key in _PARAM_SCHEMA_KEYS:
             if key in spec:
                 prop[key] = spec[key]
         if "pattern" in spec:
@@ -219,6 +289,7 @@ def _schema_from_output(output: Mapping[str, Any], problems: _Problems, tool: st
         if not isinstance(spec, Mapping):
             problems.add("must be a mapping or a description string", tool, f"output.{fname}")
             continue
+        problems.unknown_keys(spec, _OUTPUT_KEYS, f"output.{fname}.", tool=tool)
         ftype = spec.get("type", "string")
         if ftype not in _JSON_TYPES:
             problems.add(f"unknown JSON type {ftype!r}", tool, f"output.{fname}.type")
@@ -226,7 +297,7 @@ def _schema_from_output(output: Mapping[str, Any], problems: _Problems, tool: st
         prop: dict[str, Any] = {"type": [ftype, "null"] if spec.get("nullable") else ftype}
         if ko or en:
             prop["description"] = f"{ko} | {en}" if ko and en and ko != en else (ko or en)
-        for key in ("format", "pattern", "enum", "examples"):
+        for key in _OUTPUT_SCHEMA_KEYS:
             if key in spec:
                 prop[key] = spec[key]
         properties[fname] = prop
@@ -242,21 +313,21 @@ def _schema_from_output(output: Mapping[str, Any], problems: _Problems, tool: st
     }
 
 
-def _rate_limit(spec: Any, problems: _Problems, tool: str | None, where: str) -> RateLimit | None:
+def _rate_limit(
+    spec: Any, problems: _Problems, where: str, *, tool: str | None = None, platform: str | None = None
+) -> RateLimit | None:
     """The :class:`RateLimit` of a ``rate_limit`` mapping (None when absent or null); each problem named at
-    ``where`` (``http.rate_limit`` of a tool, ``platforms[id].rate_limit`` of a platform)."""
+    ``where`` (``http.rate_limit`` of a tool, ``rate_limit`` of a platform)."""
     if spec is None:
         return None
+
+    def add(message: str, field: str) -> None:
+        problems.add(message, tool, field, platform=platform)
+
     if not isinstance(spec, Mapping):
-        problems.add(
-            "must be a mapping {requests_per_second, concurrency, daily} or null, not " + type(spec).__name__,
-            tool,
-            where,
-        )
+        add("must be a mapping {requests_per_second, concurrency, daily} or null, not " + type(spec).__name__, where)
         return None
-    unknown = sorted(set(spec) - set(_RATE_LIMIT_KEYS), key=str)
-    for key in unknown:
-        problems.add(f"unknown key (known: {', '.join(_RATE_LIMIT_KEYS)})", tool, f"{where}.{key}")
+    unknown = problems.unknown_keys(spec, _RATE_LIMIT_KEYS, f"{where}.", tool=tool, platform=platform)
     rps: Any = spec.get("requests_per_second")
     concurrency: Any = spec.get("concurrency")
     daily: Any = spec.get("daily")
@@ -264,22 +335,38 @@ def _rate_limit(spec: Any, problems: _Problems, tool: str | None, where: str) ->
     # ``< inf``: an infinite rate spaces nothing (and nan fails every comparison)
     if not (isinstance(rps, (int, float)) and not isinstance(rps, bool) and 0 < rps < float("inf")):
         why = "is required" if rps is None else f"must be a positive number, not {rps!r}"
-        problems.add(f"a rate limit's requests_per_second {why}", tool, f"{where}.requests_per_second")
+        add(f"a rate limit's requests_per_second {why}", f"{where}.requests_per_second")
         ok = False
     for key, value, required in (("concurrency", concurrency, True), ("daily", daily, False)):
         if value is None and not required:
             continue
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             why = "is required" if value is None else f"must be a positive integer, not {value!r}"
-            problems.add(f"a rate limit's {key} {why}", tool, f"{where}.{key}")
+            add(f"a rate limit's {key} {why}", f"{where}.{key}")
             ok = False
     return RateLimit(float(rps), concurrency, daily) if ok else None
 
 
+def _check_http_keys(
+    http: Mapping[str, Any],
+    problems: _Problems,
+    known: tuple[str, ...],
+    where: str,
+    *,
+    tool: str | None = None,
+    platform: str | None = None,
+) -> None:
+    """Refuse the unknown keys of an ``http`` block (a tool's, or a platform's defaults) and of its auth,
+    envelope and pagination blocks; rate_limit's are :func:`_rate_limit`'s. Checked where they are written, so a
+    platform's mistake is named once by its platform, not again by each of its tools."""
+    problems.unknown_keys(http, known, where, tool=tool, platform=platform)
+    for block, block_keys in (("auth", _AUTH_KEYS), ("envelope", _ENVELOPE_KEYS), ("pagination", _PAGINATION_KEYS)):
+        spec = http.get(block)
+        if isinstance(spec, Mapping):
+            problems.unknown_keys(spec, block_keys, f"{where}{block}.", tool=tool, platform=platform)
+
+
 def _build_binding(http: Mapping[str, Any], problems: _Problems, tool: str) -> HttpBinding | None:
-    unknown = sorted(set(http) - _HTTP_KEYS)
-    for key in unknown:
-        problems.add("unknown key", tool, f"http.{key}")
     method = str(http.get("method", "GET")).upper()
     if method not in ("GET", "POST"):
         problems.add("method must be GET or POST", tool, "http.method")
@@ -340,13 +427,25 @@ def _build_binding(http: Mapping[str, Any], problems: _Problems, tool: str) -> H
     )
     codes = http.get("result_codes") or {}
     result_codes: dict[str, str] = {}
-    for code, outcome in codes.items() if isinstance(codes, Mapping) else ():
-        if outcome not in OUTCOMES:
-            problems.add(f"outcome must be one of {list(OUTCOMES)}, not {outcome!r}", tool, f"http.result_codes.{code}")
-        result_codes[str(code)] = str(outcome)
-    if "ok" not in result_codes.values():
-        problems.add("the result-code table needs at least one 'ok' code", tool, "http.result_codes")
-    fixed = http.get("fixed_query") or {}
+    if not isinstance(codes, Mapping):
+        problems.add(
+            f"result_codes must be a mapping of result code to outcome, not {type(codes).__name__}",
+            tool,
+            "http.result_codes",
+        )
+    else:
+        for code, outcome in codes.items():
+            if outcome not in OUTCOMES:
+                problems.add(
+                    f"outcome must be one of {list(OUTCOMES)}, not {outcome!r}", tool, f"http.result_codes.{code}"
+                )
+            result_codes[str(code)] = str(outcome)
+        if "ok" not in result_codes.values():
+            problems.add("the result-code table needs at least one 'ok' code", tool, "http.result_codes")
+    fixed = _mapping(http.get("fixed_query"), "of query parameter to value", problems, tool, "http.fixed_query")
+    for name, value in fixed.items():
+        if not isinstance(value, (str, int, float)):
+            problems.add(f"a fixed query value is a string or number, not {value!r}", tool, f"http.fixed_query.{name}")
     return HttpBinding(
         method=method,
         base_url=base_url.rstrip("/"),
@@ -358,7 +457,7 @@ def _build_binding(http: Mapping[str, Any], problems: _Problems, tool: str) -> H
         result_codes=result_codes,
         fixed_query={str(k): str(v) for k, v in fixed.items()},
         zip_member=http.get("zip_member"),
-        rate_limit=_rate_limit(http.get("rate_limit"), problems, tool, "http.rate_limit"),
+        rate_limit=_rate_limit(http.get("rate_limit"), problems, "http.rate_limit", tool=tool),
     )
 
 
@@ -393,8 +492,7 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
     if not isinstance(name, str) or not _NAME.match(name):
         problems.add("name must be snake_case {platform}_{operation}", name if isinstance(name, str) else None, "name")
         return None
-    for key in sorted(set(spec) - _TOOL_KEYS):
-        problems.add("unknown key", name, key)
+    problems.unknown_keys(spec, _TOOL_KEYS, tool=name)
     platform_id = spec.get("platform")
     if platform_id is None and len(platforms) == 1:
         platform_id = next(iter(platforms))
@@ -444,7 +542,12 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
             return None
         output_schema = _schema_from_output(output, problems, name)
 
-    http_spec = _merge({k: v for k, v in platform.items() if k in _HTTP_KEYS}, spec.get("http") or {})
+    own_http = spec.get("http") or {}
+    if not isinstance(own_http, Mapping):
+        problems.add(f"http must be a mapping (the tool's binding), not {type(own_http).__name__}", name, "http")
+        own_http = {}
+    _check_http_keys(own_http, problems, _HTTP_KEYS, "http.", tool=name)
+    http_spec = _merge({k: v for k, v in platform.items() if k in _HTTP_KEYS}, own_http)
     binding = _build_binding(http_spec, problems, name)
     if binding is None:
         return None
@@ -470,19 +573,24 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
             problems.add(f"pagination parameter {pname!r} must be a tool parameter", name, f"http.pagination.{role}")
 
     filters: list[ClientFilter] = []
-    for i, fspec in enumerate(spec.get("filters") or ()):
+    raw_filters = spec.get("filters") or ()
+    if not isinstance(raw_filters, (list, tuple)):
+        problems.add(f"filters must be a list of filters, not {type(raw_filters).__name__}", name, "filters")
+        raw_filters = ()
+    for i, fspec in enumerate(raw_filters):
+        if isinstance(fspec, Mapping):
+            problems.unknown_keys(fspec, _FILTER_KEYS, f"filters[{i}].", tool=name)
         if not isinstance(fspec, Mapping) or fspec.get("param") not in properties or not fspec.get("field"):
             problems.add("a filter needs a param (one of the tool's parameters) and a field", name, f"filters[{i}]")
             continue
         if fspec.get("match", "exact") not in ("exact", "contains"):
             problems.add("match must be exact or contains", name, f"filters[{i}].match")
+        limit = fspec.get("limit", 50)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            problems.add(f"limit must be a positive integer, not {limit!r}", name, f"filters[{i}].limit")
+            limit = 50
         filters.append(
-            ClientFilter(
-                param=fspec["param"],
-                field=fspec["field"],
-                match=fspec.get("match", "exact"),
-                limit=int(fspec.get("limit", 50)),
-            )
+            ClientFilter(param=fspec["param"], field=fspec["field"], match=fspec.get("match", "exact"), limit=limit)
         )
 
     examples: list[Mapping[str, Any]] = []
@@ -508,7 +616,9 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
                 problems.add(why, name, f"examples[{i}].{arg}")
         examples.append(dict(example))
 
-    annotations = {**_DEFAULT_ANNOTATIONS, **(spec.get("annotations") or {})}
+    own_annotations = _mapping(spec.get("annotations"), "of MCP tool annotations", problems, name, "annotations")
+    problems.unknown_keys(own_annotations, _ANNOTATION_KEYS, "annotations.", tool=name)
+    annotations = {**_DEFAULT_ANNOTATIONS, **own_annotations}
     # Parameter locations ride in the schema as the ``x-in`` extension so that a
     # tool written back out (tool_to_dict) keeps them.
     input_schema = _with_locations(input_schema, locations)
@@ -545,17 +655,23 @@ def _with_locations(original: Mapping[str, Any], locations: Mapping[str, str]) -
 
 def _platforms_of(document: Mapping[str, Any], problems: _Problems) -> dict[str, Mapping[str, Any]]:
     raw = document.get("platforms")
+    if "platforms" in document and "platform" in document:
+        problems.add("give either platform (one) or platforms (a list), not both", None, "platform")
     if raw is None and "platform" in document:
         raw = [document["platform"]]
+    elif raw is not None and not isinstance(raw, list):
+        problems.add(f"platforms must be a list of platform blocks, not {type(raw).__name__}", None, "platforms")
+        raw = None
     platforms: dict[str, Mapping[str, Any]] = {}
     for i, spec in enumerate(raw or ()):
         if not isinstance(spec, Mapping) or not isinstance(spec.get("id"), str):
             problems.add(f"platforms[{i}] needs an id", None, f"platforms[{i}].id")
             continue
+        # checked once, named by its platform, not again by each of its tools
+        _check_http_keys(spec, problems, _PLATFORM_KEYS, "", platform=spec["id"])
         if spec.get("rate_limit") is not None:
-            # checked once, named by its platform; a bad one is dropped so that its tools do not repeat it
-            where = f"platforms[{spec['id']}].rate_limit"
-            if _rate_limit(spec["rate_limit"], problems, None, where) is None:
+            # a bad one is dropped so that its tools do not repeat it
+            if _rate_limit(spec["rate_limit"], problems, "rate_limit", platform=spec["id"]) is None:
                 spec = {**spec, "rate_limit": None}
         platforms[spec["id"]] = spec
     return platforms
@@ -565,6 +681,7 @@ def _tools_of_document(document: Any, source: str) -> list[Tool]:
     problems = _Problems(source)
     if not isinstance(document, Mapping):
         raise CatalogError("a catalog file is a mapping with 'platform' (or 'platforms') and 'tools'", source=source)
+    problems.unknown_keys(document, _DOCUMENT_KEYS, extensions=True)
     platforms = _platforms_of(document, problems)
     tools_spec = document.get("tools")
     if not isinstance(tools_spec, list) or not tools_spec:

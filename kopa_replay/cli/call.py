@@ -7,7 +7,22 @@ import sys
 
 import click
 
-from kopa_replay.cli.common import _catalog_option, _date, _dump, _load_catalog, _parse_kv, _replay_options, cli
+from kopa_replay.cli.common import (
+    _catalog_option,
+    _date,
+    _dump,
+    _load_catalog,
+    _note,
+    _parse_kv,
+    _replay_options,
+    cli,
+)
+
+
+def _say_if_unpinned(details: dict) -> None:
+    """A replay of an open snapshot: answered from the store, but no digest or manifest vouches for the answers."""
+    if details.get("pinned") is False:
+        _note(f"snapshot {details['snapshot']} is open (not sealed): replayed as stored, no digest pins its answers")
 
 
 @cli.command("call")
@@ -27,8 +42,8 @@ from kopa_replay.cli.common import _catalog_option, _date, _dump, _load_catalog,
     "base_urls",
     multiple=True,
     metavar="HOST=URL",
-    help="Send one catalog host to a mirror (repeatable, with --source live), e.g. "
-    "opendart.fss.or.kr=http://127.0.0.1:8765.",
+    help="Send one catalog host ('*': every host) to a mirror (repeatable; needs --source live or a mirror "
+    "URL), e.g. opendart.fss.or.kr=http://127.0.0.1:8765.",
 )
 @_replay_options
 @_catalog_option
@@ -52,6 +67,7 @@ def call(tool, args, source, seed, as_of, as_json, base_urls, snapshot, mode, st
         mirrors=parse_mirrors(base_urls),
         catalog=cat,
     ) as src:
+        _say_if_unpinned(src.details)
         result = ToolEnvironment(cat, src).call(tool, arguments)
     if as_json:
         click.echo(_dump(result.to_dict()))
@@ -99,6 +115,7 @@ def showcase(source, seed, as_of, as_json, snapshot, mode, store) -> None:
         store=store if snapshot else None,
         catalog=builtin_catalog(),
     ) as src:
+        _say_if_unpinned(src.details)
         result = walk_lightron(builtin_catalog(), src, day)
     if as_json:
         click.echo(_dump(result.to_dict()))

@@ -33,11 +33,38 @@ def cassette() -> None:
 def cassette_path(shipped) -> None:
     """Print the store commands use without --store ($KOPA_STORE, else ./cassettes/kopa.sqlite, else the shipped one).
 
-    Example: cp "$(kopa-replay cassette path --shipped)" my.sqlite   # a store of your own to refresh into
+    Example: kopa-replay cassette path --shipped
     """
     from kopa_replay.record.store import shipped_store_path
 
     click.echo(str(shipped_store_path() if shipped else _store_path(None)))
+
+
+@cassette.command("copy")
+@click.argument("paths", nargs=-1, metavar="[SOURCE] TARGET", type=click.Path(dir_okay=False))
+@click.option("--shipped", is_flag=True, help="Copy the package's shipped store (then give TARGET only).")
+@_json_option
+def cassette_copy(paths, shipped, as_json) -> None:
+    """Copy a store into a new file, with the manifests of its sealed snapshots (a pinned replay needs them).
+
+    The manifests go where TARGET's are looked for: snapshots/ beside its cassettes/ folder, else beside it.
+
+    Example: kopa-replay cassette copy --shipped /tmp/drift.sqlite   # a store of your own to refresh into
+    """
+    from kopa_replay.errors import UsageError
+    from kopa_replay.record.snapshots import copy_store, manifest_dir_for
+    from kopa_replay.record.store import shipped_store_path
+
+    if len(paths) != (1 if shipped else 2):
+        raise UsageError("cassette copy takes SOURCE TARGET, or --shipped TARGET")
+    origin, target = (shipped_store_path(), paths[0]) if shipped else paths
+    brought = copy_store(origin, target)
+    where = manifest_dir_for(target)
+    _say(
+        as_json,
+        {"store": str(target), "from": str(origin), "manifests": brought, "manifest_dir": str(where)},
+        f"copied {origin} to {target} with {len(brought)} manifest(s) in {where}",
+    )
 
 
 @cassette.command("verify")

@@ -198,12 +198,32 @@ def _progress() -> Iterator[ProgressHook | None]:
         yield update
 
 
+def _not_utf8(text: str) -> bytes | None:
+    """The bytes of a command-line string that is not UTF-8 text (Python hands undecodable bytes over
+    surrogate-escaped, and they would fail only where a request is encoded), or None when it is UTF-8 text."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            return text.encode("utf-8", "surrogateescape")  # the bytes as given
+        except UnicodeEncodeError:  # a surrogate no byte escapes to (a string from elsewhere than argv)
+            return text.encode("utf-8", "backslashreplace")
+    return None
+
+
 def _parse_kv(pairs: tuple[str, ...]) -> dict[str, str]:
     out: dict[str, str] = {}
     for pair in pairs:
         if "=" not in pair:
             raise UsageError(f"--arg takes NAME=VALUE, not {pair!r}")
         name, value = pair.split("=", 1)
+        raw = _not_utf8(pair)
+        if raw is not None and _not_utf8(name) is not None:
+            raise UsageError(f"--arg takes NAME=VALUE in UTF-8 text, not {raw!r}")
+        if raw is not None:
+            raise UsageError(
+                f"--arg {name.strip()}: the value is not UTF-8 text ({_not_utf8(value)!r}); give arguments in UTF-8"
+            )
         out[name.strip()] = value
     return out
 

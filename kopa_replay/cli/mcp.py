@@ -27,12 +27,22 @@ def mcp() -> None:
 @click.option("--tools", "tools_pattern", help="Only tools whose name matches this glob (dart_*).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --transport http.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port for --transport http.")
+@click.option(
+    "--session-idle-timeout",
+    type=float,
+    default=600,
+    show_default=True,
+    metavar="SECONDS",
+    help="For --transport http: close a session (freeing what it holds) after this many seconds with no request "
+    "in flight; its client must then initialize a new one.",
+)
 @_store_option
-def mcp_serve(snapshot, transport, tools_pattern, host, port, store) -> None:
+def mcp_serve(snapshot, transport, tools_pattern, host, port, session_idle_timeout, store) -> None:
     """Run an MCP server whose tools replay a snapshot (strict, offline).
 
-    Example: kopa-replay mcp serve --snapshot 2026-09-01 --transport stdio
+    Example: kopa-replay mcp serve --snapshot 2026-09-01 --transport http --port 8000 --session-idle-timeout 600
     """
     from kopa_replay.serve.mcp import serve
 
-    serve(snapshot, transport, tools_pattern, store, host, port)  # no store: the default, or the shipped one
+    # no store: the default, or the shipped one
+    serve(snapshot, transport, tools_pattern, store, host, port, session_idle_timeout=session_idle_timeout)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from kopa_replay.cli.common import _date, _dump, _Group, _table, cli
-from kopa_replay.errors import UsageError
 
 
 @cli.group(cls=_Group)
@@ -18,7 +17,13 @@ def sim() -> None:
 
 @sim.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
-@click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on (0: any free port).")
+@click.option(
+    "--port",
+    default=8765,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on (0: any free port).",
+)
 @click.option("--seed", default=0, show_default=True, type=int, help="World seed.")
 @click.option("--as-of", default="2026-09-01", show_default=True, help="Serve the APIs as they were on this date.")
 @click.option(
@@ -54,10 +59,7 @@ def sim_serve(host, port, seed, as_of, fault_rate, world_size, latency_ms) -> No
     from kopa_replay.sim import Simulator, make_server
 
     simulator = Simulator(seed=seed, as_of=_date(as_of, "--as-of"), fault_rate=fault_rate, world_size=world_size)
-    try:
-        server = make_server(simulator, host, port, latency_ms=latency_ms)
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    server = make_server(simulator, host, port, latency_ms=latency_ms)  # a port in use: a UsageError naming it
     bound = server.server_address[1]
     click.echo(
         f"serving the simulator (seed {seed}, as of {simulator.as_of}) on http://{host}:{bound}/"

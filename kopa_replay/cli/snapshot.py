@@ -10,6 +10,7 @@ from kopa_replay.cli.common import (
     _Group,
     _json_option,
     _load_catalog,
+    _note,
     _open_store,
     _say,
     _store_option,
@@ -43,7 +44,7 @@ def snapshot_list(store, as_json) -> None:
         ["snapshot", "state", "interactions", "as of", "source"],
         [
             [
-                s.name,
+                _shown_name(s.name),
                 "sealed" if s.sealed else "unfinished" if s.unfinished else "open",
                 s.interactions,
                 s.as_of,
@@ -53,6 +54,18 @@ def snapshot_list(store, as_json) -> None:
         ],
         right=("interactions",),
     )
+
+
+def _shown_name(name: str) -> str:
+    """A name as printed: as it is when it could be a snapshot's, else escaped (a store from elsewhere may hold
+    names with control characters, which a terminal would obey)."""
+    from kopa_replay.errors import UsageError
+    from kopa_replay.util import check_snapshot_name
+
+    try:
+        return check_snapshot_name(name)
+    except UsageError:
+        return ascii(name)
 
 
 @snapshot.command("show")
@@ -74,7 +87,10 @@ def snapshot_show(name, store) -> None:
 @snapshot.command("seal")
 @click.argument("name")
 @click.option(
-    "--force", is_flag=True, help="Seal even though its recording did not finish (freezes a partial recording)."
+    "--force",
+    is_flag=True,
+    help="Seal even though its recording did not finish (freezes a partial recording); on a sealed snapshot, write "
+    "its manifest from the store over one that disagrees.",
 )
 @_store_option
 @_catalog_option
@@ -115,18 +131,38 @@ def snapshot_delete(name, store, as_json) -> None:
 
 @snapshot.command("verify")
 @click.argument("name")
+@click.option(
+    "--digest",
+    "expected",
+    metavar="HEX",
+    help="The digest you expect, known another way (a paper, a colleague, a release note; all 64 hex characters): "
+    "the one check an edit of the store and its manifest together cannot pass.",
+)
 @_store_option
 @_json_option
-def snapshot_verify(name, store, as_json) -> None:
-    """Recompute a snapshot's digest and the digest of every body it uses; compare with the seal and the manifest.
+def snapshot_verify(name, expected, store, as_json) -> None:
+    """Recompute a snapshot's digest and the digest of every body it uses; compare with the seal, every field of the
+    manifest and, with --digest, the digest you expect.
 
-    Example: kopa-replay snapshot verify 2026-09-01
+    Example: kopa-replay snapshot verify 2026-09-01 --digest "$DIGEST_THE_PAPER_PRINTS"
     """
     from kopa_replay.errors import SnapshotError
-    from kopa_replay.record.snapshots import verify_snapshot
+    from kopa_replay.record.snapshots import check_snapshot
 
     with _open_store(store) as opened:
-        problems = verify_snapshot(opened, name)
-    if problems:
-        raise SnapshotError(f"snapshot {name!r}: " + "; ".join(problems))
-    _say(as_json, {"snapshot": name, "ok": True}, f"ok: snapshot {name} matches its digest")
+        check = check_snapshot(opened, name, expected_digest=expected)
+        sealed = opened.snapshot(name).sealed
+    digest, version = check.digest, check.digest_version
+    if check.problems:
+        raise SnapshotError(f"snapshot {name!r}: " + "; ".join(check.problems))
+    if not sealed:
+        _note(f"snapshot {name} is open (not sealed): no digest pins it yet")
+    elif version < 3:
+        _note(
+            f"snapshot {name} was sealed with digest version {version}, which covers its answers but not its "
+            "requests' URLs, methods and headers nor the manifest's catalog digest, tools and refresh fields; "
+            "record it again to seal it in version 3"
+        )
+    result = {"snapshot": name, "ok": True, "digest": digest, "digest_version": version, "sealed": sealed}
+    matched = f" and the digest you expect ({expected})" if expected else ""
+    _say(as_json, result, f"ok: snapshot {name} matches its digest {digest}{matched}")

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
-from urllib.parse import quote, urlencode
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 import httpx
 
@@ -31,6 +32,7 @@ __all__ = [
     "interpret",
     "interpret_document",
     "live_key",
+    "recorded_args",
     "request_label",
 ]
 
@@ -141,6 +143,51 @@ def build_request(
         # as everywhere a URL is written (a key this short cannot be told from data, see the README)
         redacted = _short_key_redactor(key).scrub_text(redacted)
     return tool.http.method, url, headers, redacted
+
+
+def recorded_args(tool: Tool, url: str) -> dict[str, str]:
+    """The arguments :func:`build_request` turns into ``url`` (a recorded, redacted URL) for ``tool``: the inverse
+    that lets a refresh rebuild a recorded request from the catalog's binding instead of trusting the stored URL.
+
+    The URL's path and query must be ones the binding makes — under the catalog's base path, the tool's path
+    template, its fixed query, no parameter the tool lacks — else a :class:`UsageError` saying what differs. Its host
+    is not read: a request rebuilt from these arguments goes where the catalog says (a store from elsewhere is
+    untrusted: an edited host must never receive a key). Filters and header arguments never reach a URL, so they
+    are not recovered (they do not change the request either).
+    """
+    parts, base = urlsplit(url), urlsplit(tool.http.base_url)
+    prefix = base.path.rstrip("/")
+    if not parts.path.startswith(prefix):
+        raise UsageError(f"path {parts.path!r} is not under the catalog's base path {prefix!r}")
+    names, pattern = _path_pattern(tool.http.path)
+    matched = pattern.fullmatch(parts.path[len(prefix) :])
+    if matched is None:
+        raise UsageError(f"path {parts.path!r} is not the tool's {prefix + tool.http.path!r}")
+    properties = tool.input_schema.get("properties", {})
+    auth = tool.http.auth
+    args = {name: unquote(value) for name, value in zip(names, matched.groups()) if name != auth.name}
+    fixed = dict(tool.http.fixed_query)
+    seen_fixed: dict[str, str] = {}
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if auth.location == "query" and name == auth.name:
+            continue
+        if name in fixed:
+            seen_fixed[name] = value
+        elif name not in properties or name in args:
+            raise UsageError(f"query parameter {name!r} is not one the tool sends")
+        else:
+            args[name] = value
+    if seen_fixed != fixed:
+        raise UsageError(f"fixed query {sorted(seen_fixed.items())} is not the catalog's {sorted(fixed.items())}")
+    return args
+
+
+@functools.lru_cache(maxsize=4096)
+def _path_pattern(template: str) -> tuple[tuple[str, ...], re.Pattern]:
+    """The placeholder names of a path template and a pattern matching the paths it makes (one segment each)."""
+    names = tuple(re.findall(r"\{([^{}]+)\}", template))
+    pieces = re.split(r"\{[^{}]+\}", template)
+    return names, re.compile("([^/]*)".join(re.escape(piece) for piece in pieces))
 
 
 def request_label(tool: Tool, args: Mapping[str, Any]) -> str:

@@ -286,7 +286,7 @@ class Prepared:
 class Opened(Protocol):
     """What the core reads of a source (:class:`~kopa_replay.env.source.Source` or its async twin)."""
 
-    replayer: Callable[[str, str, tuple[str, ...]], Any] | None
+    replayer: Callable[[str, str, tuple[str, ...], str | None], Any] | None
 
     def key_for(self, tool: Tool) -> str | None: ...
 
@@ -331,7 +331,7 @@ def prepare(
     register_secret(key)  # the log filter masks the key, replayed or not
     secrets = (key,) if key else ()
     if source.replayer is not None:
-        answer = source.replayer(method, url, secrets)
+        answer = source.replayer(method, url, secrets, tool.name)  # the tool: named if its body is corrupt
         if answer is not None:
             return Reply(answer.status, b"", redacted, body_digest=answer.body_digest, load=answer.load)
     return Prepared(method, url, headers, redacted, {"kopa_tool": tool.name, "kopa_secrets": secrets})

@@ -23,6 +23,7 @@ call them; ``check_source`` asks the same registry.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -52,6 +53,7 @@ __all__ = [
     "open_async_source",
     "check_source",
     "parse_mirrors",
+    "check_mirrors",
     "call_tool",
     "coerce_args",
     "REPLAY_KEY",
@@ -122,7 +124,8 @@ class AsyncMirrorTransport(_Mirrors, httpx.AsyncBaseTransport):
 
 
 def parse_mirrors(pairs: tuple[str, ...] | list[str]) -> dict[str, str]:
-    """``HOST=URL`` pairs (``--base-url``) to a host → mirror mapping."""
+    """``HOST=URL`` pairs (``--base-url``) to a host → mirror mapping; the hosts are checked against the catalog
+    (:func:`check_mirrors`) when a source is opened with them."""
     mirrors: dict[str, str] = {}
     for pair in pairs:
         host, sep, url = pair.partition("=")
@@ -130,6 +133,37 @@ def parse_mirrors(pairs: tuple[str, ...] | list[str]) -> dict[str, str]:
             raise UsageError(f"--base-url takes HOST=URL (e.g. opendart.fss.or.kr=http://127.0.0.1:8765), not {pair!r}")
         mirrors[host.strip().lower()] = url.strip()
     return mirrors
+
+
+def check_mirrors(mirrors: Mapping[str, str], catalog: Catalog | None = None) -> None:
+    """Refuse a mirrored host that no tool of ``catalog`` (the built-in one without it) calls: nothing would go
+    to its mirror, and a misspelt host would leave the real one called. ``"*"`` (every host) is always one."""
+    if not mirrors:
+        return
+    if catalog is None:
+        from kopa_replay.catalog.load import builtin_catalog
+
+        catalog = builtin_catalog()
+    hosts = sorted({tool.http.host.lower() for tool in catalog})
+    for host in mirrors:
+        if host == "*" or host in hosts:
+            continue
+        close = difflib.get_close_matches(host, hosts, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UsageError(
+            f"--base-url names host {host!r}, which no tool of the catalog calls{hint}; the catalog's hosts: "
+            f"{', '.join(hosts)}, or '*' for every host"
+        )
+
+
+def _no_mirrors(options: "SourceOptions", what: str) -> None:
+    """Refuse mirrors given to a kind that sends no request to a platform's host (they would be ignored)."""
+    if options.mirrors:
+        given = ", ".join(sorted(options.mirrors))
+        raise UsageError(
+            f"--base-url ({given}) needs --source live or a mirror's URL: source {options.source!r} {what}, "
+            "so no request would reach the mirror"
+        )
 
 
 # -- the registry ----------------------------------------------------------------
@@ -172,6 +206,8 @@ def _mirror_transport(mirrors: Mapping[str, str], asynchronous: bool) -> httpx.B
 def _sim(options: SourceOptions, asynchronous: bool) -> Inner:
     from kopa_replay.sim import AsyncSimTransport, SimTransport, Simulator, accepted_key
 
+    _no_mirrors(options, "answers every call in-process")
+
     simulator = Simulator(seed=options.seed, as_of=options.as_of, fault_rate=options.fault_rate)
     transport = AsyncSimTransport(simulator) if asynchronous else SimTransport(simulator)
     return Inner(transport, accepted_key(), simulator.reset_attempts)
@@ -179,6 +215,7 @@ def _sim(options: SourceOptions, asynchronous: bool) -> Inner:
 
 def _live(options: SourceOptions, asynchronous: bool) -> Inner:
     # the platforms limit each key: by default the catalog's limits, for the hosts not sent to a mirror
+    check_mirrors(options.mirrors, options.catalog)
     limiter = options.limiter if options.limiter is not None else live_limiter(options.catalog, options.mirrors)
     if options.mirrors:
         return Inner(limited(_mirror_transport(options.mirrors, asynchronous), limiter), None)
@@ -186,12 +223,19 @@ def _live(options: SourceOptions, asynchronous: bool) -> Inner:
 
 
 def _replay(options: SourceOptions, asynchronous: bool) -> Inner:
+    _no_mirrors(options, "answers every call from a snapshot")
     return Inner(None, REPLAY_KEY)
 
 
 def _mirror_url(options: SourceOptions, asynchronous: bool) -> Inner:
     from kopa_replay.sim import accepted_key
 
+    check_mirrors(options.mirrors, options.catalog)
+    if "*" in options.mirrors:
+        raise UsageError(
+            f"--base-url '*={options.mirrors['*']}' names the mirror of every host, as --source {options.source} "
+            "does: give one of them"
+        )
     # a mirror is ours, not the platform's: its requests are limited only when a limiter is given (a benchmark's)
     transport = _mirror_transport({**options.mirrors, "*": options.source}, asynchronous)
     return Inner(limited(transport, options.limiter), accepted_key())
@@ -267,10 +311,16 @@ def inner_transport(
     return SOURCES.inner(options, asynchronous=asynchronous)
 
 
-def check_source(source: str) -> str:
-    """``source`` when it names one (a registered kind — sim, live, replay — or a mirror's URL); a clean error
-    otherwise — checked by recorders before they create a snapshot, so a typo leaves nothing behind."""
-    return SOURCES.check(source)
+def check_source(source: str, mirrors: Mapping[str, str] | None = None, catalog: Catalog | None = None) -> str:
+    """``source`` when it names one (a registered kind — sim, live, replay — or a mirror's URL) and takes
+    ``mirrors`` (``--base-url``); a clean error otherwise — checked by recorders before they create a snapshot,
+    so a typo leaves nothing behind."""
+    SOURCES.check(source)
+    if mirrors:  # the kind itself says whether it takes them (its transport, if any, is closed unused)
+        transport = SOURCES.inner(SourceOptions(source, mirrors=dict(mirrors), catalog=catalog)).transport
+        if isinstance(transport, httpx.BaseTransport):
+            transport.close()
+    return source
 
 
 # -- opened sources ----------------------------------------------------------------
@@ -285,8 +335,9 @@ class _Opened:
     details: dict[str, Any] = field(default_factory=dict)
     closers: list[Callable[[], None]] = field(default_factory=list)
     #: the recorder's fast path (``RecordTransport.replay_answer``) when answers can come from a snapshot:
-    #: (method, url, secrets) → the recorded answer, or None to send through ``client``
-    replayer: "Callable[[str, str, tuple[str, ...]], Replayed | None] | None" = None
+    #: (method, url, secrets, tool) → the recorded answer, or None to send through ``client`` (``tool``: the
+    #: calling tool's name, which an error reading its recorded body names)
+    replayer: "Callable[[str, str, tuple[str, ...], str | None], Replayed | None] | None" = None
     #: what forgets the per-request counters of the parts opened with the client (the recorder's occurrences,
     #: the simulator's attempts): see :meth:`rewind`
     rewinders: list[Callable[[], None]] = field(default_factory=list)
@@ -400,12 +451,12 @@ def _open(
             redactor_for(catalog, extra_values=[key] if key else []),
             commit_every=commit_every or COMMIT_EVERY,
         )
-        if mode == "replay":
-            check_pinned(opened, snapshot)
+        # an open snapshot without a manifest is a working cassette: replayed, but nothing pins its answers
+        pinned = check_pinned(opened, snapshot) if mode == "replay" else None
     except BaseException:
         opened.close()
         raise
-    details.update(snapshot=snapshot, mode=mode, store=str(path))
+    details.update(snapshot=snapshot, mode=mode, store=str(path), pinned=pinned)
     return opened_kind(
         f"{source}+{mode}",
         client_kind(transport=recorder, timeout=timeout),

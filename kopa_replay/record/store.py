@@ -1,13 +1,15 @@
 """The cassette store: one SQLite file of interactions, grouped in snapshots.
 
-Schema (version 3)::
+Schema (version 4)::
 
     meta(key, value)                      schema_version, application id
     blobs(digest, codec, size, data)      response bodies, content-addressed (sha256 of the
                                           scrubbed bytes), zstd-compressed, stored once
     dictionaries(id, scope, data)         zstd dictionaries trained from the store's own
                                           bodies, one per platform (codec "zstd:ID")
-    snapshots(name, as_of, source, seed, catalog_digest, sealed, digest)
+    snapshots(name, as_of, source, seed, catalog_digest, sealed, digest, seal)
+                                          seal: the sealed manifest's fields (JSON), hashed
+                                          into the digest (kopa_replay.record.snapshots)
     interactions(id, snapshot, request_key, seq, tool, method, url, request_headers,
                  status, response_headers, body)   UNIQUE(snapshot, request_key, seq)
 
@@ -22,7 +24,14 @@ recorders sharing a snapshot write every answer once. Triggers make a sealed sna
 update or delete of its interactions, no unsealing or deleting it, and no
 blob rewritten (blobs are content-addressed) or removed while a sealed
 snapshot uses it (version 2; a version 1 store gains them when first opened
-writable, its digests and manifests unchanged). Every body is checked
+writable, its digests and manifests unchanged), and — version 4 — no
+``INSERT OR REPLACE`` / ``REPLACE INTO`` can put a new row in place of a sealed
+snapshot, a sealed interaction, a blob or a dictionary (SQLite runs no delete
+trigger for the rows a REPLACE removes). What no trigger can see (``ALTER``,
+``DROP TRIGGER``, a trigger or table of someone else's) changes the schema, and
+every open compares the file's schema with the one its version has: any
+difference is refused. An edit made with the triggers dropped and put back is
+caught by the snapshot digest (``snapshot verify``, pinned replay). Every body is checked
 against its digest the first time a process reads it, so a flipped bit is an
 error naming the body, never a wrong answer. A file that is not ours, or from
 a newer schema, is refused with a clear error rather than altered.
@@ -30,9 +39,11 @@ a newer schema, is refused with a clear error rather than altered.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -45,6 +56,7 @@ import sqlite_utils
 import zstandard
 
 from kopa_replay.errors import SnapshotError, StoreError
+from kopa_replay.util import check_snapshot_name
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -53,12 +65,13 @@ __all__ = [
     "Snapshot",
     "Store",
     "blob_digest",
+    "check_snapshot_name",
     "default_store_path",
     "replay_store_path",
     "shipped_store_path",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPLICATION = "kopa-replay cassette store"
 _BUSY_TIMEOUT_MS = 30_000
 #: meta keys ``recording:NAME:PID``: a recording workflow of process PID on snapshot NAME has not finished
@@ -137,6 +150,63 @@ _DICTIONARIES_V3 = (
     WHEN EXISTS (SELECT 1 FROM blobs WHERE codec = 'zstd:' || OLD.id)
     BEGIN SELECT RAISE(ABORT, 'dictionaries are immutable'); END""",
 )
+#: Version 4: a REPLACE cannot swap a sealed row for a new one (the rows a REPLACE removes fire no delete
+#: trigger) — matched by its key or by the rowid it was given (NEW.rowid is -1 when none is) —, and the snapshot row
+#: keeps what its seal hashed. Our own writes insert only what is absent, so these triggers never fire for them.
+_REPLACE_PROOF_V4 = (
+    """ALTER TABLE snapshots ADD COLUMN seal TEXT""",
+    """CREATE TRIGGER IF NOT EXISTS sealed_snapshots_are_not_replaced
+    BEFORE INSERT ON snapshots
+    WHEN EXISTS (SELECT 1 FROM snapshots WHERE (name = NEW.name OR rowid = NEW.rowid) AND sealed = 1)
+    BEGIN SELECT RAISE(ABORT, 'snapshot is sealed'); END""",
+    """CREATE TRIGGER IF NOT EXISTS sealed_interactions_are_not_replaced
+    BEFORE INSERT ON interactions
+    WHEN EXISTS (SELECT 1 FROM interactions i JOIN snapshots s ON s.name = i.snapshot
+                 WHERE s.sealed = 1 AND i.id = NEW.id)
+    BEGIN SELECT RAISE(ABORT, 'snapshot is sealed'); END""",
+    """CREATE TRIGGER IF NOT EXISTS blobs_are_not_replaced
+    BEFORE INSERT ON blobs
+    WHEN EXISTS (SELECT 1 FROM blobs WHERE digest = NEW.digest OR rowid = NEW.rowid)
+    BEGIN SELECT RAISE(ABORT, 'blobs are content-addressed and immutable'); END""",
+    """CREATE TRIGGER IF NOT EXISTS dictionaries_are_not_replaced
+    BEFORE INSERT ON dictionaries
+    WHEN EXISTS (SELECT 1 FROM dictionaries WHERE id = NEW.id)
+    BEGIN SELECT RAISE(ABORT, 'dictionaries are immutable'); END""",
+)
+
+#: what each schema version adds, in order: a new store runs them all, an older one the rest
+_VERSIONS = {1: _SCHEMA, 2: _SEALED_V2, 3: _DICTIONARIES_V3, 4: _REPLACE_PROOF_V4}
+
+
+@functools.lru_cache(maxsize=None)
+def _schema_of(version: int) -> frozenset[tuple[str, str, str | None]]:
+    """(type, name, SQL) of every table, index and trigger a store of ``version`` has, as SQLite keeps them: the
+    steps run on an empty database (the text SQLite stores for a table altered by ADD COLUMN included)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for step in range(1, version + 1):
+            for statement in _VERSIONS[step]:
+                conn.execute(statement)
+        return _schema_rows(conn)
+    finally:
+        conn.close()
+
+
+def _schema_rows(conn: sqlite3.Connection) -> frozenset[tuple[str, str, str | None]]:
+    # SQLite's own objects are left out: the indexes behind PRIMARY KEY and UNIQUE (no SQL) and ANALYZE's tables.
+    # Anything else counts, whatever its name (a trigger called sqlite_x, made with writable_schema, is not SQLite's).
+    return frozenset(
+        (kind, name, sql)
+        for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_master")
+        if not (kind == "index" and sql is None and name.startswith("sqlite_autoindex_"))
+        and not (kind == "table" and name in _SQLITE_TABLES)
+    )
+
+
+#: tables SQLite makes itself (ANALYZE's statistics)
+_SQLITE_TABLES = frozenset({"sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4"})
+
+
 #: a platform's dictionary is trained once this many of its bodies (of at least _COMPRESS_MIN bytes) are seen
 _TRAIN_AT = 48
 _DICTIONARY_BYTES = 16_384
@@ -230,6 +300,9 @@ class Snapshot:
     interactions: int
     #: a recording workflow started on it and has not finished (stopped, killed, or still running)
     unfinished: bool = False
+    #: what its seal hashed besides the interactions — the manifest's fields but its digest, as JSON (None: open,
+    #: or sealed before digest version 3)
+    seal: str | None = None
 
 
 def _recording_prefix(name: str) -> str:
@@ -260,6 +333,23 @@ def _scope(tool: str | None) -> str:
     return (tool or "").split("_", 1)[0]
 
 
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already: it ends one itself on some errors (a full disk),
+    and a ROLLBACK then would replace the real cause with "cannot rollback - no transaction is active"."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
+
+
+def _cause(exc: sqlite3.Error) -> str:
+    """What SQLite said, with what it usually means where that is not obvious."""
+    text = str(exc)
+    if "readonly database" in text:
+        return f"{text} (the file or its folder is read-only: record into a store you can write)"
+    if "disk is full" in text or "database or disk is full" in text:
+        return f"{text} (free some space, then run the same command again: it resumes)"
+    return text
+
+
 def blob_digest(body: bytes) -> str:
     """The content address of a body."""
     return hashlib.sha256(body).hexdigest()
@@ -271,6 +361,7 @@ class Store:
     def __init__(self, path: str | Path, *, readonly: bool = False, create: bool = True) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self.version = 0  # the file's schema version, read when it is opened
         self._local = threading.local()
         self._compressor = zstandard.ZstdCompressor(level=_LEVEL)
         # per platform: bodies seen before its dictionary is trained, then (codec, compressor) with it
@@ -302,8 +393,9 @@ class Store:
             conn = sqlite3.connect(temporary, isolation_level=None)
             try:
                 conn.execute("PRAGMA journal_mode = WAL")  # kept in the file's header
-                for statement in (*_SCHEMA, *_SEALED_V2, *_DICTIONARIES_V3):
-                    conn.execute(statement)
+                for step in sorted(_VERSIONS):
+                    for statement in _VERSIONS[step]:
+                        conn.execute(statement)
                 conn.execute(
                     "INSERT INTO meta VALUES ('application', ?), ('schema_version', ?)",
                     (APPLICATION, str(SCHEMA_VERSION)),
@@ -378,12 +470,20 @@ class Store:
             app = self.conn.execute("SELECT value FROM meta WHERE key='application'").fetchone()
             if app is None or app[0] != APPLICATION:
                 raise StoreError(f"{self.path} is not a kopa-replay store; refusing to touch it")
+            if row is not None and not (isinstance(row[0], str) and re.fullmatch("[0-9]{1,6}", row[0])):
+                raise StoreError(
+                    f"store {self.path}: its schema_version {str(row[0])[:20]!r} is not a number: the file was "
+                    "edited or is not a store kopa-replay made; refusing to touch it"
+                )
             version = int(row[0]) if row else 0
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"store {self.path} has schema version {version}, newer than this kopa-replay "
                 f"understands ({SCHEMA_VERSION}); upgrade kopa-replay"
             )
+        if version >= 1:
+            self._check_schema(version)
+        self.version = version
         if self.readonly:
             if version >= 1:  # an older store reads the same; it gains the newer triggers when opened writable
                 return
@@ -391,6 +491,26 @@ class Store:
         self._use_wal()
         if version < SCHEMA_VERSION:
             self._migrate(version)
+            self.version = SCHEMA_VERSION
+            self._check_schema(SCHEMA_VERSION)  # a file that had no version (or tables of its own) gets no pass
+
+    def _check_schema(self, version: int) -> None:
+        """The file's tables, indexes and triggers must be exactly those of its schema version: an ``ALTER``, a
+        dropped trigger or one of someone else's changes what a write does, which no trigger of ours can see."""
+        found = _schema_rows(self.conn)
+        expected = _schema_of(version)
+        if found == expected:
+            return
+        missing = sorted(expected - found, key=lambda row: (row[0], row[1]))
+        extra = sorted(found - expected, key=lambda row: (row[0], row[1]))
+        names = {row[1] for row in missing} & {row[1] for row in extra}
+        what = [f"{kind} {name!r} altered" for kind, name, _ in missing if name in names]
+        what += [f"{kind} {name!r} missing" for kind, name, _ in missing if name not in names]
+        what += [f"{kind} {name!r} not one of kopa-replay's" for kind, name, _ in extra if name not in names]
+        raise StoreError(
+            f"store {self.path}: its schema is not the one of store version {version} ({'; '.join(what)}): the file "
+            "was edited outside kopa-replay; refusing to use it"
+        )
 
     def _use_wal(self) -> None:
         """Writers share the store in WAL mode (a finalized store left it to be shipped as one file)."""
@@ -401,25 +521,23 @@ class Store:
                 pass
 
     def _migrate(self, version: int) -> None:
-        # One step per schema version; version 0 is a new file.
+        # One step per schema version; version 0 is a new file. Rows, digests and manifests stay as they are.
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            if version < 1:
-                for statement in _SCHEMA:
-                    conn.execute(statement)
-                conn.execute("INSERT OR REPLACE INTO meta VALUES ('application', ?)", (APPLICATION,))
-            if version < 2:  # triggers only: rows, digests and manifests stay as they are
-                for statement in _SEALED_V2:
-                    conn.execute(statement)
-            if version < 3:  # a new table: existing blobs keep their codecs
-                for statement in _DICTIONARIES_V3:
-                    conn.execute(statement)
-            conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for step in range(version + 1, SCHEMA_VERSION + 1):
+                    for statement in _VERSIONS[step]:
+                        conn.execute(statement)
+                if version < 1:
+                    conn.execute("INSERT OR REPLACE INTO meta VALUES ('application', ?)", (APPLICATION,))
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                conn.execute("COMMIT")
+            except BaseException:
+                _rollback(conn)
+                raise
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot upgrade store {self.path} to schema version {SCHEMA_VERSION}: {exc}") from exc
 
     # -- snapshots --------------------------------------------------------------
     def ensure_snapshot(
@@ -434,31 +552,36 @@ class Store:
         """The snapshot called ``name``, created (unsealed) if absent; the settings given fill an empty one's."""
         if self.readonly:
             return self.snapshot(name)
-        self.conn.execute(
-            "INSERT INTO snapshots (name, as_of, source, seed, catalog_digest) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT (name) DO UPDATE SET as_of = COALESCE(excluded.as_of, as_of), "
-            "source = COALESCE(excluded.source, source), seed = COALESCE(excluded.seed, seed), "
-            "catalog_digest = COALESCE(excluded.catalog_digest, catalog_digest) "
-            "WHERE sealed = 0 AND NOT EXISTS (SELECT 1 FROM interactions WHERE snapshot = excluded.name)",
-            (name, as_of, source, seed, catalog_digest),
+        check_snapshot_name(name)
+        self._write(  # inserted only when absent: a sealed one's row is never touched (nor its triggers fired)
+            "INSERT INTO snapshots (name, as_of, source, seed, catalog_digest) SELECT ?, ?, ?, ?, ? "
+            "WHERE NOT EXISTS (SELECT 1 FROM snapshots WHERE name = ?)",
+            (name, as_of, source, seed, catalog_digest, name),
+        )
+        self._write(
+            "UPDATE snapshots SET as_of = COALESCE(?, as_of), source = COALESCE(?, source), "
+            "seed = COALESCE(?, seed), catalog_digest = COALESCE(?, catalog_digest) "
+            "WHERE name = ? AND sealed = 0 AND NOT EXISTS (SELECT 1 FROM interactions WHERE snapshot = ?)",
+            (as_of, source, seed, catalog_digest, name, name),
         )
         return self.snapshot(name)
 
     def snapshot(self, name: str) -> Snapshot:
+        seal = "seal" if self.version >= 4 else "NULL"  # an older store, opened read-only as it is, has none
         row = self.conn.execute(
-            "SELECT name, as_of, source, seed, catalog_digest, sealed, digest, "
+            f"SELECT name, as_of, source, seed, catalog_digest, sealed, digest, "
             "(SELECT COUNT(*) FROM interactions WHERE snapshot = s.name), "
-            "EXISTS (SELECT 1 FROM meta WHERE substr(key, 1, ?) = ?) FROM snapshots s WHERE name = ?",
+            f"EXISTS (SELECT 1 FROM meta WHERE substr(key, 1, ?) = ?), {seal} FROM snapshots s WHERE name = ?",
             (len(_recording_prefix(name)), _recording_prefix(name), name),
         ).fetchone()
         if row is None:
             known = ", ".join(self.snapshot_names()) or "none"
-            raise SnapshotError(f"no snapshot {name!r} in store {self.path} (snapshots: {known})")
-        return Snapshot(row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[6], row[7], bool(row[8]))
+            raise SnapshotError(f"no snapshot {str(name)[:100]!r} in store {self.path} (snapshots: {known})")
+        return Snapshot(row[0], row[1], row[2], row[3], row[4], row[5] == 1, row[6], row[7], bool(row[8]), row[9])
 
     def begin_recording(self, name: str) -> None:
         """Mark ``name`` as being recorded by this process until :meth:`end_recording` (a kill leaves the mark)."""
-        self._write_meta("INSERT OR REPLACE INTO meta VALUES (?, '1')", (f"{_recording_prefix(name)}{os.getpid()}",))
+        self._write("INSERT OR REPLACE INTO meta VALUES (?, '1')", (f"{_recording_prefix(name)}{os.getpid()}",))
 
     def end_recording(self, name: str, everyone: bool = False) -> None:
         """This process's recording of ``name`` finished: its mark goes, and so do the marks of recorders that
@@ -474,13 +597,21 @@ class Store:
             if everyone or not _alive(int(key[len(prefix) :])) or int(key[len(prefix) :]) == os.getpid()
         ]
         for key in done:
-            self._write_meta("DELETE FROM meta WHERE key = ?", (key,))
+            self._write("DELETE FROM meta WHERE key = ?", (key,))
 
-    def _write_meta(self, sql: str, params: tuple) -> None:
+    def _write(self, sql: str, params: tuple) -> None:
+        """One write outside a transaction of ours; SQLite's refusal (a read-only file, a full disk) as a
+        :class:`StoreError` naming the store."""
+        if self.readonly:
+            raise StoreError(f"store {self.path} is open read-only")
         try:
             self.conn.execute(sql, params)
-        except sqlite3.Error as exc:
+        except sqlite3.IntegrityError as exc:
+            if "sealed" in str(exc):
+                raise SnapshotError(f"store {self.path}: {exc}") from None
             raise StoreError(f"cannot write store {self.path}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write store {self.path}: {_cause(exc)}") from exc
 
     def snapshot_names(self) -> list[str]:
         return [row[0] for row in self.conn.execute("SELECT name FROM snapshots ORDER BY name")]
@@ -488,8 +619,15 @@ class Store:
     def snapshots(self) -> list[Snapshot]:
         return [self.snapshot(name) for name in self.snapshot_names()]
 
-    def seal(self, name: str, digest: str) -> None:
-        self.conn.execute("UPDATE snapshots SET sealed = 1, digest = ? WHERE name = ?", (digest, name))
+    def seal(self, name: str, digest: str, record: str | None = None) -> None:
+        """Mark ``name`` sealed with ``digest`` and what the digest hashed besides the interactions (``record``,
+        see :mod:`kopa_replay.record.snapshots`); from now on no SQL of ours or anyone's changes it."""
+        if record is not None and self.version < 4:
+            raise StoreError(f"store {self.path} is schema version {self.version}: open it writable to upgrade it")
+        if self.version >= 4:
+            self._write("UPDATE snapshots SET sealed = 1, digest = ?, seal = ? WHERE name = ?", (digest, record, name))
+        else:
+            self._write("UPDATE snapshots SET sealed = 1, digest = ? WHERE name = ?", (digest, name))
 
     def delete_snapshot(self, name: str) -> None:
         """Remove an unsealed snapshot and its interactions (blobs stay until vacuum)."""
@@ -657,11 +795,15 @@ class Store:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 if create:  # not ensure_snapshot: its interaction count would make every write O(snapshot)
-                    conn.execute("INSERT OR IGNORE INTO snapshots (name) VALUES (?)", (snapshot,))
+                    check_snapshot_name(snapshot)
+                    conn.execute(
+                        "INSERT INTO snapshots (name) SELECT ? WHERE NOT EXISTS (SELECT 1 FROM snapshots WHERE name = ?)",
+                        (snapshot, snapshot),
+                    )
                 yield conn
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 self._forget_uncommitted_dictionaries()
                 raise
             finally:
@@ -673,7 +815,7 @@ class Store:
                 ) from None
             raise StoreError(f"cannot write snapshot {snapshot!r} of {self.path}: {exc}") from exc
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot write snapshot {snapshot!r} of {self.path}: {exc}") from exc
+            raise StoreError(f"cannot write snapshot {snapshot!r} of {self.path}: {_cause(exc)}") from exc
 
     def insert_rows(self, conn: sqlite3.Connection, snapshot: str, rows: Iterable[RecordedRow]) -> list[int]:
         """Write rows inside the caller's transaction; returns their sequence numbers.
@@ -700,8 +842,9 @@ class Store:
             if digest not in written:
                 codec, data = self._encode(row.body, conn, row.tool)
                 conn.execute(
-                    "INSERT OR IGNORE INTO blobs (digest, codec, size, data) VALUES (?, ?, ?, ?)",
-                    (digest, codec, len(row.body), data),
+                    "INSERT INTO blobs (digest, codec, size, data) SELECT ?, ?, ?, ? "
+                    "WHERE NOT EXISTS (SELECT 1 FROM blobs WHERE digest = ?)",
+                    (digest, codec, len(row.body), data, digest),
                 )
                 written.add(digest)
             conn.execute(

@@ -26,6 +26,7 @@ the key the caller inserted ride in the request's extensions (``kopa_tool``,
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -121,7 +122,7 @@ class _Core:
         self._pending: list[RecordedRow] = []
         self._timer: threading.Timer | None = None
         # committed at exit (or when the transport is collected) if nobody closed the transport
-        self._finalizer = weakref.finalize(self, _commit_rows, self.store, self.snapshot, self._pending)
+        self._finalizer = weakref.finalize(self, _commit_left_over, self.store, self.snapshot, self._pending)
 
     @property
     def records(self) -> bool:
@@ -189,14 +190,17 @@ class _Core:
             if self._occurrences.get(key, 0) > 0:
                 self._occurrences[key] -= 1
 
-    def replay_answer(self, method: str, url: str, secrets: Iterable[str] = ()) -> Replayed | None:
+    def replay_answer(
+        self, method: str, url: str, secrets: Iterable[str] = (), tool: str | None = None
+    ) -> Replayed | None:
         """The recorded answer to a body-less request, or None when it must go through the transport.
 
         This is the replay fast path: no ``httpx.Request``/``Response`` is built. It
         serves exactly what :meth:`plan` would (the same request key, the same
         walk through repeated answers); a request it does not answer — not
         recorded, or a mode that sends — is left to the client, which records it
-        or raises :class:`~kopa_replay.errors.CassetteMiss`.
+        or raises :class:`~kopa_replay.errors.CassetteMiss`. ``tool`` (the calling tool's name, what the httpx
+        path reads from the ``kopa_tool`` extension) is named by the error a corrupt body raises.
         """
         if self.records:
             return None
@@ -204,7 +208,7 @@ class _Core:
         if action != "replay" or answer is None:
             return None
         status, _headers, digest = answer
-        return Replayed(status, digest, functools.partial(self._body, digest, None, method, url, _redactor))
+        return Replayed(status, digest, functools.partial(self._body, digest, tool, method, url, _redactor))
 
     def replayed(
         self, request: httpx.Request, redactor: Redactor, answer: tuple[int, dict[str, str], str]
@@ -294,6 +298,17 @@ class _Core:
             self.store.close()  # this thread's connection
 
 
+def _commit_left_over(store: Store, snapshot: str, rows: list[RecordedRow]) -> None:
+    """What a transport nobody closed still holds, committed when it is collected (or at exit). Nobody is there
+    to hear an error then (a full disk the recording already reported when it stopped): it is logged, not raised."""
+    try:
+        _commit_rows(store, snapshot, rows)
+    except KopaError as exc:
+        logging.getLogger(__name__).warning(
+            "%d recorded answers of snapshot %r not committed: %s", len(rows), snapshot, exc
+        )
+
+
 def _commit_rows(store: Store, snapshot: str, rows: list[RecordedRow]) -> None:
     """Commit ``rows`` in one transaction and empty the list (kept as one object: the finalizer holds it)."""
     if rows:
@@ -321,9 +336,11 @@ class RecordTransport(httpx.BaseTransport):
     def mode(self) -> str:
         return self._core.mode
 
-    def replay_answer(self, method: str, url: str, secrets: Iterable[str] = ()) -> Replayed | None:
+    def replay_answer(
+        self, method: str, url: str, secrets: Iterable[str] = (), tool: str | None = None
+    ) -> Replayed | None:
         """See :meth:`_Core.replay_answer`: a recorded answer without building httpx objects."""
-        return self._core.replay_answer(method, url, secrets)
+        return self._core.replay_answer(method, url, secrets, tool)
 
     def rewind(self) -> None:
         """See :meth:`_Core.rewind`: every request is met for the first time again."""
@@ -371,9 +388,11 @@ class AsyncRecordTransport(httpx.AsyncBaseTransport):
         self.inner = inner
         self._core = _Core(store, snapshot, mode, redactor or Redactor(), commit_every)
 
-    def replay_answer(self, method: str, url: str, secrets: Iterable[str] = ()) -> Replayed | None:
+    def replay_answer(
+        self, method: str, url: str, secrets: Iterable[str] = (), tool: str | None = None
+    ) -> Replayed | None:
         """See :meth:`_Core.replay_answer` (no I/O besides the store, so it need not be awaited)."""
-        return self._core.replay_answer(method, url, secrets)
+        return self._core.replay_answer(method, url, secrets, tool)
 
     def rewind(self) -> None:
         """See :meth:`_Core.rewind` (no I/O, so it need not be awaited)."""

@@ -98,15 +98,33 @@ def parse_cassette_path(cassette_path: str | Path) -> tuple[Path, str]:
 
 # -- what gets stored -----------------------------------------------------------
 def _request_redactor(redactor: Redactor, url: str, headers: Mapping[str, str]) -> Redactor:
-    """``redactor`` plus the key values this request carries under secret names.
-
-    ``RecordTransport`` learns the key the caller inserted from the request's
-    extensions; a vcrpy request has none, so the values of secret query
-    parameters and headers stand in (a key echoed in a body or a path is then
-    masked too).
-    """
+    """``redactor`` plus the key values this request carries under secret names: what its identity is computed
+    with (as it always has been: identities are sealed into snapshots; see :func:`_masking_redactor`)."""
     values = [v for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True) if redactor.is_secret_param(k)]
     values += [v for k, v in headers.items() if k.lower() in redactor.secret_headers]
+    return redactor.with_values(values) if values else redactor
+
+
+def _masking_redactor(redactor: Redactor, url: str, headers: Mapping[str, str]) -> Redactor:
+    """``redactor`` plus every key value the request carries, to mask what is stored as recording masks it.
+
+    ``RecordTransport`` learns the key the caller inserted from the request's
+    extensions; a vcrpy request has none, so the keys found in the request
+    stand in: secret query parameters and headers (an ``Authorization``
+    header's credentials without their scheme too), and the path segment a
+    catalog's path template puts the key in (Seoul's ``/KEY/json/…``). A key
+    echoed in the body, the URL or a kept header is then masked in any spelling.
+    """
+    values = [v for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True) if redactor.is_secret_param(k)]
+    for name, value in headers.items():
+        if name.lower() in redactor.secret_headers:
+            values.append(value)
+            scheme, _, credentials = value.strip().partition(" ")
+            if name.lower() == "authorization" and scheme and credentials.strip():
+                values.append(credentials.strip())
+    path_key = redactor.path_key(url)
+    if path_key:
+        values.append(path_key)
     return redactor.with_values(values) if values else redactor
 
 
@@ -128,20 +146,22 @@ def recorded_row(
     tool: str | None = None,
     request_key: str | None = None,
 ) -> RecordedRow:
-    """What ``RecordTransport`` would store for this exchange (``request_key`` when already known)."""
-    redactor = _request_redactor(redactor, url, request_headers)
+    """What ``RecordTransport`` would store for this exchange (``request_key`` when already known): every key the
+    request carries masked in the URL, the headers and the body (:func:`_masking_redactor`)."""
+    masker = _masking_redactor(redactor, url, request_headers)
     lowered = {k.lower(): v for k, v in response_headers.items()}
     if lowered.get("content-encoding", "identity").lower() != "identity":
         body = _decoded(body, lowered["content-encoding"])
     return RecordedRow(
-        request_key=request_key or redactor.request_key(method, url, request_body),
+        request_key=request_key
+        or _request_redactor(redactor, url, request_headers).request_key(method, url, request_body),
         tool=tool,
         method=method.upper(),
-        url=redactor.redact_url(url),
-        request_headers=redactor.redact_headers(request_headers),
+        url=masker.redact_url(url),
+        request_headers=masker.redact_headers(request_headers),
         status=status,
-        response_headers={h: lowered[h] for h in _KEPT if lowered.get(h)},
-        body=redactor.scrub_bytes(body),
+        response_headers={h: masker.scrub_text(lowered[h]) for h in _KEPT if lowered.get(h)},
+        body=masker.scrub_bytes(body),
     )
 
 

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["TRANSPORTS", "build_server", "result_content", "serve"]
+__all__ = [
+    "TRANSPORTS",
+    "DEFAULT_SESSION_IDLE_TIMEOUT",
+    "build_server",
+    "http_app",
+    "raised_content",
+    "result_content",
+    "serve",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -107,10 +107,16 @@ def _handler_class(simulator: Simulator) -> type[BaseHTTPRequestHandler]:
 
 def make_server(simulator: Simulator, host: str = "127.0.0.1", port: int = 0, *, latency_ms: float = 0.0) -> SimServer:
     """A bound, not yet serving, server (``port=0`` picks a free port) that waits ``latency_ms`` milliseconds
-    before each answer."""
+    before each answer; :class:`UsageError` naming the address when it cannot bind (a port out of range, in use,
+    an unknown host)."""
     if not (isinstance(latency_ms, (int, float)) and math.isfinite(latency_ms) and latency_ms >= 0):
         raise UsageError(f"latency must be a number of milliseconds, 0 or more, not {latency_ms!r}")
-    return SimServer((host, port), _handler_class(simulator), latency=latency_ms / 1000)
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise UsageError(f"port must be 0-65535 (0: any free port), not {port!r}")
+    try:
+        return SimServer((host, port), _handler_class(simulator), latency=latency_ms / 1000)
+    except OSError as exc:  # in use, not an address of this machine, a host name that does not resolve
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
 
 
 @contextlib.contextmanager

@@ -10,7 +10,6 @@ summary to show; a snapshot recorded from elsewhere with no other snapshot gets 
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,6 +89,7 @@ def inputs(config: Config, plan: dict[str, Any] | None = None) -> dict[str, Any]
 def run(config: Config, *, progress: Any = None) -> Result:
     from kopa_replay.drift import drift_report, render
     from kopa_replay.record import Store
+    from kopa_replay.record.snapshots import copy_store
     from kopa_replay.stages.workflows import refresh_snapshot
     from kopa_replay.util import write_atomic
 
@@ -99,7 +99,7 @@ def run(config: Config, *, progress: Any = None) -> Result:
     with atomic_run_dir(Path(config.out)) as work:
         if plan["refreshed"]:
             copy = work / "store.sqlite"
-            shutil.copyfile(plan["store"], copy)
+            copy_store(plan["store"], copy)  # with its manifests: the refresh pins its base
             summary = refresh_snapshot(
                 catalog,
                 store_path=copy,

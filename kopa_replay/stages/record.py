@@ -10,6 +10,7 @@ from typing import Any
 from kopa_replay.errors import UsageError
 from kopa_replay.stages.common import STORE_HELP, CatalogChoice, ScaleOut, for_workers, iso_date
 from kopa_replay.stages.options import setting
+from kopa_replay.util import check_snapshot_name
 
 __all__ = [
     "RecordConfig",
@@ -87,6 +88,7 @@ class RecordConfig(SourceSettings, ScaleOut):
         super().__post_init__()
         if not self.snapshot:
             raise UsageError("record needs --snapshot: the name of the new snapshot")
+        check_snapshot_name(self.snapshot)
         if self.commit_every is not None and self.commit_every < 1:
             raise UsageError(f"--commit-every must be at least 1, not {self.commit_every}")
         self.executor_spec()
@@ -134,6 +136,8 @@ class RefreshConfig(SourceSettings, ScaleOut):
         super().__post_init__()
         if not self.base or not self.snapshot:
             raise UsageError("refresh needs --base (the snapshot re-executed) and --snapshot (the new one)")
+        check_snapshot_name(self.base)
+        check_snapshot_name(self.snapshot)
         self.executor_spec()
 
 
@@ -158,7 +162,7 @@ def writable_store(store: str | None, command: str) -> Path:
     if store is None and path.resolve() == shipped_store_path():
         raise UsageError(
             f"{command} would write into the shipped store {path}; name a store with --store (a copy: "
-            f"cp {path} my.sqlite) or KOPA_STORE, or --store {path} to write there on purpose"
+            f"kopa-replay cassette copy --shipped my.sqlite) or KOPA_STORE, or --store {path} to write there on purpose"
         )
     return path
 
@@ -167,7 +171,7 @@ def manifest_file(store_path: str | Path, snapshot: str) -> Path:
     """Where a seal writes a snapshot's manifest: beside the store."""
     from kopa_replay.record.snapshots import manifest_dir_for
 
-    return manifest_dir_for(store_path) / f"{snapshot}.json"
+    return manifest_dir_for(store_path) / f"{check_snapshot_name(snapshot)}.json"
 
 
 def _result(path: Path, summary: Any) -> Result:
@@ -358,6 +362,7 @@ class MergeConfig(CatalogChoice):
     def __post_init__(self) -> None:
         if not self.snapshot:
             raise UsageError("cassette merge needs --snapshot: the snapshot the shards recorded")
+        check_snapshot_name(self.snapshot)
         if not self.shards:
             raise UsageError("cassette merge needs at least one shard store")
 

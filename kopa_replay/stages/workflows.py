@@ -22,19 +22,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.drift.recorded import drift_report, tool_schema_digests
-from kopa_replay.env.call import execute
+from kopa_replay.env.call import build_request, execute, recorded_args, request_label
 from kopa_replay.env.source import check_source, open_source
 from kopa_replay.errors import CassetteMiss, SnapshotError, UsageError
-from kopa_replay.record.redact import MASK
-from kopa_replay.record.snapshots import seal_snapshot
+from kopa_replay.record.redact import MASK, MIN_SECRET_LENGTH, Redactor, redactor_for, register_secret
+from kopa_replay.record.snapshots import check_pinned, seal_snapshot
 from kopa_replay.record.store import Store
-from kopa_replay.util import Progress, tick
+from kopa_replay.util import Progress, check_snapshot_name, tick
 
 __all__ = [
     "RecordSummary",
@@ -48,6 +48,8 @@ __all__ = [
     "claim_snapshot",
     "plan_digest",
     "refresh_snapshot",
+    "rebuild_requests",
+    "Resend",
 ]
 
 
@@ -126,8 +128,9 @@ def record_snapshot(
 
     if shard is not None and seal:
         raise UsageError("a recording shard is merged before it is sealed: record it with seal=False")
+    check_snapshot_name(snapshot)  # before a store is made: a name becomes its manifest's file name
     as_of_text = _as_of_text(as_of, snapshot)
-    check_source(source)
+    check_source(source, mirrors, catalog)
     store = Store(store_path)
     mode = _open_for_recording(store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog)
     outcomes: Counter[str] = Counter()
@@ -292,17 +295,63 @@ def _request_key(tool: str, args: Mapping[str, Any]) -> str:
     return json.dumps([tool, dict(args)], sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _restore_url(url: str, key: str | None, secret_params: set[str]) -> str:
-    """A recorded (redacted) URL with the key put back where the mask stands."""
-    if not key:
-        return url
-    parts = urlsplit(url)
-    path = "/".join(quote(key, safe="") if seg == MASK else seg for seg in parts.path.split("/"))
-    query = [
-        (k, key if (v == MASK or k.lower() in secret_params) else v)
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-    ]
-    return f"{parts.scheme}://{parts.netloc}{path}" + (f"?{urlencode(query)}" if query else "")
+@dataclass(frozen=True)
+class Resend:
+    """A recorded request as a refresh sends it again: the tool and the arguments its catalog binding turns into
+    the request (never the stored URL or headers, which a store from elsewhere may have edited)."""
+
+    tool: str
+    args: Mapping[str, str]
+
+
+def rebuild_requests(catalog: Catalog, base: str, items: Iterable[Any]) -> list[Resend]:
+    """Each recorded interaction of ``base`` as the request its tool's binding makes (:class:`Resend`), checked
+    against the request identity it was recorded under (the request key, which the snapshot digest covers): a
+    stored URL whose host, path or parameters were edited is a :class:`SnapshotError` naming the interaction, and
+    nothing is sent. The rebuilt request goes to the host the catalog names for the tool (where it has moved since
+    the recording, too), so a live key goes nowhere else."""
+    plain = redactor_for(catalog)
+    # the identity as the recorder computes it, without this machine's key values (a path key is removed where
+    # the tool's template puts it, whatever its value)
+    identity = Redactor(plain.secret_params, plain.secret_headers, (), plain.noise_params, plain.key_paths)
+    out = []
+    for item in items:
+        where = (
+            f"snapshot {base!r}, interaction {item.tool or '(no tool)'} #{item.seq} "
+            f"(request {item.request_key[:12]}…, recorded as {item.method} {item.url[:120]!r})"
+        )
+        if not item.tool or item.tool not in catalog:
+            raise SnapshotError(
+                f"{where}: no tool of the catalog made it, so no binding can rebuild it; refresh the catalog's tools "
+                "only (--tools GLOB carries the rest over unchanged)"
+            )
+        tool = catalog.get(item.tool)
+        try:
+            if item.method.upper() != tool.http.method.upper():
+                raise UsageError(f"method {item.method!r} is not the tool's {tool.http.method}")
+            args = recorded_args(tool, item.url)
+            method, url, _, _ = build_request(tool, args, MASK)
+        except UsageError as exc:
+            raise SnapshotError(f"{where}: {exc}; a refresh sends keys only as the catalog binds them") from None
+        # the identity is checked where it was recorded: the catalog may have moved the tool since
+        recorded = urlsplit(item.url)
+        if (
+            identity.request_key(
+                method, urlunsplit(urlsplit(url)._replace(scheme=recorded.scheme, netloc=recorded.netloc))
+            )
+            != item.request_key
+        ):
+            hint = (
+                " (a value stored as *** where no key goes: masked because it equalled a key shorter than "
+                f"{MIN_SECRET_LENGTH} characters, which cannot be told from data — or edited)"
+                if MASK in args.values()
+                else " (the store was edited)"
+            )
+            raise SnapshotError(
+                f"{where}: its stored URL does not rebuild the request it was recorded as{hint}; nothing was sent"
+            )
+        out.append(Resend(tool.name, args))
+    return out
 
 
 def environmental_answer(catalog: Catalog) -> Callable[[httpx.Request, httpx.Response], bool]:
@@ -373,13 +422,18 @@ def refresh_snapshot(
 
     if base == snapshot:
         raise UsageError("refresh writes a new snapshot: --snapshot must differ from --base")
-    check_source(source)
+    check_snapshot_name(snapshot)
+    check_source(source, mirrors, catalog)
     store = Store(store_path, create=False)  # the base lives there: a missing store is a mistake, not a new one
     base_info = store.snapshot(base)
+    check_pinned(store, base, manifest_dir)  # what is re-executed is what was sealed (and its manifest says)
     as_of_text = _as_of_text(as_of, snapshot)
     extra = list(requests)
     base_requests = list(store.interactions(base))  # the base's interactions (``requests`` are the extra calls)
     chosen = _refreshed_tools(store, catalog, base, base_requests, tools, changed_since)  # checked before creating
+    resent = rebuild_requests(  # every request checked before anything is created or sent
+        catalog, base, base_requests if chosen is None else [i for i in base_requests if i.tool in chosen]
+    )
     mode = _open_for_recording(
         store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog, refresh=True
     )
@@ -404,7 +458,8 @@ def refresh_snapshot(
         base_requests = [item for item in base_requests if item.tool in chosen]
         if not sealed:
             _carry_over(store, snapshot, carried)
-    held = {f"{item.method} {item.url}" for item in store.interactions(base)}
+    held = {f"{item.method} {item.url}" for item in carried}
+    held |= {request_label(catalog.get(r.tool), r.args) for r in resent}
     todo = []  # every tool's: a plan's new request to a carried-over tool is new, not a re-execution
     for tool_name, args in extra:
         if _request_id(catalog, tool_name, args) not in held:
@@ -419,7 +474,7 @@ def refresh_snapshot(
         mode=mode,
         retries=retries,
         retry_backoff=retry_backoff,
-        base_requests=base_requests,
+        base_requests=resent,
         extra=todo,
     )
     sharded = executor is not None and (executor.spec.kind == "ray" or executor.spec.workers > 1)
@@ -448,8 +503,8 @@ def refresh_snapshot(
                 "retries": tries,
                 "no_answer": before.get("no_answer", 0) + outcomes.get("no_answer", 0),
                 "re_executed": {
-                    "tools": sorted({str(i.tool) for i in base_requests if i.tool}),
-                    "interactions": len(base_requests),
+                    "tools": sorted({r.tool for r in resent}),
+                    "interactions": len(resent),
                 },
                 "carried_over": {
                     "tools": sorted({str(i.tool) for i in carried if i.tool}),
@@ -480,7 +535,7 @@ class _RefreshPart:
     mode: str
     retries: int
     retry_backoff: float
-    base_requests: list[Any]
+    base_requests: list[Resend]
     extra: list[tuple[str, dict[str, Any]]]
 
 
@@ -502,10 +557,8 @@ def _refresh_part(
 ) -> _RefreshDone:
     """Re-execute ``part`` against its source, recording into ``part.snapshot`` of the store at ``store_path``."""
     from kopa_replay.env.environment import ToolEnvironment
-    from kopa_replay.record.redact import redactor_for
     from kopa_replay.record.retry import RetryTransport
 
-    secret_params = set(redactor_for(catalog).secret_params)
     outcomes: Counter[str] = Counter()
     added = 0
     retrying: list[RetryTransport] = []
@@ -538,20 +591,18 @@ def _refresh_part(
         _sealed_misses(part.snapshot),
     ):
         total = len(part.base_requests) + len(part.extra)
-        for done, item in enumerate(part.base_requests, 1):
+        for done, resend in enumerate(part.base_requests, 1):
             tick(progress, "re-executing", done, total)
-            tool = catalog.get(item.tool) if item.tool and item.tool in catalog else None
-            key = src.key_for(tool) if tool else src.sim_key
-            headers = {
-                k: (key or "") if v == MASK else v
-                for k, v in item.request_headers.items()
-                if k not in ("host", "content-length")
-            }
+            tool = catalog.get(resend.tool)
+            key = src.key_for(tool)
+            register_secret(key)
+            # rebuilt from the binding: the catalog's host, path and key placement (see rebuild_requests)
+            method, url, headers, _ = build_request(tool, resend.args, key)
             request = httpx.Request(
-                item.method,
-                _restore_url(item.url, key, secret_params),
-                headers=headers,
-                extensions={"kopa_tool": item.tool, "kopa_secrets": (key,) if key else ()},
+                method,
+                url,
+                headers=headers,  # type: ignore[arg-type]  # str and bytes values, as execute sends them
+                extensions={"kopa_tool": tool.name, "kopa_secrets": (key,) if key else ()},
             )
             try:
                 response = src.client.send(request)
@@ -600,16 +651,12 @@ def _refresh_sharded(
     from kopa_replay.scale.limits import shared_limiter
 
     count = executor.spec.workers
-    calls = [PlannedCall(str(item.tool), {"#": index}, False) for index, item in enumerate(part.base_requests)]
+    calls = [PlannedCall(resend.tool, {"#": index}, False) for index, resend in enumerate(part.base_requests)]
     calls += [PlannedCall(tool, args, True) for tool, args in part.extra]
 
     def endpoint(call: PlannedCall) -> tuple[str, ...]:
-        if call.validated:  # a new call: where the catalog sends it
-            http = catalog.get(call.tool).http
-            return http.method, http.base_url + http.path
-        # a recorded request is re-sent to the URL it was recorded at (whatever the catalog says now)
-        item = part.base_requests[int(call.args["#"])]
-        return item.method, item.url.split("?", 1)[0]
+        http = catalog.get(call.tool).http  # where the catalog sends it: a recorded request is rebuilt from it too
+        return http.method, http.base_url + http.path
 
     shards = recording_shards(catalog, calls, count, endpoint)
     info = store.snapshot(part.snapshot)
@@ -753,6 +800,7 @@ def merge_snapshots(
     different answers (a live source that changed between them) the first shard's stands and ``conflicts`` says how
     many.
     """
+    check_snapshot_name(snapshot)
     paths = [Path(shard) for shard in shards]
     if not paths:
         raise UsageError("cassette merge needs at least one shard store")
@@ -767,6 +815,8 @@ def merge_snapshots(
             "they were recorded with"
         )
     with Store(store_path) as store:
+        if snapshot in store.snapshot_names() and store.snapshot(snapshot).sealed:
+            return _merged_already(store, snapshot, settings, paths, catalog, manifest_dir)
         _open_for_merge(store, snapshot, settings)
         held, merged, conflicts, overlaps = _copy_shards(store, snapshot, paths)
         store.end_recording(snapshot)
@@ -774,6 +824,46 @@ def merge_snapshots(
         if seal:
             summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir, tool_digests=tool_schema_digests)
         store.finalize()
+    return summary
+
+
+def _merged_already(
+    store: Store,
+    snapshot: str,
+    settings: Mapping[str, Any],
+    paths: list[Path],
+    catalog: Catalog,
+    manifest_dir: str | Path | None,
+) -> MergeSummary:
+    """A merge run again after it sealed (as a recording run again): nothing to write when the sealed snapshot
+    holds every interaction of the shards, with the same settings; its manifest is written again. Otherwise an
+    error: a sealed snapshot takes nothing more."""
+    existing = store.snapshot(snapshot)
+    differs = [
+        f"{k} {getattr(existing, k)!r} (shards: {v!r})" for k, v in settings.items() if getattr(existing, k) != v
+    ]
+    sealed = {(i.request_key, i.seq): _answer(i) for i in store.interactions(snapshot)}
+    held: list[int] = []
+    lacking, conflicts = [], 0
+    for path in paths:
+        with Store(path, readonly=True) as shard:
+            items = list(shard.interactions(snapshot))
+        held.append(len(items))
+        for item in items:
+            there = sealed.get((item.request_key, item.seq))
+            if there is None:
+                lacking.append(item)
+            elif there != _answer(item):
+                conflicts += 1  # as when it was merged: the first shard's answer stood
+    if differs or lacking:
+        why = (
+            f"other settings: {'; '.join(differs)}"
+            if differs
+            else f"it lacks {len(lacking)} of the shards' interactions"
+        )
+        raise SnapshotError(f"snapshot {snapshot!r} is sealed in {store.path} ({why}); merge into a new snapshot name")
+    summary = MergeSummary(snapshot, [str(p) for p in paths], held, 0, conflicts)
+    summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir, tool_digests=tool_schema_digests)
     return summary
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 import yaml
@@ -291,16 +292,231 @@ def test_a_bad_platform_limit_is_named_once_by_file_platform_and_field(tmp_path,
     with pytest.raises(CatalogError) as caught:
         load_catalog_file(path)
     error = caught.value
-    assert (error.source, error.tool, error.field) == (str(path), None, f"platforms[acme].rate_limit.{field}")
-    assert str(error).startswith(f"file {path}, field 'platforms[acme].rate_limit.{field}': ")
+    assert (error.source, error.tool, error.field) == (str(path), None, f"rate_limit.{field}")
+    assert str(error).startswith(f"file {path}, platform 'acme', field 'rate_limit.{field}': ")
     assert "problems" not in str(error)  # once for the platform, not again for each of its two tools
 
 
 def test_a_limit_that_is_not_a_mapping_and_a_bad_tool_override_are_named(tmp_path):
-    with pytest.raises(CatalogError, match=r"field 'platforms\[acme\]\.rate_limit': must be a mapping"):
+    with pytest.raises(CatalogError, match=r"platform 'acme', field 'rate_limit': must be a mapping"):
         load_catalog_file(write(tmp_path, limited("5/s")))
     document = copy.deepcopy(VALID)
     document["tools"][0]["http"]["rate_limit"] = {"requests_per_second": 1, "concurrency": -1}
     with pytest.raises(CatalogError) as caught:
         load_catalog_file(write(tmp_path, document))
     assert (caught.value.tool, caught.value.field) == ("acme_quotes", "http.rate_limit.concurrency")
+
+
+# -- unknown keys: a misspelt key is refused where it is written, with the nearest known key --
+def problem_lines(error: CatalogError) -> list[str]:
+    """Each problem of an error as one line (a file with several problems lists them under 'N problems:')."""
+    lines = str(error).splitlines()
+    return [line.removeprefix("  - ") for line in lines[1:]] if re.match(r"\d+ problems:$", lines[0]) else lines
+
+
+def set_key(*where, value="x"):
+    """A mutation setting document[where...] = value (where: keys, the last one the new key)."""
+
+    def mutate(document):
+        target = document
+        for key in where[:-1]:
+            target = target[key]
+        target[where[-1]] = value
+
+    return mutate
+
+
+PLATFORM, TOOL = ("platform",), ("tools", 0)
+MISSPELT = [
+    # (mutation, who names it, field, the suggestion)
+    (set_key("tool", value=[]), "", "tool", "did you mean 'tools'?"),
+    (
+        set_key(*PLATFORM, "pagnation", value={"style": "none"}),
+        "platform 'acme'",
+        "pagnation",
+        "did you mean 'pagination'?",
+    ),
+    (set_key(*PLATFORM, "rate_limt", value=LIMIT), "platform 'acme'", "rate_limt", "did you mean 'rate_limit'?"),
+    (set_key(*PLATFORM, "formt", value="xml"), "platform 'acme'", "formt", "did you mean 'format'?"),
+    (set_key(*PLATFORM, "auth", "evn"), "platform 'acme'", "auth.evn", "did you mean 'env'?"),
+    (set_key(*PLATFORM, "envelope", "totl"), "platform 'acme'", "envelope.totl", "did you mean 'total'?"),
+    (
+        set_key(*PLATFORM, "pagination", "max_sise"),
+        "platform 'acme'",
+        "pagination.max_sise",
+        "did you mean 'max_size'?",
+    ),
+    (
+        set_key(*PLATFORM, "rate_limit", value={**LIMIT, "dayly": 9}),
+        "platform 'acme'",
+        "rate_limit.dayly",
+        "did you mean 'daily'?",
+    ),
+    (set_key(*TOOL, "titel"), "tool 'acme_quotes'", "titel", "did you mean 'title'?"),
+    (
+        set_key(*TOOL, "colour"),
+        "tool 'acme_quotes'",
+        "colour",
+        "known: name, title, description, platform, domain, "
+        "params, inputSchema, output, outputSchema, annotations, http, examples, filters",
+    ),
+    (
+        set_key(*TOOL, "http", "pagnation", value={}),
+        "tool 'acme_quotes'",
+        "http.pagnation",
+        "did you mean 'pagination'?",
+    ),
+    (
+        set_key(*TOOL, "http", "rate_limt", value=LIMIT),
+        "tool 'acme_quotes'",
+        "http.rate_limt",
+        "did you mean 'rate_limit'?",
+    ),
+    (
+        set_key(*TOOL, "http", "envelope", value={"recods": "x"}),
+        "tool 'acme_quotes'",
+        "http.envelope.recods",
+        "did you mean 'records'?",
+    ),
+    (
+        set_key(*TOOL, "http", "auth", value={"location": "query", "name": "k", "evn": "K"}),
+        "tool 'acme_quotes'",
+        "http.auth.evn",
+        "did you mean 'env'?",
+    ),
+    (
+        set_key(*TOOL, "http", "pagination", value={"stlye": "none"}),
+        "tool 'acme_quotes'",
+        "http.pagination.stlye",
+        "did you mean 'style'?",
+    ),
+    (
+        set_key(*TOOL, "http", "rate_limit", value={"requests_per_second": 1, "concurency": 1}),
+        "tool 'acme_quotes'",
+        "http.rate_limit.concurency",
+        "did you mean 'concurrency'?",
+    ),
+    (
+        set_key(*TOOL, "params", "ticker", "requried", value=True),
+        "tool 'acme_quotes'",
+        "params.ticker.requried",
+        "did you mean 'required'?",
+    ),
+    (
+        set_key(*TOOL, "output", "date", "nulable", value=True),
+        "tool 'acme_quotes'",
+        "output.date.nulable",
+        "did you mean 'nullable'?",
+    ),
+    (
+        set_key(*TOOL, "filters", value=[{"param": "page", "field": "date", "mach": "exact"}]),
+        "tool 'acme_quotes'",
+        "filters[0].mach",
+        "did you mean 'match'?",
+    ),
+    (
+        set_key(*TOOL, "annotations", value={"readOnlyHnt": False}),
+        "tool 'acme_quotes'",
+        "annotations.readOnlyHnt",
+        "did you mean 'readOnlyHint'?",
+    ),
+]
+
+
+@pytest.mark.parametrize("mutate, who, field, hint", MISSPELT)
+def test_an_unknown_key_is_named_by_file_platform_or_tool_and_field_with_the_nearest_key(
+    tmp_path, mutate, who, field, hint
+):
+    path = write(tmp_path, broken(mutate))
+    with pytest.raises(CatalogError) as caught:
+        load_catalog_file(path)
+    where = ", ".join(part for part in (f"file {path}", who, f"field {field!r}") if part)
+    assert f"{where}: unknown key ({hint})" in problem_lines(caught.value)
+
+
+def test_a_platform_mistake_is_named_once_not_by_each_of_its_tools(tmp_path):
+    document = broken(set_key(*PLATFORM, "pagnation", value={"style": "none"}))
+    second = copy.deepcopy(document["tools"][0])
+    second["name"] = "acme_quotes_again"
+    document["tools"].append(second)
+    path = write(tmp_path, document)
+    with pytest.raises(CatalogError) as caught:
+        load_catalog_file(path)
+    assert str(caught.value) == (
+        f"file {path}, platform 'acme', field 'pagnation': unknown key (did you mean 'pagination'?)"
+    )
+    assert (caught.value.source, caught.value.tool, caught.value.field) == (str(path), None, "pagnation")
+
+
+def test_unknown_keys_are_collected_with_the_files_other_problems(tmp_path):
+    def mutate(document):
+        document["platform"]["pagnation"] = {"style": "none"}
+        document["tools"][0]["params"]["ticker"]["requried"] = True
+        document["tools"][0]["http"]["format"] = "csv"
+
+    path = write(tmp_path, broken(mutate))
+    with pytest.raises(CatalogError) as caught:
+        load_catalog_file(path)
+    assert str(caught.value).splitlines()[0] == "3 problems:"
+    assert problem_lines(caught.value) == [
+        f"file {path}, platform 'acme', field 'pagnation': unknown key (did you mean 'pagination'?)",
+        f"file {path}, tool 'acme_quotes', field 'params.ticker.requried': unknown key (did you mean 'required'?)",
+        f"file {path}, tool 'acme_quotes', field 'http.format': format must be one of ['json', 'xml', 'zip-xml']",
+    ]
+
+
+def test_extension_keys_at_the_top_level_hold_yaml_anchors(tmp_path):
+    path = tmp_path / "anchored.yaml"
+    text = yaml.safe_dump(VALID, allow_unicode=True)
+    path.write_text("x-codes: &codes {'0': ok}\n" + text, encoding="utf-8")
+    assert "acme_quotes" in load_catalog_file(path)
+
+
+SHAPES = [
+    (set_key(*TOOL, "http", value=["/v1/quotes"]), "tool 'acme_quotes'", "http", "http must be a mapping"),
+    (
+        set_key(*PLATFORM, "result_codes", value=["0"]),
+        "tool 'acme_quotes'",
+        "http.result_codes",
+        "result_codes must be a mapping of result code to outcome, not list",
+    ),
+    (
+        set_key(*PLATFORM, "fixed_query", value=["a=1"]),
+        "tool 'acme_quotes'",
+        "http.fixed_query",
+        "fixed_query must be a mapping of query parameter to value, not list",
+    ),
+    (
+        set_key(*TOOL, "filters", value={"param": "page"}),
+        "tool 'acme_quotes'",
+        "filters",
+        "filters must be a list of filters, not dict",
+    ),
+    (
+        set_key(*TOOL, "filters", value=[{"param": "page", "field": "date", "limit": "many"}]),
+        "tool 'acme_quotes'",
+        "filters[0].limit",
+        "limit must be a positive integer, not 'many'",
+    ),
+    (
+        set_key(*TOOL, "annotations", value=["readOnlyHint"]),
+        "tool 'acme_quotes'",
+        "annotations",
+        "annotations must be a mapping",
+    ),
+    (set_key("platforms", value={"id": "acme"}), "", "platform", "give either platform (one) or platforms"),
+]
+
+
+@pytest.mark.parametrize("mutate, who, field, message", SHAPES)
+def test_a_block_of_the_wrong_shape_is_named_not_a_traceback(tmp_path, mutate, who, field, message):
+    path = write(tmp_path, broken(mutate))
+    with pytest.raises(CatalogError) as caught:
+        load_catalog_file(path)
+    where = ", ".join(part for part in (f"file {path}", who, f"field {field!r}") if part)
+    assert any(line.startswith(f"{where}: {message}") for line in problem_lines(caught.value)), str(caught.value)
+
+
+def test_every_shipped_catalog_reads_no_unknown_key():
+    # the built-in files, and the paper-scale tools generated from them, load as before
+    assert len(builtin_catalog()) == 88 and len(builtin_catalog("paper")) == 2318

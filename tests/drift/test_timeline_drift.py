@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import shutil
 
 import httpx
 import pytest
 
 from kopa_replay.catalog import builtin_catalog
+from kopa_replay.record.snapshots import copy_store
 from kopa_replay.record.store import Store, shipped_store_path
 from kopa_replay.sim import TIMELINE, events_between
 from kopa_replay.stages.workflows import refresh_snapshot
@@ -32,7 +32,7 @@ def refreshed(tmp_path_factory):
     from kopa_replay.bench.suite import benchmark_workload
 
     store = tmp_path_factory.mktemp("timeline") / "kopa.sqlite"
-    shutil.copyfile(SHIPPED, store)
+    copy_store(SHIPPED, store)
     catalog = builtin_catalog()
     summary = refresh_snapshot(
         catalog,
@@ -220,7 +220,7 @@ def test_bench_drift_lists_exactly_the_tasks_whose_answers_truly_change(refreshe
 
 def test_incremental_refresh_re_executes_only_the_named_tools_and_carries_the_rest(refreshed, tmp_path):
     store = tmp_path / "kopa.sqlite"
-    shutil.copyfile(SHIPPED, store)
+    copy_store(SHIPPED, store)
     catalog = refreshed["catalog"]
     summary = refresh_snapshot(
         catalog, store_path=store, base=BEFORE, snapshot="partial", source="sim", as_of=AFTER, tools="tago_*"
@@ -274,7 +274,7 @@ def test_incremental_refresh_mistakes_are_clean_errors_and_create_nothing(refres
     from kopa_replay.cli import cli
 
     store = tmp_path / "kopa.sqlite"
-    shutil.copyfile(SHIPPED, store)
+    copy_store(SHIPPED, store)
     runner = CliRunner()
     for args, message in (
         (["--tools", "nothing_*"], "matches no tool"),

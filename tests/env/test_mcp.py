@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
+from hostile import edit_past_triggers  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
@@ -85,6 +87,57 @@ def test_lightron_chain_and_an_invalid_argument():
     wrong = _payload(bad)
     assert bad.is_error and wrong["outcome"] == "structural_error" and "corp_code" in wrong["message"]
     assert wrong["hint"] and wrong["records"] == []
+
+
+def _corrupt_copy(tmp_path: Path) -> Path:
+    """A copy of the shipped store (and its manifest) whose recorded answer to the stock-price call holds other
+    bytes than its digest names: valid JSON, written past the store's triggers, so only the digest can tell."""
+    from kopa_replay.record.snapshots import manifest_dir_for
+    from kopa_replay.record.store import shipped_store_path
+
+    shipped = shipped_store_path()
+    path = tmp_path / "cassettes" / "kopa.sqlite"
+    path.parent.mkdir()
+    shutil.copyfile(shipped, path)
+    shutil.copytree(manifest_dir_for(shipped), manifest_dir_for(path))
+    changed = edit_past_triggers(
+        path,
+        "UPDATE blobs SET codec = 'raw', data = ? WHERE digest = (SELECT body FROM interactions "
+        "WHERE snapshot = '2026-09-01' AND tool = 'datagokr_get_stock_price_info' AND url LIKE '%&srtnCd=069540')",
+        params=(b'{"response": {"body": {"items": {"item": []}}}}',),
+    )
+    assert changed == 1
+    return path
+
+
+def test_a_corrupt_stored_body_is_a_store_error_naming_tool_snapshot_and_verify(tmp_path):
+    store = _corrupt_copy(tmp_path)
+
+    async def body(session):
+        price = await session.call_tool("datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"})
+        corp = await session.call_tool("dart_corp_code", {"corp_name": "라이트론"})
+        return price, corp
+
+    price, corp = _run(body, "--store", str(store))
+    got = _payload(price)
+    assert price.is_error and got["outcome"] == "store_error" and got["code"] == "StoreError"
+    assert "datagokr_get_stock_price_info" in got["message"] and "'2026-09-01'" in got["message"]
+    assert "corrupt" in got["message"] and "does not match its digest" in got["message"]
+    assert f"kopa-replay snapshot verify 2026-09-01 --store {store}" in got["hint"]
+    assert "no recording" not in got["hint"] and "may succeed later" not in got["hint"]
+    # the rest of the snapshot still answers
+    assert not corp.is_error and _payload(corp)["records"][0]["corp_code"] == "00439743"
+
+
+def test_a_call_the_snapshot_never_recorded_keeps_the_miss_hint():
+    async def body(session):
+        return await session.call_tool("datagokr_get_stock_price_info", {"srtnCd": "069541", "basDt": "20260831"})
+
+    miss = _run(body)
+    got = _payload(miss)
+    assert miss.is_error and got["outcome"] == "environmental_error" and got["code"] == "CassetteMiss"
+    assert "was not recorded in snapshot '2026-09-01'" in got["message"]
+    assert got["hint"].startswith("The snapshot holds no recording of this exact call")
 
 
 def test_http_transport_says_where_it_serves_and_answers_the_sdk_client():

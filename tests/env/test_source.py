@@ -160,3 +160,55 @@ def test_kinds_are_plain_names_registered_once(registered):
     registered("offline-only", nothing)
     with pytest.raises(UsageError, match="source 'offline-only' needs --snapshot"):
         open_source("offline-only")
+
+
+# -- mirrors are checked where a source is opened: a host the catalog lacks, a kind that sends nothing ------------
+BUILT_IN_HOSTS = (
+    "apis.data.go.kr, data-dbg.krx.co.kr, open.assembly.go.kr, open.neis.go.kr, openapi.gg.go.kr, "
+    "openapi.seoul.go.kr, opendart.fss.or.kr, ws.bus.go.kr, www.law.go.kr"
+)
+
+
+def test_a_mirrored_host_the_catalog_lacks_is_refused_with_the_nearest_and_all_hosts(no_network):
+    from kopa_replay.env import open_async_source
+
+    expected = (
+        "--base-url names host 'opendart.fss.or.k', which no tool of the catalog calls (did you mean "
+        f"'opendart.fss.or.kr'?); the catalog's hosts: {BUILT_IN_HOSTS}, or '*' for every host"
+    )
+    for source in ("live", "http://127.0.0.1:9"):
+        for opener in (open_source, open_async_source):
+            with pytest.raises(UsageError) as caught:
+                opener(source, mirrors={"opendart.fss.or.k": "http://127.0.0.1:9"})
+            assert str(caught.value) == expected
+    with pytest.raises(UsageError, match=r"host 'nope\.example', which no tool of the catalog calls; the catalog's"):
+        open_source("live", mirrors={"nope.example": "http://127.0.0.1:9"})
+    assert no_network == []
+
+
+def test_the_hosts_are_those_of_the_catalog_the_source_is_opened_with(catalog):
+    from kopa_replay.env.source import inner_transport
+
+    dart = catalog.filter(platform="dart")
+    with pytest.raises(UsageError, match=r"host 'www\.law\.go\.kr'.*; the catalog's hosts: opendart\.fss\.or\.kr, or"):
+        inner_transport("live", mirrors={"www.law.go.kr": "http://127.0.0.1:9"}, catalog=dart)
+    for mirrors in ({"opendart.fss.or.kr": "http://127.0.0.1:9"}, {"*": "http://127.0.0.1:9"}):
+        inner_transport("live", mirrors=mirrors, catalog=dart).transport.close()
+
+
+@pytest.mark.parametrize(
+    "source, snapshot, does",
+    [("sim", None, "answers every call in-process"), ("replay", "2026-09-01", "answers every call from a snapshot")],
+)
+def test_mirrors_for_a_source_that_sends_nothing_are_refused(no_network, source, snapshot, does):
+    with pytest.raises(UsageError) as caught:
+        open_source(source, snapshot=snapshot, mirrors={"opendart.fss.or.kr": "http://127.0.0.1:9"})
+    assert str(caught.value) == (
+        f"--base-url (opendart.fss.or.kr) needs --source live or a mirror's URL: source {source!r} {does}, "
+        "so no request would reach the mirror"
+    )
+
+
+def test_a_default_mirror_beside_a_mirror_url_source_is_refused():
+    with pytest.raises(UsageError, match=r"'\*=http://127\.0\.0\.1:8' names the mirror of every host, as --source"):
+        open_source("http://127.0.0.1:9", mirrors={"*": "http://127.0.0.1:8"})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from hostile import edit_past_triggers
 
 from kopa_replay.env import call_tool, open_source
 from kopa_replay.errors import SnapshotError
@@ -88,9 +89,8 @@ def test_tampering_with_an_interaction_is_caught_by_verify(recorded, catalog, tm
     copy = tmp_path / "cassettes" / "kopa.sqlite"
     copy.parent.mkdir()
     shutil.copy(recorded[0], copy)
+    edit_past_triggers(copy, "DELETE FROM interactions WHERE id = (SELECT MIN(id) FROM interactions)")
     store = Store(copy)
-    store.conn.execute("DROP TRIGGER sealed_snapshots_are_immutable_delete")
-    store.conn.execute("DELETE FROM interactions WHERE id = (SELECT MIN(id) FROM interactions)")
     problems = verify_snapshot(store, "2026-09-01")
     assert any("sealed as" in p for p in problems)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from hostile import edit_past_triggers
 
 from kopa_replay.errors import SnapshotError, StoreError
 from kopa_replay.record import Store
@@ -90,7 +91,7 @@ def test_verify_finds_a_corrupted_body(tmp_path):
     assert store.verify() == []
     with pytest.raises(sqlite3.IntegrityError, match="content-addressed"):  # blobs are never rewritten …
         store.conn.execute("UPDATE blobs SET data = ? WHERE size = 5", (b"SHORT",))
-    store.conn.execute("DROP TRIGGER blobs_are_immutable")  # … unless someone breaks in
-    store.conn.execute("UPDATE blobs SET data = ? WHERE size = 5", (b"SHORT",))
+    edit_past_triggers(store.path, "UPDATE blobs SET data = ? WHERE size = 5", params=(b"SHORT",))  # … unless
+    # someone breaks in
     problems = store.verify()
     assert len(problems) == 1 and "does not match its digest" in problems[0]

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 import zstandard
+from hostile import edit_past_triggers
 
 from kopa_replay.drift.recorded import tool_schema_digests
 from kopa_replay.errors import SnapshotError, StoreError
@@ -45,14 +46,8 @@ def _recorded(tmp_path, catalog, seal=True):
 
 
 def _hack(store: Store, *sql: str) -> None:
-    """Edit the file the way a hostile tester would: triggers dropped first."""
-    conn = sqlite3.connect(store.path)
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
-        conn.execute(f"DROP TRIGGER {name}")
-    for statement in sql:
-        conn.execute(statement)
-    conn.commit()
-    conn.close()
+    """Edit the file the way a hostile tester would: triggers dropped first, put back after."""
+    edit_past_triggers(store.path, *sql)
 
 
 @pytest.mark.parametrize(
@@ -138,31 +133,91 @@ def test_a_sealed_digest_erased_past_the_triggers_is_reported_not_a_type_error(t
         seal_snapshot(Store(store.path), "s", catalog, tool_digests=tool_schema_digests)
 
 
-def test_a_version_1_store_migrates_keeping_digests_and_manifests(tmp_path, catalog):
-    store = _recorded(tmp_path, catalog)
-    digest = store.snapshot("s").digest
-    # make it what version 1 wrote: no version 2 triggers, schema_version 1
-    _hack(store, "UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-    conn = sqlite3.connect(store.path)
-    from kopa_replay.record.store import _SCHEMA  # the version 1 schema's two sealing triggers
+def _older_store(tmp_path, version: int, digest_version: int = 2) -> tuple[Path, str]:
+    """A store as kopa-replay of schema ``version`` wrote it: that version's tables and triggers, one snapshot 's'
+    of two interactions sealed with a digest of ``digest_version`` (what every seal used before version 3), and
+    its manifest as it was written then."""
+    from kopa_replay.record.store import _VERSIONS
 
-    for statement in _SCHEMA:
-        if "TRIGGER" in statement:
+    path = tmp_path / "cassettes" / "kopa.sqlite"
+    path.parent.mkdir()
+    conn = sqlite3.connect(path)
+    for step in range(1, version + 1):
+        for statement in _VERSIONS[step]:
             conn.execute(statement)
+    conn.execute(
+        "INSERT INTO meta VALUES ('application', 'kopa-replay cassette store'), ('schema_version', ?)", (str(version),)
+    )
+    conn.execute("INSERT INTO snapshots (name, as_of, source, seed) VALUES ('s', '2026-09-01', 'sim', 0)")
+    for key, body in (("k1", BODY), ("k2", b'{"short": true}')):
+        conn.execute("INSERT INTO blobs VALUES (?, 'raw', ?, ?)", (blob_digest(body), len(body), body))
+        conn.execute(
+            "INSERT INTO interactions (snapshot, request_key, seq, tool, method, url, request_headers, status, "
+            "response_headers, body) VALUES ('s', ?, 1, 'datagokr_get_stock_price_info', 'GET', ?, '{}', 200, ?, ?)",
+            (
+                key,
+                f"https://apis.data.go.kr/x?serviceKey=***&k={key}",
+                '{"content-type": "application/json"}',
+                blob_digest(body),
+            ),
+        )
     conn.commit()
     conn.close()
-    old = Store(store.path, readonly=True)  # read-only opens it as it is
+    digest = snapshot_digest(Store(path, readonly=True), "s", digest_version)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE snapshots SET sealed = 1, digest = ?", (digest,))
+    conn.commit()
+    conn.close()
+    manifest = {
+        "name": "s",
+        "as_of": "2026-09-01",
+        "created": "2026-09-01",
+        "source": "sim",
+        "seed": 0,
+        "catalog_digest": "c" * 64,
+        "interactions": 2,
+        "digest": digest,
+        "digest_version": digest_version,
+        "tools": {},
+        "kopa_replay": "0.1.0",
+    }
+    (tmp_path / "snapshots").mkdir()
+    (tmp_path / "snapshots" / "s.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return path, digest
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_an_older_store_reads_as_it_is_and_migrates_keeping_digests_and_manifests(tmp_path, version):
+    path, digest = _older_store(tmp_path, version)
+    old = Store(path, readonly=True)  # read-only opens it as it is
+    assert old.version == version and old.stats()["schema_version"] == version
     assert verify_snapshot(old, "s") == [] and old.body(old.lookup("s", "k1")[0].body_digest) == BODY
-    migrated = Store(store.path)
+    assert check_pinned(old, "s") is True
+    migrated = Store(path)
     assert (
         migrated.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
         == str(SCHEMA_VERSION)
-        == "3"
+        == "4"
     )
     assert migrated.snapshot("s").digest == digest and verify_snapshot(migrated, "s") == []
-    check_pinned(migrated, "s")
+    assert check_pinned(migrated, "s") is True
     with pytest.raises(sqlite3.IntegrityError):
         migrated.conn.execute("UPDATE snapshots SET sealed = 0")
+    with pytest.raises(sqlite3.IntegrityError):  # the version 4 triggers came with the migration
+        migrated.conn.execute("INSERT OR REPLACE INTO snapshots (name, sealed) VALUES ('s', 0)")
+
+
+def test_an_older_seal_is_checked_on_the_fields_its_row_holds(tmp_path):
+    """A version 2 digest does not cover the manifest's other fields: those the snapshot's row holds are compared
+    (an edited as-of date or interaction count is caught), the rest cannot be."""
+    path, _ = _older_store(tmp_path, 3)
+    manifest_file = tmp_path / "snapshots" / "s.json"
+    manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
+    manifest_file.write_text(json.dumps({**manifest, "as_of": "2027-01-01"}), encoding="utf-8")
+    problems = verify_snapshot(Store(path, readonly=True), "s")
+    assert problems == ['manifest field \'as_of\' is "2027-01-01" but the snapshot was sealed with "2026-09-01"']
+    with pytest.raises(SnapshotError, match="'as_of'"):
+        check_pinned(Store(path, readonly=True), "s")
 
 
 def test_replay_of_a_corrupt_body_names_snapshot_tool_and_request_and_the_cli_says_error(tmp_path, catalog):
@@ -408,18 +463,6 @@ def test_an_edited_dictionary_is_caught_never_a_wrong_answer(tmp_path):
     assert refused > 0 and fresh.verify()
 
 
-def test_a_version_2_store_migrates_to_3_keeping_every_digest(tmp_path, catalog):
-    store = _recorded(tmp_path, catalog)
-    digest = store.snapshot("s").digest
-    _hack(store, "DROP TABLE dictionaries", "UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-    old = Store(store.path, readonly=True)
-    assert verify_snapshot(old, "s") == [] and old.stats()["schema_version"] == 2  # read as it is
-    migrated = Store(store.path)
-    assert migrated.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "3"
-    assert migrated.snapshot("s").digest == digest and verify_snapshot(migrated, "s") == []
-    check_pinned(migrated, "s")
-
-
 def test_a_platform_whose_bodies_train_no_dictionary_is_tried_once(tmp_path, monkeypatch):
     calls = []
 
@@ -477,3 +520,85 @@ def test_a_body_committed_by_the_timer_between_read_and_lock_is_served(tmp_path,
     assert core._pending == []
     assert core._body(digest, "t", "GET", "https://example.test/a", core.redactor) == body
     assert missed == [digest]
+
+
+def _connecting(monkeypatch, adjust):
+    """Every writable connection a Store opens, passed through ``adjust`` (SQLite's own limits, as a full disk or a
+    read-only file would set them)."""
+    original = Store._connect
+
+    def connect(self):
+        conn = original(self)
+        return conn if self.readonly else adjust(self, conn)
+
+    monkeypatch.setattr(Store, "_connect", connect)
+
+
+def test_a_full_disk_while_recording_is_one_error_line_with_the_real_cause(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from kopa_replay.cli import cli
+
+    def tight(store, conn):
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages + 4}")  # a disk with 16 KiB left
+        return conn
+
+    _connecting(monkeypatch, tight)
+    path = tmp_path / "kopa.sqlite"
+    result = CliRunner().invoke(cli, ["record", "--snapshot", "2026-09-01", "--no-bench", "--store", str(path)])
+    assert result.exit_code == 1, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith("Error: ") and "database or disk is full" in line and "run the same command again" in line
+    assert "cannot rollback" not in line and "Traceback" not in result.output
+    monkeypatch.undo()
+    with Store(path, readonly=True) as store:  # what was committed is whole
+        assert store.verify() == []
+
+
+def test_a_read_only_store_under_record_mode_is_one_error_line(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from kopa_replay.cli import cli
+
+    path = tmp_path / "kopa.sqlite"
+    Store(path).close()
+
+    def read_only(store, conn):
+        conn.close()
+        return sqlite3.connect(f"file:{store.path}?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
+
+    _connecting(monkeypatch, read_only)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "call",
+            "dart_corp_code",
+            "--arg",
+            "corp_name=라이트론",
+            "--mode",
+            "record",
+            "--snapshot",
+            "s",
+            "--store",
+            str(path),
+        ],
+    )
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("Error: ") and "read-only" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("value", ["three", "", "4.0", "-1", "4²", "٤"])
+def test_a_schema_version_that_is_not_a_number_is_refused_with_one_error_line(tmp_path, catalog, value):
+    from click.testing import CliRunner
+
+    from kopa_replay.cli import cli
+
+    store = _recorded(tmp_path, catalog)
+    store.close()
+    _hack(store, f"UPDATE meta SET value = '{value}' WHERE key = 'schema_version'")
+    for readonly in (True, False):
+        with pytest.raises(StoreError, match="is not a number"):
+            Store(store.path, readonly=readonly)
+    result = CliRunner().invoke(cli, ["cassette", "stats", "--store", str(store.path)])
+    assert result.exit_code == 1 and result.output.startswith("Error: ") and "is not a number" in result.output

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hostile import edit_past_triggers
 
 from kopa_replay.errors import SnapshotError, StoreError
 from kopa_replay.record import Store
@@ -55,14 +56,8 @@ def reference(tmp_path_factory) -> tuple[str, int]:
 
 
 def _hack(path: Path, *sql: str, params: tuple = ()) -> None:
-    """Edit the file with the store's triggers dropped."""
-    conn = sqlite3.connect(path)
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
-        conn.execute(f"DROP TRIGGER {name}")
-    for statement in sql:
-        conn.execute(statement, params)
-    conn.commit()
-    conn.close()
+    """Edit the file with the store's triggers dropped (and put back after)."""
+    edit_past_triggers(path, *sql, params=params)
 
 
 def _committed(store: Path, snapshot: str) -> int:
@@ -154,9 +149,8 @@ def test_every_sampled_single_bit_flip_is_refused_or_harmless(tmp_path):
     store_path = tmp_path / "kopa.sqlite"
     store_path.write_bytes(shipped_store_path().read_bytes())
     conn = sqlite3.connect(store_path)
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
-        conn.execute(f"DROP TRIGGER {name}")
     blobs = conn.execute("SELECT digest, codec, data FROM blobs ORDER BY digest").fetchall()
+    conn.close()
     codecs = {codec for _, codec, _ in blobs}
     assert "raw" in codecs and any(c.startswith("zstd:") for c in codecs)  # plain and dictionary-coded alike
     rng = np.random.default_rng(2026)
@@ -167,8 +161,7 @@ def test_every_sampled_single_bit_flip_is_refused_or_harmless(tmp_path):
         flipped = bytearray(data)
         position = int(rng.integers(len(flipped)))
         flipped[position] ^= 1 << int(rng.integers(8))
-        conn.execute("UPDATE blobs SET data = ? WHERE digest = ?", (bytes(flipped), digest))
-        conn.commit()
+        edit_past_triggers(store_path, "UPDATE blobs SET data = ? WHERE digest = ?", params=(bytes(flipped), digest))
         reader = Store(store_path, readonly=True)  # a new process's view: nothing verified yet
         try:
             served = reader.body(digest)
@@ -179,9 +172,7 @@ def test_every_sampled_single_bit_flip_is_refused_or_harmless(tmp_path):
             harmless += served == original
             changed += served != original
         reader.close()
-        conn.execute("UPDATE blobs SET data = ? WHERE digest = ?", (data, digest))
-        conn.commit()
-    conn.close()
+        edit_past_triggers(store_path, "UPDATE blobs SET data = ? WHERE digest = ?", params=(data, digest))
     assert changed == 0 and refused + harmless == 240 and refused > 200
 
 
@@ -228,7 +219,7 @@ def test_header_and_status_edits_of_a_sealed_snapshot_are_caught(tmp_path, state
     from kopa_replay.record.snapshots import seal_snapshot
 
     manifest = seal_snapshot(recorded, "s", builtin_catalog(), tool_digests=tool_schema_digests)
-    assert manifest["digest_version"] == 2
+    assert manifest["digest_version"] == 3
     recorded.close()
     _hack(store_path, statement)
     fresh = Store(store_path, readonly=True)
@@ -277,12 +268,16 @@ def _two_answer_snapshot(path: Path) -> tuple[Store, list]:
 
 
 def test_a_row_forged_to_carry_the_next_rows_text_does_not_pass_the_digest(tmp_path):
-    """Version 2 hashes one JSON array per row: a tool name holding tabs and a newline cannot make one row read as
-    two (with tab-joined lines it could: the same bytes hashed, and replay served B for A)."""
+    """Versions 2 and 3 hash one JSON array per row: a tool name holding tabs and a newline cannot make one row read
+    as two (with tab-joined lines it could: the same bytes hashed, and replay served B for A)."""
     import json
 
+    from kopa_replay.catalog import builtin_catalog
+    from kopa_replay.drift.recorded import tool_schema_digests
+    from kopa_replay.record.snapshots import seal_snapshot
+
     store, (first, second) = _two_answer_snapshot(tmp_path / "s.sqlite")
-    store.seal("snap", snapshot_digest(store, "snap"))
+    seal_snapshot(store, "snap", builtin_catalog(), tool_digests=tool_schema_digests)  # the manifest pins it
     headers = json.dumps(first.response_headers, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     forged = (
         "\t".join([first.tool, str(first.status), headers, first.body_digest])

@@ -264,3 +264,38 @@ def test_broken_cassettes_name_the_file_and_the_interaction(tmp_path, content, m
 def test_import_of_a_missing_file(tmp_path):
     with pytest.raises(StoreError, match="cannot read vcrpy cassette .*absent.yaml"):
         import_vcr_cassette(tmp_path / "absent.yaml", Store(tmp_path / "k.sqlite"), "s")
+
+
+def test_import_masks_a_seoul_path_key_echoed_in_the_body(tmp_path):
+    """Seoul puts the key in the path: import masks it in bodies as recording does (it knows it from the URL)."""
+    key = "4f6b706152656c61793132333435"
+    uri = f"http://openapi.seoul.go.kr:8088/{key}/json/TbPublicWifiInfo/1/5"
+    echoed = "\\u0034" + key[1:]  # the first character as a JSON escape
+    body = (
+        f'{{"TbPublicWifiInfo": {{"list_total_count": 1, "link": "http://openapi.seoul.go.kr:8088/{key}/json/x", '
+        f'"RESULT": {{"CODE": "INFO-000", "MESSAGE": "인증키 {key} 정상", "KEY": "{echoed}"}}}}}}'
+    )
+    cassette = _write_cassette(tmp_path / "seoul.yaml", [_interaction(uri=uri, body=body)])
+    store = Store(tmp_path / "k.sqlite")
+    assert import_vcr_cassette(cassette, store, "s") == 1
+    (item,) = store.interactions("s")
+    assert item.url == "http://openapi.seoul.go.kr:8088/***/json/TbPublicWifiInfo/1/5"
+    assert (
+        store.body(item.body_digest)
+        == (
+            '{"TbPublicWifiInfo": {"list_total_count": 1, "link": "http://openapi.seoul.go.kr:8088/***/json/x", '
+            '"RESULT": {"CODE": "INFO-000", "MESSAGE": "인증키 *** 정상", "KEY": "***"}}}'
+        ).encode()
+    )
+    store.finalize()
+    _assert_no_key_in(store.path, key)
+    # the identity is the recorder's: the same request replays through RecordTransport with another key in the path
+    other = "another-key-entirely"
+    with httpx.Client(transport=RecordTransport(None, store, "s", "replay")) as client:
+        replayed = client.get(uri.replace(key, other), extensions={"kopa_secrets": (other,)})
+    assert replayed.status_code == 200 and b"***" in replayed.content
+
+
+def _assert_no_key_in(path, key):
+    for file in path.parent.glob(path.name + "*"):
+        assert key.encode() not in file.read_bytes(), file

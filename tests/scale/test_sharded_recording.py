@@ -93,9 +93,21 @@ def test_shards_recorded_apart_and_merged_on_the_command_line_equal_one_recorder
     # the merged snapshot is a sealed one like any other: pinned replay and verify accept it
     verify = runner.invoke(cli, ["snapshot", "verify", SNAPSHOT, "--store", str(target)])
     assert verify.exit_code == 0, verify.output
-    # merging again into the sealed snapshot is refused, naming it
-    again = runner.invoke(cli, ["cassette", "merge", *map(str, shards), "--snapshot", SNAPSHOT, "--store", str(target)])
-    assert "sealed" in cli_error(again) and SNAPSHOT in cli_error(again)
+    # the same merge run again, as a recording run again: nothing to write, the same sealed snapshot
+    again = runner.invoke(
+        cli, ["cassette", "merge", *map(str, shards), "--snapshot", SNAPSHOT, "--store", str(target), "--json"]
+    )
+    assert again.exit_code == 0, again.output
+    rerun = json.loads(again.output)
+    assert (
+        rerun["merged"] == 0 and rerun["digest"] == merged["digest"] and rerun["interactions"] == merged["interactions"]
+    )
+    # a shard holding what the sealed snapshot lacks is refused, naming it
+    extra = tmp_path / "extra.sqlite"
+    args = ["record", "--snapshot", SNAPSHOT, "--no-bench", "--no-seal", "--store", str(extra), "--seed", "1"]
+    assert runner.invoke(cli, [*args, "--shard", "1/1"]).exit_code == 0
+    refused = runner.invoke(cli, ["cassette", "merge", str(extra), "--snapshot", SNAPSHOT, "--store", str(target)])
+    assert "sealed" in cli_error(refused) and SNAPSHOT in cli_error(refused)
 
 
 def test_merge_refuses_shards_that_do_not_belong_together(tmp_path, cli_error):
@@ -165,12 +177,12 @@ def test_two_shards_answering_one_request_differently_keep_the_first_and_count_i
 
 
 def test_a_refresh_on_two_workers_reports_and_seals_what_one_process_does(tmp_path, single):
-    import shutil
+    from kopa_replay.record.snapshots import copy_store
 
     reports, digests = [], []
     for workers in (1, 2):
-        path = tmp_path / f"w{workers}.sqlite"
-        shutil.copy(single[0], path)
+        path = tmp_path / f"w{workers}" / "kopa.sqlite"
+        copy_store(single[0], path)  # with its manifest: a refresh pins its base
         config = RefreshConfig(
             base=SNAPSHOT, snapshot="2026-12-01", as_of="2026-12-01", store=str(path), bench=False, workers=workers
         )

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx
+import pytest
+from click.testing import CliRunner
+
+from kopa_replay.cli import cli
+from kopa_replay.errors import UsageError
+from kopa_replay.sim import Simulator, make_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,3 +82,44 @@ def test_serve_takes_a_latency_and_refuses_a_negative_one():
     refused = _start("--latency", "-5")
     _, err = refused.communicate(timeout=30)
     assert refused.returncode == 2 and "Invalid value for '--latency'" in err
+
+
+def _serve_error(*args):
+    """(exit code, the one Error: line) of ``sim serve`` refusing its options before it serves."""
+    result = CliRunner().invoke(cli, ["sim", "serve", *args], catch_exceptions=False)
+    lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    return result.exit_code, lines[0]
+
+
+def test_serve_refuses_a_port_out_of_range_as_usage():
+    assert _serve_error("--port", "99999") == (
+        2,
+        "Error: Invalid value for '--port': 99999 is not in the range 0<=x<=65535.",
+    )
+    assert _serve_error("--port", "-1")[0] == 2
+
+
+def test_serve_on_a_port_in_use_names_the_address():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert _serve_error("--port", str(port)) == (
+            1,
+            f"Error: cannot listen on 127.0.0.1:{port}: Address already in use",
+        )
+
+
+def test_make_server_names_what_it_cannot_bind():
+    for port in (99999, -1, True, "8765"):
+        with pytest.raises(UsageError, match=r"port must be 0-65535 \(0: any free port\), not "):
+            make_server(Simulator(seed=0), port=port)
+    with pytest.raises(UsageError, match=r"cannot listen on 192\.0\.2\.1:0: Cannot assign requested address"):
+        make_server(Simulator(seed=0), "192.0.2.1", 0)  # an address of no interface here (TEST-NET-1)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(UsageError, match=f"cannot listen on 127.0.0.1:{port}: Address already in use"):
+            make_server(Simulator(seed=0), port=port)

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from kopa_replay.cli import cli
 from kopa_replay.errors import UsageError
+from kopa_replay.record.snapshots import copy_store
 from kopa_replay.record.store import shipped_store_path
 from kopa_replay.stages.report import (
     collect,
@@ -51,7 +52,7 @@ def out(tmp_path_factory) -> Path:
     """A pipeline's output directory: every stage the report reads, at small settings (≈ 25 s)."""
     out = tmp_path_factory.mktemp("pipeline")
     store = tmp_path_factory.mktemp("store") / "store.sqlite"
-    shutil.copyfile(shipped_store_path(), store)
+    copy_store(shipped_store_path(), store)
     _invoke("graph", "prune", "--run-dir", str(out / "graph"), "--iterations", "5", "--paths", "60", "--json")
     _invoke("synth", "--graph-dir", str(out / "graph"), "--out", str(out / "synth"), "--trajectories", "30", "--json")
     _invoke("filter", "--in", str(out / "synth"), "--out", str(out / "filter"), "--json")

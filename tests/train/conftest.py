@@ -6,8 +6,6 @@ the corpus is synthesized on the simulator without the held-out platforms and ru
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 pytest.importorskip("trl", reason="the train extra is not installed")
@@ -93,7 +91,8 @@ def corpus_store(recorded_corpus):
 def store_copy(tmp_path):
     """A private copy of the shipped cassette store (tests that check nothing is written to it)."""
     from kopa_replay.record import default_store_path
+    from kopa_replay.record.snapshots import copy_store
 
     target = tmp_path / "kopa.sqlite"
-    shutil.copyfile(default_store_path(), target)
+    copy_store(default_store_path(), target)
     return target

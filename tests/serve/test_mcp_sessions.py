@@ -1,0 +1,119 @@
+"""Streamable HTTP sessions of the MCP server expire: the ``mcp`` SDK's real client against a real uvicorn on
+loopback (an ephemeral port), in this process so the server's own session table can be read."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+import uvicorn  # noqa: E402
+from mcp import ClientSession  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+
+from kopa_replay.env.environment import ToolEnvironment  # noqa: E402
+from kopa_replay.errors import UsageError  # noqa: E402
+from kopa_replay.serve.mcp import DEFAULT_SESSION_IDLE_TIMEOUT, build_server, http_app, serve  # noqa: E402
+
+SESSIONS = 12
+
+
+def _open_sessions(server) -> int:
+    # the SDK's own table of live sessions (what a request's mcp-session-id is looked up in); no public accessor
+    return len(server.session_manager._server_instances)
+
+
+@contextlib.asynccontextmanager
+async def _serving(catalog, idle_timeout):
+    """(server, url) of an MCP server over the shipped snapshot, served by uvicorn on 127.0.0.1 in this loop."""
+    with ToolEnvironment.open(catalog, source="replay", snapshot="2026-09-01") as env:
+        server = build_server(env, catalog)
+        app = http_app(server, session_idle_timeout=idle_timeout)
+        sock = socket.create_server(("127.0.0.1", 0))
+        uv = uvicorn.Server(
+            uvicorn.Config(app, log_level="warning", ws="none", lifespan="on", timeout_graceful_shutdown=5)
+        )
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(uv.serve, [sock])
+            while not uv.started:
+                await anyio.sleep(0.01)
+            try:
+                yield server, f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+            finally:
+                uv.should_exit = True
+        sock.close()
+
+
+async def _open_and_abandon(server, url: str, count: int, hold: float) -> int:
+    """Open ``count`` sessions at once and keep them ``hold`` seconds, then drop them all without the DELETE
+    that ends a session; answers how many sessions the server held at the end of the hold."""
+    async with contextlib.AsyncExitStack() as stack:
+        for _ in range(count):
+            read, write = await stack.enter_async_context(streamable_http_client(url, terminate_on_close=False))
+            session = await stack.enter_async_context(ClientSession(read, write))
+            await session.initialize()
+        await anyio.sleep(hold)  # a session in use (its client's GET stream open) is never idle
+        return _open_sessions(server)
+
+
+async def _listed(url: str) -> list[str]:
+    async with streamable_http_client(url) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            return [tool.name for tool in (await session.list_tools()).tools]
+
+
+def test_abandoned_sessions_are_closed_and_forgotten_after_the_idle_timeout(catalog):
+    async def body():
+        async with _serving(catalog.filter("dart_*"), idle_timeout=1.0) as (server, url):
+            held = await _open_and_abandon(server, url, SESSIONS, hold=2.0)
+            with anyio.fail_after(30):
+                while _open_sessions(server):
+                    await anyio.sleep(0.05)
+            # the server still opens (and, on DELETE, closes) new sessions
+            names = await _listed(url)
+            return held, names, _open_sessions(server)
+
+    held, names, after = anyio.run(body)
+    assert held == SESSIONS
+    assert len(names) == 14 and after == 0
+
+
+def test_without_an_idle_timeout_abandoned_sessions_stay(catalog):
+    async def body():
+        async with _serving(catalog.filter("dart_*"), idle_timeout=None) as (server, url):
+            held = await _open_and_abandon(server, url, 3, hold=0)
+            await anyio.sleep(1.0)
+            return held, _open_sessions(server)
+
+    assert anyio.run(body) == (3, 3)
+
+
+def test_the_default_idle_timeout_is_ten_minutes_in_the_library_and_the_cli():
+    from kopa_replay.cli import cli
+
+    command = cli.commands["mcp"].commands["serve"]  # type: ignore[attr-defined]
+    option = next(param for param in command.params if param.name == "session_idle_timeout")
+    assert DEFAULT_SESSION_IDLE_TIMEOUT == option.default == 600
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("inf"), float("nan")])
+def test_an_idle_timeout_that_is_not_a_positive_number_of_seconds_is_a_usage_error(bad):
+    with pytest.raises(UsageError, match=r"--session-idle-timeout must be a positive number of seconds"):
+        serve(transport="http", session_idle_timeout=bad)
+
+
+def test_the_cli_refuses_a_zero_idle_timeout_with_one_error_line():
+    from click.testing import CliRunner
+
+    from kopa_replay.cli import cli
+
+    result = CliRunner().invoke(cli, ["mcp", "serve", "--transport", "http", "--session-idle-timeout", "0"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1] == (
+        "Error: --session-idle-timeout must be a positive number of seconds, not 0"
+    )
