@@ -621,13 +621,9 @@ class Store:
 
     def seal(self, name: str, digest: str, record: str | None = None) -> None:
         """Mark ``name`` sealed with ``digest`` and what the digest hashed besides the interactions (``record``,
-        see :mod:`kopa_replay.record.snapshots`); from now on no SQL of ours or anyone's changes it."""
-        if record is not None and self.version < 4:
-            raise StoreError(f"store {self.path} is schema version {self.version}: open it writable to upgrade it")
-        if self.version >= 4:
-            self._write("UPDATE snapshots SET sealed = 1, digest = ?, seal = ? WHERE name = ?", (digest, record, name))
-        else:
-            self._write("UPDATE snapshots SET sealed = 1, digest = ? WHERE name = ?", (digest, name))
+        see :mod:`kopa_replay.record.snapshots`); from now on no SQL of ours or anyone's changes it. (A store opened
+        writable is at the current schema version: older ones are upgraded when opened.)"""
+        self._write("UPDATE snapshots SET sealed = 1, digest = ?, seal = ? WHERE name = ?", (digest, record, name))
 
     def delete_snapshot(self, name: str) -> None:
         """Remove an unsealed snapshot and its interactions (blobs stay until vacuum)."""
