@@ -5,8 +5,14 @@ client over a no-op ``MockTransport`` that returns a fixed body (the floor of
 any httpx-based call). The workload is every built-in tool's example calls,
 round robin, so all ten platforms and all response formats take part.
 
+The world's build is measured apart, once per world size, each in a fresh interpreter (so
+one size's memory does not count for the other): seconds and peak RSS from a cold start to
+every built-in tool answering its examples once (the sub-worlds are built lazily, on the
+first call that needs them), beside the same for a bare interpreter that imports the
+simulator and answers nothing.
+
     python benchmarks/bench_sim.py --calls 3000
-    python benchmarks/bench_sim.py --calls 3000 --json
+    python benchmarks/bench_sim.py --calls 3000 --world full --json
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import subprocess
+import sys
 
 import httpx
 from _timing import rate
@@ -33,10 +41,60 @@ def workload(calls: int, base_url: str | None = None) -> list[tuple[str, str, di
     return [requests[i % len(requests)] for i in range(calls)]
 
 
+#: what a fresh interpreter runs to measure one world size's build (``answer`` 0: import only)
+_BUILD_PROBE = """
+import json, sys, time
+start = time.perf_counter()
+from kopa_replay.catalog import builtin_catalog
+from kopa_replay.env import build_request
+from kopa_replay.sim import SimRequest, Simulator
+size, answer = sys.argv[1], sys.argv[2] == "1"
+simulator = Simulator(seed=0, world_size=size)
+calls = 0
+if answer:
+    for tool in builtin_catalog():
+        for args in tool.examples:
+            method, url, headers, _ = build_request(tool, args, "sim-key")
+            simulator.handle(SimRequest.from_url(method, url, headers))
+            calls += 1
+seconds = time.perf_counter() - start
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent across fork and exec
+with open("/proc/self/status") as status:
+    peak_kib = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+print(json.dumps({"seconds": seconds, "peak_rss_mib": peak_kib / 1024, "calls": calls}))
+"""
+
+
+def world_build(size: str) -> dict[str, float]:
+    """Cold start to every example answered once, in a fresh interpreter, beside an import-only one."""
+
+    def probe(answer: bool) -> dict[str, float]:
+        out = subprocess.run(
+            [sys.executable, "-c", _BUILD_PROBE, size, "1" if answer else "0"],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return json.loads(out.stdout)
+
+    bare, built = probe(False), probe(True)
+    return {
+        "seconds_to_every_example": round(built["seconds"], 2),
+        "seconds_import_only": round(bare["seconds"], 2),
+        "peak_rss_mib": round(built["peak_rss_mib"], 1),
+        "peak_rss_mib_import_only": round(bare["peak_rss_mib"], 1),
+        "example_calls": int(built["calls"]),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=3000, help="calls per mode")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--world", default="default", help="world size of the throughput runs (default, full) [default: default]"
+    )
+    parser.add_argument("--no-build", action="store_true", help="skip the world build measurement")
     options = parser.parse_args()
     items = workload(options.calls)
 
@@ -44,7 +102,7 @@ def main() -> None:
     noop = httpx.Client(transport=httpx.MockTransport(lambda request: fixed))
     baseline = rate(lambda it: noop.request(it[0], it[1], headers=it[2]).content, items)
 
-    simulator = Simulator(seed=0)
+    simulator = Simulator(seed=0, world_size=options.world)
     rate(lambda it: simulator.handle(SimRequest.from_url(it[0], it[1], it[2])), items)  # warm the world
     direct = rate(lambda it: simulator.handle(SimRequest.from_url(it[0], it[1], it[2])), items)
 
@@ -56,8 +114,9 @@ def main() -> None:
             lambda it: loop_client.request(it[0], it[1], headers=it[2]).content, workload(options.calls, base)
         )
 
-    result = {
+    result: dict = {
         "calls_per_mode": options.calls,
+        "world": options.world,
         "python": platform.python_version(),
         "calls_per_second": {
             "noop_httpx_mocktransport": round(baseline),
@@ -70,12 +129,20 @@ def main() -> None:
             "simulator_loopback_http": round(loopback / baseline, 3),
         },
     }
+    if not options.no_build:
+        result["world_build"] = {size: world_build(size) for size in ("default", "full")}
     if options.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"{'mode':<32} {'calls/s':>10} {'vs no-op httpx':>15}")
+    print(f"{'mode':<32} {'calls/s':>10} {'vs no-op httpx':>15}   (world {options.world})")
     for mode, value in result["calls_per_second"].items():
         print(f"{mode:<32} {value:>10} {value / baseline:>14.2f}x")
+    for size, build in result.get("world_build", {}).items():
+        print(
+            f"world {size}: {build['seconds_to_every_example']} s and {build['peak_rss_mib']} MiB peak from a cold "
+            f"start to all {build['example_calls']} example calls answered (import alone: "
+            f"{build['seconds_import_only']} s, {build['peak_rss_mib_import_only']} MiB)"
+        )
 
 
 if __name__ == "__main__":

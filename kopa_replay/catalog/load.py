@@ -82,6 +82,7 @@ _TOOL_KEYS = (
     "http",
     "examples",
     "filters",
+    "generated",
 )
 _HTTP_KEYS = (
     "method",
@@ -635,7 +636,15 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
         http=binding,
         examples=tuple(examples),
         client_filters=tuple(filters),
+        generated=_generated(spec.get("generated", False), problems, name),
     )
+
+
+def _generated(value: Any, problems: "_Problems", name: str) -> bool:
+    if not isinstance(value, bool):
+        problems.add(f"must be true or false, not {value!r}", name, "generated")
+        return False
+    return value
 
 
 def _with_locations(original: Mapping[str, Any], locations: Mapping[str, str]) -> dict[str, Any]:
@@ -797,4 +806,6 @@ def tool_to_dict(tool: Tool) -> dict[str, Any]:
     }
     if tool.client_filters:
         entry["filters"] = [vars(f).copy() for f in tool.client_filters]
+    if tool.generated:  # written only when set: the built-in catalog's digest is what it was
+        entry["generated"] = True
     return entry

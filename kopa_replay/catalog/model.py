@@ -27,9 +27,13 @@ __all__ = [
     "HttpBinding",
     "ClientFilter",
     "Tool",
+    "GENERATED_META",
     "Catalog",
     "path_placeholders",
 ]
+
+#: the ``_meta`` key of a generated tool's MCP definition (namespaced as MCP asks of ``_meta`` keys)
+GENERATED_META = "kopa-replay/generated"
 
 #: Classes a platform result code maps to. ``structural`` means the call itself
 #: is wrong (bad parameter, wrong code namespace); ``environmental`` means a
@@ -199,6 +203,9 @@ class Tool:
     http: HttpBinding
     examples: tuple[Mapping[str, Any], ...] = ()
     client_filters: tuple[ClientFilter, ...] = ()
+    #: a paper-scale filler (``catalog --scale paper``): served by the simulator, absent from the live platform,
+    #: so a live source refuses it and ``Catalog.real()`` leaves it out
+    generated: bool = False
 
     @property
     def description(self) -> str:
@@ -223,8 +230,8 @@ class Tool:
         return _record_properties(self.output_schema).get(field_name, {})
 
     def to_mcp(self) -> dict[str, Any]:
-        """The tool as an MCP ``tools/list`` entry."""
-        return {
+        """The tool as an MCP ``tools/list`` entry (a generated tool says so in ``_meta``)."""
+        entry = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
@@ -232,6 +239,9 @@ class Tool:
             "outputSchema": _plain(self.output_schema),
             "annotations": _plain(self.annotations),
         }
+        if self.generated:
+            entry["_meta"] = {GENERATED_META: True}
+        return entry
 
     def to_openai(self) -> dict[str, Any]:
         """The tool as an OpenAI-style function schema."""
@@ -316,6 +326,10 @@ class Catalog:
             and (platform is None or t.platform == platform)
         ]
         return Catalog(tools, source=self.source)
+
+    def real(self) -> "Catalog":
+        """The tools that exist on the live platforms: every tool but the generated paper-scale fillers."""
+        return Catalog([t for t in self if not t.generated], source=self.source)
 
     def rate_limits(self) -> dict[str, RateLimit]:
         """Each limited host's key limits, by host name (sorted); a host no tool limits is absent (no limit).

@@ -442,6 +442,7 @@ def _tool_dict(spec: DatasetSpec) -> dict[str, Any]:
         "output": _output(spec),
         "http": http,
         "examples": [example],
+        "generated": True,
     }
 
 

@@ -31,12 +31,25 @@ def catalog_list(catalog_files, scale, platform, as_json) -> None:
     tools = list(cat.filter(platform=platform))
     if as_json:
         click.echo(
-            _dump([{"name": t.name, "platform": t.platform, "domain": t.domain, "title": t.title} for t in tools])
+            _dump(
+                [
+                    {
+                        "name": t.name,
+                        "platform": t.platform,
+                        "domain": t.domain,
+                        "title": t.title,
+                        "generated": t.generated,
+                    }
+                    for t in tools
+                ]
+            )
         )
         return
     _table(["tool", "title", "platform", "domain"], [[t.name, t.title, t.platform, t.domain] for t in tools])
+    generated = sum(t.generated for t in tools)
     click.echo(
         f"{len(tools)} tools, {len({t.platform for t in tools})} platforms, {len({t.domain for t in tools})} domains"
+        + (f" ({len(tools) - generated} real, {generated} generated: not on the live platforms)" if generated else "")
     )
 
 

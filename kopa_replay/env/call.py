@@ -74,7 +74,14 @@ class CallResult:
 
 
 def live_key(tool: Tool) -> str | None:
-    """The key for a live call: the platform's variable named in the catalog, else KOPA_API_KEY."""
+    """The key for a live call: the platform's variable named in the catalog, else KOPA_API_KEY.
+
+    A generated paper-scale tool has no live endpoint: calling it live is refused before anything is sent."""
+    if tool.generated:
+        raise UsageError(
+            f"tool {tool.name} is a generated paper-scale tool: it does not exist on the live platform "
+            "(leave it out: Catalog.real(), or the built-in catalog instead of --scale paper)"
+        )
     if tool.http.auth.env and os.environ.get(tool.http.auth.env):
         return os.environ[tool.http.auth.env]
     return os.environ.get("KOPA_API_KEY")

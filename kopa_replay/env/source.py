@@ -316,6 +316,12 @@ def check_source(source: str, mirrors: Mapping[str, str] | None = None, catalog:
     ``mirrors`` (``--base-url``); a clean error otherwise — checked by recorders before they create a snapshot,
     so a typo leaves nothing behind."""
     SOURCES.check(source)
+    generated = [tool.name for tool in catalog if tool.generated] if source == "live" and catalog else []
+    if generated:
+        raise UsageError(
+            f"the catalog has {len(generated)} generated paper-scale tools ({generated[0]} …) that do not exist on "
+            "the live platforms: a live run takes the real ones (the built-in catalog, or Catalog.real())"
+        )
     if mirrors:  # the kind itself says whether it takes them (its transport, if any, is closed unused)
         transport = SOURCES.inner(SourceOptions(source, mirrors=dict(mirrors), catalog=catalog)).transport
         if isinstance(transport, httpx.BaseTransport):

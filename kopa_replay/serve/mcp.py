@@ -162,6 +162,8 @@ def build_server(env: ToolEnvironment, catalog: Catalog | None = None) -> Any:
                     "description": entry["description"],
                     "inputSchema": entry["inputSchema"],
                     "annotations": entry["annotations"] or None,
+                    # a generated paper-scale tool says so (Tool.to_mcp): clients see it in tools/list
+                    **({"_meta": entry["_meta"]} if "_meta" in entry else {}),
                 }
             )
         )

@@ -203,9 +203,11 @@ class Protocol:
         return request.path, {}
 
     def api_key(self, request: SimRequest, path_params: Mapping[str, str]) -> str | None:
-        if self.key_header:
-            return request.headers.get(self.key_header.lower())
-        return request.param_ci(*self.key_params) if self.key_params else None
+        # a platform with a key header may take the key in the query too (KRX): the header wins
+        header = request.headers.get(self.key_header.lower()) if self.key_header else None
+        if header is not None or not self.key_params:
+            return header
+        return request.param_ci(*self.key_params)
 
     def keyless(self, request: SimRequest, path_params: Mapping[str, str]) -> bool:
         """Whether this request is a keyless sample call the platform answers (see ``keyless_rows``)."""

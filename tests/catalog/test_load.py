@@ -358,7 +358,7 @@ MISSPELT = [
         "tool 'acme_quotes'",
         "colour",
         "known: name, title, description, platform, domain, "
-        "params, inputSchema, output, outputSchema, annotations, http, examples, filters",
+        "params, inputSchema, output, outputSchema, annotations, http, examples, filters, generated",
     ),
     (
         set_key(*TOOL, "http", "pagnation", value={}),

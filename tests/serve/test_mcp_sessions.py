@@ -117,3 +117,21 @@ def test_the_cli_refuses_a_zero_idle_timeout_with_one_error_line():
     assert result.output.strip().splitlines()[-1] == (
         "Error: --session-idle-timeout must be a positive number of seconds, not 0"
     )
+
+
+def test_a_generated_paper_scale_tool_says_so_in_tools_list_over_the_real_client(catalog):
+    from kopa_replay.catalog import builtin_catalog
+    from kopa_replay.catalog.model import GENERATED_META, Catalog
+
+    fill = next(t for t in builtin_catalog("paper") if t.generated)
+    mixed = Catalog([catalog.get("dart_company"), fill], source="<test>")
+
+    async def body():
+        async with _serving(mixed, idle_timeout=None) as (_server, url):
+            async with streamable_http_client(url) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return {tool.name: tool.meta for tool in (await session.list_tools()).tools}
+
+    metas = anyio.run(body)
+    assert metas == {"dart_company": None, fill.name: {GENERATED_META: True}}

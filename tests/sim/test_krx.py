@@ -149,3 +149,16 @@ def test_loopback_server(server_url, client):
     )
     denied = httpx.get(server_url + "/data-dbg.krx.co.kr/svc/apis/sto/knx_bydd_trd", params={"basDd": "20260831"})
     assert denied.status_code == 401 and denied.json()["respMsg"] == "Unauthorized Key"
+
+
+def test_the_key_is_also_taken_as_a_query_parameter_and_the_header_wins(server_url, client):
+    """Several public KRX clients send AUTH_KEY in the query string: the platform answers them as it does the header."""
+    url = server_url + "/data-dbg.krx.co.kr/svc/apis/sto/stk_bydd_trd"
+    by_header = httpx.get(url, params={"basDd": "20260831"}, headers=KEY)
+    by_query = httpx.get(url, params={"basDd": "20260831", "AUTH_KEY": "sim-key"})
+    assert by_query.status_code == 200 and by_query.content == by_header.content and by_query.json()["OutBlock_1"]
+    wrong_query = httpx.get(url, params={"basDd": "20260831", "AUTH_KEY": "nope"})
+    assert wrong_query.status_code == 401 and wrong_query.json()["respMsg"] == "Unauthorized Key"
+    # a header is what the platform reads first: a wrong header is refused whatever the query says
+    wrong_header = httpx.get(url, params={"basDd": "20260831", "AUTH_KEY": "sim-key"}, headers={"AUTH_KEY": "nope"})
+    assert wrong_header.status_code == 401

@@ -32,12 +32,13 @@ def test_serve_answers_real_paths_under_the_host_segment():
     process = _start("--port", "0", "--seed", "0")
     try:
         line = process.stderr.readline()
+        assert "world full" in line  # the real platforms' sizes unless told otherwise
         port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", line).group(1))
         base = f"http://127.0.0.1:{port}"
         ok = httpx.get(
             f"{base}/apis.data.go.kr/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo",
             params={"serviceKey": "sim-key", "resultType": "json", "srtnCd": "069540", "basDt": "20260831"},
-            timeout=10,
+            timeout=120,
         )
         assert ok.json()["response"]["body"]["items"]["item"]["clpr"] == "1680"
         bad = httpx.get(
@@ -65,7 +66,7 @@ def test_serve_with_a_bad_date_is_a_clean_error():
 
 
 def test_serve_takes_a_latency_and_refuses_a_negative_one():
-    process = _start("--port", "0", "--latency", "20")
+    process = _start("--port", "0", "--latency", "20", "--world-size", "default")
     try:
         line = process.stderr.readline()
         assert "20 ms latency" in line

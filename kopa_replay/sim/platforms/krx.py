@@ -1,6 +1,7 @@
 """KRX Open API (한국거래소 정보데이터시스템) — https://data-dbg.krx.co.kr/svc/apis/{group}/{svc}?basDd=YYYYMMDD
 
-The key travels in the HTTP header ``AUTH_KEY``. There is no pagination: one
+The key travels in the HTTP header ``AUTH_KEY``; several public clients send it as the
+query parameter ``AUTH_KEY`` instead, which is taken as well (the header wins). There is no pagination: one
 business date comes whole in ``{"OutBlock_1": [...]}``, every value a string
 of plain digits ("4905", "-80", "-1.60"); weekends, holidays and dates whose
 data is not out yet (the day itself: KRX publishes the next morning) give
@@ -56,6 +57,7 @@ class KrxProtocol(Protocol):
 
     name = "krx"
     key_header = "AUTH_KEY"
+    key_params = ("AUTH_KEY",)  # what some clients send instead of the header
 
     def route(self, request: SimRequest) -> tuple[str, dict[str, str]]:
         path = request.path
