@@ -157,6 +157,8 @@ class Doc:
     xml: bool = False
     xml_root: str = "response"
     content_type: str | None = None
+    #: response headers besides content-type, as (name, value) pairs (OpenDART's download file name)
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -296,12 +298,12 @@ def xml_bytes(root: str, value: Any) -> bytes:
 def serialize(doc: Doc) -> SimResponse:
     """Bytes for a document: raw bytes as they are, else XML or JSON."""
     if isinstance(doc.body, (bytes, bytearray)):
-        return SimResponse(doc.status, bytes(doc.body), doc.content_type or "application/octet-stream")
-    if doc.xml:
-        return SimResponse(
-            doc.status, xml_bytes(doc.xml_root, doc.body), doc.content_type or "application/xml;charset=UTF-8"
-        )
-    return SimResponse(doc.status, json_bytes(doc.body), doc.content_type or "application/json;charset=UTF-8")
+        body, content_type = bytes(doc.body), doc.content_type or "application/octet-stream"
+    elif doc.xml:
+        body, content_type = xml_bytes(doc.xml_root, doc.body), doc.content_type or "application/xml;charset=UTF-8"
+    else:
+        body, content_type = json_bytes(doc.body), doc.content_type or "application/json;charset=UTF-8"
+    return SimResponse(doc.status, body, content_type, doc.headers)
 
 
 def endpoints_by_route(endpoints: Iterable[Endpoint]) -> dict[tuple[str, str], Endpoint]:

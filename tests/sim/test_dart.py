@@ -53,6 +53,25 @@ def test_corpcode_is_a_zip_of_every_company(client, sim):
     assert stock_codes.count(" ") == sizes.unlisted_companies  # unlisted: a single space, as DART sends it
 
 
+def test_corpcode_names_its_file_as_the_real_download_does_over_http_and_through_a_recording(
+    client, sim, server_url, tmp_path
+):
+    """Clients save corpCode.xml under the name the Content-Disposition header gives (CORPCODE.zip)."""
+    from kopa_replay.record import RecordTransport, Store
+
+    want = "attachment; filename=CORPCODE.zip"
+    assert _get(client, "corpCode.xml").headers["content-disposition"] == want
+    over_http = httpx.get(server_url + "/opendart.fss.or.kr/api/corpCode.xml", params={"crtfc_key": KEY}, timeout=60)
+    assert over_http.headers["content-disposition"] == want and over_http.content[:2] == b"PK"
+    assert "content-disposition" not in client.get(API + "corpCode.xml", params={"crtfc_key": "nope"}).headers
+    store = Store(tmp_path / "s.sqlite")
+    url = API + "corpCode.xml"
+    with httpx.Client(transport=RecordTransport(SimTransport(sim), store, "t", "record")) as recording:
+        recording.get(url, params={"crtfc_key": KEY})
+    with httpx.Client(transport=RecordTransport(None, store, "t", "replay")) as replaying:
+        assert replaying.get(url, params={"crtfc_key": KEY}).headers["content-disposition"] == want
+
+
 def test_corpcode_errors_are_plain_xml_not_a_zip(client):
     response = client.get(API + "corpCode.xml", params={"crtfc_key": "not-a-key"})
     root = ElementTree.fromstring(response.content)

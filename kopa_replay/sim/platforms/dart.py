@@ -8,7 +8,8 @@ What the simulator reproduces:
   spelling —, ``020`` rate limit, ``021`` more than 100 companies, ``100``
   bad or missing field, ``800`` maintenance, ``900`` undefined error). A path
   DART does not serve answers the site's HTML 404 page.
-* ``corpCode.xml`` answers a ZIP holding ``CORPCODE.xml`` (``<result><list>
+* ``corpCode.xml`` answers a ZIP (``Content-Disposition: attachment;
+  filename=CORPCODE.zip``, the name clients save it under) holding ``CORPCODE.xml`` (``<result><list>
   <corp_code/><corp_name/><corp_eng_name/><stock_code/><modify_date/></list>…``,
   ``stock_code`` a single space for unlisted firms); its errors come as a
   plain XML ``<result><status/><message/></result>``.
@@ -110,7 +111,12 @@ class DartProtocol(Protocol):
     def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
         options = ctx.endpoint.options if ctx.endpoint is not None else {}
         if options.get("zip"):
-            return Doc(_corpcode_zip(records), content_type="application/x-msdownload")
+            # clients read the file name from the header (the download's real one)
+            return Doc(
+                _corpcode_zip(records),
+                content_type="application/x-msdownload",
+                headers=(("content-disposition", "attachment; filename=CORPCODE.zip"),),
+            )
         if total == 0:
             return self.error(ctx, ErrorKind.NO_DATA)
         head = self._status(ctx, "000")
