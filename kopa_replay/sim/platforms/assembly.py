@@ -16,15 +16,59 @@ Dates are ``YYYY-MM-DD``; VOTE_DATE is ``YYYYMMDD HHMMSS``.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Iterable
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
 
-from kopa_replay.sim.core import Endpoint, NoData, Query
+import yaml
+
+from kopa_replay.sim.core import Doc, Endpoint, NoData, Query
+from kopa_replay.sim.platforms.assembly_xlsx import workbook
 from kopa_replay.sim.protocols import HeadRowProtocol
 from kopa_replay.sim.world.assembly import Bill, Member
 from kopa_replay.sim.world.calendar import dashed
 
 HOST = "open.assembly.go.kr"
-PROTOCOL = HeadRowProtocol(prefix="/portal/openapi/")
+#: the service specification workbook clients download to find a service's request URL (no key needed)
+SPEC_DOWNLOAD = "/portal/data/openapi/downloadOpenApiSpec.do"
+_XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+class AssemblyProtocol(HeadRowProtocol):
+    """:class:`HeadRowProtocol` as it is, plus the keyless spec download, which answers an .xlsx."""
+
+    def _download(self, ctx_or_request) -> bool:
+        request = getattr(ctx_or_request, "request", ctx_or_request)
+        return request.path.rstrip("/") == SPEC_DOWNLOAD
+
+    def keyless(self, request, path_params) -> bool:
+        return self._download(request) or super().keyless(request, path_params)
+
+    def window(self, ctx, params):
+        if self._download(ctx):
+            return 0, 1, {}
+        return super().window(ctx, params)
+
+    def ok(self, ctx, records, total, meta):
+        if self._download(ctx) and records:
+            info = records[0]
+            return Doc(
+                info["xlsx"],
+                content_type=_XLSX,
+            )
+        return super().ok(ctx, records, total, meta)
+
+    def error(self, ctx, kind, detail=""):
+        if self._download(ctx):
+            # an unknown or missing infId: the portal's error page, not a workbook
+            return Doc(
+                "<html><body><p>잘못된 요청입니다.</p></body></html>".encode(),
+                status=404,
+                content_type="text/html;charset=UTF-8",
+            )
+        return super().error(ctx, kind, detail)
+
+
+PROTOCOL = AssemblyProtocol(prefix="/portal/openapi/")
 #: how far ahead the plenary calendar is announced
 _SCHEDULE_LEAD = dt.timedelta(days=14)
 
@@ -279,6 +323,186 @@ def plenary_schedule(world, q: Query) -> list[dict[str, Any]]:
     return _nonempty(rows)
 
 
+# -- the generic engine: services kept as data (assembly_services.yaml) ------------------------
+SERVICES_FILE = Path(__file__).with_name("assembly_services.yaml")
+#: days a bill stays in 입법예고 after its referral (국회법 제82조의2: ten days or more)
+_NOTICE_DAYS = 10
+_LINK = "https://likms.assembly.go.kr/bill/billDetail.do?billId={}"
+
+
+def load_services() -> dict[str, Any]:
+    """The service table: ``services`` (answered by :func:`serve`) and ``handwritten`` (listed only)."""
+    return yaml.safe_load(SERVICES_FILE.read_text(encoding="utf-8"))
+
+
+def _plenary_bills(world, q: Query) -> Iterator[dict[str, Any]]:
+    age = _age(q)
+    assembly = world.assembly
+    wanted = q.get("BILL_ID")
+    bills = assembly.bills if wanted is None else [b for b in (assembly.bill_by_id.get(wanted),) if b]
+    for bill in reversed(bills):  # newest bill number first
+        fate = bill.fate_at(q.as_of) if bill.age == age and bill.voted else None
+        if fate is None:
+            continue
+        base = _bill_record(world, bill, q.as_of)
+        yield {
+            "BILL_ID": bill.bill_id,
+            "BILL_NO": bill.bill_no,
+            "BILL_NM": bill.name,
+            "BILL_KIND": "법률안",
+            "PROPOSER": base["PROPOSER"],
+            "PROPOSER_KIND": "의원",
+            "PROPOSE_DT": base["PROPOSE_DT"],
+            "COMMITTEE_NM": bill.committee,
+            "COMMITTEE_ID": base["COMMITTEE_ID"],
+            "CMT_PROC_DT": base["CMT_PROC_DT"],
+            "CMT_PROC_RESULT_CD": base["CMT_PROC_RESULT_CD"],
+            "LAW_PROC_DT": base["LAW_PROC_DT"],
+            "RGS_PROC_DT": base["PROC_DT"],
+            "PROC_RESULT_CD": fate,
+            "LINK_URL": _LINK.format(bill.bill_id),
+            "AGE": str(bill.age),
+        }
+
+
+def _notices(world, q: Query) -> Iterator[dict[str, Any]]:
+    assembly = world.assembly
+    earliest = q.as_of - dt.timedelta(days=_NOTICE_DAYS)
+    for bill in reversed(assembly.bills):
+        if not earliest <= bill.referred <= q.as_of or bill.fate_at(q.as_of) is not None:
+            continue
+        committee = assembly.committee_by_name.get(bill.committee)
+        proposer = assembly.by_code[bill.proposer]
+        yield {
+            "BILL_ID": bill.bill_id,
+            "BILL_NO": bill.bill_no,
+            "BILL_NAME": bill.name,
+            "PROPOSER": f"{proposer.name}의원 등 {len(bill.co_proposers) + 1}인",
+            "PROPOSER_KIND_CD": "의원",
+            "CURR_COMMITTEE_ID": committee.dept_cd if committee else None,
+            "CURR_COMMITTEE": bill.committee,
+            "NOTI_ED_DT": dashed(bill.referred + dt.timedelta(days=_NOTICE_DAYS)),
+            "LINK_URL": f"https://pal.assembly.go.kr/napal/lgsltpa/lgsltpaOngoing/view.do?lgsltPaId={bill.bill_id}",
+            "AGE": str(bill.age),
+        }
+
+
+def _committee_members(world, q: Query) -> Iterator[dict[str, Any]]:
+    assembly = world.assembly
+    for c in assembly.committees:
+        for code in c.members:
+            m = assembly.by_code[code]
+            role = "위원장" if code == c.chair else "간사" if code in c.secretaries else "위원"
+            yield {
+                "DEPT_CD": c.dept_cd,
+                "DEPT_NM": c.name,
+                "JOB_RES_NM": role,
+                "HG_NM": m.name,
+                "HJ_NM": m.hanja,
+                "ENG_NM": m.english,
+                "POLY_NM": m.party,
+                "ORIG_NM": m.district,
+                "MONA_CD": m.mona_cd,
+            }
+
+
+def spec_url(inf_id: str) -> str:
+    return f"https://{HOST}/portal/data/openapi/downloadOpenApiSpec.do?infId={inf_id}&infSeq=2"
+
+
+def _services(world, q: Query) -> Iterator[dict[str, Any]]:
+    table = load_services()
+    for row in sorted(table["services"] + table["handwritten"], key=lambda r: r["inf_id"]):
+        yield {
+            "INF_ID": row["inf_id"],
+            "INF_NM": row["name"]["ko"],
+            "CATE_NM": row["category"],
+            "ORG_NM": "국회사무처",
+            "SRV_URL": f"https://{HOST}/portal/openapi/{row['code']}",
+            "DDC_URL": spec_url(row["inf_id"]),
+        }
+
+
+def _spec_rows(row: Mapping[str, Any]) -> list[list[str]]:
+    """The specification sheet of one service, laid out as the portal's: 요청주소, 기본인자, 요청인자, 출력값."""
+    required = set(row.get("required", ()))
+    rows = [
+        [f"{row['name']['ko']} Open API 명세서"],
+        [""],
+        ["요청주소"],
+        [f"https://{HOST}/portal/openapi/{row['code']}"],
+        [""],
+        ["기본인자"],
+        ["변수명", "타입", "변수 설명", "값설명"],
+        ["KEY", "STRING(필수)", "인증키", "기본값 : sample key"],
+        ["Type", "STRING(필수)", "호출 문서(xml, json)", "기본값 : xml"],
+        ["pIndex", "INTEGER(필수)", "페이지 위치", "기본값 : 1(sample key는 1 고정)"],
+        ["pSize", "INTEGER(필수)", "페이지 당 요청 숫자", "기본값 : 100(sample key는 5 고정)"],
+        [""],
+        ["요청인자"],
+        ["변수명", "타입", "변수 설명", "값설명"],
+    ]
+    for name, param in row.get("params", {}).items():
+        rows.append([name, "STRING(필수)" if name in required else "STRING(선택)", param["ko"], ""])
+    rows += [[""], ["출력값"], ["No", "출력명", "출력설명"]]
+    for number, (name, field_) in enumerate(row.get("fields", {}).items(), start=1):
+        rows.append([str(number), name, field_["ko"]])
+    return rows
+
+
+def _handwritten_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A hand-written service's spec row from its endpoint and its published response spec."""
+    endpoint = next(e for e in ENDPOINTS if e.route == row["code"])
+    spec = yaml.safe_load((Path(__file__).parents[1] / "spec" / "assembly.yaml").read_text(encoding="utf-8"))
+    fields = spec["endpoints"][endpoint.tool]["fields"]
+    names = list(dict.fromkeys([*endpoint.required, *endpoint.inputs]))
+    return {
+        **row,
+        "required": endpoint.required,
+        "params": {name: {"ko": name} for name in names},
+        "fields": {name: {"ko": name} for name in fields},
+    }
+
+
+def spec_download(world, q: Query) -> list[dict[str, Any]]:
+    table = load_services()
+    wanted = q.get("infId")
+    found = [r for r in table["services"] if r["inf_id"] == wanted]
+    found += [_handwritten_row(r) for r in table["handwritten"] if r["inf_id"] == wanted]
+    if not found:
+        raise NoData()
+    return [{"infId": wanted, "xlsx": workbook("Sheet1", _spec_rows(found[0]))}]
+
+
+#: the world tables a service row can name
+TABLES = {
+    "plenary_bills": _plenary_bills,
+    "notices": _notices,
+    "committee_members": _committee_members,
+    "services": _services,
+}
+
+
+def serve(service: Mapping[str, Any]):
+    """The handler for one row of the service table: its world table, filtered as the row says."""
+    table = TABLES[service["table"]]
+    exact, partial = tuple(service.get("exact", ())), tuple(service.get("partial", ()))
+
+    def handler(world, q: Query) -> list[dict[str, Any]]:
+        for name in service.get("required", ()):
+            q.require(name)
+        wanted = {name: q.get(name) for name in partial if q.get(name) is not None}
+        rows = [
+            record
+            for record in table(world, q)
+            if _exact(record, q, exact) and all(text in str(record.get(name) or "") for name, text in wanted.items())
+        ]
+        return _nonempty(rows)
+
+    handler.__name__ = f"serve_{service['code']}"
+    return handler
+
+
 # -- endpoints -------------------------------------------------------------------------
 def _endpoint(tool: str, service: str, handler, required=(), inputs=None, outputs=None) -> Endpoint:
     return Endpoint(
@@ -363,5 +587,28 @@ ENDPOINTS = [
     ),
     _endpoint("assembly_plenary_schedule", "nekcaiymatialqlxr", plenary_schedule, required=("UNIT_CD",)),
 ]
+
+ENDPOINTS += [
+    _endpoint(
+        row["tool"],
+        row["code"],
+        serve(row),
+        required=row.get("required", ()),
+        inputs=row.get("inputs"),
+        outputs=row.get("outputs"),
+    )
+    for row in load_services()["services"]
+]
+ENDPOINTS.append(
+    Endpoint(
+        tool="assembly_openapi_spec_download",
+        platform="assembly",
+        host=HOST,
+        route=SPEC_DOWNLOAD,
+        protocol=PROTOCOL,
+        handler=spec_download,
+        required=("infId",),
+    )
+)
 
 HOSTS = {HOST: PROTOCOL}

@@ -202,6 +202,45 @@ def _endpoint(tool: str, group: str, service: str, handler, outputs) -> Endpoint
     )
 
 
+def _market_rows(kind: str, service: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """Every other service: the market sub-world's rows of one family on one day (kopa_replay/sim/world/market.py)."""
+
+    def handler(world, q: Query) -> list[dict[str, Any]]:
+        return world.market.rows(kind, service, _trading_day(world, q))
+
+    handler.__name__ = f"{service}_rows"
+    return handler
+
+
+_DAY_OUT = {"BAS_DD": "business_date"}
+_WARRANT_OUT = {**_DAY_OUT, "TARSTK_ISU_SRT_CD": "stock_code", "TARSTK_ISU_NM": "corp_name"}
+
+#: (group, service, world family, ground-truth outputs) of the services the market sub-world answers;
+#: fields per service: kopa_replay/sim/spec/krx.yaml
+_MARKET_SERVICES = (
+    ("idx", "krx_dd_trd", "index", _DAY_OUT),
+    ("idx", "bon_dd_trd", "bond_index", _DAY_OUT),
+    ("idx", "drvprod_dd_trd", "index", _DAY_OUT),
+    ("sto", "sw_bydd_trd", "warrant", _WARRANT_OUT),
+    ("sto", "sr_bydd_trd", "warrant", _WARRANT_OUT),
+    ("etp", "etf_bydd_trd", "etf", _DAY_OUT),
+    ("etp", "etn_bydd_trd", "etn", _DAY_OUT),
+    ("etp", "elw_bydd_trd", "elw", {**_DAY_OUT, "ULY_NM": "corp_name"}),
+    ("bon", "kts_bydd_trd", "bond", _DAY_OUT),
+    ("bon", "bnd_bydd_trd", "bond", _DAY_OUT),
+    ("bon", "smb_bydd_trd", "bond", _DAY_OUT),
+    ("drv", "fut_bydd_trd", "future", _DAY_OUT),
+    ("drv", "eqsfu_stk_bydd_trd", "stock_future", _DAY_OUT),
+    ("drv", "eqkfu_ksq_bydd_trd", "stock_future", _DAY_OUT),
+    ("drv", "opt_bydd_trd", "option", _DAY_OUT),
+    ("drv", "eqsop_bydd_trd", "stock_option", _DAY_OUT),
+    ("drv", "eqkop_bydd_trd", "stock_option", _DAY_OUT),
+    ("gen", "oil_bydd_trd", "oil", _DAY_OUT),
+    ("gen", "gold_bydd_trd", "gold", _DAY_OUT),
+    ("gen", "ets_bydd_trd", "ets", _DAY_OUT),
+    ("esg", "sri_bond_info", "sri_bond", _DAY_OUT),
+)
+
 ENDPOINTS = [
     _endpoint("krx_stk_bydd_trd", "sto", "stk_bydd_trd", _daily_trades("KOSPI"), _TRADE_OUT),
     _endpoint("krx_ksq_bydd_trd", "sto", "ksq_bydd_trd", _daily_trades("KOSDAQ"), _TRADE_OUT),
@@ -210,6 +249,8 @@ ENDPOINTS = [
     _endpoint("krx_ksq_isu_base_info", "sto", "ksq_isu_base_info", _base_info("KOSDAQ"), _BASE_OUT),
     _endpoint("krx_kospi_dd_trd", "idx", "kospi_dd_trd", _index_trades("KOSPI"), {"BAS_DD": "business_date"}),
     _endpoint("krx_kosdaq_dd_trd", "idx", "kosdaq_dd_trd", _index_trades("KOSDAQ"), {"BAS_DD": "business_date"}),
+    _endpoint("krx_knx_isu_base_info", "sto", "knx_isu_base_info", _base_info("KONEX"), _BASE_OUT),
+    *(_endpoint(f"krx_{svc}", grp, svc, _market_rows(kind, svc), out) for grp, svc, kind, out in _MARKET_SERVICES),
 ]
 
 HOSTS = {HOST: PROTOCOL}

@@ -21,7 +21,8 @@ from typing import Any, Callable, Iterable
 from kopa_replay.sim.core import Endpoint, NoData, Query
 from kopa_replay.sim.protocols import HeadRowProtocol
 from kopa_replay.sim.world.calendar import parse_ymd, ymd
-from kopa_replay.sim.world.schools import HISTORY_START, School, academic_year
+from kopa_replay.sim.world.finance import LazyRows
+from kopa_replay.sim.world.schools import HISTORY_START, School, academic_year, academy_index
 
 HOST = "open.neis.go.kr"
 # Without a KEY the portal answers sample data (what client libraries rely on: ezneis caps pSize at 5 without a
@@ -301,10 +302,130 @@ def _timetable(service: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
     return handler
 
 
+# -- the service table: record sources of the services one generic handler serves ---------------------
+def _school_tracks(world, q: Query) -> list[dict[str, Any]]:
+    """schoolMajorinfo / schulAflcoinfo: a high school's day course, track and department (as classInfo names
+    them); other schools have none (INFO-200)."""
+    school = _school(world, q)
+    order, department = _high_track(school)
+    if order is None:
+        return []
+    return [{**_school_fields(school), "DGHT_CRSE_SC_NM": "주간", "ORD_SC_NM": order, "DDDEP_NM": department}]
+
+
+def _classrooms(world, q: Query) -> list[dict[str, Any]]:
+    """tiClrminfo: the timetable's classrooms per school year, semester and grade (one per class, named as
+    hisTimetable's CLRM_NM); a semester exists once it has begun."""
+    school = _school(world, q)
+    order, department = _high_track(school)
+    rows = []
+    for ay in range(max(2015, school.founded.year + 1), academic_year(q.as_of) + 1):
+        term = world.schools.term(school, ay)
+        semesters = ("1", "2") if q.as_of >= term.second_start else ("1",)
+        for semester in semesters:
+            for grade, number in world.schools.classes(school, ay):
+                rows.append(
+                    {
+                        **_school_fields(school),
+                        "AY": str(ay),
+                        "GRADE": str(grade),
+                        "SEM": semester,
+                        "SCHUL_CRSE_SC_NM": school.kind,
+                        "DGHT_CRSE_SC_NM": "주간",
+                        "ORD_SC_NM": order,
+                        "DDDEP_NM": department,
+                        "CLRM_NM": str(number),
+                        "LOAD_DTM": f"{ay}0302" if semester == "1" else ymd(term.second_start),
+                    }
+                )
+    return rows
+
+
+_ACADEMY_FILTERS = ("ADMST_ZONE_NM", "REALM_SC_NM", "LE_ORD_NM", "LE_CRSE_NM")
+
+
+def _academies(world, q: Query) -> LazyRows:
+    """acaInsTiInfo: the office's academies, made row by row (the filters read facts that need no drawing)."""
+    office = q.require("ATPT_OFCDC_SC_CODE")
+    schools = world.schools
+    count = schools.academy_count(office)
+    number = q.get("ACA_ASNUM")
+    if number is not None:
+        index = academy_index(office, number)
+        candidates: Iterable[int] = [index] if index is not None and index < count else []
+    else:
+        candidates = range(count)
+    wanted = [(i, q.get(name)) for i, name in enumerate(_ACADEMY_FILTERS) if q.get(name) is not None]
+    keys = []
+    for index in candidates:
+        sgg, facts = schools.academy_facts(office, index)
+        values = (sgg.name, facts[0], facts[1], facts[3])
+        if all(values[i] == value for i, value in wanted):
+            keys.append(index)
+    office_fields = {"ATPT_OFCDC_SC_CODE": office, "ATPT_OFCDC_SC_NM": world.schools._office_sido(office).name + "교육청"}
+    load = ymd(q.as_of.replace(day=1))
+    return LazyRows(keys, lambda index: {**office_fields, **schools.academy(office, index), "LOAD_DTM": load})
+
+
+def _served(source: Callable[[Any, Query], Any], filters: tuple[str, ...] = ()):
+    """The generic handler: the source's records, narrowed by the exact-match filter parameters; INFO-200 if none."""
+
+    def handler(world, q: Query):
+        rows = source(world, q)
+        if filters and any(q.get(name) is not None for name in filters):
+            rows = [row for row in rows if _matches(row, q, filters)]
+        if not len(rows):
+            raise NoData()
+        return rows
+
+    return handler
+
+
 # -- endpoints -----------------------------------------------------------------
 _SCHOOL_IN = {"ATPT_OFCDC_SC_CODE": "neis_office_code", "SD_SCHUL_CODE": "school_code"}
 _SCHOOL_OUT = {"ATPT_OFCDC_SC_CODE": "neis_office_code", "SD_SCHUL_CODE": "school_code", "SCHUL_NM": "school_name"}
 _REQUIRED = ("ATPT_OFCDC_SC_CODE", "SD_SCHUL_CODE")
+
+
+# tool, service, record source, filter parameters, required, inputs, outputs (ground-truth domains)
+_SERVICES: tuple[tuple[str, str, Callable, tuple[str, ...], tuple[str, ...], dict, dict], ...] = (
+    (
+        "neis_school_major_info",
+        "schoolMajorinfo",
+        _school_tracks,
+        ("DGHT_CRSE_SC_NM", "ORD_SC_NM"),
+        _REQUIRED,
+        {"SD_SCHUL_CODE": "high_school_code"},
+        {"SD_SCHUL_CODE": "high_school_code"},
+    ),
+    (
+        "neis_school_affiliation_info",
+        "schulAflcoinfo",
+        lambda world, q: [{k: v for k, v in row.items() if k != "DDDEP_NM"} for row in _school_tracks(world, q)],
+        ("DGHT_CRSE_SC_NM", "ORD_SC_NM"),
+        _REQUIRED,
+        {"SD_SCHUL_CODE": "high_school_code"},
+        {"SD_SCHUL_CODE": "high_school_code"},
+    ),
+    (
+        "neis_timetable_classroom_info",
+        "tiClrminfo",
+        _classrooms,
+        ("AY", "GRADE", "SEM", "SCHUL_CRSE_SC_NM", "DGHT_CRSE_SC_NM", "ORD_SC_NM", "DDDEP_NM"),
+        _REQUIRED,
+        {"AY": "year"},
+        {"AY": "year", "LOAD_DTM": "date"},
+    ),
+    (
+        "neis_academy_info",
+        "acaInsTiInfo",
+        _academies,
+        (),
+        ("ATPT_OFCDC_SC_CODE",),
+        {"ATPT_OFCDC_SC_CODE": "neis_office_code", "SD_SCHUL_CODE": None},
+        {"ATPT_OFCDC_SC_CODE": "neis_office_code", "SD_SCHUL_CODE": None, "SCHUL_NM": None, "LOAD_DTM": "date"},
+    ),
+)
 
 
 def _endpoint(tool: str, service: str, handler, required=_REQUIRED, inputs=None, outputs=None) -> Endpoint:
@@ -316,8 +437,8 @@ def _endpoint(tool: str, service: str, handler, required=_REQUIRED, inputs=None,
         protocol=PROTOCOL,
         handler=handler,
         required=required,
-        inputs={**_SCHOOL_IN, **(inputs or {})},
-        outputs={**_SCHOOL_OUT, **(outputs or {})},
+        inputs={k: v for k, v in {**_SCHOOL_IN, **(inputs or {})}.items() if v is not None},
+        outputs={k: v for k, v in {**_SCHOOL_OUT, **(outputs or {})}.items() if v is not None},
     )
 
 
@@ -377,6 +498,10 @@ ENDPOINTS = [
         _timetable("hisTimetable"),
         inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "high_school_code"},
         outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "high_school_code"},
+    ),
+    *(
+        _endpoint(tool, service, _served(source, filters), required, inputs, outputs)
+        for tool, service, source, filters, required, inputs, outputs in _SERVICES
     ),
 ]
 

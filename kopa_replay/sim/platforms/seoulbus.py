@@ -20,6 +20,7 @@ group is spelled ``congetion``.
 from __future__ import annotations
 
 import datetime as dt
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, NoData, Protocol, Query
@@ -241,11 +242,11 @@ def _arrival_message(route: "SeoulRoute", arrival: "Arrival | None") -> str:
     return f"{clock}후[{arrival.stops_away}번째 전]"
 
 
-def _arrival_fields(world: "World", route: "SeoulRoute", index: int, day: dt.date) -> dict[str, Any]:
-    """The arrival fields the arrive group and getStationByUid share (first and second bus)."""
+def _arrival_fields(world: "World", route: "SeoulRoute", index: int, day: dt.date, low: bool = False) -> dict[str, Any]:
+    """The arrival fields the arrive group and getStationByUid share (first and second bus; low-floor ones if low)."""
     transit = _transit(world)
     station = route.stations[index]
-    arrivals = transit.seoul_arrivals(route, index, day)
+    arrivals = transit.seoul_arrivals(route, index, day, low_floor=low)
     pos_x, pos_y = station.tm
     fields: dict[str, Any] = {
         "arsId": station.ars_id,
@@ -303,8 +304,8 @@ def _arrival_fields(world: "World", route: "SeoulRoute", index: int, day: dt.dat
     return fields
 
 
-def _arrive_record(world: "World", route: "SeoulRoute", index: int, day: dt.date) -> dict[str, Any]:
-    fields = _arrival_fields(world, route, index, day)
+def _arrive_record(world: "World", route: "SeoulRoute", index: int, day: dt.date, low: bool = False) -> dict[str, Any]:
+    fields = _arrival_fields(world, route, index, day, low)
     fields["congetion"] = str(fields.pop("_congestion")[0])  # sic: the arrive group's spelling
     return _sorted(fields)
 
@@ -318,12 +319,12 @@ def station_by_name(world: "World", q: Query) -> list[dict[str, Any]]:
     return _non_empty([_station_record(s) for s in _transit(world).seoul_stations if wanted in s.name])
 
 
-def station_by_uid(world: "World", q: Query) -> list[dict[str, Any]]:
+def station_by_uid(world: "World", q: Query, low: bool = False) -> list[dict[str, Any]]:
     station = _station_by_ars(world, q)
     transit = _transit(world)
     records = []
     for route, index in transit.seoul_routes_at.get(station.st_id, []):
-        fields = _arrival_fields(world, route, index, q.as_of)
+        fields = _arrival_fields(world, route, index, q.as_of, low)
         congestion = fields.pop("_congestion")
         after = route.stations[index + 1].name if index + 1 < len(route.stations) else " "
         fields.update(
@@ -417,9 +418,33 @@ def stations_of_route(world: "World", q: Query) -> list[dict[str, Any]]:
     return records
 
 
-def arrivals_of_route(world: "World", q: Query) -> list[dict[str, Any]]:
+def arrivals_of_route(world: "World", q: Query, low: bool = False) -> list[dict[str, Any]]:
     route = _route(world, q)
-    return [_arrive_record(world, route, index, q.as_of) for index in range(len(route.stations))]
+    return [_arrive_record(world, route, index, q.as_of, low) for index in range(len(route.stations))]
+
+
+def route_path(world: "World", q: Query) -> list[dict[str, Any]]:
+    """getRoutePath: the route's line as points in order (no), in WGS84 (gpsX/gpsY) and TM (posX/posY)."""
+    records = []
+    for number, station in enumerate(_route(world, q).stations, start=1):
+        pos_x, pos_y = station.tm
+        records.append(
+            {
+                "gpsX": _wgs(station.lon),
+                "gpsY": _wgs(station.lat),
+                "no": str(number),
+                "posX": _tm(pos_x),
+                "posY": _tm(pos_y),
+            }
+        )
+    return records
+
+
+def _ord(q: Query, name: str) -> int:
+    value = q.int(name)
+    if value is None or value < 1:
+        raise BadParam(name, q.get(name))
+    return value
 
 
 def arrival_at_station(world: "World", q: Query) -> list[dict[str, Any]]:
@@ -434,14 +459,18 @@ def arrival_at_station(world: "World", q: Query) -> list[dict[str, Any]]:
     return [_arrive_record(world, route, index, q.as_of)]
 
 
-def bus_positions(world: "World", q: Query) -> list[dict[str, Any]]:
+def bus_positions(world: "World", q: Query, low: bool = False, section: bool = False) -> list[dict[str, Any]]:
+    """getBusPosByRtid; ``low``: low-floor buses only (getLow…); ``section``: sectOrd in startOrd..endOrd (…ByRouteSt)."""
     route = _route(world, q)
     transit = _transit(world)
+    first, last = (_ord(q, "startOrd"), _ord(q, "endOrd")) if section else (1, len(route.stations))
     turnaround = route.stations[route.turn - 1].st_id
     records = []
     distances = [0.0] + [_distance(a, b) for a, b in zip(route.stations, route.stations[1:])]
     running = [sum(distances[: i + 1]) for i in range(len(distances))]
     for bus in transit.seoul_buses(route, q.as_of):
+        if (low and not bus.low_floor) or not first <= bus.index + 1 <= last:
+            continue
         here, there = route.stations[bus.index], route.stations[bus.index + 1]
         section = distances[bus.index + 1]
         travelled = running[bus.index] + section * bus.progress
@@ -635,6 +664,66 @@ ENDPOINTS = [
         {"lastStnId": "seoul_station_id", "nextStId": "seoul_station_id", "trnstnid": "seoul_station_id"},
         no_data_code="4",
         empty_code="8",
+    ),
+    # The low-floor (저상버스) variants answer like their plain calls, from the low-floor buses only.
+    _endpoint(
+        "seoulbus_get_low_station_by_name",
+        "stationinfo",
+        "getLowStationByName",
+        station_by_name,
+        ("stSrch",),
+        _names("stSrch"),
+        {"arsId": "seoul_ars_id", "stId": "seoul_station_id", **_names("stNm")},
+        no_data_code="4",
+    ),
+    _endpoint(
+        "seoulbus_get_low_station_by_uid",
+        "stationinfo",
+        "getLowStationByUid",
+        partial(station_by_uid, low=True),
+        ("arsId",),
+        {"arsId": "seoul_ars_id"},
+        {**_ARRIVAL_OUT, **_names("adirection", "nxtStn")},
+        no_data_code="3",
+        empty_code="4",
+    ),
+    _endpoint(
+        "seoulbus_get_low_arr_info_by_route_all",
+        "arrive",
+        "getLowArrInfoByRouteAll",
+        partial(arrivals_of_route, low=True),
+        ("busRouteId",),
+        _ROUTE_ID,
+        _ARRIVAL_OUT,
+        no_data_code="4",
+    ),
+    _endpoint(
+        "seoulbus_get_route_path",
+        "busRouteInfo",
+        "getRoutePath",
+        route_path,
+        ("busRouteId",),
+        _ROUTE_ID,
+        {},
+        no_data_code="4",
+    ),
+    *(
+        _endpoint(
+            tool,
+            "buspos",
+            operation,
+            partial(bus_positions, low=low, section=section),
+            ("busRouteId", "startOrd", "endOrd") if section else ("busRouteId",),
+            {**_ROUTE_ID, "startOrd": "seoul_station_ord", "endOrd": "seoul_station_ord"} if section else _ROUTE_ID,
+            {"lastStnId": "seoul_station_id", "nextStId": "seoul_station_id", "trnstnid": "seoul_station_id"},
+            no_data_code="4",
+            empty_code="8",
+        )
+        for tool, operation, low, section in (
+            ("seoulbus_get_bus_pos_by_route_st", "getBusPosByRouteSt", False, True),
+            ("seoulbus_get_low_bus_pos_by_rtid", "getLowBusPosByRtid", True, False),
+            ("seoulbus_get_low_bus_pos_by_route_st", "getLowBusPosByRouteSt", True, True),
+        )
     ),
 ]
 

@@ -213,9 +213,26 @@ def arrivals_of_route_at_stop(world: "World", q: Query) -> list[dict[str, Any]]:
 
 def bus_locations(world: "World", q: Query) -> list[dict[str, Any]]:
     _, route = _route(world, q)
+    return _bus_records(world, route, world.transit.tago_buses(route, q.as_of))
+
+
+def buses_approaching_stop(world: "World", q: Query) -> list[dict[str, Any]]:
+    """getRouteAcctoSpcifySttnAccesBusLcInfo: the route's buses still before the stop, nearest first."""
+    _, route = _route(world, q)
+    node_id = q.require("nodeId")
+    stops = [i for i, stop in enumerate(route.stops) if stop.node_id == node_id]
+    if not stops:
+        raise NoData()
+    target = stops[0]
+    buses = [bus for bus in world.transit.tago_buses(route, q.as_of) if bus.index < target]
+    buses.sort(key=lambda bus: (target - bus.index, -bus.progress))
+    return _bus_records(world, route, buses)
+
+
+def _bus_records(world: "World", route: "TagoRoute", buses: list[Any]) -> list[dict[str, Any]]:
     transit = world.transit
     records = []
-    for bus in transit.tago_buses(route, q.as_of):
+    for bus in buses:
         here, there = route.stops[bus.index], route.stops[bus.index + 1]
         lat = here.lat + (there.lat - here.lat) * bus.progress
         lon = here.lon + (there.lon - here.lon) * bus.progress
@@ -270,6 +287,7 @@ def _endpoint(
     )
 
 
+_LC_OUT = {"nodeid": "tago_node_id", "nodenm": "stop_name", "routenm": "tago_route_no"}
 _ROUTES = "BusRouteInfoInqireService"
 _STOPS = "BusSttnInfoInqireService"
 _ARRIVALS = "ArvlInfoInqireService"
@@ -356,7 +374,25 @@ ENDPOINTS = [
         bus_locations,
         ("cityCode", "routeId"),
         {**_CITY, "routeId": "tago_route_id"},
-        {"nodeid": "tago_node_id", "nodenm": "stop_name", "routenm": "tago_route_no"},
+        _LC_OUT,
+    ),
+    _endpoint(
+        "tago_get_route_accto_spcify_sttn_acces_bus_lc_info",
+        _POSITIONS,
+        "getRouteAcctoSpcifySttnAccesBusLcInfo",
+        buses_approaching_stop,
+        ("cityCode", "routeId", "nodeId"),
+        {**_CITY, "routeId": "tago_route_id", "nodeId": "tago_node_id"},
+        _LC_OUT,
+    ),
+    # Each of the other three services answers the same city list under its own path.
+    *(
+        _endpoint(tool, service, "getCtyCodeList", city_codes, (), {}, {"citycode": "tago_city_code"})
+        for tool, service in (
+            ("tago_sttn_get_cty_code_list", _STOPS),
+            ("tago_arvl_get_cty_code_list", _ARRIVALS),
+            ("tago_lc_get_cty_code_list", _POSITIONS),
+        )
     ),
 ]
 

@@ -82,6 +82,7 @@ WORLD_SIZES = {
 _SUBWORLDS = {
     "regions": "regions:RegionWorld",
     "finance": "finance:FinanceWorld",
+    "market": "market:MarketWorld",
     "transit": "transit:TransitWorld",
     "schools": "schools:SchoolWorld",
     "laws": "laws:LawWorld",

@@ -238,6 +238,29 @@ SEOUL_SPECS: tuple[DatasetSpec, ...] = (
         keys=("MSRDT_DE", "MSRSTE_NM"),
         required=("MSRDT_DE",),
     ),
+    # The 25 구 readings of the last hour (권역 MSRRGN_NM and 구 MSRSTE_NM are the optional positional filters).
+    DatasetSpec(
+        "seoul",
+        "RealtimeCityAir",
+        "seoul_realtime_city_air",
+        "서울시 권역별 실시간 대기환경 현황",
+        "gu_now",
+        _cols(
+            ("MSRDT", "hour"),
+            ("MSRRGN_NM", "seoul_zone"),
+            ("MSRSTE_NM", "sigungu_name", "sigungu_name"),
+            ("PM10", "measure", None, (36.0, 0.45, 0, 0.35)),
+            ("PM25", "measure", None, (18.0, 0.5, 0, 0.35)),
+            ("O3", "measure", None, (0.026, 0.4, 3, -0.35)),
+            ("NO2", "measure", None, (0.024, 0.4, 3, 0.25)),
+            ("CO", "measure", None, (0.4, 0.3, 1, 0.3)),
+            ("SO2", "measure", None, (0.003, 0.25, 3, 0.2)),
+            ("IDEX_NM", "air_grade"),
+            ("IDEX_MVL", "air_index", None, ("IDEX_MVL", "IDEX_NM", "ARPLT_MAIN")),
+            ("ARPLT_MAIN", "air_main"),
+        ),
+        keys=("MSRRGN_NM", "MSRSTE_NM"),
+    ),
     DatasetSpec(
         "seoul",
         "TbPublicWifiInfo",
@@ -863,6 +886,32 @@ def month_range(first: str, last: str) -> list[str]:
     return out
 
 
+#: Seoul's five air-quality zones (권역) as RealtimeCityAir names them, by 구.
+_SEOUL_ZONES = {
+    **dict.fromkeys(("종로구", "중구", "용산구"), "도심권"),
+    **dict.fromkeys(("은평구", "서대문구", "마포구"), "서북권"),
+    **dict.fromkeys(
+        ("성동구", "광진구", "동대문구", "중랑구", "성북구", "강북구", "도봉구", "노원구"), "동북권"
+    ),
+    **dict.fromkeys(("양천구", "강서구", "구로구", "금천구", "영등포구", "동작구", "관악구"), "서남권"),
+    **dict.fromkeys(("서초구", "강남구", "송파구", "강동구"), "동남권"),
+}
+
+#: 통합대기환경지수 (CAI) grades: upper bound of the index → grade name.
+_CAI_GRADES = ((50, "좋음"), (100, "보통"), (250, "나쁨"))
+
+
+def _air_index(names: tuple[str, str, str], row: Mapping[str, Any]) -> dict[str, Any]:
+    """The integrated index (CAI) of a reading: the worse of the PM10 and PM2.5 sub-indices, its grade and the
+    pollutant that decided it (the real index also weighs O3, NO2, CO and SO2; particles decide it most hours)."""
+    value_name, grade_name, main_name = names
+    pm10, pm25 = float(row.get("PM10") or 0), float(row.get("PM25") or 0)
+    by_pm10, by_pm25 = pm10 * (100 / 80), pm25 * (100 / 35)  # 80 and 35 ㎍/㎥ are the 보통 upper bounds (index 100)
+    value = round(max(by_pm10, by_pm25))
+    grade = next((name for bound, name in _CAI_GRADES if value <= bound), "매우나쁨")
+    return {value_name: value, grade_name: grade, main_name: "PM-2.5" if by_pm25 >= by_pm10 else "PM-10"}
+
+
 def _season(day: dt.date, amplitude: float) -> float:
     """1 ± amplitude over the year, highest in mid-January (fine dust, NO2) when positive."""
     return 1.0 + amplitude * math.cos(2 * math.pi * (day.timetuple().tm_yday - 15) / 365.25)
@@ -1065,23 +1114,39 @@ class DatasetWorld:
         day = self._served_day(keys.get(day_col.name), as_of)
         if day is None:
             return [], (day_col.name,)
-        rng = self._world.rng("datasets.daily", spec.tool, ymd(day))
+        return self._gu_measures(spec, day, ""), (day_col.name,)
+
+    def _gu_now(self, spec: DatasetSpec, as_of: dt.date, keys: Mapping[str, str]):
+        # Real-time readings are those of the hour before the world's snapshot time (08:30, see world.transit).
+        return self._gu_measures(spec, as_of, ymd(as_of) + "0800"), ()
+
+    def _gu_measures(self, spec: DatasetSpec, day: dt.date, stamp: str) -> list[dict[str, Any]]:
+        """One row per 시군구 of measures drawn for ``day`` (the ``stamp`` is the hour of a real-time reading)."""
+        rng = self._world.rng("datasets.daily", spec.tool, stamp or ymd(day))
         out = []
         for sgg in self.sigungu_in(spec.area):
             row: dict[str, Any] = {}
             for column in spec.columns:
                 if column.kind == "day":
                     row[column.name] = ymd(day)
+                elif column.kind == "hour":
+                    row[column.name] = stamp
                 elif column.kind == "sigungu_name":
                     row[column.name] = sgg.name
                 elif column.kind == "lawd_cd":
                     row[column.name] = sgg.code
+                elif column.kind == "seoul_zone":
+                    row[column.name] = _SEOUL_ZONES.get(sgg.name, "")
+                elif column.kind in ("air_grade", "air_index", "air_main"):
+                    row[column.name] = None  # filled from the measures below, in the published field order
                 elif column.kind == "measure":
                     mean, sd, decimals, amplitude = column.arg
                     value = mean * _season(day, amplitude) * float(rng.lognormal(0, sd))
                     row[column.name] = round(value, decimals) if decimals else float(round(value))
+            for column in spec.columns_of_kind("air_index"):
+                row.update(_air_index(column.arg, row))
             out.append(row)
-        return out, (day_col.name,)
+        return out
 
     def _served_day(self, text: str | None, as_of: dt.date) -> dt.date | None:
         """A YYYYMMDD key as a day that has data: from FIRST_DAY up to the as-of date (later days do not exist yet)."""
@@ -1779,6 +1844,7 @@ _FAMILIES: dict[
 ] = {
     "facility": DatasetWorld._facility,
     "gu_daily": DatasetWorld._gu_daily,
+    "gu_now": DatasetWorld._gu_now,
     "subway": DatasetWorld._subway,
     "bus": DatasetWorld._bus,
     "spop": DatasetWorld._spop,

@@ -846,3 +846,104 @@ class SchoolWorld:
         pool = _SUBJECTS[key]
         periods = self.periods(school, grade)
         return tuple(tuple(pool[int(i)] for i in rng.integers(0, len(pool), size=periods)) for _ in range(5))
+
+    # -- academies (학원·교습소, acaInsTiInfo) -----------------------------------------
+    # Academies are made one by one from (office, index): how many an office has follows from the world's
+    # size (seven per school slot: about 4,800 per office and 83,000 in all at "full", near the real count),
+    # and the facts a call filters on (시군구, field of study) are cheap functions of the index, so a call
+    # costs one pass over integers plus one page of records, whatever the world's size.
+    def academy_count(self, office: str) -> int:
+        return 7 * self._world.sizes.schools_per_office if office in _OFFICE_FACTS else 0
+
+    def _office_sido(self, office: str) -> "Sido":
+        return next(s for s in self._world.regions.sido if s.office == office)
+
+    @lru_cache(maxsize=32)  # noqa: B019 - one SchoolWorld per world, a handful of offices
+    def _office_sigungu(self, office: str) -> tuple["Sigungu", ...]:
+        return tuple(self._world.regions.sigungu_of(self._office_sido(office)))
+
+    @lru_cache(maxsize=512)  # noqa: B019 - one SchoolWorld per world
+    def _sigungu_dongs(self, sgg_code: str) -> tuple:
+        return tuple(self._world.regions.dongs_of(self._world.regions.by_code[sgg_code + "00000"]))
+
+    def academy_facts(self, office: str, index: int) -> tuple["Sigungu", tuple[str, str, str, str]]:
+        """The 시군구 and the (REALM_SC_NM, LE_ORD_NM, LE_CRSE_LIST_NM, LE_CRSE_NM) of one academy: no drawing."""
+        sigungus = self._office_sigungu(office)
+        return sigungus[index % len(sigungus)], _ACADEMY_FIELDS[(index // len(sigungus)) % len(_ACADEMY_FIELDS)]
+
+    def academy(self, office: str, index: int) -> dict[str, str | None]:
+        """One academy's acaInsTiInfo facts (without the office fields)."""
+        sgg, (realm, order, course_list, course) = self.academy_facts(office, index)
+        rng = self._world.rng("schools.academy", office, index)
+        tutoring = realm != "독서실" and rng.random() < 0.3  # 교습소: one teacher, at most nine pupils at a time
+        stem = _GENERIC_STEMS[int(rng.integers(len(_GENERIC_STEMS)))]
+        word = _ACADEMY_WORDS[realm][int(rng.integers(len(_ACADEMY_WORDS[realm])))]
+        founded = dt.date(1995, 1, 1) + dt.timedelta(days=int(rng.integers(0, 10_500)))  # by 2023-10
+        registered = founded - dt.timedelta(days=int(rng.integers(0, 30)))
+        closed = rng.random() < 0.04
+        capacity = 9 if tutoring else int(rng.integers(3, 40)) * 10
+        fee = int(rng.integers(8, 60)) * 10_000
+        dongs = self._sigungu_dongs(sgg.code)
+        dong = dongs[int(rng.integers(len(dongs)))].name if dongs else sgg.name
+        postal_lo, postal_hi = _OFFICE_FACTS[office][0]
+        return {
+            "ADMST_ZONE_NM": sgg.name,
+            "ACA_INSTI_SC_NM": "교습소" if tutoring else "학원",
+            "ACA_ASNUM": academy_number(office, index),
+            "ACA_NM": f"{stem}{word}" if realm == "독서실" else f"{stem}{word}{'교습소' if tutoring else '학원'}",
+            "ESTBL_YMD": ymd(founded),
+            "REG_YMD": ymd(registered),
+            "REG_STTUS_NM": "휴원" if closed else "개원",
+            "CAA_BEGIN_YMD": ymd(dt.date(2023, 9, 1)) if closed else None,
+            "CAA_END_YMD": ymd(dt.date(2026, 8, 31)) if closed else None,
+            "TOFOR_SMTOT": str(capacity),
+            "DTM_RCPTN_ABLTY_NMPR_SMTOT": str(capacity if tutoring else max(9, capacity // 3)),
+            "REALM_SC_NM": realm,
+            "LE_ORD_NM": order,
+            "LE_CRSE_LIST_NM": course_list,
+            "LE_CRSE_NM": course,
+            "PSNBY_THCC_CNTNT": f"{course}:{fee:,}원",
+            "THCC_OTHBC_YN": "Y",
+            "BRHS_ACA_YN": "N",
+            "FA_RDNZC": f"{int(rng.integers(postal_lo, postal_hi + 1)):02d}{int(rng.integers(0, 1000)):03d}",
+            "FA_RDNMA": f"{sgg.sido.name} {sgg.name} {dong}로 {int(rng.integers(1, 300))}",
+            "FA_RDNDA": f"{int(rng.integers(2, 6))}층 ({dong})",
+        }
+
+
+def academy_number(office: str, index: int) -> str:
+    """ACA_ASNUM: the office's two-digit prefix and a running number (10 digits; unique within an office)."""
+    return f"{_CODE_PREFIX[office]}{index + 1:08d}"
+
+
+def academy_index(office: str, number: str) -> int | None:
+    """The index of the academy numbered ``number`` in the office, or None."""
+    prefix = str(_CODE_PREFIX.get(office, ""))
+    if not prefix or len(number) != 10 or not number.isdigit() or not number.startswith(prefix):
+        return None
+    return int(number[2:]) - 1
+
+
+# (REALM_SC_NM, LE_ORD_NM, LE_CRSE_LIST_NM, LE_CRSE_NM), weighted by repetition (입시·보습 is most of them).
+_ACADEMY_FIELDS = (
+    ("입시.검정 및 보습", "보통교과", "보습", "보습"),
+    ("입시.검정 및 보습", "보통교과", "보습", "보습"),
+    ("입시.검정 및 보습", "보통교과", "진학지도", "진학지도"),
+    ("국제화", "외국어", "실용외국어", "영어"),
+    ("입시.검정 및 보습", "보통교과", "보습", "수학"),
+    ("예능(대)", "예능(대)", "음악", "피아노"),
+    ("입시.검정 및 보습", "보통교과", "보습", "논술"),
+    ("예능(대)", "예능(대)", "미술", "미술"),
+    ("국제화", "외국어", "실용외국어", "중국어"),
+    ("정보", "정보", "정보", "컴퓨터"),
+    ("독서실", "독서실", "독서실", "독서실"),
+    ("기타(대)", "기타(대)", "기타", "바둑"),
+)
+_ACADEMY_WORDS = {
+    "입시.검정 및 보습": ("수학", "영어", "에듀", "국어논술", "입시", "종로"),
+    "국제화": ("어학원", "잉글리시", "외국어"),
+    "예능(대)": ("피아노", "음악", "미술", "아트"),
+    "정보": ("컴퓨터", "코딩"),
+    "독서실": ("독서실", "스터디카페"),
+    "기타(대)": ("바둑", "웅변"),
+}

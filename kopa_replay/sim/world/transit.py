@@ -1111,10 +1111,15 @@ class TransitWorld:
             return []
         return self._positions("transit.seoul", route.route_id, len(route.stations), as_of)
 
-    def seoul_arrivals(self, route: SeoulRoute, index: int, as_of: dt.date) -> list[Arrival]:
+    def seoul_arrivals(self, route: SeoulRoute, index: int, as_of: dt.date, low_floor: bool = False) -> list[Arrival]:
+        """The next two buses to reach the station; ``low_floor``: the next two low-floor buses (the getLow… calls)."""
         if route.night:
             return []
-        return self._arrivals("transit.seoul", route.route_id, len(route.stations), index, as_of)
+        count = len(route.stations)
+        if not low_floor:
+            return self._arrivals("transit.seoul", route.route_id, count, index, as_of)
+        coming = self._arrivals("transit.seoul", route.route_id, count, index, as_of, limit=count)
+        return [a for a in coming if a.bus.low_floor][:2]
 
     def seoul_vehicle(self, route: SeoulRoute, bus: BusPosition) -> tuple[str, str]:
         """(vehId, plainNo) of one bus of a route's fleet."""

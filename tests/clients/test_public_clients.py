@@ -1,0 +1,245 @@
+"""Public client libraries nobody here wrote, run unchanged against `kopa-replay sim serve`.
+
+The one change is the host, as a user pointing a client at a local server would make it: requests-based clients
+(OpenDartReader, PublicDataReader) go through a transport adapter that sends ``https://HOST/path?query`` to
+``http://127.0.0.1:N/HOST/path?query`` (the client's URLs, parameters, parsing and error handling are untouched);
+neispy takes its base URL as a class attribute. The server is the real CLI in its own process, on the small
+world (the behaviour these clients read is the same at every size; the full world's 114,106-company corpCode
+download only makes the test slower).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+requests = pytest.importorskip("requests")
+pytest.importorskip("OpenDartReader")
+pytest.importorskip("PublicDataReader")
+pytest.importorskip("neispy")
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "sim-key"
+
+
+# Clients written by others use APIs their dependencies have deprecated (BeautifulSoup's findAll …); the suite turns
+# warnings into errors, which those clients would swallow in their own bare excepts and report as a failed call.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture(scope="module")
+def servers():
+    """`kopa-replay sim serve` processes by as-of date, started on first use."""
+    started: dict[str, tuple[subprocess.Popen, str]] = {}
+
+    def serve(as_of: str = "2026-09-01") -> str:
+        if as_of not in started:
+            process = subprocess.Popen(
+                [sys.executable, str(ROOT / "cli.py"), "sim", "serve", "--port", "0", "--world-size", "default"]
+                + ["--as-of", as_of],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            line = process.stderr.readline()
+            match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+            assert match, line
+            started[as_of] = (process, f"http://127.0.0.1:{match.group(1)}")
+        return started[as_of][1]
+
+    yield serve
+    for process, _ in started.values():
+        process.terminate()
+        process.communicate(timeout=10)
+
+
+class Reroute:
+    """Sends every requests call to a simulator, the real host as the first path segment; records the paths."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.seen: list[str] = []
+
+    def __call__(self, send):
+        def to_sim(adapter, request, **kwargs):
+            parts = urlsplit(request.url)
+            self.seen.append(f"{parts.netloc}{parts.path}")
+            request.url = f"{self.base}/{parts.netloc}{parts.path}" + (f"?{parts.query}" if parts.query else "")
+            return send(adapter, request, **kwargs)
+
+        return to_sim
+
+
+@pytest.fixture
+def reroute(servers, monkeypatch, tmp_path):
+    """``reroute(as_of)`` points requests at a server as of that date; cwd is a scratch folder (OpenDartReader
+    caches corpCode under ./docs_cache)."""
+    from requests.adapters import HTTPAdapter
+
+    send = HTTPAdapter.send
+    monkeypatch.chdir(tmp_path)
+
+    def point(as_of: str = "2026-09-01") -> Reroute:
+        route = Reroute(servers(as_of))
+        monkeypatch.setattr(HTTPAdapter, "send", route(send))
+        return route
+
+    return point
+
+
+@pytest.fixture
+def rerouted(reroute):
+    return reroute().seen
+
+
+# --------------------------------------------------------------------------- OpenDartReader (FinanceData)
+
+
+@pytest.fixture
+def dart(rerouted):
+    import OpenDartReader
+
+    # The constructor downloads corpCode.xml (a ZIP holding CORPCODE.xml) and keeps it as a DataFrame.
+    reader = OpenDartReader(KEY)
+    assert rerouted == ["opendart.fss.or.kr/api/corpCode.xml"]
+    return reader
+
+
+def test_opendartreader_reads_the_company_register_and_a_company(dart):
+    codes = dart.corp_codes
+    assert {"corp_code", "corp_name", "stock_code"} <= set(codes.columns)
+    assert len(codes) > 100
+    lightron = codes[codes.stock_code == "069540"]
+    assert list(lightron.corp_name) == ["라이트론"]
+    outline = dart.company("069540")  # by stock code, looked up in the register
+    assert outline["status"] == "000" and outline["corp_name"] == "라이트론"
+    assert dart.find_corp_code("라이트론") == lightron.corp_code.iloc[0]
+
+
+def test_opendartreader_lists_filings_and_reads_financial_statements(dart):
+    filings = dart.list("069540", start="2025-01-01", end="2026-08-31")
+    assert len(filings) > 0 and set(filings.corp_name) == {"라이트론"}
+    assert filings.rcept_dt.str.fullmatch(r"\d{8}").all()
+    statements = dart.finstate("069540", 2025)
+    assert len(statements) > 0 and "thstrm_amount" in statements.columns
+    assert set(statements.sj_div) >= {"BS", "IS"}
+
+
+def test_opendartreader_reads_report_sections(dart):
+    dividends = dart.report("069540", "배당", 2025)
+    assert len(dividends) > 0 and "se" in dividends.columns
+    holders = dart.major_shareholders("069540")
+    assert len(holders) > 0 and "repror" in holders.columns
+
+
+# --------------------------------------------------------------------------- PublicDataReader (WooilJeong)
+
+
+def test_publicdatareader_reads_apartment_trades_and_rents(rerouted):
+    from PublicDataReader import TransactionPrice
+
+    prices = TransactionPrice(KEY)
+    trades = prices.get_data(property_type="아파트", trade_type="매매", sigungu_code="11680", year_month="202607")
+    assert len(trades) > 0 and set(trades["sggCd"]) == {"11680"}
+    assert trades["dealAmount"].str.replace(",", "").str.strip().str.isdigit().all()
+    rents = prices.get_data(property_type="아파트", trade_type="전월세", sigungu_code="11680", year_month="202607")
+    assert len(rents) > 0 and "deposit" in rents.columns
+    assert rerouted[0] == "apis.data.go.kr/1613000/RTMSDataSvcAptTradeDev/getRTMSDataSvcAptTradeDev"
+
+
+def test_publicdatareader_pages_seoul_subway_ridership_until_no_data(reroute):
+    from PublicDataReader import Transportation
+
+    # Before 2024-08-01 the dataset used the names this client reads (USE_DT, LINE_NUM, SUB_STA_NM …).
+    route = reroute("2024-06-10")
+    rides = Transportation(KEY).read_data("지하철승하차", USE_DT="20240603")
+    assert not isinstance(rides, str), rides  # the client answers a string when a call or its parsing failed
+    # It renames the columns to Korean; a tag it does not find becomes "".
+    assert len(rides) > 500 and set(rides["사용일자"]) == {"20240603"}
+    assert rides["역명"].ne("").all() and rides["승차총승객수"].astype(float).gt(0).all()
+    # It asks 1-1000, 1001-2000 … until the answer is no longer INFO-000: the last page is the INFO-200 one.
+    assert route.seen == [
+        "openapi.seoul.go.kr:8088/sim-key/xml/CardSubwayStatsNew/1/1000/20240603",
+        "openapi.seoul.go.kr:8088/sim-key/xml/CardSubwayStatsNew/1001/2000/20240603",
+    ]
+
+
+def test_publicdatareader_reads_empty_columns_after_the_ridership_rename(reroute):
+    from PublicDataReader import Transportation
+
+    # Today's dataset names its fields USE_YMD, SBWY_STNS_NM …: the client still finds the rows, not their values
+    # (what a user of its last release sees live, and what `drift` reports as field_renamed).
+    reroute()
+    rides = Transportation(KEY).read_data("지하철승하차", USE_YMD="20260825")
+    assert not isinstance(rides, str), rides
+    assert len(rides) > 500 and set(rides["역명"]) == {""} and set(rides["사용일자"]) == {""}
+
+
+# --------------------------------------------------------------------------- neispy (SaidBySolo)
+
+
+@pytest.fixture
+def neis(servers, monkeypatch):
+    from neispy import Neispy
+    from neispy.http import NeispyRequest
+
+    # neispy builds every URL from this class attribute: the host rewrite.
+    monkeypatch.setattr(NeispyRequest, "BASE", f"{servers()}/open.neis.go.kr/hub")
+
+    def call(method: str, **params):
+        async def go():
+            client = Neispy(KEY)
+            try:
+                return await getattr(client, method)(**params)
+            finally:
+                await client.session.close()
+
+        return asyncio.run(go())
+
+    return call
+
+
+def _rows(answer):
+    head, rows = next(iter(vars(answer).values()))
+    return head.head[0].list_total_count, rows.row
+
+
+def test_neispy_reads_schools_meals_and_schedules(neis):
+    # neispy turns each row into a dataclass of exactly the documented fields: a field too many or too few fails.
+    total, schools = _rows(neis("schoolInfo", ATPT_OFCDC_SC_CODE="C10", SCHUL_KND_SC_NM="고등학교"))
+    assert total >= len(schools) > 0 and {s.ATPT_OFCDC_SC_NM for s in schools} == {"부산광역시교육청"}
+    school = schools[0]
+    _, meals = _rows(
+        neis(
+            "mealServiceDietInfo",
+            ATPT_OFCDC_SC_CODE="C10",
+            SD_SCHUL_CODE=school.SD_SCHUL_CODE,
+            MLSV_FROM_YMD="20260824",
+            MLSV_TO_YMD="20260831",
+        )
+    )
+    assert meals and all(m.SCHUL_NM == school.SCHUL_NM and m.MLSV_YMD.startswith("202608") for m in meals)
+    _, days = _rows(
+        neis(
+            "SchoolSchedule",
+            ATPT_OFCDC_SC_CODE="C10",
+            SD_SCHUL_CODE=school.SD_SCHUL_CODE,
+            AA_FROM_YMD="20260301",
+            AA_TO_YMD="20260331",
+        )
+    )
+    assert days and all("20260301" <= d.AA_YMD <= "20260331" for d in days)
+
+
+def test_neispy_raises_its_own_error_for_no_data(neis):
+    from neispy.error import DataNotFound
+
+    with pytest.raises(DataNotFound):
+        neis("schoolInfo", ATPT_OFCDC_SC_CODE="C10", SCHUL_NM="없는학교이름")
