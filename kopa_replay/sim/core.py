@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from xml.sax.saxutils import escape, quoteattr
 
 from kopa_replay.sim.messages import SimRequest, SimResponse
@@ -118,7 +118,7 @@ class Query:
             raise BadParam(name, text) from None
 
 
-Handler = Callable[["World", Query], list[dict[str, Any]]]
+Handler = Callable[["World", Query], Sequence[dict[str, Any]]]
 
 
 @dataclass(frozen=True)

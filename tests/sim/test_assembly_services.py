@@ -1,28 +1,23 @@
-"""열린국회정보 services kept as data: the service table, its generic engine, OPENSRVAPI and the spec workbook."""
+"""열린국회정보 services kept as data: the operation table's world tables, OPENSRVAPI and the spec workbook."""
 
 from __future__ import annotations
 
 import datetime as dt
 import io
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 import zipfile
-from pathlib import Path
 
 import httpx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kopa_replay.catalog import builtin_catalog
 from kopa_replay.sim import SimTransport, Simulator
-from kopa_replay.sim.platforms.assembly import load_services
 
-ROOT = Path(__file__).resolve().parents[2]
 BASE = "https://open.assembly.go.kr/portal/openapi/"
 SPEC = "https://open.assembly.go.kr/portal/data/openapi/downloadOpenApiSpec.do"
 _SIM = Simulator(seed=0)
 _CLIENT = httpx.Client(transport=SimTransport(_SIM))
-_TABLE = load_services()
 
 
 def _get(service: str, **params) -> httpx.Response:
@@ -43,22 +38,6 @@ def _sheet(content: bytes) -> list[list[str]]:
         root = ET.fromstring(archive.read("xl/worksheets/sheet1.xml"))
         assert b"worksheets/sheet1.xml" in archive.read("xl/_rels/workbook.xml.rels")
     return [["".join(c.itertext()) for c in row.findall("s:c", ns)] for row in root.iter(f"{{{ns['s']}}}row")]
-
-
-def test_the_catalog_and_spec_are_generated_from_the_table_and_up_to_date():
-    done = subprocess.run(
-        [sys.executable, "scripts/gen_assembly_catalog.py", "--check"], cwd=ROOT, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stdout
-
-
-def test_every_table_service_answers_its_fields_in_table_order():
-    for row in _TABLE["services"]:
-        got = _rows(row["code"], **row["example"])
-        assert got and all(list(r) == list(row["fields"]) for r in got), row["code"]
-        for name, field in row["fields"].items():
-            if not field.get("optional"):
-                assert all(r[name] is not None for r in got), (row["code"], name)
 
 
 def test_a_required_filter_missing_is_the_portals_error_300():
@@ -118,7 +97,9 @@ def test_committee_members_add_up_to_each_committees_current_count():
 
 def test_every_listed_service_is_served_and_its_workbook_names_its_request_url():
     listed = _rows("OPENSRVAPI")
-    assert len(listed) == len(_TABLE["services"]) + len(_TABLE["handwritten"])
+    # every service the catalog binds under /portal/openapi/ is listed once
+    served = [t.http.path.rsplit("/", 1)[1] for t in builtin_catalog() if t.http.path.startswith("/portal/openapi/")]
+    assert sorted(row["SRV_URL"].rsplit("/", 1)[1] for row in listed) == sorted(served)
     for row in listed:
         code = row["SRV_URL"].rsplit("/", 1)[1]
         answer = _get(code).json()

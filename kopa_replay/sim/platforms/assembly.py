@@ -16,14 +16,13 @@ Dates are ``YYYY-MM-DD``; VOTE_DATE is ``YYYYMMDD HHMMSS``.
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
-
-import yaml
 
 from kopa_replay.sim.core import Doc, Endpoint, NoData, Query
 from kopa_replay.sim.platforms.assembly_xlsx import workbook
 from kopa_replay.sim.protocols import HeadRowProtocol
+from kopa_replay.sim.spec import endpoint_specs
+from kopa_replay.sim.tables import Operation, endpoints, load_table
 from kopa_replay.sim.world.assembly import Bill, Member
 from kopa_replay.sim.world.calendar import dashed
 
@@ -323,16 +322,20 @@ def plenary_schedule(world, q: Query) -> list[dict[str, Any]]:
     return _nonempty(rows)
 
 
-# -- the generic engine: services kept as data (assembly_services.yaml) ------------------------
-SERVICES_FILE = Path(__file__).with_name("assembly_services.yaml")
+# -- the world tables of the operation table (kopa_replay/sim/tables/assembly.yaml) ------------
 #: days a bill stays in 입법예고 after its referral (국회법 제82조의2: ten days or more)
 _NOTICE_DAYS = 10
 _LINK = "https://likms.assembly.go.kr/bill/billDetail.do?billId={}"
 
 
-def load_services() -> dict[str, Any]:
-    """The service table: ``services`` (answered by :func:`serve`) and ``handwritten`` (listed only)."""
-    return yaml.safe_load(SERVICES_FILE.read_text(encoding="utf-8"))
+def registry() -> list[dict[str, Any]]:
+    """Every service the portal lists: the table's operations and the hand-written ones, by INF_ID."""
+    table = load_table("assembly")
+    rows = [
+        {"code": op.route, "tool": op.tool, "inf_id": op.options["inf_id"], "name": op.name, "category": op.category}
+        for op in table.operations
+    ]
+    return sorted(rows + list(table.extra["registry"]), key=lambda r: r["inf_id"])
 
 
 def _plenary_bills(world, q: Query) -> Iterator[dict[str, Any]]:
@@ -411,8 +414,7 @@ def spec_url(inf_id: str) -> str:
 
 
 def _services(world, q: Query) -> Iterator[dict[str, Any]]:
-    table = load_services()
-    for row in sorted(table["services"] + table["handwritten"], key=lambda r: r["inf_id"]):
+    for row in registry():
         yield {
             "INF_ID": row["inf_id"],
             "INF_NM": row["name"]["ko"],
@@ -423,14 +425,14 @@ def _services(world, q: Query) -> Iterator[dict[str, Any]]:
         }
 
 
-def _spec_rows(row: Mapping[str, Any]) -> list[list[str]]:
+def _spec_rows(op: Operation) -> list[list[str]]:
     """The specification sheet of one service, laid out as the portal's: 요청주소, 기본인자, 요청인자, 출력값."""
-    required = set(row.get("required", ()))
+    required = set(op.required)
     rows = [
-        [f"{row['name']['ko']} Open API 명세서"],
+        [f"{op.name['ko']} Open API 명세서"],
         [""],
         ["요청주소"],
-        [f"https://{HOST}/portal/openapi/{row['code']}"],
+        [f"https://{HOST}/portal/openapi/{op.route}"],
         [""],
         ["기본인자"],
         ["변수명", "타입", "변수 설명", "값설명"],
@@ -442,33 +444,38 @@ def _spec_rows(row: Mapping[str, Any]) -> list[list[str]]:
         ["요청인자"],
         ["변수명", "타입", "변수 설명", "값설명"],
     ]
-    for name, param in row.get("params", {}).items():
+    for name, param in op.params.items():
         rows.append([name, "STRING(필수)" if name in required else "STRING(선택)", param["ko"], ""])
     rows += [[""], ["출력값"], ["No", "출력명", "출력설명"]]
-    for number, (name, field_) in enumerate(row.get("fields", {}).items(), start=1):
+    for number, (name, field_) in enumerate(op.fields.items(), start=1):
         rows.append([str(number), name, field_["ko"]])
     return rows
 
 
-def _handwritten_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A hand-written service's spec row from its endpoint and its published response spec."""
+def _handwritten_operation(row: Mapping[str, Any]) -> Operation:
+    """A hand-written service as a table operation, from its endpoint and its published response spec."""
     endpoint = next(e for e in ENDPOINTS if e.route == row["code"])
-    spec = yaml.safe_load((Path(__file__).parents[1] / "spec" / "assembly.yaml").read_text(encoding="utf-8"))
-    fields = spec["endpoints"][endpoint.tool]["fields"]
+    spec = endpoint_specs()[endpoint.tool]
     names = list(dict.fromkeys([*endpoint.required, *endpoint.inputs]))
-    return {
-        **row,
-        "required": endpoint.required,
-        "params": {name: {"ko": name} for name in names},
-        "fields": {name: {"ko": name} for name in fields},
-    }
+    return Operation(
+        platform="assembly",
+        tool=endpoint.tool,
+        route=endpoint.route,
+        name=row["name"],
+        table="",
+        fields={f.name: {"ko": f.name} for f in spec.fields},
+        example={},
+        sources=spec.sources,
+        params={name: {"ko": name} for name in names},
+        required=endpoint.required,
+    )
 
 
 def spec_download(world, q: Query) -> list[dict[str, Any]]:
-    table = load_services()
     wanted = q.get("infId")
-    found = [r for r in table["services"] if r["inf_id"] == wanted]
-    found += [_handwritten_row(r) for r in table["handwritten"] if r["inf_id"] == wanted]
+    table = load_table("assembly")
+    found = [op for op in table.operations if op.options["inf_id"] == wanted]
+    found += [_handwritten_operation(r) for r in table.extra["registry"] if r["inf_id"] == wanted]
     if not found:
         raise NoData()
     return [{"infId": wanted, "xlsx": workbook("Sheet1", _spec_rows(found[0]))}]
@@ -481,26 +488,6 @@ TABLES = {
     "committee_members": _committee_members,
     "services": _services,
 }
-
-
-def serve(service: Mapping[str, Any]):
-    """The handler for one row of the service table: its world table, filtered as the row says."""
-    table = TABLES[service["table"]]
-    exact, partial = tuple(service.get("exact", ())), tuple(service.get("partial", ()))
-
-    def handler(world, q: Query) -> list[dict[str, Any]]:
-        for name in service.get("required", ()):
-            q.require(name)
-        wanted = {name: q.get(name) for name in partial if q.get(name) is not None}
-        rows = [
-            record
-            for record in table(world, q)
-            if _exact(record, q, exact) and all(text in str(record.get(name) or "") for name, text in wanted.items())
-        ]
-        return _nonempty(rows)
-
-    handler.__name__ = f"serve_{service['code']}"
-    return handler
 
 
 # -- endpoints -------------------------------------------------------------------------
@@ -588,17 +575,7 @@ ENDPOINTS = [
     _endpoint("assembly_plenary_schedule", "nekcaiymatialqlxr", plenary_schedule, required=("UNIT_CD",)),
 ]
 
-ENDPOINTS += [
-    _endpoint(
-        row["tool"],
-        row["code"],
-        serve(row),
-        required=row.get("required", ()),
-        inputs=row.get("inputs"),
-        outputs=row.get("outputs"),
-    )
-    for row in load_services()["services"]
-]
+ENDPOINTS += endpoints("assembly", HOST, PROTOCOL, TABLES)
 ENDPOINTS.append(
     Endpoint(
         tool="assembly_openapi_spec_download",
