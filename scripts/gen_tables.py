@@ -1,7 +1,8 @@
 """Write the catalog tools and response-spec entries of every operation table.
 
 For each ``kopa_replay/sim/tables/<platform>.yaml`` this rewrites everything after the ``GENERATED`` marker line of
-``kopa_replay/catalog/builtin/<platform>.yaml`` (one MCP tool per row) and of ``kopa_replay/sim/spec/<platform>.yaml``
+``kopa_replay/catalog/builtin/<platform>.yaml`` (one MCP tool per row; the table's ``catalog`` names another file)
+and of ``kopa_replay/sim/spec/<platform>.yaml``
 (one endpoint entry per row); the hand-written part above the marker (the platform's head, its anchors, tools
 not yet in a table) is kept as it is. ``--check`` writes nothing and exits 1 when a file is out of date
 (tests/sim/test_tables.py runs it).
@@ -15,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -136,10 +139,11 @@ def outputs() -> dict[Path, str]:
     out: dict[Path, str] = {}
     for path in sorted(TABLES.glob("*.yaml")):
         table = load_table(path.stem)
-        marker = MARKER.format(platform=table.platform)
+        marker = MARKER.format(platform=path.stem)
         tools = [line for op in table.operations for line in catalog_tool(table, op)]
         spec = [line for op in table.operations for line in spec_entry(op)]
-        out[CATALOG / path.name] = render(CATALOG / path.name, marker, tools)
+        catalog = CATALOG / f"{yaml.safe_load(path.read_text(encoding='utf-8')).get('catalog') or path.stem}.yaml"
+        out[catalog] = render(catalog, marker, tools)
         out[SPEC / path.name] = render(SPEC / path.name, marker, spec)
     return out
 

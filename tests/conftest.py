@@ -1,6 +1,7 @@
 """Shared fixtures: a seeded simulator, an httpx client on it, the built-in catalog.
 
-Tests run offline: HF/hub variables are set so nothing reaches for the network.
+Tests run offline: HF/hub variables are set so nothing reaches for the network. The simulator's world is the
+small one (KOPA_WORLD_SIZE=default) unless a test names another.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# the small world, unless a run asks for another: the platforms at their real sizes (the default everywhere else)
+# take seconds to build per platform; tests of the full world name it (sim:full, world_size="full")
+os.environ.setdefault("KOPA_WORLD_SIZE", "default")
 
 from kopa_replay.catalog import builtin_catalog  # noqa: E402
 from kopa_replay.env import execute  # noqa: E402

@@ -38,6 +38,8 @@ def sim() -> None:
     type=click.Choice(["default", "full"]),
     default="full",
     show_default=True,
+    envvar="KOPA_WORLD_SIZE",
+    show_envvar=True,
     help="World size preset: 'full' has the real platforms' sizes (114,106 DART companies …; built on the first "
     "call that needs each part, ≈15 s in all), 'default' is the small world the tests use.",
 )

@@ -56,6 +56,10 @@ __all__ = [
     "check_mirrors",
     "call_tool",
     "coerce_args",
+    "is_sim",
+    "sim_world",
+    "source_label",
+    "recorded_sim_source",
     "REPLAY_KEY",
 ]
 
@@ -203,12 +207,46 @@ def _mirror_transport(mirrors: Mapping[str, str], asynchronous: bool) -> httpx.B
     return AsyncMirrorTransport(mirrors) if asynchronous else MirrorTransport(mirrors)
 
 
+def is_sim(source: str | None) -> bool:
+    """Whether ``source`` names the simulator: ``sim``, or ``sim:<world>`` (a world preset, ``sim:default``)."""
+    return source is not None and (source == "sim" or source.startswith("sim:"))
+
+
+def sim_world(source: str) -> str:
+    """The world preset a simulator source names: its ``:<world>`` part, else the default one
+    (:func:`~kopa_replay.sim.world.world_size`: ``full`` unless ``KOPA_WORLD_SIZE`` says otherwise)."""
+    from kopa_replay.errors import SimError
+    from kopa_replay.sim.world import world_size
+
+    _, _, named = source.partition(":")
+    try:
+        return world_size(named or None)
+    except SimError as exc:
+        raise UsageError(f"source {source!r}: {exc}") from None
+
+
+def source_label(source: str) -> str:
+    """How a snapshot records where its answers came from: ``sim:<world>`` with the world resolved (a re-run,
+    a refresh or a resume gets the same world whatever the environment says), ``live``, or ``mirror``."""
+    if is_sim(source):
+        return f"sim:{sim_world(source)}"
+    return source if source == "live" else "mirror"
+
+
+def recorded_sim_source(label: str) -> str:
+    """The simulator source that re-makes a snapshot whose recorded source is ``label`` (``sim:<world>``); a bare
+    ``sim`` was recorded before worlds were named, on the small world then the only one."""
+    return "sim:default" if label == "sim" else label
+
+
 def _sim(options: SourceOptions, asynchronous: bool) -> Inner:
     from kopa_replay.sim import AsyncSimTransport, SimTransport, Simulator, accepted_key
 
     _no_mirrors(options, "answers every call in-process")
 
-    simulator = Simulator(seed=options.seed, as_of=options.as_of, fault_rate=options.fault_rate)
+    simulator = Simulator(
+        seed=options.seed, as_of=options.as_of, fault_rate=options.fault_rate, world_size=sim_world(options.source)
+    )
     transport = AsyncSimTransport(simulator) if asynchronous else SimTransport(simulator)
     return Inner(transport, accepted_key(), simulator.reset_attempts)
 
@@ -264,17 +302,20 @@ class SourceRegistry:
         return tuple(self._kinds)
 
     def factory(self, source: str) -> InnerFactory:
-        """The factory ``source`` names; :class:`UsageError` naming it when none does."""
-        found = self._kinds.get(source)
-        if found is not None:
-            return found
+        """The factory ``source`` names (``sim:<world>`` names the simulator's, which reads the world from
+        ``options.source``); :class:`UsageError` naming it when none does."""
         if source.startswith(_URL_SCHEMES):
             return _mirror_url
+        found = self._kinds.get(source) or (self._kinds.get("sim") if is_sim(source) else None)
+        if found is not None:
+            return found
         names = ", ".join(repr(name) for name in self._kinds)
         raise UsageError(f"unknown source {source!r}: use {names} or the URL of a mirror (http://127.0.0.1:N)")
 
     def check(self, source: str) -> str:
         self.factory(source)
+        if is_sim(source):
+            sim_world(source)  # an unknown world preset: named now, before anything is created
         return source
 
     def inner(self, options: SourceOptions, *, asynchronous: bool = False) -> Inner:

@@ -77,6 +77,7 @@ import numpy as np
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.drift.impact import WHOLE_TOOL, touched
 from kopa_replay.drift.report import REPORT_FORMATS, Case, check_format, junit_xml, markdown_cell
+from kopa_replay.env.source import is_sim, recorded_sim_source, source_label
 from kopa_replay.errors import CassetteMiss, UsageError
 from kopa_replay.graph.model import Link
 from kopa_replay.graph.pipeline import RunDir
@@ -481,8 +482,9 @@ class Answering:
 
     def resolved(self, info: Any) -> "Answering":
         """Defaults filled from the snapshot's record (``info``: a :class:`~kopa_replay.record.store.Snapshot`)."""
-        source = self.source or ("sim" if info.source == "sim" else "replay")
-        if source != "sim":
+        # by default the world the snapshot was recorded on
+        source = self.source or (recorded_sim_source(info.source) if is_sim(info.source) else "replay")
+        if not is_sim(source):
             return replace(self, source=source, as_of=None, seed=None)
         as_of = self.as_of or info.as_of
         if as_of is None:
@@ -520,7 +522,7 @@ def open_reverify_env(catalog: Catalog, *, snapshot: str, store: str | Path, ans
                 how.record_into,
                 as_of=how.as_of,
                 seed=how.seed,
-                source=how.source if how.source in ("sim", "live") else "mirror",
+                source=source_label(str(how.source)),
                 catalog_digest=catalog.digest(),
             )
     primary = open_source("replay", snapshot=snapshot, mode="replay", store=store, catalog=catalog)

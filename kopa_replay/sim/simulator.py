@@ -78,7 +78,7 @@ class Simulator:
         *,
         fault_rate: float = 0.0,
         api_key: str | None = None,
-        world_size: str = "default",
+        world_size: str | None = None,
         drift: bool = True,
         timeline: tuple[DriftEvent, ...] = TIMELINE,
         registry_: Registry | None = None,

@@ -22,9 +22,14 @@ __all__ = [
     "ScaleOut",
     "for_workers",
     "iso_date",
+    "SOURCE_HELP",
     "STORE_HELP",
 ]
 
+SOURCE_HELP = (
+    "sim (the in-process simulator of the platforms at their real sizes; sim:default, a small world; env "
+    "KOPA_WORLD_SIZE picks the world of a plain sim), replay (a snapshot), live, or a mirror URL."
+)
 STORE_HELP = (
     "Cassette store file [env KOPA_STORE; default ./cassettes/kopa.sqlite if it exists, else the shipped "
     "store: kopa-replay cassette path]."
@@ -64,7 +69,7 @@ class CatalogChoice:
 class ExecSource:
     """Where a stage's tool calls execute: the simulator by default, or a snapshot."""
 
-    source: str = setting("sim", "sim (in-process simulator), replay (a snapshot), live, or a mirror URL.")
+    source: str = setting("sim", SOURCE_HELP)
     sim_seed: int = setting(0, "World seed (source sim).")
     as_of: str = setting("2026-09-01", "Simulator as-of date (source sim).")
     snapshot: str | None = setting(None, "Answer from (or record into) this snapshot, e.g. 2026-09-01.")
@@ -76,10 +81,11 @@ class ExecSource:
     def open_env(self, stack: ExitStack, catalog: Any, *, fault_rate: float = 0.0) -> Any:
         """A ToolEnvironment over this source (closed with ``stack``)."""
         from kopa_replay.env import ToolEnvironment, open_source
+        from kopa_replay.env.source import is_sim, source_label
 
         src = stack.enter_context(
             open_source(
-                self.source,
+                source_label(self.source) if is_sim(self.source) else self.source,
                 seed=self.sim_seed,
                 as_of=iso_date(self.as_of, "--as-of"),
                 fault_rate=fault_rate,
@@ -93,9 +99,11 @@ class ExecSource:
 
     def described(self) -> dict[str, Any]:
         """The source as a manifest records it."""
-        sim = self.source == "sim"
+        from kopa_replay.env.source import is_sim, source_label
+
+        sim = is_sim(self.source)
         return {
-            "source": self.source,
+            "source": source_label(self.source) if sim else self.source,
             "snapshot": self.snapshot,
             "mode": self.mode if self.snapshot else None,
             "sim_seed": self.sim_seed if sim else None,
@@ -171,6 +179,11 @@ def for_workers(config: Any) -> Any:
         from kopa_replay.record.store import replay_store_path
 
         changes["store"] = str(replay_store_path(config.snapshot, None).resolve())
+    from kopa_replay.env.source import is_sim, source_label
+
+    source = getattr(config, "source", None)
+    if isinstance(source, str) and is_sim(source):  # the world settled here: a worker's environment may differ
+        changes["source"] = source_label(source)
     return dataclasses.replace(config, **changes) if changes else config
 
 

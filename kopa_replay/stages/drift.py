@@ -46,6 +46,7 @@ class Result:
 
 def _plan(config: Config) -> dict[str, Any]:
     """Which comparison the stage makes: the store, the two snapshots, and whether the newer one is made."""
+    from kopa_replay.env.source import is_sim, recorded_sim_source
     from kopa_replay.record import Store
     from kopa_replay.record.store import replay_store_path
     from kopa_replay.sim import events_between
@@ -62,7 +63,7 @@ def _plan(config: Config) -> dict[str, Any]:
         )
     if others:
         return {"store": str(path), "before": config.snapshot, "after": others[-1].name, "refreshed": False}
-    if pinned.source != "sim":
+    if not is_sim(pinned.source):
         return {"store": str(path), "before": config.snapshot, "after": None, "refreshed": False}
     last = max(event.date for event in events_between()).isoformat()
     return {
@@ -72,6 +73,7 @@ def _plan(config: Config) -> dict[str, Any]:
         "refreshed": True,
         "as_of": last,
         "seed": pinned.seed or 0,
+        "source": recorded_sim_source(pinned.source),  # the world the snapshot was recorded on
     }
 
 
@@ -105,7 +107,7 @@ def run(config: Config, *, progress: Any = None) -> Result:
                 store_path=copy,
                 base=config.snapshot,
                 snapshot=plan["after"],
-                source="sim",
+                source=plan["source"],
                 as_of=plan["as_of"],
                 seed=plan["seed"],
                 progress=progress,

@@ -98,6 +98,7 @@ class Result:
 
 def _execution(config: Config) -> ExecSource:
     """Where the stages that make new requests execute (see the module docstring)."""
+    from kopa_replay.env.source import is_sim, recorded_sim_source
     from kopa_replay.record import Store
     from kopa_replay.record.store import replay_store_path
 
@@ -108,8 +109,9 @@ def _execution(config: Config) -> ExecSource:
             f"snapshot {config.snapshot} is not sealed: seal it (kopa-replay snapshot seal "
             f"{config.snapshot}) before a pipeline pins it"
         )
-    if pinned.source == "sim":
-        return ExecSource(source="sim", sim_seed=pinned.seed or 0, as_of=pinned.as_of or config.snapshot)
+    if is_sim(pinned.source):  # the world it was recorded on
+        source = recorded_sim_source(pinned.source)
+        return ExecSource(source=source, sim_seed=pinned.seed or 0, as_of=pinned.as_of or config.snapshot)
     return ExecSource(source="replay", snapshot=config.snapshot, store=config.store)
 
 

@@ -28,7 +28,11 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SourceSettings(CatalogChoice):
-    source: str = setting("sim", "sim (in-process simulator), live (the real platforms) or a mirror URL.")
+    source: str = setting(
+        "sim",
+        "sim (the in-process simulator of the platforms at their real sizes; sim:default, a small world; env "
+        "KOPA_WORLD_SIZE picks the world of a plain sim), live (the real platforms) or a mirror URL.",
+    )
     as_of: str | None = setting(
         None, "As-of date of the new snapshot (source sim serves that date) [default: its name]."
     )
@@ -52,13 +56,15 @@ class SourceSettings(CatalogChoice):
     def bench_requests(self, catalog: Any, snapshot: str, mirrors: dict[str, str]) -> list:
         """The benchmark's calls recorded beside the workload (``bench run`` and ``bench drift`` then run offline on
         the snapshot)."""
-        if not (self.bench if self.bench is not None else self.source == "sim"):
+        from kopa_replay.env.source import is_sim
+
+        if not (self.bench if self.bench is not None else is_sim(self.source)):
             return []
         from kopa_replay.bench.suite import benchmark_workload
 
         as_of = self.as_of or snapshot
         return benchmark_workload(
-            catalog, source=self.source, seed=self.seed, as_of=as_of if self.source == "sim" else None, mirrors=mirrors
+            catalog, source=self.source, seed=self.seed, as_of=as_of if is_sim(self.source) else None, mirrors=mirrors
         )
 
 

@@ -29,7 +29,7 @@ import httpx
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.drift.recorded import drift_report, tool_schema_digests
 from kopa_replay.env.call import build_request, execute, recorded_args, request_label
-from kopa_replay.env.source import check_source, open_source
+from kopa_replay.env.source import check_source, is_sim, open_source, recorded_sim_source, source_label
 from kopa_replay.errors import CassetteMiss, SnapshotError, UsageError
 from kopa_replay.record.redact import MASK, MIN_SECRET_LENGTH, Redactor, redactor_for, register_secret
 from kopa_replay.record.snapshots import check_pinned, seal_snapshot
@@ -131,6 +131,7 @@ def record_snapshot(
     check_snapshot_name(snapshot)  # before a store is made: a name becomes its manifest's file name
     as_of_text = _as_of_text(as_of, snapshot)
     check_source(source, mirrors, catalog)
+    source = source_label(source) if is_sim(source) else source  # the world settled once: sim → sim:full
     store = Store(store_path)
     mode = _open_for_recording(store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog)
     outcomes: Counter[str] = Counter()
@@ -139,7 +140,7 @@ def record_snapshot(
         open_source(
             source,
             seed=seed,
-            as_of=as_of_text if source == "sim" else None,
+            as_of=as_of_text if is_sim(source) else None,
             snapshot=snapshot,
             mode=mode,
             store=store_path,
@@ -247,11 +248,10 @@ def _open_for_recording(
     A sealed snapshot is only replayed: running its recording again succeeds when it holds every answer
     (the run that sealed it finished), and is refused at the first it lacks.
     """
-    origin = source if source in ("sim", "live") else "mirror"
     wanted: dict[str, Any] = {
         "as_of": as_of,
-        "source": origin,
-        "seed": seed if source == "sim" else None,
+        "source": source_label(source),
+        "seed": seed if is_sim(source) else None,
         "catalog_digest": catalog.digest(),
     }
     # checked and claimed in one transaction: two recorders with other settings starting at once cannot both pass
@@ -427,6 +427,10 @@ def refresh_snapshot(
     store = Store(store_path, create=False)  # the base lives there: a missing store is a mistake, not a new one
     base_info = store.snapshot(base)
     check_pinned(store, base, manifest_dir)  # what is re-executed is what was sealed (and its manifest says)
+    if source == "sim" and is_sim(base_info.source):  # a plain sim: the world the base was recorded on
+        source = recorded_sim_source(str(base_info.source))
+    elif is_sim(source):
+        source = source_label(source)
     as_of_text = _as_of_text(as_of, snapshot)
     extra = list(requests)
     base_requests = list(store.interactions(base))  # the base's interactions (``requests`` are the extra calls)
@@ -579,7 +583,7 @@ def _refresh_part(
         open_source(
             part.source,
             seed=part.seed,
-            as_of=part.as_of if part.source == "sim" else None,
+            as_of=part.as_of if is_sim(part.source) else None,
             snapshot=part.snapshot,
             mode=part.mode,
             store=store_path,

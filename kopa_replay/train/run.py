@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from kopa_replay.env.source import is_sim
 from kopa_replay.errors import UsageError
 from kopa_replay.train.config import TRAIN_EXTRA, TrainConfig, lora_targets
 
@@ -172,7 +173,7 @@ def _snapshot_info(config: TrainConfig) -> dict[str, Any] | None:
             "snapshot only (kopa-replay snapshot seal)"
         )
     info = {"source": config.source, "name": snap.name, "digest": snap.digest, "store": str(path)}
-    if config.source == "sim":  # the calls the snapshot lacks are answered by this world
+    if is_sim(config.source):  # the calls the snapshot lacks are answered by this world
         info.update(fallback="sim", sim_seed=config.sim_seed, as_of=config.as_of)
     return info
 

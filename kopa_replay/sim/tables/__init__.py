@@ -18,7 +18,8 @@ taken from. Three readers share it:
 ``tests/sim/test_tables.py`` checks that the generated parts are up to date and that every row answers its own
 example with exactly its fields. A new operation is a row plus, where no table answers it yet, the world data.
 
-A file holds ``platform``, ``binding`` (``path`` with ``{route}``, ``envelope`` paths with ``{route}``, ``params``
+A file holds ``platform`` (the catalog's platform id), ``catalog`` (the catalog file's stem when it is not the
+module's: ``datagokr_fsc``), ``binding`` (``path`` with ``{route}``, ``envelope`` paths with ``{route}``, ``params``
 appended to every tool: name → a YAML alias of the catalog's head such as ``"*pindex"``), ``sources`` and
 ``operations``; other top-level keys are the platform's own (the Assembly's ``registry``). A row's ``options``
 reach its endpoint (the protocol's per-operation settings); ``options.http`` overrides the file's binding for that
@@ -143,12 +144,14 @@ def _operation(platform: str, index: int, row: Any) -> Operation:
 
 
 @lru_cache(maxsize=None)
-def load_table(platform: str) -> Table:
-    """The operation table of a platform (``kopa_replay/sim/tables/<platform>.yaml``)."""
-    resource = resources.files(__name__).joinpath(f"{platform}.yaml")
+def load_table(module: str) -> Table:
+    """The operation table of a platform module (``kopa_replay/sim/tables/<module>.yaml``; the module is the
+    simulator's platform module, ``fsc`` and ``mois`` for the two halves of the catalog platform ``datagokr``)."""
+    resource = resources.files(__name__).joinpath(f"{module}.yaml")
     if not resource.is_file():
-        raise SimError(f"no operation table for platform {platform!r}")
+        raise SimError(f"no operation table for platform {module!r}")
     doc = yaml.safe_load(resource.read_text(encoding="utf-8")) or {}
+    platform = str(doc.get("platform") or module)
     rows = doc.get("operations") or []
     operations = tuple(_operation(platform, i, row) for i, row in enumerate(rows))
     seen: dict[str, str] = {}
@@ -157,7 +160,7 @@ def load_table(platform: str) -> Table:
             if key in seen:
                 raise SimError(f"operation table {platform}: {key} twice")
             seen[key] = op.tool
-    extra = {k: v for k, v in doc.items() if k not in ("platform", "binding", "sources", "operations")}
+    extra = {k: v for k, v in doc.items() if k not in ("platform", "catalog", "binding", "sources", "operations")}
     return Table(platform, doc.get("binding") or {}, tuple(doc.get("sources") or ()), operations, extra)
 
 
@@ -211,17 +214,17 @@ def serve(op: Operation, table: TableRows) -> Callable[["World", Query], Sequenc
 
 
 def endpoints(
-    platform: str, host: str, protocol: Protocol, tables: Mapping[str, TableRows], **options: Any
+    module: str, host: str, protocol: Protocol, tables: Mapping[str, TableRows], **options: Any
 ) -> list[Endpoint]:
-    """Every operation of a platform's table as a simulated endpoint over the platform's world tables."""
+    """Every operation of a platform module's table as a simulated endpoint over the module's world tables."""
     out = []
-    for op in load_table(platform).operations:
+    for op in load_table(module).operations:
         if op.table not in tables:
-            raise SimError(f"operation table {platform}, {op.tool}: no world table {op.table!r}")
+            raise SimError(f"operation table {module}, {op.tool}: no world table {op.table!r}")
         out.append(
             Endpoint(
                 tool=op.tool,
-                platform=platform,
+                platform=op.platform,
                 host=host,
                 route=op.route,
                 protocol=protocol,

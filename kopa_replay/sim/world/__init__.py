@@ -10,6 +10,7 @@ another. The as-of date is not part of the world; endpoints filter by it
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import import_module
@@ -19,7 +20,7 @@ import numpy as np
 
 from kopa_replay.errors import SimError
 
-__all__ = ["World", "WorldSizes", "WORLD_SIZES", "stable_int"]
+__all__ = ["World", "WorldSizes", "WORLD_SIZES", "WORLD_SIZE_ENV", "stable_int", "world_size"]
 
 
 def stable_int(*parts: object) -> int:
@@ -32,8 +33,9 @@ def stable_int(*parts: object) -> int:
 class WorldSizes:
     """How many entities each sub-world holds.
 
-    ``default`` keeps tests fast; ``full`` reaches the real sizes of
-    ``reference/world-scale.md`` where a benchmark needs them.
+    ``full`` (what the simulator serves unless told otherwise, see
+    :func:`world_size`) reaches the real sizes of ``reference/world-scale.md``;
+    ``default`` is a small world that keeps unit tests fast.
     """
 
     listed_companies: int
@@ -78,6 +80,20 @@ WORLD_SIZES = {
     ),
 }
 
+#: the environment variable that picks the world when none is named (the test suite sets ``default``)
+WORLD_SIZE_ENV = "KOPA_WORLD_SIZE"
+
+
+def world_size(size: str | None = None) -> str:
+    """The world preset ``size`` names, or when None the one :data:`WORLD_SIZE_ENV` names, else ``full``: the
+    platforms at their real sizes are what the simulator serves unless a smaller world is asked for."""
+    chosen = size if size is not None else (os.environ.get(WORLD_SIZE_ENV) or "full")
+    if chosen not in WORLD_SIZES:
+        named = f"{WORLD_SIZE_ENV}={chosen!r}" if size is None else repr(chosen)
+        raise SimError(f"unknown world size {named} (known: {', '.join(WORLD_SIZES)})")
+    return chosen
+
+
 # sub-world attribute -> "module:Class"; each module lives beside this file.
 _SUBWORLDS = {
     "regions": "regions:RegionWorld",
@@ -94,11 +110,10 @@ _SUBWORLDS = {
 class World:
     """All entities of one seeded universe."""
 
-    def __init__(self, seed: int = 0, size: str = "default") -> None:
+    def __init__(self, seed: int = 0, size: str | None = None) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
             raise SimError(f"seed must be a non-negative integer, not {seed!r}")
-        if size not in WORLD_SIZES:
-            raise SimError(f"unknown world size {size!r} (known: {', '.join(WORLD_SIZES)})")
+        size = world_size(size)
         self.seed = seed
         self.size = size
         self.sizes = WORLD_SIZES[size]
