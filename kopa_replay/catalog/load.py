@@ -219,9 +219,22 @@ def _mapping(value: Any, of: str, problems: _Problems, tool: str, field: str) ->
     return value
 
 
-def _description(value: Any) -> tuple[str, str]:
-    """(ko, en) from ``{ko, en}`` or a plain string used for both."""
+_DESCRIPTION_KEYS = ("ko", "en")
+
+
+def _description(
+    value: Any, problems: "_Problems | None" = None, tool: str | None = None, field: str = ""
+) -> tuple[str, str]:
+    """(ko, en) from ``{ko, en}`` or a plain string used for both. Another key is refused (with ``problems``): in a
+    flow mapping an unquoted comma (``{ko: 시, 군, en: …}``) cuts the text short and makes the rest a key."""
     if isinstance(value, Mapping):
+        for key in sorted((k for k in value if k not in _DESCRIPTION_KEYS), key=str) if problems is not None else ():
+            problems.add(  # type: ignore[union-attr]  # only reached with problems
+                "a description holds ko and en only; this key is most likely the rest of a text cut at an unquoted "
+                "comma ({ko: 시, 군, en: …}): quote the text",
+                tool,
+                f"{field}.{key}",
+            )
         return _text(value.get("ko")).strip(), _text(value.get("en")).strip()
     if isinstance(value, str):
         return value.strip(), value.strip()
@@ -259,7 +272,7 @@ def _schema_from_params(params: Mapping[str, Any], problems: _Problems, tool: st
         if ptype not in _JSON_TYPES:
             problems.add(f"unknown JSON type {ptype!r}", tool, f"params.{pname}.type")
         prop["type"] = ptype
-        ko, en = _description(spec.get("description"))
+        ko, en = _description(spec.get("description"), problems, tool, f"params.{pname}.description")
         if not (ko or en):
             problems.add("a parameter needs a description", tool, f"params.{pname}.description")
         prop["description"] = f"{ko} | {en}" if ko and en and ko != en else (ko or en)
@@ -294,7 +307,7 @@ def _schema_from_output(output: Mapping[str, Any], problems: _Problems, tool: st
         ftype = spec.get("type", "string")
         if ftype not in _JSON_TYPES:
             problems.add(f"unknown JSON type {ftype!r}", tool, f"output.{fname}.type")
-        ko, en = _description(spec.get("description"))
+        ko, en = _description(spec.get("description"), problems, tool, f"output.{fname}.description")
         prop: dict[str, Any] = {"type": [ftype, "null"] if spec.get("nullable") else ftype}
         if ko or en:
             prop["description"] = f"{ko} | {en}" if ko and en and ko != en else (ko or en)
@@ -507,7 +520,7 @@ def _build_tool(spec: Any, platforms: Mapping[str, Mapping[str, Any]], problems:
     title = spec.get("title")
     if not isinstance(title, str) or not title.strip():
         problems.add("a title is required", name, "title")
-    ko, en = _description(spec.get("description"))
+    ko, en = _description(spec.get("description"), problems, name, "description")
     if not ko:
         problems.add("a Korean description (description.ko) is required", name, "description.ko")
     if not en:

@@ -517,6 +517,23 @@ def test_a_block_of_the_wrong_shape_is_named_not_a_traceback(tmp_path, mutate, w
     assert any(line.startswith(f"{where}: {message}") for line in problem_lines(caught.value)), str(caught.value)
 
 
+def test_a_description_cut_at_an_unquoted_comma_is_named_not_loaded_short(tmp_path):
+    path = tmp_path / "cut.yaml"
+    text = yaml.safe_dump(VALID, allow_unicode=True, sort_keys=False)
+    text = text.replace("tools:\n", "x-cut: &cut {ko: 시, 군, 구 이름, en: city, county or district}\ntools:\n", 1)
+    document = yaml.safe_load(text)
+    document["tools"][0]["params"]["ticker"]["description"] = document["x-cut"]
+    path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(CatalogError) as caught:
+        load_catalog_file(path)
+    lines = problem_lines(caught.value)
+    assert [line.split(": a description holds")[0] for line in lines] == [
+        f"file {path}, tool 'acme_quotes', field 'params.ticker.description.{key}'"
+        for key in ("county or district", "구 이름", "군")  # both texts cut: ko after 시, en after city
+    ]
+    assert all("quote the text" in line for line in lines)
+
+
 def test_every_shipped_catalog_reads_no_unknown_key():
     # the built-in files, and the paper-scale tools generated from them, load as before
     assert len(builtin_catalog()) == 88 and len(builtin_catalog("paper")) == 2318

@@ -126,7 +126,8 @@ def test_an_open_snapshot_claimed_with_other_settings_is_not_taken_over(tmp_path
     """A recorder that claimed a snapshot (settings written, nothing committed yet — or still starting) keeps it: a
     recorder with another seed is refused rather than recording into it with mixed settings."""
     path = tmp_path / "cassettes" / "kopa.sqlite"
-    Store(path).ensure_snapshot("x", as_of="2026-09-01", source="sim", seed=0, catalog_digest=catalog.digest())
+    # the label a recording on the small world writes (the test suite's: KOPA_WORLD_SIZE=default)
+    Store(path).ensure_snapshot("x", as_of="2026-09-01", source="sim:default", seed=0, catalog_digest=catalog.digest())
     with pytest.raises(SnapshotError, match="open with other settings: seed 0 \\(asked: 1\\)"):
         record_snapshot(catalog, store_path=path, snapshot="x", source="sim", as_of="2026-09-01", seed=1)
     assert Store(path, readonly=True).snapshot("x").seed == 0
