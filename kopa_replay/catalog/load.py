@@ -61,6 +61,7 @@ from kopa_replay.catalog.model import (
     path_placeholders,
 )
 from kopa_replay.errors import CatalogError
+from kopa_replay.util import load_yaml
 
 __all__ = ["load_catalog", "load_catalog_file", "builtin_catalog", "tool_to_dict", "validate_file"]
 
@@ -186,7 +187,7 @@ def _read_document(path: Path) -> Any:
     try:
         if path.suffix.lower() == ".json":
             return json.loads(text)
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except json.JSONDecodeError as exc:
         raise CatalogError(
             f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", source=str(path)
@@ -774,7 +775,7 @@ def builtin_catalog(scale: str = "builtin") -> Catalog:
             folder = resources.files("kopa_replay.catalog") / "builtin"
             for entry in sorted(folder.iterdir(), key=lambda p: p.name):
                 if entry.name.endswith((".yaml", ".yml", ".json")):
-                    document = yaml.safe_load(entry.read_text(encoding="utf-8"))
+                    document = load_yaml(entry.read_text(encoding="utf-8"))
                     tools.extend(_tools_of_document(document, f"<built-in>/{entry.name}"))
             _BUILTIN[scale] = Catalog(tools, source="<built-in>")
         else:

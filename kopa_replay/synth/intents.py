@@ -46,6 +46,7 @@ from typing import Any, Mapping, Sequence
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import KopaError, UsageError
+from kopa_replay.util import load_yaml
 
 __all__ = [
     "DEFAULT_INTENTS",
@@ -581,7 +582,7 @@ def load_intents(path: str | Path | None = None, catalog: Catalog | None = None)
 
     path = Path(path) if path is not None else DEFAULT_INTENTS
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise UsageError(f"intents: cannot read {path}: {exc}") from None
     except yaml.YAMLError as exc:

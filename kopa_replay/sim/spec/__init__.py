@@ -44,6 +44,7 @@ import yaml
 
 from kopa_replay.errors import SimError
 from kopa_replay.sim.world.calendar import parse_ymd
+from kopa_replay.util import load_yaml
 
 __all__ = [
     "FORMATS",
@@ -224,7 +225,7 @@ def load_specs() -> tuple[PlatformSpec, ...]:
     specs = []
     for entry in files:
         try:
-            document = yaml.safe_load(entry.read_text(encoding="utf-8"))
+            document = load_yaml(entry.read_text(encoding="utf-8"))
         except yaml.YAMLError as exc:
             raise _problem(entry.name, f"not YAML: {exc}") from None
         specs.append(parse_platform(entry.name[:-5], document))

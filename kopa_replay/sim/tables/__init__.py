@@ -34,10 +34,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
-import yaml
-
 from kopa_replay.errors import SimError
 from kopa_replay.sim.core import Endpoint, NoData, Protocol, Query
+from kopa_replay.util import load_yaml
 
 if TYPE_CHECKING:
     from kopa_replay.sim.world import World
@@ -150,7 +149,7 @@ def load_table(module: str) -> Table:
     resource = resources.files(__name__).joinpath(f"{module}.yaml")
     if not resource.is_file():
         raise SimError(f"no operation table for platform {module!r}")
-    doc = yaml.safe_load(resource.read_text(encoding="utf-8")) or {}
+    doc = load_yaml(resource.read_text(encoding="utf-8")) or {}
     platform = str(doc.get("platform") or module)
     rows = doc.get("operations") or []
     operations = tuple(_operation(platform, i, row) for i, row in enumerate(rows))
