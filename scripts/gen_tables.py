@@ -86,7 +86,8 @@ def catalog_tool(table: Table, op: Operation) -> list[str]:
     for lang, body in describe(op).items():
         out += [f"      {lang}: >-", *_folded(body, "        ")]
     path = (op.options.get("http") or {}).get("path", binding["path"])
-    out += ["    http:", f"      path: {q(path.format(route=op.route))}"]
+    positional = "".join(f"/{{{name}}}" for name, p in op.params.items() if p.get("in") == "path")  # Seoul's
+    out += ["    http:", f"      path: {q(path.format(route=op.route, positional=positional))}"]
     # per-operation binding settings (options.http) win over the file's (a second host, another format …)
     http = {**binding, **(op.options.get("http") or {})}
     for key in ("method", "base_url", "format", "zip_member", "fixed_query", "pagination"):
@@ -117,8 +118,20 @@ def catalog_tool(table: Table, op: Operation) -> list[str]:
     return out
 
 
+def _spec_envelope(envelope: dict[str, Any], route: str) -> dict[str, str]:
+    """A row's own catalog envelope as the spec spells one: the success's path of each part (the first listed)."""
+    first = {key: paths[0] if isinstance(paths, list) else paths for key, paths in envelope.items()}
+    return {key: first[key].format(route=route) for key in ("code", "records", "total") if key in first}
+
+
 def spec_entry(op: Operation) -> list[str]:
-    out = [f"  {op.tool}:", f"    route: {q(op.route)}", f"    sources: {q(list(op.sources))}", "    fields:"]
+    out = [f"  {op.tool}:", f"    route: {q(op.route)}", f"    sources: {q(list(op.sources))}"]
+    spec = dict(op.options.get("spec") or {})  # envelope, paging
+    own = (op.options.get("http") or {}).get("envelope")
+    if own and "envelope" not in spec:  # a row that overrides the binding's envelope answers in it
+        spec["envelope"] = _spec_envelope(own, op.route)
+    out += [f"    {key}: {q(value)}" for key, value in spec.items()]
+    out.append("    fields:")
     for name, f in op.fields.items():
         parts = [f"type: {f.get('type', 'string')}"]
         if f.get("format"):

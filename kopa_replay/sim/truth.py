@@ -77,21 +77,41 @@ DOMAINS = {
     "seoul_station_id": "Seoul stId, 9 digits",
     "seoul_station_ord": "the order of a stop on one Seoul route (ord)",
     "seoul_ars_id": "Seoul arsId, 5 digits",
+    "seoul_veh_id": "Seoul bus vehicle id (vehId, 9 digits)",
     "seoul_stop_name": "Seoul bus stop name (stNm)",
     "subway_station": "subway station name",
     "subway_line": "subway line name (2호선)",
+    "subway_station_rt": "subway station as the realtime service names it (잠실, 서울; no bracketed name)",
+    "subway_line_rt": "subway line as the realtime service names it (2호선, 경의중앙선)",
+    "subway_line_id": "realtime subway line id (1002)",
+    "subway_train_no": "realtime subway train number (btrainNo = trainNo)",
+    "seoul_inf_id": "data.seoul.go.kr dataset id (OA-12914)",
     # education
     "neis_office_code": "시도교육청 code (B10)",
     "school_code": "7-digit NEIS school code (SD_SCHUL_CODE)",
     "elementary_school_code": "a school code of an elementary school (the elsTimetable answers only those)",
     "middle_school_code": "a school code of a middle school (misTimetable)",
     "high_school_code": "a school code of a high school (hisTimetable)",
+    "special_school_code": "a school code of a special school (spsTimetable)",
     "school_name": "school name",
     # law
     "law_mst": "법령일련번호 (MST)",
     "law_id": "6-digit 법령ID",
     "law_name": "법령명",
     "prec_serial": "판례일련번호 (the ID of a precedent)",
+    "expc_serial": "법령해석례일련번호 (the ID of a statutory interpretation)",
+    "admrul_serial": "행정규칙일련번호, 13 digits (the ID of an administrative rule)",
+    "ordin_serial": "자치법규일련번호 (the MST of a local ordinance)",
+    "treaty_serial": "조약일련번호 (the ID of a treaty)",
+    "legal_term": "법령용어명 (the query of a legal term's body)",
+    **{
+        f"{t}_serial": f"the ID of a decision of law.go.kr's target {t}" for t in ("detc", "decc", "ppc", "eiac", "ftc")
+    },
+    **{
+        f"{t}_serial": f"the ID of a decision of law.go.kr's target {t}"
+        for t in ("acr", "fsc", "nlrc", "kcc", "iaciac")
+    },
+    **{f"{t}_serial": f"the ID of a decision of law.go.kr's target {t}" for t in ("oclt", "ecc", "sfc", "nhrck")},
     # politics
     "mona_cd": "8-char member code (MONA_CD)",
     "member_name": "legislator name (HG_NM)",
@@ -100,6 +120,11 @@ DOMAINS = {
     "assembly_age": "Assembly number (22)",
     "party_name": "party name",
     "committee_name": "committee name",
+    "committee_code": "7-digit committee code (HR_DEPT_CD, CURR_COMMITTEE_ID)",
+    "assembly_era": "Assembly as the portal writes it in ERACO (제22대)",
+    "assembly_unit_cd": "Assembly code (UNIT_CD 100022)",
+    "conf_id": "meeting (minutes) id (CONF_ID)",
+    "petition_id": "petition id (PTT_ID)",
     # Gyeonggi
     "sigun_name": "경기 시군 name (SIGUN_NM)",
     "sigun_cd": "경기 시군 code (SIGUN_CD, = LAWD_CD)",
@@ -126,6 +151,7 @@ COMPATIBLE = frozenset(
         ("elementary_school_code", "school_code"),
         ("middle_school_code", "school_code"),
         ("high_school_code", "school_code"),
+        ("special_school_code", "school_code"),
         ("business_date", "date"),
         ("sigun_cd", "lawd_cd"),
         ("seoul_gu_cd", "lawd_cd"),
@@ -172,8 +198,11 @@ SCOPED_BY: Mapping[str, frozenset[str]] = {
     "elementary_school_code": frozenset({"neis_office_code"}),
     "middle_school_code": frozenset({"neis_office_code"}),
     "high_school_code": frozenset({"neis_office_code"}),
+    "special_school_code": frozenset({"neis_office_code"}),
     "seoul_station_id": frozenset({"seoul_station_ord"}),
-    "seoul_route_id": frozenset({"seoul_station_ord"}),
+    "seoul_route_id": frozenset({"seoul_station_ord", "seoul_ars_id"}),
+    # a Seoul stop number only finds a route's first and last bus together with a route through it
+    "seoul_ars_id": frozenset({"seoul_route_id"}),
     # a TAGO city code only finds a route or a stop of that city
     "tago_city_code": frozenset({"tago_route_id", "tago_node_id"}),
 }

@@ -97,19 +97,23 @@ def test_committee_members_add_up_to_each_committees_current_count():
 
 def test_every_listed_service_is_served_and_its_workbook_names_its_request_url():
     listed = _rows("OPENSRVAPI")
-    # every service the catalog binds under /portal/openapi/ is listed once
-    served = [t.http.path.rsplit("/", 1)[1] for t in builtin_catalog() if t.http.path.startswith("/portal/openapi/")]
-    assert sorted(row["SRV_URL"].rsplit("/", 1)[1] for row in listed) == sorted(served)
+    assert len(listed) == len({row["INF_ID"] for row in listed}) == 276  # the portal's list_total_count
+    # SRV_URL is the service's page; the request URL (and so the endpoint code) is only in the workbook, as the
+    # portal's own clients find it
+    codes = []
     for row in listed:
-        code = row["SRV_URL"].rsplit("/", 1)[1]
-        answer = _get(code).json()
-        assert answer.get("RESULT", {}).get("CODE") != "ERROR-310", code  # a service the simulator knows
+        assert row["SRV_URL"].endswith("/selectAPIServicePage.do/" + row["INF_ID"])
         got = httpx.Client(transport=SimTransport(_SIM)).get(row["DDC_URL"])  # no key: the portal asks none
         assert got.status_code == 200 and got.headers["content-type"].endswith("spreadsheetml.sheet")
         sheet = _sheet(got.content)
         at = [r for r in sheet if r][1:].index(["요청주소"]) + 2
-        assert [r for r in sheet if r][at] == [row["SRV_URL"]]
-        assert ["출력값"] in sheet
+        url = [r for r in sheet if r][at][0]
+        assert url.startswith("https://open.assembly.go.kr/portal/openapi/") and ["출력값"] in sheet
+        codes.append(url.rsplit("/", 1)[1])
+        assert _get(codes[-1]).json().get("RESULT", {}).get("CODE") != "ERROR-310", codes[-1]  # a known service
+    # every service the catalog binds under /portal/openapi/ is listed once
+    served = [t.http.path.rsplit("/", 1)[1] for t in builtin_catalog() if t.http.path.startswith("/portal/openapi/")]
+    assert sorted(codes) == sorted(served)
 
 
 def test_the_workbook_is_the_same_bytes_every_time_and_an_unknown_id_is_the_error_page():

@@ -49,8 +49,11 @@ def test_corpcode_is_a_zip_of_every_company(client, sim):
     codes = [r.findtext("corp_code") for r in rows]
     assert len(set(codes)) == len(codes) and all(re.fullmatch(r"\d{8}", c) for c in codes)
     stock_codes = [r.findtext("stock_code") for r in rows]
-    assert sum(1 for s in stock_codes if re.fullmatch(r"\d{6}", s)) == sizes.listed_companies
-    assert stock_codes.count(" ") == sizes.unlisted_companies  # unlisted: a single space, as DART sends it
+    # the listed ones and the delisted ones that keep their old code carry one; the others a single space
+    finance = sim.world.finance
+    with_code = len(finance.listed) + sum(1 for c in finance.unlisted if c.delisted_code)
+    assert sum(1 for s in stock_codes if re.fullmatch(r"\d{6}", s)) == with_code
+    assert stock_codes.count(" ") == len(rows) - with_code  # unlisted: a single space, as DART sends it
 
 
 def test_corpcode_names_its_file_as_the_real_download_does_over_http_and_through_a_recording(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from xml.etree import ElementTree
 
 import httpx
@@ -241,7 +242,7 @@ def test_rents_are_deposits_and_monthly_rents_in_manwon_with_renewals_spelled_ou
         assert row["contractType"] in ("신규", "갱신", " ")
         renewed = row["contractType"] == "갱신"
         assert (row["preDeposit"] != " ") == renewed and (row["useRRRight"] == " " or renewed)
-        assert row["contractTerm"] == " " or (row["contractTerm"][6] == "~" and len(row["contractTerm"]) == 13)
+        assert row["contractTerm"] == " " or re.fullmatch(r"[0-9]{2}\.[0-9]{2}~[0-9]{2}\.[0-9]{2}", row["contractTerm"])
         assert row["roadnmsggcd"] == "11680" and row["aptSeq"].startswith("11680-")
     assert {r["monthlyRent"] == "0" for r in result.records} == {True, False}  # both 전세 and 월세
 

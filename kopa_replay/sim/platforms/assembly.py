@@ -11,6 +11,11 @@ UNIT_CD required). Filters are exact except BILL_NAME and PROPOSER, which
 the portal matches partially. A bill *name* in BILL_ID matches nothing
 (INFO-200): votes and proposers need the ``PRC_…`` id from the bill search.
 Dates are ``YYYY-MM-DD``; VOTE_DATE is ``YYYYMMDD HHMMSS``.
+
+Those seven are hand-written here; the portal's other 269 services are rows of the operation table
+(kopa_replay/sim/tables/assembly.yaml) over the world tables of :mod:`assembly_tables`. OPENSRVAPI lists all
+276 and the keyless spec download (``downloadOpenApiSpec.do?infId=…``) answers each one's workbook, whose
+요청주소 row is the only place a client finds a service's endpoint code.
 """
 
 from __future__ import annotations
@@ -19,10 +24,12 @@ import datetime as dt
 from typing import Any, Iterable, Iterator, Mapping
 
 from kopa_replay.sim.core import Doc, Endpoint, NoData, Query
+from kopa_replay.sim.platforms import assembly_tables
 from kopa_replay.sim.platforms.assembly_xlsx import workbook
 from kopa_replay.sim.protocols import HeadRowProtocol
 from kopa_replay.sim.spec import endpoint_specs
 from kopa_replay.sim.tables import Operation, endpoints, load_table
+from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.assembly import Bill, Member
 from kopa_replay.sim.world.calendar import dashed
 
@@ -325,47 +332,23 @@ def plenary_schedule(world, q: Query) -> list[dict[str, Any]]:
 # -- the world tables of the operation table (kopa_replay/sim/tables/assembly.yaml) ------------
 #: days a bill stays in 입법예고 after its referral (국회법 제82조의2: ten days or more)
 _NOTICE_DAYS = 10
-_LINK = "https://likms.assembly.go.kr/bill/billDetail.do?billId={}"
 
 
 def registry() -> list[dict[str, Any]]:
     """Every service the portal lists: the table's operations and the hand-written ones, by INF_ID."""
     table = load_table("assembly")
     rows = [
-        {"code": op.route, "tool": op.tool, "inf_id": op.options["inf_id"], "name": op.name, "category": op.category}
+        {
+            "code": op.route,
+            "tool": op.tool,
+            "inf_id": op.options["inf_id"],
+            "name": op.name,
+            "category": op.category,
+            "org": op.options.get("org", "국회사무처"),
+        }
         for op in table.operations
     ]
     return sorted(rows + list(table.extra["registry"]), key=lambda r: r["inf_id"])
-
-
-def _plenary_bills(world, q: Query) -> Iterator[dict[str, Any]]:
-    age = _age(q)
-    assembly = world.assembly
-    wanted = q.get("BILL_ID")
-    bills = assembly.bills if wanted is None else [b for b in (assembly.bill_by_id.get(wanted),) if b]
-    for bill in reversed(bills):  # newest bill number first
-        fate = bill.fate_at(q.as_of) if bill.age == age and bill.voted else None
-        if fate is None:
-            continue
-        base = _bill_record(world, bill, q.as_of)
-        yield {
-            "BILL_ID": bill.bill_id,
-            "BILL_NO": bill.bill_no,
-            "BILL_NM": bill.name,
-            "BILL_KIND": "법률안",
-            "PROPOSER": base["PROPOSER"],
-            "PROPOSER_KIND": "의원",
-            "PROPOSE_DT": base["PROPOSE_DT"],
-            "COMMITTEE_NM": bill.committee,
-            "COMMITTEE_ID": base["COMMITTEE_ID"],
-            "CMT_PROC_DT": base["CMT_PROC_DT"],
-            "CMT_PROC_RESULT_CD": base["CMT_PROC_RESULT_CD"],
-            "LAW_PROC_DT": base["LAW_PROC_DT"],
-            "RGS_PROC_DT": base["PROC_DT"],
-            "PROC_RESULT_CD": fate,
-            "LINK_URL": _LINK.format(bill.bill_id),
-            "AGE": str(bill.age),
-        }
 
 
 def _notices(world, q: Query) -> Iterator[dict[str, Any]]:
@@ -396,15 +379,21 @@ def _committee_members(world, q: Query) -> Iterator[dict[str, Any]]:
         for code in c.members:
             m = assembly.by_code[code]
             role = "위원장" if code == c.chair else "간사" if code in c.secretaries else "위원"
+            staff, secretary, secretary2 = assembly.staff[code]
             yield {
                 "DEPT_CD": c.dept_cd,
                 "DEPT_NM": c.name,
                 "JOB_RES_NM": role,
                 "HG_NM": m.name,
-                "HJ_NM": m.hanja,
-                "ENG_NM": m.english,
-                "POLY_NM": m.party,
                 "ORIG_NM": m.district,
+                "POLY_NM": m.party,
+                "ASSEM_TEL": m.tel,
+                "ASSEM_EMAIL": f"{m.handle}@assembly.go.kr",
+                "HJ_NM": m.hanja,
+                "ROOM_NO": m.room.split(" ", 1)[-1].replace("층 ", ""),
+                "STAFF": staff,
+                "SECRETARY": secretary,
+                "SECRETARY2": secretary2,
                 "MONA_CD": m.mona_cd,
             }
 
@@ -414,14 +403,23 @@ def spec_url(inf_id: str) -> str:
 
 
 def _services(world, q: Query) -> Iterator[dict[str, Any]]:
+    """OPENSRVAPI: every service by INF_ID. SRV_URL is the service's page on the portal, not its request URL; the
+    request URL (with the endpoint code) is only in the specification sheet DDC_URL downloads."""
     for row in registry():
         yield {
             "INF_ID": row["inf_id"],
             "INF_NM": row["name"]["ko"],
+            "INF_EXP": f"{row['name']['ko']} 정보를 제공합니다.",
             "CATE_NM": row["category"],
-            "ORG_NM": "국회사무처",
-            "SRV_URL": f"https://{HOST}/portal/openapi/{row['code']}",
+            "OPEN_DTTM": "2019-11-14",
+            "ORG_NM": row["org"],
+            "LOAD_DTTM": dashed(q.as_of - dt.timedelta(days=stable_int("assembly.load", row["inf_id"]) % 60)),
+            "SRC_EXP": f"{row['org']} 홈페이지",
             "DDC_URL": spec_url(row["inf_id"]),
+            "SRV_URL": f"https://{HOST}/portal/data/service/selectAPIServicePage.do/{row['inf_id']}",
+            "CCL_NM": "출처표시",
+            "LOAD_NM": "수시",
+            "LOAD_CONT": "자료 발생시",
         }
 
 
@@ -482,12 +480,8 @@ def spec_download(world, q: Query) -> list[dict[str, Any]]:
 
 
 #: the world tables a service row can name
-TABLES = {
-    "plenary_bills": _plenary_bills,
-    "notices": _notices,
-    "committee_members": _committee_members,
-    "services": _services,
-}
+TABLES = assembly_tables.TABLES
+TABLES.update(notices=_notices, committee_members=_committee_members, services=_services)
 
 
 # -- endpoints -------------------------------------------------------------------------

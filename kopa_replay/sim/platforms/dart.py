@@ -43,8 +43,9 @@ from kopa_replay.sim.core import (
     xml_bytes,
 )
 from kopa_replay.sim.messages import SimRequest
-from kopa_replay.sim.world.calendar import ymd
-from kopa_replay.sim.world.finance import REPORT_CODES, Company, Filing
+from kopa_replay.sim.tables import load_table, serve
+from kopa_replay.sim.world.calendar import korean_date, ymd
+from kopa_replay.sim.world.finance import FAMOUS_CORP_CODES, PRICE_START, REPORT_CODES, Company, Filing, person_name
 from kopa_replay.sim.world.fmt import comma
 
 __all__ = ["DartProtocol", "DART_STATUS", "ENDPOINTS", "HOSTS"]
@@ -110,17 +111,22 @@ class DartProtocol(Protocol):
 
     def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
         options = ctx.endpoint.options if ctx.endpoint is not None else {}
-        if options.get("zip"):
+        if options.get("zip") is True:
             # clients read the file name from the header (the download's real one)
             return Doc(
                 _corpcode_zip(records),
                 content_type="application/x-msdownload",
                 headers=(("content-disposition", "attachment; filename=CORPCODE.zip"),),
             )
+        if isinstance(options.get("zip"), Mapping) and total:
+            return _download(options["zip"], dict(ctx.request.query), records)
         if total == 0:
             return self.error(ctx, ErrorKind.NO_DATA)
         head = self._status(ctx, "000")
-        if options.get("single"):
+        if options.get("groups"):
+            # 증권신고서: the rows come in groups, {title, list} each
+            body = {**head, "group": records}
+        elif options.get("single"):
             body = {**head, **records[0]}
         elif options.get("paged"):
             body = {
@@ -138,9 +144,10 @@ class DartProtocol(Protocol):
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
         if kind == ErrorKind.NOT_FOUND:
             return Doc(_NOT_FOUND_PAGE, status=404, content_type="text/html;charset=UTF-8")
+        download = ctx.endpoint is not None and isinstance(ctx.endpoint.options.get("zip"), Mapping)
         code = {
             ErrorKind.INVALID_KEY: "010",
-            ErrorKind.NO_DATA: "013",
+            ErrorKind.NO_DATA: "014" if download else "013",
             ErrorKind.RATE_LIMIT: "020",
             ErrorKind.MISSING_PARAM: "100",
             ErrorKind.BAD_PARAM: "021" if detail == TOO_MANY_COMPANIES else "100",
@@ -173,14 +180,31 @@ def _corpcode_zip(records: list[dict[str, Any]]) -> bytes:
 
 
 def _build_corpcode_zip(records: list[dict[str, Any]]) -> bytes:
-    document = xml_bytes("result", {"list": records})
+    return _zip("CORPCODE.xml", xml_bytes("result", {"list": records}))
+
+
+def _zip(member: str, document: bytes) -> bytes:
+    """One member in a ZIP with a fixed timestamp, so the same world gives the same bytes."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        info = zipfile.ZipInfo("CORPCODE.xml", date_time=(2026, 1, 1, 0, 0, 0))
+        info = zipfile.ZipInfo(member, date_time=(2026, 1, 1, 0, 0, 0))
         info.compress_type = zipfile.ZIP_DEFLATED
         info.create_system = 0
         archive.writestr(info, document)
     return buffer.getvalue()
+
+
+def _download(spec: Mapping[str, Any], params: Mapping[str, str], records: list[dict[str, Any]]) -> Doc:
+    """A file download as the operation row describes it (document.xml, fnlttXbrl.xml): the records as one
+    XML member (``root``, with ``list`` naming a repeated element) in a ZIP whose name the header gives."""
+    names = {key: (params.get(key) or "").strip() for key in ("rcept_no", "reprt_code")}
+    body = {spec["list"]: records} if spec.get("list") else records[0]
+    data = _zip(spec["member"].format(**names), xml_bytes(spec["root"], body))
+    return Doc(
+        data,
+        content_type="application/x-msdownload",
+        headers=(("content-disposition", f"attachment; filename={spec['file'].format(**names)}"),),
+    )
 
 
 PROTOCOL = DartProtocol(xml_only=("/api/corpCode",))
@@ -243,7 +267,7 @@ def corp_codes(world, q: Query) -> list[dict[str, Any]]:
             "corp_code": c.corp_code,
             "corp_name": c.corp_name,
             "corp_eng_name": c.corp_eng_name,
-            "stock_code": c.stock_code or " ",
+            "stock_code": c.stock_code or c.delisted_code or " ",
             "modify_date": c.modify_date,
         }
         for c in world.finance.companies
@@ -814,5 +838,404 @@ ENDPOINTS = [
         _EVENT_OUT,
     ),
 ]
+
+# -- operations kept as data (kopa_replay/sim/tables/dart.yaml) -------------------------------------------
+#
+# Most of OpenDART's operations share two shapes: a section of a periodic report (corp_code + bsns_year +
+# reprt_code → rows) and the decisions a company filed in a window (corp_code + bgn_de + end_de → one row per
+# 주요사항보고서 or 증권신고서). Their rows name each field's value kind (options.values); the tables below draw
+# every value from that small vocabulary, keyed by the filing, so per-operation Python is none.
+
+_PURPOSES = ("경영상 목적", "재무구조 개선", "사업 경쟁력 강화", "주주가치 제고", "운영자금 조달", "신규사업 진출")
+_REASONS = ("경영 효율성 제고", "사업구조 재편", "재무구조 개선", "주주총회 결의", "계약 만료", "법원의 결정")
+_METHODS = ("제3자배정", "주주배정", "일반공모", "장내매수", "장외처분", "흡수합병", "물적분할", "인적분할")
+_KINDS = ("보통주", "우선주", "기명식 보통주")
+_TEXTS = ("-", "-", "해당사항 없음", "상기 내용 참조")
+_POSITIONS = ("대표이사", "사내이사", "사외이사", "감사", "전무", "상무")
+
+
+def _org(world, rng) -> str:
+    from kopa_replay.sim.world import finance as fin
+
+    pool = fin._AUDITORS + fin._BANKS + fin._BROKERS + fin._FUNDS
+    return pool[int(rng.integers(len(pool)))]
+
+
+def _amount(company: Company, rng) -> str:
+    scale = max(company.shares * company.par_value, 10**9)
+    return comma(int(scale * rng.uniform(0.005, 0.3)) // 1_000_000 * 1_000_000)
+
+
+def _kdate(day: dt.date) -> str:
+    from kopa_replay.sim.world.calendar import korean_date
+
+    return korean_date(day)
+
+
+#: value kind → value(world, company, day, rng); ``day`` is the filing's day (a decision) or the period end
+VALUE_KINDS: dict[str, Callable[..., str]] = {
+    "amount": lambda w, c, day, rng: _amount(c, rng),
+    "shares": lambda w, c, day, rng: comma(int(max(c.shares, 10**6) * rng.uniform(0.001, 0.08))),
+    "price": lambda w, c, day, rng: comma(
+        int((w.finance.close_before(c, day) if c.listed and day > PRICE_START else 10_000) * rng.uniform(0.8, 1.2))
+        // 10
+        * 10
+    ),
+    "count": lambda w, c, day, rng: comma(int(rng.integers(1, 12))),
+    "ratio": lambda w, c, day, rng: f"{rng.uniform(0.1, 60):.2f}",
+    "decided": lambda w, c, day, rng: _kdate(day),
+    "kdate": lambda w, c, day, rng: _kdate(day + dt.timedelta(days=int(rng.integers(0, 90)))),
+    "dotdate": lambda w, c, day, rng: f"{day - dt.timedelta(days=int(rng.integers(0, 300))):%Y.%m.%d}",
+    "ym": lambda w, c, day, rng: f"{int(rng.integers(1955, 1990))}년 {int(rng.integers(1, 13)):02d}월",
+    "period": lambda w, c, day, rng: (
+        f"{_kdate(day + dt.timedelta(days=1))} ~ {_kdate(day + dt.timedelta(days=int(rng.integers(30, 365))))}"
+    ),
+    "person": lambda w, c, day, rng: person_name(*rng.random(3)),
+    "org": lambda w, c, day, rng: _org(w, rng),
+    "position": lambda w, c, day, rng: _POSITIONS[int(rng.integers(len(_POSITIONS)))],
+    "sex": lambda w, c, day, rng: "남" if rng.random() < 0.8 else "여",
+    "yesno": lambda w, c, day, rng: "예" if rng.random() < 0.5 else "아니오",
+    "attend": lambda w, c, day, rng: "참석" if rng.random() < 0.85 else "불참",
+    "applies": lambda w, c, day, rng: "해당" if rng.random() < 0.3 else "미해당",
+    "purpose": lambda w, c, day, rng: _PURPOSES[int(rng.integers(len(_PURPOSES)))],
+    "reason": lambda w, c, day, rng: _REASONS[int(rng.integers(len(_REASONS)))],
+    "method": lambda w, c, day, rng: _METHODS[int(rng.integers(len(_METHODS)))],
+    "kind": lambda w, c, day, rng: _KINDS[int(rng.integers(len(_KINDS)))],
+    "opinion": lambda w, c, day, rng: "적정" if rng.random() < 0.95 else "한정",
+    "currency": lambda w, c, day, rng: ("USD", "EUR", "JPY")[int(rng.integers(3))],
+    "country": lambda w, c, day, rng: ("미국", "싱가포르", "일본", "홍콩")[int(rng.integers(4))],
+    "text": lambda w, c, day, rng: _TEXTS[int(rng.integers(len(_TEXTS)))],
+    "dash": lambda w, c, day, rng: "-",
+}
+
+
+def _draw(world, company: Company, day: dt.date, values: Mapping[str, str], rng) -> dict[str, str]:
+    return {name: VALUE_KINDS[kind](world, company, day, rng) for name, kind in values.items()}
+
+
+def _report_item(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """A section of the company's periodic report for (bsns_year, reprt_code): rows drawn per the row's kinds."""
+    route = op.route.rsplit("/", 1)[-1]
+    low, high = op.options.get("rows", (1, 4))
+    share, values = float(op.options.get("share", 1.0)), op.options["values"]
+
+    def rows(world, q: Query) -> list[dict[str, Any]]:
+        company, year, code = _company(world, q), _year(q), _reprt_code(q)
+        filing = world.finance.periodic(company, year, code, q.as_of)
+        # the well-known companies report every section (their examples answer in every world)
+        if filing is None or (
+            company.corp_code not in FAMOUS_CORP_CODES
+            and world.rng("dart.item.share", route, company.corp_code).random() >= share
+        ):
+            raise NoData()
+        rng = world.rng("dart.item", route, company.corp_code, year, code)
+        month, day = REPORT_CODES[code][2]
+        end = dt.date(int(year), month, day)
+        head = {"rcept_no": filing.rcept_no, **_head(company), "stlm_dt": _dashed(year, code)}
+        return [{**head, **_draw(world, company, end, values, rng)} for _ in range(int(rng.integers(low, high + 1)))]
+
+    return rows
+
+
+def _filed(world, q: Query, kind: str) -> tuple[Company, list[Filing]]:
+    """The company's filings of one kind received in [bgn_de, end_de] (and by the as-of day)."""
+    company = _company(world, q)
+    begin, end = _window(q)
+    filings = [
+        f
+        for f in world.finance.filings_by_corp.get(company.corp_code, ())
+        if f.kind == kind and begin <= f.rcept_dt <= end and f.rcept_dt <= q.as_of
+    ]
+    if not filings:
+        raise NoData()
+    return company, filings
+
+
+def _decision(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """A 주요사항보고서 kind: one row per report the company filed in the window."""
+    kind, values = op.route.rsplit("/", 1)[-1], op.options["values"]
+
+    def rows(world, q: Query) -> list[dict[str, Any]]:
+        company, filings = _filed(world, q, kind)
+        return [
+            {
+                "rcept_no": f.rcept_no,
+                **_head(company),
+                **_draw(world, company, f.rcept_dt, values, world.rng("dart.event", f.rcept_no)),
+            }
+            for f in filings
+        ]
+
+    return rows
+
+
+def _registration(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """A 증권신고서 kind: its groups ({title, list}), each listing the rows of every statement in the window."""
+    kind, groups = op.route.rsplit("/", 1)[-1], op.options["groups"]
+
+    def rows(world, q: Query) -> list[dict[str, Any]]:
+        company, filings = _filed(world, q, kind)
+        out = []
+        for i, group in enumerate(groups):
+            values = {n: op.options["values"][n] for n in group["fields"] if n in op.options["values"]}
+            listed = []
+            for f in filings:
+                rng = world.rng("dart.registration", f.rcept_no, i)
+                head = {"rcept_no": f.rcept_no, **_head(company)}
+                for _ in range(1 if i == 0 else int(rng.integers(1, 3))):
+                    row = {**head, **_draw(world, company, f.rcept_dt, values, rng)}
+                    listed.append({n: row.get(n) for n in group["fields"]})
+            out.append({"title": group["title"], "list": listed})
+        return out
+
+    return rows
+
+
+#: fnlttSinglAcntAll: (sj_div, sj_nm, account_id, account_nm, key in FinanceWorld.period_values)
+_ALL_ACCOUNTS = (
+    ("BS", "재무상태표", "ifrs-full_CurrentAssets", "유동자산", "current_assets"),
+    ("BS", "재무상태표", "ifrs-full_NoncurrentAssets", "비유동자산", "noncurrent_assets"),
+    ("BS", "재무상태표", "ifrs-full_Assets", "자산총계", "assets"),
+    ("BS", "재무상태표", "ifrs-full_CurrentLiabilities", "유동부채", "current_debt"),
+    ("BS", "재무상태표", "ifrs-full_NoncurrentLiabilities", "비유동부채", "noncurrent_debt"),
+    ("BS", "재무상태표", "ifrs-full_Liabilities", "부채총계", "debt"),
+    ("BS", "재무상태표", "ifrs-full_IssuedCapital", "자본금", "capital"),
+    ("BS", "재무상태표", "ifrs-full_RetainedEarnings", "이익잉여금", "retained"),
+    ("BS", "재무상태표", "ifrs-full_Equity", "자본총계", "equity"),
+    ("IS", "손익계산서", "ifrs-full_Revenue", "매출액", "revenue"),
+    ("IS", "손익계산서", "dart_OperatingIncomeLoss", "영업이익", "op"),
+    ("IS", "손익계산서", "ifrs-full_ProfitLossBeforeTax", "법인세비용차감전순이익", "pretax"),
+    ("IS", "손익계산서", "ifrs-full_ProfitLoss", "당기순이익", "net"),
+    ("CIS", "포괄손익계산서", "ifrs-full_ProfitLoss", "당기순이익", "net"),
+    ("CIS", "포괄손익계산서", "ifrs-full_ComprehensiveIncome", "총포괄손익", "net"),
+    ("CF", "현금흐름표", "ifrs-full_CashFlowsFromUsedInOperatingActivities", "영업활동현금흐름", "op"),
+    ("SCE", "자본변동표", "ifrs-full_Equity", "기말자본", "equity"),
+)
+
+
+def _accounts_all(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """fnlttSinglAcntAll: every account of one statement set (fs_div), from the same figures as fnlttSinglAcnt."""
+
+    def rows(world, q: Query) -> list[dict[str, Any]]:
+        company, year, code = _company(world, q), _year(q), _reprt_code(q)
+        fs_div = _choice(q, "fs_div", ("OFS", "CFS"))
+        filing = world.finance.periodic(company, year, code, q.as_of)
+        if filing is None or (fs_div == "CFS" and not company.has_cfs):
+            raise NoData()
+        fin, y, quarter = world.finance, int(year), REPORT_CODES[code][0]
+        consolidated = fs_div == "CFS"
+        now = fin.period_values(company, y, quarter, consolidated)
+        prior = fin.period_values(company, y - 1, quarter, consolidated)
+        prior_end = fin.period_values(company, y - 1, 4, consolidated)
+        before = fin.period_values(company, y - 2, 4, consolidated)
+        annual, label = quarter == 4, {1: " 1분기", 2: " 반기", 3: " 3분기", 4: ""}[quarter]
+        out = []
+        for order, (sj_div, sj_nm, account_id, name, key) in enumerate(_ALL_ACCOUNTS, start=1):
+            flow = sj_div != "BS"
+            row: dict[str, Any] = {
+                "rcept_no": filing.rcept_no,
+                "reprt_code": code,
+                "bsns_year": year,
+                "corp_code": company.corp_code,
+                "sj_div": sj_div,
+                "sj_nm": sj_nm,
+                "account_id": account_id,
+                "account_nm": name,
+                "account_detail": "-",
+                "thstrm_nm": f"제 {_term(company, y)} 기{label}",
+                "thstrm_amount": comma(now[key + "_q"] if flow and not annual and key + "_q" in now else now[key]),
+                "frmtrm_nm": f"제 {_term(company, y - 1)} 기" + ("" if annual or flow else "말"),
+                "frmtrm_amount": comma(prior_end[key] if annual or not flow else prior[key]),
+                "ord": str(order),
+                "currency": "KRW",
+            }
+            if flow and not annual:
+                row.update(
+                    thstrm_add_amount=comma(now[key]),
+                    frmtrm_q_nm=f"제 {_term(company, y - 1)} 기{label}",
+                    frmtrm_q_amount=comma(prior.get(key + "_q", prior[key])),
+                    frmtrm_add_amount=comma(prior[key]),
+                )
+            if annual:
+                row.update(bfefrmtrm_nm=f"제 {_term(company, y - 2)} 기", bfefrmtrm_amount=comma(before[key]))
+            out.append(row)
+        return out
+
+    return rows
+
+
+#: fnlttSinglIndx: indicator class → (idx_cl_nm, ((idx_code, idx_nm, value(now, prior)) …)); codes are ours
+_INDICATORS = {
+    "M210000": (
+        "수익성지표",
+        (
+            ("M211100", "영업이익률", lambda n, p: n["op"] / n["revenue"] if n["revenue"] else None),
+            ("M211200", "순이익률", lambda n, p: n["net"] / n["revenue"] if n["revenue"] else None),
+            ("M211300", "ROE", lambda n, p: n["net"] / n["equity"] if n["equity"] > 0 else None),
+            ("M211400", "ROA", lambda n, p: n["net"] / n["assets"] if n["assets"] else None),
+        ),
+    ),
+    "M220000": (
+        "안정성지표",
+        (
+            ("M221100", "부채비율", lambda n, p: n["debt"] / n["equity"] if n["equity"] > 0 else None),
+            (
+                "M221200",
+                "유동비율",
+                lambda n, p: n["current_assets"] / n["current_debt"] if n["current_debt"] else None,
+            ),
+            ("M221300", "자기자본비율", lambda n, p: n["equity"] / n["assets"] if n["assets"] else None),
+        ),
+    ),
+    "M230000": (
+        "성장성지표",
+        (
+            ("M231100", "매출액증가율", lambda n, p: n["revenue"] / p["revenue"] - 1 if p["revenue"] > 0 else None),
+            ("M231200", "영업이익증가율", lambda n, p: n["op"] / p["op"] - 1 if p["op"] > 0 else None),
+            ("M231300", "총자산증가율", lambda n, p: n["assets"] / p["assets"] - 1 if p["assets"] > 0 else None),
+        ),
+    ),
+    "M240000": (
+        "활동성지표",
+        (
+            ("M241100", "총자산회전율", lambda n, p: n["revenue"] / n["assets"] if n["assets"] else None),
+            ("M241200", "자기자본회전율", lambda n, p: n["revenue"] / n["equity"] if n["equity"] > 0 else None),
+        ),
+    ),
+}
+
+
+def _indicators(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """fnlttSinglIndx / fnlttCmpnyIndx: ratios of the report's statements (consolidated where filed)."""
+
+    def rows(world, q: Query) -> list[dict[str, Any]]:
+        codes = [c.strip() for c in q.require("corp_code").split(",") if c.strip()]
+        if not op.options.get("many") and len(codes) != 1:
+            raise BadParam("corp_code", q.get("corp_code"))
+        if len(codes) > 100:
+            raise BadParam(TOO_MANY_COMPANIES)
+        year, code = _year(q), _reprt_code(q)
+        cls = _choice(q, "idx_cl_code", tuple(_INDICATORS))
+        name, indicators = _INDICATORS[cls]
+        fin, out = world.finance, []
+        for corp_code in codes:
+            company = fin.by_corp_code.get(corp_code)
+            if company is None or fin.periodic(company, year, code, q.as_of) is None:
+                continue
+            quarter = REPORT_CODES[code][0]
+            now = fin.period_values(company, int(year), quarter, company.has_cfs)
+            prior = fin.period_values(company, int(year) - 1, quarter, company.has_cfs)
+            for idx_code, idx_nm, value in indicators:
+                v = value(now, prior)
+                out.append(
+                    {
+                        "reprt_code": code,
+                        "bsns_year": year,
+                        "corp_code": corp_code,
+                        "stock_code": company.stock_code,
+                        "stlm_dt": _dashed(year, code),
+                        "idx_cl_code": cls,
+                        "idx_cl_nm": name,
+                        "idx_code": idx_code,
+                        "idx_nm": idx_nm,
+                        "idx_val": f"{v:.3f}" if v is not None else "-",
+                    }
+                )
+        if not out:
+            raise NoData()
+        return out
+
+    return rows
+
+
+def _taxonomy(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """xbrlTaxonomy: the standard accounts of a statement template (kept as data in the table file)."""
+    rows_by_kind = load_table("dart").extra["taxonomy"]
+
+    def rows(world, q: Query) -> list[dict[str, Any]]:
+        sj_div = q.require("sj_div")
+        kind = sj_div.rstrip("0123456789").removeprefix("D")
+        allowed = op.params["sj_div"]["enum"]
+        if sj_div not in allowed:
+            raise BadParam("sj_div", sj_div)
+        return [
+            dict(zip(("account_id", "account_nm", "label_kor", "label_eng", "data_tp", "ifrs_ref"), row))
+            | {"sj_div": sj_div, "bsns_de": "20180701"}
+            for row in rows_by_kind["CIS" if kind == "CIS" else kind]
+        ]
+
+    return rows
+
+
+def _receipt(world, q: Query) -> Filing:
+    filing = world.finance.by_rcept_no.get(q.require("rcept_no"))
+    if filing is None or filing.rcept_dt > q.as_of:
+        raise NoData()
+    return filing
+
+
+def _document(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """document.xml: the filing's original document (its head and a short body)."""
+
+    def rows(world, q: Query) -> list[dict[str, Any]]:
+        f = _receipt(world, q)
+        return [
+            {
+                "DOCUMENT-NAME": f.report_nm,
+                "FORMULA-VERSION": ymd(f.rcept_dt),
+                "COMPANY-NAME": f.company.corp_name,
+                "CORP-CODE": f.company.corp_code,
+                "RCEPT-NO": f.rcept_no,
+                "SUMMARY": f"{f.company.corp_name} {f.report_nm}",
+                "BODY": f"{f.company.registry_name}는 {korean_date(f.rcept_dt)} {f.report_nm}를 제출합니다. 제출인: {f.flr_nm}",
+            }
+        ]
+
+    return rows
+
+
+def _xbrl(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """fnlttXbrl.xml: a periodic report's statements as XBRL facts (account id, context, unit, value)."""
+
+    def rows(world, q: Query) -> list[dict[str, Any]]:
+        f, code = _receipt(world, q), _reprt_code(q)
+        if f.kind != "periodic" or f.detail.get("reprt_code") != code:
+            raise NoData()
+        year, quarter = int(f.detail["bsns_year"]), REPORT_CODES[code][0]
+        out = []
+        for consolidated in (True, False) if f.company.has_cfs else (False,):
+            values = world.finance.period_values(f.company, year, quarter, consolidated)
+            context = f"{'C' if consolidated else 'S'}FY{year}Q{quarter}"
+            for _, _, account_id, _, key in _ALL_ACCOUNTS[:13]:
+                out.append({"account_id": account_id, "context": context, "unit": "KRW", "value": str(values[key])})
+        return out
+
+    return rows
+
+
+_WORLD_TABLES = {
+    "report_item": _report_item,
+    "decision": _decision,
+    "registration": _registration,
+    "accounts_all": _accounts_all,
+    "indicators": _indicators,
+    "taxonomy": _taxonomy,
+    "document": _document,
+    "xbrl": _xbrl,
+}
+
+for _op in load_table("dart").operations:
+    # each world table is made for its row (the route and value kinds it answers); the generic handler serves it
+    ENDPOINTS.append(
+        _endpoint(
+            _op.tool,
+            _op.route,
+            serve(_op, _WORLD_TABLES[_op.table](_op)),
+            _op.required,
+            _op.inputs,
+            _op.outputs,
+            **_op.options,
+        )
+    )
 
 HOSTS = {HOST: PROTOCOL}

@@ -1,6 +1,7 @@
 """금융위원회 services on the data.go.kr gateway — https://apis.data.go.kr/1160100/service/…
 
-Seven operations of five services, all speaking the gateway's envelope
+Seven hand-written operations of five services here, the rest kept as data (kopa_replay/sim/tables/fsc.yaml,
+answered by the world tables of fsc_tables.py); all speak the gateway's envelope
 (:class:`~kopa_replay.sim.protocols.DataGoKrProtocol` with ``resultType=json``;
 XML otherwise): ``response.header.{resultCode,resultMsg}`` and
 ``response.body.{items.item, numOfRows, pageNo, totalCount}``, a single item
@@ -19,12 +20,14 @@ a corp_code or a name in its place finds nothing.
 
 from __future__ import annotations
 
-import bisect
 import datetime as dt
 from typing import Any, Callable, Sequence
 
 from kopa_replay.sim.core import BadParam, Endpoint, Query
+from kopa_replay.sim.platforms.fsc_tables import TABLES
+from kopa_replay.sim.platforms.fsc_tables import days as _days
 from kopa_replay.sim.protocols import DataGoKrProtocol
+from kopa_replay.sim.tables import endpoints
 from kopa_replay.sim.world.calendar import previous_business_day, ymd
 from kopa_replay.sim.world.finance import Company, Grid, LazyRows
 from kopa_replay.sim.world.fmt import rate
@@ -37,28 +40,6 @@ _BASE = "/1160100/service"
 _MARKETS = ("KOSPI", "KOSDAQ", "KONEX")
 
 # -- selections shared by the market-data services --------------------------------
-
-
-def _days(world, q: Query) -> list[dt.date]:
-    """Trading days the query asks for, newest first: basDt, or [beginBasDt, endBasDt), or all visible."""
-    visible = world.finance.visible_days(q.as_of)
-    exact = q.date("basDt")
-    if exact is not None:
-        days = [exact] if _contains(visible, exact) else []
-    else:
-        begin, end = q.date("beginBasDt"), q.date("endBasDt")
-        lo = bisect.bisect_left(visible, begin) if begin else 0
-        hi = bisect.bisect_left(visible, end) if end else len(visible)  # endBasDt is exclusive
-        days = list(visible[lo:hi])
-    like = q.get("likeBasDt")
-    if like:
-        days = [d for d in days if like in ymd(d)]
-    return days[::-1]
-
-
-def _contains(days: Sequence[dt.date], day: dt.date) -> bool:
-    i = bisect.bisect_left(days, day)
-    return i < len(days) and days[i] == day
 
 
 def _matches(value: str, exact: str | None, like: str | None) -> bool:
@@ -481,5 +462,8 @@ ENDPOINTS = [
         },
     ),
 ]
+
+# the operations kept as data: kopa_replay/sim/tables/fsc.yaml over the world tables of fsc_tables.py
+ENDPOINTS += endpoints("fsc", HOST, PROTOCOL, TABLES)
 
 HOSTS = {HOST: PROTOCOL}

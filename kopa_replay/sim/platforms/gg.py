@@ -9,37 +9,21 @@ Rows are registers of places across the 31 시군, filtered by ``SIGUN_NM``
 
 The animal-hospital service id is ``Animalhosptl`` (the real one); its tool
 keeps the name ``gg_gen_anmal_hosptl`` that the drift timeline uses.
-Every endpoint comes from a :class:`~kopa_replay.sim.world.datasets.DatasetSpec`
-through :func:`endpoint_for_spec`.
+Every endpoint is a row of ``kopa_replay/sim/tables/gg.yaml`` answered by the generic engine over a
+dataset world table the same file declares.
 """
 
 from __future__ import annotations
 
-from kopa_replay.sim.core import Endpoint
 from kopa_replay.sim.protocols import HeadRowProtocol
-from kopa_replay.sim.world.datasets import GG_SPECS, DatasetSpec, spec_handler
+from kopa_replay.sim.tables import endpoints, load_table
+from kopa_replay.sim.world.datasets import dataset_table, load_datasets
 
-__all__ = ["ENDPOINTS", "HOSTS", "GG", "endpoint_for_spec"]
+__all__ = ["ENDPOINTS", "HOSTS", "GG", "TABLES"]
 
 HOST = "openapi.gg.go.kr"
 GG = HeadRowProtocol(prefix="/", default_size=100, max_size=1000)
-
-
-def endpoint_for_spec(spec: DatasetSpec) -> Endpoint:
-    """The simulated endpoint of a Gyeonggi dataset spec (route = service id, query keys = spec keys)."""
-    return Endpoint(
-        spec.tool,
-        "gg",
-        HOST,
-        spec.service,
-        GG,
-        spec_handler(spec),
-        required=spec.required,
-        inputs=spec.inputs,
-        outputs=spec.outputs,
-        options={"root": spec.service},
-    )
-
-
-ENDPOINTS = [endpoint_for_spec(spec) for spec in GG_SPECS]
+#: the world tables a row can name: the datasets kopa_replay/sim/tables/gg.yaml declares
+TABLES = {name: dataset_table(spec) for name, spec in load_datasets(load_table("gg").extra["datasets"]).items()}
+ENDPOINTS = endpoints("gg", HOST, GG, TABLES)
 HOSTS = {HOST: GG}

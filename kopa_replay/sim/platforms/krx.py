@@ -1,7 +1,8 @@
 """KRX Open API (한국거래소 정보데이터시스템) — https://data-dbg.krx.co.kr/svc/apis/{group}/{svc}?basDd=YYYYMMDD
 
 The key travels in the HTTP header ``AUTH_KEY``; several public clients send it as the
-query parameter ``AUTH_KEY`` instead, which is taken as well (the header wins). There is no pagination: one
+query parameter ``AUTH_KEY`` instead, which is taken as well (the header wins). ``basDd`` comes in the query of
+a GET or in a POST's JSON body (``{"basDd": "20260828"}``, as the krxon clients send it). There is no pagination: one
 business date comes whole in ``{"OutBlock_1": [...]}``, every value a string
 of plain digits ("4905", "-80", "-1.60"); weekends, holidays and dates whose
 data is not out yet (the day itself: KRX publishes the next morning) give
@@ -30,6 +31,7 @@ no data            200     ``{"OutBlock_1":[]}``
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Mapping
 
 from kopa_replay.sim.core import Context, Doc, Endpoint, ErrorKind, NoData, Protocol, Query
@@ -68,6 +70,21 @@ class KrxProtocol(Protocol):
 
     def wants_xml(self, request: SimRequest, endpoint, path_params) -> bool:
         return request.path.endswith(".xml")
+
+    def params(self, ctx: Context) -> dict[str, str]:
+        # The arguments may come as a POST's JSON object body ({"basDd": "20260828"}) instead of the query, as the
+        # krxon clients send them (krxon docs/endpoints.md: POST, Content-Type application/json); the query wins.
+        values = super().params(ctx)
+        if ctx.request.method == "POST" and ctx.request.body:
+            try:
+                body = json.loads(ctx.request.body)
+            except ValueError:
+                body = None
+            if isinstance(body, dict):
+                for name, value in body.items():
+                    if isinstance(value, (str, int)) and name.lower() != "auth_key":
+                        values.setdefault(name, str(value))
+        return values
 
     def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
         return Doc({"OutBlock_1": records}, xml=ctx.xml, xml_root="response")
@@ -239,6 +256,8 @@ _MARKET_SERVICES = (
     ("gen", "gold_bydd_trd", "gold", _DAY_OUT),
     ("gen", "ets_bydd_trd", "ets", _DAY_OUT),
     ("esg", "sri_bond_info", "sri_bond", _DAY_OUT),
+    ("esg", "esg_etp_info", "esg_etp", _DAY_OUT),
+    ("esg", "esg_index_info", "esg_index", _DAY_OUT),
 )
 
 ENDPOINTS = [

@@ -20,6 +20,12 @@ errors come from the gateway in its XML whatever format was asked for:
   ``RTMSDataSvcAptRent`` — XML only, ``resultCode`` ``000``/``OK``, no data as ``000`` with ``<items/>``,
   ``numOfRows`` uncapped.
 
+The other RTMS families (오피스텔, 연립다세대, 단독/다가구, 상업업무용, 토지, 분양권전매, 공장·창고) and the
+성/연령별 population services are rows of ``sim/tables/mois.yaml`` answered by the world tables below (``TABLES``:
+``world.rtms`` draws the contracts, the age bands split the population services' rows); a row's
+``options.protocol`` picks its envelope. The 법정동 list reads ``world.regions.register`` (with the 리 of the full
+world) page by page.
+
 The error codes of the services themselves (not the gateway's) are not
 documented publicly; they are modelled on the gateway's numbers:
 ``ERROR-10``/``ERROR-11`` style for 법정동코드 and the plain numbers for the others.
@@ -27,12 +33,17 @@ documented publicly; they are modelled on the gateway's numbers:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, NoData, Query
 from kopa_replay.sim.protocols import DATAGOKR_CODES, DataGoKrProtocol
+from kopa_replay.sim.tables import endpoints
+from kopa_replay.sim.world.calendar import ymd
 from kopa_replay.sim.world.datasets import AdminDong, DatasetWorld, month_range, previous_month
-from kopa_replay.sim.world.regions import Dong, Sido, Sigungu
+from kopa_replay.sim.world.finance import LazyRows
+from kopa_replay.sim.world.mois_rtms import FAMILIES
+from kopa_replay.sim.world.regions import Dong, LegalRegister, Sido, Sigungu
 
 __all__ = ["ENDPOINTS", "HOSTS", "StanReginCdProtocol", "PopulationProtocol", "RtmsProtocol"]
 
@@ -252,17 +263,43 @@ def _sum_pop(pops: list[Mapping[str, int]]) -> dict[str, int]:
 # ---------------------------------------------------------------------------
 
 
-def stan_regin_cd(world, q: Query) -> list[dict[str, Any]]:
+def _legal_row(world, register: LegalRegister, index: int) -> dict[str, Any]:
+    """One code of the 법정동 register as the code list spells it; the 주민 code follows the 행정동."""
+    code, region = register.codes[index], register.regions[index]
+    if isinstance(region, (Sido, Sigungu)):
+        adopted, jumin = "19880423", code
+    else:
+        dong = region if isinstance(region, Dong) else region.dong
+        admin = world.datasets.admin_of_legal.get(dong.code)
+        adopted, jumin = ymd(region.adopted), admin.admm_cd if admin else code
+    return {
+        "region_cd": code,
+        "sido_cd": code[:2],
+        "sgg_cd": code[2:5],
+        "umd_cd": code[5:8],
+        "ri_cd": code[8:],
+        "locatjumin_cd": jumin,
+        "locatjijuk_cd": code,
+        "locatadd_nm": region.name if isinstance(region, Sido) else region.full_name,
+        "locat_order": register.order[index],
+        "locat_rm": None,
+        "locathigh_cd": register.parents[index],
+        "locallow_nm": region.name,
+        "adpt_de": adopted,
+    }
+
+
+def stan_regin_cd(world, q: Query) -> LazyRows:
+    """The existing codes whose full name holds ``locatadd_nm`` (all of them without it), made page by page."""
     flag = q.get("flag")
     if flag is not None and flag not in ("Y", "N"):
         raise BadParam("flag", flag)
+    register = world.regions.register
     wanted = q.get("locatadd_nm")
-    rows = world.datasets.legal_code_rows
-    if wanted is not None:
-        rows = [r for r in rows if wanted in r["locatadd_nm"]]
-    if not rows:
+    found = register.find(wanted) if wanted is not None else range(len(register))
+    if not found:
         raise NoData()
-    return rows
+    return LazyRows(found, lambda index: _legal_row(world, register, index))
 
 
 def _depth(unit) -> int:
@@ -394,6 +431,16 @@ _TRADE_BASIC = (
 )
 
 
+def _as_sent(row: Mapping[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
+    """An apartment contract as the RTMS services send it: its fields in case-sensitive alphabetical order
+    (``dealYear`` before ``dealingGbn``) and the rent term as ``YY.MM~YY.MM`` (measured responses, 2026)."""
+    out = {k: row[k] for k in sorted(fields or row)}
+    term = out.get("contractTerm")
+    if term and len(term) == 13 and term[6] == "~":  # YYYYMM~YYYYMM as the shared complexes draw it
+        out["contractTerm"] = f"{term[2:4]}.{term[4:6]}~{term[9:11]}.{term[11:13]}"
+    return out
+
+
 def _rtms(contracts: Callable[[Any, str, str, Any], list[dict[str, Any]]], fields: tuple[str, ...] | None = None):
     """A handler for one RTMS service: a 시군구's contracts of a month, optionally cut to ``fields``."""
 
@@ -401,7 +448,7 @@ def _rtms(contracts: Callable[[Any, str, str, Any], list[dict[str, Any]]], field
         rows = contracts(world.datasets, _digits(q, "LAWD_CD", 5), _month(q, "DEAL_YMD"), q.as_of)
         if not rows:
             raise NoData()
-        return rows if fields is None else [{k: row[k] for k in fields} for row in rows]
+        return [_as_sent(row, fields) for row in rows]
 
     return handler
 
@@ -485,6 +532,69 @@ ENDPOINTS = [
             ("datagokr_get_rtms_data_svc_apt_rent", "RTMSDataSvcAptRent", apt_rent, {"roadnmsggcd": "lawd_cd"}),
         )
     ),
+]
+
+# ---------------------------------------------------------------------------
+# Operations kept as table rows (kopa_replay/sim/tables/mois.yaml) and the world tables answering them
+# ---------------------------------------------------------------------------
+
+
+def _rtms_table(family: str):
+    """The world table of one RTMS family: a 시군구's contracts of a month (world.rtms)."""
+
+    def table(world, q: Query) -> list[dict[str, Any]]:
+        return world.rtms.contracts(family, _digits(q, "LAWD_CD", 5), _month(q, "DEAL_YMD"), q.as_of)
+
+    table.__name__ = f"rtms_{family}"
+    return table
+
+
+#: Shares of the residents in each ten-year band (0–9 … 100+), men and women: the 2025 pyramid, roughly.
+_AGE_SHARES = {
+    "male": (6.7, 9.4, 13.0, 13.3, 15.2, 16.6, 14.1, 7.6, 3.4, 0.6, 0.01),
+    "feml": (6.2, 8.7, 11.8, 11.9, 14.3, 16.1, 14.6, 8.7, 6.0, 1.6, 0.03),
+}
+AGE_BANDS = tuple(range(0, 101, 10))
+
+
+def _age_counts(world, key: tuple[str, ...], total: int, sex: str) -> dict[str, str]:
+    """``total`` residents of one sex split over the ten-year bands, stable per region (largest remainder)."""
+    shares = world.rng("mois.ages", sex, *key).dirichlet([s * 4 + 0.05 for s in _AGE_SHARES[sex]])
+    raw = [total * float(s) for s in shares]
+    counts = [int(r) for r in raw]
+    for i in sorted(range(len(raw)), key=lambda i: counts[i] - raw[i])[: total - sum(counts)]:
+        counts[i] += 1
+    return {f"{sex}{band}AgeNmprCnt": str(n) for band, n in zip(AGE_BANDS, counts)}
+
+
+def _by_age(base: Callable[[Any, Query], list[dict[str, Any]]], code: str):
+    """The 성/연령별 variant of a population service: its rows with each sex split into ten-year bands."""
+
+    def table(world, q: Query) -> list[dict[str, Any]]:
+        out = []
+        for row in base(world, q):
+            key = (row[code], row["tong"])
+            out.append(
+                {
+                    **row,
+                    **_age_counts(world, key, int(row["maleNmprCnt"]), "male"),
+                    **_age_counts(world, key, int(row["femlNmprCnt"]), "feml"),
+                }
+            )
+        return out
+
+    table.__name__ = f"{base.__name__}_by_age"
+    return table
+
+
+TABLES: dict[str, Callable[[Any, Query], Any]] = {
+    **{f"rtms_{key}": _rtms_table(key) for key in FAMILIES},
+    "stdg_population_by_age": _by_age(stdg_population, "stdgCd"),
+    "admm_population_by_age": _by_age(admm_population, "admmCd"),
+}
+_PROTOCOLS = {"rtms": RTMS, "ppltn": POPULATION}
+ENDPOINTS += [
+    replace(ep, protocol=_PROTOCOLS[ep.options.get("protocol", "rtms")]) for ep in endpoints("mois", HOST, RTMS, TABLES)
 ]
 
 #: Requests to unknown paths on the gateway get its XML answer; other platforms may own the host entry.

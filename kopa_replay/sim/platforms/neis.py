@@ -3,26 +3,32 @@
 The portal software's head/row envelope (:class:`HeadRowProtocol`): ``KEY``,
 ``Type`` (XML unless ``json``), ``pIndex``/``pSize`` (100 by default, ERROR-336
 above 1,000; a call without ``KEY`` is answered as a sample, the first five rows),
-INFO-200 for no data. Every service but ``schoolInfo`` needs the
-office code and the 7-digit school code; a school *name* in ``SD_SCHUL_CODE``
-simply matches nothing (INFO-200), as on the real portal. Date parameters
-accept a whole day (``YYYYMMDD``) or, like the real portal, a month
-(``YYYYMM``) or a year (``YYYY``) prefix; a value that is not a date matches
-nothing. What exists at an as-of date is documented in
-:mod:`kopa_replay.sim.world.schools` (meals to the end of the as-of month,
-the calendar a month further, timetables to the Friday of the as-of week).
+INFO-200 for no data. Every service but ``schoolInfo`` needs the office code, and
+most the 7-digit school code; a school *name* in ``SD_SCHUL_CODE`` simply matches
+nothing (INFO-200), as on the real portal. Date parameters accept a whole day
+(``YYYYMMDD``) or, like the real portal, a month (``YYYYMM``) or a year
+(``YYYY``) prefix; a value that is not a date matches nothing. What exists at an
+as-of date is documented in :mod:`kopa_replay.sim.world.schools` (meals to the end
+of the as-of month, the calendar a month further, timetables to the Friday of the
+as-of week, the past-year timetables for 2020–2022).
+
+Every service is a row of the operation table ``kopa_replay/sim/tables/neis.yaml``
+answered by the generic handler over the world tables of :data:`TABLES`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Callable, Iterable
+from bisect import bisect_right
+from collections.abc import Sequence
+from typing import Any, Callable, Iterable, Iterator
 
-from kopa_replay.sim.core import Endpoint, NoData, Query
+from kopa_replay.sim.core import NoData, Query
 from kopa_replay.sim.protocols import HeadRowProtocol
+from kopa_replay.sim.tables import endpoints
 from kopa_replay.sim.world.calendar import parse_ymd, ymd
 from kopa_replay.sim.world.finance import LazyRows
-from kopa_replay.sim.world.schools import HISTORY_START, School, academic_year, academy_index
+from kopa_replay.sim.world.schools import HISTORY_START, School, academic_year, academy_index, course
 
 HOST = "open.neis.go.kr"
 # Without a KEY the portal answers sample data (what client libraries rely on: ezneis caps pSize at 5 without a
@@ -87,8 +93,8 @@ def _window(
 
 def _school(world, q: Query) -> School:
     """The school named by office + school code; no data for an unknown code, a name, or the wrong office."""
-    school = world.schools.by_code.get(q.require("SD_SCHUL_CODE"))
-    if school is None or school.office != q.require("ATPT_OFCDC_SC_CODE"):
+    school = world.schools.school(q.require("ATPT_OFCDC_SC_CODE"), q.require("SD_SCHUL_CODE"))
+    if school is None:
         raise NoData()
     return school
 
@@ -113,50 +119,61 @@ def _nonempty(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 # -- handlers ------------------------------------------------------------------
-def school_info(world, q: Query) -> list[dict[str, Any]]:
+def _school_record(school: School, load: str) -> dict[str, Any]:
+    return {
+        **_school_fields(school),
+        "ENG_SCHUL_NM": school.english,
+        "SCHUL_KND_SC_NM": school.kind,
+        "LCTN_SC_NM": school.sido.name,
+        "JU_ORG_NM": school.support_office,
+        "FOND_SC_NM": school.founding,
+        "ORG_RDNZC": school.postal,
+        "ORG_RDNMA": school.address,
+        "ORG_RDNDA": school.address_detail,
+        "ORG_TELNO": school.tel,
+        "HMPG_ADRES": school.homepage,
+        "COEDU_SC_NM": school.coedu,
+        "ORG_FAXNO": school.fax,
+        "HS_SC_NM": school.high_type,
+        "INDST_SPECL_CCCCL_EXST_YN": "Y" if school.high_type == "특성화고" else "N",
+        "HS_GNRL_BUSNS_SC_NM": ("전문계" if school.high_type == "특성화고" else "일반계")
+        if school.kind == "고등학교"
+        else "해당없음",
+        "SPCLY_PURPS_HS_ORD_NM": school.special_line,
+        "ENE_BFE_SEHF_SC_NM": "전기",
+        "DGHT_SC_NM": "주간",
+        "FOND_YMD": ymd(school.founded),
+        "FOAS_MEMRD": ymd(school.founded),
+        "LOAD_DTM": load,
+    }
+
+
+def school_info(world, q: Query) -> LazyRows:
+    """Schools by office, code, name (partial), kind, 시도 name or founding; the filters read the school, a
+    record is made for the rows of the page only."""
     office, code, name = q.get("ATPT_OFCDC_SC_CODE"), q.get("SD_SCHUL_CODE"), q.get("SCHUL_NM")
+    kind, place, founding = q.get("SCHUL_KND_SC_NM"), q.get("LCTN_SC_NM"), q.get("FOND_SC_NM")
+    schools = world.schools
     if code is not None:
-        candidates: Iterable[School] = [world.schools.by_code[code]] if code in world.schools.by_code else []
-    elif office is not None:
-        candidates = world.schools.by_office.get(office, ())
+        found = schools.school(office, code)
+        candidates: Iterable[School] = [found] if found is not None else []
     else:
-        candidates = world.schools.schools
-    rows = []
-    for school in candidates:
-        if office is not None and school.office != office:
-            continue
-        if name is not None and name not in school.name:  # the portal matches school names partially
-            continue
-        record = {
-            **_school_fields(school),
-            "ENG_SCHUL_NM": school.english,
-            "SCHUL_KND_SC_NM": school.kind,
-            "LCTN_SC_NM": school.sido.name,
-            "JU_ORG_NM": school.support_office,
-            "FOND_SC_NM": school.founding,
-            "ORG_RDNZC": school.postal,
-            "ORG_RDNMA": school.address,
-            "ORG_RDNDA": school.address_detail,
-            "ORG_TELNO": school.tel,
-            "HMPG_ADRES": school.homepage,
-            "COEDU_SC_NM": school.coedu,
-            "ORG_FAXNO": school.fax,
-            "HS_SC_NM": school.high_type,
-            "INDST_SPECL_CCCCL_EXST_YN": "Y" if school.high_type == "특성화고" else "N",
-            "HS_GNRL_BUSNS_SC_NM": ("전문계" if school.high_type == "특성화고" else "일반계")
-            if school.kind == "고등학교"
-            else "해당없음",
-            "SPCLY_PURPS_HS_ORD_NM": school.special_line,
-            "ENE_BFE_SEHF_SC_NM": "전기",
-            "DGHT_SC_NM": "주간",
-            "FOND_YMD": ymd(school.founded),
-            "FOAS_MEMRD": ymd(school.founded),
-            # the portal reloads school facts monthly
-            "LOAD_DTM": ymd(q.as_of.replace(day=1)),
-        }
-        if _matches(record, q, ("SCHUL_KND_SC_NM", "LCTN_SC_NM", "FOND_SC_NM")):
-            rows.append(record)
-    return _nonempty(rows)
+        offices = [office] if office is not None else schools.offices
+        if place is not None:  # a 시도 name is one office's: the others need not be drawn
+            offices = [o for o in offices if (sido := schools.sido(o)) is not None and sido.name == place]
+        candidates = (school for o in offices for school in schools.office_schools(o))
+    keys = [
+        school
+        for school in candidates
+        if (name is None or name in school.name)  # the portal matches school names partially
+        and (kind is None or school.kind == kind)
+        and (place is None or school.sido.name == place)
+        and (founding is None or school.founding == founding)
+    ]
+    if not keys:
+        raise NoData()
+    load = _load_month(q)  # the portal reloads school facts monthly
+    return LazyRows(keys, lambda school: _school_record(school, load))
 
 
 def meal_service_diet_info(world, q: Query) -> list[dict[str, Any]]:
@@ -195,7 +212,7 @@ def school_schedule(world, q: Query) -> list[dict[str, Any]]:
     horizon = world.schools.schedule_horizon(q.as_of)
     first, last = _window(q, "AA_YMD", "AA_FROM_YMD", "AA_TO_YMD", horizon)
     rows = []
-    grades = school.grades
+    grades = min(school.grades, len(_GRADE_FLAGS))  # a special school's calendar flags its six school grades
     for ay in range(academic_year(first), academic_year(last) + 1):
         for day, event, kind in world.schools.schedule(school, ay):
             if not first <= day <= last:
@@ -233,104 +250,96 @@ def _high_track(school: School) -> tuple[str | None, str | None]:
     return ("특목계" if school.high_type == "특목고" else "일반계"), "일반학과"
 
 
+def _class_years(world, school: School, as_of: dt.date) -> range:
+    """The academic years a school has class lists for: from 2015 (or its first year) to the running one."""
+    return range(max(2015, school.founded.year + 1), academic_year(as_of) + 1)
+
+
 def class_info(world, q: Query) -> list[dict[str, Any]]:
     school = _school(world, q)
-    current = academic_year(q.as_of)
-    first_year = max(2015, school.founded.year + 1)
-    years = range(first_year, current + 1)
     ay_text = q.get("AY")
     if ay_text is not None and not ay_text.isdigit():
         raise NoData()
     wanted_year = int(ay_text) if ay_text else None
     order, department = _high_track(school)
     rows = []
-    for ay in years:
+    for ay in _class_years(world, school, q.as_of):
         if wanted_year is not None and ay != wanted_year:
             continue
         for grade, number in world.schools.classes(school, ay):
+            level, level_grade = course(school, grade)
             record = {
                 **_school_fields(school),
                 "AY": str(ay),
-                "GRADE": str(grade),
+                "GRADE": str(level_grade),
                 "DGHT_CRSE_SC_NM": "주간",
-                "SCHUL_CRSE_SC_NM": school.kind,
+                "SCHUL_CRSE_SC_NM": level,
                 "ORD_SC_NM": order,
                 "DDDEP_NM": department,
                 "CLASS_NM": str(number),
                 "LOAD_DTM": f"{ay}0302",
             }
-            if _matches(record, q, ("GRADE", "CLASS_NM", "SCHUL_CRSE_SC_NM", "DGHT_CRSE_SC_NM")):
+            if _matches(
+                record, q, ("GRADE", "CLASS_NM", "SCHUL_CRSE_SC_NM", "DGHT_CRSE_SC_NM", "ORD_SC_NM", "DDDEP_NM")
+            ):
                 rows.append(record)
     return _nonempty(rows)
 
 
-def _timetable(service: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
-    """A handler for one of elsTimetable / misTimetable / hisTimetable (each serves one school kind)."""
+# -- world tables of the operation table (kopa_replay/sim/tables/neis.yaml) --------------
+def _load_month(q: Query) -> str:
+    """LOAD_DTM of the portal's monthly reloads (school facts, tracks, academies): the as-of month's first day."""
+    return ymd(q.as_of.replace(day=1))
 
-    def handler(world, q: Query) -> list[dict[str, Any]]:
-        school = _school(world, q)
-        if school.timetable_service != service:
-            raise NoData()
-        floor, horizon = world.schools.timetable_window(q.as_of)
-        first, last = _window(q, "ALL_TI_YMD", "TI_FROM_YMD", "TI_TO_YMD", horizon, floor)
+
+def _school_tracks(world, q: Query) -> Sequence[dict[str, Any]]:
+    """schoolMajorinfo / schulAflcoinfo: each high school's day course, track and department (as classInfo
+    names them) — one school's with SD_SCHUL_CODE, else every high school of the office; other schools have
+    none. The filters need no drawing."""
+    office, code = q.require("ATPT_OFCDC_SC_CODE"), q.get("SD_SCHUL_CODE")
+    if code is not None:
+        found = world.schools.school(office, code)
+        candidates: Iterable[School] = [found] if found is not None else []
+    else:
+        candidates = world.schools.office_schools(office)
+    wanted = [(name, value) for name in ("DGHT_CRSE_SC_NM", "ORD_SC_NM") if (value := q.get(name)) is not None]
+    keys = []
+    for school in candidates:
         order, department = _high_track(school)
-        rows = []
-        for day in world.schools.school_days(school, first, last):
-            ay = academic_year(day)
-            semester = world.schools.term(school, ay).semester(day) or "1"
-            monday = day - dt.timedelta(days=day.weekday())
-            for grade, number in world.schools.classes(school, ay):
-                plan = world.schools.week_plan(school, ay, semester, grade, number)[day.weekday()]
-                for period, subject in enumerate(plan, start=1):
-                    # the portal's field order; only middle and high schools have a course, only high
-                    # schools a track and a classroom name
-                    record = {**_school_fields(school), "AY": str(ay), "SEM": semester, "ALL_TI_YMD": ymd(day)}
-                    if service != "elsTimetable":
-                        record["DGHT_CRSE_SC_NM"] = "주간"
-                    if service == "hisTimetable":
-                        record.update({"ORD_SC_NM": order, "DDDEP_NM": department})
-                    record["GRADE"] = str(grade)
-                    if service == "hisTimetable":
-                        record["CLRM_NM"] = str(number)
-                    record.update(
-                        {"CLASS_NM": str(number), "PERIO": str(period), "ITRT_CNTNT": subject, "LOAD_DTM": ymd(monday)}
-                    )
-                    if _matches(record, q, ("AY", "SEM", "GRADE", "CLASS_NM", "PERIO")):
-                        rows.append(record)
-        return _nonempty(rows)
-
-    return handler
-
-
-# -- the service table: record sources of the services one generic handler serves ---------------------
-def _school_tracks(world, q: Query) -> list[dict[str, Any]]:
-    """schoolMajorinfo / schulAflcoinfo: a high school's day course, track and department (as classInfo names
-    them); other schools have none (INFO-200)."""
-    school = _school(world, q)
-    order, department = _high_track(school)
-    if order is None:
-        return []
-    return [{**_school_fields(school), "DGHT_CRSE_SC_NM": "주간", "ORD_SC_NM": order, "DDDEP_NM": department}]
+        if order is not None and all({"DGHT_CRSE_SC_NM": "주간", "ORD_SC_NM": order}[n] == v for n, v in wanted):
+            keys.append((school, order, department))
+    load = _load_month(q)
+    return LazyRows(
+        keys,
+        lambda key: {
+            **_school_fields(key[0]),
+            "DGHT_CRSE_SC_NM": "주간",
+            "ORD_SC_NM": key[1],
+            "DDDEP_NM": key[2],
+            "LOAD_DTM": load,
+        },
+    )
 
 
 def _classrooms(world, q: Query) -> list[dict[str, Any]]:
-    """tiClrminfo: the timetable's classrooms per school year, semester and grade (one per class, named as
-    hisTimetable's CLRM_NM); a semester exists once it has begun."""
+    """tiClrminfo: the timetable's classrooms per school year, semester and grade (one per class, named as the
+    timetables' CLRM_NM); a semester exists once it has begun."""
     school = _school(world, q)
     order, department = _high_track(school)
     rows = []
-    for ay in range(max(2015, school.founded.year + 1), academic_year(q.as_of) + 1):
+    for ay in _class_years(world, school, q.as_of):
         term = world.schools.term(school, ay)
         semesters = ("1", "2") if q.as_of >= term.second_start else ("1",)
         for semester in semesters:
             for grade, number in world.schools.classes(school, ay):
+                level, level_grade = course(school, grade)
                 rows.append(
                     {
                         **_school_fields(school),
                         "AY": str(ay),
-                        "GRADE": str(grade),
+                        "GRADE": str(level_grade),
                         "SEM": semester,
-                        "SCHUL_CRSE_SC_NM": school.kind,
+                        "SCHUL_CRSE_SC_NM": level,
                         "DGHT_CRSE_SC_NM": "주간",
                         "ORD_SC_NM": order,
                         "DDDEP_NM": department,
@@ -345,7 +354,8 @@ _ACADEMY_FILTERS = ("ADMST_ZONE_NM", "REALM_SC_NM", "LE_ORD_NM", "LE_CRSE_NM")
 
 
 def _academies(world, q: Query) -> LazyRows:
-    """acaInsTiInfo: the office's academies, made row by row (the filters read facts that need no drawing)."""
+    """acaInsTiInfo: the office's academies, made row by row (the filters, the name's too, read facts that
+    need no drawing)."""
     office = q.require("ATPT_OFCDC_SC_CODE")
     schools = world.schools
     count = schools.academy_count(office)
@@ -356,153 +366,153 @@ def _academies(world, q: Query) -> LazyRows:
     else:
         candidates = range(count)
     wanted = [(i, q.get(name)) for i, name in enumerate(_ACADEMY_FILTERS) if q.get(name) is not None]
+    name_part = q.get("ACA_NM")
     keys = []
     for index in candidates:
         sgg, facts = schools.academy_facts(office, index)
         values = (sgg.name, facts[0], facts[1], facts[3])
-        if all(values[i] == value for i, value in wanted):
+        if all(values[i] == value for i, value in wanted) and (
+            name_part is None or name_part in schools.academy_name(office, index)[0]
+        ):
             keys.append(index)
-    office_fields = {"ATPT_OFCDC_SC_CODE": office, "ATPT_OFCDC_SC_NM": world.schools._office_sido(office).name + "교육청"}
-    load = ymd(q.as_of.replace(day=1))
+    if not keys:
+        return []
+    office_fields = {"ATPT_OFCDC_SC_CODE": office, "ATPT_OFCDC_SC_NM": schools.sido(office).name + "교육청"}
+    load = _load_month(q)
     return LazyRows(keys, lambda index: {**office_fields, **schools.academy(office, index), "LOAD_DTM": load})
 
 
-def _served(source: Callable[[Any, Query], Any], filters: tuple[str, ...] = ()):
-    """The generic handler: the source's records, narrowed by the exact-match filter parameters; INFO-200 if none."""
+class _Timetable(Sequence):
+    """A timetable's rows (school day × class × period, in that order) made as they are read: per school
+    year, its days and the (grade, class, period) slots the filters leave."""
 
-    def handler(world, q: Query):
-        rows = source(world, q)
-        if filters and any(q.get(name) is not None for name in filters):
-            rows = [row for row in rows if _matches(row, q, filters)]
-        if not len(rows):
-            raise NoData()
-        return rows
+    def __init__(self, groups: list[tuple[list[tuple[dt.date, str]], list[tuple[int, int, int]]]], make) -> None:
+        self._groups = [(days, slots) for days, slots in groups if days and slots]
+        self._make = make
+        self._starts = []
+        total = 0
+        for days, slots in self._groups:
+            self._starts.append(total)
+            total += len(days) * len(slots)
+        self._total = total
 
-    return handler
+    def __len__(self) -> int:
+        return self._total
 
+    def _one(self, index: int) -> dict[str, Any]:
+        group = bisect_right(self._starts, index) - 1
+        days, slots = self._groups[group]
+        day, slot = divmod(index - self._starts[group], len(slots))
+        return self._make(days[day], slots[slot])
 
-# -- endpoints -----------------------------------------------------------------
-_SCHOOL_IN = {"ATPT_OFCDC_SC_CODE": "neis_office_code", "SD_SCHUL_CODE": "school_code"}
-_SCHOOL_OUT = {"ATPT_OFCDC_SC_CODE": "neis_office_code", "SD_SCHUL_CODE": "school_code", "SCHUL_NM": "school_name"}
-_REQUIRED = ("ATPT_OFCDC_SC_CODE", "SD_SCHUL_CODE")
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self._one(i) for i in range(*index.indices(self._total))]
+        if index < 0:
+            index += self._total
+        if not 0 <= index < self._total:
+            raise IndexError(index)
+        return self._one(index)
 
-
-# tool, service, record source, filter parameters, required, inputs, outputs (ground-truth domains)
-_SERVICES: tuple[tuple[str, str, Callable, tuple[str, ...], tuple[str, ...], dict, dict], ...] = (
-    (
-        "neis_school_major_info",
-        "schoolMajorinfo",
-        _school_tracks,
-        ("DGHT_CRSE_SC_NM", "ORD_SC_NM"),
-        _REQUIRED,
-        {"SD_SCHUL_CODE": "high_school_code"},
-        {"SD_SCHUL_CODE": "high_school_code"},
-    ),
-    (
-        "neis_school_affiliation_info",
-        "schulAflcoinfo",
-        lambda world, q: [{k: v for k, v in row.items() if k != "DDDEP_NM"} for row in _school_tracks(world, q)],
-        ("DGHT_CRSE_SC_NM", "ORD_SC_NM"),
-        _REQUIRED,
-        {"SD_SCHUL_CODE": "high_school_code"},
-        {"SD_SCHUL_CODE": "high_school_code"},
-    ),
-    (
-        "neis_timetable_classroom_info",
-        "tiClrminfo",
-        _classrooms,
-        ("AY", "GRADE", "SEM", "SCHUL_CRSE_SC_NM", "DGHT_CRSE_SC_NM", "ORD_SC_NM", "DDDEP_NM"),
-        _REQUIRED,
-        {"AY": "year"},
-        {"AY": "year", "LOAD_DTM": "date"},
-    ),
-    (
-        "neis_academy_info",
-        "acaInsTiInfo",
-        _academies,
-        (),
-        ("ATPT_OFCDC_SC_CODE",),
-        {"ATPT_OFCDC_SC_CODE": "neis_office_code", "SD_SCHUL_CODE": None},
-        {"ATPT_OFCDC_SC_CODE": "neis_office_code", "SD_SCHUL_CODE": None, "SCHUL_NM": None, "LOAD_DTM": "date"},
-    ),
-)
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (self._one(i) for i in range(self._total))
 
 
-def _endpoint(tool: str, service: str, handler, required=_REQUIRED, inputs=None, outputs=None) -> Endpoint:
-    return Endpoint(
-        tool=tool,
-        platform="neis",
-        host=HOST,
-        route=service,
-        protocol=PROTOCOL,
-        handler=handler,
-        required=required,
-        inputs={k: v for k, v in {**_SCHOOL_IN, **(inputs or {})}.items() if v is not None},
-        outputs={k: v for k, v in {**_SCHOOL_OUT, **(outputs or {})}.items() if v is not None},
-    )
+# the filters each timetable service takes besides the dates (the portal's request parameters)
+_TIMETABLE_FILTERS = {
+    "elsTimetable": ("AY", "SEM", "GRADE", "CLASS_NM", "PERIO"),
+    "misTimetable": ("AY", "SEM", "DGHT_CRSE_SC_NM", "GRADE", "CLASS_NM", "PERIO"),
+    "hisTimetable": ("AY", "SEM", "DGHT_CRSE_SC_NM", "ORD_SC_NM", "DDDEP_NM", "GRADE", "CLRM_NM", "CLASS_NM", "PERIO"),
+    "spsTimetable": ("AY", "SEM", "SCHUL_CRSE_SC_NM", "GRADE", "CLRM_NM", "CLASS_NM", "PERIO"),
+}
 
 
-# A from-date opens a range that reaches today, so any earlier date will do, a historical one too (the
-# history starts in 2024). What an end date finds depends on the day or start it comes with: no domain.
-# A single day answers only when the school teaches on it: a weekday that is no public holiday, as a
-# trading day is (vacations aside). A single day of the school calendar (AA_YMD) answers only when an
-# event falls on it, and a timetable's AY only for the current academic year: no domain.
-# LOAD_DTM is the day a row was loaded (the month's or the week's first day).
-_TIMETABLE_IN = {"TI_FROM_YMD": "since_date", "ALL_TI_YMD": "business_date"}
-_TIMETABLE_OUT = {"ALL_TI_YMD": "date", "AY": "year", "LOAD_DTM": "date"}
+def _timetables(service: str, archive: bool = False) -> Callable[[Any, Query], Sequence[dict[str, Any]]]:
+    """The world table of one timetable service (each serves one school kind): the running school year up to
+    this Friday, or with ``archive`` the past years (…Timetablebgs). A record carries every timetable field;
+    the operation's row keeps its own."""
+    filters = _TIMETABLE_FILTERS[service]
 
-ENDPOINTS = [
-    _endpoint(
-        "neis_school_info",
-        "schoolInfo",
-        school_info,
-        required=(),
-        inputs={"SCHUL_NM": "school_name", "LCTN_SC_NM": "sido_name"},
-        outputs={"LCTN_SC_NM": "sido_name", "FOND_YMD": "past_date", "FOAS_MEMRD": "past_date"},
-    ),
-    _endpoint(
-        "neis_meal_service_diet_info",
-        "mealServiceDietInfo",
-        meal_service_diet_info,
-        inputs={"MLSV_FROM_YMD": "since_date", "MLSV_YMD": "business_date"},
-        outputs={"MLSV_YMD": "date", "MLSV_FROM_YMD": "date", "MLSV_TO_YMD": "date", "LOAD_DTM": "date"},
-    ),
-    _endpoint(
-        "neis_school_schedule",
-        "SchoolSchedule",
-        school_schedule,
-        inputs={"AA_FROM_YMD": "since_date"},
-        outputs={"AA_YMD": "date", "AY": "year", "LOAD_DTM": "date"},
-    ),
-    _endpoint(
-        "neis_class_info", "classInfo", class_info, inputs={"AY": "year"}, outputs={"AY": "year", "LOAD_DTM": "date"}
-    ),
-    # each timetable answers for schools of its own level only
-    _endpoint(
-        "neis_els_timetable",
-        "elsTimetable",
-        _timetable("elsTimetable"),
-        inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "elementary_school_code"},
-        outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "elementary_school_code"},
-    ),
-    _endpoint(
-        "neis_mis_timetable",
-        "misTimetable",
-        _timetable("misTimetable"),
-        inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "middle_school_code"},
-        outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "middle_school_code"},
-    ),
-    _endpoint(
-        "neis_his_timetable",
-        "hisTimetable",
-        _timetable("hisTimetable"),
-        inputs={**_TIMETABLE_IN, "SD_SCHUL_CODE": "high_school_code"},
-        outputs={**_TIMETABLE_OUT, "SD_SCHUL_CODE": "high_school_code"},
-    ),
-    *(
-        _endpoint(tool, service, _served(source, filters), required, inputs, outputs)
-        for tool, service, source, filters, required, inputs, outputs in _SERVICES
-    ),
-]
+    def table(world, q: Query) -> Sequence[dict[str, Any]]:
+        school = _school(world, q)
+        if school.timetable_service != service:
+            return []
+        schools = world.schools
+        floor, horizon = schools.archive_window() if archive else schools.timetable_window(q.as_of)
+        first, last = _window(q, "ALL_TI_YMD", "TI_FROM_YMD", "TI_TO_YMD", horizon, floor)
+        order, department = _high_track(school)
+        fixed = {"DGHT_CRSE_SC_NM": "주간", "ORD_SC_NM": order, "DDDEP_NM": department}
+        wanted = {name: value for name in filters if (value := q.get(name)) is not None}
+        if any(str(fixed[name]) != value for name, value in wanted.items() if name in fixed):
+            return []
+        days: dict[int, list[tuple[dt.date, str]]] = {}
+        for day in schools.school_days(school, first, last, floor):
+            ay = academic_year(day)
+            if archive and ay <= school.founded.year:  # no past year before the school's first
+                continue
+            semester = schools.term(school, ay).semester(day) or "1"
+            if wanted.get("AY", str(ay)) == str(ay) and wanted.get("SEM", semester) == semester:
+                days.setdefault(ay, []).append((day, semester))
+        groups = []
+        for ay, ay_days in days.items():
+            slots = []
+            for grade, number in schools.classes(school, ay):
+                level, level_grade = course(school, grade)
+                facts = {"GRADE": str(level_grade), "CLASS_NM": str(number), "CLRM_NM": str(number)}
+                facts["SCHUL_CRSE_SC_NM"] = level
+                if any(facts[name] != value for name, value in wanted.items() if name in facts):
+                    continue
+                for period in range(1, schools.periods(school, grade) + 1):
+                    if wanted.get("PERIO", str(period)) == str(period):
+                        slots.append((grade, number, period))
+            groups.append((ay_days, slots))
+
+        def make(day_semester: tuple[dt.date, str], slot: tuple[int, int, int]) -> dict[str, Any]:
+            (day, semester), (grade, number, period) = day_semester, slot
+            ay = academic_year(day)
+            level, level_grade = course(school, grade)
+            plan = schools.week_plan(school, ay, semester, grade, number)[day.weekday()]
+            return {
+                **_school_fields(school),
+                "AY": str(ay),
+                "SEM": semester,
+                "ALL_TI_YMD": ymd(day),
+                **fixed,
+                "SCHUL_CRSE_SC_NM": level,
+                "GRADE": str(level_grade),
+                "CLRM_NM": str(number),
+                "CLASS_NM": str(number),
+                "PERIO": str(period),
+                "ITRT_CNTNT": plan[period - 1],
+                "LOAD_DTM": ymd(day - dt.timedelta(days=day.weekday())),  # loaded weekly, on the Monday
+            }
+
+        return _Timetable(groups, make)
+
+    return table
+
+
+#: the world tables an operation row can name
+TABLES = {
+    "schools": school_info,
+    "meals": meal_service_diet_info,
+    "calendar": school_schedule,
+    "classes": class_info,
+    "school_tracks": _school_tracks,
+    "classrooms": _classrooms,
+    "academies": _academies,
+    **{
+        f"{service[:3]}_timetable{'_archive' if archive else ''}": _timetables(service, archive)
+        for service in _TIMETABLE_FILTERS
+        for archive in (False, True)
+    },
+}
+
+# Ground-truth domains (each row's inputs/outputs): a from-date opens a range that reaches today, so any earlier
+# date will do, a historical one too (the history starts in 2024); what an end date finds depends on the day or
+# start it comes with: no domain. A single day answers only when the school teaches on it: a weekday that is no
+# public holiday, as a trading day is (vacations aside). A single day of the school calendar (AA_YMD) answers only
+# when an event falls on it: no domain. LOAD_DTM is the day a row was loaded (the month's or the week's first).
+ENDPOINTS = endpoints("neis", HOST, PROTOCOL, TABLES)
 
 HOSTS = {HOST: PROTOCOL}

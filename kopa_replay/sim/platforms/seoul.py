@@ -9,23 +9,26 @@ order per service (an empty segment skips one). Success is
 errors and "no data" are a bare ``{"RESULT":{"CODE":…,"MESSAGE":…}}``,
 always with HTTP 200.
 
-Every endpoint comes from a :class:`~kopa_replay.sim.world.datasets.DatasetSpec`;
-its positional parameters are the spec's keys. :func:`endpoint_for_spec`
-is the one place that turns a spec into an endpoint, so generated catalogs of
-more Seoul datasets reuse it.
+Every endpoint is a row of the operation table ``kopa_replay/sim/tables/seoul.yaml`` answered by the generic
+engine (:func:`~kopa_replay.sim.tables.serve`) over a world table the same file declares (a dataset family
+of :mod:`kopa_replay.sim.world.datasets`); its positional parameters are the row's ``in: path`` parameters in
+order. :func:`endpoint_for` is the one place that turns a row into an endpoint.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import replace
 from typing import Any, Mapping
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, MissingParam, Protocol, Query
 from kopa_replay.sim.messages import SimRequest
-from kopa_replay.sim.timeline import current_names
-from kopa_replay.sim.world.datasets import SEOUL_SPECS, DatasetSpec, spec_handler
+from kopa_replay.sim.tables import Operation, TableRows, load_table, serve
+from kopa_replay.sim.timeline import HISTORY
+from kopa_replay.sim.world.datasets import dataset_table, load_datasets
 
-__all__ = ["ENDPOINTS", "HOSTS", "SeoulProtocol", "SEOUL_MESSAGES", "SAMPLE_KEY", "endpoint_for_spec"]
+__all__ = ["ENDPOINTS", "HOSTS", "TABLES", "SeoulProtocol", "SEOUL_MESSAGES", "SAMPLE_KEY", "endpoint_for"]
 
 HOST = "openapi.seoul.go.kr"
 #: The public sample key: accepted everywhere, five rows at most.
@@ -135,7 +138,8 @@ class SeoulProtocol(Protocol):
     def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
         if not records:
             return self.error(ctx, ErrorKind.NO_DATA)
-        service = ctx.endpoint.route if ctx.endpoint is not None else "RESULT"
+        # the answer's root is the service id, or the row's options.root where the platform names it otherwise
+        service = ctx.endpoint.options.get("root", ctx.endpoint.route) if ctx.endpoint is not None else "RESULT"
         body = {"list_total_count": total, "RESULT": self._result(ctx, "INFO-000"), "row": records}
         if ctx.xml:
             return Doc(body, xml=True, xml_root=service)
@@ -158,33 +162,116 @@ class SeoulProtocol(Protocol):
         return Doc({"RESULT": result})
 
 
-def _check_type(q: Query) -> None:
-    # The format segment is part of the path: anything but json/xml is ERROR-301.
-    if (q.values.get("TYPE") or "").strip().lower() not in ("json", "xml"):
-        raise BadParam("TYPE", q.values.get("TYPE"))
+def _check_type(table: TableRows) -> TableRows:
+    """A world table behind the format segment check: anything but json/xml is ERROR-301."""
+
+    def rows(world, q: Query):
+        if (q.values.get("TYPE") or "").strip().lower() not in ("json", "xml"):
+            raise BadParam("TYPE", q.values.get("TYPE"))
+        return table(world, q)
+
+    return rows
 
 
-def endpoint_for_spec(spec: DatasetSpec) -> Endpoint:
-    """The simulated endpoint of a Seoul dataset spec (route = service id, positional = spec keys).
+def _as_published(tool: str, name: str) -> str:
+    """A field's name when its dataset was first published: the renames of HISTORY undone, newest first."""
+    for event in reversed(HISTORY):
+        if event.tool == tool and event.kind == "field_renamed" and event.detail["to"] == name:
+            name = event.field
+    return name
 
-    A spec names its columns as the dataset was first published; the ground-truth domains are keyed by
-    today's names (:data:`~kopa_replay.sim.timeline.HISTORY` renames), as the catalog an agent reads is.
-    Positional parameters are matched by position, so the handler keeps the spec's names for them.
+
+def endpoint_for(op: Operation, table: TableRows, host: str = HOST, protocol: Protocol | None = None) -> Endpoint:
+    """The simulated endpoint of a Seoul table row: the generic handler over its world table.
+
+    The row names parameters and fields as the service spells them today; a dataset renamed on the drift
+    timeline is drawn under its first names (the renames apply after the handler), so the handler reads and
+    cuts by those. Positional parameters are matched by position (``options["positional"]``).
     """
+    published = {name: _as_published(op.tool, name) for name in (*op.params, *op.fields)}
+    drawn = replace(
+        op,
+        params={published[n]: p for n, p in op.params.items()},
+        fields={published[n]: f for n, f in op.fields.items()},
+        required=tuple(published[n] for n in op.required),
+        exact=tuple(published[n] for n in op.exact),
+        partial=tuple(published[n] for n in op.partial),
+    )
+    positional = tuple(published[n] for n, p in op.params.items() if p.get("in") == "path")
     return Endpoint(
-        spec.tool,
+        op.tool,
         "seoul",
-        HOST,
-        spec.service,
-        PROTOCOL,
-        spec_handler(spec, _check_type),
-        required=spec.required,
-        inputs=current_names(spec.tool, spec.inputs),
-        outputs=current_names(spec.tool, spec.outputs),
-        options={"positional": spec.keys},
+        host,
+        op.route,
+        protocol or PROTOCOL,
+        serve(drawn, table),
+        required=drawn.required,
+        inputs=op.inputs,
+        outputs=op.outputs,
+        options={**op.options, "positional": positional},
     )
 
 
 PROTOCOL = SeoulProtocol()
-ENDPOINTS = [endpoint_for_spec(spec) for spec in SEOUL_SPECS]
-HOSTS = {HOST: PROTOCOL}
+TABLE = load_table("seoul")
+#: the world tables a row can name: the datasets the table declares, the realtime subway's, the catalog's
+TABLES: dict[str, TableRows] = {
+    name: _check_type(dataset_table(spec)) for name, spec in load_datasets(TABLE.extra["datasets"]).items()
+}
+
+from kopa_replay.sim.platforms import seoul_subway  # noqa: E402  (it builds on SeoulProtocol above)
+
+TABLES.update({name: _check_type(table) for name, table in seoul_subway.TABLES.items()})
+
+#: how often a world table's dataset is refreshed, as the catalog says it (갱신주기)
+_CYCLES = {
+    "facility": "수시",
+    "bike": "실시간",
+    "gu_now": "실시간",
+    "subway_arrivals": "실시간",
+    "subway_positions": "실시간",
+}
+
+
+def _catalog(world, q: Query) -> list[dict[str, Any]]:
+    """SearchCatalogService: a catalog row for every dataset of this table with a data.seoul.go.kr id (INF_ID)."""
+    families = {name: d.get("family") for name, d in TABLE.extra["datasets"].items()}
+    updated = (q.as_of - dt.timedelta(days=1)).isoformat()
+    out = []
+    for op in sorted((op for op in TABLE.operations if op.options.get("inf_id")), key=lambda op: op.options["inf_id"]):
+        cycle = _CYCLES.get(op.table) or _CYCLES.get(families.get(op.table) or "", "일간")
+        out.append(
+            {
+                "INF_ID": op.options["inf_id"],
+                "INF_NM": op.name["ko"],
+                "CATE_NM": "공공데이터",
+                "DITC_NM": "서울시(본청)",
+                "MAP_CATE_NM": op.category or "",
+                "MNG_ORGAN_NAME": "서울특별시",
+                "MNG_STATION_NAME": "",
+                "LINK_DESC": "서울 열린데이터 광장",
+                "LINK_INFO": "https://data.seoul.go.kr",
+                "MANAGER_NAME": "",
+                "MANAGER_PHONE": "",
+                "CHNG_LOAD_NM": cycle,
+                "DATA_LT_NM": updated,
+                "SRV_TYPE": "Api" if cycle == "실시간" else "Sheet,Api",
+                "SHORT_URL": f"https://data.seoul.go.kr/dataList/{op.options['inf_id']}/"
+                f"{'A' if cycle == '실시간' else 'S'}/1/datasetView.do",
+            }
+        )
+    return out
+
+
+TABLES["catalog"] = _check_type(_catalog)
+#: a row whose binding names another base_url is served on that host (options.http.base_url)
+_HOSTS = {HOST: PROTOCOL, seoul_subway.HOST: seoul_subway.PROTOCOL}
+
+
+def _host(op: Operation) -> str:
+    base = (op.options.get("http") or {}).get("base_url", "")
+    return urlsplit(base).hostname or HOST
+
+
+ENDPOINTS = [endpoint_for(op, TABLES[op.table], _host(op), _HOSTS[_host(op)]) for op in TABLE.operations]
+HOSTS = dict(_HOSTS)

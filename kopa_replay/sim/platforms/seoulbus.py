@@ -20,17 +20,20 @@ group is spelled ``congetion``.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, NoData, Protocol, Query
 from kopa_replay.sim.messages import SimRequest
+from kopa_replay.sim.tables import endpoints
 from kopa_replay.sim.world.calendar import ymd
 from kopa_replay.sim.world.transit import SNAPSHOT_TIME, metres, seoul_tm
 
 if TYPE_CHECKING:
     from kopa_replay.sim.world import World
-    from kopa_replay.sim.world.transit import Arrival, SeoulRoute, SeoulStation, TransitWorld
+    from kopa_replay.sim.world.transit import Arrival, BusPosition, SeoulRoute, SeoulStation, TransitWorld
+    from kopa_replay.sim.world.transit_paths import Place
 
 __all__ = ["ENDPOINTS", "HOSTS", "SeoulBusProtocol", "SEOULBUS_MESSAGES"]
 
@@ -447,7 +450,7 @@ def _ord(q: Query, name: str) -> int:
     return value
 
 
-def arrival_at_station(world: "World", q: Query) -> list[dict[str, Any]]:
+def arrival_at_station(world: "World", q: Query, low: bool = False) -> list[dict[str, Any]]:
     route = _route(world, q)
     st_id = q.require("stId")
     order = q.int("ord")
@@ -456,7 +459,7 @@ def arrival_at_station(world: "World", q: Query) -> list[dict[str, Any]]:
     index = order - 1
     if index >= len(route.stations) or route.stations[index].st_id != st_id:
         raise NoData()  # ord is the station's seq on this route (getStaionByRoute), stId its 9-digit id
-    return [_arrive_record(world, route, index, q.as_of)]
+    return [_arrive_record(world, route, index, q.as_of, low)]
 
 
 def bus_positions(world: "World", q: Query, low: bool = False, section: bool = False) -> list[dict[str, Any]]:
@@ -474,8 +477,7 @@ def bus_positions(world: "World", q: Query, low: bool = False, section: bool = F
         here, there = route.stations[bus.index], route.stations[bus.index + 1]
         section = distances[bus.index + 1]
         travelled = running[bus.index] + section * bus.progress
-        lat = here.lat + (there.lat - here.lat) * bus.progress
-        lon = here.lon + (there.lon - here.lon) * bus.progress
+        lat, lon = _bus_point(route, bus)
         pos_x, pos_y = seoul_tm(lat, lon)
         veh_id, plate = transit.seoul_vehicle(route, bus)
         records.append(
@@ -512,6 +514,148 @@ def _distance(a: "SeoulStation", b: "SeoulStation") -> float:
     return metres(a.lat, a.lon, b.lat, b.lon)
 
 
+def _bus_point(route: "SeoulRoute", bus: "BusPosition") -> tuple[float, float]:
+    """(lat, lon) of a bus between the station it left and the next."""
+    here, there = route.stations[bus.index], route.stations[bus.index + 1]
+    return here.lat + (there.lat - here.lat) * bus.progress, here.lon + (there.lon - here.lon) * bus.progress
+
+
+# ---------------------------------------------------------------------------
+# the world tables of the operation table (kopa_replay/sim/tables/seoulbus.yaml)
+
+#: getStationByPos looks no further than this (metres), as the guide's radius range says.
+MAX_RADIUS_M = 1500
+
+
+def _number(q: Query, name: str) -> float:
+    text = q.require(name)
+    try:
+        value = float(text)
+    except ValueError:
+        raise BadParam(name, text) from None
+    if not math.isfinite(value):
+        raise BadParam(name, text)
+    return value
+
+
+def _clock_after(hhmm: str, seconds: float) -> str:
+    """HHMMSS of a departure at HHMM plus ``seconds``, past midnight from 00 again."""
+    total = (int(hhmm[:2]) * 3600 + int(hhmm[2:]) * 60 + int(seconds)) % 86_400
+    return f"{total // 3600:02d}{total % 3600 // 60:02d}{total % 60:02d}"
+
+
+def station_bus_times(world: "World", q: Query) -> Iterator[dict[str, Any]]:
+    """getBustimeByStation: the route's first and last departures plus its running time to the station."""
+    station, route = _station_by_ars(world, q), _route(world, q)
+    running = _transit(world).seoul_running_seconds(route)
+    for index, stop in enumerate(route.stations):
+        if stop.st_id == station.st_id:
+            yield {
+                "arsId": station.ars_id,
+                "busRouteAbrv": route.name,
+                "busRouteId": route.route_id,
+                "busRouteNm": route.name,
+                "firstBusTm": _clock_after(route.first_time, running[index]),
+                "lastBusTm": _clock_after(route.last_time, running[index]),
+                "stationNm": station.name,
+            }
+
+
+def stations_near(world: "World", q: Query) -> Iterator[dict[str, Any]]:
+    """getStationByPos: tmX/tmY are WGS84 longitude/latitude, radius metres (at most MAX_RADIUS_M)."""
+    lon, lat = _number(q, "tmX"), _number(q, "tmY")
+    radius = min(max(_number(q, "radius"), 0.0), MAX_RADIUS_M)
+    for distance, station in _transit(world).seoul_stations_near(lat, lon, radius):
+        pos_x, pos_y = station.tm
+        yield {
+            "arsId": station.ars_id,
+            "dist": str(round(distance)),
+            "gpsX": _wgs(station.lon),
+            "gpsY": _wgs(station.lat),
+            "posX": _tm(pos_x),
+            "posY": _tm(pos_y),
+            "stationId": station.st_id,
+            "stationNm": station.name,
+            "stationTp": "0",
+        }
+
+
+def bus_by_vehicle(world: "World", q: Query) -> list[dict[str, Any]]:
+    """getBusPosByVehId: one bus of the snapshot; a bus not on the road now is no data."""
+    transit = _transit(world)
+    found = transit.seoul_vehicle_index.get(q.require("vehId"))
+    bus = next((b for b in transit.seoul_buses(found[0], q.as_of) if b.vehicle == found[1]), None) if found else None
+    if found is None or bus is None:
+        raise NoData()
+    route = found[0]
+    here = route.stations[bus.index]
+    lat, lon = _bus_point(route, bus)
+    pos_x, pos_y = seoul_tm(lat, lon)
+    veh_id, plate = transit.seoul_vehicle(route, bus)
+    return [
+        {
+            "busType": "1" if bus.low_floor else "0",
+            "congetion": str(bus.congestion),
+            "dataTm": _snapshot(q.as_of, bus.vehicle * 7 % 40).strftime("%Y%m%d%H%M%S"),
+            "isFullFlag": "0",
+            "lastStnId": here.st_id,
+            "plainNo": plate,
+            "posX": _tm(pos_x),
+            "posY": _tm(pos_y),
+            "stId": here.st_id,
+            "stOrd": str(bus.index + 1),
+            "stopFlag": "0",
+            "tmX": _wgs(lon),
+            "tmY": _wgs(lat),
+            "vehId": veh_id,
+        }
+    ]
+
+
+def low_arrivals_at_station(world: "World", q: Query) -> list[dict[str, Any]]:
+    """getLowArrInfoByStId: every route through the station, its next two low-floor buses."""
+    at = _transit(world).seoul_routes_at.get(q.require("stId"), [])
+    return [_arrive_record(world, route, index, q.as_of, low=True) for route, index in at]
+
+
+def _place_record(place: "Place") -> dict[str, Any]:
+    pos_x, pos_y = seoul_tm(place.lat, place.lon)
+    return {
+        "addr": place.addr,
+        "gpsX": _wgs(place.lon),
+        "gpsY": _wgs(place.lat),
+        "poiId": place.poi_id,
+        "poiNm": place.name,
+        "posX": _tm(pos_x),
+        "posY": _tm(pos_y),
+    }
+
+
+def places(world: "World", q: Query) -> list[dict[str, Any]]:
+    """getLocationInfo: places whose name holds stSrch."""
+    return [_place_record(p) for p in _transit(world).seoul_paths.places_named(q.require("stSrch"))]
+
+
+def _trips(world: "World", q: Query, bus: bool, subway: bool) -> list[dict[str, Any]]:
+    start = (_number(q, "startY"), _number(q, "startX"))
+    end = (_number(q, "endY"), _number(q, "endX"))
+    return _transit(world).seoul_paths.trips(start, end, bus=bus, subway=subway)
+
+
+#: the world tables the operation table's rows name
+TABLES = {
+    "station_bus_times": station_bus_times,
+    "stations_near": stations_near,
+    "bus_by_vehicle": bus_by_vehicle,
+    "low_arrivals_at_station": low_arrivals_at_station,
+    "low_arrival_of_route": lambda world, q: arrival_at_station(world, q, low=True),
+    "places": places,
+    "trips_by_bus": partial(_trips, bus=True, subway=False),
+    "trips_by_subway": partial(_trips, bus=False, subway=True),
+    "trips_by_bus_and_subway": partial(_trips, bus=True, subway=True),
+}
+
+
 # ---------------------------------------------------------------------------
 # endpoints
 
@@ -537,6 +681,12 @@ _ARRIVAL_OUT = {
     **_names("stNm", "stationNm1", "stationNm2", "dir"),
 }
 _ROUTE_OUT = {**_ROUTE_ID, **_ROUTE_NAMES, **_names("stStationNm", "edStationNm")}
+_POS_OUT = {
+    "lastStnId": "seoul_station_id",
+    "nextStId": "seoul_station_id",
+    "trnstnid": "seoul_station_id",
+    "vehId": "seoul_veh_id",
+}
 
 
 def _endpoint(
@@ -661,7 +811,7 @@ ENDPOINTS = [
         bus_positions,
         ("busRouteId",),
         _ROUTE_ID,
-        {"lastStnId": "seoul_station_id", "nextStId": "seoul_station_id", "trnstnid": "seoul_station_id"},
+        _POS_OUT,
         no_data_code="4",
         empty_code="8",
     ),
@@ -715,7 +865,7 @@ ENDPOINTS = [
             partial(bus_positions, low=low, section=section),
             ("busRouteId", "startOrd", "endOrd") if section else ("busRouteId",),
             {**_ROUTE_ID, "startOrd": "seoul_station_ord", "endOrd": "seoul_station_ord"} if section else _ROUTE_ID,
-            {"lastStnId": "seoul_station_id", "nextStId": "seoul_station_id", "trnstnid": "seoul_station_id"},
+            _POS_OUT,
             no_data_code="4",
             empty_code="8",
         )
@@ -726,5 +876,7 @@ ENDPOINTS = [
         )
     ),
 ]
+
+ENDPOINTS += endpoints("seoulbus", HOST, PROTOCOL, TABLES)
 
 HOSTS = {HOST: PROTOCOL}

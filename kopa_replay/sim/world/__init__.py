@@ -104,6 +104,7 @@ _SUBWORLDS = {
     "laws": "laws:LawWorld",
     "assembly": "assembly:AssemblyWorld",
     "datasets": "datasets:DatasetWorld",
+    "rtms": "mois_rtms:RtmsWorld",
 }
 
 

@@ -30,7 +30,20 @@ from kopa_replay.sim.world.schools import romanize
 if TYPE_CHECKING:
     from kopa_replay.sim.world import World
 
-__all__ = ["AssemblyWorld", "Member", "Committee", "Bill", "Sitting", "AGES", "ANCHOR_BILLS"]
+__all__ = [
+    "AssemblyWorld",
+    "Member",
+    "Committee",
+    "Bill",
+    "Sitting",
+    "Session",
+    "Meeting",
+    "Petition",
+    "BudgetBill",
+    "AGES",
+    "ANCHOR_BILLS",
+    "ANCHOR_MEMBER",
+]
 
 #: Assembly number → (first day, last day)
 AGES = {21: (dt.date(2020, 5, 30), dt.date(2024, 5, 29)), 22: (dt.date(2024, 5, 30), dt.date(2028, 5, 29))}
@@ -148,6 +161,8 @@ _HOUSE_LAWS = (
     ("남북관계 발전에 관한 법률", "외교통일위원회"),
     ("국가정보원법", "정보위원회"),
 )
+#: the 22nd Assembly's pace: more than 12,600 bills in its first 15 months (reference/world-scale.md)
+_BILLS_PER_DAY_22 = 12_600 / 456
 #: (PROC_RESULT, share of bills, voted in plenary)
 _FATES = (
     ("원안가결", 0.08, True),
@@ -165,6 +180,7 @@ _FATES = (
 ANCHOR_BILLS = (
     dict(
         bill_id="PRC_E2G2O4M7O2X6D8H4J9T4I1O7D0V6C1",
+        bill_no="2215180",
         age=22,
         name="부동산 거래신고 등에 관한 법률 일부개정법률안(대안)",
         law="부동산 거래신고 등에 관한 법률",
@@ -175,7 +191,25 @@ ANCHOR_BILLS = (
         committee_done=dt.date(2026, 7, 4),
         fate="원안가결",
     ),
+    # on the plenary agenda at the default as-of date (2026-09-01): decided by the committee in August, voted in
+    # September (본회의부의안건 lists it until then)
+    dict(
+        bill_id="PRC_B2G6U3O1S4X5F7L2G9P6Y2Z2O7D5A9K3",
+        bill_no="2216100",
+        age=22,
+        name="도로교통법 일부개정법률안(대안)",
+        law="도로교통법",
+        committee="행정안전위원회",
+        proposed=dt.date(2026, 3, 10),
+        referred=dt.date(2026, 3, 12),
+        presented=dt.date(2026, 5, 20),
+        committee_done=dt.date(2026, 8, 20),
+        fate="원안가결",
+    ),
 )
+
+#: a member code that exists in every world (the first member by name has it): the catalog's examples name it
+ANCHOR_MEMBER = "0T076X6D"
 
 _SURNAMES = (
     ("김", "金", "KIM", 22),
@@ -357,7 +391,361 @@ class Bill:
         return self.fate if self.decided is not None and self.decided <= as_of else None
 
 
-class AssemblyWorld:
+# -- meetings, sessions, petitions, budget bills (the operation table's services) ---------------------------------------
+#: the minutes' two-letter committee codes (CMIT_CD): 법제사법위원회 is AB, as the portal writes it; the plenary is ZA
+PLENARY_CMIT_CD = "ZA"
+#: meeting kinds of a committee → the slot of its CONF_ID (see :meth:`AssemblyWorld.meetings`)
+_COMMITTEE_KINDS = (("전체회의", 0), ("소위원회", 20), ("공청회", 40), ("국정감사", 60), ("인사청문회", 80))
+#: meeting kinds without a committee → their slot
+_HOUSE_KINDS = {"청문회": 96, "국정조사": 97, "연석회의": 98, "전원위원회": 99}
+#: presidents' inaugurations: the first plenary sitting after one carries the inaugural address
+_INAUGURATIONS = (dt.date(2022, 5, 10), dt.date(2025, 6, 4))
+_SUBCOMMITTEES = ("법안심사제1소위원회", "법안심사제2소위원회", "예산결산기금심사소위원회", "청원심사소위원회")
+
+
+def cmit_cd(committee: Committee) -> str:
+    return "A" + _LETTERS[committee.order - 1]
+
+
+def assembly_of(day: dt.date) -> int:
+    """The Assembly sitting on a day (20 before the 21st)."""
+    return next((age for age, (start, end) in AGES.items() if start <= day <= end), 20 if day < AGES[21][0] else 22)
+
+
+def stable_id(*labels: object) -> str:
+    """A ``PRC_``-style id made from labels alone (not the seed): ids the catalog's examples may name."""
+    from kopa_replay.sim.world import stable_int
+
+    value = stable_int(*labels)
+    out = []
+    for _ in range(15):
+        value, letter = divmod(value, 26)
+        value, digit = divmod(value, 10)
+        out.append(_LETTERS[letter] + str(digit))
+        if value < 260:
+            value = stable_int(value, *labels)
+    return "PRC_" + "".join(out)
+
+
+@dataclass(frozen=True)
+class Session:
+    age: int
+    number: int  # 제…회
+    kind: str  # 임시회 / 정기회
+    start: dt.date
+    end: dt.date
+
+
+@dataclass(frozen=True)
+class Meeting:
+    conf_id: str
+    age: int
+    kind: str  # 본회의, 전체회의, 소위원회, 공청회, 국정감사, 인사청문회, 청문회, 국정조사, 연석회의, 전원위원회
+    committee: Committee | None
+    sub: str | None  # the subcommittee of a 소위원회 meeting
+    day: dt.date
+    time: str  # HH:MM
+    session: Session
+    degree: int  # 제…차
+    speech: str | None = None  # 대통령시정연설 / 대통령취임연설 / 외빈연설 on a plenary
+
+    @property
+    def place(self) -> str:
+        return "본회의장" if self.committee is None else f"{self.committee.name} 회의실"
+
+    @property
+    def title(self) -> str:
+        where = self.committee.name if self.committee else "국회본회의" if self.kind == "본회의" else self.kind
+        return f"제{self.session.number}회 국회({self.session.kind}) 제{self.degree}차 {where}"
+
+
+@dataclass(frozen=True)
+class Petition:
+    ptt_id: str
+    ptt_no: str
+    age: int
+    title: str
+    petitioner: str
+    kind: str  # 의원소개 / 국민동의청원
+    introducers: tuple[str, ...]  # MONA_CDs
+    citizens: int | None  # 국민동의 건수
+    received: dt.date
+    committee: str
+    referred: dt.date
+    presented: dt.date | None
+    decided: dt.date | None
+    result: str | None  # 본회의불부의 / 채택 / 철회 / 임기만료폐기
+
+
+@dataclass(frozen=True)
+class BudgetBill:
+    bill_id: str
+    bill_no: str
+    age: int
+    kind: str  # 예산안 / 결산 / 추가경정예산안
+    name: str
+    proposed: dt.date
+    referred: dt.date  # to 예산결산특별위원회
+    presented: dt.date
+    decided: dt.date
+    result: str  # 원안가결 / 수정가결
+    tally: tuple[int, int, int]  # 찬성, 반대, 기권
+
+
+_PETITION_TOPICS = (
+    "국민연금 제도 개선",
+    "전세사기 피해자 지원",
+    "의대 정원 조정 철회",
+    "반려동물 보호 강화",
+    "장애인 이동권 보장",
+    "농산물 가격 안정",
+    "소상공인 손실보상",
+    "학교폭력 예방 강화",
+    "층간소음 분쟁 해결",
+    "지역의료 확충",
+    "기후위기 대응 법제화",
+    "청년 주거 지원",
+    "노동시간 단축",
+    "교권 보호",
+    "도시철도 무임손실 국비보전",
+)
+
+
+class _AssemblyEvents:
+    """Mixin of :class:`AssemblyWorld`: sessions, meetings, petitions and budget bills, drawn from the seed."""
+
+    _world: "World"
+
+    @cached_property
+    def sessions(self) -> dict[int, tuple[Session, ...]]:
+        """Each Assembly's sessions, spanned from its plenary sittings (the 정기회 runs September 1 – December 9)."""
+        out: dict[int, tuple[Session, ...]] = {}
+        for age, sittings in self.sittings.items():  # type: ignore[attr-defined]
+            grouped: dict[int, list[Sitting]] = {}
+            for s in sittings:
+                grouped.setdefault(s.session, []).append(s)
+            rows, last_end = [], AGES[age][0] - dt.timedelta(days=1)
+            for number in sorted(grouped):
+                days = [s.day for s in grouped[number]]
+                kind = grouped[number][0].kind
+                if kind == "정기회":
+                    start, end = days[0].replace(month=9, day=1), days[0].replace(month=12, day=9)
+                else:
+                    start, end = (
+                        max(last_end + dt.timedelta(days=1), days[0] - dt.timedelta(days=7)),
+                        days[-1] + dt.timedelta(days=2),
+                    )
+                end = max(end, days[-1])
+                rows.append(Session(age, number, kind, start, min(end, AGES[age][1])))
+                last_end = rows[-1].end
+            out[age] = tuple(rows)
+        return out
+
+    def session_of(self, age: int, number: int) -> Session:
+        return next(s for s in self.sessions[age] if s.number == number)
+
+    @cached_property
+    def meetings(self) -> tuple[Meeting, ...]:
+        """Every meeting with minutes, in date order: the plenary sittings, and in each session every committee's
+        full meetings, a subcommittee, now and then a public or confirmation hearing, the October audits."""
+        out: list[Meeting] = []
+        for age in sorted(AGES):
+            rng = self._world.rng("assembly.meetings", age)
+            first = _FIRST_SESSION[age]
+            for s in self.sittings[age]:  # type: ignore[attr-defined]
+                session = self.session_of(age, s.session)
+                speech = None
+                if any(
+                    s.day >= day and not any(p.day >= day for p in out if p.kind == "본회의" and p.age == age)
+                    for day in _INAUGURATIONS
+                ):
+                    speech = "대통령취임연설"
+                elif s.number == 1 and session.kind == "정기회" and rng.random() < 0.9:
+                    speech = "대통령시정연설"
+                elif rng.random() < 0.02:
+                    speech = "외빈연설"
+                conf_id = f"N{age}{s.session - first:02d}00{s.number:02d}"
+                out.append(Meeting(conf_id, age, "본회의", None, None, s.day, "14:00", session, s.number, speech))
+            for session in self.sessions[age]:
+                days = [
+                    session.start + dt.timedelta(days=d)
+                    for d in range((session.end - session.start).days + 1)
+                    if (session.start + dt.timedelta(days=d)).weekday() < 5
+                    and session.start + dt.timedelta(days=d) not in HOLIDAYS
+                ]
+                if not days:
+                    continue
+                audit = session.kind == "정기회" and any(d.month == 10 for d in days)
+                for committee in self.committees:  # type: ignore[attr-defined]
+                    plan = [("전체회의", int(rng.integers(1, 4))), ("소위원회", int(rng.integers(0, 3)))]
+                    plan += [("공청회", 1)] if rng.random() < 0.12 else []
+                    plan += [("인사청문회", 1)] if rng.random() < 0.06 else []
+                    plan += (
+                        [("국정감사", int(rng.integers(2, 5)))] if audit and committee.division == "상임위원회" else []
+                    )
+                    for kind, count in plan:
+                        pool = [d for d in days if d.month == 10] if kind == "국정감사" else days
+                        picks = sorted(
+                            pool[int(i)] for i in rng.choice(len(pool), size=min(count, len(pool)), replace=False)
+                        )
+                        slot = dict(_COMMITTEE_KINDS)[kind] + committee.order
+                        for degree, day in enumerate(picks, start=1):
+                            sub = _SUBCOMMITTEES[int(rng.integers(len(_SUBCOMMITTEES)))] if kind == "소위원회" else None
+                            conf_id = f"N{age}{session.number - first:02d}{slot:02d}{degree:02d}"
+                            time = ("10:00", "14:00")[int(rng.integers(2))]
+                            out.append(Meeting(conf_id, age, kind, committee, sub, day, time, session, degree))
+                for kind, slot in _HOUSE_KINDS.items():
+                    # the Committee of the Whole sits once an Assembly, in its third April (2023-04 in the 21st)
+                    whole = kind == "전원위원회" and any(d.year == AGES[age][0].year + 3 and d.month == 4 for d in days)
+                    whole = whole and not any(m.kind == kind and m.age == age for m in out)
+                    # hearings, investigations and joint meetings: now and then, and once in the Assembly's first
+                    # session after its first half-year
+                    first_late = session == next(
+                        x for x in self.sessions[age] if x.start >= AGES[age][0] + dt.timedelta(days=180)
+                    )
+                    if whole or (kind != "전원위원회" and (first_late or rng.random() < 0.04)):
+                        day = days[int(rng.integers(len(days)))]
+                        if whole:
+                            day = min(days, key=lambda d: abs((d - dt.date(d.year, 4, 13)).days))
+                        conf_id = f"N{age}{session.number - first:02d}{slot:02d}01"
+                        out.append(Meeting(conf_id, age, kind, None, None, day, "10:00", session, 1))
+        return tuple(sorted(out, key=lambda m: (m.day, m.conf_id)))
+
+    @cached_property
+    def meeting_by_id(self) -> dict[str, Meeting]:
+        return {m.conf_id: m for m in self.meetings}
+
+    @cached_property
+    def meetings_by_committee(self) -> dict[str, list[Meeting]]:
+        """Each committee's full meetings in date order (a bill's stage falls on the next one)."""
+        out: dict[str, list[Meeting]] = {}
+        for m in self.meetings:
+            if m.kind == "전체회의" and m.committee is not None:
+                out.setdefault(m.committee.name, []).append(m)
+        return out
+
+    def meeting_on(self, committee: str, day: dt.date | None) -> Meeting | None:
+        """The committee's first full meeting on or after a day (the plenary's sitting when the committee is None)."""
+        if day is None:
+            return None
+        from bisect import bisect_left
+
+        rows = self.meetings_by_committee.get(committee) if committee != "본회의" else self.plenary_meetings
+        if not rows:
+            return None
+        at = bisect_left([m.day for m in rows], day)
+        return rows[at] if at < len(rows) else None
+
+    @cached_property
+    def plenary_meetings(self) -> list[Meeting]:
+        return [m for m in self.meetings if m.kind == "본회의"]
+
+    @cached_property
+    def petitions(self) -> tuple[Petition, ...]:
+        """Petitions of the 21st and 22nd Assemblies in receipt order; about one in forty is decided in committee."""
+        out: list[Petition] = []
+        size = 1_000 if self._world.size == "full" else 60
+        members = self.members  # type: ignore[attr-defined]
+        committees = [c.name for c in self.committees if c.division == "상임위원회"]  # type: ignore[attr-defined]
+        for age, share in ((21, 0.55), (22, 0.45)):
+            rng = self._world.rng("assembly.petitions", age)
+            start, end = AGES[age]
+            count = round(size * share)
+            days = sorted(
+                start + dt.timedelta(days=int(d)) for d in rng.integers(3, min((end - start).days, 1400), size=count)
+            )
+            for serial, received in enumerate(days, start=1):
+                citizen = rng.random() < 0.45 and serial > 1  # the first is introduced by members (examples name it)
+                introducers = (
+                    ()
+                    if citizen
+                    else tuple(
+                        members[int(i)].mona_cd
+                        for i in rng.choice(len(members), size=int(rng.integers(1, 4)), replace=False)
+                    )
+                )
+                if serial == 1:  # the anchor member introduces the first petition of each Assembly
+                    introducers = (ANCHOR_MEMBER, *(c for c in introducers if c != ANCHOR_MEMBER))
+                topic = _PETITION_TOPICS[int(rng.integers(len(_PETITION_TOPICS)))]
+                surname, given = _SURNAMES[int(rng.integers(len(_SURNAMES)))][0], list(_GIVEN)
+                person = surname + given[int(rng.integers(len(given)))] + given[int(rng.integers(len(given)))]
+                crowd = int(rng.integers(50_000, 120_000)) if citizen else int(rng.integers(1, 300))
+                committee = committees[int(rng.integers(len(committees)))]
+                referred = received + dt.timedelta(days=int(rng.integers(0, 5)))
+                presented = referred + dt.timedelta(days=int(rng.integers(30, 400)))
+                roll = rng.random()
+                decided = presented + dt.timedelta(days=int(rng.integers(0, 60)))
+                result = "본회의불부의" if roll < 0.3 else "채택" if roll < 0.34 else "철회" if roll < 0.37 else None
+                if age == 21 and (result is None or decided > end):
+                    result, decided = "임기만료폐기", end
+                out.append(
+                    Petition(
+                        stable_id("assembly.petition", age, serial),
+                        f"{age}{serial:05d}",
+                        age,
+                        f"{topic}에 관한 청원",
+                        f"{person}외 {crowd:,}인",
+                        "국민동의청원" if citizen else "의원소개",
+                        introducers,
+                        crowd if citizen else None,
+                        received,
+                        committee,
+                        referred,
+                        presented if result else None,
+                        decided if result else None,
+                        result,
+                    )
+                )
+        return tuple(out)
+
+    @cached_property
+    def petition_by_id(self) -> dict[str, Petition]:
+        return {p.ptt_id: p for p in self.petitions}
+
+    @cached_property
+    def budget_bills(self) -> tuple[BudgetBill, ...]:
+        """The government's budget bills (September, decided in December), settlements (May 31, decided by the
+        autumn) and now and then a supplementary budget, fiscal years 2020–2027."""
+        rng = self._world.rng("assembly.budget_bills")
+        out: list[BudgetBill] = []
+        for year in range(2020, 2028):
+            plans = [("예산안", f"{year + 1}년도 예산안(정부)", dt.date(year, 9, 1), dt.date(year, 12, 2))]
+            plans.append(("결산", f"{year - 1}회계연도 결산(정부)", dt.date(year, 5, 31), dt.date(year, 8, 31)))
+            if rng.random() < 0.5:
+                plans.append(
+                    (
+                        "추가경정예산안",
+                        f"{year}년도 제1회 추가경정예산안(정부)",
+                        dt.date(year, 4, 3),
+                        dt.date(year, 5, 1),
+                    )
+                )
+            for kind, name, proposed, due in plans:
+                age = assembly_of(proposed)
+                if age not in AGES:
+                    continue
+                decided = due + dt.timedelta(days=int(rng.integers(0, 20)))
+                present = proposed + dt.timedelta(days=int(rng.integers(20, 60)))
+                yes = int(rng.integers(160, 250))
+                out.append(
+                    BudgetBill(
+                        stable_id("assembly.budget", kind, year),
+                        f"{age}{int(rng.integers(10_000, 30_000)):05d}",
+                        age,
+                        kind,
+                        name,
+                        proposed,
+                        proposed + dt.timedelta(days=int(rng.integers(1, 5))),
+                        min(present, decided),
+                        decided,
+                        "수정가결" if kind == "예산안" else "원안가결",
+                        (yes, int(rng.integers(0, 40)), int(rng.integers(0, 15))),
+                    )
+                )
+        return tuple(sorted(out, key=lambda b: b.proposed))
+
+
+class AssemblyWorld(_AssemblyEvents):
     """The seeded Assembly."""
 
     def __init__(self, world: "World") -> None:
@@ -422,8 +810,10 @@ class AssemblyWorld:
                 len(drafts), size=min(len(drafts), max(1, round(size * total / 300))), replace=False
             ):
                 drafts[int(index)]["committees"].append(name)
-        members = [Member(**{**d, "committees": tuple(d["committees"])}) for d in drafts]
-        return tuple(sorted(members, key=lambda m: m.name))
+        members = sorted((Member(**{**d, "committees": tuple(d["committees"])}) for d in drafts), key=lambda m: m.name)
+        if members and ANCHOR_MEMBER not in {m.mona_cd for m in members}:
+            members[0] = replace(members[0], mona_cd=ANCHOR_MEMBER)
+        return tuple(members)
 
     def _seats(self, rng, total: int) -> list[tuple[str, str, str]]:
         """(ORIG_NM, ELECT_GBN_NM, POLY_NM) of every seat: 지역구 from the region tree, then 비례대표."""
@@ -575,6 +965,8 @@ class AssemblyWorld:
             span_end = dt.date(2024, 5, 20) if age == 21 else dt.date(2027, 2, 26)
             members = self.members_of(age)
             count = round(total * share)
+            if self._world.size == "full":  # the real counts: all 25,855 of the 21st, the 22nd at its real pace
+                count = total if age == 21 else round(_BILLS_PER_DAY_22 * (span_end - start).days)
             dates = sorted(
                 start + dt.timedelta(days=int(d)) for d in rng.integers(5, (span_end - start).days, size=count)
             )
@@ -677,6 +1069,10 @@ class AssemblyWorld:
                     continue
                 target = min(alike, key=lambda i: (abs((out[i].proposed - spec["proposed"]).days), i))
             taken.add(target)
+            # the anchor's number is the same in every world: a drawn bill holding it trades numbers with the target
+            holder = next((i for i, b in enumerate(out) if b.bill_no == spec["bill_no"] and i != target), None)
+            if holder is not None:
+                out[holder] = replace(out[holder], bill_no=out[target].bill_no)
             voted = any(spec["fate"] == fate and plenary for fate, _, plenary in _FATES)
             done = spec["committee_done"]
             decided, judiciary = done, None
@@ -686,6 +1082,7 @@ class AssemblyWorld:
             out[target] = replace(
                 out[target],
                 bill_id=spec["bill_id"],
+                bill_no=spec["bill_no"],
                 name=spec["name"],
                 law=spec["law"],
                 committee=spec["committee"],

@@ -1,10 +1,11 @@
 """District datasets: Seoul Open Data Plaza and 경기데이터드림 rows, 행정동, apartments and their trades.
 
-Dataset services are declared, not hand-coded: a :class:`DatasetSpec` names
-the service id, the tool, its columns (each with a generator *kind*, an
-optional ground-truth *domain* and a kind-specific argument), the key
-parameters that filter it, and its size relative to
-``world.sizes.dataset_rows``. A *family* says how rows come about:
+Dataset services are data, not code: the operation tables (``kopa_replay/sim/tables/seoul.yaml``, ``gg.yaml``)
+declare the world tables (``datasets``: a family, its columns each with a generator *kind* and a kind-specific
+argument, where the rows spread and their number relative to ``world.sizes.dataset_rows``) and the operations
+that read them (service id, parameters, fields, filters). :func:`load_datasets` reads the declarations into
+:class:`DatasetSpec`; :func:`dataset_table` is the world table the generic engine filters and cuts. A *family*
+says how rows come about:
 
 * ``facility`` — a register of places (animal hospitals, Wi-Fi spots …) spread
   over the 시군구 of one 시도, each row built column by column from a
@@ -17,8 +18,7 @@ parameters that filter it, and its size relative to
   per day over the Seoul bus network of ``world.transit``, 행정동 × hour,
   bike stations now, rent contracts per 구 and year).
 
-Adding a dataset of an existing family is one more spec; the platform modules
-(``platforms/seoul.py``, ``platforms/gg.py``) turn every spec into an endpoint.
+Adding a dataset of an existing family is a few lines of YAML and no code.
 
 The same module holds what the 행안부/국토부 services need beyond
 ``world.regions``: 행정동 (administrative dongs, whose 8-digit codes the Seoul
@@ -49,10 +49,8 @@ if TYPE_CHECKING:
 __all__ = [
     "Column",
     "DatasetSpec",
-    "SEOUL_SPECS",
-    "GG_SPECS",
-    "SPECS",
-    "SPECS_BY_TOOL",
+    "load_datasets",
+    "dataset_table",
     "SUBWAY_LINES",
     "AdminDong",
     "Complex",
@@ -63,39 +61,31 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------
-# Specs
+# Dataset tables (declared in the operation tables: kopa_replay/sim/tables/seoul.yaml, gg.yaml)
 # ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Column:
-    """One output column: its name, how its values are made, and its ground-truth domain."""
+    """One column of a world table: its name, how its values are made (kind) and the kind's argument."""
 
     name: str
     kind: str = "text"
-    domain: str | None = None
     arg: Any = None
 
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """A dataset service, small enough to write hundreds of.
+    """A world table of dataset rows: a family, its columns and where and how many rows it spreads.
 
-    ``keys`` are the parameters that select rows (Seoul: positional path
-    segments after START/END, in order; Gyeonggi: query parameters); each key
-    filters the column of the same name unless the family consumes it.
-    ``area`` is the 2-digit 시도 code whose 시군구 the rows spread over.
-    ``scale`` multiplies ``world.sizes.dataset_rows`` (facility families).
+    ``label`` keys its random draws (the tool it was first drawn for keeps its values); ``area`` is the 2-digit
+    시도 code whose 시군구 the rows spread over; ``scale`` multiplies ``world.sizes.dataset_rows`` (facilities).
     """
 
-    platform: str
-    service: str
-    tool: str
-    title: str
+    name: str
     family: str
-    columns: tuple[Column, ...]
-    keys: tuple[str, ...] = ()
-    required: tuple[str, ...] = ()
+    columns: tuple[Column, ...] = ()
+    label: str = ""
     area: str = "11"
     scale: float = 1.0
 
@@ -105,456 +95,30 @@ class DatasetSpec:
     def columns_of_kind(self, kind: str) -> list[Column]:
         return [c for c in self.columns if c.kind == kind]
 
-    @property
-    def outputs(self) -> dict[str, str]:
-        """Field → domain for every tagged column (the endpoint's ground truth)."""
-        return {c.name: c.domain for c in self.columns if c.domain}
-
-    @property
-    def inputs(self) -> dict[str, str]:
-        """Key parameter → domain, taken from the column the key filters."""
-        out: dict[str, str] = {}
-        for key in self.keys:
-            column = self.column(key)
-            if column is not None and column.domain:
-                out[key] = column.domain
-        return out
-
     def size(self, sizes: "WorldSizes") -> int:
         return max(40, int(round(sizes.dataset_rows * self.scale)))
 
 
-def _cols(*specs: tuple) -> tuple[Column, ...]:
-    return tuple(Column(*spec) for spec in specs)
+def _arg(value: Any) -> Any:
+    # YAML lists become tuples: a column's argument is a constant of the table
+    return tuple(_arg(v) for v in value) if isinstance(value, list) else value
 
 
-_GG_PLACE = (
-    ("REFINE_ROADNM_ADDR", "road_addr"),
-    ("REFINE_LOTNO_ADDR", "lotno_addr"),
-)
-_GG_COORDS = (
-    ("REFINE_WGS84_LAT", "lat", None, 10),
-    ("REFINE_WGS84_LOGT", "lon", None, 10),
-)
-_GG_KEYS = ("SIGUN_NM", "SIGUN_CD")
-_GG_SIGUN = (("SIGUN_NM", "sigungu_name", "sigun_name"), ("SIGUN_CD", "lawd_cd", "sigun_cd"))
-_OPEN_CLOSED = ("영업", "폐업")
-
-SEOUL_SPECS: tuple[DatasetSpec, ...] = (
-    DatasetSpec(
-        "seoul",
-        "CardSubwayStatsNew",
-        "seoul_card_subway_stats_new",
-        "서울시 지하철호선별 역별 승하차 인원 정보",
-        "subway",
-        _cols(
-            ("USE_DT", "day", "date"),
-            ("LINE_NUM", "text", "subway_line"),
-            ("SUB_STA_NM", "text", "subway_station"),
-            ("RIDE_PASGR_NUM", "measure"),
-            ("ALIGHT_PASGR_NUM", "measure"),
-            ("WORK_DT", "day", "date"),
-        ),
-        keys=("USE_DT", "LINE_NUM", "SUB_STA_NM"),
-        required=("USE_DT",),
-    ),
-    DatasetSpec(
-        "seoul",
-        "CardBusStatisticsServiceNew",
-        "seoul_card_bus_statistics_service_new",
-        "서울시 버스노선별 정류장별 승하차 인원 정보",
-        "bus",
-        _cols(
-            ("USE_DT", "day", "date"),
-            ("BUS_ROUTE_ID", "text", "seoul_route_id"),
-            ("BUS_ROUTE_NO", "text", "seoul_route_no"),
-            ("BUS_ROUTE_NM", "text", "seoul_route_no"),
-            ("STND_BSST_ID", "text", "seoul_station_id"),
-            ("BSST_ARS_NO", "text", "seoul_ars_id"),
-            ("BUS_STA_NM", "text", "seoul_stop_name"),
-            ("RIDE_PASGR_NUM", "measure"),
-            ("ALIGHT_PASGR_NUM", "measure"),
-            ("WORK_DT", "day", "date"),
-        ),
-        keys=("USE_DT", "BUS_ROUTE_NO"),
-        required=("USE_DT",),
-    ),
-    DatasetSpec(
-        "seoul",
-        "SPOP_LOCAL_RESD_DONG",
-        "seoul_spop_local_resd_dong",
-        "서울 생활인구 (내국인, 행정동 단위)",
-        "spop",
-        _cols(
-            ("STDR_DE_ID", "day", "date"),
-            ("TMZON_PD_SE", "text"),
-            ("ADSTRD_CODE_SE", "text", "adstrd_cd"),
-            ("TOT_LVPOP_CO", "measure"),
-            ("MALE_F0T9_LVPOP_CO", "measure"),
-            ("MALE_F20T24_LVPOP_CO", "measure"),
-            ("MALE_F40T44_LVPOP_CO", "measure"),
-            ("MALE_F70T74_LVPOP_CO", "measure"),
-            ("FEMALE_F0T9_LVPOP_CO", "measure"),
-            ("FEMALE_F20T24_LVPOP_CO", "measure"),
-            ("FEMALE_F40T44_LVPOP_CO", "measure"),
-            ("FEMALE_F70T74_LVPOP_CO", "measure"),
-        ),
-        keys=("STDR_DE_ID", "TMZON_PD_SE", "ADSTRD_CODE_SE"),
-        required=("STDR_DE_ID",),
-    ),
-    DatasetSpec(
-        "seoul",
-        "bikeList",
-        "seoul_bike_list",
-        "서울시 공공자전거 실시간 대여정보",
-        "bike",
-        _cols(
-            ("rackTotCnt", "measure"),
-            ("stationName", "text"),
-            ("parkingBikeTotCnt", "measure"),
-            ("shared", "measure"),
-            ("stationLatitude", "lat"),
-            ("stationLongitude", "lon"),
-            ("stationId", "text"),
-        ),
-        scale=1.0,
-    ),
-    DatasetSpec(
-        "seoul",
-        "DailyAverageAirQuality",
-        "seoul_daily_average_air_quality",
-        "서울시 일별 평균 대기오염도 정보",
-        "gu_daily",
-        _cols(
-            ("MSRDT_DE", "day", "date"),
-            ("MSRSTE_NM", "sigungu_name", "sigungu_name"),
-            ("NO2", "measure", None, (0.022, 0.35, 3, 0.25)),
-            ("O3", "measure", None, (0.028, 0.35, 3, -0.35)),
-            ("CO", "measure", None, (0.45, 0.25, 1, 0.3)),
-            ("SO2", "measure", None, (0.003, 0.2, 3, 0.2)),
-            ("PM10", "measure", None, (38.0, 0.4, 0, 0.35)),
-            ("PM25", "measure", None, (19.0, 0.45, 0, 0.35)),
-        ),
-        keys=("MSRDT_DE", "MSRSTE_NM"),
-        required=("MSRDT_DE",),
-    ),
-    # The 25 구 readings of the last hour (권역 MSRRGN_NM and 구 MSRSTE_NM are the optional positional filters).
-    DatasetSpec(
-        "seoul",
-        "RealtimeCityAir",
-        "seoul_realtime_city_air",
-        "서울시 권역별 실시간 대기환경 현황",
-        "gu_now",
-        _cols(
-            ("MSRDT", "hour"),
-            ("MSRRGN_NM", "seoul_zone"),
-            ("MSRSTE_NM", "sigungu_name", "sigungu_name"),
-            ("PM10", "measure", None, (36.0, 0.45, 0, 0.35)),
-            ("PM25", "measure", None, (18.0, 0.5, 0, 0.35)),
-            ("O3", "measure", None, (0.026, 0.4, 3, -0.35)),
-            ("NO2", "measure", None, (0.024, 0.4, 3, 0.25)),
-            ("CO", "measure", None, (0.4, 0.3, 1, 0.3)),
-            ("SO2", "measure", None, (0.003, 0.25, 3, 0.2)),
-            ("IDEX_NM", "air_grade"),
-            ("IDEX_MVL", "air_index", None, ("IDEX_MVL", "IDEX_NM", "ARPLT_MAIN")),
-            ("ARPLT_MAIN", "air_main"),
-        ),
-        keys=("MSRRGN_NM", "MSRSTE_NM"),
-    ),
-    DatasetSpec(
-        "seoul",
-        "TbPublicWifiInfo",
-        "seoul_tb_public_wifi_info",
-        "서울시 공공와이파이 서비스 위치 정보",
-        "facility",
-        _cols(
-            ("X_SWIFI_MGR_NO", "serial", None, "ARI{n:05d}"),
-            ("X_SWIFI_WRDOFC", "sigungu_name", "sigungu_name"),
-            (
-                "X_SWIFI_MAIN_NM",
-                "name",
-                None,
-                ("주민센터", "공원", "버스정류소", "도서관", "시장", "체육센터", "어린이공원", "복지관"),
-            ),
-            ("X_SWIFI_ADRES1", "road_addr_short"),
-            ("X_SWIFI_ADRES2", "choice", None, ("", "1층", "2층 로비", "정문 앞", "관리사무소")),
-            ("X_SWIFI_INSTL_FLOOR", "choice", None, ("", "1", "2", "지하1")),
-            (
-                "X_SWIFI_INSTL_TY",
-                "choice",
-                None,
-                ("7-1. 공원(하천)", "3. 버스정류소", "1. 주요거리", "4. 공공기관", "6. 전통시장", "5. 문화시설"),
-            ),
-            ("X_SWIFI_INSTL_MBY", "choice", None, ("서울시(AP)", "자치구", "서울시(S-Net)")),
-            ("X_SWIFI_SVC_SE", "choice", None, ("공공WiFi", "자율WiFi")),
-            ("X_SWIFI_CMCWR", "choice", None, ("자가망_U무선망", "이통사망", "수도사업소자가망")),
-            ("X_SWIFI_CNSTC_YEAR", "year", None, (2014, 2025)),
-            ("X_SWIFI_INOUT_DOOR", "choice", None, ("실외", "실내")),
-            ("X_SWIFI_REMARS3", "choice", None, ("", "", "WiFi6", "WiFi6E")),
-            ("LAT", "lat", None, 6),
-            ("LNT", "lon", None, 6),
-            ("WORK_DTTM", "stamp"),
-        ),
-        scale=2.0,
-    ),
-    DatasetSpec(
-        "seoul",
-        "SeoulPublicLibraryInfo",
-        "seoul_public_library_info",
-        "서울시 공공도서관 현황정보",
-        "facility",
-        _cols(
-            ("LBRRY_SEQ_NO", "serial", None, "{n}"),
-            ("LBRRY_NAME", "name", None, ("구립도서관", "작은도서관", "어린이도서관", "정보도서관", "꿈나무도서관")),
-            ("GU_CODE", "gu_code"),
-            ("CODE_VALUE", "sigungu_name", "sigungu_name"),
-            ("ADRES", "road_addr"),
-            ("TEL_NO", "phone"),
-            ("HMPG_URL", "choice", None, ("https://lib.seoul.go.kr", "", "http://www.splib.or.kr")),
-            (
-                "OP_TIME",
-                "choice",
-                None,
-                ("평일 09:00~22:00, 주말 09:00~17:00", "화~일 09:00~18:00", "평일 09:00~20:00 / 주말 09:00~17:00"),
-            ),
-            (
-                "FDRM_CLOSE_DATE",
-                "choice",
-                None,
-                ("매주 월요일 및 법정공휴일", "매월 둘째·넷째 월요일", "일요일, 공휴일"),
-            ),
-            ("LBRRY_SE_NAME", "choice", None, ("구립도서관", "작은도서관", "어린이도서관")),
-            ("XCNTS", "lat", None, 7),
-            ("YDNTS", "lon", None, 7),
-        ),
-        keys=("CODE_VALUE",),
-        scale=0.5,
-    ),
-    # Rent contracts cover Seoul only: a 구 code is a 시군구 code, but another 시군구's code finds nothing.
-    DatasetSpec(
-        "seoul",
-        "tbLnOpendataRentV",
-        "seoul_tb_ln_opendata_rent_v",
-        "서울시 부동산 전월세가 정보",
-        "rent",
-        _cols(
-            ("RCPT_YR", "text", "year"),
-            ("CGG_CD", "text", "seoul_gu_cd"),
-            ("CGG_NM", "text", "sigungu_name"),
-            ("STDG_CD", "text"),
-            ("STDG_NM", "text", "dong_name"),
-            ("LOTNO_SE", "text"),
-            ("LOTNO_SE_NM", "text"),
-            ("MNO", "text"),
-            ("SNO", "text"),
-            ("FLR", "measure"),
-            ("CTRT_DAY", "day", "date"),
-            ("RENT_SE", "text"),
-            ("RENT_AREA", "measure"),
-            ("GRFE", "measure"),
-            ("RTFE", "measure"),
-            ("BLDG_NM", "text"),
-            ("ARCH_YR", "text"),
-            ("BLDG_USG", "text"),
-            ("CTRT_PRD", "text"),
-            ("NEW_UPDT_YN", "text"),
-            ("CTRT_UPDT_USE_YN", "text"),
-            ("BFR_GRFE", "measure"),
-            ("BFR_RTFE", "measure"),
-        ),
-        keys=("RCPT_YR", "CGG_CD", "CGG_NM", "STDG_CD"),
-    ),
-)
-
-# Licence and designation dates are historical (past_date): mostly decades old, so a date parameter
-# elsewhere (a day of ridership, a trading day) has no data for them; a range start takes them. Closing
-# dates fall mostly in the last decade or two (recent_past_date): daily series since 2015 hold most.
-GG_SPECS: tuple[DatasetSpec, ...] = (
-    DatasetSpec(
-        "gg",
-        "Animalhosptl",
-        "gg_gen_anmal_hosptl",
-        "경기도 동물병원 현황",
-        "facility",
-        _cols(
-            *_GG_SIGUN,
-            (
-                "BIZPLC_NM",
-                "name",
-                None,
-                ("동물병원", "동물병원", "동물의료센터", "종합동물병원", "24시동물병원", "동물메디컬센터"),
-            ),
-            ("LICENSG_DE", "open_date", "past_date", (1995, 2026)),
-            ("BSN_STATE_NM", "state", None, ("정상", "폐업")),
-            ("CLSBIZ_DE", "close_date", "recent_past_date", 0.18),
-            ("LOCPLC_FACLT_TELNO", "phone"),
-            *_GG_PLACE,
-            ("REFINE_ZIP_CD", "zip"),
-            *_GG_COORDS,
-        ),
-        keys=_GG_KEYS,
-        area="41",
-        scale=1.0,
-    ),
-    DatasetSpec(
-        "gg",
-        "GENRESTRT",
-        "gg_general_restaurant",
-        "경기도 일반음식점 현황",
-        "facility",
-        _cols(
-            *_GG_SIGUN,
-            (
-                "BIZPLC_NM",
-                "name",
-                None,
-                (
-                    "식당",
-                    "가든",
-                    "감자탕",
-                    "국밥",
-                    "분식",
-                    "치킨",
-                    "반점",
-                    "횟집",
-                    "숯불갈비",
-                    "칼국수",
-                    "카페",
-                    "순대국",
-                ),
-            ),
-            ("LICENSG_DE", "open_date", "past_date", (1985, 2026)),
-            ("BSN_STATE_NM", "state", None, _OPEN_CLOSED),
-            ("CLSBIZ_DE", "close_date", "recent_past_date", 0.35),
-            (
-                "SANITTN_BIZCOND_NM",
-                "choice",
-                None,
-                (
-                    "한식",
-                    "한식",
-                    "한식",
-                    "중국식",
-                    "분식",
-                    "경양식",
-                    "일식",
-                    "호프/통닭",
-                    "기타",
-                    "김밥(도시락)",
-                    "횟집",
-                ),
-            ),
-            ("LOCPLC_AR", "decimal", None, (18.0, 420.0, 2)),
-            ("MULTI_UTLZ_BIZEST_YN", "choice", None, ("N", "N", "Y")),
-            *_GG_PLACE,
-            ("REFINE_ZIPNO", "zip"),
-            *_GG_COORDS,
-        ),
-        keys=_GG_KEYS,
-        area="41",
-        scale=3.0,
-    ),
-    DatasetSpec(
-        "gg",
-        "Parmacy",
-        "gg_pharmacy",
-        "경기도 약국 현황",
-        "facility",
-        _cols(
-            *_GG_SIGUN,
-            ("BIZPLC_NM", "name", None, ("약국", "약국", "온누리약국", "메디팜약국", "건강약국", "프라자약국")),
-            ("LICENSG_DE", "open_date", "past_date", (1990, 2026)),
-            ("BSN_STATE_NM", "state", None, _OPEN_CLOSED),
-            ("CLSBIZ_DE", "close_date", "recent_past_date", 0.2),
-            ("LOCPLC_FACLT_TELNO", "phone"),
-            *_GG_PLACE,
-            ("REFINE_ZIPNO", "zip"),
-            *_GG_COORDS,
-        ),
-        keys=_GG_KEYS,
-        area="41",
-        scale=1.5,
-    ),
-    DatasetSpec(
-        "gg",
-        "Elctychrgstatn",
-        "gg_ev_charging_station",
-        "경기도 전기차 충전소 현황",
-        "facility",
-        _cols(
-            *_GG_SIGUN,
-            (
-                "CHRGSTATN_NM",
-                "name",
-                None,
-                ("공영주차장", "행정복지센터", "아파트", "체육공원", "도서관", "휴게소", "이마트", "주민센터"),
-            ),
-            ("CHARGER_TYPE_NM", "choice", None, ("DC차데모+AC3상+DC콤보", "DC콤보", "AC완속", "DC차데모+DC콤보")),
-            (
-                "OPERT_INST_NM",
-                "choice",
-                None,
-                ("환경부", "한국전력", "에버온", "차지비", "GS차지비", "SK일렉링크", "경기도"),
-            ),
-            ("OPERT_TM_INFO", "choice", None, ("24시간 이용가능", "09:00~18:00", "06:00~24:00")),
-            *_GG_PLACE,
-            ("REFINE_ZIP_CD", "zip"),
-            *_GG_COORDS,
-        ),
-        keys=_GG_KEYS,
-        area="41",
-        scale=1.5,
-    ),
-    DatasetSpec(
-        "gg",
-        "CityPark",
-        "gg_city_park",
-        "경기도 도시공원 현황",
-        "facility",
-        _cols(
-            *_GG_SIGUN,
-            ("PARK_NM", "name", None, ("근린공원", "어린이공원", "소공원", "체육공원", "문화공원", "수변공원")),
-            ("PARK_DIV_NM", "choice", None, ("근린공원", "어린이공원", "소공원", "체육공원", "문화공원", "수변공원")),
-            ("PARK_AR", "decimal", None, (300.0, 250000.0, 1)),
-            ("MANAGE_INST_NM", "sigun_office"),
-            ("MANAGE_INST_TELNO", "phone"),
-            ("DESIGN_NOTIFY_DE", "open_date", "past_date", (1970, 2025)),
-            *_GG_PLACE,
-            ("REFINE_ZIPNO", "zip"),
-            *_GG_COORDS,
-        ),
-        keys=_GG_KEYS,
-        area="41",
-        scale=1.0,
-    ),
-    DatasetSpec(
-        "gg",
-        "Tbggibllbrm",
-        "gg_public_library",
-        "경기도 공공도서관 현황",
-        "facility",
-        _cols(
-            *_GG_SIGUN,
-            ("LIBRRY_NM", "name", None, ("도서관", "중앙도서관", "시립도서관", "작은도서관", "어린이도서관")),
-            ("LIBRRY_DIV_NM", "choice", None, ("공공도서관", "공공도서관", "작은도서관")),
-            ("OPERT_INST_NM", "sigun_office"),
-            ("READROOM_SEAT_CNT", "int", None, (20, 600)),
-            ("BOOK_DATA_CNT", "int", None, (3000, 320000)),
-            ("CLOSEDAY_INFO", "choice", None, ("매주 월요일, 법정공휴일", "매주 금요일", "매월 둘째·넷째 월요일")),
-            ("TELNO", "phone"),
-            ("HMPG_ADDR", "choice", None, ("https://www.gglib.or.kr", "", "https://lib.suwon.go.kr")),
-            *_GG_PLACE,
-            ("REFINE_ZIPNO", "zip"),
-            *_GG_COORDS,
-        ),
-        keys=_GG_KEYS,
-        area="41",
-        scale=0.5,
-    ),
-)
-
-SPECS: tuple[DatasetSpec, ...] = SEOUL_SPECS + GG_SPECS
-SPECS_BY_TOOL: dict[str, DatasetSpec] = {spec.tool: spec for spec in SPECS}
+def load_datasets(declared: Mapping[str, Mapping[str, Any]]) -> dict[str, DatasetSpec]:
+    """The world tables an operation table declares under ``datasets``: name → {family, label, area, scale,
+    columns: {NAME: [kind, arg]}}."""
+    out = {}
+    for name, d in declared.items():
+        unknown = set(d) - {"family", "label", "area", "scale", "columns"}
+        if unknown or d.get("family") not in _FAMILIES:
+            raise ValueError(f"dataset {name}: unknown keys {sorted(unknown)} or family {d.get('family')!r}")
+        columns = tuple(
+            Column(c, *(_arg(v) for v in (spec or ["text"]))) for c, spec in (d.get("columns") or {}).items()
+        )
+        out[name] = DatasetSpec(
+            name, d["family"], columns, str(d.get("label") or name), str(d.get("area", "11")), float(d.get("scale", 1))
+        )
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -890,9 +454,7 @@ def month_range(first: str, last: str) -> list[str]:
 _SEOUL_ZONES = {
     **dict.fromkeys(("종로구", "중구", "용산구"), "도심권"),
     **dict.fromkeys(("은평구", "서대문구", "마포구"), "서북권"),
-    **dict.fromkeys(
-        ("성동구", "광진구", "동대문구", "중랑구", "성북구", "강북구", "도봉구", "노원구"), "동북권"
-    ),
+    **dict.fromkeys(("성동구", "광진구", "동대문구", "중랑구", "성북구", "강북구", "도봉구", "노원구"), "동북권"),
     **dict.fromkeys(("양천구", "강서구", "구로구", "금천구", "영등포구", "동작구", "관악구"), "서남권"),
     **dict.fromkeys(("서초구", "강남구", "송파구", "강동구"), "동남권"),
 }
@@ -989,20 +551,12 @@ class DatasetWorld:
 
     # -- dispatch -----------------------------------------------------------
     def rows(self, spec: DatasetSpec, as_of: dt.date, keys: Mapping[str, str]) -> list[dict[str, Any]]:
-        """The full, deterministically ordered result of ``spec`` for key values at ``as_of``.
+        """Every row of ``spec`` at ``as_of`` for the key values its family consumes (a day, a year …), in order.
 
-        ``keys`` holds only the non-empty key parameters. Families that
-        generate rows for a key (a day, a year) consume it; every other key
-        filters the column of the same name exactly. Returns [] when nothing
-        matches (the platform turns that into its no-data answer).
+        ``keys`` holds the request's non-empty parameters; filtering by the others is the operation's (its
+        ``exact`` parameters). Returns [] when nothing exists (the platform's no-data answer).
         """
-        family = _FAMILIES[spec.family]
-        rows, consumed = family(self, spec, as_of, keys)
-        for key, value in keys.items():
-            if key in consumed or spec.column(key) is None:
-                continue
-            rows = [r for r in rows if str(r.get(key, "")).strip() == value]
-        return rows
+        return _FAMILIES[spec.family](self, spec, as_of, keys)[0]
 
     # -- geography ------------------------------------------------------------
     @cached_property
@@ -1054,10 +608,10 @@ class DatasetWorld:
     # -- facility registers -----------------------------------------------------
     def _facility_rows(self, spec: DatasetSpec) -> list[tuple[dt.date | None, dt.date | None, dict[str, Any]]]:
         """(licensed, closed, record) per row, independent of the as-of date; built once per spec."""
-        cached = self._facility_cache.get(spec.tool)
+        cached = self._facility_cache.get(spec.label)
         if cached is not None:
             return cached
-        rng = self._world.rng("datasets.facility", spec.tool)
+        rng = self._world.rng("datasets.facility", spec.label)
         sggs = self.sigungu_in(spec.area)
         total = spec.size(self._world.sizes)
         weights = rng.gamma(2.0, 1.0, len(sggs)) * [len(self.dongs_in(s.code)) for s in sggs]
@@ -1067,7 +621,7 @@ class DatasetWorld:
         for sgg, count in zip(sggs, counts):
             for _ in range(int(count)):
                 out.append(self._facility_row(spec, rng, sgg, len(out) + 1))
-        self._facility_cache[spec.tool] = out
+        self._facility_cache[spec.label] = out
         return out
 
     def _facility_row(
@@ -1122,7 +676,7 @@ class DatasetWorld:
 
     def _gu_measures(self, spec: DatasetSpec, day: dt.date, stamp: str) -> list[dict[str, Any]]:
         """One row per 시군구 of measures drawn for ``day`` (the ``stamp`` is the hour of a real-time reading)."""
-        rng = self._world.rng("datasets.daily", spec.tool, stamp or ymd(day))
+        rng = self._world.rng("datasets.daily", spec.label, stamp or ymd(day))
         out = []
         for sgg in self.sigungu_in(spec.area):
             row: dict[str, Any] = {}
@@ -1860,22 +1414,12 @@ def _reported_in_order(contracts: list[dict[str, Any]], as_of: dt.date) -> list[
     return [{k: c[k] for k in sorted(c, key=str.lower) if not k.startswith("_")} for c in kept]
 
 
-def spec_handler(spec: DatasetSpec, validate: "Callable[[Query], None] | None" = None):
-    """The simulator handler of a dataset: its rows at the as-of date, filtered by the spec's key parameters.
+def dataset_table(spec: DatasetSpec) -> "Callable[[World, Query], list[dict[str, Any]]]":
+    """The world table of a dataset: its rows at the query's as-of date for the keys its family consumes."""
 
-    Seoul and Gyeonggi serve their datasets alike; ``validate`` adds a
-    platform's own parameter checks before any row is drawn.
-    """
-    from kopa_replay.sim.core import NoData
+    def rows(world: "World", q: "Query") -> list[dict[str, Any]]:
+        keys = {name: value for name in q.values if (value := q.get(name)) is not None}
+        return world.datasets.rows(spec, q.as_of, keys)
 
-    def handle(world, q: "Query") -> list[dict[str, Any]]:
-        if validate is not None:
-            validate(q)
-        keys = {k: v for k in spec.keys if (v := q.get(k)) is not None}
-        rows = world.datasets.rows(spec, q.as_of, keys)
-        if not rows:
-            raise NoData()
-        return rows
-
-    handle.__name__ = f"{spec.tool}_handler"
-    return handle
+    rows.__name__ = f"dataset_{spec.name}"
+    return rows

@@ -31,7 +31,7 @@ import datetime as dt
 import math
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Company",
+    "FAMOUS_CORP_CODES",
     "Filing",
     "FinanceWorld",
     "Grid",
@@ -55,6 +56,7 @@ __all__ = [
     "PRICE_START",
     "PRICE_END",
     "isin_for",
+    "person_name",
     "tick_size",
 ]
 
@@ -342,6 +344,7 @@ class Company:
     has_cfs: bool  # files consolidated statements
     registry_name: str  # 법인명 as the 금융위 services spell it: "(주)라이트론", "라이트론 주식회사"
     row: int = -1  # row in the price arrays, -1 when unlisted
+    delisted_code: str = ""  # the stock code an unlisted (delisted) company still carries in corpCode.xml
 
     @property
     def listed(self) -> bool:
@@ -429,6 +432,9 @@ class Grid(Sequence):
         return self._rows[row], self._columns[column]
 
 
+_PRICE_KEYS = ("close", "open", "high", "low", "volume", "value")
+
+
 class _Prices:
     """Daily bars as int64 arrays [company row, day column]; column 0 is the prior close (2024-12-30)."""
 
@@ -493,6 +499,240 @@ _FIXED = (
         homepage="www.highlighttech.co.kr",
     ),
 )
+#: Well-known companies clients probe with (a key check with Samsung Electronics' 00126380 …), in every world
+#: size and seed, with their real DART corp_codes, stock codes, markets, foundation and listing days and par
+#: values; share counts and the 2024-12-30 closes the walks start from are approximate. Codes: OpenDartReader's
+#: README (finstate for 00126380,00164779,00164742 = 005930, 000660, 005380) and the corp_code maps of several
+#: public OpenDART clients, which agree. Registry numbers are simulated unless noted.
+_FAMOUS = tuple(
+    dict(
+        corp_code=code,
+        corp_name=name,
+        corp_eng_name=eng,
+        stock_code=stock,
+        market="KOSPI",
+        induty=induty,
+        sector=sector,
+        section="",
+        crno_body=crno,
+        bizr_body=bizr,
+        sido=sido,
+        est_dt=est,
+        list_dt=listed,
+        par_value=par,
+        shares=shares,
+        registry_name=registry,
+        homepage=home,
+        close=close,
+        override=dict(ceo=ceo, address=address),
+    )
+    for (
+        code,
+        name,
+        eng,
+        stock,
+        induty,
+        sector,
+        crno,
+        bizr,
+        sido,
+        est,
+        listed,
+        par,
+        shares,
+        registry,
+        home,
+        close,
+        ceo,
+        address,
+    ) in (
+        (
+            "00126380",
+            "삼성전자",
+            "SAMSUNG ELECTRONICS CO,.LTD",
+            "005930",
+            "264",
+            "통신 및 방송 장비 제조업",
+            "130111000624",
+            "124810099",
+            "41",
+            "19690113",
+            "19750611",
+            100,
+            5_919_637_922,
+            "삼성전자(주)",
+            "www.samsung.com/sec",
+            53_200,
+            "전영현",
+            "경기도 수원시 영통구 삼성로 129 (매탄동)",
+        ),
+        (
+            "00164779",
+            "SK하이닉스",
+            "SK hynix Inc.",
+            "000660",
+            "261",
+            "반도체 제조업",
+            "134411000138",
+            "126810113",
+            "41",
+            "19491015",
+            "19961226",
+            5000,
+            728_002_365,
+            "에스케이하이닉스(주)",
+            "www.skhynix.com",
+            173_900,
+            "곽노정",
+            "경기도 이천시 부발읍 경충대로 2091",
+        ),
+        (
+            "00164742",
+            "현대자동차",
+            "Hyundai Motor Company",
+            "005380",
+            "301",
+            "자동차용 엔진 및 자동차 제조업",
+            "110111008545",
+            "101810264",
+            "11",
+            "19671229",
+            "19740628",
+            5000,
+            204_757_766,
+            "현대자동차(주)",
+            "www.hyundai.com",
+            211_000,
+            "호세 무뇨스",
+            "서울특별시 서초구 헌릉로 12",
+        ),
+        (
+            "00401731",
+            "LG전자",
+            "LG ELECTRONICS INC.",
+            "066570",
+            "265",
+            "영상 및 음향기기 제조업",
+            "110111248705",
+            "107860664",
+            "11",
+            "20020401",
+            "20020417",
+            5000,
+            163_647_814,
+            "LG전자(주)",
+            "www.lge.co.kr",
+            83_000,
+            "조주완",
+            "서울특별시 영등포구 여의대로 128",
+        ),
+        (
+            "00266961",
+            "NAVER",
+            "NAVER Corporation",
+            "035420",
+            "631",
+            "자료처리, 호스팅, 포털 및 기타 인터넷 정보매개 서비스업",
+            "131111026613",
+            "220811867",
+            "41",
+            "19990602",
+            "20081128",
+            100,
+            158_437_008,
+            "네이버(주)",
+            "www.navercorp.com",
+            198_500,
+            "최수연",
+            "경기도 성남시 분당구 정자일로 95, NAVER 1784",
+        ),
+        (
+            "00258801",
+            "카카오",
+            "Kakao Corp.",
+            "035720",
+            "631",
+            "자료처리, 호스팅, 포털 및 기타 인터넷 정보매개 서비스업",
+            "220111001149",
+            "120811559",
+            "50",
+            "19950216",
+            "20170710",
+            100,
+            441_888_000,
+            "(주)카카오",
+            "www.kakaocorp.com",
+            38_150,
+            "정신아",
+            "제주특별자치도 제주시 첨단로 242(영평동)",
+        ),
+        (
+            "00356361",
+            "LG화학",
+            "LG CHEM, LTD.",
+            "051910",
+            "201",
+            "기초 화학물질 제조업",
+            "110111252099",
+            "106810789",
+            "11",
+            "20010403",
+            "20010425",
+            5000,
+            70_592_343,
+            "(주)LG화학",
+            "www.lgchem.com",
+            250_000,
+            "신학철",
+            "서울특별시 영등포구 여의대로 128",
+        ),
+        (
+            "00106641",
+            "기아",
+            "KIA CORPORATION",
+            "000270",
+            "301",
+            "자동차용 엔진 및 자동차 제조업",
+            "110111005740",
+            "119810231",
+            "11",
+            "19440609",
+            "19730721",
+            5000,
+            397_672_632,
+            "기아(주)",
+            "www.kia.com",
+            100_600,
+            "송호성",
+            "서울특별시 서초구 헌릉로 12",
+        ),
+    )
+)
+FAMOUS_CORP_CODES = frozenset(f["corp_code"] for f in _FAMOUS)
+#: Samsung Electronics' 2024 annual report: a periodic report every world holds under one receipt number (the
+#: XBRL download's example).
+_FAMOUS_PERIODIC = {("00126380", 2024, "11011"): ("20250311001085", dt.date(2025, 3, 11))}
+#: corpCode.xml: 3,901 of 114,106 entries carry a stock code (reference/world-scale.md).
+_WITH_STOCK_CODE = 3_901 / 114_106
+
+
+def _free_of(codes: list[str], taken: set[str], step: int, width: int) -> list[str]:
+    """The codes, each one that is in ``taken`` moved to the next free one (``step`` apart)."""
+    if not taken.intersection(codes):
+        return codes
+    used = set(codes) | taken
+    out = []
+    for code in codes:
+        if code in taken:
+            value = int(code)
+            while f"{value:0{width}d}" in used:
+                value += step
+            code = f"{value:0{width}d}"
+            used.add(code)
+        out.append(code)
+    return out
+
+
 #: Lightron's convertible bond: the showcase record (every seed).
 _LIGHTRON_CB_DAY = dt.date(2026, 1, 15)
 _LIGHTRON_CB_RCEPT = "20260115000412"
@@ -526,6 +766,10 @@ def _day_between(start: dt.date, end: dt.date, u: float) -> dt.date:
 
 def _person(u1: float, u2: float, u3: float) -> str:
     return _pick(_SURNAMES, u1) + _pick(_GIVEN, u2) + _pick(_GIVEN, u3)
+
+
+#: a person's name from three uniform draws (the platforms' report sections name officers and holders)
+person_name = _person
 
 
 class FinanceWorld:
@@ -579,7 +823,11 @@ class FinanceWorld:
         corp_codes = [f"{int(v):08d}" for v in raw if f"{int(v):08d}" not in fixed_codes][:need]
         raw_stock = (rng.choice(49_000, size=n_listed + len(fixed_stocks), replace=False) + 500) * 10
         stocks = [f"{int(v):06d}" for v in raw_stock if f"{int(v):06d}" not in fixed_stocks][:n_listed]
-        return corp_codes, stocks
+        # The well-known companies came later: a generated company that drew one of their codes moves to the
+        # next free one (only that company changes).
+        return _free_of(corp_codes, {f["corp_code"] for f in _FAMOUS}, 1, 8), _free_of(
+            stocks, {f["stock_code"] for f in _FAMOUS}, 10, 6
+        )
 
     def _draw_company(
         self,
@@ -669,8 +917,9 @@ class FinanceWorld:
                 acc_mt="12",
                 has_cfs=bool(fixed["stock_code"]),
             )
-            sector_row = next(s for s in _SECTORS if s[0] == fixed["induty"])
-            fields.update(induty_code=sector_row[0], sector=sector_row[1])
+            sector_row = next((s for s in _SECTORS if s[0] == fixed["induty"]), None)
+            fields.update(induty_code=fixed["induty"], sector=sector_row[1] if sector_row else fixed.get("sector", ""))
+            fields.update(fixed.get("override", {}))
         return fields
 
     @cached_property
@@ -739,10 +988,44 @@ class FinanceWorld:
                     )
                 )
         drafts.sort(key=lambda d: d["stock_code"])
-        return tuple(Company(**d, row=i) for i, d in enumerate(drafts))
+        famous_rng = self._world.rng("finance.famous")
+        famous = [
+            self._draw_company(
+                famous_rng.random(29), f["corp_code"], ("", ""), _SECTORS[0], f["market"], f["stock_code"], 0, fixed=f
+            )
+            for f in _FAMOUS
+        ]
+        # rows: the generated and fixed companies keep the rows (and price draws) they had before the well-known
+        # ones came; those take the rows after them
+        rows = [Company(**d, row=i) for i, d in enumerate(drafts)]
+        rows += [Company(**d, row=len(drafts) + i) for i, d in enumerate(famous)]
+        return tuple(sorted(rows, key=lambda c: c.stock_code))
+
+    @cached_property
+    def by_row(self) -> tuple[Company, ...]:
+        """Listed companies in price-array row order."""
+        return tuple(sorted(self.listed, key=lambda c: c.row))
 
     @cached_property
     def unlisted(self) -> tuple[Company, ...]:
+        """The unlisted companies, less as many as there are well-known listed ones (the last generated firms
+        that file no audit report), so the world keeps its size (114,106 corpCode entries at full size)."""
+        every, draws = self._unlisted_all, self._audit_draws
+        fixed = {f["corp_code"] for f in _FIXED}
+        dropped: set[int] = set()
+        for i in range(len(every) - 1, -1, -1):
+            if len(dropped) == len(_FAMOUS):
+                break
+            if draws[i][0] >= 0.3 and every[i].corp_code not in fixed:
+                dropped.add(i)
+        return self._with_delisted_codes([c for i, c in enumerate(every) if i not in dropped])
+
+    @cached_property
+    def _audit_draws(self) -> list[list[float]]:
+        return self._world.rng("finance.audit").random((len(self._unlisted_all), 4)).tolist()
+
+    @cached_property
+    def _unlisted_all(self) -> list[Company]:
         corp_codes, stocks = self._identities
         rng = self._world.rng("finance.unlisted")
         codes = corp_codes[len(stocks) :]
@@ -764,6 +1047,23 @@ class FinanceWorld:
                         )
                     )
                 )
+        return out
+
+    def _with_delisted_codes(self, unlisted: list[Company]) -> tuple[Company, ...]:
+        """Delisted companies keep their old stock code in corpCode.xml: 3,901 of DART's 114,106 entries carry
+        one while ≈2,700 are listed (reference/world-scale.md), so that share of all companies, less the listed."""
+        total = len(unlisted) + len(self.listed)
+        count = max(round(total * _WITH_STOCK_CODE) - len(self.listed), 0)
+        if not count or not unlisted:
+            return tuple(unlisted)
+        rng = self._world.rng("finance.delisted")
+        taken = set(self._identities[1]) | {f["stock_code"] for f in _FIXED + _FAMOUS if f["stock_code"]}
+        picks = sorted(rng.choice(len(unlisted), size=min(count, len(unlisted)), replace=False).tolist())
+        codes = [f"{int(v):06d}" for v in (rng.choice(99_000, size=len(picks) * 2, replace=False) + 500) * 10 + 5]
+        free = iter(c for c in codes if c not in taken)
+        out = list(unlisted)
+        for i in picks:
+            out[i] = replace(out[i], delisted_code=next(free))
         return tuple(out)
 
     @cached_property
@@ -807,15 +1107,28 @@ class FinanceWorld:
 
     @cached_property
     def prices(self) -> _Prices:
-        listed = self.listed
+        """The generated and fixed companies' walks (drawn as before the well-known companies came), then the
+        well-known ones' from their own generator and their own starting closes."""
+        famous = {f["corp_code"]: f for f in _FAMOUS}
+        rows = self.by_row
+        first = [c for c in rows if c.corp_code not in famous]
+        parts = [self._walks(first, self._world.rng("finance.prices"), anchored=True)]
+        later = rows[len(first) :]
+        if later:
+            start = [float(famous[c.corp_code]["close"]) for c in later]
+            parts.append(self._walks(later, self._world.rng("finance.prices.famous"), start=start))
+        return _Prices(*(np.concatenate([getattr(p, k) for p in parts]) for k in _PRICE_KEYS))
+
+    def _walks(
+        self, listed: Sequence[Company], rng: np.random.Generator, anchored: bool = False, start=None
+    ) -> _Prices:
         n, cols = len(listed), len(self.days) + 1
-        rng = self._world.rng("finance.prices")
         bounds = {"KOSPI": (2_000, 400_000), "KOSDAQ": (800, 120_000), "KONEX": (400, 25_000)}
+        drawn = rng.random(n)
         start = np.array(
-            [
-                bounds[c.market][0] * (bounds[c.market][1] / bounds[c.market][0]) ** u
-                for c, u in zip(listed, rng.random(n))
-            ]
+            start
+            if start is not None
+            else [bounds[c.market][0] * (bounds[c.market][1] / bounds[c.market][0]) ** u for c, u in zip(listed, drawn)]
         )
         vol = rng.uniform(0.012, 0.035, n)
         drift = rng.normal(0.0002, 0.0006, n)
@@ -823,8 +1136,11 @@ class FinanceWorld:
         log_close = np.empty((n, cols))
         log_close[:, 0] = np.log(start)
         log_close[:, 1:] = np.log(start)[:, None] + np.cumsum(drift[:, None] + vol[:, None] * shocks, axis=1)
-        lightron = self.lightron.row
-        log_close[lightron] = self._anchored(log_close[lightron], [(self._day_col[d], p) for d, p in _LIGHTRON_ANCHORS])
+        if anchored:
+            lightron = self.lightron.row
+            log_close[lightron] = self._anchored(
+                log_close[lightron], [(self._day_col[d], p) for d, p in _LIGHTRON_ANCHORS]
+            )
         close = _tick_round(np.exp(log_close))
         prev = np.concatenate([close[:, :1], close[:, :-1]], axis=1).astype(float)
         open_ = _tick_round(prev * np.exp(0.35 * vol[:, None] * rng.standard_normal((n, cols))))
@@ -907,8 +1223,8 @@ class FinanceWorld:
         p = self.prices
         out = []
         for clss, name, market, (lo, hi), base in self.INDEXES:
-            rows = [c.row for c in self.listed if c.market == market]
-            shares = np.array([self.listed[r].shares for r in rows], dtype=float)
+            rows = [c.row for c in self.by_row if c.market == market]
+            shares = np.array([self.by_row[r].shares for r in rows], dtype=float)
             rows_arr = np.array(rows, dtype=int)
             order = np.argsort(-(p.close[rows_arr, 0] * shares), kind="stable")
             members = order[lo:hi] if hi is not None else order[lo:]
@@ -1065,14 +1381,94 @@ class FinanceWorld:
     @cached_property
     def filings(self) -> tuple[Filing, ...]:
         """Every receipt in the world, ordered by rcept_no (date first)."""
+        famous = {f["corp_code"] for f in _FAMOUS}
         drafts: list[_Draft] = []
         for company in self.listed:
-            drafts.extend(self._periodic_drafts(company))
-            drafts.extend(self._event_drafts(company))
-            drafts.extend(self._ownership_drafts(company))
-            drafts.extend(self._exchange_drafts(company))
+            if company.corp_code not in famous:
+                drafts.extend(self._company_drafts(company))
         drafts.extend(self._audit_drafts())
-        return self._numbered(drafts)
+        first = self._numbered(drafts)
+        # Filings that came later (the well-known companies', the other 주요사항보고서 and 증권신고서 kinds) are
+        # numbered after each day's earlier ones, so the earlier receipt numbers stay what they were.
+        later: list[_Draft] = []
+        for company in self.listed:
+            if company.corp_code in famous:
+                later.extend(self._company_drafts(company))
+            later.extend(self._generic_event_drafts(company))
+        return tuple(sorted(first + self._numbered_after(later, first), key=lambda f: f.rcept_no))
+
+    def _company_drafts(self, company: Company) -> list[_Draft]:
+        return [
+            *self._periodic_drafts(company),
+            *self._event_drafts(company),
+            *self._ownership_drafts(company),
+            *self._exchange_drafts(company),
+        ]
+
+    @cached_property
+    def event_kinds(self) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+        """(kind, settings) of the 주요사항보고서 and 증권신고서 kinds kept as data in OpenDART's operation table
+        (options.event: report title, the share of listed companies filing one, the one every world holds)."""
+        from kopa_replay.sim.tables import load_table
+
+        return tuple(
+            (op.route.rsplit("/", 1)[-1], op.options["event"])
+            for op in load_table("dart").operations
+            if "event" in op.options
+        )
+
+    def _generic_event_drafts(self, company: Company) -> list[_Draft]:
+        kinds = self.event_kinds
+        draws = self._world.rng("finance.events.more", company.corp_code).random((len(kinds), 2)).tolist()
+        out = []
+        for (kind, event), (u, v) in zip(kinds, draws):
+            fixed = event.get("fixed")
+            if fixed and fixed[0] == company.corp_code:
+                first = dt.date(int(fixed[1][:4]), int(fixed[1][4:6]), int(fixed[1][6:]))
+                day = _day_between(first, first + dt.timedelta(days=10), 0.0)
+            elif u < float(event["rate"]):
+                day = _day_between(PRICE_START, PRICE_END, v)
+            else:
+                continue
+            out.append(
+                _Draft(
+                    day,
+                    company,
+                    kind,
+                    event["title"],
+                    company.corp_name,
+                    self._market_rm(company),
+                    event.get("pblntf_ty", "B"),
+                    event.get("pblntf_detail_ty", "B001"),
+                    False,
+                    dict,
+                )
+            )
+        return out
+
+    def _numbered_after(self, drafts: list[_Draft], earlier: tuple[Filing, ...]) -> tuple[Filing, ...]:
+        """Receipt numbers for later drafts: each day's serials go on after that day's earlier filings."""
+        last: dict[tuple[dt.date, bool], int] = {}
+        for f in earlier:
+            serial = int(f.rcept_no[8:])
+            key = (f.rcept_dt, serial >= 800_000)
+            last[key] = max(last.get(key, 0), serial)
+        reserved = {f.rcept_no for f in earlier} | {d.rcept_no for d in drafts if d.rcept_no}
+        rng = self._world.rng("finance.rcept.later")
+        by_day: dict[tuple[dt.date, bool], list[_Draft]] = {}
+        for draft in drafts:
+            by_day.setdefault((draft.day, draft.exchange), []).append(draft)
+        for (day, exchange), group in sorted(by_day.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+            group.sort(key=lambda d: (d.company.corp_code, d.kind, d.report_nm))
+            serial = last.get((day, exchange), 800_000 if exchange else 0)
+            for draft, step in zip(group, rng.integers(1, 40, size=len(group)).tolist()):
+                if draft.rcept_no:
+                    continue
+                serial += int(step)
+                while f"{ymd(day)}{serial:06d}" in reserved:
+                    serial += 1
+                draft.rcept_no = f"{ymd(day)}{serial:06d}"
+        return self._filings_of(drafts)
 
     def _numbered(self, drafts: list[_Draft]) -> tuple[Filing, ...]:
         """Receipt numbers: YYYYMMDD + 6-digit serial, 00xxxx for DART filings, 80xxxx for exchange ones."""
@@ -1092,6 +1488,10 @@ class FinanceWorld:
                 while f"{ymd(day)}{serial:06d}" in reserved:
                     serial += 1
                 draft.rcept_no = f"{ymd(day)}{serial:06d}"
+        return tuple(sorted(self._filings_of(drafts), key=lambda f: f.rcept_no))
+
+    @staticmethod
+    def _filings_of(drafts: list[_Draft]) -> tuple[Filing, ...]:
         filings = []
         for d in drafts:
             filings.append(
@@ -1108,7 +1508,7 @@ class FinanceWorld:
                     d.build(),
                 )
             )
-        return tuple(sorted(filings, key=lambda f: f.rcept_no))
+        return tuple(filings)
 
     @staticmethod
     def _market_rm(company: Company) -> str:
@@ -1121,9 +1521,10 @@ class FinanceWorld:
             day = _day_between(dt.date(*start), dt.date(*end), float(rng.random()))
             quarter, kind, (month, _) = REPORT_CODES[code]
             period = f"{year if code != '11011' else year}.{month:02d}"
+            fixed_no, fixed_day = _FAMOUS_PERIODIC.get((company.corp_code, year, code), (None, day))
             out.append(
                 _Draft(
-                    day,
+                    fixed_day,
                     company,
                     "periodic",
                     f"{kind} ({period})",
@@ -1133,6 +1534,7 @@ class FinanceWorld:
                     {"11011": "A001", "11012": "A002"}.get(code, "A003"),
                     False,
                     lambda y=year, c=code: {"bsns_year": str(y), "reprt_code": c},
+                    fixed_no,
                 )
             )
         return out
@@ -1143,8 +1545,8 @@ class FinanceWorld:
         One generator for all unlisted firms: a per-firm generator costs more
         than the draft itself at the full world's 111k firms.
         """
-        unlisted = self.unlisted
-        draws = self._world.rng("finance.audit").random((len(unlisted), 4)).tolist()
+        # the companies left out of ``unlisted`` file none (see there), so the draws run over them all
+        unlisted, draws = self._unlisted_all, self._audit_draws
         fixed = {f["corp_code"] for f in _FIXED}
         windows = {year: (dt.date(year + 1, 3, 15), dt.date(year + 1, 4, 14)) for year in (2024, 2025)}
         out = []
@@ -1625,6 +2027,10 @@ class FinanceWorld:
         for filing in self.filings:
             table.setdefault(filing.company.corp_code, []).append(filing)
         return table
+
+    @cached_property
+    def by_rcept_no(self) -> dict[str, Filing]:
+        return {f.rcept_no: f for f in self.filings}
 
     @cached_property
     def filing_days(self) -> list[dt.date]:

@@ -17,10 +17,14 @@ examples name them; everything else is drawn from the seed.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
+
+from kopa_replay.sim.world import stable_int
+from kopa_replay.sim.world.calendar import ymd
 
 if TYPE_CHECKING:
     from kopa_replay.sim.world import World
@@ -154,6 +158,133 @@ _STATUTES = (
     ("행정기본법", "법제처", "", True, False),
     ("국가유산기본법", "국가유산청", "", True, True),
 )
+#: English titles of the acts the world's English statutes (target elaw) translate, as 법제처 titles them
+ENGLISH_NAMES = {
+    "도로교통법": "ROAD TRAFFIC ACT",
+    "자동차관리법": "MOTOR VEHICLE MANAGEMENT ACT",
+    "건축법": "BUILDING ACT",
+    "주택법": "HOUSING ACT",
+    "주택임대차보호법": "HOUSING LEASE PROTECTION ACT",
+    "민법": "CIVIL ACT",
+    "형법": "CRIMINAL ACT",
+    "상법": "COMMERCIAL ACT",
+    "민사소송법": "CIVIL PROCEDURE ACT",
+    "형사소송법": "CRIMINAL PROCEDURE ACT",
+    "근로기준법": "LABOR STANDARDS ACT",
+    "최저임금법": "MINIMUM WAGE ACT",
+    "산업안전보건법": "OCCUPATIONAL SAFETY AND HEALTH ACT",
+    "고용보험법": "EMPLOYMENT INSURANCE ACT",
+    "국민건강보험법": "NATIONAL HEALTH INSURANCE ACT",
+    "의료법": "MEDICAL SERVICE ACT",
+    "약사법": "PHARMACEUTICAL AFFAIRS ACT",
+    "식품위생법": "FOOD SANITATION ACT",
+    "개인정보 보호법": "PERSONAL INFORMATION PROTECTION ACT",
+    "전기통신사업법": "TELECOMMUNICATIONS BUSINESS ACT",
+    "소득세법": "INCOME TAX ACT",
+    "법인세법": "CORPORATE TAX ACT",
+    "부가가치세법": "VALUE-ADDED TAX ACT",
+    "관세법": "CUSTOMS ACT",
+    "국세기본법": "FRAMEWORK ACT ON NATIONAL TAXES",
+    "지방세법": "LOCAL TAX ACT",
+    "지방자치법": "LOCAL AUTONOMY ACT",
+    "공직선거법": "PUBLIC OFFICIAL ELECTION ACT",
+    "국가공무원법": "STATE PUBLIC OFFICIALS ACT",
+    "자본시장과 금융투자업에 관한 법률": "FINANCIAL INVESTMENT SERVICES AND CAPITAL MARKETS ACT",
+    "은행법": "BANKING ACT",
+    "독점규제 및 공정거래에 관한 법률": "MONOPOLY REGULATION AND FAIR TRADE ACT",
+    "저작권법": "COPYRIGHT ACT",
+    "출입국관리법": "IMMIGRATION ACT",
+    "국적법": "NATIONALITY ACT",
+    "병역법": "MILITARY SERVICE ACT",
+    "행정기본법": "FRAMEWORK ACT ON PUBLIC ADMINISTRATION",
+    "전자정부법": "ELECTRONIC GOVERNMENT ACT",
+    "고등교육법": "HIGHER EDUCATION ACT",
+    "환경정책기본법": "FRAMEWORK ACT ON ENVIRONMENTAL POLICY",
+    "대기환경보전법": "CLEAN AIR CONSERVATION ACT",
+    "폐기물관리법": "WASTES CONTROL ACT",
+    "항공안전법": "AVIATION SAFETY ACT",
+    "감염병의 예방 및 관리에 관한 법률": "INFECTIOUS DISEASE CONTROL AND PREVENTION ACT",
+}
+#: the last article number (제N조) of each real 법률 in force, as the acts stand in 2025 (branch articles such as
+#: 제5조의2 are not counted): every article number a precedent or an interpretation cites lies within it.
+_ARTICLE_COUNTS = {
+    "도로교통법": 166,
+    "자동차관리법": 84,
+    "건축법": 113,
+    "주택법": 106,
+    "주택임대차보호법": 31,
+    "민법": 1118,
+    "형법": 372,
+    "상법": 935,
+    "민사소송법": 502,
+    "형사소송법": 493,
+    "근로기준법": 116,
+    "최저임금법": 31,
+    "산업안전보건법": 175,
+    "고용보험법": 118,
+    "국민건강보험법": 119,
+    "의료법": 92,
+    "약사법": 98,
+    "식품위생법": 102,
+    "개인정보 보호법": 76,
+    "정보통신망 이용촉진 및 정보보호 등에 관한 법률": 76,
+    "전기통신사업법": 107,
+    "소득세법": 176,
+    "법인세법": 122,
+    "부가가치세법": 76,
+    "관세법": 330,
+    "국세기본법": 91,
+    "지방세법": 153,
+    "지방자치법": 211,
+    "공직선거법": 279,
+    "정당법": 64,
+    "국가공무원법": 85,
+    "초ㆍ중등교육법": 68,
+    "고등교육법": 64,
+    "유아교육법": 35,
+    "학교급식법": 25,
+    "학교폭력예방 및 대책에 관한 법률": 23,
+    "환경정책기본법": 60,
+    "대기환경보전법": 95,
+    "물환경보전법": 82,
+    "폐기물관리법": 68,
+    "자본시장과 금융투자업에 관한 법률": 449,
+    "은행법": 69,
+    "여신전문금융업법": 72,
+    "독점규제 및 공정거래에 관한 법률": 130,
+    "전자상거래 등에서의 소비자보호에 관한 법률": 45,
+    "하도급거래 공정화에 관한 법률": 36,
+    "저작권법": 142,
+    "관광진흥법": 86,
+    "농지법": 64,
+    "축산법": 60,
+    "수산업법": 116,
+    "해운법": 59,
+    "전기사업법": 111,
+    "중소기업기본법": 28,
+    "병역법": 95,
+    "군인사법": 60,
+    "출입국관리법": 106,
+    "국적법": 35,
+    "부동산 거래신고 등에 관한 법률": 28,
+    "공인중개사법": 51,
+    "국토의 계획 및 이용에 관한 법률": 144,
+    "도시 및 주거환경정비법": 142,
+    "여객자동차 운수사업법": 95,
+    "항공안전법": 167,
+    "소방기본법": 57,
+    "재난 및 안전관리 기본법": 82,
+    "주민등록법": 41,
+    "청소년 보호법": 64,
+    "아동복지법": 75,
+    "국민연금법": 131,
+    "장애인복지법": 90,
+    "감염병의 예방 및 관리에 관한 법률": 83,
+    "공공데이터의 제공 및 이용 활성화에 관한 법률": 39,
+    "전자정부법": 78,
+    "행정기본법": 40,
+    "국가유산기본법": 30,
+}
 # For worlds bigger than the real table: synthetic statutes named like real ones.
 _TOPICS = (
     "청년",
@@ -232,6 +363,16 @@ _TOPICS = (
     "학교체육",
     "교육환경",
     "독서문화",
+    "해양레저",
+    "국가정원",
+    "전통문화",
+    "공예문화",
+    "지역문화",
+    "청소년활동",
+    "산업디자인",
+    "녹색건축",
+    "스마트공장",
+    "전자금융",
 )
 _TEMPLATES = (
     "{} 진흥법",
@@ -244,6 +385,17 @@ _TEMPLATES = (
     "{} 보호법",
     "{} 이용 활성화에 관한 법률",
     "{} 산업 진흥에 관한 법률",
+    "{} 진흥 및 지원에 관한 법률",
+    "{} 발전법",
+    "{} 특별법",
+    "{} 활성화 및 지원에 관한 법률",
+    "{} 안전 및 관리에 관한 법률",
+    "{} 육성법",
+    "{} 종합지원법",
+    "{} 지원법",
+    "{} 관리 및 육성에 관한 법률",
+    "{} 보전 및 이용에 관한 법률",
+    "{} 경쟁력 강화에 관한 특별법",
 )
 _GOALS = (
     "국민의 안전과 복리 증진",
@@ -280,6 +432,7 @@ _DECREE_ARTICLES = (
     "고유식별정보의 처리",
     "과태료의 부과기준",
 )
+_CHAPTERS = ("등록 및 허가", "감독", "지원 및 육성", "분쟁의 조정", "손해배상", "권리의 보호", "신고 및 검사")
 _RULE_ARTICLES = ("신고서의 서식", "허가신청서 등", "등록증의 발급", "수수료의 납부방법", "서식", "규제의 재검토")
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
 
@@ -346,6 +499,9 @@ _ADMRUL_KINDS = (
     ("고시", "3", "{} 기준"),
     ("공고", "4", "{} 시행계획 공고"),
     ("지침", "5", "{} 운영지침"),
+    ("훈령", "1", "{} 사무 위임전결규정"),
+    ("고시", "3", "{} 세부 시행기준"),
+    ("예규", "2", "{} 업무 매뉴얼"),
 )
 _ORDIN_TITLES = (
     ("조례", "주차장 설치 및 관리 조례"),
@@ -396,6 +552,30 @@ ANCHOR_STATUTES: dict[str, dict] = {
     "도로교통법": dict(law_id="013104", promulgated=dt.date(2024, 5, 22), mst="106607"),
     "개인정보 보호법": dict(),
 }
+#: Every other collection's first drawn item carries the serial the guide's sample URL names (its lawService.do
+#: example), whatever the seed and size, so that the catalog's examples and the guide's samples answer.
+ANCHOR_SERIALS = {
+    "expc": "330471",
+    "admrul": "2100000261222",
+    "ordin": ("1316146", "2026666"),
+    "trty": "983",
+    "detc": "58386",
+    "decc": "243263",
+    "ppc": "5",
+    "eiac": "11347",
+    "ftc": "331",
+    "acr": "53",
+    "fsc": "9211",
+    "nlrc": "55",
+    "kcc": "12549",
+    "iaciac": "7515",
+    "oclt": "4973",
+    "ecc": "5883",
+    "sfc": "7919",
+    "nhrck": "331",
+}
+#: anchored items are dated on or before this day, so that they exist at any as-of date the simulator serves
+_ANCHOR_DAY = dt.date(2019, 6, 3)
 # The precedent takes the place of one drawn case (the one with its serial, else a case about its statute
 # decided near its day), so the number of cases and the others stay as drawn.
 ANCHOR_PRECEDENTS = (
@@ -432,6 +612,7 @@ class Statute:
     ministry: str
     parent: str | None  # the 법률 a decree or rule implements
     versions: tuple[LawVersion, ...]  # ascending by promulgation
+    article_count: int = 10  # the last article number (제N조)
 
     @property
     def ministry_code(self) -> str:
@@ -499,6 +680,11 @@ class Interpretation:
     replied: dt.date  # 회신일자
     law: str
     article: int
+
+
+def _anchor_at(days: list[dt.date], latest: dt.date | None = None) -> int:
+    """Which drawn item an anchor serial goes to: the first dated on or before the anchor day (else the first)."""
+    return next((i for i, day in enumerate(days) if day <= (latest or _ANCHOR_DAY)), 0)
 
 
 def _with_version(dates: list[dt.date], day: dt.date) -> list[dt.date]:
@@ -609,7 +795,8 @@ class LawWorld:
                         "제정" if i == 0 else _REVISIONS[int(rng.integers(len(_REVISIONS)))],
                     )
                 )
-            out.append(Statute(f"{law_id:06d}", name, abbrev, kind, ministry, parent, tuple(versions)))
+            count = self._article_count(name, kind, parent)
+            out.append(Statute(f"{law_id:06d}", name, abbrev, kind, ministry, parent, tuple(versions), count))
         for i, statute in enumerate(out):  # an anchored 법령ID, swapped with the statute that drew it
             anchor = ANCHOR_STATUTES.get(statute.name, {})
             if "law_id" in anchor and statute.law_id != anchor["law_id"]:
@@ -621,17 +808,29 @@ class LawWorld:
 
     @staticmethod
     def _choose(families: list[tuple], size: int) -> list[tuple[str, str, str, str | None, str]]:
-        """(name, kind, ministry, parent, abbrev) of the first ``size`` statutes: each family's 법률, 시행령, 시행규칙."""
+        """(name, kind, ministry, parent, abbrev) of the first ``size`` families: each family's 법률, 시행령 and
+        시행규칙 (the world's size counts 법률, as reference/world-scale.md does: ≈1,600 of them, ≈5,000 with
+        their decrees and rules)."""
         chosen: list[tuple[str, str, str, str | None, str]] = []
-        for name, ministry, abbrev, decree, rule in families:
-            if len(chosen) >= size:
-                break
+        for name, ministry, abbrev, decree, rule in families[:size]:
             chosen.append((name, "법률", ministry, None, abbrev))
-            if decree and len(chosen) < size:
+            if decree:
                 chosen.append((f"{name} 시행령", "대통령령", ministry, name, ""))
-            if rule and len(chosen) < size:
+            if rule:
                 chosen.append((f"{name} 시행규칙", "총리령" if ministry in _PM_RULES else "부령", ministry, name, ""))
         return chosen
+
+    def _article_count(self, name: str, kind: str, parent: str | None) -> int:
+        """The last article number: the real one for the real 법률, drawn for the others (a decree about half
+        its act's, a rule a quarter; an act of the synthetic families 20–80)."""
+        if name in _ARTICLE_COUNTS:
+            return _ARTICLE_COUNTS[name]
+        rng = self._world.rng("laws.article_count", name)
+        if parent is None:
+            return int(rng.integers(20, 81))
+        base = self._article_count(parent, "법률", None)
+        share = rng.uniform(0.35, 0.75) if kind == "대통령령" else rng.uniform(0.12, 0.35)
+        return max(5 if kind == "대통령령" else 3, min(int(base * share), 400))
 
     @staticmethod
     def _promulgation_number(kind: str, day: dt.date, rng) -> str:
@@ -661,88 +860,112 @@ class LawWorld:
         """The 법률 only (what precedents, bills and interpretations are about)."""
         return tuple(s for s in self.statutes if s.kind == "법률")
 
-    def articles(self, statute: Statute, version: LawVersion) -> list[dict]:
-        """조문단위 of one version: chapter headings and articles with their 항."""
-        rng = self._world.rng("laws.articles", version.mst)
+    @staticmethod
+    def chapters(statute: Statute) -> dict[int, str]:
+        """Chapter headings (전문) by the article number they open: 제1장 총칙 first; a 법률 ends with 보칙 and
+        벌칙 and has a chapter about every 25 articles between."""
+        count = statute.article_count
+        at = {1: "총칙"}
+        if statute.kind == "법률" and count >= 8:
+            middle = max(1, (count - 6) // 25)
+            names = [f"{_subject(statute.name)}의 관리"] + [_CHAPTERS[i % len(_CHAPTERS)] for i in range(middle - 1)]
+            for i, name in enumerate(names):
+                at[3 + i * (count - 8) // middle] = name
+            at[count - 3] = "보칙"
+            at[count - 2] = "벌칙"
+        return {n: f"제{k}장 {name}" for k, (n, name) in enumerate(sorted(at.items()), start=1)}
+
+    def article_title(self, statute: Statute, number: int) -> str:
+        """조문제목: 목적 and 정의 first, 벌칙·양벌규정·과태료 last in a 법률; the rest from the kind's pool."""
+        count = statute.article_count
+        if number == 1:
+            return "목적"
+        if statute.kind == "법률":
+            if number == 2:
+                return "정의"
+            tail = {count - 2: "벌칙", count - 1: "양벌규정", count: "과태료"}
+            if count >= 6 and number in tail:
+                return tail[number]
+            pool = _MIDDLE_ARTICLES
+        elif statute.kind == "대통령령":
+            pool = _DECREE_ARTICLES
+        else:
+            pool = _RULE_ARTICLES
+        return pool[stable_int(statute.law_id, number) % len(pool)]
+
+    def article(self, statute: Statute, version: LawVersion, number: int) -> dict | None:
+        """One 조문단위 (제``number``조) of a version, made on its own; None past the last article."""
+        if not 1 <= number <= statute.article_count:
+            return None
+        rng = self._world.rng("laws.article", version.mst, number)
         subject = _subject(statute.parent or statute.name)
         parent = statute.parent
-        if statute.kind == "법률":
-            titles = ["목적", "정의"] + [
-                _MIDDLE_ARTICLES[int(i)]
-                for i in sorted(rng.choice(len(_MIDDLE_ARTICLES), int(rng.integers(4, 10)), replace=False))
-            ]
-            titles += ["벌칙", "양벌규정", "과태료"]
-        elif statute.kind == "대통령령":
-            titles = ["목적"] + [
-                _DECREE_ARTICLES[int(i)]
-                for i in sorted(rng.choice(len(_DECREE_ARTICLES), int(rng.integers(3, 7)), replace=False))
-            ]
+        title = self.article_title(statute, number)
+        unit = {
+            "조문키": f"{number:04d}001",
+            "조문번호": str(number),
+            "조문여부": "조문",
+            "조문제목": title,
+            "조문시행일자": ymd(version.enforced),
+        }
+        head = f"제{number}조({title})"
+        if title == "목적":
+            if statute.kind == "법률":
+                goal = _GOALS[int(rng.integers(len(_GOALS)))]
+                unit["조문내용"] = (
+                    f"{head} 이 법은 {subject}에 관한 사항을 규정함으로써 {goal}에 이바지함을 목적으로 한다."
+                )
+            elif statute.kind == "대통령령":
+                unit["조문내용"] = (
+                    f"{head} 이 영은 「{parent}」에서 위임된 사항과 그 시행에 필요한 사항을 규정함을 목적으로 한다."
+                )
+            else:
+                unit["조문내용"] = (
+                    f"{head} 이 규칙은 「{parent}」 및 같은 법 시행령에서 위임된 사항과 그 시행에 "
+                    "필요한 사항을 규정함을 목적으로 한다."
+                )
+        elif title == "정의":
+            unit["조문내용"] = f"{head} 이 법에서 사용하는 용어의 뜻은 다음과 같다."
+        elif title == "벌칙":
+            years, fine = int(rng.integers(1, 6)), int(rng.choice((1000, 2000, 3000, 5000)))
+            unit["조문내용"] = (
+                f"{head} 다음 각 호의 어느 하나에 해당하는 자는 {years}년 이하의 징역 또는 "
+                f"{fine // 1000}천만원 이하의 벌금에 처한다."
+            )
         else:
-            titles = ["목적"] + [
-                _RULE_ARTICLES[int(i)]
-                for i in sorted(rng.choice(len(_RULE_ARTICLES), int(rng.integers(2, 5)), replace=False))
+            count = int(rng.integers(2, 5))
+            unit["조문내용"] = head
+            unit["항"] = [
+                {
+                    "항번호": _CIRCLED[k],
+                    "항내용": f"{_CIRCLED[k]} " + self._paragraph(rng, title, subject, statute, k),
+                }
+                for k in range(count)
             ]
-        enforced = version.enforced.strftime("%Y%m%d")
+        return unit
+
+    def articles(self, statute: Statute, version: LawVersion, number: int | None = None) -> list[dict]:
+        """조문단위 of one version: each chapter heading before the article it opens, then the article; with
+        ``number`` that article alone (the JO parameter). Every article is made on its own, on demand."""
+        numbers = range(1, statute.article_count + 1) if number is None else [number]
+        chapters = self.chapters(statute) if number is None else {}
+        enforced = ymd(version.enforced)
         units: list[dict] = []
-        chapter_at = {0: "제1장 총칙"}
-        if statute.kind == "법률":
-            chapter_at[2] = f"제2장 {subject}의 관리"
-            chapter_at[len(titles) - 3] = "제3장 벌칙"
-        for index, title in enumerate(titles):
-            number = index + 1
-            if index in chapter_at:
+        for n in numbers:
+            if n in chapters:
                 units.append(
                     {
-                        "조문키": f"{number:04d}000",
-                        "조문번호": str(number),
+                        "조문키": f"{n:04d}000",
+                        "조문번호": str(n),
                         "조문여부": "전문",
                         "조문제목": None,
                         "조문시행일자": enforced,
-                        "조문내용": chapter_at[index],
+                        "조문내용": chapters[n],
                     }
                 )
-            unit = {
-                "조문키": f"{number:04d}001",
-                "조문번호": str(number),
-                "조문여부": "조문",
-                "조문제목": title,
-                "조문시행일자": enforced,
-            }
-            head = f"제{number}조({title})"
-            if title == "목적":
-                if statute.kind == "법률":
-                    goal = _GOALS[int(rng.integers(len(_GOALS)))]
-                    unit["조문내용"] = (
-                        f"{head} 이 법은 {subject}에 관한 사항을 규정함으로써 {goal}에 이바지함을 목적으로 한다."
-                    )
-                elif statute.kind == "대통령령":
-                    unit["조문내용"] = (
-                        f"{head} 이 영은 「{parent}」에서 위임된 사항과 그 시행에 필요한 사항을 규정함을 목적으로 한다."
-                    )
-                else:
-                    unit["조문내용"] = (
-                        f"{head} 이 규칙은 「{parent}」 및 같은 법 시행령에서 위임된 사항과 그 시행에 "
-                        "필요한 사항을 규정함을 목적으로 한다."
-                    )
-            elif title == "정의":
-                unit["조문내용"] = f"{head} 이 법에서 사용하는 용어의 뜻은 다음과 같다."
-            elif title == "벌칙":
-                years, fine = int(rng.integers(1, 6)), int(rng.choice((1000, 2000, 3000, 5000)))
-                unit["조문내용"] = (
-                    f"{head} 다음 각 호의 어느 하나에 해당하는 자는 {years}년 이하의 징역 또는 "
-                    f"{fine // 1000}천만원 이하의 벌금에 처한다."
-                )
-            else:
-                count = int(rng.integers(2, 5))
-                unit["조문내용"] = head
-                unit["항"] = [
-                    {
-                        "항번호": _CIRCLED[k],
-                        "항내용": f"{_CIRCLED[k]} " + self._paragraph(rng, title, subject, statute, k),
-                    }
-                    for k in range(count)
-                ]
-            units.append(unit)
+            unit = self.article(statute, version, n)
+            if unit is not None:
+                units.append(unit)
         return units
 
     @staticmethod
@@ -805,10 +1028,11 @@ class LawWorld:
             letters = supreme if court == "대법원" else high if "고등" in court else district
             year = decided.year - int(rng.integers(0, 2))
             case_no = f"{year}{letters}{int(rng.integers(1_000, 99_999 if court == '대법원' else 9_999))}"
-            references = [(law.name, int(rng.integers(1, 160)))]
+            # every cited article exists in the cited act (its real last article for the real acts)
+            references = [(law.name, int(rng.integers(1, law.article_count + 1)))]
             if rng.random() < 0.5:
                 other = acts[int(rng.integers(len(acts)))]
-                references.append((other.name, int(rng.integers(1, 120))))
+                references.append((other.name, int(rng.integers(1, other.article_count + 1))))
             while True:
                 serial = int(rng.integers(150_000, 999_999))
                 if serial not in used:
@@ -846,13 +1070,18 @@ class LawWorld:
             ]
         drafts.sort(key=lambda d: d[3])
         out: list[Precedent] = []
+        supreme: list[Precedent] = []  # the Supreme Court's decisions so far, by decision day
+        days: list[dt.date] = []
         for draft in drafts:
-            earlier = [p for p in out if p.court == "대법원" and p.decided < draft[3]]
+            earlier = supreme[: bisect.bisect_left(days, draft[3])]
             cited = ""
             if earlier and rng.random() < 0.4:
                 prior = earlier[int(rng.integers(len(earlier)))]
                 cited = f"대법원 {prior.decided.year}. {prior.decided.month}. {prior.decided.day}. 선고 {prior.case_no} {prior.judgment}"
             out.append(Precedent(f"{draft[0]:06d}", *draft[1:], cited))
+            if draft[4] == "대법원":
+                supreme.append(out[-1])
+                days.append(draft[3])
         return tuple(sorted(out, key=lambda p: p.serial))
 
     @cached_property
@@ -866,7 +1095,8 @@ class LawWorld:
         acts = self.acts
         out = []
         used: set[str] = set()
-        for _ in range(self._world.sizes.laws):
+        # > 10,000 at the real size (reference/world-scale.md): seven rules for every 법률
+        for _ in range(7 * self._world.sizes.laws):
             law = acts[int(rng.integers(len(acts)))]
             kind, kind_code, template = _ADMRUL_KINDS[int(rng.integers(len(_ADMRUL_KINDS)))]
             name = template.format(_subject(law.name).replace(" 등에 관한", ""))
@@ -895,6 +1125,12 @@ class LawWorld:
                     issued + dt.timedelta(days=int(rng.choice((0, 0, 30, 90)))),
                 )
             )
+        out = [r for r in out if r.serial != ANCHOR_SERIALS["admrul"]]
+        at = _anchor_at([r.enforced for r in out])
+        issued = min(out[at].issued, _ANCHOR_DAY)
+        out[at] = replace(
+            out[at], serial=ANCHOR_SERIALS["admrul"], issued=issued, enforced=min(out[at].enforced, _ANCHOR_DAY)
+        )
         return tuple(sorted(out, key=lambda r: r.name))
 
     # -- ordinances -------------------------------------------------------------------
@@ -931,6 +1167,11 @@ class LawWorld:
                         _ORDIN_FIELDS[int(rng.integers(len(_ORDIN_FIELDS)))],
                     )
                 )
+        serial, ordin_id = ANCHOR_SERIALS["ordin"]
+        out = [o for o in out if o.serial != serial and o.ordin_id != ordin_id]
+        at = _anchor_at([o.promulgated for o in out])
+        day = min(out[at].promulgated, _ANCHOR_DAY)
+        out[at] = replace(out[at], serial=serial, ordin_id=ordin_id, promulgated=day, enforced=day)
         return tuple(sorted(out, key=lambda o: o.name))
 
     # -- interpretations ----------------------------------------------------------------
@@ -944,7 +1185,7 @@ class LawWorld:
         road = next(s for s in acts if s.name == "도로교통법")
         for i in range(max(40, self._world.sizes.laws // 2)):
             law = road if i % 6 == 0 else acts[int(rng.integers(len(acts)))]
-            article = int(rng.integers(2, 60))
+            article = int(rng.integers(2, min(60, law.article_count) + 1))
             inquirer = "민원인" if rng.random() < 0.4 else ministries[int(rng.integers(len(ministries)))]
             replied = dt.date(2016, 1, 1) + dt.timedelta(days=int(rng.integers(0, 4_200)))
             topic = _MIDDLE_ARTICLES[int(rng.integers(len(_MIDDLE_ARTICLES)))]
@@ -963,4 +1204,460 @@ class LawWorld:
                     article,
                 )
             )
+        out = [e for e in out if e.serial != ANCHOR_SERIALS["expc"]]
+        at = _anchor_at([e.replied for e in out])
+        out[at] = replace(out[at], serial=ANCHOR_SERIALS["expc"], replied=min(out[at].replied, _ANCHOR_DAY))
         return tuple(sorted(out, key=lambda x: x.title))
+
+    @cached_property
+    def interpretation_by_serial(self) -> dict[str, Interpretation]:
+        return {e.serial: e for e in self.interpretations}
+
+    @cached_property
+    def admin_rule_by_serial(self) -> dict[str, AdminRule]:
+        return {r.serial: r for r in self.admin_rules}
+
+    @cached_property
+    def ordinance_by_serial(self) -> dict[str, Ordinance]:
+        return {o.serial: o for o in self.ordinances}
+
+    # -- decisions: the Constitutional Court, administrative appeals, the committees ------------------
+    def decisions(self, kind: str) -> tuple[Decision, ...]:
+        """One collection's decisions (``detc``, ``decc`` or a committee's target), ordered by serial; built on
+        first use of that collection only."""
+        found = self._decisions.get(kind)
+        if found is None:
+            found = self._decisions[kind] = self._draw_decisions(kind)
+        return found
+
+    def decision(self, kind: str, serial: str) -> Decision | None:
+        index = self._decision_index.get(kind)
+        if index is None:
+            index = self._decision_index[kind] = {d.serial: d for d in self.decisions(kind)}
+        return index.get(serial)
+
+    @cached_property
+    def _decisions(self) -> dict[str, tuple[Decision, ...]]:
+        return {}
+
+    @cached_property
+    def _decision_index(self) -> dict[str, dict[str, Decision]]:
+        return {}
+
+    def _draw_decisions(self, kind: str) -> tuple[Decision, ...]:
+        spec = DECISION_KINDS[kind]
+        rng = self._world.rng("laws.decisions", kind)
+        acts = self.acts
+        count = max(24, self._world.sizes.laws * spec["per_100_acts"] // 100)
+        start = spec["first_day"]
+        span = (dt.date(2025, 12, 31) - start).days
+        serials = sorted(int(x) for x in rng.choice(spec["serials"][1] - spec["serials"][0], count, replace=False))
+        out = []
+        for serial in serials:
+            law = acts[int(rng.integers(len(acts)))]
+            decided = start + dt.timedelta(days=int(rng.integers(0, span)))
+            party = _PARTIES[int(rng.integers(len(_PARTIES)))]
+            subject = spec["subjects"][int(rng.integers(len(spec["subjects"])))]
+            article = int(rng.integers(1, law.article_count + 1))
+            title = subject.format(law=law.name, subject=_subject(law.name), party=party, a=article)
+            letters = spec["letters"][int(rng.integers(len(spec["letters"])))]
+            number = spec["number"].format(
+                year=decided.year,
+                yy=decided.year % 100,
+                letters=letters,
+                n=int(rng.integers(1, 9_999)),
+                m=int(rng.integers(1, 40)),
+            )
+            outcome = spec["outcomes"][int(rng.integers(len(spec["outcomes"])))]
+            out.append(
+                Decision(
+                    kind,
+                    str(spec["serials"][0] + serial),
+                    title,
+                    number,
+                    decided,
+                    spec["org"],
+                    outcome,
+                    party,
+                    law.name,
+                    article,
+                    MINISTRIES.get(law.ministry, "0000000"),
+                    law.ministry,
+                )
+            )
+        anchor = ANCHOR_SERIALS[kind]
+        out = [d for d in out if d.serial != anchor]
+        latest = max(_ANCHOR_DAY, spec["first_day"] + dt.timedelta(days=365))
+        at = _anchor_at([d.decided for d in out], latest)
+        out[at] = replace(out[at], serial=anchor, decided=min(out[at].decided, latest))
+        return tuple(sorted(out, key=lambda d: int(d.serial)))
+
+    # -- treaties and legal terms -------------------------------------------------------------------
+    @cached_property
+    def treaties(self) -> tuple[Treaty, ...]:
+        """조약: bilateral agreements with the world's partner states and multilateral conventions, by serial."""
+        rng = self._world.rng("laws.treaties")
+        out = []
+        for i in range(max(40, self._world.sizes.laws // 4)):
+            bilateral = rng.random() < 0.75
+            topic = _TREATY_TOPICS[int(rng.integers(len(_TREATY_TOPICS)))]
+            country = _COUNTRIES[int(rng.integers(len(_COUNTRIES)))]
+            signed = dt.date(1965, 1, 1) + dt.timedelta(days=int(rng.integers(0, 22_000)))
+            name = (
+                f"대한민국 정부와 {country[0]} 정부 간의 {topic} 협정"
+                if bilateral
+                else f"{topic}에 관한 {('협약', '의정서', '협정')[int(rng.integers(3))]}"
+            )
+            out.append(
+                Treaty(
+                    str(1000 + i * 7 + int(rng.integers(0, 7))),
+                    name,
+                    bilateral,
+                    country if bilateral else ("", "", ""),
+                    signed,
+                    signed + dt.timedelta(days=int(rng.integers(30, 700))),
+                    str(int(rng.integers(100, 2_700))),
+                    topic,
+                )
+            )
+        out = [t for t in out if t.serial != ANCHOR_SERIALS["trty"]]
+        at = _anchor_at([t.effective for t in out])
+        signed = min(out[at].signed, _ANCHOR_DAY)
+        effective = min(out[at].effective, _ANCHOR_DAY)
+        out[at] = replace(out[at], serial=ANCHOR_SERIALS["trty"], signed=signed, effective=effective)
+        return tuple(sorted(out, key=lambda t: int(t.serial)))
+
+    @cached_property
+    def treaty_by_serial(self) -> dict[str, Treaty]:
+        return {t.serial: t for t in self.treaties}
+
+    @cached_property
+    def terms(self) -> tuple[Term, ...]:
+        """법령용어: the civil-law terms of 민법 and the word each 법률's 정의 article defines, ordered by name."""
+        out: dict[str, Term] = {}
+        for name, hanja, definition in _TERMS:
+            out[name] = Term("", name, hanja, definition, "민법")
+        for act in self.acts:
+            word = _subject(act.name).replace(" ", "")
+            if act.name in _ARTICLE_COUNTS and word not in out:
+                out[word] = Term("", word, "", f"「{act.name}」 제2조에서 정하는 {word}을(를) 말한다.", act.name)
+        rng = self._world.rng("laws.terms")
+        serials = rng.choice(900_000, len(out), replace=False)
+        return tuple(
+            replace(term, serial=str(100_000 + int(serials[i])))
+            for i, term in enumerate(sorted(out.values(), key=lambda t: t.name))
+        )
+
+    @cached_property
+    def term_by_name(self) -> dict[str, Term]:
+        return {t.name: t for t in self.terms}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decision of the Constitutional Court (detc), an administrative appeal (decc) or a committee."""
+
+    kind: str  # the DRF target of its collection
+    serial: str  # 헌재결정례일련번호 / 행정심판례일련번호 / 결정문일련번호
+    title: str  # 사건명 / 안건명 / 제목
+    number: str  # 사건번호 / 의안번호 / 의결번호
+    decided: dt.date  # 종국일자 / 의결일자
+    org: str  # 기관명 (재결청)
+    outcome: str  # 결정구분 / 재결구분 / 종국결과
+    party: str  # 청구인, 피심인, 신청인 …
+    law: str  # the 법률 it applies
+    article: int  # the article of it (within the act)
+    agency_code: str  # 처분청 (the act's ministry) code
+    agency: str
+
+
+@dataclass(frozen=True)
+class Treaty:
+    serial: str  # 조약일련번호
+    name: str
+    bilateral: bool
+    country: tuple[str, str, str]  # (Korean name, English name, 국가코드)
+    signed: dt.date  # 서명일자
+    effective: dt.date  # 발효일자
+    number: str  # 조약번호
+    topic: str
+
+
+@dataclass(frozen=True)
+class Term:
+    serial: str  # 법령용어 일련번호 (법령용어ID)
+    name: str
+    hanja: str
+    definition: str
+    source: str  # 출처 (the act)
+
+
+_PARTIES = (
+    "주식회사 한빛테크",
+    "주식회사 미래유통",
+    "대한물산 주식회사",
+    "주식회사 새봄건설",
+    "주식회사 누리통신",
+    "한결식품 주식회사",
+    "주식회사 다온에너지",
+    "주식회사 푸른의료",
+    "청구인 김○○",
+    "신청인 이○○",
+    "진정인 박○○",
+    "재해근로자 최○○",
+)
+#: collection → facts of its decisions: the body that decides, serial range, subjects, number format, outcomes
+DECISION_KINDS: dict[str, dict] = {
+    "detc": dict(
+        org="헌법재판소",
+        per_100_acts=50,
+        serials=(10_000, 200_000),
+        first_day=dt.date(1990, 1, 1),
+        subjects=("{law} 제{a}조 위헌확인", "{law} 제{a}조 위헌소원", "{law} 제{a}조 위헌제청"),
+        letters=("헌마", "헌바", "헌가"),
+        number="{year}{letters}{n}",
+        outcomes=("합헌", "기각", "각하", "위헌", "헌법불합치", "인용"),
+    ),
+    "decc": dict(
+        org="중앙행정심판위원회",
+        per_100_acts=100,
+        serials=(100_000, 900_000),
+        first_day=dt.date(2010, 1, 1),
+        subjects=(
+            "영업정지처분 취소청구",
+            "과징금부과처분 취소청구",
+            "자동차운전면허 취소처분 취소청구",
+            "정보공개거부처분 취소청구",
+            "{subject} 관련 허가신청 거부처분 취소청구",
+        ),
+        letters=("",),
+        number="{year}-{n:05d}",
+        outcomes=("기각", "인용", "각하", "일부인용"),
+    ),
+    "ppc": dict(
+        org="개인정보보호위원회",
+        per_100_acts=15,
+        serials=(1_000, 60_000),
+        first_day=dt.date(2020, 8, 5),
+        subjects=(
+            "{party}의 개인정보 보호법 위반행위에 대한 시정조치에 관한 건",
+            "공공기관의 개인정보 처리실태 점검 결과에 관한 건",
+            "{party}의 개인정보 유출 신고에 관한 건",
+        ),
+        letters=("",),
+        number="제{year}-{m:03d}-{n:03d}호",
+        outcomes=("의결", "심의·의결", "보고"),
+    ),
+    "eiac": dict(
+        org="고용보험심사위원회",
+        per_100_acts=10,
+        serials=(1_000, 60_000),
+        first_day=dt.date(2015, 1, 1),
+        subjects=("구직급여 부지급 처분 취소청구", "육아휴직 급여 반환명령 취소청구", "피보험자격 확인 처분 취소청구"),
+        letters=("",),
+        number="{year}-{n}",
+        outcomes=("기각", "취소", "각하"),
+    ),
+    "ftc": dict(
+        org="공정거래위원회",
+        per_100_acts=20,
+        serials=(1_000, 90_000),
+        first_day=dt.date(2010, 1, 1),
+        subjects=(
+            "{party}의 불공정거래행위에 대한 건",
+            "{party}의 부당한 공동행위에 대한 건",
+            "{party}의 하도급거래 공정화에 관한 법률 위반행위에 대한 건",
+            "{party}의 시장지배적지위 남용행위에 대한 건",
+        ),
+        letters=("서감", "제조", "유통", "카조", "하제"),
+        number="{year}{letters}{n:04d}",
+        outcomes=("시정명령", "과징금", "경고", "무혐의", "심의절차종료"),
+    ),
+    "acr": dict(
+        org="국민권익위원회",
+        per_100_acts=15,
+        serials=(1_000, 90_000),
+        first_day=dt.date(2010, 1, 1),
+        subjects=("{subject} 관련 고충민원", "{subject} 관련 행정처분 시정권고", "부패행위 신고자 보호조치 요구"),
+        letters=("",),
+        number="2BA-{yy}{n:04d}",
+        outcomes=("시정권고", "의견표명", "기각", "각하"),
+    ),
+    "fsc": dict(
+        org="금융위원회",
+        per_100_acts=10,
+        serials=(1_000, 60_000),
+        first_day=dt.date(2012, 1, 1),
+        subjects=(
+            "{party}에 대한 검사결과 조치안",
+            "{party}의 공시의무 위반에 대한 조치안",
+            "{party} 임원 제재에 관한 건",
+        ),
+        letters=("",),
+        number="{year}-{n}",
+        outcomes=("과징금", "과태료", "기관경고", "문책경고"),
+    ),
+    "nlrc": dict(
+        org="중앙노동위원회",
+        per_100_acts=20,
+        serials=(1_000, 90_000),
+        first_day=dt.date(2012, 1, 1),
+        subjects=("{party} 부당해고 구제 재심신청", "{party} 부당노동행위 구제 재심신청", "{party} 차별시정 재심신청"),
+        letters=("부해", "부노", "차별"),
+        number="중앙{year}{letters}{n}",
+        outcomes=("인정", "기각", "각하", "화해"),
+    ),
+    "kcc": dict(
+        org="방송통신위원회",
+        per_100_acts=10,
+        serials=(1_000, 60_000),
+        first_day=dt.date(2012, 1, 1),
+        subjects=("{party}의 전기통신사업법 위반행위에 대한 시정조치에 관한 건", "방송사업자 재허가에 관한 건"),
+        letters=("",),
+        number="제{year}-{m:02d}-{n:03d}호",
+        outcomes=("의결", "시정명령", "과징금"),
+    ),
+    "iaciac": dict(
+        org="산업재해보상보험재심사위원회",
+        per_100_acts=15,
+        serials=(1_000, 90_000),
+        first_day=dt.date(2012, 1, 1),
+        subjects=("요양불승인처분 취소", "유족급여 및 장례비 부지급처분 취소", "장해등급 결정처분 취소"),
+        letters=("",),
+        number="{year}재결{n}",
+        outcomes=("기각", "취소", "각하"),
+    ),
+    "oclt": dict(
+        org="중앙토지수용위원회",
+        per_100_acts=10,
+        serials=(1_000, 60_000),
+        first_day=dt.date(2012, 1, 1),
+        subjects=("{subject} 사업 관련 손실보상 재결", "잔여지 수용청구에 관한 재결", "영업손실 보상에 관한 이의재결"),
+        letters=("",),
+        number="{year}-{n}",
+        outcomes=("재결", "이의재결", "각하"),
+    ),
+    "ecc": dict(
+        org="중앙환경분쟁조정위원회",
+        per_100_acts=10,
+        serials=(1_000, 60_000),
+        first_day=dt.date(2012, 1, 1),
+        subjects=(
+            "공사장 소음·진동으로 인한 정신적 피해 분쟁",
+            "일조방해로 인한 재산 피해 분쟁",
+            "악취로 인한 피해 분쟁",
+        ),
+        letters=("",),
+        number="환조{yy}-3-{n}",
+        outcomes=("일부인용", "기각", "인용"),
+    ),
+    "sfc": dict(
+        org="증권선물위원회",
+        per_100_acts=10,
+        serials=(1_000, 60_000),
+        first_day=dt.date(2012, 1, 1),
+        subjects=("{party}에 대한 감사인 지정 등 조치안", "{party}의 사업보고서 등 허위기재에 대한 조치안"),
+        letters=("",),
+        number="{year}-{n}",
+        outcomes=("과징금", "감사인 지정", "검찰고발", "경고"),
+    ),
+    "nhrck": dict(
+        org="국가인권위원회",
+        per_100_acts=20,
+        serials=(1_000, 90_000),
+        first_day=dt.date(2012, 1, 1),
+        subjects=(
+            "{subject} 관련 차별",
+            "수사과정에서의 인권침해",
+            "구금시설 내 인권침해",
+            "장애인 편의제공 거부에 의한 차별",
+        ),
+        letters=("진정",),
+        number="{yy}{letters}{n:07d}",
+        outcomes=("권고", "기각", "각하", "인용"),
+    ),
+}
+_TREATY_TOPICS = (
+    "사증면제",
+    "투자의 증진 및 보호",
+    "소득에 대한 조세의 이중과세회피와 탈세방지",
+    "범죄인 인도",
+    "형사사법공조",
+    "항공운수",
+    "사회보장",
+    "문화협력",
+    "과학기술협력",
+    "자유무역",
+    "해운",
+    "관세행정 상호지원",
+)
+_COUNTRIES = (
+    ("미합중국", "United States of America", "US"),
+    ("일본국", "Japan", "JP"),
+    ("중화인민공화국", "People's Republic of China", "CN"),
+    ("독일연방공화국", "Federal Republic of Germany", "DE"),
+    ("프랑스공화국", "French Republic", "FR"),
+    ("영국", "United Kingdom", "GB"),
+    ("캐나다", "Canada", "CA"),
+    ("오스트레일리아", "Australia", "AU"),
+    ("베트남사회주의공화국", "Socialist Republic of Viet Nam", "VN"),
+    ("인도네시아공화국", "Republic of Indonesia", "ID"),
+    ("칠레공화국", "Republic of Chile", "CL"),
+    ("튀르키예공화국", "Republic of Türkiye", "TR"),
+)
+#: (용어, 한자, 정의): terms of 민법 as its articles use them
+_TERMS = (
+    (
+        "소멸시효",
+        "消滅時效",
+        "권리자가 권리를 행사할 수 있음에도 일정 기간 행사하지 아니하면 그 권리가 소멸하는 제도를 말한다.",
+    ),
+    (
+        "선의취득",
+        "善意取得",
+        "평온, 공연하게 동산을 양수한 자가 선의이며 과실 없이 그 동산을 점유한 경우 소유권을 취득하는 것을 말한다.",
+    ),
+    ("불법행위", "不法行爲", "고의 또는 과실로 인한 위법행위로 타인에게 손해를 가하는 행위를 말한다."),
+    (
+        "채권자대위권",
+        "債權者代位權",
+        "채권자가 자기의 채권을 보전하기 위하여 채무자의 권리를 행사할 수 있는 권리를 말한다.",
+    ),
+    (
+        "채권자취소권",
+        "債權者取消權",
+        "채무자가 채권자를 해함을 알고 한 법률행위의 취소 및 원상회복을 법원에 청구할 수 있는 권리를 말한다.",
+    ),
+    (
+        "유치권",
+        "留置權",
+        "타인의 물건을 점유한 자가 그 물건에 관하여 생긴 채권의 변제를 받을 때까지 그 물건을 유치할 권리를 말한다.",
+    ),
+    (
+        "저당권",
+        "抵當權",
+        "채무자 또는 제3자가 점유를 이전하지 아니하고 채무의 담보로 제공한 부동산에 대하여 우선변제를 받을 권리를 말한다.",
+    ),
+    ("전세권", "傳貰權", "전세금을 지급하고 타인의 부동산을 점유하여 그 용도에 좇아 사용ㆍ수익하는 권리를 말한다."),
+    ("지상권", "地上權", "타인의 토지에 건물 기타 공작물이나 수목을 소유하기 위하여 그 토지를 사용하는 권리를 말한다."),
+    (
+        "부당이득",
+        "不當利得",
+        "법률상 원인 없이 타인의 재산 또는 노무로 인하여 이익을 얻고 이로 인하여 타인에게 손해를 가한 것을 말한다.",
+    ),
+    ("사무관리", "事務管理", "의무 없이 타인을 위하여 사무를 관리하는 것을 말한다."),
+    (
+        "상계",
+        "相計",
+        "쌍방이 서로 같은 종류를 목적으로 한 채무를 부담한 경우 그 채무를 대등액에서 소멸시키는 것을 말한다.",
+    ),
+    (
+        "대리",
+        "代理",
+        "대리인이 그 권한 내에서 본인을 위한 것임을 표시한 의사표시가 직접 본인에게 효력이 생기는 것을 말한다.",
+    ),
+    ("하자담보책임", "瑕疵擔保責任", "매매의 목적물에 하자가 있는 때 매도인이 부담하는 책임을 말한다."),
+    ("유류분", "遺留分", "상속인에게 법률상 유보된 상속재산의 일정 비율을 말한다."),
+    ("점유권", "占有權", "물건을 사실상 지배하는 자가 가지는 권리를 말한다."),
+    ("선박", "船舶", "수상 또는 수중에서 항행용으로 사용하거나 사용될 수 있는 배 종류를 말한다."),
+)

@@ -94,6 +94,34 @@ _ETS = (
     ("4020025", "KCU25", 9300.0),
     ("4030025", "KOC25", 8800.0),
 )
+#: ESG 증권상품 (esg/esg_etp_info): the ETFs and ETNs KRX tags ESG — (short name, base price)
+_ESG_ETPS = (
+    ("KODEX MSCI Korea ESG유니버설", 9800.0),
+    ("TIGER MSCI KOREA ESG리더스", 11200.0),
+    ("KBSTAR ESG사회책임투자", 13100.0),
+    ("ARIRANG ESG우수기업", 10400.0),
+    ("TIGER KRX기후변화솔루션", 12600.0),
+    ("신한 KRX ESG Leaders 150 ETN", 10900.0),
+)
+#: ESG 지수 (esg/esg_index_info): (name, base level, constituents)
+_ESG_INDEXES = (
+    ("KRX ESG Leaders 150", 1450.0, 150),
+    ("KRX ESG 사회책임경영지수(S)", 1720.0, 100),
+    ("KRX 거버넌스 리더스 100", 1390.0, 100),
+    ("KRX 에코 리더스 100", 1610.0, 100),
+    ("코스피 200 ESG", 1280.0, 200),
+    ("KRX/S&P 탄소효율 그린뉴딜 지수", 1530.0, 100),
+)
+#: 수익증권 (data.go.kr getSecuritiesPriceInfo): listed real-estate and infrastructure funds — (code, name, base)
+_BENEFICIARY = (
+    ("094800", "맵스리얼티1", 3900.0),
+    ("140910", "에이리츠", 5200.0),
+    ("330590", "롯데리츠", 3800.0),
+    ("357120", "코람코에너지리츠", 5600.0),
+    ("338100", "NH프라임리츠", 4300.0),
+    ("415640", "KB발해인프라", 9600.0),
+    ("088980", "맥쿼리인프라", 12400.0),
+)
 _SRI_KINDS = ("녹색채권", "사회적채권", "지속가능채권")
 _SRI_ISSUERS = (
     "한국전력공사",
@@ -124,6 +152,7 @@ class MarketWorld:
         self.world = world
         self.seed = world.seed
         self._picked: dict[tuple[str, str | None], list[Any]] = {}
+        self._memo: dict[tuple, Any] = {}
         self._kinds: dict[str, Callable[[str, dt.date], list[Row]]] = {
             "index": self._index_rows,
             "bond_index": self._bond_index_rows,
@@ -140,7 +169,16 @@ class MarketWorld:
             "gold": self._simple_rows,
             "ets": self._simple_rows,
             "sri_bond": self._sri_rows,
+            "esg_etp": self._esg_etp_rows,
+            "esg_index": self._esg_index_rows,
+            "beneficiary": self._beneficiary_rows,
         }
+
+    def once(self, key: tuple, build: Callable[[], Any]) -> Any:
+        """``build()`` computed once per world (indexes over the world, built on first use)."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]
 
     # -- deterministic primitives ----------------------------------------------
     def _u(self, *parts: object) -> float:
@@ -200,6 +238,12 @@ class MarketWorld:
             tot, tot_prev = (self.level(key, base, 0.01, d) for d in (day, previous_business_day(day)))
             net, net_prev = (self.level(key + ":net", base * 0.55, 0.01, d) for d in (day, previous_business_day(day)))
             mkt, mkt_prev = (self.level(key + ":mkt", base * 0.6, 0.01, d) for d in (day, previous_business_day(day)))
+            zero, zero_prev = (
+                self.level(key + ":zero", base * 0.98, 0.01, d) for d in (day, previous_business_day(day))
+            )
+            call, call_prev = (
+                self.level(key + ":call", base * 0.99, 0.01, d) for d in (day, previous_business_day(day))
+            )
             rows.append(
                 {
                     "BAS_DD": ymd(day),
@@ -208,8 +252,10 @@ class MarketWorld:
                     "TOT_EARNG_IDX_CMPPREVDD": _f(tot - tot_prev),
                     "NETPRC_IDX": _f(net),
                     "NETPRC_IDX_CMPPREVDD": _f(net - net_prev),
-                    "ZERO_REINVST_IDX": _f(self.level(key + ":zero", base * 0.98, 0.01, day)),
-                    "CALL_REINVST_IDX": _f(self.level(key + ":call", base * 0.99, 0.01, day)),
+                    "ZERO_REINVST_IDX": _f(zero),
+                    "ZERO_REINVST_IDX_CMPPREVDD": _f(zero - zero_prev),
+                    "CALL_REINVST_IDX": _f(call),
+                    "CALL_REINVST_IDX_CMPPREVDD": _f(call - call_prev),
                     "MKT_PRC_IDX": _f(mkt),
                     "MKT_PRC_IDX_CMPPREVDD": _f(mkt - mkt_prev),
                     "AVG_DURATION": _f(1 + 8 * self._u(key, "dur"), 3),
@@ -338,6 +384,7 @@ class MarketWorld:
             }
             if service == "kts_bydd_trd":
                 row["BND_EXP_TP_NM"] = years
+                row["GOVBND_ISU_TP_NM"] = "지표" if n % 2 == 0 else "경과"
             row.update(
                 {
                     "CLSPRC": _f(price(y)),
@@ -537,6 +584,71 @@ class MarketWorld:
                     "TDD_LWPRC": _i(min(q["low"], q["open"], q["close"]) // 10 * 10),
                     "ACC_TRDVOL": _i(q["volume"]),
                     "ACC_TRDVAL": _i(q["volume"] * c),
+                }
+            )
+        return rows
+
+    def _esg_etp_rows(self, service: str, day: dt.date) -> list[Row]:
+        rows = []
+        for name, base in _ESG_ETPS:
+            key = f"{service}:{name}"
+            q = self.quote(key, base, 0.08, day, 6e4)
+            c, p = int(q["close"] // 5 * 5), int(q["prev"] // 5 * 5)
+            rows.append(
+                {
+                    "BAS_DD": ymd(day),
+                    "ISU_ABBRV": name,
+                    "TDD_CLSPRC": str(c),
+                    "CMPPREVDD_PRC": str(c - p),
+                    "FLUC_RT": _f((c - p) / p * 100),
+                    "LIST_SHRS": str(self._shares(key)),
+                    "ACC_TRDVOL": _i(q["volume"]),
+                    "ACC_TRDVAL": _i(q["volume"] * c),
+                }
+            )
+        return rows
+
+    def _esg_index_rows(self, service: str, day: dt.date) -> list[Row]:
+        """ESG 지수: volume in thousands of shares, value in millions of won (as the service states them)."""
+        rows = []
+        for name, base, members in _ESG_INDEXES:
+            q = self.quote(f"{service}:{name}", base, 0.08, day, 9e4)
+            rows.append(
+                {
+                    "BAS_DD": ymd(day),
+                    "IDX_NM": name,
+                    "CLSPRC_IDX": _f(q["close"]),
+                    "PRV_DD_CMPR": _f(q["close"] - q["prev"]),
+                    "UPDN_RATE": _f((q["close"] - q["prev"]) / q["prev"] * 100),
+                    "TRD_ISU_CNT": str(members),
+                    "ACC_TRDVOL": _i(q["volume"]),
+                    "ACC_TRDVAL": _i(q["volume"] * base / 90),
+                }
+            )
+        return rows
+
+    def _beneficiary_rows(self, service: str, day: dt.date) -> list[Row]:
+        """수익증권 (listed funds), in the KRX daily-trade shape: the 금융위 service renames the fields."""
+        rows = []
+        for code, name, base in _BENEFICIARY:
+            key = f"{service}:{code}"
+            q = self.quote(key, base, 0.06, day, 5e4)
+            c, p = int(q["close"] // 5 * 5), int(q["prev"] // 5 * 5)
+            rows.append(
+                {
+                    "BAS_DD": ymd(day),
+                    "ISU_CD": code,
+                    "ISU_NM": name,
+                    "TDD_CLSPRC": str(c),
+                    "CMPPREVDD_PRC": str(c - p),
+                    "FLUC_RT": _f((c - p) / p * 100),
+                    "TDD_OPNPRC": _i(q["open"] // 5 * 5),
+                    "TDD_HGPRC": _i(max(q["high"], q["open"], q["close"]) // 5 * 5),
+                    "TDD_LWPRC": _i(min(q["low"], q["open"], q["close"]) // 5 * 5),
+                    "ACC_TRDVOL": _i(q["volume"]),
+                    "ACC_TRDVAL": _i(q["volume"] * c),
+                    "MKTCAP": _i(c * self._shares(key)),
+                    "LIST_SHRS": str(self._shares(key)),
                 }
             )
         return rows

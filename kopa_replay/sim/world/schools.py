@@ -17,9 +17,17 @@ catalog descriptions):
   of the month after the as-of month;
 * timetables are weekly: through the Friday of the as-of week, and only for the
   running academic year (older years are not kept by the simulator);
-* class lists: for every academic year that has started.
+* class lists: for every academic year that has started;
+* the past-year timetables (the ``…Timetablebgs`` services NEIS keeps for the years before its 2023 system
+  change): academic years 2020–2022 (:data:`ARCHIVE_YEARS`).
 
-History starts with academic year 2024 (2024-03-01).
+History starts with academic year 2024 (2024-03-01); the archive aside, nothing is kept before it.
+
+How many schools: the small world draws ``schools_per_office`` per office with the kinds at the national
+shares; a world of ``FULL_PER_OFFICE`` or more (the full preset) has each office's real count per kind
+(:data:`OFFICE_SCHOOLS`: 6,183 elementary, 3,272 middle, 2,380 high and 351 other schools, the others
+simulated as 특수학교). An office's schools are drawn the first time that office is asked about, so a call
+about one school pays for its office at most once, never for the country.
 
 A few *anchor* schools (:data:`ANCHOR_SCHOOLS`) exist in every world, whatever
 the seed and size, because the catalog's examples and the documentation name
@@ -32,24 +40,73 @@ import calendar as _calendar
 import datetime as dt
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Mapping
 
+import numpy as np
+
+from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.calendar import HOLIDAYS, ymd
 
 if TYPE_CHECKING:
     from kopa_replay.sim.world import World
     from kopa_replay.sim.world.regions import Sido, Sigungu
 
-__all__ = ["School", "SchoolWorld", "romanize", "academic_year", "HISTORY_START", "KINDS", "ANCHOR_SCHOOLS"]
+__all__ = [
+    "School",
+    "SchoolWorld",
+    "romanize",
+    "academic_year",
+    "HISTORY_START",
+    "ARCHIVE_YEARS",
+    "KINDS",
+    "ANCHOR_SCHOOLS",
+    "OFFICE_SCHOOLS",
+    "SPECIAL_COURSES",
+    "course",
+]
 
 #: The first day of the simulated NEIS history (academic year 2024).
 HISTORY_START = dt.date(2024, 3, 1)
 
-#: school kind → (short suffix, English, grades, NEIS timetable service)
+#: The academic years the past-year timetables (``…Timetablebgs``) hold: before NEIS's 2023 system change.
+ARCHIVE_YEARS = range(2020, 2023)
+
+#: school kind → (short suffix, English, grades, NEIS timetable service); a 특수학교 counts its grades through
+#: its courses (:data:`SPECIAL_COURSES`: 초등 1–6, 중학 1–3, 고등 1–3 as grades 1–12)
 KINDS = {
     "초등학교": ("초", "Elementary School", 6, "elsTimetable"),
     "중학교": ("중", "Middle School", 3, "misTimetable"),
     "고등학교": ("고", "High School", 3, "hisTimetable"),
+    "특수학교": ("특", "Special School", 12, "spsTimetable"),
+}
+#: a special school's courses (학교과정, SCHUL_CRSE_SC_NM) and their grades, in order
+SPECIAL_COURSES = (("초등학교", 6), ("중학교", 3), ("고등학교", 3))
+_KIND_ORDER = ("초등학교", "중학교", "고등학교", "특수학교")
+#: the small world's draw of a school's kind (elementary, middle, high)
+_DRAWN_KIND_SHARES = (0.5, 0.27, 0.23)
+#: a world with this many schools per office or more has the real counts of OFFICE_SCHOOLS
+FULL_PER_OFFICE = 700
+#: Schools per office and kind (elementary, middle, high, other) in a full world: the national totals of
+#: reference/world-scale.md (6,183 / 3,272 / 2,380 / 351, 2024) split over the offices by their approximate
+#: shares in the 2024 교육통계 (largest remainder). The "other" schools are simulated as 특수학교.
+OFFICE_SCHOOLS = {
+    "B10": (606, 388, 320, 56),
+    "C10": (304, 171, 140, 26),
+    "D10": (242, 125, 93, 18),
+    "E10": (269, 140, 127, 21),
+    "F10": (155, 91, 68, 9),
+    "G10": (148, 89, 62, 11),
+    "H10": (121, 64, 57, 7),
+    "I10": (58, 22, 20, 3),
+    "J10": (1328, 664, 488, 69),
+    "K10": (350, 163, 118, 18),
+    "M10": (260, 128, 84, 18),
+    "N10": (410, 188, 119, 19),
+    "P10": (417, 209, 133, 21),
+    "Q10": (428, 247, 145, 18),
+    "R10": (471, 269, 182, 14),
+    "S10": (503, 268, 192, 18),
+    "T10": (113, 46, 32, 5),
 }
 
 # Per 시도: (postal-code prefixes, telephone area code, homepage domain of the office)
@@ -113,6 +170,23 @@ _GENERIC_STEMS = (
     "금빛",
     "한울",
 )
+# Stems of special schools' names (real ones are mostly "<word>학교": 정애학교, 혜광학교 …).
+_SPECIAL_STEMS = (
+    "정애",
+    "혜광",
+    "은광",
+    "성심",
+    "새롬",
+    "소망",
+    "다원",
+    "정진",
+    "혜원",
+    "한빛",
+    "해맑음",
+    "누리",
+    "희망",
+    "은혜",
+)
 # High-school types: (HS_SC_NM, name suffix, English suffix, 특목고 계열)
 _HIGH_TYPES = (
     ("일반고", "고등학교", "High School", None),
@@ -128,8 +202,8 @@ _HIGH_TYPES = (
 )
 
 # Anchor schools: the same in every world (seed and size), because the catalog's NEIS examples name them
-# (서현고등학교 7005449 for meals, the calendar, classes and the high-school timetable; 7001820 and 7009872
-# for the elementary and middle-school timetables) and an example must answer in every world. Their facts
+# (서현고등학교 7005449 for meals, the calendar, classes and the high-school timetable; 7001820, 7009872 and
+# 7003510 for the elementary, middle and special-school timetables) and an example must answer in every world. Their facts
 # are those seed 0 drew for them. Each takes the place of one drawn school of its office — the one with its
 # code or its name when the seed drew one, else the last drawn school of its kind — so the office keeps its
 # size and every other school stays as the seed drew it.
@@ -194,6 +268,28 @@ ANCHOR_SCHOOLS = (
         students=648,
         classes_per_grade=(9, 8, 7),
     ),
+    # the special-school timetable's example (spsTimetable); in the small world, which draws no special
+    # schools, it takes the place of Seoul's last drawn school
+    dict(
+        code="7003510",
+        name="서울새빛학교",
+        english="Seoul Saebit School",
+        kind="특수학교",
+        sigungu="11650",
+        founding="공립",
+        coedu="남여공학",
+        high_type=None,
+        special_line=None,
+        address="서울특별시 서초구 반포대로 58",
+        address_detail="(서초동)",
+        postal="06652",
+        tel="02-571-3620",
+        fax="02-571-3629",
+        homepage="https://saebit.sen.sc.kr",
+        founded=dt.date(1994, 3, 1),
+        students=96,
+        classes_per_grade=(1, 1, 1, 1, 1, 1, 2, 2, 1, 2, 2, 1),
+    ),
 )
 
 _SUBJECTS = {
@@ -216,6 +312,22 @@ _SUBJECTS = {
         "진로와 직업",
         "창의적 체험활동",
         "스포츠",
+    ),
+    # 특수교육 기본 교육과정: the lower elementary grades learn through daily life, the others by subject
+    "특수학교_저": ("국어", "수학", "바른 생활", "슬기로운 생활", "즐거운 생활", "일상생활 활동", "창의적 체험활동"),
+    "특수학교": (
+        "국어",
+        "수학",
+        "사회",
+        "과학",
+        "진로와 직업",
+        "체육",
+        "음악",
+        "미술",
+        "생활영어",
+        "정보통신활용",
+        "보건",
+        "창의적 체험활동",
     ),
     "고등학교": (
         "국어",
@@ -404,6 +516,17 @@ def romanize(text: str) -> str:
     return "".join(out)
 
 
+def course(school: "School", grade: int) -> tuple[str, int]:
+    """(학교과정, grade within it) of a grade: a school's own kind, or a special school's course."""
+    if school.kind != "특수학교":
+        return school.kind, grade
+    for name, grades in SPECIAL_COURSES:
+        if grade <= grades:
+            return name, grade
+        grade -= grades
+    raise ValueError(f"a special school has no grade beyond {sum(g for _, g in SPECIAL_COURSES)}")
+
+
 def academic_year(day: dt.date) -> int:
     """The Korean school year a date belongs to (it starts in March)."""
     return day.year if day.month >= 3 else day.year - 1
@@ -417,8 +540,15 @@ def _add_month(day: dt.date) -> dt.date:
     return (day.replace(day=1) + dt.timedelta(days=32)).replace(day=1)
 
 
+def _closed(day: dt.date) -> bool:
+    """A public holiday: the calendar's from 2024; before it (the archive years) the fixed-date ones only."""
+    if day.year >= 2024:
+        return day in HOLIDAYS
+    return (day.month, day.day) in _FIXED_HOLIDAY_NAMES
+
+
 def _first_weekday_on_or_after(day: dt.date) -> dt.date:
-    while day.weekday() >= 5 or day in HOLIDAYS:
+    while day.weekday() >= 5 or _closed(day):
         day += dt.timedelta(days=1)
     return day
 
@@ -443,7 +573,7 @@ def holiday_name(day: dt.date) -> str:
 
 
 def school_holiday(day: dt.date) -> bool:
-    return day in HOLIDAYS and (day.month, day.day) not in _NOT_SCHOOL_HOLIDAYS
+    return _closed(day) and (day.month, day.day) not in _NOT_SCHOOL_HOLIDAYS
 
 
 @dataclass(frozen=True)
@@ -513,6 +643,24 @@ class School:
         return f"{self.sido.name}{stem}교육지원청"
 
 
+class _Offices(Mapping):
+    """office code → its schools, an office drawn when first read."""
+
+    def __init__(self, schools: "SchoolWorld") -> None:
+        self._schools = schools
+
+    def __getitem__(self, office: str) -> tuple[School, ...]:
+        if office not in self._schools.offices:
+            raise KeyError(office)
+        return self._schools.office_schools(office)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._schools.offices)
+
+    def __len__(self) -> int:
+        return len(self._schools.offices)
+
+
 class SchoolWorld:
     """The seeded schools and their dated NEIS facts."""
 
@@ -520,28 +668,103 @@ class SchoolWorld:
         self._world = world
         self._terms: dict[tuple[str, int], Term] = {}
         self._plans: dict[tuple, tuple[tuple[str, ...], ...]] = {}
+        self._offices: dict[str, tuple[School, ...]] = {}
+        self._codes: dict[str, dict[str, School]] = {}
+        self._drawn_codes: dict[str, set[str]] = {}
 
     # -- static facts ----------------------------------------------------------
+    # An office's schools are drawn together (its own generator, names unique within it) the first time the
+    # office is asked about. Codes are unique nationwide: offices that share a code prefix (C10 and D10 …)
+    # draw in the regions' order, each avoiding the codes drawn before it.
+    def office_counts(self, office: str) -> tuple[int, int, int, int] | None:
+        """(elementary, middle, high, special) schools of an office in a full world; None in a smaller one,
+        which draws ``schools_per_office`` schools with the kinds at the national shares."""
+        if self._world.sizes.schools_per_office < FULL_PER_OFFICE:
+            return None
+        return OFFICE_SCHOOLS[office]
+
+    def office_schools(self, office: str) -> tuple[School, ...]:
+        """The schools of one office ordered by code; () for an unknown office."""
+        if office not in self._offices:
+            sido = self._sido_by_office.get(office)
+            if sido is None:
+                return ()
+            self._offices[office] = tuple(sorted(self._draw_office(sido), key=lambda s: s.code))
+        return self._offices[office]
+
     @cached_property
+    def _sido_by_office(self) -> dict[str, "Sido"]:
+        return {sido.office: sido for sido in self._world.regions.sido}
+
+    @cached_property
+    def offices(self) -> tuple[str, ...]:
+        return tuple(sorted(self._sido_by_office))
+
+    def sido(self, office: str) -> "Sido | None":
+        """The 시도 of an office code (no school drawn)."""
+        return self._sido_by_office.get(office)
+
+    def school(self, office: str | None, code: str | None) -> School | None:
+        """The school with a code (within an office when one is named), drawing only the offices its code
+        prefix can belong to."""
+        if not code:
+            return None
+        offices = [office] if office else [o for o in self.offices if code.startswith(str(_CODE_PREFIX[o]))]
+        for name in offices:
+            found = self._by_code(name).get(code)
+            if found is not None:
+                return found
+        return None
+
+    def _by_code(self, office: str) -> dict[str, School]:
+        if office not in self._codes:
+            self._codes[office] = {s.code: s for s in self.office_schools(office)}
+        return self._codes[office]
+
+    @property
     def schools(self) -> tuple[School, ...]:
-        """Every school, ordered by office then code."""
+        """Every school, ordered by office then code (draws every office)."""
+        return tuple(school for office in self.offices for school in self.office_schools(office))
+
+    @property
+    def by_code(self) -> dict[str, School]:
+        return {s.code: s for s in self.schools}
+
+    @cached_property
+    def by_office(self) -> Mapping[str, tuple[School, ...]]:
+        """office → its schools, each office drawn when first read."""
+        return _Offices(self)
+
+    def _draw_office(self, sido: "Sido") -> list[School]:
         regions = self._world.regions
-        per_office = self._world.sizes.schools_per_office
+        office = sido.office
+        # the codes offices before this one (in the regions' order) drew with the same prefix
         used_codes: set[str] = set()
-        out: list[School] = []
-        for sido in regions.sido:
-            rng = self._world.rng("schools.directory", sido.office)
-            sigungus = regions.sigungu_of(sido)
-            dongs = {sgg.code: regions.dongs_of(sgg) for sgg in sigungus}
-            names: set[str] = set()
-            drawn: list[School] = []
-            for _ in range(per_office):
-                kind = ("초등학교", "중학교", "고등학교")[int(rng.choice(3, p=(0.5, 0.27, 0.23)))]
-                sgg = sigungus[int(rng.integers(len(sigungus)))]
-                school = self._draw_school(rng, sido, sgg, dongs[sgg.code], kind, names, used_codes)
-                drawn.append(school)
-            out.extend(self._place_anchors(sido, drawn))
-        return tuple(sorted(out, key=lambda s: (s.office, s.code)))
+        for other in regions.sido:
+            if other.office == office:
+                break
+            if _CODE_PREFIX[other.office] == _CODE_PREFIX[office]:
+                self.office_schools(other.office)
+                used_codes |= self._drawn_codes[other.office]
+        rng = self._world.rng("schools.directory", office)
+        sigungus = regions.sigungu_of(sido)
+        dongs = {sgg.code: regions.dongs_of(sgg) for sgg in sigungus}
+        names: set[str] = set()
+        counts = self.office_counts(office)
+        kinds = rng.permutation(np.repeat(np.arange(4), counts)) if counts else None
+        drawn: list[School] = []
+        codes: set[str] = set()
+        for i in range(len(kinds) if kinds is not None else self._world.sizes.schools_per_office):
+            if kinds is not None:
+                kind = _KIND_ORDER[int(kinds[i])]
+            else:
+                kind = _KIND_ORDER[int(rng.choice(3, p=_DRAWN_KIND_SHARES))]
+            sgg = sigungus[int(rng.integers(len(sigungus)))]
+            school = self._draw_school(rng, sido, sgg, dongs[sgg.code], kind, names, used_codes)
+            codes.add(school.code)
+            drawn.append(school)
+        self._drawn_codes[office] = codes
+        return self._place_anchors(sido, drawn)
 
     def _place_anchors(self, sido: "Sido", drawn: list[School]) -> list[School]:
         """The office's drawn schools with its anchor schools in place of as many of them (see ANCHOR_SCHOOLS)."""
@@ -589,25 +812,31 @@ class SchoolWorld:
                 used_codes.add(code)
                 break
         coedu = "남여공학"
-        if kind != "초등학교":
+        if kind in ("중학교", "고등학교"):
             coedu = ("남여공학", "남", "여")[int(rng.choice(3, p=(0.7, 0.15, 0.15)))]
         high_type = special = None
-        suffix, english_suffix = kind, KINDS[kind][1]
+        suffix, english_suffix = ("학교" if kind == "특수학교" else kind), KINDS[kind][1]
         if kind == "고등학교":
             high_type, suffix, english_suffix, special = _HIGH_TYPES[int(rng.integers(len(_HIGH_TYPES)))]
         if coedu == "여":
             suffix = "여자" + suffix
             english_suffix = "Girls' " + english_suffix
         # A place-name stem from the school's own 시군구, else a generic one; Seoul
-        # elementary schools carry the 서울 prefix as the real ones do.
-        for attempt in range(12):
-            if dongs and rng.random() < 0.75:
+        # elementary schools carry the 서울 prefix as the real ones do. Special schools take a word of their
+        # own after the 시도's short name (서울정애학교).
+        # A crowded 시군구 (the full world's) runs out of single stems: a second word then follows the first.
+        for attempt in range(40):
+            if kind == "특수학교":
+                stem = _SPECIAL_STEMS[int(rng.integers(len(_SPECIAL_STEMS)))]
+            elif dongs and rng.random() < 0.75:
                 stem = dongs[int(rng.integers(len(dongs)))].name[:-1]
             else:
                 stem = _GENERIC_STEMS[int(rng.integers(len(_GENERIC_STEMS)))]
+            if attempt >= 12:
+                stem += _GENERIC_STEMS[int(rng.integers(len(_GENERIC_STEMS)))]
             if attempt >= 6:
                 stem = sgg.name[:-1] + stem
-            prefix = sido.short if (office == "B10" and kind == "초등학교") else ""
+            prefix = sido.short if (office == "B10" and kind == "초등학교") or kind == "특수학교" else ""
             name = f"{prefix}{stem}{suffix}"
             if name not in names:
                 names.add(name)
@@ -621,14 +850,15 @@ class SchoolWorld:
         )
         dong_name = dongs[int(rng.integers(len(dongs)))].name if dongs else sgg.name
         number = int(rng.integers(1, 400))
-        level = {"초등학교": "es", "중학교": "ms", "고등학교": "hs"}[kind]
+        level = {"초등학교": "es", "중학교": "ms", "고등학교": "hs", "특수학교": "sc"}[kind]
         founded = dt.date(1920, 1, 1) + dt.timedelta(days=int(rng.integers(0, 37_000)))
         founded = founded.replace(month=3, day=1) if rng.random() < 0.6 else founded
         grades = KINDS[kind][2]
-        base_classes = int(rng.integers(2, 6 if kind == "초등학교" else 9))
+        # a special school's classes are small (a few pupils each) and one or two per grade
+        base_classes = int(rng.integers(*{"초등학교": (2, 6), "특수학교": (1, 3)}.get(kind, (2, 9))))
         classes = tuple(max(1, base_classes + int(rng.integers(-1, 2))) for _ in range(grades))
-        students = sum(classes) * int(rng.integers(20, 29))
-        private_share = {"초등학교": 0.03, "중학교": 0.2, "고등학교": 0.4}[kind]
+        students = sum(classes) * int(rng.integers(*((4, 8) if kind == "특수학교" else (20, 29))))
+        private_share = {"초등학교": 0.03, "중학교": 0.2, "고등학교": 0.4, "특수학교": 0.35}[kind]
         return School(
             code=code,
             name=name,
@@ -650,17 +880,6 @@ class SchoolWorld:
             students=students,
             classes_per_grade=classes,
         )
-
-    @cached_property
-    def by_code(self) -> dict[str, School]:
-        return {s.code: s for s in self.schools}
-
-    @cached_property
-    def by_office(self) -> dict[str, tuple[School, ...]]:
-        table: dict[str, list[School]] = {}
-        for school in self.schools:
-            table.setdefault(school.office, []).append(school)
-        return {office: tuple(rows) for office, rows in table.items()}
 
     # -- the academic calendar -------------------------------------------------
     def term(self, school: School, ay: int) -> Term:
@@ -689,7 +908,7 @@ class SchoolWorld:
 
         discretionary = (around(5, 2, 4), around(10, 9, 10, least=1))
         exams: tuple[tuple[str, dt.date, int], ...] = ()
-        if school.kind != "초등학교":
+        if school.kind in ("중학교", "고등학교"):
             exams = (
                 ("1학기 중간고사", around(4, 22, 8), 3),
                 ("1학기 기말고사", around(6, 30, 6), 4),
@@ -714,9 +933,11 @@ class SchoolWorld:
         term = self.term(school, academic_year(day))
         return term.semester(day) is not None and day not in term.days_off
 
-    def school_days(self, school: School, start: dt.date, end: dt.date) -> Iterator[dt.date]:
-        """School days in [start, end], ascending."""
-        day = max(start, HISTORY_START)
+    def school_days(
+        self, school: School, start: dt.date, end: dt.date, floor: dt.date = HISTORY_START
+    ) -> Iterator[dt.date]:
+        """School days in [start, end] (and not before ``floor``), ascending."""
+        day = max(start, floor)
         while day <= end:
             if self.is_school_day(school, day):
                 yield day
@@ -732,6 +953,11 @@ class SchoolWorld:
         return _month_end(_add_month(as_of))
 
     @staticmethod
+    def archive_window() -> tuple[dt.date, dt.date]:
+        """The days the past-year timetables (…Timetablebgs) hold: the school years of ARCHIVE_YEARS."""
+        return dt.date(ARCHIVE_YEARS[0], 3, 1), dt.date(ARCHIVE_YEARS[-1] + 1, 2, 28)
+
+    @staticmethod
     def timetable_window(as_of: dt.date) -> tuple[dt.date, dt.date]:
         friday = as_of + dt.timedelta(days=4 - as_of.weekday())  # a weekend looks back to its Friday
         return dt.date(academic_year(as_of), 3, 1), friday
@@ -741,7 +967,7 @@ class SchoolWorld:
         """The meals served on a school day: 중식 everywhere, 석식 at high schools."""
         rng = self._world.rng("schools.meal", school.code, ymd(day))
         kinds = [("2", "중식")] + ([("3", "석식")] if school.kind == "고등학교" else [])
-        base_kcal = {"초등학교": 640.0, "중학교": 790.0, "고등학교": 880.0}[school.kind]
+        base_kcal = {"초등학교": 640.0, "중학교": 790.0, "고등학교": 880.0, "특수학교": 700.0}[school.kind]
         out = []
         for code, label in kinds:
             courses = [_RICE, _SOUP, _MAIN, _SIDE, _KIMCHI] + ([_DESSERT] if rng.random() < 0.6 else [])
@@ -827,9 +1053,11 @@ class SchoolWorld:
         return out
 
     def periods(self, school: School, grade: int) -> int:
-        if school.kind == "초등학교":
+        """Periods a day of a grade (a special school's grade counts through its courses: 1–12)."""
+        kind, grade = course(school, grade)
+        if kind == "초등학교":
             return 4 if grade <= 2 else 6 if grade >= 5 else 5
-        return 6 if school.kind == "중학교" else 7
+        return 6 if kind == "중학교" or school.kind == "특수학교" else 7
 
     def week_plan(self, school: School, ay: int, semester: str, grade: int, number: int) -> tuple[tuple[str, ...], ...]:
         """The class's subjects per weekday and period for one semester."""
@@ -842,7 +1070,8 @@ class SchoolWorld:
         self, school: School, ay: int, semester: str, grade: int, number: int
     ) -> tuple[tuple[str, ...], ...]:
         rng = self._world.rng("schools.timetable", school.code, ay, semester, grade, number)
-        key = "초등학교_저" if school.kind == "초등학교" and grade <= 2 else school.kind
+        lower = course(school, grade) == ("초등학교", 1) or course(school, grade) == ("초등학교", 2)
+        key = school.kind + "_저" if lower and school.kind in ("초등학교", "특수학교") else school.kind
         pool = _SUBJECTS[key]
         periods = self.periods(school, grade)
         return tuple(tuple(pool[int(i)] for i in rng.integers(0, len(pool), size=periods)) for _ in range(5))
@@ -855,12 +1084,9 @@ class SchoolWorld:
     def academy_count(self, office: str) -> int:
         return 7 * self._world.sizes.schools_per_office if office in _OFFICE_FACTS else 0
 
-    def _office_sido(self, office: str) -> "Sido":
-        return next(s for s in self._world.regions.sido if s.office == office)
-
     @lru_cache(maxsize=32)  # noqa: B019 - one SchoolWorld per world, a handful of offices
     def _office_sigungu(self, office: str) -> tuple["Sigungu", ...]:
-        return tuple(self._world.regions.sigungu_of(self._office_sido(office)))
+        return tuple(self._world.regions.sigungu_of(self._sido_by_office[office]))
 
     @lru_cache(maxsize=512)  # noqa: B019 - one SchoolWorld per world
     def _sigungu_dongs(self, sgg_code: str) -> tuple:
@@ -871,13 +1097,24 @@ class SchoolWorld:
         sigungus = self._office_sigungu(office)
         return sigungus[index % len(sigungus)], _ACADEMY_FIELDS[(index // len(sigungus)) % len(_ACADEMY_FIELDS)]
 
+    def academy_name(self, office: str, index: int) -> tuple[str, bool]:
+        """(ACA_NM, whether it is a 교습소) of one academy: a hash of its place, no drawing, so a name search
+        over an office's academies stays cheap."""
+        realm = self.academy_facts(office, index)[1][0]
+        bits = stable_int("schools.academy.name", self._world.seed, office, index)
+        tutoring = realm != "독서실" and bits % 10 < 3  # 교습소: one teacher, at most nine pupils at a time
+        stem = _GENERIC_STEMS[(bits >> 8) % len(_GENERIC_STEMS)]
+        words = _ACADEMY_WORDS[realm]
+        word = words[(bits >> 16) % len(words)]
+        if realm == "독서실":
+            return f"{stem}{word}", False
+        return f"{stem}{word}{'교습소' if tutoring else '학원'}", tutoring
+
     def academy(self, office: str, index: int) -> dict[str, str | None]:
         """One academy's acaInsTiInfo facts (without the office fields)."""
-        sgg, (realm, order, course_list, course) = self.academy_facts(office, index)
+        sgg, (realm, order, course_list, subject) = self.academy_facts(office, index)
+        name, tutoring = self.academy_name(office, index)
         rng = self._world.rng("schools.academy", office, index)
-        tutoring = realm != "독서실" and rng.random() < 0.3  # 교습소: one teacher, at most nine pupils at a time
-        stem = _GENERIC_STEMS[int(rng.integers(len(_GENERIC_STEMS)))]
-        word = _ACADEMY_WORDS[realm][int(rng.integers(len(_ACADEMY_WORDS[realm])))]
         founded = dt.date(1995, 1, 1) + dt.timedelta(days=int(rng.integers(0, 10_500)))  # by 2023-10
         registered = founded - dt.timedelta(days=int(rng.integers(0, 30)))
         closed = rng.random() < 0.04
@@ -890,7 +1127,7 @@ class SchoolWorld:
             "ADMST_ZONE_NM": sgg.name,
             "ACA_INSTI_SC_NM": "교습소" if tutoring else "학원",
             "ACA_ASNUM": academy_number(office, index),
-            "ACA_NM": f"{stem}{word}" if realm == "독서실" else f"{stem}{word}{'교습소' if tutoring else '학원'}",
+            "ACA_NM": name,
             "ESTBL_YMD": ymd(founded),
             "REG_YMD": ymd(registered),
             "REG_STTUS_NM": "휴원" if closed else "개원",
@@ -901,8 +1138,8 @@ class SchoolWorld:
             "REALM_SC_NM": realm,
             "LE_ORD_NM": order,
             "LE_CRSE_LIST_NM": course_list,
-            "LE_CRSE_NM": course,
-            "PSNBY_THCC_CNTNT": f"{course}:{fee:,}원",
+            "LE_CRSE_NM": subject,
+            "PSNBY_THCC_CNTNT": f"{subject}:{fee:,}원",
             "THCC_OTHBC_YN": "Y",
             "BRHS_ACA_YN": "N",
             "FA_RDNZC": f"{int(rng.integers(postal_lo, postal_hi + 1)):02d}{int(rng.integers(0, 1000)):03d}",

@@ -44,6 +44,7 @@ from kopa_replay.sim.world.regions import Sido, Sigungu
 
 if TYPE_CHECKING:
     from kopa_replay.sim.world import World
+    from kopa_replay.sim.world.transit_paths import SeoulPaths
 
 __all__ = [
     "TransitWorld",
@@ -351,6 +352,9 @@ _SEOUL_ROUTE_ANCHORS = (
     dict(route_id="100100110", name="4882", kind="지선", through=("118000001", 13)),
     dict(name="143", kind="간선", corp="대진여객"),
 )
+#: Seoul buses: (busRouteId, fleet index) → vehId. Bus 0 of the examples' route keeps the vehId seed 0 drew for it,
+#: so the example of getBusPosByVehId answers in every world.
+_SEOUL_VEHICLE_ANCHORS = {("100100110", 0): "111099459"}
 #: TAGO: per city code, the stop (place, side, nodeId, the place's position) and the route through it at a seq.
 #: Place 3 is the city's 종합운동장 (세종종합운동장).
 _TAGO_ANCHORS = {
@@ -426,10 +430,14 @@ class TagoNetwork:
     route_by_id: dict[str, TagoRoute] = field(default_factory=dict)
     #: node id -> [(route, 0-based index in the route's stop sequence)], in route order
     routes_at: dict[str, list[tuple[TagoRoute, int]]] = field(default_factory=dict)
+    #: grid cell -> the stops in it (the coordinate search)
+    grid: dict[tuple[int, int], list[TagoStop]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.stop_by_id = {s.node_id: s for s in self.stops}
         self.route_by_id = {r.route_id: r for r in self.routes}
+        for stop in self.stops:
+            self.grid.setdefault(_cell(stop.lat, stop.lon), []).append(stop)
         for route in self.routes:
             for index, stop in enumerate(route.stops):
                 self.routes_at.setdefault(stop.node_id, []).append((route, index))
@@ -638,6 +646,10 @@ class TransitWorld:
     def __init__(self, world: "World") -> None:
         self._world = world
         self._tago_networks: dict[str, TagoNetwork] = {}
+        self._segment_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._position_cache: dict[tuple, tuple[BusPosition, ...]] = {}
+        #: (busRouteId, fleet index) -> (vehId, plainNo): a few thousand buses at most
+        self._fleet_cache: dict[tuple[str, int], tuple[str, str]] = {}
 
     # -- TAGO cities ------------------------------------------------------
     @cached_property
@@ -838,8 +850,8 @@ class TransitWorld:
         for city in self.tago_cities:
             if abs(city.lat - lat) > 0.2 or abs(city.lon - lon) > 0.2:
                 continue  # stops lie within ~0.06° of their city's centre
-            network = self.tago_network(city.code)
-            for stop in network.stops:
+            grid = self.tago_network(city.code).grid
+            for stop in _near_cells(grid, lat, lon, radius_m):
                 distance = metres(lat, lon, stop.lat, stop.lon)
                 if distance <= radius_m:
                     found.append((distance, stop))
@@ -849,11 +861,25 @@ class TransitWorld:
     # -- real time: shared by both networks ------------------------------
     def _segments(self, label: str, line_id: str, count: int) -> tuple[np.ndarray, np.ndarray]:
         """Seconds between consecutive stops of a line, and their running sums (stable per line)."""
-        seconds = self._world.rng(label, "segments", line_id).integers(55, 170, size=max(count - 1, 1))
-        return seconds, np.concatenate(([0], np.cumsum(seconds)))
+        key = (label, line_id, count)
+        if key not in self._segment_cache:
+            seconds = self._world.rng(label, "segments", line_id).integers(55, 170, size=max(count - 1, 1))
+            self._segment_cache[key] = (seconds, np.concatenate(([0], np.cumsum(seconds))))
+            if len(self._segment_cache) > _CACHED:
+                self._segment_cache.pop(next(iter(self._segment_cache)))
+        return self._segment_cache[key]
 
     def _positions(self, label: str, line_id: str, count: int, as_of: dt.date) -> list[BusPosition]:
-        """Where the buses of a line are at the snapshot time of ``as_of``."""
+        """Where the buses of a line are at the snapshot time of ``as_of`` (a route's arrivals at each of its
+        stops read the same draw, so it is kept)."""
+        key = (label, line_id, count, as_of)
+        if key not in self._position_cache:
+            self._position_cache[key] = tuple(self._draw_positions(label, line_id, count, as_of))
+            if len(self._position_cache) > _CACHED:
+                self._position_cache.pop(next(iter(self._position_cache)))
+        return list(self._position_cache[key])
+
+    def _draw_positions(self, label: str, line_id: str, count: int, as_of: dt.date) -> list[BusPosition]:
         rng = self._world.rng(label, "positions", line_id, as_of.isoformat())
         gap = int(rng.integers(5, 12))
         offset = int(rng.integers(0, gap))
@@ -1123,8 +1149,71 @@ class TransitWorld:
 
     def seoul_vehicle(self, route: SeoulRoute, bus: BusPosition) -> tuple[str, str]:
         """(vehId, plainNo) of one bus of a route's fleet."""
-        rng = self._world.rng("transit.seoul.fleet", route.route_id, bus.vehicle)
-        return f"1110{int(rng.integers(10000, 100000))}", _plate(rng, "서울")
+        return self._seoul_fleet(route.route_id, bus.vehicle)
+
+    def _seoul_fleet(self, route_id: str, vehicle: int) -> tuple[str, str]:
+        key = (route_id, vehicle)
+        if key not in self._fleet_cache:
+            rng = self._world.rng("transit.seoul.fleet", route_id, vehicle)
+            veh_id, plate = f"1110{int(rng.integers(10000, 100000))}", _plate(rng, "서울")
+            self._fleet_cache[key] = (_SEOUL_VEHICLE_ANCHORS.get(key, veh_id), plate)
+        return self._fleet_cache[key]
+
+    @cached_property
+    def seoul_vehicle_index(self) -> dict[str, tuple[SeoulRoute, int]]:
+        """vehId -> (route, fleet index) of every bus a route may put on the road (built once, on first use).
+
+        A route runs at most one bus every five stations (:meth:`_positions`); a vehId drawn twice names the
+        first route's bus.
+        """
+        index: dict[str, tuple[SeoulRoute, int]] = {}
+        for route in self.seoul_routes:
+            for k in range(0 if route.night else -(-(len(route.stations) - 1) // 5)):
+                index.setdefault(self._seoul_fleet(route.route_id, k)[0], (route, k))
+        return index
+
+    def seoul_running_seconds(self, route: SeoulRoute) -> np.ndarray:
+        """Seconds from the first station to each station of the route (what the arrivals use)."""
+        return self._segments("transit.seoul", route.route_id, len(route.stations))[1]
+
+    @cached_property
+    def _seoul_grid(self) -> dict[tuple[int, int], list[SeoulStation]]:
+        grid: dict[tuple[int, int], list[SeoulStation]] = {}
+        for station in self.seoul_stations:
+            grid.setdefault(_cell(station.lat, station.lon), []).append(station)
+        return grid
+
+    def seoul_stations_near(self, lat: float, lon: float, radius_m: float) -> list[tuple[float, SeoulStation]]:
+        """(distance in metres, station) within ``radius_m``, nearest first: the grid cells the circle touches."""
+        found = [(metres(lat, lon, s.lat, s.lon), s) for s in _near_cells(self._seoul_grid, lat, lon, radius_m)]
+        return sorted(((d, s) for d, s in found if d <= radius_m), key=lambda pair: (pair[0], pair[1].st_id))
+
+    @cached_property
+    def seoul_paths(self) -> "SeoulPaths":
+        """The subway network, the places (POIs) and the trip planner of the pathinfo group."""
+        from kopa_replay.sim.world.transit_paths import SeoulPaths
+
+        return SeoulPaths(self)
+
+
+#: How many lines' real-time draws (segment times, bus positions) a world keeps at once.
+_CACHED = 4096
+#: Cell size (degrees) of the station grid the coordinate searches use.
+_GRID_DEG = 0.005
+
+
+def _cell(lat: float, lon: float) -> tuple[int, int]:
+    return int(math.floor(lat / _GRID_DEG)), int(math.floor(lon / _GRID_DEG))
+
+
+def _near_cells(grid: dict[tuple[int, int], list], lat: float, lon: float, radius_m: float) -> Iterable:
+    """What the grid holds in the cells a circle of ``radius_m`` around the point may touch (a cell is at least
+    400 m wide in Korea: 0.005° of longitude at 38.6°N)."""
+    reach = int(radius_m // 400) + 1
+    row, col = _cell(lat, lon)
+    for r in range(row - reach, row + reach + 1):
+        for c in range(col - reach, col + reach + 1):
+            yield from grid.get((r, c), ())
 
 
 def metres(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
