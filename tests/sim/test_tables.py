@@ -63,6 +63,7 @@ def test_an_operation_is_reachable_over_plain_http_with_the_platforms_own_envelo
     op = load_table("assembly").operations[0]
     client = httpx.Client(transport=SimTransport(_SIM))
     got = client.get(
-        f"https://open.assembly.go.kr/portal/openapi/{op.route}", params={"KEY": "sim-key", "Type": "json", **op.example}
+        f"https://open.assembly.go.kr/portal/openapi/{op.route}",
+        params={"KEY": "sim-key", "Type": "json", **op.example},
     )
     assert got.status_code == 200 and op.route in got.json()
