@@ -1,22 +1,17 @@
 """Public client libraries nobody here wrote, run unchanged against `kopa-replay sim serve`.
 
-The one change is the host, as a user pointing a client at a local server would make it: requests-based clients
-(OpenDartReader, PublicDataReader) go through a transport adapter that sends ``https://HOST/path?query`` to
+The one change is the host, as a user pointing a client at a local server would make it (conftest.py): requests-based
+clients (OpenDartReader, PublicDataReader) go through a transport adapter that sends ``https://HOST/path?query`` to
 ``http://127.0.0.1:N/HOST/path?query`` (the client's URLs, parameters, parsing and error handling are untouched);
 neispy takes its base URL as a class attribute. The server is the real CLI in its own process, on the small
 world (the behaviour these clients read is the same at every size; the full world's 114,106-company corpCode
-download only makes the test slower).
+download only makes the test slower). More clients, of more platforms: test_finance_clients.py and
+test_public_sector_clients.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
-import subprocess
-import sys
-import zipfile
-from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -25,78 +20,12 @@ pytest.importorskip("OpenDartReader")
 pytest.importorskip("PublicDataReader")
 pytest.importorskip("neispy")
 
-ROOT = Path(__file__).resolve().parents[2]
 KEY = "sim-key"
 
 
 # Clients written by others use APIs their dependencies have deprecated (BeautifulSoup's findAll …); the suite turns
 # warnings into errors, which those clients would swallow in their own bare excepts and report as a failed call.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-@pytest.fixture(scope="module")
-def servers():
-    """`kopa-replay sim serve` processes by as-of date, started on first use."""
-    started: dict[str, tuple[subprocess.Popen, str]] = {}
-
-    def serve(as_of: str = "2026-09-01") -> str:
-        if as_of not in started:
-            process = subprocess.Popen(
-                [sys.executable, str(ROOT / "cli.py"), "sim", "serve", "--port", "0", "--world-size", "default"]
-                + ["--as-of", as_of],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            line = process.stderr.readline()
-            match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-            assert match, line
-            started[as_of] = (process, f"http://127.0.0.1:{match.group(1)}")
-        return started[as_of][1]
-
-    yield serve
-    for process, _ in started.values():
-        process.terminate()
-        process.communicate(timeout=10)
-
-
-class Reroute:
-    """Sends every requests call to a simulator, the real host as the first path segment; records the paths."""
-
-    def __init__(self, base: str) -> None:
-        self.base = base
-        self.seen: list[str] = []
-
-    def __call__(self, send):
-        def to_sim(adapter, request, **kwargs):
-            parts = urlsplit(request.url)
-            self.seen.append(f"{parts.netloc}{parts.path}")
-            request.url = f"{self.base}/{parts.netloc}{parts.path}" + (f"?{parts.query}" if parts.query else "")
-            return send(adapter, request, **kwargs)
-
-        return to_sim
-
-
-@pytest.fixture
-def reroute(servers, monkeypatch, tmp_path):
-    """``reroute(as_of)`` points requests at a server as of that date; cwd is a scratch folder (OpenDartReader
-    caches corpCode under ./docs_cache)."""
-    from requests.adapters import HTTPAdapter
-
-    send = HTTPAdapter.send
-    monkeypatch.chdir(tmp_path)
-
-    def point(as_of: str = "2026-09-01") -> Reroute:
-        route = Reroute(servers(as_of))
-        monkeypatch.setattr(HTTPAdapter, "send", route(send))
-        return route
-
-    return point
-
-
-@pytest.fixture
-def rerouted(reroute):
-    return reroute().seen
 
 
 # --------------------------------------------------------------------------- OpenDartReader (FinanceData)
@@ -152,6 +81,32 @@ def test_publicdatareader_reads_apartment_trades_and_rents(rerouted):
     rents = prices.get_data(property_type="아파트", trade_type="전월세", sigungu_code="11680", year_month="202607")
     assert len(rents) > 0 and "deposit" in rents.columns
     assert rerouted[0] == "apis.data.go.kr/1613000/RTMSDataSvcAptTradeDev/getRTMSDataSvcAptTradeDev"
+
+
+@pytest.mark.parametrize(
+    ("property_type", "trade_type", "service", "name_column"),
+    [
+        ("오피스텔", "매매", "RTMSDataSvcOffiTrade", "offiNm"),
+        ("오피스텔", "전월세", "RTMSDataSvcOffiRent", "offiNm"),
+        ("연립다세대", "매매", "RTMSDataSvcRHTrade", "mhouseNm"),
+        ("연립다세대", "전월세", "RTMSDataSvcRHRent", "mhouseNm"),
+        ("단독다가구", "매매", "RTMSDataSvcSHTrade", "houseType"),
+        ("단독다가구", "전월세", "RTMSDataSvcSHRent", "houseType"),
+        ("토지", "매매", "RTMSDataSvcLandTrade", "jimok"),
+        ("상업업무용", "매매", "RTMSDataSvcNrgTrade", "buildingUse"),
+        ("분양입주권", "매매", "RTMSDataSvcSilvTrade", "aptNm"),
+    ],
+)
+def test_publicdatareader_reads_every_other_property_type(rerouted, property_type, trade_type, service, name_column):
+    from PublicDataReader import TransactionPrice
+
+    # Its table of services names each one's columns; it reads the XML items into them and keeps those columns.
+    rows = TransactionPrice(KEY).get_data(
+        property_type=property_type, trade_type=trade_type, sigungu_code="11680", year_month="202607"
+    )
+    assert rerouted[0] == f"apis.data.go.kr/1613000/{service}/get{service}"
+    assert len(rows) > 0 and set(rows["sggCd"]) == {"11680"}
+    assert rows[name_column].ne("").all() and rows["dealYear"].eq("2026").all()
 
 
 def test_publicdatareader_pages_seoul_subway_ridership_until_no_data(reroute):
