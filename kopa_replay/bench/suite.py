@@ -73,6 +73,11 @@ class TaskSet:
     source: str
     build: Mapping[str, Any]
 
+    @property
+    def world(self) -> str:
+        """The simulator world the tasks were built over (a task set of before worlds were named: the small one)."""
+        return str(self.build.get("world", "default"))
+
     def select(
         self, *, split: str | None = None, domain: str | None = None, ids: Sequence[str] = (), stale: bool = False
     ) -> "TaskSet":

@@ -60,6 +60,7 @@ __all__ = [
     "sim_world",
     "source_label",
     "recorded_sim_source",
+    "snapshot_sim_source",
     "REPLAY_KEY",
 ]
 
@@ -237,6 +238,16 @@ def recorded_sim_source(label: str) -> str:
     """The simulator source that re-makes a snapshot whose recorded source is ``label`` (``sim:<world>``); a bare
     ``sim`` was recorded before worlds were named, on the small world then the only one."""
     return "sim:default" if label == "sim" else label
+
+
+def snapshot_sim_source(store: "str | Path", snapshot: str) -> str | None:
+    """The simulator source (``sim:<world>``) a snapshot of ``store`` was recorded from, None when another source
+    recorded it."""
+    from kopa_replay.record import Store
+
+    with Store(store, readonly=True) as opened:
+        label = opened.snapshot(snapshot).source
+    return recorded_sim_source(label) if label is not None and is_sim(label) else None
 
 
 def _sim(options: SourceOptions, asynchronous: bool) -> Inner:

@@ -25,6 +25,10 @@ class Config:
     per_run: int = setting(BuildSpec.per_run, "Walks kept per synthesis run.")
     sim_seed: int = setting(0, "World seed of the simulator.")
     as_of: str = setting("2026-09-01", "Simulator as-of date.")
+    world: str | None = setting(
+        None,
+        "Simulator world: full (the platforms' real sizes) or default (small) [env KOPA_WORLD_SIZE; default full].",
+    )
 
     def __post_init__(self) -> None:
         if not self.out:
@@ -48,14 +52,24 @@ def run(config: Config, *, progress: Any = None) -> Result:
     from kopa_replay.bench.build import build_tasks, summary
     from kopa_replay.bench.suite import save_task_set
     from kopa_replay.catalog import builtin_catalog
+    from kopa_replay.env.source import sim_world
 
     catalog, spec = builtin_catalog("builtin"), config.spec()
     final = Path(str(config.out))
-    where = ExecSource(sim_seed=config.sim_seed, as_of=config.as_of)
+    where = ExecSource(
+        source=f"sim:{config.world}" if config.world else "sim", sim_seed=config.sim_seed, as_of=config.as_of
+    )
     with atomic_run_dir(final) as work:
         with ExitStack() as stack:
             tasks, plans = build_tasks(catalog, where.open_env(stack, catalog), spec, progress=progress)
-        info = {**summary(tasks, plans), "spec": spec.to_dict(), "sim_seed": config.sim_seed, "as_of": config.as_of}
+        world = sim_world(where.described()["source"])
+        info = {
+            **summary(tasks, plans),
+            "spec": spec.to_dict(),
+            "sim_seed": config.sim_seed,
+            "as_of": config.as_of,
+            "world": world,
+        }
         save_task_set(work, tasks, plans, info)
         manifest = write_manifest(
             work,

@@ -33,7 +33,7 @@ class Config(CatalogChoice, LLMServer, ScaleOut):
     source: Literal["replay", "sim"] = setting(
         "replay",
         "replay: the snapshot, offline (a call it never recorded is answered as missing); sim: the "
-        "in-process simulator at --sim-seed / --as-of.",
+        "in-process simulator at --sim-seed / --as-of, on the world the tasks were built over.",
     )
     sim_seed: int = setting(0, "World seed (source sim).")
     as_of: str = setting("2026-09-01", "Simulator as-of date (source sim).")
@@ -104,11 +104,13 @@ def select_tasks(
 
 
 def _where(config: Config) -> Any:
+    from kopa_replay.bench.suite import load_task_set
     from kopa_replay.stages.common import ExecSource
 
     replay = config.source == "replay"
     return ExecSource(
-        source=config.source,
+        # the simulator answers on the world the task set was built over (its build.json says which)
+        source="replay" if replay else f"sim:{load_task_set(config.tasks).world}",
         sim_seed=config.sim_seed,
         as_of=config.as_of,
         snapshot=config.snapshot if replay else None,

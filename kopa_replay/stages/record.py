@@ -46,7 +46,7 @@ class SourceSettings(CatalogChoice):
     bench: bool | None = setting(
         None,
         "Also record the calls of the benchmark's oracle and baseline agents and "
-        "its plans on this source [default: with source sim, whose world the tasks "
+        "its plans on this source [default: with source sim on the world the tasks "
         "are written over].",
     )
 
@@ -56,11 +56,14 @@ class SourceSettings(CatalogChoice):
     def bench_requests(self, catalog: Any, snapshot: str, mirrors: dict[str, str]) -> list:
         """The benchmark's calls recorded beside the workload (``bench run`` and ``bench drift`` then run offline on
         the snapshot)."""
-        from kopa_replay.env.source import is_sim
+        from kopa_replay.env.source import is_sim, sim_world
 
-        if not (self.bench if self.bench is not None else is_sim(self.source)):
+        if self.bench is False or not (self.bench or is_sim(self.source)):
             return []
-        from kopa_replay.bench.suite import benchmark_workload
+        from kopa_replay.bench.suite import benchmark_workload, load_task_set
+
+        if self.bench is None and sim_world(self.source) != load_task_set().world:
+            return []  # the tasks' answers are another world's: recorded only when asked for (--bench)
 
         as_of = self.as_of or snapshot
         return benchmark_workload(

@@ -172,14 +172,16 @@ class SourceSpec:
             raise UsageError("source 'replay' needs a snapshot")
 
     def open(self, catalog: Catalog) -> Any:
-        from kopa_replay.env.source import Source, open_source
+        from kopa_replay.env.source import Source, open_source, snapshot_sim_source
 
         pinned = None
         if self.snapshot:
             pinned = open_source("replay", snapshot=self.snapshot, mode="replay", store=self.store, catalog=catalog)
             if self.source == "replay":
                 return pinned
-        sim = open_source("sim", seed=self.sim_seed, as_of=self.as_of, catalog=catalog)
+        # the simulator answers what the snapshot lacks on the world the snapshot was recorded on
+        world = snapshot_sim_source(pinned.details["store"], str(self.snapshot)) if pinned is not None else None
+        sim = open_source(world or "sim", seed=self.sim_seed, as_of=self.as_of, catalog=catalog)
         if pinned is None:
             return sim
         # the snapshot's answers through its replay fast path; a request it lacks goes to the simulator's client
