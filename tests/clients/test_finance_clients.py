@@ -144,6 +144,22 @@ SAMSUNG = "00126380"
 REPORT = {"corp_code": SAMSUNG, "bsns_year": "2025", "reprt_code": "11011"}
 
 
+def _balances(key):
+    """The five 미상환 잔액 sections of cluefin's periodic-report client."""
+    return [
+        key.get_outstanding_commercial_paper_balance,
+        key.get_outstanding_short_term_bonds,
+        key.get_outstanding_corporate_bonds,
+        key.get_outstanding_hybrid_capital_securities,
+        key.get_outstanding_contingent_capital_securities,
+    ]
+
+
+def _figure(text: str) -> int:
+    """A DART figure: "1,234" is 1234, "-" none."""
+    return 0 if text.strip() == "-" else int(text.replace(",", ""))
+
+
 def test_cluefin_reads_the_register_a_company_and_its_filings(cluefin, tmp_path):
     disclosure = cluefin.public_disclosure
     register = {item.corp_code: item for item in disclosure.corp_code().result.list}  # corpCode.xml, unzipped by it
@@ -170,16 +186,63 @@ def test_cluefin_reads_periodic_report_sections_into_its_models(cluefin):
         key.get_total_number_of_shares,
         key.get_auditor_name_and_opinion,
         key.get_capital_change_status,
+        key.get_treasury_stock_activity,
+        key.get_board_and_audit_compensation_by_type,
+        *_balances(key),
     ]
     for section in sections:
         rows = section(**REPORT).result.list
         # Every row parses into the client's model, and each names the annual report the search listed.
         assert rows and {row.rcept_no for row in rows} == annual, section.__name__
+    for balance in _balances(key):
+        # 미상환 잔액: a 공모, a 사모 and a 합계 row; each row's sm is its buckets' sum, 합계 the other two's.
+        rows = {row.remndr_exprtn2: row for row in balance(**REPORT).result.list}
+        assert list(rows) == ["공모", "사모", "합계"] and {r.remndr_exprtn1 for r in rows.values()} == {"미상환잔액"}
+        buckets = [n for n in type(rows["합계"]).model_fields if n.startswith(("de", "yy"))]
+        assert len(buckets) >= 5, balance.__name__
+        for row in rows.values():
+            assert _figure(row.sm) == sum(_figure(getattr(row, n)) for n in buckets), balance.__name__
+        for name in [*buckets, "sm"]:
+            public, private, total = (_figure(getattr(rows[k], name)) for k in ("공모", "사모", "합계"))
+            assert total == public + private, (balance.__name__, name)
+    short = {row.remndr_exprtn2: row for row in key.get_outstanding_short_term_bonds(**REPORT).result.list}
+    assert all(_figure(r.isu_lmt) == _figure(r.sm) + _figure(r.remndr_lmt) for r in short.values())
+    # 자기주식: 기초 + 취득 - 처분 - 소각 = 기말 on every row; 총계 is the sum of the routes' rows of its share kind.
+    treasury = key.get_treasury_stock_activity(**REPORT).result.list
+    flows = ("bsis_qy", "change_qy_acqs", "change_qy_dsps", "change_qy_incnr", "trmend_qy")
+    for row in treasury:
+        start, bought, sold, retired, end = (_figure(getattr(row, n)) for n in flows)
+        assert start + bought - sold - retired == end >= 0
+    for kind in {row.stock_knd for row in treasury}:
+        own = [row for row in treasury if row.stock_knd == kind]
+        routes = [row for row in own if "계" not in row.acqs_mth3]
+        (total,) = [row for row in own if row.acqs_mth1 == "총계"]
+        assert all(_figure(getattr(total, n)) == sum(_figure(getattr(r, n)) for r in routes) for n in flows)
+    pay = key.get_board_and_audit_compensation_by_type(**REPORT).result.list
+    assert all(_figure(p.psn1_avrg_pymntamt) * _figure(p.nmpr) == _figure(p.pymnt_totamt) for p in pay)
     statements = cluefin.periodic_report_financial_statement
     accounts = statements.get_single_company_major_accounts(**REPORT).result.list
     assert {a.sj_div for a in accounts} >= {"BS", "IS"} and {a.fs_div for a in accounts} <= {"CFS", "OFS"}
     full = statements.get_single_company_full_statements(**REPORT, fs_div="CFS").result.list
     assert {a.sj_div for a in full} >= {"BS", "IS"} and all(a.account_id and a.currency == "KRW" for a in full)
+
+
+def test_cluefin_reads_material_event_decisions_into_its_models(cluefin):
+    from kopa_replay.sim.tables import load_table
+
+    examples = {op.route.rsplit("/", 1)[-1]: op.example for op in load_table("dart").operations}
+    decisions = cluefin.major_shareholder_disclosure
+    for route, read in (
+        ("tsstkDpDecsn", decisions.treasury_stock_disposal_decision),
+        ("bsnInhDecsn", decisions.business_plan_decision),
+        ("otcprStkInvscrInhDecsn", decisions.retirement_stock_investment_plan_decision),
+        ("stkrtbdInhDecsn", decisions.stock_related_bond_plan_decision),
+    ):
+        rows = read(**examples[route]).result.list  # every row parses into the client's model
+        assert rows and {row.corp_code for row in rows} == {examples[route]["corp_code"]}, route
+    disposals = decisions.treasury_stock_disposal_decision(**examples["tsstkDpDecsn"]).result.list
+    # the daily sell-order limit is part of the shares the company plans to dispose of
+    assert all(0 < _figure(d.d1_slodlm_ostk) <= _figure(d.dppln_stk_ostk) for d in disposals)
 
 
 def test_cluefin_reads_ownership_reports_and_no_data(cluefin):

@@ -26,13 +26,14 @@ def test_the_shipped_snapshot_is_sealed_and_verifies():
 
 def test_re_recording_from_the_simulator_reproduces_the_shipped_digest(tmp_path, catalog):
     manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    workload = benchmark_workload(catalog, source="sim", seed=manifest["seed"], as_of="2026-09-01")
+    source = manifest["source"]  # the world it was recorded on: sim:full, the platforms at their real sizes
+    workload = benchmark_workload(catalog, source=source, seed=manifest["seed"], as_of="2026-09-01")
     assert workload, "the shipped benchmark's calls belong in the shipped snapshot"
     again = record_snapshot(
         catalog,
         store_path=tmp_path / "again.sqlite",
         snapshot="2026-09-01",
-        source="sim",
+        source=source,
         as_of="2026-09-01",
         seed=manifest["seed"],
         requests=workload,

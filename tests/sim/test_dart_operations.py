@@ -103,8 +103,78 @@ def test_a_decision_is_a_filing_of_that_company_in_its_window(dart, route):
                 assert row[name] == f"{day[:4]}년 {day[4:6]}월 {day[6:]}일"
             elif kind == "kdate":
                 assert kdate.match(row[name]), (name, row[name])
+            elif kind.startswith("~"):  # a part of other figures (the daily sell limit of the planned shares)
+                whole = sum(_figure(row[n]) for n in kind[1:].split()[::2])
+                assert 0 < _figure(row[name]) <= whole or whole == 0 == _figure(row[name]), (name, row[name])
     # a window without the report has none
     assert dart(f"{route}.json", corp_code=corp_code, bgn_de="20150101", end_de="20150131").json()["status"] == "013"
+
+
+BALANCES = ("entrprsBilScritsNrdmpBlce", "srtpdPsndbtNrdmpBlce", "cprndNrdmpBlce", "newCaplScritsNrdmpBlce",
+            "cndlCaplScritsNrdmpBlce")  # fmt: skip
+
+
+def _figure(text: str) -> int:
+    return 0 if text == "-" else int(text.replace(",", ""))
+
+
+def _listed_sections(dart, route: str, count: int = 12):
+    """The route's answers for the first listed companies' 2025 half-year and annual reports (those that have it)."""
+    listed = [c.corp_code for c in dart.world.finance.companies if c.stock_code][:count]
+    for corp_code in listed:
+        for reprt_code in ("11012", "11011"):
+            body = dart(f"{route}.json", corp_code=corp_code, bsns_year="2025", reprt_code=reprt_code).json()
+            if body["status"] == "000":
+                yield body["list"]
+
+
+@pytest.mark.parametrize("route", BALANCES)
+def test_outstanding_balances_are_public_private_and_their_total(dart, route):
+    buckets = [n for n in _op(route).fields if n.startswith(("de", "yy"))]
+    answered = 0
+    for rows in _listed_sections(dart, route):
+        answered += 1
+        assert [(r["remndr_exprtn1"], r["remndr_exprtn2"]) for r in rows] == [
+            ("미상환잔액", "공모"), ("미상환잔액", "사모"), ("미상환잔액", "합계")
+        ]  # fmt: skip
+        for row in rows:
+            assert _figure(row["sm"]) == sum(_figure(row[n]) for n in buckets)
+            if "isu_lmt" in row:  # the issue limit is what is out plus what is left
+                assert _figure(row["isu_lmt"]) == _figure(row["sm"]) + _figure(row["remndr_lmt"])
+        for name in [*buckets, "sm"]:
+            assert _figure(rows[2][name]) == _figure(rows[0][name]) + _figure(rows[1][name]), name
+    assert answered
+
+
+def test_treasury_shares_flow_and_add_up_by_share_kind(dart):
+    flows = ("bsis_qy", "change_qy_acqs", "change_qy_dsps", "change_qy_incnr", "trmend_qy")
+    held = 0
+    for rows in _listed_sections(dart, "tesstkAcqsDspsSttus"):
+        assert {r["stock_knd"] for r in rows} == {"보통주", "우선주"}
+        for row in rows:
+            start, bought, sold, retired, end = (_figure(row[n]) for n in flows)
+            assert start + bought - sold - retired == end >= 0
+            held += end > 0
+        for kind in ("보통주", "우선주"):
+            own = [r for r in rows if r["stock_knd"] == kind]
+            leaves = [r for r in own if r["acqs_mth3"] not in ("소계", "총계")]
+            direct = [r for r in leaves if r["acqs_mth2"] == "직접취득"]
+            (subtotal,) = [r for r in own if r["acqs_mth2"] == "직접취득" and r["acqs_mth3"] == "소계"]
+            (total,) = [r for r in own if r["acqs_mth1"] == "총계"]
+            for name in flows:
+                assert _figure(total[name]) == sum(_figure(r[name]) for r in leaves)
+                assert _figure(subtotal[name]) == sum(_figure(r[name]) for r in direct)
+    assert held  # some companies do hold treasury shares
+
+
+def test_board_pay_by_type_averages_per_person(dart):
+    for rows in _listed_sections(dart, "drctrAdtAllMendngSttusMendngPymntamtTyCl", 4):
+        assert [r["se"] for r in rows][:2] == [
+            "등기이사(사외이사, 감사위원회 위원 제외)",
+            "사외이사(감사위원회 위원 제외)",
+        ]
+        for row in rows:
+            assert _figure(row["psn1_avrg_pymntamt"]) * _figure(row["nmpr"]) == _figure(row["pymnt_totamt"]) > 0
 
 
 def test_a_registration_statement_answers_in_groups(dart):

@@ -845,6 +845,15 @@ ENDPOINTS = [
 # reprt_code → rows) and the decisions a company filed in a window (corp_code + bgn_de + end_de → one row per
 # 주요사항보고서 or 증권신고서). Their rows name each field's value kind (options.values); the tables below draw
 # every value from that small vocabulary, keyed by the filing, so per-operation Python is none.
+#
+# Besides the drawn kinds (VALUE_KINDS) a field's kind may be
+#   "row"          the label the row's entry in options.layout gives it (or the options.by value);
+#   "= a + b - c"  figures of the same row combined left to right (+, -, *, /; "-" counts as 0, 0 is written "-");
+#   "~ a + b"      a random part (5–40%) of such a sum ("-" when it is 0).
+# Derived kinds are worked out after the drawn ones, in the order options.values lists them. A report section
+# with options.layout has one row per entry (times each options.by value, the inner order) instead of
+# options.rows; an entry with sum_of is a total: its figures are the sums of the plain entries' rows whose
+# labels match sum_of (and share its options.by value), so 합계/소계/총계 rows add up.
 
 _PURPOSES = ("경영상 목적", "재무구조 개선", "사업 경쟁력 강화", "주주가치 제고", "운영자금 조달", "신규사업 진출")
 _REASONS = ("경영 효율성 제고", "사업구조 재편", "재무구조 개선", "주주총회 결의", "계약 만료", "법원의 결정")
@@ -906,11 +915,108 @@ VALUE_KINDS: dict[str, Callable[..., str]] = {
     "country": lambda w, c, day, rng: ("미국", "싱가포르", "일본", "홍콩")[int(rng.integers(4))],
     "text": lambda w, c, day, rng: _TEXTS[int(rng.integers(len(_TEXTS)))],
     "dash": lambda w, c, day, rng: "-",
+    # a balance of one maturity bucket (미상환 잔액): an amount or none
+    "bucket": lambda w, c, day, rng: _amount(c, rng) if rng.random() < 0.5 else "-",
+    # a treasury-share quantity of one acquisition route: mostly none
+    "held": lambda w, c, day, rng: (
+        comma(int(max(c.shares, 10**6) * rng.uniform(0.001, 0.03))) if rng.random() < 0.25 else "-"
+    ),
+    # one person's pay for the year (이사·감사 보수), whole millions of won
+    "pay": lambda w, c, day, rng: comma(int(rng.uniform(30, 2000)) * 1_000_000),
+    # 향후 6월이내 제3자배정 증자 등 계획
+    "plan": lambda w, c, day, rng: ("해당사항없음", "해당사항없음", "없음", "-")[int(rng.integers(4))],
+    # a yes/no that is mostly no (최근 6월 이내 제3자 배정에 의한 신주취득 여부)
+    "seldom": lambda w, c, day, rng: "예" if rng.random() < 0.1 else "아니오",
 }
 
+#: kinds whose figures a total row (options.layout sum_of) adds up, besides the "~" parts
+_SUMMED = frozenset({"amount", "shares", "count", "bucket", "held"})
 
-def _draw(world, company: Company, day: dt.date, values: Mapping[str, str], rng) -> dict[str, str]:
-    return {name: VALUE_KINDS[kind](world, company, day, rng) for name, kind in values.items()}
+
+def _figure(text: str | None) -> int:
+    """A comma figure as a number ("-" or nothing is 0)."""
+    text = (text or "").replace(",", "").strip()
+    return int(text) if text.lstrip("-").isdigit() else 0
+
+
+def _written(value: int) -> str:
+    return comma(value) if value else "-"
+
+
+def _derived(kind: str, row: Mapping[str, str], rng) -> str:
+    """A "=" or "~" kind worked out over the row's figures (left to right)."""
+    tokens = kind[1:].split()
+    value = _figure(row.get(tokens[0]))
+    for op, name in zip(tokens[1::2], tokens[2::2]):
+        other = _figure(row.get(name))
+        if op == "+":
+            value += other
+        elif op == "-":
+            value -= other
+        elif op == "*":
+            value *= other
+        else:
+            value = value // other if other else 0
+    if kind[0] == "~":
+        return _written(int(value * rng.uniform(0.05, 0.4))) if value > 0 else "-"
+    return _written(value)
+
+
+def _check_kinds(op) -> None:
+    """Every kind a row names is known and its formulas name the row's fields (at import, not per call)."""
+    values = op.options.get("values", {})
+    for name, kind in values.items():
+        if kind[:1] in ("=", "~"):
+            tokens = kind[1:].split()
+            if (
+                len(tokens) % 2 == 0
+                or any(t not in values for t in tokens[::2])
+                or set(tokens[1::2]) - {"+", "-", "*", "/"}
+            ):
+                raise ValueError(f"dart.yaml {op.tool}: bad formula for {name}: {kind!r}")
+        elif kind != "row" and kind not in VALUE_KINDS:
+            raise ValueError(f"dart.yaml {op.tool}: unknown value kind {kind!r} for {name}")
+
+
+def _draw(
+    world, company: Company, day: dt.date, values: Mapping[str, str], rng, labels: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """One row's values: the drawn kinds in order, then the derived ones; "row" kinds from ``labels``."""
+    row: dict[str, str] = {}
+    for name, kind in values.items():
+        if kind == "row":
+            row[name] = (labels or {}).get(name, "-")
+        elif kind[:1] not in ("=", "~"):
+            row[name] = VALUE_KINDS[kind](world, company, day, rng)
+    for name, kind in values.items():
+        if kind[:1] in ("=", "~"):
+            row[name] = _derived(kind, row, rng)
+    return row
+
+
+def _laid_out(world, company: Company, day: dt.date, options: Mapping[str, Any], rng) -> list[dict[str, str]]:
+    """A report section of fixed rows (options.layout × options.by); total entries add up their plain rows."""
+    values = options["values"]
+    by_name, by_values = next(iter(options["by"].items())) if options.get("by") else (None, [None])
+    rows: list[tuple[Mapping[str, str] | None, Any, dict[str, str]]] = []
+    for entry in options["layout"]:
+        labels = {k: v for k, v in entry.items() if k != "sum_of"}
+        for value in by_values:
+            fixed = {**labels, by_name: value} if by_name else labels
+            rows.append((entry.get("sum_of"), value, _draw(world, company, day, values, rng, fixed)))
+    summed = [n for n, k in values.items() if k in _SUMMED or k[:1] == "~"]
+    for sum_of, value, total in rows:
+        if sum_of is None:
+            continue
+        parts = [
+            r for s, v, r in rows if s is None and v == value and all(r.get(k) == want for k, want in sum_of.items())
+        ]
+        for name in summed:
+            total[name] = _written(sum(_figure(r[name]) for r in parts))
+        for name, kind in values.items():
+            if kind[:1] == "=":
+                total[name] = _derived(kind, total, rng)
+    return [row for _, _, row in rows]
 
 
 def _report_item(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
@@ -932,6 +1038,8 @@ def _report_item(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
         month, day = REPORT_CODES[code][2]
         end = dt.date(int(year), month, day)
         head = {"rcept_no": filing.rcept_no, **_head(company), "stlm_dt": _dashed(year, code)}
+        if op.options.get("layout"):
+            return [{**head, **row} for row in _laid_out(world, company, end, op.options, rng)]
         return [{**head, **_draw(world, company, end, values, rng)} for _ in range(int(rng.integers(low, high + 1)))]
 
     return rows
@@ -1225,6 +1333,7 @@ _WORLD_TABLES = {
 }
 
 for _op in load_table("dart").operations:
+    _check_kinds(_op)
     # each world table is made for its row (the route and value kinds it answers); the generic handler serves it
     ENDPOINTS.append(
         _endpoint(
