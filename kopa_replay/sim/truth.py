@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from kopa_replay.sim.registry import Registry, registry
+from kopa_replay.sim.world.laws import SERIAL_TARGETS as LAW_SERIAL_TARGETS
 
 __all__ = [
     "COMPATIBLE",
@@ -65,6 +66,10 @@ DOMAINS = {
     "region_name_part": "a substring search over full 법정동 names: a 시도, 시군구 or 읍면동 name",
     "adstrd_cd": "8-digit 행정동 code (Seoul datasets)",
     "admm_cd": "10-digit 행정기관코드 (주민등록 population by 행정동)",
+    "bjdong_cd": "5-digit 법정동 part of a 법정동 code (its last five digits; bjdongCd beside sigunguCd)",
+    "lot_bun": "a lot's 번 (main number), four digits zero-filled (bun 0012), within its 법정동",
+    "lot_ji": "a lot's 지 (sub-number), four digits zero-filled (ji 0000), within its 번",
+    "kapt_code": "공동주택 단지코드 (kaptCode, A and eight digits)",
     # transit
     "tago_city_code": "TAGO city code (25 Daejeon)",
     "tago_route_id": "TAGO route id (DJB30300004)",
@@ -112,6 +117,7 @@ DOMAINS = {
         for t in ("acr", "fsc", "nlrc", "kcc", "iaciac")
     },
     **{f"{t}_serial": f"the ID of a decision of law.go.kr's target {t}" for t in ("oclt", "ecc", "sfc", "nhrck")},
+    **{f"{t}_serial": f"the ID of a document of law.go.kr's target {t}" for t in LAW_SERIAL_TARGETS},
     # politics
     "mona_cd": "8-char member code (MONA_CD)",
     "member_name": "legislator name (HG_NM)",
@@ -203,6 +209,10 @@ SCOPED_BY: Mapping[str, frozenset[str]] = {
     "seoul_route_id": frozenset({"seoul_station_ord", "seoul_ars_id"}),
     # a Seoul stop number only finds a route's first and last bus together with a route through it
     "seoul_ars_id": frozenset({"seoul_route_id"}),
+    # a 법정동 part only names a 법정동 with its 시군구, a lot number only a lot with its 법정동
+    "bjdong_cd": frozenset({"lawd_cd"}),
+    "lot_bun": frozenset({"bjdong_cd"}),
+    "lot_ji": frozenset({"lot_bun", "bjdong_cd"}),
     # a TAGO city code only finds a route or a stop of that city
     "tago_city_code": frozenset({"tago_route_id", "tago_node_id"}),
 }

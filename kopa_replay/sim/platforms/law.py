@@ -9,7 +9,10 @@ engines: a search (``kind: search``, a page of records under the row's ``root``/
 service``, one document under its ``root``). The roots differ by target as the live service sends them (``Expc``,
 ``Decc``, ``DetcSearch`` with ``Detc`` items, ``PrecService``, ``LawService`` for an ordinance …); the world tables
 below make the records, and the decisions of the Constitutional Court, administrative appeals and twelve committees
-share one table whose fields are made by name (:func:`_decision_value`).
+share one table whose fields are made by name (:func:`_decision_value`), as do the 39 ministries' own interpretations
+(``CgmExpc``/``cgmExpc``, ``CgmExpcService``) and the four special tribunals (``Decc``/``decc``, ``SpecialDeccService``).
+The statutes' history (``lsHistory``) and the link statistics (``drlaw``) are HTML pages whatever ``type`` asks, as the
+live service sends them; a row with ``html`` names the page and its records are the table's rows.
 
 Shapes, as the real service sends them:
 
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Any, Callable, Mapping, Sequence
+from xml.sax.saxutils import escape as _escape
 
 from kopa_replay.sim.core import (
     BadParam,
@@ -55,9 +59,10 @@ from kopa_replay.sim.core import (
 )
 from kopa_replay.sim.messages import SimRequest
 from kopa_replay.sim.tables import endpoints
+from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.calendar import parse_ymd, ymd
 from kopa_replay.sim.world.finance import LazyRows
-from kopa_replay.sim.world.laws import DECISION_KINDS, ENGLISH_NAMES, KIND_CODES, MINISTRIES
+from kopa_replay.sim.world.laws import CGM_EXPC, DECISION_KINDS, ENGLISH_NAMES, KIND_CODES, MINISTRIES
 
 HOST = "www.law.go.kr"
 
@@ -100,14 +105,16 @@ class LawProtocol(Protocol):
     def route(self, request: SimRequest) -> tuple[str, dict[str, str]]:
         if not request.path.startswith("/DRF/"):
             return request.path, {}
-        return f"{request.path.rsplit('/', 1)[-1]}?target={request.param_ci('target') or ''}", {}
+        route = f"{request.path.rsplit('/', 1)[-1]}?target={request.param_ci('target') or ''}"
+        # the custom lists answer their articles with lj=jo: the same target, another operation
+        return (f"{route}&lj={request.param_ci('lj')}" if request.param_ci("lj") else route), {}
 
     def wants_xml(self, request: SimRequest, endpoint, path_params) -> bool:
         return (request.param_ci("type") or "XML").upper() != "JSON"
 
     def params(self, ctx: Context) -> dict[str, str]:
         values = super().params(ctx)
-        return {k: v for k, v in values.items() if k.lower() not in ("type", "target")}
+        return {k: v for k, v in values.items() if k.lower() not in ("type", "target", "lj")}
 
     def window(self, ctx: Context, params: Mapping[str, str]) -> tuple[int, int, dict[str, Any]]:
         if ctx.endpoint is None or ctx.endpoint.options.get("kind") != "search":
@@ -117,11 +124,13 @@ class LawProtocol(Protocol):
     # -- success -------------------------------------------------------------
     def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
         options = ctx.endpoint.options
+        if options.get("html"):
+            return self._html(ctx, records, total)
         if options.get("kind") != "search":
             if not records:
                 return self.error(ctx, ErrorKind.NO_DATA)
             body = records[0]
-            return self._doc(ctx, options["root"], body)
+            return self._doc(ctx, options["root"], body, options.get("json_root"))
         return self._search(ctx, records, total, meta)
 
     def _search(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
@@ -132,14 +141,15 @@ class LawProtocol(Protocol):
         for index, record in enumerate(records):
             # the result position is the item's id attribute (XML) / "id" (JSON), always first
             item = {"@id": str(first + index), **{k: v for k, v in record.items() if k != "id"}}
-            link = options["link"]
-            # The service writes the caller's OC into every detail link.
-            item[link] = item[link].replace("?", f"?OC={oc}&", 1)
+            # The service writes the caller's OC into every detail link (on law.go.kr; some lists have none).
+            for link in options.get("links", [options["link"]] if options.get("link") else []):
+                if str(item.get(link) or "").startswith("/DRF/"):
+                    item[link] = item[link].replace("?", f"?OC={oc}&", 1)
             items.append(item)
         query = ctx.request.param("query") or ""
         search = ctx.request.param("search") or "1"
         body: dict[str, Any] = {
-            "target": ctx.endpoint.route.split("target=", 1)[1],
+            "target": ctx.endpoint.route.split("target=", 1)[1].split("&", 1)[0],
             "키워드": query,
             "section": "bdyText" if search == "2" else options["section"],
             "totalCnt": str(total),
@@ -154,10 +164,32 @@ class LawProtocol(Protocol):
         return self._doc(ctx, options["root"], body)
 
     @staticmethod
-    def _doc(ctx: Context, root: str, body: dict[str, Any]) -> Doc:
+    def _doc(ctx: Context, root: str, body: dict[str, Any], json_root: str | None = None) -> Doc:
+        """The document under its root; a few bodies are keyed otherwise in JSON (lsStmd: 법령체계도)."""
         if ctx.xml:
             return Doc(body, xml=True, xml_root=root)
-        return Doc({root: _jsonify(body)})
+        return Doc({json_root or root: _jsonify(body)})
+
+    @staticmethod
+    def _html(ctx: Context, records: Sequence[dict[str, Any]], total: int) -> Doc:
+        """A page the service sends as HTML whatever ``type`` asks (lsHistory, drlaw): the total in
+        ``<strong>N</strong> 건`` and one table row per record, its cells in order (a cell may hold a link)."""
+        oc = ctx.request.param_ci("OC") or ""
+
+        def cell(value: Any) -> str:
+            if isinstance(value, dict):  # {"a": {"@href": …, "#text": …}}
+                href = value["a"]["@href"].replace("?", f"?OC={oc}&", 1)
+                return f'<td><a href="{_escape(href)}">{_escape(value["a"]["#text"])}</a></td>'
+            return f"<td>{_escape(str(value))}</td>"
+
+        title = _escape(ctx.endpoint.options["html"])
+        rows = "".join("<tr>" + "".join(cell(v) for v in r["td"]) + "</tr>" for r in records)
+        page = (
+            f"<html><head><title>{title}</title></head><body><h2>{title}</h2>"
+            f'<div class="total">총 <strong>{total:,}</strong> 건</div>'
+            f"<table><tbody>{rows}</tbody></table></body></html>"
+        )
+        return Doc(page.encode("utf-8"), content_type="text/html;charset=UTF-8")
 
     # -- errors ----------------------------------------------------------------
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
@@ -166,6 +198,8 @@ class LawProtocol(Protocol):
             page = f"<html><head><title>국가법령정보센터</title></head><body><p>{text}</p></body></html>"
             return Doc(page.encode("utf-8"), status=status, content_type="text/html;charset=UTF-8")
         if kind == ErrorKind.NO_DATA and ctx.endpoint is not None:
+            if ctx.endpoint.options.get("html"):
+                return self._html(ctx, [], 0)
             if ctx.endpoint.options.get("kind") == "search":
                 size = min(
                     _int(ctx.request.param("display"), self.default_size), ctx.max_size(self.max_size) or self.max_size
@@ -748,14 +782,29 @@ def get_ordin(world, q: Query) -> list[dict[str, Any]]:
 
 # -- decisions: one engine over every collection of decisions ----------------------------------
 #: a decision's facts by the names the collections give their fields (the same fact has several names)
-_SERIAL = ("결정문일련번호", "헌재결정례일련번호", "행정심판례일련번호", "행정심판재결례일련번호")
+_SERIAL = (
+    "결정문일련번호",
+    "헌재결정례일련번호",
+    "행정심판례일련번호",
+    "행정심판재결례일련번호",
+    "법령해석일련번호",
+    "특별행정심판재결례일련번호",
+)
 _TITLE = ("사건명", "안건명", "제목", "사건")
-_NUMBER = ("사건번호", "의안번호", "안건번호", "의결번호", "결정번호")
-_DAY = ("의결일", "의결일자", "결정일자", "종국일자", "등록일", "의결연월일")
+_NUMBER = ("사건번호", "의안번호", "안건번호", "의결번호", "결정번호", "청구번호")
+_DAY = ("의결일", "의결일자", "결정일자", "종국일자", "등록일", "의결연월일", "해석일자")
 _OUTCOME = ("결정구분", "재결구분명", "재결례유형명", "결정", "결정유형", "판정결과", "판결유형", "종국결과")
-_CITED = ("참조조문", "심판대상조문", "관련규정")
+_CITED = ("참조조문", "심판대상조문", "관련규정", "관련법령")
 _PARTY = ("청구인", "신청인", "피심인", "피심정보명", "조치대상자의인적사항", "조치대상", "재해근로자", "민원표시명")
 _KIND_NAMES = {"detc": "헌법소원", "decc": "행정심판"}
+#: who asks a ministry: a citizen (no 기관코드) or a local government
+_INQUIRERS = (
+    ("민원인", ""),
+    ("서울특별시", "6110000"),
+    ("민원인", ""),
+    ("경기도", "6410000"),
+    ("부산광역시", "6260000"),
+)
 
 
 def _decision_value(d, name: str, listed: bool) -> Any:
@@ -770,8 +819,31 @@ def _decision_value(d, name: str, listed: bool) -> Any:
         return d.number
     if name in _DAY:
         return _dotted(d.decided) if listed else ymd(d.decided)
-    if name in ("기관명", "재결청"):
+    if name in ("기관명", "재결청", "해석기관명"):
         return d.org
+    if name == "해석기관코드":
+        return DECISION_KINDS[d.kind].get("org_code", "")
+    if name in ("질의기관명", "질의기관코드"):  # a citizen (no code) or a local government
+        inquirer = _INQUIRERS[int(d.serial) % len(_INQUIRERS)]
+        return inquirer[0] if name == "질의기관명" else inquirer[1]
+    if name == "업무분야":
+        return d.law
+    if name == "세목" and d.kind == "ttSpecialDecc":
+        return ("종합소득세", "부가가치세", "법인세", "양도소득세")[int(d.serial) % 4]
+    if name == "등록일시":
+        return ymd(d.decided) + "000000"
+    if name == "질의요지":
+        return f"「{d.law}」 제{d.article}조에 따른 사항의 범위에 관하여 질의함."
+    if name == "이유" and d.kind in CGM_EXPC:
+        return (
+            f"「{d.law}」 제{d.article}조의 문언과 입법 취지, 관련 규정의 체계를 종합하여 볼 때 위와 같이 회신합니다."
+        )
+    if name == "회답":
+        return f"「{d.law}」 제{d.article}조에 따른 사항은 같은 조의 문언에 따라 한정하여 해석하는 것이 타당합니다."
+    if name == "법령해석상세링크":
+        if d.kind == "ntsCgmExpc":  # 국세청's answers open on its own portal, not on law.go.kr
+            return f"https://taxlaw.nts.go.kr/qt/USEQTA002P.do?ntstDcmId={d.serial}"
+        return _link(d.kind, "ID", d.serial)
     if name == "처분청":
         return d.agency
     if name == "처분일자":
@@ -809,7 +881,7 @@ def _decision_value(d, name: str, listed: bool) -> Any:
         return d.outcome
     if name == "결정문상세링크":
         return _link(d.kind, "ID", d.serial)
-    if name in ("헌재결정례상세링크", "행정심판례상세링크"):
+    if name in ("헌재결정례상세링크", "행정심판례상세링크", "행정심판재결례상세링크"):
         return _link(d.kind, "ID", d.serial)
     return ""
 
@@ -826,10 +898,22 @@ class _Decision(dict):
         return _decision_value(self._d, name, self._listed)
 
 
+#: a list's filters by a field's value: parameter → the field it compares (the ministries' itmno ignores query)
+_DECISION_FILTERS = {"itmno": "안건번호", "inq": "질의기관코드", "rpl": "해석기관코드", "cls": "재결구분코드"}
+#: date-range parameters (YYYYMMDD~YYYYMMDD) → the field they bound
+_DECISION_RANGES = {"explYd": "해석일자", "rslYd": "의결일자", "dpaYd": "처분일자"}
+
+
 def _decision_search(kind: str) -> Callable[[Any, Query], Sequence[dict[str, Any]]]:
     def table(world, q: Query) -> Sequence[dict[str, Any]]:
-        query = q.get("query")
+        query = None if q.get("itmno") else q.get("query")
         found = [d for d in world.laws.decisions(kind) if d.decided <= q.as_of and _text_match(query, d.title)]
+        for param, name in _DECISION_FILTERS.items():
+            if (wanted := q.get(param)) is not None:
+                found = [d for d in found if _decision_value(d, name, False) == wanted]
+        for param, name in _DECISION_RANGES.items():
+            if (bounds := _range(q, param)) is not None:
+                found = [d for d in found if ymd(bounds[0]) <= _decision_value(d, name, False) <= ymd(bounds[1])]
         return _sorted(found, lambda d: (d.title, d.decided, d.number, d.decided), lambda d: _Decision(d, True), q)
 
     return table
@@ -931,6 +1015,813 @@ def get_lstrm(world, q: Query) -> list[dict[str, Any]]:
     ]
 
 
+# -- statutes' further services: history, structure, comparisons, delegation, links ------------------------------
+def _entry(statute, version, status: str = "현행") -> dict[str, Any]:
+    """A statute version as every list of the law family names it (each row keeps the fields it lists)."""
+    mst = version.mst
+    record = _statute_record(statute, version, status, _link("law", "MST", mst))
+    record.update(
+        {
+            "법령명": statute.name,
+            "본문상세링크": _link("lsStmd", "MST", mst),
+            "신구법일련번호": mst,
+            "현행연혁구분": status,
+            "신구법명": statute.name,
+            "신구법ID": statute.law_id,
+            "신구법상세링크": _link("oldAndNew", "MST", mst),
+            "삼단비교일련번호": mst,
+            "위임조문_삼단비교상세링크": _link("thdCmp", "MST", mst, "&knd=2"),
+            "인용조문_삼단비교상세링크": _link("thdCmp", "MST", mst, "&knd=1"),
+        }
+    )
+    return record
+
+
+def _statute_list(pick: Callable[[Any, Any], bool] | None = None) -> Callable[[Any, Query], Sequence[dict[str, Any]]]:
+    """The statutes in force named by query (and org, knd, efYd, ancYd), those ``pick`` keeps, ordered by sort."""
+
+    def table(world, q: Query) -> Sequence[dict[str, Any]]:
+        kind, ef_range, anc_range = q.get("knd"), _range(q, "efYd"), _range(q, "ancYd")
+        found = []
+        for statute in _statute_filter(world, q, world.laws.statutes):
+            version = statute.current(q.as_of)
+            if kind is not None and KIND_CODES.get(statute.kind) != kind:
+                continue
+            if ef_range and not ef_range[0] <= version.enforced <= ef_range[1]:
+                continue
+            if anc_range and not anc_range[0] <= version.promulgated <= anc_range[1]:
+                continue
+            if pick is None or pick(world, statute):
+                found.append(statute)
+        return _sorted(
+            found, lambda s: _statute_keys(s, s.current(q.as_of)), lambda s: _entry(s, s.current(q.as_of)), q
+        )
+
+    return table
+
+
+def _has_decree(world, statute) -> bool:
+    return statute.kind == "법률" and "시행령" in world.laws.family(statute)
+
+
+def _linked_acts(world) -> frozenset[str]:
+    return world.laws.linked_acts
+
+
+def _oneview(world, statute) -> bool:
+    """한눈보기: the content 법제처 prepares for some articles of the acts it explains (those with real counts)."""
+    return statute.kind == "법률" and statute.name in ENGLISH_NAMES
+
+
+def search_oneview(world, q: Query) -> Sequence[dict[str, Any]]:
+    rows = _statute_list(_oneview)(world, q)
+
+    def make(i):
+        record = dict(rows[i])
+        rng = world.rng("law.oneview", record["법령ID"])
+        record["제공건수"] = str(int(rng.integers(1, 6)))
+        record["제공일자"] = ymd(parse_ymd(record["시행일자"]) + dt.timedelta(days=int(rng.integers(10, 200))))
+        return record
+
+    return LazyRows(list(range(len(rows))), make)
+
+
+def _version_for(world, q: Query, ef_day: str | None = None):
+    """(statute, version) by MST or ID; with efYd the version in force on that day."""
+    statute, version = _statute_for(world, q)
+    if ef_day is not None:
+        day = parse_ymd(ef_day)
+        if day is None:
+            raise BadParam("efYd", ef_day)
+        if q.get("MST") is None:
+            version = max((v for v in statute.versions if v.enforced <= day), key=lambda v: v.enforced, default=None)
+            if version is None:
+                raise NoData()
+    return statute, version
+
+
+def _basics(statute, version) -> dict[str, Any]:
+    return {
+        "법령ID": statute.law_id,
+        "법령일련번호": version.mst,
+        "공포일자": ymd(version.promulgated),
+        "공포번호": version.number,
+        "법종구분": statute.kind,
+        "법령명": statute.name,
+        "시행일자": ymd(version.enforced),
+        "제개정구분": version.revision,
+    }
+
+
+def get_lsstmd(world, q: Query) -> list[dict[str, Any]]:
+    """법령 체계도: the statute's basic facts and its family (법률 → 시행령 → 시행규칙) in force."""
+    statute, version = _statute_for(world, q)
+    family = {}
+    for kind, member in world.laws.family(statute).items():
+        current = member.current(q.as_of)
+        if current is not None:
+            family[kind] = {"기본정보": _basics(member, current), "본문상세링크": _link("law", "MST", current.mst)}
+    return [{"기본정보": _basics(statute, version), "상하위법": family}]
+
+
+def _rows_text(world, statute, version, numbers) -> list[dict[str, Any]]:
+    rows = []
+    for n in numbers:
+        unit = world.laws.article(statute, version, n)
+        text = " ".join([unit["조문내용"], *(p["항내용"] for p in unit.get("항", []))])
+        rows.append({"@no": str(len(rows) + 1), "#text": text})
+    return rows
+
+
+def get_oldandnew(world, q: Query) -> list[dict[str, Any]]:
+    """신구법 비교: a version's changed articles beside the same articles of the version before it."""
+    statute, version = _statute_for(world, q)
+    index = statute.versions.index(version)
+    info = {**_basics(statute, version), "현행여부": "Y" if version is statute.current(q.as_of) else "N"}
+    if index == 0:
+        return [{"신조문_기본정보": info, "신구법존재여부": "N"}]
+    before = statute.versions[index - 1]
+    changed = world.laws.changed_articles(statute, version)
+    return [
+        {
+            "구조문_기본정보": {**_basics(statute, before), "현행여부": "N"},
+            "신조문_기본정보": info,
+            "구조문목록": {"조문": _rows_text(world, statute, before, changed)},
+            "신조문목록": {"조문": _rows_text(world, statute, version, changed)},
+            "신구법존재여부": "Y",
+        }
+    ]
+
+
+def get_thdcmp(world, q: Query) -> list[dict[str, Any]]:
+    """3단 비교: an act's articles beside those of its 시행령 and 시행규칙 (knd 2 위임조문, 1 인용조문)."""
+    knd = q.get("knd") or "2"
+    if knd not in ("1", "2"):
+        raise BadParam("knd", knd)
+    statute, version = _statute_for(world, q)
+    family = world.laws.family(statute)
+    act = family.get("법률")
+    if act is None or "시행령" not in family:
+        raise NoData()
+    act_version = act.current(q.as_of) if act is not statute else version
+    names = {kind: (s, s.current(q.as_of)) for kind, s in family.items()}
+
+    def article(kind: str, n: int) -> dict[str, Any]:
+        member, current = names[kind]
+        unit = world.laws.article(member, current, min(n, member.article_count))
+        return {
+            "조번호": f"{int(unit['조문번호']):04d}",
+            "조가지번호": "00",
+            "조제목": unit["조문제목"],
+            "조내용": unit["조문내용"],
+        }
+
+    rows = []
+    for n in range(3, min(act.article_count - 3, 9) + 1):
+        row = article("법률", n)
+        row["시행령조문목록"] = {"시행령조문": article("시행령", n - 1)}
+        if "시행규칙" in names:
+            row["시행규칙조문목록"] = {"시행규칙조문": article("시행규칙", max(1, n - 2))}
+        rows.append(row)
+    basics = {
+        "법령ID": act.law_id,
+        "시행령ID": family["시행령"].law_id,
+        "시행규칙ID": family["시행규칙"].law_id if "시행규칙" in family else "",
+        "법령명": act.name,
+        "시행령명": family["시행령"].name,
+        "시행규칙명": family["시행규칙"].name if "시행규칙" in family else "",
+        "삼단비교기준": "L",
+        "삼단비교존재여부": "Y",
+        "시행일자": ymd(act_version.enforced),
+    }
+    key = "위임조문삼단비교" if knd == "2" else "인용조문삼단비교"
+    return [{"기본정보": basics, key: {"법률조문": rows}}]
+
+
+def get_delegated(world, q: Query) -> list[dict[str, Any]]:
+    """위임 법령: the articles of a 법률 that delegate to its 시행령 and 시행규칙, with the articles that take them."""
+    statute, version = _statute_for(world, q)
+    family = world.laws.family(statute)
+    units = []
+    for n in range(3, statute.article_count - 2):
+        if statute.kind != "법률" or world.laws.article_title(statute, n) in ("벌칙", "양벌규정", "과태료"):
+            continue
+        if stable_int("law.delegated", statute.law_id, n) % 3:
+            continue
+        infos = []
+        for kind, word in (("시행령", "대통령령"), ("시행규칙", "부령")):
+            member = family.get(kind)
+            current = member.current(q.as_of) if member else None
+            if current is None:
+                continue
+            target = 1 + stable_int("law.delegated", member.law_id, n) % member.article_count
+            infos.append(
+                {
+                    "위임구분": word if kind == "시행령" else ("총리령" if member.kind == "총리령" else "부령"),
+                    "위임법령제목": member.name,
+                    "위임법령일련번호": current.mst,
+                    "위임법령조문정보": {
+                        "위임법령조문번호": f"{target:04d}",
+                        "위임법령조문가지번호": "00",
+                        "위임법령조문제목": world.laws.article_title(member, target),
+                        "링크텍스트": word,
+                        "라인텍스트": f"제{n}조제2항에 따른 절차와 방법 등에 필요한 사항은 {word}으로 정한다.",
+                        "조항호목": f"제{n}조제2항",
+                    },
+                }
+            )
+        if infos:
+            units.append(
+                {
+                    "조정보": {
+                        "조문번호": f"{n:04d}",
+                        "조문가지번호": "00",
+                        "조문제목": world.laws.article_title(statute, n),
+                    },
+                    "위임정보": infos,
+                }
+            )
+    if not units:
+        raise NoData()
+    info = {
+        "법령일련번호": version.mst,
+        "법령명": statute.name,
+        "법령ID": statute.law_id,
+        "공포일자": ymd(version.promulgated),
+        "공포번호": version.number,
+        "소관부처": {"@소관부처코드": statute.ministry_code, "#text": statute.ministry},
+        "전화번호": "044-200-0000",
+        "시행일자": ymd(version.enforced),
+    }
+    return [{"법령": {"법령정보": info, "위임조문정보": units}}]
+
+
+def _provision(efyd: bool) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """조항호목: one article (JO), or one paragraph of it (HANG); this world's articles have no 호 or 목."""
+
+    def table(world, q: Query) -> list[dict[str, Any]]:
+        statute, version = _version_for(world, q, q.require("efYd") if efyd else None)
+        number = _jo(q)
+        if number is None:
+            raise MissingParam("JO")
+        unit = world.laws.article(statute, version, number)
+        if unit is None or q.get("HO") or q.get("MOK"):
+            raise NoData()
+        unit = {k: v for k, v in unit.items() if k != "조문키"}
+        hang = q.get("HANG")
+        if hang is not None:
+            if not (hang.isdigit() and len(hang) == 6):
+                raise BadParam("HANG", hang)
+            paragraphs = unit.get("항", [])
+            k = int(hang[:4]) - 1
+            if not 0 <= k < len(paragraphs):
+                raise NoData()
+            unit["항"] = [paragraphs[k]]
+        basics = {
+            "법령ID": statute.law_id,
+            "공포일자": ymd(version.promulgated),
+            "공포번호": version.number,
+            "언어": "한글",
+            "법종구분": {"@법종구분코드": KIND_CODES[statute.kind], "#text": statute.kind},
+            "법령명_한글": statute.name,
+            "소관부처": {"@소관부처코드": statute.ministry_code, "#text": statute.ministry},
+            "시행일자": ymd(version.enforced),
+            "제개정구분": version.revision,
+            "공포법령여부": "Y",
+        }
+        return [{"기본정보": basics, "조문": {"조문단위": unit}}]
+
+    return table
+
+
+def _reg_days(q: Query, required: bool) -> tuple[dt.date, dt.date] | None:
+    """regDt (one day) or fromRegDt~toRegDt (toRegDt the as-of date when left out)."""
+    one, low, high = q.date("regDt"), q.date("fromRegDt"), q.date("toRegDt")
+    if one is not None:
+        return one, one
+    if low is not None or high is not None:
+        return low or dt.date(1948, 1, 1), min(high or q.as_of, q.as_of)
+    if required:
+        raise MissingParam("regDt")
+    return None
+
+
+def search_changes(world, q: Query) -> Sequence[dict[str, Any]]:
+    """법령 변경이력: the versions registered (promulgated) on regDt, of the ministry org."""
+    low, high = _reg_days(q, True)
+    org = q.get("org")
+    rows = [
+        (s, v) for s, v in world.laws.versions_between(low, min(high, q.as_of)) if org is None or s.ministry_code == org
+    ]
+
+    def make(pair):
+        s, v = pair
+        status = "현행" if v is s.current(q.as_of) else "연혁"
+        return _statute_record(s, v, status, _link("law", "MST", v.mst))
+
+    return LazyRows(rows, make)
+
+
+def _jo_info(statute, version, n: int) -> dict[str, Any]:
+    first = version is statute.versions[0]
+    return {
+        "조문번호": f"{n:04d}00",
+        "변경사유": "제정" if first else version.revision,
+        "조문링크": _link("law", "MST", version.mst, f"&JO={n:04d}00"),
+        "조문변경이력상세링크": f"/DRF/lawService.do?target=lsJoHstInf&ID={statute.law_id}&JO={n:04d}00&type=HTML",
+        "조문개정일": ymd(version.promulgated),
+        "조문시행일": ymd(version.enforced),
+    }
+
+
+def search_article_changes(world, q: Query) -> Sequence[dict[str, Any]]:
+    """일자별 조문 개정 이력: versions promulgated in the window (regDt or fromRegDt~toRegDt; none without one),
+    each with the articles it changed (jo); ID, JO and org narrow them."""
+    window = _reg_days(q, False)
+    if window is None:
+        raise NoData()
+    law_id, org, number = q.get("ID"), q.get("org"), _jo(q)
+    rows = []
+    for s, v in world.laws.versions_between(window[0], min(window[1], q.as_of)):
+        if (law_id is not None and s.law_id != law_id.zfill(6)) or (org is not None and s.ministry_code != org):
+            continue
+        changed = world.laws.changed_articles(s, v)
+        if number is not None and number not in changed:
+            continue
+        rows.append((s, v, changed if number is None else (number,)))
+
+    def make(row):
+        s, v, changed = row
+        record = _statute_record(s, v, "", "")
+        record["jo"] = [{"@num": str(i), "조문정보": _jo_info(s, v, n)} for i, n in enumerate(changed[:50], 1)]
+        return record
+
+    return LazyRows(rows, make)
+
+
+def get_article_changes(world, q: Query) -> Sequence[dict[str, Any]]:
+    """조문별 변경 이력: every version of the statute (ID) that changed the article JO, oldest first."""
+    statute = world.laws.by_id.get(q.require("ID").zfill(6))
+    number = _jo(q) if q.require("JO") else None
+    if statute is None or number is None or number > statute.article_count:
+        raise NoData()
+    rows = [
+        v for v in statute.versions if v.promulgated <= q.as_of and number in world.laws.changed_articles(statute, v)
+    ]
+
+    def make(v):
+        record = _statute_record(statute, v, "", "")
+        info = _jo_info(statute, v, number)
+        record.update({"조문번호": info["조문번호"], "변경사유": info["변경사유"], "조문링크": info["조문링크"]})
+        record["조문변경일"] = info["조문개정일"]
+        return record
+
+    return LazyRows(rows, make)
+
+
+def search_linked_ordinances(world, q: Query) -> Sequence[dict[str, Any]]:
+    """자치법규 기준 법령 연계: the ordinances that implement a 법률 (query: the ordinance's name)."""
+    links = world.laws.ordinance_links
+    query = q.get("query")
+    found = [
+        o
+        for o in world.laws.ordinances
+        if o.serial in links and o.promulgated <= q.as_of and _text_match(query, o.name)
+    ]
+    return _sorted(found, lambda o: (o.name, o.promulgated, int(o.number), o.enforced), _ordin_record, q)
+
+
+def _ordin_record(o) -> dict[str, Any]:
+    return {
+        "자치법규일련번호": o.serial,
+        "자치법규명": o.name,
+        "자치법규ID": o.ordin_id,
+        "공포일자": ymd(o.promulgated),
+        "공포번호": o.number,
+        "제개정구분명": o.revision,
+        "지자체기관명": o.government,
+        "자치법규종류": o.kind,
+        "시행일자": ymd(o.enforced),
+        "자치법규상세링크": _link("ordin", "MST", o.serial, "&mobileYn="),
+        "자치법규분야명": o.field,
+        "참조데이터구분": "0",
+    }
+
+
+def link_stats(world, q: Query) -> list[dict[str, Any]]:
+    """법령-자치법규 연계현황 (HTML): per ministry, its 법률 and those that ordinances implement."""
+    linked = _linked_acts(world)
+    counts: dict[str, list[int]] = {}
+    for act in world.laws.acts:
+        entry = counts.setdefault(act.ministry, [0, 0])
+        entry[0] += 1
+        entry[1] += act.name in linked
+    return [{"td": [ministry, str(n), str(k)]} for ministry, (n, k) in sorted(counts.items())]
+
+
+def search_history(world, q: Query) -> Sequence[dict[str, Any]]:
+    """법령 연혁 (HTML): every promulgated version of the statutes named, as the page's table rows."""
+    versions = search_eflaw(world, q)
+
+    def make(i):
+        r = versions[i]
+        link = _link("lsHistory", "MST", r["법령일련번호"], f"&efYd={r['시행일자']}")
+        day = parse_ymd(r["공포일자"])
+        enforced = parse_ymd(r["시행일자"])
+        return {
+            "td": [
+                {"a": {"@href": link, "#text": r["법령명한글"]}},
+                r["소관부처명"],
+                r["제개정구분명"],
+                r["법령구분명"],
+                f"제 {int(r['공포번호'])} 호",
+                f"{day.year}.{day.month}.{day.day}",
+                f"{enforced.year}.{enforced.month}.{enforced.day}",
+                r["현행연혁코드"],
+            ]
+        }
+
+    return LazyRows(list(range(len(versions))), make)
+
+
+def get_history(world, q: Query) -> list[dict[str, Any]]:
+    """법령 연혁 본문 (HTML): the version's facts, one row each, and the link to its text."""
+    statute, version = _statute_for(world, q)
+    rows = [
+        ("법령명", statute.name),
+        ("법령구분", statute.kind),
+        ("소관부처", statute.ministry),
+        ("공포일자", ymd(version.promulgated)),
+        ("공포번호", version.number),
+        ("시행일자", ymd(version.enforced)),
+        ("제개정구분", version.revision),
+    ]
+    out = [{"td": list(row)} for row in rows]
+    out.append({"td": ["본문", {"a": {"@href": _link("law", "MST", version.mst), "#text": statute.name}}]})
+    return out
+
+
+def get_oneview(world, q: Query) -> list[dict[str, Any]]:
+    """한눈보기 본문: the contents prepared for the articles of one version (JO: one article)."""
+    statute, version = _statute_for(world, q)
+    if not _oneview(world, statute):
+        raise NoData()
+    rng = world.rng("law.oneview", statute.law_id)
+    count = int(rng.integers(1, 6))
+    numbers = sorted({int(n) + 1 for n in rng.choice(statute.article_count, count, replace=False)})
+    wanted = _jo(q)
+    if wanted is not None:
+        numbers = [n for n in numbers if n == wanted]
+    if not numbers:
+        raise NoData()
+    contents = []
+    for i, n in enumerate(numbers, 1):
+        title = world.laws.article_title(statute, n)
+        contents.append(
+            {
+                "패턴일련번호": f"{stable_int('law.oneview', statute.law_id, n) % 90_000 + 10_000}",
+                "조번호": f"{n:04d}",
+                "조제목": title,
+                "콘텐츠제목": f"{title} 한눈에 보기",
+                "링크텍스트": f"제{n}조({title})",
+                "링크URL": f"https://www.law.go.kr/LSW/oneViewInfoP.do?lsiSeq={version.mst}&joNo={n:04d}",
+            }
+        )
+    return [
+        {
+            "법령일련번호": version.mst,
+            "법령명": statute.name,
+            "공포일자": ymd(version.promulgated),
+            "공포번호": version.number,
+            "조문시행일자": ymd(version.enforced),
+            "최초제공일자": ymd(version.enforced + dt.timedelta(days=30)),
+            "조문": contents,
+        }
+    ]
+
+
+_DELETED_KINDS = {"1": "법령", "2": "행정규칙", "3": "자치법규", "13": "학칙공단"}
+
+
+def search_deleted(world, q: Query) -> Sequence[dict[str, Any]]:
+    """삭제 데이터: records taken off the service (a few a week), by kind (knd) and day (delDt, frmDt~toDt)."""
+    knd = q.get("knd")
+    if knd is not None and knd not in _DELETED_KINDS:
+        raise BadParam("knd", knd)
+    day, low, high = q.date("delDt"), q.date("frmDt"), q.date("toDt")
+    start = dt.date(2023, 1, 1)
+    days = (q.as_of - start).days
+    rows = []
+    for i in range(0, max(days, 0), 3):  # one deletion every third day
+        deleted = start + dt.timedelta(days=i)
+        kind = ("1", "2", "3", "2", "13")[stable_int("law.delhst", i) % 5]
+        if (knd and kind != knd) or (day and deleted != day) or (low and deleted < low) or (high and deleted > high):
+            continue
+        rows.append((i, kind, deleted))
+
+    def make(row):
+        i, kind, deleted = row
+        return {
+            "일련번호": str(100_000 + stable_int("law.delhst.serial", i) % 900_000),
+            "구분명": _DELETED_KINDS[kind],
+            "삭제일자": ymd(deleted),
+        }
+
+    return LazyRows(rows, make)
+
+
+# -- rules of schools and public bodies, attachments, old-and-new of rules, custom lists ---------------------------
+def _rule_record(r, target: str) -> dict[str, Any]:
+    return {
+        "행정규칙일련번호": r.serial,
+        "행정규칙명": r.name,
+        "행정규칙종류": r.kind,
+        "발령일자": ymd(r.issued),
+        "발령번호": r.number,
+        "소관부처명": r.ministry,
+        "현행연혁구분": "현행",
+        "제개정구분코드": "300201" if r.revision == "제정" else "300202",
+        "제개정구분명": r.revision,
+        "행정규칙ID": r.rule_id,
+        "행정규칙상세링크": _link(target, "ID", r.serial),
+        "시행일자": ymd(r.enforced),
+        "생성일자": ymd(r.issued),
+        "행정규칙구분명": r.kind,
+        "소관부처코드": MINISTRIES.get(r.ministry, ""),
+        "신구법일련번호": r.serial,
+        "신구법명": r.name,
+        "신구법ID": r.rule_id,
+        "신구법상세링크": _link("admrulOldAndNew", "ID", r.serial),
+    }
+
+
+def _rule_search(pool: Callable[[Any], Sequence], target: str) -> Callable[[Any, Query], Sequence[dict[str, Any]]]:
+    def table(world, q: Query) -> Sequence[dict[str, Any]]:
+        query, kind, org = q.get("query"), q.get("knd"), q.get("org")
+        found = [
+            r
+            for r in pool(world)
+            if r.issued <= q.as_of
+            and _text_match(query, r.name)
+            and (kind is None or r.kind_code == kind)
+            and (org is None or MINISTRIES.get(r.ministry) == org)
+        ]
+        return _sorted(found, lambda r: (r.name, r.issued, r.number, r.enforced), lambda r: _rule_record(r, target), q)
+
+    return table
+
+
+def _rule_body(target: str) -> Callable[[Any, Query], list[dict[str, Any]]]:
+    """학칙ㆍ공단ㆍ공공기관 규정 본문 by ID or LID, in the administrative rules' shape (AdmRulService)."""
+
+    def table(world, q: Query) -> list[dict[str, Any]]:
+        rules = world.laws.institution_rules(target)
+        serial, rule_id = q.get("ID"), q.get("LID")
+        if serial is None and rule_id is None:
+            raise MissingParam("ID")
+        rule = next((r for r in rules if r.serial == serial or r.rule_id == rule_id), None)
+        if rule is None or rule.issued > q.as_of:
+            raise NoData()
+        titles = ("목적", "적용범위", "정의", "운영", "시행")
+        return [
+            {
+                "행정규칙기본정보": {k: v for k, v in _rule_record(rule, target).items() if k in _ADMRUL_BASICS},
+                "조문내용": [
+                    f"제{n}조({t}) 이 {_topic(rule.kind)} {rule.ministry}의 {t}에 관하여 정한다."
+                    for n, t in enumerate(titles, 1)
+                ],
+                "부칙": {
+                    "부칙공포일자": ymd(rule.issued),
+                    "부칙공포번호": rule.number,
+                    "부칙내용": f"부칙 이 {_topic(rule.kind)} 공포한 날부터 시행한다.",
+                },
+            }
+        ]
+
+    return table
+
+
+_ADMRUL_BASICS = (
+    "행정규칙일련번호",
+    "행정규칙명",
+    "행정규칙종류",
+    "발령일자",
+    "발령번호",
+    "제개정구분명",
+    "제개정구분코드",
+    "행정규칙ID",
+    "소관부처명",
+    "소관부처코드",
+    "시행일자",
+    "생성일자",
+)
+
+
+def get_admrul_old_and_new(world, q: Query) -> list[dict[str, Any]]:
+    """행정규칙 신구법 비교: an amended rule's changed articles before and after (ID or LID)."""
+    serial, rule_id = q.get("ID"), q.get("LID")
+    if serial is None and rule_id is None:
+        raise MissingParam("ID")
+    rule = (
+        world.laws.admin_rule_by_serial.get(serial)
+        if serial
+        else next((r for r in world.laws.admin_rules if r.rule_id == rule_id), None)
+    )
+    if rule is None or rule.issued > q.as_of:
+        raise NoData()
+    info = {
+        k: v
+        for k, v in _rule_record(rule, "admrul").items()
+        if k
+        in (
+            "행정규칙일련번호",
+            "행정규칙ID",
+            "시행일자",
+            "발령일자",
+            "발령번호",
+            "제개정구분명",
+            "행정규칙명",
+            "행정규칙종류",
+        )
+    }
+    if rule.revision == "제정":  # a first issue has nothing to compare
+        return [{"신조문_기본정보": {**info, "현행여부": "Y"}, "신구법존재여부": "N"}]
+    rng = world.rng("law.admrul.oldandnew", rule.serial)
+    before = rule.issued - dt.timedelta(days=int(rng.integers(200, 1_500)))
+    old = {
+        **info,
+        "행정규칙일련번호": str(int(rule.serial) - int(rng.integers(1, 9_000))),
+        "발령일자": ymd(before),
+        "시행일자": ymd(before),
+        "현행여부": "N",
+    }
+    count = int(rng.integers(1, 4))
+    return [
+        {
+            "구조문_기본정보": old,
+            "신조문_기본정보": {**info, "현행여부": "Y"},
+            "구조문목록": {
+                "조문": [
+                    {"@no": str(n), "#text": f"제{n + 1}조 {rule.ministry}장관은 필요한 사항을 정할 수 있다."}
+                    for n in range(1, count + 1)
+                ]
+            },
+            "신조문목록": {
+                "조문": [
+                    {"@no": str(n), "#text": f"제{n + 1}조 {rule.ministry}장관은 필요한 사항을 정하여 고시한다."}
+                    for n in range(1, count + 1)
+                ]
+            },
+            "신구법존재여부": "Y",
+        }
+    ]
+
+
+_BYL_KINDS = {"1": "별표", "2": "서식", "3": "별지"}
+
+
+def _attachments(target: str) -> Callable[[Any, Query], Sequence[dict[str, Any]]]:
+    """별표ㆍ서식 of statutes (licbyl), administrative rules (admbyl) and ordinances (ordinbyl): search 1 by the
+    attachment's title, 2 by its owner's name; knd the kind (1 별표, 2 서식, 3 별지); org the ministry."""
+
+    def table(world, q: Query) -> Sequence[dict[str, Any]]:
+        query, kind, org = q.get("query"), q.get("knd"), q.get("org")
+        by_owner = q.get("search") == "2"
+        found = []
+        for a in world.laws.attachments[target]:
+            serial, owner, number, code, title = a
+            name = owner.name
+            day = getattr(owner, "promulgated", None) or getattr(owner, "issued", None)
+            if target == "licbyl":
+                version = owner.current(q.as_of)
+                if version is None:
+                    continue
+                day = version.promulgated
+            if day > q.as_of or (kind is not None and code != kind):
+                continue
+            ministry = getattr(owner, "ministry", None) or getattr(owner, "government", "")
+            if org is not None and MINISTRIES.get(ministry) != org:
+                continue
+            if not _text_match(query, name if by_owner else title):
+                continue
+            found.append(a)
+
+        def make(a):
+            serial, owner, number, code, title = a
+            base = {
+                "별표일련번호": serial,
+                "별표명": title,
+                "별표번호": f"{number:04d}",
+                "별표종류": _BYL_KINDS[code],
+                "별표서식파일링크": f"/LSW/flDownload.do?flSeq={serial}",
+                "별표서식PDF파일링크": f"/LSW/flDownload.do?flSeq={serial}&type=pdf",
+            }
+            if target == "licbyl":
+                version = owner.current(q.as_of)
+                base.update(
+                    {
+                        "관련법령일련번호": version.mst,
+                        "관련법령ID": owner.law_id,
+                        "관련법령명": owner.name,
+                        "소관부처명": owner.ministry,
+                        "공포일자": ymd(version.promulgated),
+                        "공포번호": version.number,
+                        "제개정구분명": version.revision,
+                        "법령종류": owner.kind,
+                        "별표법령상세링크": f"/LSW/lsBylInfoPLinkR.do?lsiSeq={version.mst}&bylNo={number:04d}&bylBrNo=00",
+                    }
+                )
+            elif target == "admbyl":
+                base.update(
+                    {
+                        "관련행정규칙일련번호": owner.serial,
+                        "관련행정규칙명": owner.name,
+                        "소관부처명": owner.ministry,
+                        "발령일자": ymd(owner.issued),
+                        "발령번호": owner.number,
+                        "관련법령ID": owner.rule_id,
+                        "행정규칙종류": owner.kind,
+                        "별표행정규칙상세링크": f"/LSW/admRulBylInfoPLinkR.do?admRulSeq={owner.serial}&bylNo={number:04d}",
+                    }
+                )
+            else:
+                base.update(
+                    {
+                        "관련자치법규일련번호": owner.serial,
+                        "관련자치법규명": owner.name,
+                        "지자체기관명": owner.government.split(" ")[-1],
+                        "전체기관명": owner.government,
+                        "자치법규시행일자": ymd(owner.enforced),
+                        "공포일자": ymd(owner.promulgated),
+                        "공포번호": owner.number,
+                        "제개정구분명": owner.revision,
+                        "별표자치법규상세링크": f"/LSW/ordinBylInfoPLinkR.do?ordinSeq={owner.serial}&bylNo={number:04d}",
+                    }
+                )
+            return base
+
+        return _sorted(found, lambda a: (a[4], a[1].name, a[0], a[1].name), make, q)
+
+    return table
+
+
+_VCODE = {"couseLs": "L", "couseAdmrul": "A", "couseOrdin": "O"}
+
+
+def _custom(target: str, articles: bool) -> Callable[[Any, Query], Sequence[dict[str, Any]]]:
+    """맞춤형 목록: the documents a user filed under a classification code (vcode: L, A or O and 13 digits), drawn
+    for the code; with lj=jo their articles, one record each."""
+
+    def table(world, q: Query) -> Sequence[dict[str, Any]]:
+        vcode = q.require("vcode")
+        if len(vcode) != 14 or vcode[0] != _VCODE[target] or not vcode[1:].isdigit():
+            raise BadParam("vcode", vcode)
+        pool = {
+            "couseLs": world.laws.statutes,
+            "couseAdmrul": world.laws.admin_rules,
+            "couseOrdin": world.laws.ordinances,
+        }[target]
+        rng = world.rng("law.custom", vcode)
+        picks = sorted(int(i) for i in rng.choice(len(pool), min(len(pool), int(rng.integers(4, 13))), replace=False))
+        members = [pool[i] for i in picks]
+        if target == "couseLs":
+            members = [s for s in members if s.current(q.as_of) is not None]
+            records = [_entry(s, s.current(q.as_of)) for s in members]
+        elif target == "couseAdmrul":
+            records = [_rule_record(r, "admrul") for r in members if r.issued <= q.as_of]
+        else:
+            records = [_ordin_record(o) for o in members if o.promulgated <= q.as_of]
+        if not articles:
+            return records
+        out = []
+        for record in records:
+            key = record.get("법령일련번호") or record.get("행정규칙일련번호") or record.get("자치법규일련번호")
+            for n in range(1, 4):
+                row = dict(record)
+                row.update(
+                    {
+                        "법령키": f"{record.get('법령ID', '')}{record.get('공포일자', '')}{record.get('공포번호', '')}",
+                        "조문키": f"{n:04d}001",
+                        "조문번호": f"{n:04d}",
+                        "조문가지번호": "00",
+                        "조문제목": ("목적", "정의", "적용 범위")[n - 1],
+                        "조문내용": f"제{n}조({('목적', '정의', '적용 범위')[n - 1]})",
+                        "조문시행일자": record.get("시행일자", ""),
+                        "조문제개정유형": record.get("제개정구분명", ""),
+                        "조문제개정일자문자열": record.get("공포일자", record.get("발령일자", "")),
+                        "조문상세링크": f"/LSW/joInfoP.do?key={key}&joNo={n:04d}",
+                        "담당부서기관코드": MINISTRIES.get(record.get("소관부처명", ""), ""),
+                        "담당부서기관명": record.get("소관부처명", ""),
+                        "담당자명": "",
+                        "전화번호": "",
+                    }
+                )
+                out.append(row)
+        return out
+
+    return table
+
+
 TABLES: dict[str, Callable[[Any, Query], Sequence[dict[str, Any]]]] = {
     "statutes": search_law,
     "statute_versions": search_eflaw,
@@ -949,6 +1840,38 @@ TABLES: dict[str, Callable[[Any, Query], Sequence[dict[str, Any]]]] = {
     "treaty": get_trty,
     "terms": search_lstrm,
     "term": get_lstrm,
+    "statute_tree": get_lsstmd,
+    "statute_trees": _statute_list(),
+    "old_and_new": get_oldandnew,
+    "old_and_new_list": _statute_list(lambda world, s: len(s.versions) > 1),
+    "three_tier": get_thdcmp,
+    "three_tier_list": _statute_list(_has_decree),
+    "delegations": get_delegated,
+    "provision": _provision(False),
+    "provision_by_day": _provision(True),
+    "changes": search_changes,
+    "article_changes_by_day": search_article_changes,
+    "article_changes": get_article_changes,
+    "linked_statutes": _statute_list(lambda world, s: s.name in _linked_acts(world)),
+    "linked_ordinances": search_linked_ordinances,
+    "link_stats": link_stats,
+    "history": search_history,
+    "history_body": get_history,
+    "oneview_list": search_oneview,
+    "oneview": get_oneview,
+    "deleted": search_deleted,
+    **{
+        f"{t}_rules": _rule_search(lambda world, t=t: world.laws.institution_rules(t), t)
+        for t in ("school", "public", "pi")
+    },
+    **{f"{t}_rule": _rule_body(t) for t in ("school", "public", "pi")},
+    "admin_rules_amended": _rule_search(
+        lambda world: [r for r in world.laws.admin_rules if r.revision != "제정"], "admrul"
+    ),
+    "admin_rule_old_and_new": get_admrul_old_and_new,
+    **{f"{t}_attachments": _attachments(t) for t in ("licbyl", "admbyl", "ordinbyl")},
+    **{f"{t}_list": _custom(t, False) for t in _VCODE},
+    **{f"{t}_articles": _custom(t, True) for t in _VCODE},
     **{f"{kind}_decisions": _decision_search(kind) for kind in DECISION_KINDS},
     **{f"{kind}_decision": _decision_body(kind) for kind in DECISION_KINDS},
 }

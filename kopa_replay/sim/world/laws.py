@@ -41,6 +41,8 @@ __all__ = [
     "ANCHOR_PRECEDENTS",
     "MINISTRIES",
     "KIND_CODES",
+    "CGM_EXPC",
+    "SERIAL_TARGETS",
 ]
 
 #: 소관부처 → 7-digit 소관부처코드
@@ -517,6 +519,75 @@ _ORDIN_TITLES = (
     ("조례", "학교급식 지원에 관한 조례"),
     ("규칙", "민영주차장 설치자금 융자 및 보조금 시행규칙"),
 )
+#: 학칙ㆍ공단ㆍ공공기관: target → (the bodies, their rules as (kind, knd code, title))
+_INSTITUTIONS = {
+    "school": (
+        (
+            "서울대학교",
+            "부산대학교",
+            "경북대학교",
+            "전남대학교",
+            "충남대학교",
+            "강원대학교",
+            "한국교원대학교",
+            "한국방송통신대학교",
+        ),
+        (
+            ("학칙", "1", "학칙"),
+            ("학교규정", "2", "학업성적 처리 규정"),
+            ("학교규정", "2", "장학금 지급 규정"),
+            ("학교지침", "3", "연구윤리 지침"),
+            ("학교시행세칙", "4", "학칙 시행세칙"),
+        ),
+    ),
+    "public": (
+        (
+            "서울교통공사",
+            "서울주택도시개발공사",
+            "부산교통공사",
+            "인천교통공사",
+            "대구도시개발공사",
+            "경기주택도시공사",
+        ),
+        (
+            ("공단규정", "5", "인사규정"),
+            ("공단규정", "5", "보수규정"),
+            ("공단규정", "5", "계약사무처리규정"),
+            ("공단규정", "5", "감사규정"),
+        ),
+    ),
+    "pi": (
+        ("국민건강보험공단", "국민연금공단", "한국전력공사", "한국토지주택공사", "한국도로공사", "근로복지공단"),
+        (
+            ("공공기관규정", "5", "정관"),
+            ("공공기관규정", "5", "인사규정"),
+            ("공공기관규정", "5", "개인정보 보호규정"),
+            ("공공기관규정", "5", "직제규정"),
+        ),
+    ),
+}
+#: (별표종류 code: 1 별표 2 서식 3 별지, title)
+_ATTACHMENT_TITLES = (
+    ("1", "과태료의 부과기준"),
+    ("1", "행정처분의 기준"),
+    ("1", "수수료"),
+    ("2", "신청서"),
+    ("3", "허가신청서"),
+    ("3", "신고서"),
+    ("2", "등록증"),
+)
+#: (a word of an ordinance's title, the 법률 it implements): 법령-자치법규 연계
+_ORDIN_LAWS = (
+    ("주차장", "주차장법"),
+    ("공유재산", "공유재산 및 물품 관리법"),
+    ("청년", "청년기본법"),
+    ("도시계획", "국토의 계획 및 이용에 관한 법률"),
+    ("주민자치회", "지방자치법"),
+    ("건축", "건축법"),
+    ("노인복지관", "노인복지법"),
+    ("재난안전", "재난 및 안전관리 기본법"),
+    ("학교급식", "학교급식법"),
+)
 _ORDIN_FIELDS = (
     "제1장 일반행정",
     "제2장 재무",
@@ -856,6 +927,52 @@ class LawWorld:
         return {s.law_id: s for s in self.statutes}
 
     @cached_property
+    def by_name(self) -> dict[str, Statute]:
+        return {s.name: s for s in self.statutes}
+
+    @cached_property
+    def versions_by_day(self) -> tuple[list[dt.date], list[tuple[Statute, LawVersion]]]:
+        """Every version ordered by promulgation day (the change histories' index: one bisect per call)."""
+        pairs = sorted(((v.promulgated, s.name, v.mst), s, v) for s in self.statutes for v in s.versions)
+        return [key[0] for key, _, _ in pairs], [(s, v) for _, s, v in pairs]
+
+    def versions_between(self, low: dt.date, high: dt.date) -> list[tuple[Statute, LawVersion]]:
+        days, pairs = self.versions_by_day
+        return pairs[bisect.bisect_left(days, low) : bisect.bisect_right(days, high)]
+
+    def changed_articles(self, statute: Statute, version: LawVersion) -> tuple[int, ...]:
+        """The articles a version changed: every article for the first (제정), one to four drawn for the rest."""
+        if version is statute.versions[0]:
+            return tuple(range(1, statute.article_count + 1))
+        rng = self._world.rng("laws.changed", version.mst)
+        count = min(statute.article_count, int(rng.integers(1, 5)))
+        return tuple(sorted(int(n) + 1 for n in rng.choice(statute.article_count, count, replace=False)))
+
+    def family(self, statute: Statute) -> dict[str, Statute]:
+        """법률, 시행령 and 시행규칙 of the statute's family (those the world holds)."""
+        base = statute.parent or statute.name
+        found = {
+            kind: self.by_name.get(name)
+            for kind, name in (("법률", base), ("시행령", f"{base} 시행령"), ("시행규칙", f"{base} 시행규칙"))
+        }
+        return {kind: s for kind, s in found.items() if s is not None}
+
+    @cached_property
+    def ordinance_links(self) -> dict[str, tuple[str, ...]]:
+        """자치법규일련번호 → the 법률 it implements (법령-자치법규 연계), by the subject its title names."""
+        out = {}
+        for o in self.ordinances:
+            laws = tuple(law for word, law in _ORDIN_LAWS if word in o.name and law in self.by_name)
+            if laws:
+                out[o.serial] = laws
+        return out
+
+    @cached_property
+    def linked_acts(self) -> frozenset[str]:
+        """The 법률 some ordinance implements."""
+        return frozenset(law for laws in self.ordinance_links.values() for law in laws)
+
+    @cached_property
     def acts(self) -> tuple[Statute, ...]:
         """The 법률 only (what precedents, bills and interpretations are about)."""
         return tuple(s for s in self.statutes if s.kind == "법률")
@@ -1133,6 +1250,72 @@ class LawWorld:
         )
         return tuple(sorted(out, key=lambda r: r.name))
 
+    # -- rules of universities, local public corporations and public institutions (학칙ㆍ공단ㆍ공공기관) -----
+    def institution_rules(self, target: str) -> tuple[AdminRule, ...]:
+        """The rules of one collection (school, public, pi), drawn on first use, ordered by name; the kind code
+        is the guide's knd (1 학칙, 2 학교규정, 3 학교지침, 4 학교시행세칙, 5 공단규정·공공기관규정)."""
+        found = self._institution_rules.get(target)
+        if found is None:
+            rng = self._world.rng("laws.institution_rules", target)
+            bodies, titles = _INSTITUTIONS[target]
+            out = []
+            for i, body in enumerate(bodies):
+                for kind, code, title in titles:
+                    if rng.random() < 0.35:
+                        continue
+                    issued = dt.date(2010, 1, 1) + dt.timedelta(days=int(rng.integers(0, 5_600)))
+                    out.append(
+                        AdminRule(
+                            f"22000000{int(rng.integers(10_000, 99_999)):05d}",
+                            str(2_000_000 + 1_000 * i + int(rng.integers(0, 999))),
+                            f"{body} {title}",
+                            kind,
+                            code,
+                            issued,
+                            str(int(rng.integers(1, 300))),
+                            body,
+                            "제정" if rng.random() < 0.2 else "일부개정",
+                            issued,
+                        )
+                    )
+            # the first carries the serial the examples name (the guide's sample for school), in every world
+            anchor = ANCHOR_SERIALS[target]
+            out = [r for r in out if r.serial != anchor]
+            out[0] = replace(
+                out[0],
+                serial=anchor,
+                issued=min(out[0].issued, _ANCHOR_DAY),
+                enforced=min(out[0].enforced, _ANCHOR_DAY),
+            )
+            found = self._institution_rules[target] = tuple(sorted(out, key=lambda r: r.name))
+        return found
+
+    @cached_property
+    def _institution_rules(self) -> dict[str, tuple[AdminRule, ...]]:
+        return {}
+
+    # -- attachments (별표ㆍ서식) of statutes, administrative rules and ordinances ---------------------------
+    @cached_property
+    def attachments(self) -> dict[str, tuple[tuple, ...]]:
+        """별표ㆍ서식 by collection (licbyl, admbyl, ordinbyl): (serial, owner, number, kind code, title), ordered
+        by title. Decrees carry 별표, rules 서식 and 별지, acts none; one rule or ordinance in three has some."""
+        out: dict[str, list[tuple]] = {"licbyl": [], "admbyl": [], "ordinbyl": []}
+        owners = (
+            ("licbyl", [s for s in self.statutes if s.kind != "법률"]),
+            ("admbyl", [r for i, r in enumerate(self.admin_rules) if i % 3 == 0]),
+            ("ordinbyl", [o for i, o in enumerate(self.ordinances) if i % 3 == 0]),
+        )
+        for target, items in owners:
+            rng = self._world.rng("laws.attachments", target)
+            for owner in items:
+                for number in range(1, int(rng.integers(1, 4)) + 1):
+                    code, title = _ATTACHMENT_TITLES[int(rng.integers(len(_ATTACHMENT_TITLES)))]
+                    if target == "licbyl" and owner.kind == "대통령령":
+                        code, title = "1", _ATTACHMENT_TITLES[number % 3][1]
+                    serial = str(int(rng.integers(1_000_000, 99_999_999)))
+                    out[target].append((serial, owner, number, code, title))
+        return {k: tuple(sorted(v, key=lambda a: (a[4], a[0]))) for k, v in out.items()}
+
     # -- ordinances -------------------------------------------------------------------
     @cached_property
     def ordinances(self) -> tuple[Ordinance, ...]:
@@ -1247,7 +1430,8 @@ class LawWorld:
     def _draw_decisions(self, kind: str) -> tuple[Decision, ...]:
         spec = DECISION_KINDS[kind]
         rng = self._world.rng("laws.decisions", kind)
-        acts = self.acts
+        # a ministry answers about its own acts (every act where it has none in this world)
+        acts = tuple(a for a in self.acts if a.ministry == spec.get("ministry")) or self.acts
         count = max(24, self._world.sizes.laws * spec["per_100_acts"] // 100)
         start = spec["first_day"]
         span = (dt.date(2025, 12, 31) - start).days
@@ -1577,6 +1761,136 @@ DECISION_KINDS: dict[str, dict] = {
         outcomes=("권고", "기각", "각하", "인용"),
     ),
 }
+#: 중앙부처 1차 해석: DRF target → (the ministry or agency that answers, its 기관코드 where known, whether
+#: lawService.do serves the body: 재정경제부 and 국세청 are lists only), in the guide list's order (open.law.go.kr
+#: guideList.do, category 중앙부처 1차 해석)
+CGM_EXPC: dict[str, tuple[str, str, bool]] = {
+    "moelCgmExpc": ("고용노동부", "1492000", True),
+    "molitCgmExpc": ("국토교통부", "1613000", True),
+    "moefCgmExpc": ("재정경제부", "1053000", False),
+    "mofCgmExpc": ("해양수산부", "1192000", True),
+    "moisCgmExpc": ("행정안전부", "1741000", True),
+    "meCgmExpc": ("기후에너지환경부", "1480000", True),
+    "kcsCgmExpc": ("관세청", "1220000", True),
+    "ntsCgmExpc": ("국세청", "1210000", False),
+    "moeCgmExpc": ("교육부", "1342000", True),
+    "mpvaCgmExpc": ("국가보훈부", "1180000", True),
+    "mndCgmExpc": ("국방부", "1290000", True),
+    "mafraCgmExpc": ("농림축산식품부", "1543000", True),
+    "mcstCgmExpc": ("문화체육관광부", "1371000", True),
+    "mojCgmExpc": ("법무부", "1270000", True),
+    "mohwCgmExpc": ("보건복지부", "1352000", True),
+    "motieCgmExpc": ("산업통상부", "1450000", True),
+    "mogefCgmExpc": ("성평등가족부", "1383000", True),
+    "mofaCgmExpc": ("외교부", "1262000", True),
+    "mssCgmExpc": ("중소벤처기업부", "1421000", True),
+    "mouCgmExpc": ("통일부", "1250000", True),
+    "molegCgmExpc": ("법제처", "1170000", True),
+    "mfdsCgmExpc": ("식품의약품안전처", "1471000", True),
+    "mpmCgmExpc": ("인사혁신처", "1760000", True),
+    "kmaCgmExpc": ("기상청", "1360000", True),
+    "khsCgmExpc": ("국가유산청", "1550000", True),
+    "rdaCgmExpc": ("농촌진흥청", "1390000", True),
+    "npaCgmExpc": ("경찰청", "1320000", True),
+    "dapaCgmExpc": ("방위사업청", "1690000", True),
+    "mmaCgmExpc": ("병무청", "1300000", True),
+    "kfsCgmExpc": ("산림청", "1400000", True),
+    "nfaCgmExpc": ("소방청", "1661000", True),
+    "okaCgmExpc": ("재외동포청", "", True),
+    "ppsCgmExpc": ("조달청", "1230000", True),
+    "kdcaCgmExpc": ("질병관리청", "1790000", True),
+    "kostatCgmExpc": ("국가데이터처", "1240000", True),
+    "kipoCgmExpc": ("지식재산처", "1430000", True),
+    "kcgCgmExpc": ("해양경찰청", "1532000", True),
+    "msitCgmExpc": ("과학기술정보통신부", "1721000", True),
+    "naaccCgmExpc": ("행정중심복합도시건설청", "", True),
+}
+_CGM_SUBJECTS = (
+    "「{law}」 제{a}조에 따른 {subject} 관련 의무의 범위",
+    "「{law}」 제{a}조의 적용 대상 여부",
+    "{subject} 관련 신고 및 허가 절차에 관한 질의",
+    "「{law}」 제{a}조에 따른 기간의 산정 방법",
+)
+for _i, (_target, (_org, _code, _body)) in enumerate(CGM_EXPC.items()):
+    DECISION_KINDS[_target] = dict(
+        org=_org,
+        org_code=_code,
+        ministry=_org,
+        body=_body,
+        per_100_acts=60 if _target == "ntsCgmExpc" else 6,
+        serials=(1_000 + 100_000 * _i, 90_000 + 100_000 * _i),
+        first_day=dt.date(2012, 1, 1),
+        subjects=_CGM_SUBJECTS,
+        letters=("정책과", "제도과", "운영지원과", "법무담당관"),
+        number="{letters}-{n}",
+        outcomes=("회신",),
+    )
+#: 특별행정심판: DRF target → the tribunal (조세심판원, 해양안전심판원, 국민권익위원회 중앙행정심판위원회 for its
+#: special appeals, 인사혁신처 소청심사위원회)
+DECISION_KINDS.update(
+    ttSpecialDecc=dict(
+        org="조세심판원",
+        org_code="1201000",
+        per_100_acts=60,
+        serials=(10_000, 900_000),
+        first_day=dt.date(2008, 1, 1),
+        subjects=(
+            "{party}의 종합소득세 부과처분 취소청구",
+            "{party}의 부가가치세 경정청구 거부처분",
+            "양도소득세 부과처분",
+        ),
+        letters=("서", "중", "부", "광"),
+        number="조심{year}{letters}{n:04d}",
+        outcomes=("기각", "취소", "경정", "각하", "재조사"),
+    ),
+    kmstSpecialDecc=dict(
+        org="해양안전심판원",
+        org_code="1192100",
+        per_100_acts=10,
+        serials=(1_000, 60_000),
+        first_day=dt.date(2008, 1, 1),
+        subjects=("어선 제{a}한빛호 충돌사건", "예인선 제{a}누리호 좌초사건", "여객선 운항 중 인명사상사건"),
+        letters=("중해심", "부해심", "인해심"),
+        number="{letters}{year}-{n:03d}",
+        outcomes=("징계", "견책", "시정권고", "기각"),
+    ),
+    acrSpecialDecc=dict(
+        org="국민권익위원회",
+        org_code="1140100",
+        per_100_acts=20,
+        serials=(1_000, 90_000),
+        first_day=dt.date(2010, 1, 1),
+        subjects=("{subject} 관련 처분 취소청구", "운전면허 취소처분 취소청구", "영업정지처분 취소청구"),
+        letters=("",),
+        number="{year}-{n:05d}",
+        outcomes=("기각", "인용", "각하", "일부인용"),
+    ),
+    adapSpecialDecc=dict(
+        org="소청심사위원회",
+        org_code="1760000",
+        per_100_acts=15,
+        serials=(1_000, 90_000),
+        first_day=dt.date(2010, 1, 1),
+        subjects=("견책 처분 취소 청구", "감봉 1월 처분 취소 청구", "정직 처분 취소 청구", "해임 처분 취소 청구"),
+        letters=("",),
+        number="{year}-{n}",
+        outcomes=("기각", "취소", "감경", "각하"),
+    ),
+)
+_SPECIAL_DECC = ("ttSpecialDecc", "kmstSpecialDecc", "acrSpecialDecc", "adapSpecialDecc")
+# every collection's first drawn item carries a fixed serial (the examples name it): the guide's sample for
+# 고용노동부 (ID=21822), a serial inside each range for the rest
+ANCHOR_SERIALS.update(
+    {
+        kind: "21822" if kind == "moelCgmExpc" else str(DECISION_KINDS[kind]["serials"][0] + 777)
+        for kind in (*CGM_EXPC, *_SPECIAL_DECC)
+    }
+)
+ANCHOR_SERIALS.update(school="2200000075994", public="2200000080012", pi="2200000090017")
+#: the newer DRF targets whose documents a list names by serial (the truth's ``<target>_serial``; the committees'
+#: and courts' are written out there)
+SERIAL_TARGETS = (*CGM_EXPC, *_SPECIAL_DECC, "school", "public", "pi")
+
 _TREATY_TOPICS = (
     "사증면제",
     "투자의 증진 및 보호",
