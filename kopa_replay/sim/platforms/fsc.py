@@ -201,6 +201,7 @@ def corp_outlines(world, q: Query) -> Sequence[dict[str, Any]]:
 # -- financial statements ---------------------------------------------------------
 
 _STATEMENT_KINDS = (("110", "연결", True), ("120", "별도", False))
+_FINANCIAL = "649"  # KSIC 기타 금융업: the financial companies
 
 
 def _bizyear(q: Query) -> str | None:
@@ -210,17 +211,18 @@ def _bizyear(q: Query) -> str | None:
     return year
 
 
-def _statements(world, q: Query) -> list[tuple[Company, int, str, str, bool]]:
+def _statements(world, q: Query, financial: bool = False) -> list[tuple[Company, int, str, str, bool]]:
     """(company, year, fnclDcd, fnclDcdNm, consolidated) of every annual statement the query covers.
 
-    A statement exists once the company's 사업보고서 for that year is filed.
+    A statement exists once the company's 사업보고서 for that year is filed. ``financial`` keeps the
+    financial companies (KSIC 649) only: 금융회사재무신용정보.
     """
     fin = world.finance
     crno, year = q.get("crno"), _bizyear(q)
     companies = ([fin.by_crno[crno]] if crno in fin.by_crno else []) if crno is not None else fin.listed
     out = []
     for company in companies:
-        if not company.listed:
+        if not company.listed or (financial and company.induty_code != _FINANCIAL):
             continue
         for y in ("2025", "2024") if year is None else (year,):
             if fin.periodic(company, y, "11011", q.as_of) is None:
@@ -232,7 +234,7 @@ def _statements(world, q: Query) -> list[tuple[Company, int, str, str, bool]]:
     return out
 
 
-def summary_statements(world, q: Query) -> Sequence[dict[str, Any]]:
+def summary_statements(world, q: Query, financial: bool = False) -> Sequence[dict[str, Any]]:
     fin = world.finance
 
     def item(key: tuple[Company, int, str, str, bool]) -> dict[str, Any]:
@@ -256,7 +258,30 @@ def summary_statements(world, q: Query) -> Sequence[dict[str, Any]]:
             "fnclDebtRto": f"{v['debt'] / v['equity'] * 100:.2f}" if v["equity"] > 0 else "",
         }
 
-    return LazyRows(_statements(world, q), item)
+    return LazyRows(_statements(world, q, financial), item)
+
+
+#: getFnCoSummFinaStat_V2 spells the summary's amounts as a financial company's (fnco…) where it differs
+_FNCO_SUMMARY = {
+    "fncoSaleAmt": "enpSaleAmt",
+    "fncoBzopPft": "enpBzopPft",
+    "fncoCrtmNpf": "enpCrtmNpf",
+    "fncoTastAmt": "enpTastAmt",
+    "fncoTcptAmt": "enpTcptAmt",
+    "fncoCptlAmt": "enpCptlAmt",
+    "fncoDebtRto": "fnclDebtRto",
+}
+
+
+def fnco_summaries(world, q: Query) -> Sequence[dict[str, Any]]:
+    """금융회사요약재무제표: the summary statements of the listed financial companies, from the 사업보고서."""
+    base = summary_statements(world, q, financial=True)
+
+    def item(i: int) -> dict[str, Any]:
+        row = base[i]
+        return {**row, **{k: row[v] for k, v in _FNCO_SUMMARY.items()}, "rptCd": "11011", "rptCdNm": "사업보고서"}
+
+    return LazyRows(range(len(base)), item)
 
 
 _BS_ACCOUNTS = (
@@ -278,8 +303,8 @@ _IS_ACCOUNTS = (
 )
 
 
-def _statement_lines(accounts: tuple[tuple[str, str, str], ...]):
-    """getBs_V2 / getIncoStat_V2: one row per account of each annual statement."""
+def _statement_lines(accounts: tuple[tuple[str, str, str], ...], financial: bool = False):
+    """getBs_V2 / getIncoStat_V2 (and getFnCoBs_V2 / getFnCoIs_V2): one row per account of each annual statement."""
 
     def handler(world, q: Query) -> Sequence[dict[str, Any]]:
         fin = world.finance
@@ -303,7 +328,7 @@ def _statement_lines(accounts: tuple[tuple[str, str, str], ...]):
                 "curCd": "KRW",
             }
 
-        return LazyRows(Grid(_statements(world, q), accounts), item)
+        return LazyRows(Grid(_statements(world, q, financial), accounts), item)
 
     return handler
 
@@ -463,7 +488,19 @@ ENDPOINTS = [
     ),
 ]
 
-# the operations kept as data: kopa_replay/sim/tables/fsc.yaml over the world tables of fsc_tables.py
-ENDPOINTS += endpoints("fsc", HOST, PROTOCOL, TABLES)
+# the operations kept as data: kopa_replay/sim/tables/fsc.yaml over the world tables of fsc_tables.py, and
+# the tables this module's handlers make: the _V2 path of the stock prices, the financial companies' statements
+ENDPOINTS += endpoints(
+    "fsc",
+    HOST,
+    PROTOCOL,
+    {
+        **TABLES,
+        "stock_prices": _market_rows(price_item, _PRICE_FILTERS),
+        "fnco_summaries": fnco_summaries,
+        "fnco_balance_sheets": _statement_lines(_BS_ACCOUNTS, financial=True),
+        "fnco_income_statements": _statement_lines(_IS_ACCOUNTS, financial=True),
+    },
+)
 
 HOSTS = {HOST: PROTOCOL}

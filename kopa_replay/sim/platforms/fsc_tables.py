@@ -9,21 +9,25 @@ own convention: a parameter named like a field matches it exactly, ``like<Field>
 ``begin<Field>`` / ``end<Field>`` as a numeric range [begin, end). Without a filter a result is a lazy
 grid of days × instruments; with one, at most every selected day of one fixed-size family is made.
 
-The company services (계열회사, 연결대상 종속기업, 금융회사 개요) draw from the companies of
-kopa_replay/sim/world/finance.py, keyed by their 법인등록번호.
+The company services (계열회사, 연결대상 종속기업, 금융회사 개요·지배구조) draw from the companies of
+kopa_replay/sim/world/finance.py, keyed by their 법인등록번호. 공시정보 reads the world's filings (one kind per
+operation, the DART report's values in the gateway's spelling), 주식발행정보 the listed stocks with their
+offerings, 채권기본정보·채권발행정보 the market world's bonds and the world's convertible bonds and bonds with
+warrants; the wide operations draw the fields the world does not know from the field's name (``generic_value``).
 """
 
 from __future__ import annotations
 
 import bisect
 import datetime as dt
+import zlib
 from collections.abc import Sequence
 from typing import Any, Callable, Iterable
 
 from kopa_replay.sim.core import Query
 from kopa_replay.sim.world import stable_int
-from kopa_replay.sim.world.calendar import previous_business_day, ymd
-from kopa_replay.sim.world.finance import PRIOR_DAY, Company, Grid, LazyRows, _luhn_check, isin_for
+from kopa_replay.sim.world.calendar import is_business_day, parse_ymd, previous_business_day, ymd
+from kopa_replay.sim.world.finance import PRIOR_DAY, Company, Filing, Grid, LazyRows, _luhn_check, isin_for
 from kopa_replay.sim.world.fmt import rate
 
 __all__ = ["TABLES", "days"]
@@ -644,6 +648,741 @@ def _financial_company(world, c: Company, day: str) -> Row:
     return row
 
 
+# -- values by the gateway's naming convention --------------------------------------------------------
+#
+# The 금융위 services name their fields after the public-data standard terms: …Dt a date, …Cnt a count,
+# …Amt/…Prc an amount, …Rto/…Rt/…Rat a ratio, …Yn Y or N, …Nm/…Ctt text. The wide operations (공시정보,
+# 채권기본정보) take what the world knows about an event from it, and draw every other field from its name:
+# a hash of (seed, record, field name), so a field keeps its value whatever other fields the row lists.
+
+_MASK = (1 << 64) - 1
+_PERSONS_GIVEN = "민준서현지우도윤재성영훈진수호철희경태동상정석혁기원연은주하예아유건시환규"
+_SURNAMES_SHORT = "김이박최정강조윤장임한오서신권황안송류홍"
+
+
+def _mix(base: int, name: str) -> int:
+    """A 64-bit hash of a record's base hash and a field name (splitmix64 over crc32)."""
+    x = (base ^ (zlib.crc32(name.encode()) * 0x9E3779B97F4A7C15)) & _MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    return x ^ (x >> 31)
+
+
+def _person(h: int) -> str:
+    return _SURNAMES_SHORT[h % 20] + _PERSONS_GIVEN[(h >> 8) % 37] + _PERSONS_GIVEN[(h >> 16) % 37]
+
+
+def kind_of(name: str) -> str:
+    """The value kind a field name says: date, yn, year, count, amount, ratio or text (the catalog formats agree)."""
+    bare = name.rstrip("0123456789")
+    if bare.endswith(("Dt", "Dtm")):
+        return "date"
+    if bare.endswith("Yn"):
+        return "yn"
+    if bare.endswith(("Cnt", "Dcnt")):
+        return "count"
+    if bare.endswith("Year"):
+        return "year"
+    if bare.endswith(("Amt", "Am", "At", "Npf", "Npal", "Pft", "Opr", "Pric", "Prc")):
+        return "amount"
+    if bare.endswith(("Rto", "Rt", "Rat", "Inrt", "Exrt", "Rtio")):
+        return "ratio"
+    return "text"
+
+
+_PAST = ("Occr", "Sggs", "Afrm", "last", "Last", "Prop", "Acq", "Fnaf", "Decs", "Cntr", "Ccl", "bod", "Estb", "Opng")
+_ORGS = ("CmpyNm", "CorpNm", "CnptNm", "Cnpt" + "CorpNm", "PrcoNm", "TrgtCorpNm", "ExorNm", "InstNm", "CmpyNm1")
+_PEOPLE = ("Fnm", "exutNm", "rprNm", "RprNm", "AplpnNm")
+
+
+def generic_value(world, name: str, h: int, day: dt.date, company: Company) -> str:
+    """A field's value drawn from its name (see the module notes above) for an event of ``company`` on ``day``."""
+    kind, bare = kind_of(name), name.rstrip("0123456789")
+    if kind == "date":
+        stem = bare.replace("Sttg", "").replace("EdDt", "Dt").replace("Xpry", "").replace("Expr", "")
+        s = _mix(h, stem)
+        if any(p in bare for p in _PAST):
+            return ymd(day - dt.timedelta(days=s % 9))
+        offset = 3 + s % 60
+        if bare != stem or "Dln" in bare or "Expr" in bare or "Xpry" in bare:
+            offset += 30 + s % 700 if ("Expr" in bare or "Xpry" in bare) else 30 + s % 90
+        return ymd(day + dt.timedelta(days=offset))
+    if kind == "yn":
+        return "Y" if h % 4 == 0 else "N"
+    if kind == "year":
+        return str(day.year - 1)
+    if kind == "count":
+        if bare.endswith("Dcnt"):
+            return str(1 + h % 30)
+        if "Nope" in bare:
+            return str((h % 4) + (1 if "Atnd" in bare else 0)) if "Atnd" in bare else "0"
+        if "Mnth" in bare:
+            return str(1 + h % 24)
+        if "Otsh" in bare or "Pfst" in bare or "Clsh" in bare:
+            return "0"
+        if any(t in bare for t in ("Stck", "Onsk", "Nst", "Issu", "Lstg", "Tisu")):
+            return str(max(company.shares, 1_000_000) * (1 + h % 300) // 10_000)
+        return str(1 + h % 500)
+    if kind == "amount":
+        if "ovse" in bare or "Ovse" in bare:
+            return "0"
+        if "Par" in bare:
+            return str(company.par_value)
+        if bare.endswith(("Pric", "Prc")):
+            return (
+                str(max(world.finance.close_before(company, day), 1) * (80 + h % 40) // 100)
+                if company.listed
+                else str(1000 + h % 50_000)
+            )
+        return str((1 + h % 9_000) * 10_000_000)
+    if kind == "ratio":
+        if bare.endswith("Inrt"):
+            return f"{(h % 60) / 10:.1f}"
+        if bare.endswith("Exrt"):
+            return f"{1300 + (h % 20_000) / 100:.2f}"
+        return f"{(h % 10_000) / 100:.2f}"
+    if any(bare.endswith(o) for o in _ORGS):
+        pool = world.finance.companies
+        return pool[h % len(pool)].registry_name
+    if any(bare.endswith(p) for p in _PEOPLE) or bare.startswith(("ceo", "rpr")) and bare.endswith("Nm"):
+        return _person(h)
+    if "Audpn" in bare:
+        return ("삼정회계법인", "삼일회계법인", "안진회계법인", "한영회계법인")[h % 4]
+    if "Ntnl" in bare or "Ntnt" in bare:
+        return "대한민국"
+    if "Curt" in bare:
+        return ("서울회생법원", "수원지방법원", "대전지방법원", "부산지방법원")[h % 4]
+    if "Bnk" in bare:
+        return ("산업은행", "기업은행", "우리은행", "신한은행", "하나은행", "국민은행")[h % 6]
+    if "KindNm" in bare or "StckKindNm" in bare:
+        return "기명식 보통주"
+    if "MainBiz" in bare:
+        pool = world.finance.companies
+        return pool[h % len(pool)].sector
+    if "Adr" in bare:
+        pool = world.finance.companies
+        return pool[h % len(pool)].address
+    return ""
+
+
+def _next_business_day(day: dt.date) -> dt.date:
+    while not is_business_day(day):
+        day += dt.timedelta(days=1)
+    return day
+
+
+def _dart_value(name: str, value: str) -> str:
+    """A DART event-report value in the 금융위 spelling of the field: dates YYYYMMDD, bare digits, Y/N."""
+    kind = kind_of(name)
+    if value in ("", "-"):
+        return {"count": "0", "amount": "0", "yn": "N"}.get(kind, "")
+    if kind == "date":
+        digits = "".join(ch for ch in value if ch.isdigit())
+        return digits if len(digits) == 8 else ""
+    if kind in ("count", "amount"):
+        return value.replace(",", "")
+    if kind == "yn":
+        return "Y" if value in ("참석", "예", "분리", "Y") else "N"
+    return value
+
+
+# -- 공시정보 (GetDiscInfoService_V2): the finance world's filings, one kind per operation --------------
+
+#: exchange-channel filings an operation reads by report name; operations the world derives from a
+#: shareholders' meeting notice: (one notice in n, days after it)
+_EXCHANGE_REPORTS = {"현금ㆍ현물배당결정": "dividend", "주주총회소집결의": "agm"}
+_AFTER_MEETING = {"stockoption": (4, 30), "outsidedirector": (2, 31)}
+
+
+def _disclosure_events(world) -> dict[str, list[tuple[dt.date, Filing]]]:
+    """(day, filing) of every kind, by day: one pass over the filings, kept for the world."""
+
+    def build() -> dict[str, list[tuple[dt.date, Filing]]]:
+        out: dict[str, list[tuple[dt.date, Filing]]] = {}
+        for f in world.finance.filings:
+            key = _EXCHANGE_REPORTS.get(f.report_nm) if f.kind == "exchange" else f.kind
+            if key is None:
+                continue
+            out.setdefault(key, []).append((f.rcept_dt, f))
+            if key == "agm":
+                for kind, (n, after) in _AFTER_MEETING.items():
+                    if stable_int(world.seed, "fsc.disc", kind, f.rcept_no) % n == 0:
+                        out.setdefault(kind, []).append((_next_business_day(f.rcept_dt + dt.timedelta(days=after)), f))
+        for events in out.values():
+            events.sort(key=lambda e: (e[0], e[1].rcept_no))
+        return out
+
+    return world.market.once(("fsc.disclosures",), build)
+
+
+def _dividend_values(world, day: dt.date, filing: Filing) -> Row:
+    """배당공시: this, last and the year before's par value, EPS, dividends and yields of the paying company."""
+    fin, c = world.finance, filing.company
+    year = int(filing.detail.get("dividend_year") or day.year - 1)
+    shares = max(c.shares, 1)
+    close = fin.close_before(c, day)
+    out: Row = {"enpCrtmNpf": str(fin.period_values(c, year, 4, c.has_cfs)["net"])}
+    out["fnclCrtmNpf"] = out["enpCrtmNpf"]
+    for prefix, y in (("crtm", year), ("pvtr", year - 1), ("bpvtr", year - 2)):
+        dps = fin.dividend_per_share(c, y)
+        net = fin.period_values(c, y, 4, c.has_cfs)["net"]
+        separate = fin.period_values(c, y, 4, False)["net"]
+        out.update(
+            {
+                f"{prefix}ParPrc": str(c.par_value),
+                f"{prefix}PstcNpf": str(net // shares),
+                f"{prefix}IdvCrtmNpf": str(separate),
+                f"{prefix}CashTdvdAmt": str(dps * shares),
+                f"{prefix}StckTdvdAmt": "0",
+                f"{prefix}CashDvdnTndnCtt": f"{dps * shares / net * 100:.2f}" if net > 0 and dps else "-",
+                f"{prefix}OnskCashDvdnBnfRt": f"{dps / close * 100:.2f}" if close else "0",
+                f"{prefix}OnskCashDvdnAmt": str(dps),
+                **{f"{prefix}{k}": "0" for k in ("PfstCashDvdnBnfRt", "OnskStckDvdnBnfRt", "PfstStckDvdnBnfRt")},
+                **{f"{prefix}{k}": "0" for k in ("PfstCashDvdnAmt", "OnskStckDvdnAmt", "PfstStckDvdnAmt")},
+            }
+        )
+    out["pvtrCrtmNpf"] = str(fin.period_values(c, year - 1, 4, c.has_cfs)["net"])
+    return out
+
+
+_DISCLOSURE_EXTRA: dict[str, Callable[[Any, dt.date, Filing], Row]] = {"dividend": _dividend_values}
+_NAMES = ("corpNm", "enpCorpNm", "fncoCorpNm")
+
+
+def disclosures(kind: str, fields: Iterable[str], dart: dict[str, str]) -> Callable[[Any, Query], Sequence[Row]]:
+    """One 공시정보 operation: the filings of ``kind`` published by the query's day (the day after), newest first.
+
+    A record carries what the filing reports (``dart``: field → the DART report's key) and draws the rest of
+    its fields from their names. basDt and crno choose by index; any other field parameter matches exactly.
+    """
+    names = tuple(fields)
+    extra = _DISCLOSURE_EXTRA.get(kind)
+
+    def record(world, day: dt.date, filing: Filing) -> Row:
+        c = filing.company
+        base = stable_int(world.seed, "fsc.disc", kind, filing.rcept_no)
+        row = {n: generic_value(world, n, _mix(base, n), day, c) for n in names}
+        row.update({n: c.registry_name for n in _NAMES if n in row}, basDt=ymd(day), crno=c.crno)
+        if "bodRsolDt" in row:
+            row["bodRsolDt"] = ymd(filing.rcept_dt)
+        for n, key in dart.items():
+            value = filing.detail.get(key)
+            if value is not None and (value not in ("", "-") or kind_of(n) != "date"):
+                row[n] = _dart_value(n, str(value))
+        if extra is not None:
+            row.update(extra(world, day, filing))
+        return row
+
+    def table(world, q: Query) -> Sequence[Row]:
+        events = _disclosure_events(world).get(kind, [])
+        days = [e[0] for e in events]
+        lo, hi = 0, bisect.bisect_left(days, q.as_of)  # published the day after
+        day = q.date("basDt")
+        if day is not None:
+            lo, hi = bisect.bisect_left(days, day, 0, hi), bisect.bisect_right(days, day, 0, hi)
+        chosen = events[lo:hi][::-1]
+        crno = q.get("crno")
+        if crno is not None:
+            chosen = [e for e in chosen if e[1].company.crno == crno]
+        rows = LazyRows(chosen, lambda e: record(world, e[0], e[1]))
+        keep = _filters(q, names, _PAGING | {"basDt", "crno"})
+        return [r for r in rows if all(f(r) for f in keep)] if keep else rows
+
+    table.__name__ = f"disclosures_{kind}"
+    return table
+
+
+# -- 주식발행정보 (GetStocIssuInfoService_V2/_V3): listed stocks as the depository registers them ----------
+
+_ISSUE_REASONS = (("01", "설립"), ("02", "공모"), ("03", "유상증자"))
+_LISTING_KINDS = {"KOSPI": ("1", "유가증권시장"), "KOSDAQ": ("2", "코스닥시장"), "KONEX": ("6", "코넥스시장")}
+
+
+def _snapshot(
+    make: Callable[[Any, Company, dt.date], list[Row]], count: Callable[[Any, Company, dt.date], int] | None = None
+) -> Callable[[Any, Query], Sequence[Row]]:
+    """A per-company snapshot on basDt (a published trading day; the latest when not given), lazily.
+
+    ``count`` says cheaply how many rows ``make`` gives a company that day; without it a company has one.
+    """
+
+    def table(world, q: Query) -> Sequence[Row]:
+        fin = world.finance
+        visible = fin.visible_days(q.as_of)
+        day = q.date("basDt") or (visible[-1] if visible else None)
+        if day is None or day >= q.as_of or fin.day_column(day) is None:
+            return []
+        crno, isin, name = q.get("crno"), q.get("isinCd"), q.get("stckIssuCmpyNm")
+        if crno is not None or isin is not None:
+            found = fin.by_crno.get(crno or "") if crno is not None else fin.by_isin.get(isin or "")
+            pool: Sequence[Company] = [found] if found is not None and found.listed else []
+            if crno is not None and isin is not None:
+                pool = [c for c in pool if c.isin == isin]
+        else:
+            pool = fin.listed
+        if name is not None:
+            pool = [c for c in pool if name in c.corp_name]
+        if len(pool) <= 64:
+            return [r for c in pool for r in make(world, c, day)]
+        if count is None:
+            return LazyRows(pool, lambda c: make(world, c, day)[0])
+        index = [(c, i) for c in pool for i in range(count(world, c, day))]
+        return LazyRows(index, lambda key: make(world, key[0], day)[key[1]])
+
+    table.__name__ = make.__name__
+    return table
+
+
+def _stock_head(c: Company, day: dt.date) -> Row:
+    return {
+        "basDt": ymd(day),
+        "crno": c.crno,
+        "isinCd": c.isin,
+        "isinCdNm": f"{c.corp_name}보통주",
+        "itmsShrtnCd": c.stock_code,
+        "stckIssuCmpyNm": c.corp_name,
+        "scrsItmsKcd": "0101",
+        "scrsItmsKcdNm": "보통주",
+    }
+
+
+def _listed_on(c: Company) -> dt.date:
+    return dt.date(int(c.list_dt[:4]), int(c.list_dt[4:6]), int(c.list_dt[6:]))
+
+
+def item_basics(world, c: Company, day: dt.date) -> list[Row]:
+    listed = _listed_on(c)
+    return [
+        {
+            **_stock_head(c, day),
+            "stckParPrc": str(c.par_value),
+            "issuStckCnt": str(c.shares),
+            "lstgDt": c.list_dt,
+            "lstgAbolDt": "",
+            "dpsgRegDt": ymd(listed - dt.timedelta(days=7)),
+            "dpsgCanDt": "",
+            "issuFrmtClsfNm": "전자등록",
+        }
+    ]
+
+
+def _issuances(world, c: Company, day: dt.date) -> list[tuple[dt.date, str, str, int]]:
+    """(day, reason code, reason, shares) of every issuance by ``day``: founding, IPO, rights offerings."""
+
+    def build() -> dict[str, list[tuple[dt.date, str, str, int]]]:
+        offerings: dict[str, list[tuple[dt.date, str, str, int]]] = {}
+        for when, f in _disclosure_events(world).get("piic", []):
+            pay = _next_business_day(when + dt.timedelta(days=30))
+            count = int(f.detail["nstk_ostk_cnt"].replace(",", ""))
+            offerings.setdefault(f.company.crno, []).append((pay, *_ISSUE_REASONS[2], count))
+        return offerings
+
+    est = dt.date(int(c.est_dt[:4]), int(c.est_dt[4:6]), int(c.est_dt[6:]))
+    founders = c.shares * (40 + stable_int(world.seed, "fsc.issue", c.crno) % 40) // 100
+    out = [(est, *_ISSUE_REASONS[0], founders), (_listed_on(c), *_ISSUE_REASONS[1], c.shares - founders)]
+    out += world.market.once(("fsc.offerings",), build).get(c.crno, [])
+    return [e for e in sorted(out) if e[0] <= day]
+
+
+def stock_issues(world, c: Company, day: dt.date) -> list[Row]:
+    return [
+        {
+            **_stock_head(c, day),
+            "scrsDcd": "1",
+            "stckIssuSqno": str(n),
+            "stckIssuDt": ymd(when),
+            "stckIssuDcnt": str(n),
+            "stckIssuRcd": code,
+            "stckIssuRcdNm": reason,
+            "issuStckCnt": str(count),
+            "lstgDt": ymd(_next_business_day(when + dt.timedelta(days=14))) if code != "01" else c.list_dt,
+        }
+        for n, (when, code, reason, count) in enumerate(_issuances(world, c, day), 1)
+    ]
+
+
+def lockups(world, c: Company, day: dt.date) -> list[Row]:
+    """의무보호예수: the largest holder's shares after an IPO (6 months), new shares of a rights offering (1 year)."""
+    code, name = _LISTING_KINDS.get(c.market, ("", ""))
+    out = []
+    for when, reason, _, count in _issuances(world, c, day):
+        if reason == "01":
+            continue
+        months = 6 if reason == "02" else 12
+        back = _next_business_day(when + dt.timedelta(days=30 * months))
+        registered = count if reason != "02" else c.shares * 30 // 100
+        out.append(
+            {
+                **_stock_head(c, day),
+                "lstgDcd": code,
+                "lstgDcdNm": name,
+                "lkupRegDt": ymd(when),
+                "lkupRegStckCnt": str(registered),
+                "rsrnDt": ymd(back),
+                "rsrnStckCnt": str(registered if back <= day else 0),
+                "afrsRsqtCnt": str(0 if back <= day else registered),
+                "stckLblHoldRcd": "01" if reason == "02" else "03",
+                "stckLblHoldRcdNm": "상장(최대주주)" if reason == "02" else "모집(전매제한)",
+                "lblProtTsumIssuStckCnt": str(c.shares),
+            }
+        )
+    return out
+
+
+def issue_stats(world, c: Company, day: dt.date) -> list[Row]:
+    preferred = c.shares // 20 if c.market == "KOSPI" and stable_int(world.seed, "fsc.pref", c.crno) % 5 == 0 else 0
+    return [
+        {
+            "basDt": ymd(day),
+            "crno": c.crno,
+            "stckIssuCmpyNm": c.corp_name,
+            "onskTisuCnt": str(c.shares),
+            "pfstTisuCnt": str(preferred),
+        }
+    ]
+
+
+# -- 채권기본정보 (GetBondIssuInfoService_V2): listed government bonds, SRI bonds, the world's CB and BW --------
+
+_BOND_CODES = {
+    "국고채": ("1111", "국고채권", "11", "국채"),
+    "지방채": ("1211", "지방채권", "12", "지방채"),
+    "특수채": ("1311", "특수채권", "13", "특수채"),
+    "회사채": ("1411", "일반회사채", "14", "회사채"),
+    "cvbd": ("1421", "전환사채", "14", "회사채"),
+    "bdwt": ("1431", "신주인수권부사채", "14", "회사채"),
+}
+
+
+def _bond_index(world) -> list[Row]:
+    """Every bond's terms, by ISIN: the market world's listed bonds and SRI bonds, and the world's CB and BW."""
+
+    def build() -> list[Row]:
+        from kopa_replay.sim.world.market import _sri_bonds
+
+        out: list[Row] = []
+        day = world.finance.days[-1]
+        for service in ("kts_bydd_trd", "bnd_bydd_trd", "smb_bydd_trd"):
+            for r in world.market.rows("bond", service, day):
+                name = r["ISU_NM"]
+                if name.startswith("국고"):
+                    coupon, expiry = int(name[2:7]) / 100, name[8:12]
+                    issued = 2000 + int(name[name.index("(") + 1 : name.index("-", name.index("("))])
+                    kind, issuer = "국고채", "대한민국정부"
+                    start, end = f"{issued}{expiry[2:]}10", f"20{expiry[:2]}{expiry[2:]}10"
+                else:
+                    issued = 2000 + int(name.split()[-1][:2])
+                    coupon, kind = 1.3, "지방채" if "지역" in name or "도시" in name else "국고채"
+                    issuer = "서울특별시" if "서울" in name else ("대한민국정부" if kind == "국고채" else "경기도")
+                    start, end = f"{issued}0131", f"{issued + 5}0131"
+                out.append(
+                    {
+                        "isinCd": r["ISU_CD"],
+                        "isinCdNm": name,
+                        "bondIsurNm": issuer,
+                        "crno": "",
+                        "kind": kind,
+                        "bondIssuDt": start,
+                        "bondExprDt": end,
+                        "bondSrfcInrt": f"{coupon:.3f}",
+                        "bondIssuAmt": str((stable_int(world.seed, "fsc.bond", r["ISU_CD"]) % 90 + 10) * 10**11),
+                        "lstgDt": start,
+                        "bondOffrMcdNm": "공모",
+                        "sicNm": "정부기관",
+                    }
+                )
+        for r in _sri_bonds(world.seed):
+            out.append(
+                {
+                    "isinCd": r["ISU_CD"],
+                    "isinCdNm": r["ISU_NM"],
+                    "bondIsurNm": r["ISUR_NM"],
+                    "crno": "",
+                    "kind": "특수채" if "공사" in r["ISUR_NM"] or "공단" in r["ISUR_NM"] else "회사채",
+                    "bondIssuDt": r["ISU_DD"],
+                    "bondExprDt": r["REDMPT_DD"],
+                    "bondSrfcInrt": r["ISU_RT"],
+                    "bondIssuAmt": r["ISU_AMT"],
+                    "lstgDt": r["LIST_DD"],
+                    "bondOffrMcdNm": "공모",
+                    "sicNm": "금융업",
+                }
+            )
+        for kind in ("cvbd", "bdwt"):
+            for day_, f in _disclosure_events(world).get(kind, []):
+                c, d = f.company, f.detail
+                series = int(d["bd_tm"])
+                body = (
+                    f"{series % 100:02d}" if kind == "cvbd" else f"W{series % 10}"
+                )  # a CB and a BW of one series differ
+                out.append(
+                    {
+                        "isinCd": _isin("KR6", c.stock_code + body),
+                        "isinCdNm": f"{c.corp_name}{series}{'CB' if kind == 'cvbd' else 'BW'}",
+                        "bondIsurNm": c.registry_name,
+                        "crno": c.crno,
+                        "kind": kind,
+                        "bondIssuDt": _dart_value("bondIssuDt", d["pymd"]),
+                        "bondExprDt": _dart_value("bondExprDt", d["bd_mtd"]),
+                        "bondSrfcInrt": f"{float(d['bd_intr_ex']):.3f}",
+                        "bondIssuAmt": d["bd_fta"].replace(",", ""),
+                        "lstgDt": "",
+                        "bondOffrMcdNm": d["bdis_mthn"],
+                        "sicNm": c.sector,
+                    }
+                )
+        out.sort(key=lambda r: r["isinCd"])
+        return out
+
+    return world.market.once(("fsc.bonds",), build)
+
+
+def _bond_record(world, bond: Row, day: dt.date, fields: tuple[str, ...]) -> Row:
+    kcd, knm, ucd, unm = _BOND_CODES[bond["kind"]]
+    issued = parse_ymd(bond["bondIssuDt"]) or day
+    base = stable_int(world.seed, "fsc.bond", bond["isinCd"])
+    company = world.finance.by_crno.get(bond["crno"]) or world.finance.lightron
+    row = {n: generic_value(world, n, _mix(base, n), issued, company) for n in fields}
+    amount = int(bond["bondIssuAmt"])
+    row.update({k: v for k, v in bond.items() if k != "kind"})
+    months = 3 if bond["kind"] in ("cvbd", "bdwt") else 6
+    expiry = parse_ymd(bond["bondExprDt"]) or day
+    coupon, previous = issued, issued
+    while coupon <= min(day, expiry) and coupon < expiry:
+        previous, coupon = coupon, _add_months(coupon, months)
+    corporate = bond["kind"] not in ("국고채", "지방채")
+    broker = ("미래에셋증권", "NH투자증권", "한국투자증권", "삼성증권", "KB증권", "신한투자증권")[base % 6]
+    rating = ("AAA", "AA+", "AA", "AA-", "A+", "A", "A-", "BBB+", "BBB", "BBB-")[
+        base % 10 if bond["kind"] == "회사채" else 0
+    ]
+    rated = bond["kind"] in ("회사채", "특수채")
+    row.update(
+        bondIssuFrmtNm="전자등록"
+        if issued >= dt.date(2019, 9, 16)
+        else ("국채등록" if bond["kind"] == "국고채" else "공사채등록"),
+        nxtmCopnDt=ymd(coupon) if coupon <= expiry and previous < expiry else "",
+        rbfCopnDt=ymd(previous) if previous > issued else "",
+        bondUndtInstNm=broker if corporate else "",
+        bondGrnInstNm="",
+        cpbdMngCmpyNm=broker if bond["kind"] in ("회사채", "cvbd", "bdwt") else "",
+        **{f"{agency}ScrsItmsKcdNm": rating if rated else "" for agency in ("kis", "kbp", "nice", "fn")},
+    )
+    row.update(
+        basDt=ymd(day),
+        scrsItmsKcd=kcd,
+        scrsItmsKcdNm=knm,
+        bondIssuCurCd="KRW",
+        bondIssuCurCdNm="KRW",
+        irtChngDcd="1",
+        irtChngDcdNm="고정",
+        grnDcd="3",
+        grnDcdNm="무보증",
+        bondRnknDcd="1",
+        bondRnknDcdNm="선순위",
+        optnTcd="0" if bond["kind"] not in ("cvbd", "bdwt") else "4",
+        optnTcdNm="해당없음" if bond["kind"] not in ("cvbd", "bdwt") else "주식관련옵션",
+        pclrBondKcd=ucd,
+        pclrBondKcdNm=unm,
+        bondPymtAmt=str(amount),
+        bondBal=str(amount if bond["bondExprDt"] > ymd(day) else 0),
+        bondOffrMcd="1" if bond["bondOffrMcdNm"] == "공모" else "2",
+        txtnDcd="1",
+        txtnDcdNm="과세",
+        pamtRdptMcd="1",
+        pamtRdptMcdNm="만기일시상환",
+        stripsPsblYn="Y" if bond["kind"] == "국고채" else "N",
+        stripsNm="",
+        prisLnkgBondYn="N",
+        piamPayInstNm="한국예탁결제원",
+        cptUsgeDcd="2",
+        cptUsgeDcdNm="운영자금",
+        bondRegInstDcd="1",
+        bondRegInstDcdNm="한국예탁결제원",
+        crfndYn="N",
+        prmncBondYn="N",
+        qibTrgtScrtYn="N",
+        prmncBondTmnDt="",
+        qibTmnDt="",
+        intCmpuMcd="1",
+        intCmpuMcdNm="이표채",
+        bondIntTcd="1",
+        bondIntTcdNm="이표채",
+        intPayCyclCtt="3개월" if bond["kind"] in ("cvbd", "bdwt") else "6개월",
+    )
+    return row
+
+
+def _add_months(day: dt.date, months: int) -> dt.date:
+    month = day.month - 1 + months
+    return dt.date(day.year + month // 12, month % 12 + 1, min(day.day, 28))
+
+
+def bond_basics(fields: Iterable[str]) -> Callable[[Any, Query], Sequence[Row]]:
+    """getBondBasiInfo_V2: the bonds issued by basDt (a published day, the latest when not given)."""
+    names = tuple(fields)
+
+    def table(world, q: Query) -> Sequence[Row]:
+        visible = world.finance.visible_days(q.as_of)
+        day = q.date("basDt") or (visible[-1] if visible else None)
+        if day is None or day >= q.as_of:
+            return []
+        bonds = [b for b in _bond_index(world) if b["bondIssuDt"] <= ymd(day)]
+        isin, crno = q.get("isinCd"), q.get("crno")
+        bonds = [b for b in bonds if (isin is None or b["isinCd"] == isin) and (crno is None or b["crno"] == crno)]
+        rows = LazyRows(bonds, lambda b: _bond_record(world, b, day, names))
+        keep = _filters(q, names, _PAGING | {"basDt", "crno", "isinCd"})
+        return [r for r in rows if all(f(r) for f in keep)] if keep else rows
+
+    table.__name__ = "bond_basics"
+    return table
+
+
+# -- 금융회사지배구조정보 (GetFnCoGoveInfoService): every financial company (KSIC 649) ------------------------
+
+
+def _financial_pool(world) -> list[Company]:
+    fin = world.finance
+    return world.market.once(
+        ("fsc.financial_companies",), lambda: [c for c in fin.companies if c.induty_code == _FINANCE_SECTOR]
+    )
+
+
+def _governance(make: Callable[[Any, Company, str], list[Row]]) -> Callable[[Any, Query], Sequence[Row]]:
+    def table(world, q: Query) -> Sequence[Row]:
+        day = ymd(q.date("basDt") or previous_business_day(q.as_of))
+        crno = q.get("crno")
+        if crno is not None:
+            company = world.finance.by_crno.get(crno)
+            return make(world, company, day) if company is not None and company.induty_code == _FINANCE_SECTOR else []
+        pool = _financial_pool(world)
+        index = world.market.once(
+            (f"fsc.{make.__name__}",), lambda: [(c, i) for c in pool for i in range(len(make(world, c, day)))]
+        )
+        return LazyRows(index, lambda key: make(world, key[0], day)[key[1]])
+
+    table.__name__ = make.__name__
+    return table
+
+
+def _fnco_shares(world, c: Company) -> int:
+    return c.shares or (stable_int(world.seed, "fsc.fnco.shares", c.crno) % 90 + 10) * 100_000
+
+
+def fnco_holders(world, c: Company, day: str) -> list[Row]:
+    shares = _fnco_shares(world, c)
+    if c.listed:
+        year = int(day[:4]) - 1
+        held = [(h["nm"], h["relate"], h["end"]) for h in world.finance.holders(c, year, 4)]
+    else:
+        parent = _financial_pool(world)[stable_int(world.seed, "fsc.fnco.parent", c.crno) % len(_financial_pool(world))]
+        held = [(parent.registry_name, "최대주주", shares)]
+    return [
+        {
+            "basDt": day,
+            "crno": c.crno,
+            "sthdSqno": str(n),
+            "sthdFnm": name,
+            "maxSthdRltNm": "본인" if n == 1 else relation,
+            "stckCsfNm": "보통주",
+            "fncoEoteStckCnt": str(count),
+            "fncoEoteShrRatCtt": f"{count / shares * 100:.2f}",
+        }
+        for n, (name, relation, count) in enumerate(held, 1)
+    ]
+
+
+def _executives(world, c: Company) -> list[tuple[str, str, int]]:
+    """(name, title, hash) of a company's officers: the CEO first."""
+    h = stable_int(world.seed, "fsc.fnco.execs", c.crno)
+    titles = ("대표이사", "사내이사", "사외이사", "사외이사", "감사", "상무", "전무", "사외이사")
+    return [(c.ceo, "대표이사", h)] + [
+        (_person(_mix(h, str(n))), titles[1 + n], _mix(h, f"t{n}")) for n in range(2 + h % 6)
+    ]
+
+
+def fnco_ceos(world, c: Company, day: str) -> list[Row]:
+    _, _, h = _executives(world, c)[0]
+    start = dt.date(2015 + h % 10, 3, 20 + h % 8)
+    return [
+        {
+            "basDt": day,
+            "crno": c.crno,
+            "fncoNm": c.registry_name,
+            "ceoFnm": c.ceo,
+            "ceoJbttNm": "대표이사",
+            "rgstExutYn": "Y",
+            "ceoFltmsvYn": "Y",
+            "ceoChrgBzwrCtt": "경영총괄",
+            "ceoMainCrrCtt": f"{c.registry_name} 부사장",
+            "ownOnskCnt": str(_fnco_shares(world, c) * (h % 50) // 1000),
+            "ownPfstCnt": "0",
+            "maxSthdRltNm": "임원",
+            "ceoHdfTermCtt": f"{2026 - start.year}년",
+            "ceoTrmXpryDt": ymd(start.replace(year=start.year + 3 * (1 + (2026 - start.year) // 3))),
+        }
+    ]
+
+
+def fnco_pay(world, c: Company, day: str) -> list[Row]:
+    execs = _executives(world, c)
+    h = execs[0][2]
+    board = sum(1 for _, t, _ in execs if t in ("대표이사", "사내이사"))
+    outside = sum(1 for _, t, _ in execs if t == "사외이사")
+    audit = sum(1 for _, t, _ in execs if t == "감사")
+    avg = (300 + h % 1200) * 1_000_000
+    return [
+        {
+            "basDt": day,
+            "crno": c.crno,
+            "rgstDrtrCnt": str(board),
+            "rgstDrtrTrmrAmt": str(board * avg),
+            "rgstDrtrAvgRmrAmt": str(avg),
+            "rgstDrtrRmkCtt": "",
+            "otdrCnt": str(outside),
+            "otdrTrmrAmt": str(outside * 60_000_000),
+            "otdrAvgRmrAmt": str(60_000_000 if outside else 0),
+            "otdrRmkCtt": "",
+            "audpnCnt": str(audit),
+            "audpnTrmrAmt": str(audit * 90_000_000),
+            "audpnAvgRmrAmt": str(90_000_000 if audit else 0),
+            "audtRmkCtt": "",
+        }
+    ]
+
+
+def fnco_officers(world, c: Company, day: str) -> list[Row]:
+    out = []
+    for n, (name, title, h) in enumerate(_executives(world, c), 1):
+        registered = title in ("대표이사", "사내이사", "사외이사", "감사")
+        full_time = title not in ("사외이사",)
+        own = _fnco_shares(world, c) * (h % 20) // 10_000 if full_time else 0
+        out.append(
+            {
+                "basDt": day,
+                "crno": c.crno,
+                "dataSqno": str(n),
+                "exutFnm": name,
+                "exutBornYm": f"{1955 + h % 30}{1 + (h >> 8) % 12:02d}",
+                "exutJbttNm": title,
+                "rgstExutYn": "Y" if registered else "N",
+                "rgstExutCtt": "등기임원" if registered else "미등기",
+                "fltmsvYn": "Y" if full_time else "N",
+                "fltmsvCtt": "상근" if full_time else "비상근",
+                "chrgBzwrCtt": "경영총괄" if n == 1 else ("이사회 운영" if title == "사외이사" else "경영지원"),
+                "mainCrrCtt": f"{_financial_pool(world)[h % len(_financial_pool(world))].registry_name} 임원",
+                "onskOwnStckCnt": str(own),
+                "pfstOwnStckCnt": "0",
+                "exutHdfTermCtt": f"{1 + h % 12}년",
+                "exutTrmXpryDt": ymd(dt.date(2026 + h % 3, 3, 31)),
+                "sexCd": "1" if h % 5 else "2",
+                "sexCdNm": "남" if h % 5 else "여",
+                "exutOwnOnskCnt": str(own),
+                "exutOwnPfstCnt": "0",
+            }
+        )
+    return out
+
+
 #: the world tables the rows of kopa_replay/sim/tables/fsc.yaml name
 TABLES = {
     "rights_certificates": _daily(rights_certificates),
@@ -664,4 +1403,28 @@ TABLES = {
     "affiliates": _company_rows(affiliates),
     "subsidiaries": _company_rows(subsidiaries),
     "financial_companies": financial_companies,
+    "item_basics": _snapshot(item_basics),
+    "stock_issues": _snapshot(stock_issues, lambda world, c, day: len(_issuances(world, c, day))),
+    "lockups": _snapshot(lockups, lambda world, c, day: len(_issuances(world, c, day)) - 1),
+    "issue_stats": _snapshot(issue_stats),
+    "fnco_holders": _governance(fnco_holders),
+    "fnco_ceos": _governance(fnco_ceos),
+    "fnco_pay": _governance(fnco_pay),
+    "fnco_officers": _governance(fnco_officers),
 }
+
+
+def _row_tables() -> dict[str, Callable[[Any, Query], Sequence[Row]]]:
+    """The tables a row shapes (its fields, the DART keys it reads): 공시정보 ``disclosure:<kind>``, 채권기본정보."""
+    from kopa_replay.sim.tables import load_table
+
+    out: dict[str, Callable[[Any, Query], Sequence[Row]]] = {}
+    for op in load_table("fsc").operations:
+        if op.table.startswith("disclosure:"):
+            out[op.table] = disclosures(op.table.split(":", 1)[1], op.fields, dict(op.options.get("dart") or {}))
+        elif op.table in ("bond_basics", "bond_issues"):
+            out[op.table] = bond_basics(op.fields)
+    return out
+
+
+TABLES.update(_row_tables())
