@@ -109,6 +109,41 @@ def test_publicdatareader_reads_every_other_property_type(rerouted, property_typ
     assert rows[name_column].ne("").all() and rows["dealYear"].eq("2026").all()
 
 
+def test_publicdatareader_reads_the_building_register_of_a_dong_and_of_one_lot(rerouted):
+    from PublicDataReader import BuildingLedger
+
+    # 1.1.0 still calls the pre-HUB BldRgstService_v2 paths, with numOfRows=99999; the service pages by 100 and the
+    # client walks the pages (its wait_time between them is an argument of its own, set to 0 here)
+    ledger = BuildingLedger(KEY)
+    titles = ledger.get_data("표제부", "11680", "10100", wait_time=0)
+    assert rerouted[0] == "apis.data.go.kr/1613000/BldRgstService_v2/getBrTitleInfo" and len(rerouted) > 1
+    assert len(titles) > 100 and set(titles["시군구코드"]) == {"11680"} and set(titles["법정동코드"]) == {"10100"}
+    assert titles["관리건축물대장PK"].is_unique
+    apartment = titles[titles["기타용도"] == "아파트"].iloc[0]
+    # the client zero-fills bun and ji; one lot's units (전유부) and its general title (총괄표제부)
+    units = ledger.get_data("전유부", "11680", "10100", bun=int(apartment["번"]), ji=int(apartment["지"]), wait_time=0)
+    assert len(units) > 0 and set(units["대장종류코드명"]) == {"전유부"}
+    recap = ledger.get_data("총괄표제부", "11680", "10100", bun=apartment["번"], ji=apartment["지"], wait_time=0)
+    assert len(recap) == 1 and int(recap["세대수"].iloc[0]) == len(units)
+
+
+@pytest.mark.parametrize(
+    ("reader", "service_type", "path"),
+    [
+        ("BuildingLicense", "기본개요", "apis.data.go.kr/1613000/ArchPmsService_v2/getApBasisOulnInfo"),
+        ("BuildingLicense", "호별개요", "apis.data.go.kr/1613000/ArchPmsService_v2/getApHoOulnInfo"),
+        ("HousingLicense", "기본개요", "apis.data.go.kr/1611000/HsPmsService/getHpBasisOulnInfo"),
+        ("HousingLicense", "동별개요", "apis.data.go.kr/1611000/HsPmsService/getHpDongOulnInfo"),
+    ],
+)
+def test_publicdatareader_reads_building_and_housing_permits(rerouted, reader, service_type, path):
+    import PublicDataReader
+
+    permits = getattr(PublicDataReader, reader)(KEY).get_data(service_type, "11680", "10100", wait_time=0)
+    assert rerouted[0] == path
+    assert len(permits) > 0 and set(permits["시군구코드"]) == {"11680"}
+
+
 def test_publicdatareader_pages_seoul_subway_ridership_until_no_data(reroute):
     from PublicDataReader import Transportation
 

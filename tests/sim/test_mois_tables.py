@@ -15,7 +15,7 @@ from kopa_replay.env import execute
 from kopa_replay.sim import SimTransport, Simulator
 from kopa_replay.sim.tables import load_table
 
-FAMILIES = {op.tool: op for op in load_table("mois").operations if op.route.startswith("/1613000/")}  # the RTMS rows
+FAMILIES = {op.tool: op for op in load_table("mois").operations if op.route.startswith("/1613000/RTMSDataSvc")}
 REGION = "datagokr_get_stan_regin_cd_list"
 STDG, ADMM = "datagokr_select_stdg_ppltn_hh_stus", "datagokr_select_admm_ppltn_hh_stus"
 STDG_AGE, ADMM_AGE = "datagokr_select_stdg_sexd_age_ppltn", "datagokr_select_admm_sexd_age_ppltn"

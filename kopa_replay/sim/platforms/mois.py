@@ -42,6 +42,7 @@ from kopa_replay.sim.tables import endpoints
 from kopa_replay.sim.world.calendar import ymd
 from kopa_replay.sim.world.datasets import AdminDong, DatasetWorld, month_range, previous_month
 from kopa_replay.sim.world.finance import LazyRows
+from kopa_replay.sim.world.mois_bldg import ARCH_PERMITS, HOUSING_PERMITS, REGISTER, kapt_basis, kapt_code, kapt_detail
 from kopa_replay.sim.world.mois_rtms import FAMILIES
 from kopa_replay.sim.world.regions import Dong, LegalRegister, Sido, Sigungu
 
@@ -527,7 +528,8 @@ ENDPOINTS = [
                 "datagokr_get_rtms_data_svc_apt_trade_dev",
                 "RTMSDataSvcAptTradeDev",
                 apt_trade_detail,
-                {"roadNmSggCd": "lawd_cd"},
+                # the complex's lot: its 건축물대장 answers sigunguCd=sggCd, bjdongCd=umdCd, bun=bonbun, ji=bubun
+                {"roadNmSggCd": "lawd_cd", "umdCd": "bjdong_cd", "bonbun": "lot_bun", "bubun": "lot_ji"},
             ),
             ("datagokr_get_rtms_data_svc_apt_rent", "RTMSDataSvcAptRent", apt_rent, {"roadnmsggcd": "lawd_cd"}),
         )
@@ -587,15 +589,167 @@ def _by_age(base: Callable[[Any, Query], list[dict[str, Any]]], code: str):
     return table
 
 
+# -- 건축HUB: 건축물대장, 건축인허가, 주택인허가 (world.buildings) ------------------------------------------
+
+
+def _lot_part(q: Query, name: str) -> str | None:
+    """``bun`` / ``ji``: up to four digits (clients zero-fill them, ``0012``)."""
+    value = q.get(name)
+    if value is None or value == "":
+        return None
+    if not value.isdigit() or len(value) > 4:
+        raise BadParam(name, value)
+    return value
+
+
+def _day(q: Query, name: str) -> str:
+    value = q.get(name) or ""
+    if value and (len(value) != 8 or not value.isdigit() or not 1 <= int(value[4:6]) <= 12):
+        raise BadParam(name, value)
+    return value
+
+
+def _bldg_table(ops: Mapping[str, tuple[Callable, Callable]], name: str, label: str):
+    """The world table of one 건축HUB operation: a 법정동's rows (or one lot's), made page by page."""
+    count, make = ops[name]
+
+    def table(world, q: Query):
+        place = world.buildings.place(_digits(q, "sigunguCd", 5), _digits(q, "bjdongCd", 5))
+        plat = q.get("platGbCd") or None
+        if plat is not None and plat not in ("0", "1", "2"):
+            raise BadParam("platGbCd", plat)
+        bun, ji, since, until = _lot_part(q, "bun"), _lot_part(q, "ji"), _day(q, "startDate"), _day(q, "endDate")
+        if place is None:
+            raise NoData()
+        summary, lots = world.buildings.select(place, plat, bun, ji, since, until)
+        return world.buildings.rows(place, lots, count(summary), make)
+
+    table.__name__ = f"{label}_{name}"
+    return table
+
+
+# -- 공동주택 단지 목록 (AptListService3) and 기본·상세 정보 (AptBasisInfoServiceV4): the traded complexes ----------
+
+
+def _complex_row(world, sgg: Sigungu, index: int) -> dict[str, Any]:
+    apt = world.datasets.complexes(sgg.code)[index]
+    return {
+        "kaptCode": kapt_code(sgg.code, index),
+        "kaptName": apt.name,
+        "bjdCode": apt.dong.code,
+        "as1": sgg.sido.name,
+        "as2": sgg.name,
+        "as3": apt.dong.name,
+        "as4": "",
+    }
+
+
+def apt_list(world, q: Query) -> LazyRows:
+    """단지 목록: every complex (getTotalAptList3) or those of a 시도, 시군구 or 법정동."""
+    sido, sgg_code, bjd = q.get("sidoCode"), q.get("sigunguCode"), q.get("bjdCode")
+    code = sgg_code or (bjd or "")[:5]
+    units = [s for s in world.regions.sigungu if (s.code == code if code else sido in (None, s.sido.code))]
+    keys = [
+        (sgg, i)
+        for sgg in units
+        for i, apt in enumerate(world.datasets.complexes(sgg.code))
+        if bjd is None or apt.dong.code == bjd
+    ]
+    if not keys:
+        raise NoData()
+    return LazyRows(keys, lambda key: _complex_row(world, *key))
+
+
+def _kapt(world, q: Query):
+    """The complex a ``kaptCode`` names and its lot in the building register."""
+    code = q.require("kaptCode")
+    sgg = next((s for s in world.regions.sigungu if s.code == code[1:6]), None)
+    if sgg is None or len(code) != 9 or not code[6:].isdigit():
+        raise NoData()
+    complexes = world.datasets.complexes(sgg.code)
+    index = int(code[6:])
+    if index >= len(complexes):
+        raise NoData()
+    apt = complexes[index]
+    place = world.buildings.place(sgg.code, apt.dong.code[5:])
+    lot = world.buildings.lot_of(place, apt.bonbun, apt.bubun) if place else None
+    if lot is None:
+        raise NoData()
+    return sgg, index, apt, lot
+
+
+def apt_basis(world, q: Query) -> list[dict[str, Any]]:
+    return [kapt_basis(*_kapt(world, q))]
+
+
+def apt_detail(world, q: Query) -> list[dict[str, Any]]:
+    return [kapt_detail(*_kapt(world, q))]
+
+
 TABLES: dict[str, Callable[[Any, Query], Any]] = {
     **{f"rtms_{key}": _rtms_table(key) for key in FAMILIES},
     "stdg_population_by_age": _by_age(stdg_population, "stdgCd"),
     "admm_population_by_age": _by_age(admm_population, "admmCd"),
+    **{f"bldg_{name}": _bldg_table(REGISTER, name, "bldg") for name in REGISTER},
+    **{f"arch_pms_{name}": _bldg_table(ARCH_PERMITS, name, "arch_pms") for name in ARCH_PERMITS},
+    **{f"hs_pms_{name}": _bldg_table(HOUSING_PERMITS, name, "hs_pms") for name in HOUSING_PERMITS},
+    "apt_list": apt_list,
+    "apt_basis": apt_basis,
+    "apt_detail": apt_detail,
 }
-_PROTOCOLS = {"rtms": RTMS, "ppltn": POPULATION}
+
+
+class KaptProtocol(DataGoKrProtocol):
+    """공동주택 단지 services: JSON unless ``_type``/``type`` asks for XML; the 기본·상세 정보 answer one
+    ``body.item`` (no list, no paging), the lists the gateway's ``body.items.item``."""
+
+    name = "kapt"
+
+    def __init__(self) -> None:
+        super().__init__(format_param="_type", no_data="empty", default_size=10, max_size=None)
+
+    def wants_xml(self, request, endpoint, path_params) -> bool:
+        return (request.param_ci("_type") or request.param_ci("type") or "json").lower() == "xml"
+
+    def params(self, ctx: Context) -> dict[str, str]:
+        values = super().params(ctx)
+        values.pop("type", None)
+        return values
+
+    def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
+        if ctx.endpoint is not None and ctx.endpoint.options.get("single") and records:
+            return self._envelope(ctx, "00", {"item": records[0]})
+        return super().ok(ctx, records, total, meta)
+
+
+#: 건축HUB services: ``_type=json`` for JSON (XML by default), code 00, "nothing found" as an empty page;
+#: ``numOfRows`` at most 100 (the 건축물대장 guide's limit, as clients that read it page).
+HUB = DataGoKrProtocol(format_param="_type", no_data="empty", default_size=10, max_size=100)
+KAPT = KaptProtocol()
+_PROTOCOLS = {"rtms": RTMS, "ppltn": POPULATION, "hub": HUB, "kapt": KAPT}
 ENDPOINTS += [
     replace(ep, protocol=_PROTOCOLS[ep.options.get("protocol", "rtms")]) for ep in endpoints("mois", HOST, RTMS, TABLES)
 ]
+
+#: The services before 건축HUB (retired in 2024–2025, still called by clients such as PublicDataReader 1.1.0):
+#: ``BldRgstService_v2``, ``ArchPmsService_v2`` and 주택인허가 ``/1611000/HsPmsService`` — the same operations and
+#: items under the old paths, answered by the HUB endpoints.
+_RETIRED = {
+    "/1613000/BldRgstService_v2/": "/1613000/BldRgstHubService/",
+    "/1613000/ArchPmsService_v2/": "/1613000/ArchPmsHubService/",
+    "/1611000/HsPmsService/": "/1613000/HsPmsHubService/",
+}
+_BY_ROUTE = {ep.route: ep for ep in ENDPOINTS}
+
+
+def _retired(route: str) -> Endpoint | None:
+    for old, new in _RETIRED.items():
+        if route.startswith(old):
+            return _BY_ROUTE.get(new + route[len(old) :])
+    return None
+
+
+RESOLVERS = {HOST: _retired}
 
 #: Requests to unknown paths on the gateway get its XML answer; other platforms may own the host entry.
 HOSTS = {HOST: DataGoKrProtocol(format_param="type")}

@@ -105,6 +105,7 @@ _SUBWORLDS = {
     "assembly": "assembly:AssemblyWorld",
     "datasets": "datasets:DatasetWorld",
     "rtms": "mois_rtms:RtmsWorld",
+    "buildings": "mois_bldg:BuildingWorld",
 }
 
 
