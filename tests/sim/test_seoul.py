@@ -79,7 +79,7 @@ def test_any_valid_window_is_the_matching_slice(start, size):
     [
         ("/sim-key/json/CardSubwayStatsNew/1/1001/20260825", "ERROR-336"),
         ("/sim-key/json/CardSubwayStatsNew/5/2/20260825", "ERROR-334"),
-        ("/sim-key/json/CardSubwayStatsNew/0/2/20260825", "ERROR-331"),
+        ("/sim-key/json/CardSubwayStatsNew/-1/2/20260825", "ERROR-331"),
         ("/sim-key/json/CardSubwayStatsNew/a/2/20260825", "ERROR-333"),
         ("/sim-key/json/CardSubwayStatsNew/1/5", "ERROR-300"),
         ("/sim-key/csv/CardSubwayStatsNew/1/5/20260825", "ERROR-301"),

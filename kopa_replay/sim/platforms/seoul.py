@@ -12,7 +12,12 @@ always with HTTP 200.
 Every endpoint is a row of the operation table ``kopa_replay/sim/tables/seoul.yaml`` answered by the generic
 engine (:func:`~kopa_replay.sim.tables.serve`) over a world table the same file declares (a dataset family
 of :mod:`kopa_replay.sim.world.datasets`); its positional parameters are the row's ``in: path`` parameters in
-order. :func:`endpoint_for` is the one place that turns a row into an endpoint.
+order. :func:`endpoint_for` is the one place that turns a row into an endpoint. A row's ``options.where`` cuts
+its table to fixed field values (a service listing part of another's register); ``options.gu_services``
+publishes it once more per 구 as ``{SERVICE}_{GU}`` (LOCALDATA_020301_GN), as the portal does.
+
+A window may start at 0: the service counts rows from 1, so ``/0/5`` reads rows 1–5 (ERROR-331 is for a start
+below 0).
 """
 
 from __future__ import annotations
@@ -107,7 +112,10 @@ class SeoulProtocol(Protocol):
         return values
 
     def window(self, ctx: Context, params: Mapping[str, str]) -> tuple[int, int, dict[str, Any]]:
+        # A window may start at 0: the service counts rows from 1, so 0–5 answers rows 1–5 (measured by public
+        # clients that send 0 with the sample key; see the tables' sources). Below 0 is ERROR-331.
         start, end = self._index(params, "START"), self._index(params, "END")
+        start = 1 if start == 0 else start
         if start < 1:
             raise BadParam("START", str(start))
         if end < 1:
@@ -239,7 +247,7 @@ def _catalog(world, q: Query) -> list[dict[str, Any]]:
     updated = (q.as_of - dt.timedelta(days=1)).isoformat()
     out = []
     for op in sorted((op for op in TABLE.operations if op.options.get("inf_id")), key=lambda op: op.options["inf_id"]):
-        cycle = _CYCLES.get(op.table) or _CYCLES.get(families.get(op.table) or "", "일간")
+        cycle = op.options.get("cycle") or _CYCLES.get(op.table) or _CYCLES.get(families.get(op.table) or "", "일간")
         out.append(
             {
                 "INF_ID": op.options["inf_id"],
@@ -273,5 +281,32 @@ def _host(op: Operation) -> str:
     return urlsplit(base).hostname or HOST
 
 
-ENDPOINTS = [endpoint_for(op, TABLES[op.table], _host(op), _HOSTS[_host(op)]) for op in TABLE.operations]
+def _where(table: TableRows, fixed: Mapping[str, str]) -> TableRows:
+    """A world table cut to the records whose fields hold the given values (options.where: a service that lists
+    part of another's register, as GetParkingInfo lists the car parks of GetParkInfo that report occupancy)."""
+
+    def rows(world, q: Query):
+        return [r for r in table(world, q) if all(str(r.get(k)) == v for k, v in fixed.items())]
+
+    return rows
+
+
+#: the per-구 copies of a LOCALDATA service (LOCALDATA_020301_GN …): the 구 code of each 구 in 시군구-code order,
+#: whose rows carry the 개방자치단체코드 3000000 + 10000 × that order
+_GU_SERVICES = ("JN JG YS SD GJ DD JR SB GB DB NW EP SM MP YC GS GR GC YD DJ GA SC GN SP GD").split()
+
+
+def _endpoints(op: Operation) -> list[Endpoint]:
+    table = TABLES[op.table]
+    if op.options.get("where"):
+        table = _where(table, op.options["where"])
+    out = [endpoint_for(op, table, _host(op), _HOSTS[_host(op)])]
+    if op.options.get("gu_services"):  # options.gu_services: the service is also published once per 구
+        for n, gu in enumerate(_GU_SERVICES):
+            one = replace(op, tool=f"{op.tool}_{gu.lower()}", route=f"{op.route}_{gu}")
+            out.append(endpoint_for(one, _where(table, {"OPNSFTEAMCODE": str(3000000 + 10000 * n)}), HOST, PROTOCOL))
+    return out
+
+
+ENDPOINTS = [endpoint for op in TABLE.operations for endpoint in _endpoints(op)]
 HOSTS = dict(_HOSTS)

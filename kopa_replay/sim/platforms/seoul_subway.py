@@ -26,6 +26,7 @@ from typing import Any, Mapping
 from kopa_replay.sim.core import Context, Doc, ErrorKind, NoData, Query
 from kopa_replay.sim.messages import SimRequest
 from kopa_replay.sim.platforms.seoul import SEOUL_MESSAGES, SeoulProtocol
+from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.datasets import SUBWAY_LINES
 
 __all__ = ["HOST", "SubwayProtocol", "PROTOCOL", "TABLES", "LINES"]
@@ -271,8 +272,91 @@ def positions(world, q: Query) -> list[dict[str, Any]]:
     return _counted(rows)
 
 
-#: the world tables of the realtime rows
-TABLES = {"subway_arrivals": arrivals, "subway_positions": positions}
+# -- the station register of openapi.seoul.go.kr (SearchInfoBySubwayNameService, SearchSTNBySubwayLineInfo) -------
+
+#: ridership line → (LINE_NUM as the station register spells it, STATION_CD prefix, FR_CODE prefix)
+_REGISTER_LINES = {
+    **dict.fromkeys(("1호선", "경부선", "경인선", "경원선"), ("01호선", "01", "1")),
+    **{f"{n}호선": (f"0{n}호선", f"0{n}", str(n)) for n in range(2, 10)},
+    "일산선": ("03호선", "03", "3"),
+    "과천선": ("04호선", "04", "4"),
+    "안산선": ("04호선", "04", "4"),
+    "9호선2~3단계": ("09호선", "09", "9"),
+    "경의선": ("경의선", "12", "K3"),
+    "중앙선": ("중앙선", "14", "K1"),
+    "분당선": ("수인분당선", "10", "K2"),
+    "공항철도 1호선": ("공항철도", "40", "A0"),
+    "경춘선": ("경춘선", "13", "P1"),
+    "우이신설선": ("우이신설경전철", "47", "S1"),
+    "신림선": ("신림선", "48", "S4"),
+}
+_INITIALS = "g kk n d tt r m b pp s ss - j jj ch k t p h".split()
+_MEDIALS = "a ae ya yae eo e yeo ye o wa wae oe yo u wo we wi yu eu ui i".split()
+_FINALS = ["", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m", "p", "p", "t", "t",
+           "ng", "t", "t", "k", "t", "p", "t"]  # fmt: skip
+
+
+def romanized(name: str) -> str:
+    """A station name in the Revised Romanization, syllable by syllable (강남 → Gangnam), as STATION_NM_ENG."""
+    out = []
+    for ch in name:
+        code = ord(ch) - 0xAC00
+        if not 0 <= code < 11172:
+            out.append(ch)
+            continue
+        initial, medial, final = code // 588, code % 588 // 28, code % 28
+        out.append(_INITIALS[initial].replace("-", "") + _MEDIALS[medial] + _FINALS[final])
+    text = "".join(out)
+    return text[:1].upper() + text[1:]
+
+
+@lru_cache(maxsize=None)
+def _route_names() -> dict[str, str]:
+    """Ridership line → the line as riders know it (경부선 → 1호선, 중앙선 → 경의중앙선): subwayStationMaster's ROUTE."""
+    return {first[0]: name for name, paths in LINES.values() for path in paths for first in path}
+
+
+@lru_cache(maxsize=None)
+def _register() -> tuple[dict[str, Any], ...]:
+    routes = _route_names()
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    counts: dict[str, int] = {}
+    for line, stations in SUBWAY_LINES:
+        line_num, cd_prefix, fr_prefix = _REGISTER_LINES[line]
+        for station in stations:
+            name = re.sub(r"\(.*\)$", "", station)
+            if (line_num, name) in seen:
+                continue
+            seen.add((line_num, name))
+            counts[line_num] = n = counts.get(line_num, 0) + 1
+            rows.append(
+                {
+                    "STATION_CD": f"{cd_prefix}{n + 9:02d}",
+                    "STATION_NM": name,
+                    "STATION_NM_ENG": romanized(name),
+                    "LINE_NUM": line_num,
+                    "FR_CODE": f"{fr_prefix}{n + 9:02d}",
+                    "STATION_NM_CHN": "",
+                    "STATION_NM_JPN": "",
+                    # subwayStationMaster: the station under its full name, the line riders know, a position
+                    "BLDN_ID": f"{cd_prefix}{n + 9:02d}",
+                    "BLDN_NM": station,
+                    "ROUTE": routes.get(line, line),
+                    "LAT": f"{37.40 + stable_int('subway.lat', station) % 3000 / 10000:.6f}",
+                    "LOT": f"{126.75 + stable_int('subway.lot', station) % 5000 / 10000:.6f}",
+                }
+            )
+    return tuple(rows)
+
+
+def stations(world, q: Query) -> list[dict[str, Any]]:
+    """The subway station register: every line × station with its codes (the same on every day)."""
+    return [dict(row) for row in _register()]
+
+
+#: the world tables of the realtime rows and of the station register
+TABLES = {"subway_arrivals": arrivals, "subway_positions": positions, "subway_stations": stations}
 
 
 class SubwayProtocol(SeoulProtocol):
@@ -284,13 +368,6 @@ class SubwayProtocol(SeoulProtocol):
         if not request.path.startswith(_PREFIX + "/"):
             return request.path, {}
         return super().route(replace(request, path=request.path[len(_PREFIX) :]))
-
-    def window(self, ctx: Context, params: Mapping[str, str]) -> tuple[int, int, dict[str, Any]]:
-        # clients start at 0 as often as at 1: both mean the first row
-        start = self._index(params, "START")
-        if start == 0:
-            params = {**params, "START": "1"}
-        return super().window(ctx, params)
 
     def _status(self, ctx: Context, code: str, total: int) -> dict[str, Any]:
         code = ctx.code(code)

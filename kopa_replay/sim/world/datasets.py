@@ -12,7 +12,14 @@ says how rows come about:
   generated place (시군구, 법정동, road address, coordinates, zip). A licence
   date column hides rows licensed after the as-of date; a state column and a
   closing-date column follow the as-of date too.
+  Dated kinds chain from the licence date: ``after_open`` and ``end_date`` ([min days, max days, strftime
+  format]) each add days to the previous dated column (an event's first and last day, a reservation's reception
+  window; ``end_date`` also closes the row for its ``state`` columns), ``joined`` writes earlier columns as one
+  text (``2025-12-18~2025-12-21``); ``mapped`` names a code drawn in an earlier column; ``now_count`` and
+  ``now_stamp`` are readings of the as-of date (cars parked now, out of a capacity column).
 * ``gu_daily`` — one row per 시군구 per day of measures (air quality).
+* ``subway_month`` — line × station of the ridership dataset per month, one column per hour and direction
+  (``on``/``off`` with the hour), the month (``month``) a key and its load day (``job_day``).
 * ``subway``, ``bus``, ``spop``, ``bike``, ``rent`` — the few Seoul services
   whose rows have their own structure (line × station per day, route × stop
   per day over the Seoul bus network of ``world.transit``, 행정동 × hour,
@@ -463,15 +470,20 @@ _SEOUL_ZONES = {
 _CAI_GRADES = ((50, "좋음"), (100, "보통"), (250, "나쁨"))
 
 
-def _air_index(names: tuple[str, str, str], row: Mapping[str, Any]) -> dict[str, Any]:
+def _air_index(names: tuple[str, ...], row: Mapping[str, Any]) -> dict[str, Any]:
     """The integrated index (CAI) of a reading: the worse of the PM10 and PM2.5 sub-indices, its grade and the
-    pollutant that decided it (the real index also weighs O3, NO2, CO and SO2; particles decide it most hours)."""
-    value_name, grade_name, main_name = names
-    pm10, pm25 = float(row.get("PM10") or 0), float(row.get("PM25") or 0)
+    pollutant that decided it (the real index also weighs O3, NO2, CO and SO2; particles decide it most hours).
+
+    ``names``: the value, grade and pollutant columns, then optionally the PM10 and PM2.5 columns read (PM10,
+    PM25 by default) and whether the value is sent as text."""
+    value_name, grade_name, main_name = names[:3]
+    pm10_name, pm25_name, as_text = tuple(names[3:6]) + ("PM10", "PM25", False)[len(names[3:6]) :]
+    pm10, pm25 = float(row.get(pm10_name) or 0), float(row.get(pm25_name) or 0)
     by_pm10, by_pm25 = pm10 * (100 / 80), pm25 * (100 / 35)  # 80 and 35 ㎍/㎥ are the 보통 upper bounds (index 100)
     value = round(max(by_pm10, by_pm25))
     grade = next((name for bound, name in _CAI_GRADES if value <= bound), "매우나쁨")
-    return {value_name: value, grade_name: grade, main_name: "PM-2.5" if by_pm25 >= by_pm10 else "PM-10"}
+    main = "PM-2.5" if by_pm25 >= by_pm10 else "PM-10"
+    return {value_name: str(value) if as_text else value, grade_name: grade, main_name: main}
 
 
 def _season(day: dt.date, amplitude: float) -> float:
@@ -631,34 +643,57 @@ class DatasetWorld:
         opened: dt.date | None = None
         closed: dt.date | None = None
         for column in spec.columns_of_kind("open_date"):
-            first, last = column.arg
+            first, last = column.arg[:2]
             start = dt.date(first, 1, 1)
             opened = start + dt.timedelta(days=int(rng.integers(0, (dt.date(last, 12, 31) - start).days)))
         for column in spec.columns_of_kind("close_date"):
             if opened is not None and rng.random() < float(column.arg):
                 closed = opened + dt.timedelta(days=int(rng.integers(200, 9000)))
-        record = {}
+        record: dict[str, Any] = {}
+        anchor = opened
         for column in spec.columns:
+            if column.kind in ("after_open", "end_date") and anchor is not None:
+                # days after the previous dated column (the licence date first): start, then end of a period
+                anchor = anchor + dt.timedelta(days=int(rng.integers(column.arg[0], column.arg[1] + 1)))
+                record[column.name] = anchor.strftime(column.arg[2])
+                if column.kind == "end_date" and closed is None:
+                    closed = anchor
+                continue
             maker = _COLUMN_MAKERS.get(column.kind)
-            record[column.name] = maker(self, rng, column, place, serial) if maker else ""
+            if maker is not None:
+                record[column.name] = maker(self, rng, column, place, serial)
+            elif column.kind in _ROW_MAKERS:
+                record[column.name] = _ROW_MAKERS[column.kind](self, rng, column, place, serial, opened, record)
+            else:
+                record[column.name] = ""
         return opened, closed, record
 
     def _facility(self, spec: DatasetSpec, as_of: dt.date, keys: Mapping[str, str]):
-        state = next(iter(spec.columns_of_kind("state")), None)
+        states = spec.columns_of_kind("state")
         close = next(iter(spec.columns_of_kind("close_date")), None)
         opened_col = next(iter(spec.columns_of_kind("open_date")), None)
+        opened_fmt = opened_col.arg[2] if opened_col is not None and len(opened_col.arg) > 2 else None
+        now = [c for c in spec.columns if c.kind in ("now_count", "now_stamp")]
+        rng = self._world.rng("datasets.facility.now", spec.label, as_of.isoformat()) if now else None
         out = []
         for opened, closed, record in self._facility_rows(spec):
             if opened is not None and opened >= as_of:
                 continue  # licensed after the snapshot: not in the register yet
             row = dict(record)
-            if opened_col is not None:
-                row[opened_col.name] = ymd(opened)
+            if opened_col is not None and opened is not None:
+                row[opened_col.name] = opened.strftime(opened_fmt) if opened_fmt else ymd(opened)
             is_closed = closed is not None and closed < as_of
-            if state is not None:
+            for state in states:
                 row[state.name] = state.arg[1] if is_closed else state.arg[0]
             if close is not None:
                 row[close.name] = ymd(closed) if is_closed else ""
+            for column in now:  # a reading "now": drawn per as-of date, the same for every call that day
+                if column.kind == "now_count":
+                    row[column.name] = float(int(float(row[column.arg]) * float(rng.uniform(0.05, 1.0))))
+                else:
+                    seconds = int(rng.integers(0, 3600))
+                    stamp = dt.datetime.combine(as_of, dt.time(7, 30)) + dt.timedelta(seconds=seconds)
+                    row[column.name] = stamp.strftime(column.arg)
             out.append(row)
         return out, ()
 
@@ -693,10 +728,13 @@ class DatasetWorld:
                     row[column.name] = _SEOUL_ZONES.get(sgg.name, "")
                 elif column.kind in ("air_grade", "air_index", "air_main"):
                     row[column.name] = None  # filled from the measures below, in the published field order
-                elif column.kind == "measure":
+                elif column.kind == "gu_map":
+                    row[column.name] = column.arg.get(sgg.name, "")
+                elif column.kind in ("measure", "measure_text"):
                     mean, sd, decimals, amplitude = column.arg
                     value = mean * _season(day, amplitude) * float(rng.lognormal(0, sd))
-                    row[column.name] = round(value, decimals) if decimals else float(round(value))
+                    value = round(value, decimals) if decimals else float(round(value))
+                    row[column.name] = f"{value:.{decimals}f}" if column.kind == "measure_text" else value
             for column in spec.columns_of_kind("air_index"):
                 row.update(_air_index(column.arg, row))
             out.append(row)
@@ -753,6 +791,49 @@ class DatasetWorld:
                 }
             )
         return out, ("USE_DT",)
+
+    def _subway_month(self, spec: DatasetSpec, as_of: dt.date, keys: Mapping[str, str]):
+        """Riders per line × station and hour of a month (CardSubwayTime): the month's boardings of the daily
+        dataset's stations spread over the hours, commuter peaks in the morning where people live and in the
+        evening where they work. A month is out once it is over (loaded a few days later)."""
+        month_col = spec.columns_of_kind("month")[0]
+        month = keys.get(month_col.name) or ""
+        if len(month) != 6 or not month.isdigit() or not ("201501" <= month and 1 <= int(month[4:]) <= 12):
+            return [], (month_col.name,)
+        year, mon = int(month[:4]), int(month[4:])
+        days = _calendar.monthrange(year, mon)[1]
+        loaded = dt.date(year, mon, days) + dt.timedelta(days=3)
+        if loaded >= as_of:
+            return [], (month_col.name,)
+        factor = sum(_day_factor(dt.date(year, mon, d)) for d in range(1, days + 1))
+        rng = self._world.rng("datasets.subway.month", month)
+        out = []
+        for line, station, base in self._station_base:
+            mix = float(self._world.rng("datasets.subway.mix", line, station).uniform(-1, 1))  # + lives, - works
+            noise = rng.lognormal(0, 0.1, 48)
+            row: dict[str, Any] = {}
+            for column in spec.columns:
+                kind = column.kind
+                if kind == "month":
+                    row[column.name] = month
+                elif kind == "line":
+                    row[column.name] = line
+                elif kind == "station":
+                    row[column.name] = station
+                elif kind == "job_day":
+                    row[column.name] = ymd(loaded)
+                elif kind in ("on", "off"):
+                    hour = int(column.arg)
+                    morning = math.exp(-((hour - 8) ** 2) / 2.0)
+                    evening = math.exp(-((hour - 18) ** 2) / 3.0)
+                    lean = mix if kind == "on" else -mix
+                    share = 0.012 + 0.09 * (1 + lean) * morning + 0.09 * (1 - lean) * evening
+                    if hour in (1, 2, 3, 4):
+                        share *= 0.02
+                    index = hour * 2 + (kind == "off")
+                    row[column.name] = round(base * factor * share * float(noise[index]) / 1.5)
+            out.append(row)
+        return out, (month_col.name,)
 
     # -- bus ridership --------------------------------------------------------------
     @cached_property
@@ -1365,6 +1446,52 @@ def _stamp(ds: DatasetWorld, rng, column: Column, place: _Place, serial: int) ->
     return f"{day.isoformat()} {hour:02d}:{minute:02d}:{second:02d}.0"
 
 
+def _opnsf(ds: DatasetWorld, place: _Place) -> str:
+    # LOCALDATA's 개방자치단체코드 of a Seoul 구: 3000000 종로구 … 3240000 강동구, in 시군구-code order
+    return str(3000000 + 10000 * ds.sigungu_in(place.sgg.sido.code).index(place.sgg))
+
+
+def _tm(place: _Place, axis: str, false_origin: Any) -> str:
+    """중부원점 TM of a place, approximately: x from false easting 200000, y from a false northing of 500000
+    (Bessel, EPSG:2097, as LOCALDATA sends it: 16 characters padded to 20) or 600000 (GRS80, EPSG:5186; the
+    column's argument)."""
+    if axis == "x":
+        value = 200000.0 + (place.lon - 127.0) * 111320.0 * math.cos(math.radians(place.lat))
+        return f"{value:.9f}"[:16].ljust(20) if false_origin is None else f"{value:.6f}"
+    value = float(false_origin or 500000) + (place.lat - 38.0) * 110950.0
+    return f"{value:.9f}"[:16].ljust(20) if false_origin is None else f"{value:.6f}"
+
+
+def _mgtno(ds: DatasetWorld, rng, column: Column, place: _Place, serial: int, opened, record) -> str:
+    year = opened.year if opened is not None else 2000
+    return f"{_opnsf(ds, place)}-{column.arg}-{year}-{serial:05d}"
+
+
+def _stamp14(ds: DatasetWorld, rng, column: Column, place: _Place, serial: int, opened, record) -> str:
+    base = dt.datetime.combine(opened or dt.date(2020, 1, 1), dt.time(9))
+    return (base + dt.timedelta(seconds=int(rng.integers(0, 400 * 86400)))).strftime("%Y%m%d%H%M%S")
+
+
+def _joined(ds: DatasetWorld, rng, column: Column, place: _Place, serial: int, opened, record) -> str:
+    sep, names, width = column.arg
+    return sep.join(str(record.get(name, ""))[:width] for name in names)
+
+
+def _mapped(ds: DatasetWorld, rng, column: Column, place: _Place, serial: int, opened, record) -> str:
+    # the name of a code drawn in an earlier column (PKLT_KND NW → 노외 주차장)
+    source, names = column.arg
+    return names.get(str(record.get(source, "")), "")
+
+
+#: column kinds whose value depends on the row's licence date or on columns made before it
+_ROW_MAKERS: dict[str, Callable[..., Any]] = {
+    "mgtno": _mgtno,
+    "stamp14": _stamp14,
+    "joined": _joined,
+    "mapped": _mapped,
+}
+
+
 _COLUMN_MAKERS: dict[str, Callable[..., Any]] = {
     "sigungu_name": lambda ds, rng, c, p, n: p.sgg.name,
     "lawd_cd": lambda ds, rng, c, p, n: p.sgg.code,
@@ -1387,10 +1514,25 @@ _COLUMN_MAKERS: dict[str, Callable[..., Any]] = {
     "gu_code": _gu_code,
     "stamp": _stamp,
     "const": lambda ds, rng, c, p, n: c.arg,
+    "opnsf_code": lambda ds, rng, c, p, n: _opnsf(ds, p),
+    "tm_x": lambda ds, rng, c, p, n: _tm(p, "x", c.arg),
+    "tm_y": lambda ds, rng, c, p, n: _tm(p, "y", c.arg),
+    "lotno_short": lambda ds, rng, c, p, n: f"{p.sgg.name} {p.dong.name} {p.bunji}",
+    "phone_spaced": lambda ds, rng, c, p, n: _phone(ds, rng, c, p, n).replace("-", " ", 1).replace("-", ""),
+    "zip6": lambda ds, rng, c, p, n: f"1{p.zip[1:3]}{int(rng.integers(0, 1000)):03d}",
+    "float": lambda ds, rng, c, p, n: float(
+        c.arg[2] * int(rng.integers(c.arg[0] // c.arg[2], c.arg[1] // c.arg[2] + 1))
+    ),
+    "int_num": lambda ds, rng, c, p, n: int(rng.integers(c.arg[0], c.arg[1] + 1)),
+    "zip_num": lambda ds, rng, c, p, n: int(p.zip),
+    "lat_num": lambda ds, rng, c, p, n: round(p.lat, 7),
+    "lon_num": lambda ds, rng, c, p, n: round(p.lon, 7),
     # Filled per as-of date by DatasetWorld._facility.
     "open_date": lambda ds, rng, c, p, n: "",
     "close_date": lambda ds, rng, c, p, n: "",
     "state": lambda ds, rng, c, p, n: "",
+    "now_count": lambda ds, rng, c, p, n: 0.0,
+    "now_stamp": lambda ds, rng, c, p, n: "",
 }
 
 _FAMILIES: dict[
@@ -1404,6 +1546,7 @@ _FAMILIES: dict[
     "spop": DatasetWorld._spop,
     "bike": DatasetWorld._bike,
     "rent": DatasetWorld._rent,
+    "subway_month": DatasetWorld._subway_month,
 }
 
 
