@@ -630,48 +630,24 @@ def get_expc(world, q: Query) -> list[dict[str, Any]]:
 
 
 # -- administrative rules and ordinances -----------------------------------------------------
-def search_admrul(world, q: Query) -> Sequence[dict[str, Any]]:
-    query, kind, org = q.get("query"), q.get("knd"), q.get("org")
-    found = [
-        r
-        for r in world.laws.admin_rules
-        if r.issued <= q.as_of
-        and _text_match(query, r.name)
-        and (kind is None or r.kind_code == kind)
-        and (org is None or MINISTRIES[r.ministry] == org)
-    ]
-
-    def make(r):
-        return {
-            "행정규칙일련번호": r.serial,
-            "행정규칙명": r.name,
-            "행정규칙종류": r.kind,
-            "발령일자": ymd(r.issued),
-            "발령번호": r.number,
-            "소관부처명": r.ministry,
-            "현행연혁구분": "현행",
-            "제개정구분코드": "300201" if r.revision == "제정" else "300202",
-            "제개정구분명": r.revision,
-            "행정규칙ID": r.rule_id,
-            "행정규칙상세링크": _link("admrul", "ID", r.serial),
-            "시행일자": ymd(r.enforced),
-            "생성일자": ymd(r.issued),
-        }
-
-    return _sorted(found, lambda r: (r.name, r.issued, r.number, r.enforced), make, q)
+def _admin_rule(world, q: Query):
+    """The administrative rule a call names by ID (행정규칙일련번호) or else LID (행정규칙ID), issued by the as-of date."""
+    serial, rule_id = q.get("ID"), q.get("LID")
+    if serial is None and rule_id is None:
+        raise MissingParam("ID")
+    rule = (
+        world.laws.admin_rule_by_serial.get(serial)
+        if serial
+        else next((r for r in world.laws.admin_rules if r.rule_id == rule_id), None)
+    )
+    if rule is None or rule.issued > q.as_of:
+        raise NoData()
+    return rule
 
 
 def get_admrul(world, q: Query) -> list[dict[str, Any]]:
     """행정규칙 본문 by ID (행정규칙일련번호) or LID (행정규칙ID)."""
-    serial, rule_id = q.get("ID"), q.get("LID")
-    if serial is not None:
-        rule = world.laws.admin_rule_by_serial.get(serial)
-    elif rule_id is not None:
-        rule = next((r for r in world.laws.admin_rules if r.rule_id == rule_id), None)
-    else:
-        raise MissingParam("ID")
-    if rule is None or rule.issued > q.as_of:
-        raise NoData()
+    rule = _admin_rule(world, q)
     rng = world.rng("law.admrul.body", rule.serial)
     articles = [
         f"제{n}조({title}) 이 {_topic(rule.kind)} {rule.ministry} 소관 업무의 {title}에 관하여 필요한 사항을 정한다."
@@ -715,24 +691,7 @@ def search_ordin(world, q: Query) -> Sequence[dict[str, Any]]:
         for o in world.laws.ordinances
         if o.promulgated <= q.as_of and _text_match(query, o.name) and (kind is None or o.kind == kind)
     ]
-
-    def make(o):
-        return {
-            "자치법규일련번호": o.serial,
-            "자치법규명": o.name,
-            "자치법규ID": o.ordin_id,
-            "공포일자": ymd(o.promulgated),
-            "공포번호": o.number,
-            "제개정구분명": o.revision,
-            "지자체기관명": o.government,
-            "자치법규종류": o.kind,
-            "시행일자": ymd(o.enforced),
-            "자치법규상세링크": _link("ordin", "MST", o.serial, "&mobileYn="),
-            "자치법규분야명": o.field,
-            "참조데이터구분": "0",
-        }
-
-    return _sorted(found, lambda o: (o.name, o.promulgated, int(o.number), o.enforced), make, q)
+    return _sorted(found, lambda o: (o.name, o.promulgated, int(o.number), o.enforced), _ordin_record, q)
 
 
 def get_ordin(world, q: Query) -> list[dict[str, Any]]:
@@ -1619,16 +1578,7 @@ _ADMRUL_BASICS = (
 
 def get_admrul_old_and_new(world, q: Query) -> list[dict[str, Any]]:
     """행정규칙 신구법 비교: an amended rule's changed articles before and after (ID or LID)."""
-    serial, rule_id = q.get("ID"), q.get("LID")
-    if serial is None and rule_id is None:
-        raise MissingParam("ID")
-    rule = (
-        world.laws.admin_rule_by_serial.get(serial)
-        if serial
-        else next((r for r in world.laws.admin_rules if r.rule_id == rule_id), None)
-    )
-    if rule is None or rule.issued > q.as_of:
-        raise NoData()
+    rule = _admin_rule(world, q)
     info = {
         k: v
         for k, v in _rule_record(rule, "admrul").items()
@@ -1832,7 +1782,7 @@ TABLES: dict[str, Callable[[Any, Query], Sequence[dict[str, Any]]]] = {
     "precedent": get_prec,
     "interpretations": search_expc,
     "interpretation": get_expc,
-    "admin_rules": search_admrul,
+    "admin_rules": _rule_search(lambda world: world.laws.admin_rules, "admrul"),
     "admin_rule": get_admrul,
     "ordinances": search_ordin,
     "ordinance": get_ordin,

@@ -42,11 +42,14 @@ from kopa_replay.sim.tables import endpoints
 from kopa_replay.sim.world.calendar import ymd
 from kopa_replay.sim.world.datasets import AdminDong, DatasetWorld, month_range, previous_month
 from kopa_replay.sim.world.finance import LazyRows
+from kopa_replay.sim.world.fmt import data, frozen
 from kopa_replay.sim.world.mois_bldg import ARCH_PERMITS, HOUSING_PERMITS, REGISTER, kapt_basis, kapt_code, kapt_detail
 from kopa_replay.sim.world.mois_rtms import FAMILIES
 from kopa_replay.sim.world.regions import Dong, LegalRegister, Sido, Sigungu
 
 __all__ = ["ENDPOINTS", "HOSTS", "StanReginCdProtocol", "PopulationProtocol", "RtmsProtocol"]
+
+_DATA = data("mois")  # the service codes and field lists (their sources beside them there)
 
 HOST = "apis.data.go.kr"
 PLATFORM = "datagokr"
@@ -59,15 +62,7 @@ _GATEWAY_KINDS = (ErrorKind.INVALID_KEY, ErrorKind.RATE_LIMIT, ErrorKind.NOT_FOU
 # Protocols
 # ---------------------------------------------------------------------------
 
-#: 법정동코드 service codes: INFO-0 and INFO-3 are observed; the ERROR- ones follow the gateway's numbers.
-STAN_REGIN_CODES = {
-    "INFO-0": "NOMAL SERVICE",
-    "INFO-3": "데이터없음 에러",
-    "ERROR-1": "어플리케이션 에러",
-    "ERROR-5": "서비스 연결실패 에러",
-    "ERROR-10": "잘못된 요청 파라메터 에러",
-    "ERROR-11": "필수 요청 파라메터가 없음",
-}
+STAN_REGIN_CODES = frozen(_DATA["STAN_REGIN_CODES"])
 
 _SERVICE_CODES = {
     ErrorKind.MISSING_PARAM: "11",
@@ -406,30 +401,7 @@ def admm_population(world, q: Query) -> list[dict[str, Any]]:
     return _population_rows(world, q, unit, children, datasets.admin_population, describe)
 
 
-#: The fields of the 일반 trade service: the 상세 (Dev) service adds the lot and road-address codes
-#: (umdCd, landCd, bonbun, bubun, roadNm…) and the complex serial aptSeq (국토교통부 open API guide, 2024).
-_TRADE_BASIC = (
-    "aptDong",
-    "aptNm",
-    "buildYear",
-    "buyerGbn",
-    "cdealDay",
-    "cdealType",
-    "dealAmount",
-    "dealDay",
-    "dealingGbn",
-    "dealMonth",
-    "dealYear",
-    "estateAgentSggNm",
-    "excluUseAr",
-    "floor",
-    "jibun",
-    "landLeaseholdGbn",
-    "rgstDate",
-    "sggCd",
-    "slerGbn",
-    "umdNm",
-)
+_TRADE_BASIC = frozen(_DATA["_TRADE_BASIC"])
 
 
 def _as_sent(row: Mapping[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:

@@ -28,6 +28,7 @@ import numpy as np
 
 from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.finance import LazyRows
+from kopa_replay.sim.world.fmt import data, frozen
 
 if TYPE_CHECKING:
     from kopa_replay.sim.world import World
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from kopa_replay.sim.world.regions import Sigungu
 
 __all__ = ["BuildingWorld", "Place", "KINDS", "kapt_code", "kapt_basis", "kapt_detail"]
+
+_DATA = data("mois")  # the code tables and names (their sources beside them there)
 
 #: lot kinds: 0 단독·다가구, 1 근린생활·업무, 2 공장·창고, 3 축사·창고 (rural), 4 다세대·연립 (집합), 5 오피스텔 (집합),
 #: 6 아파트 (집합, with a 총괄표제부)
@@ -48,61 +51,13 @@ _RURAL_P = (0.62, 0.1, 0.11, 0.15, 0.01, 0.0, 0.01)
 #: (kind, recent permit) of the anchor lots every 법정동 holds: 1 신축, 2 증축, 3 대수선, 4 용도변경, 5 철거
 _ANCHORS = ((_APT, 0), (_HOUSE, 3), (_SHOP, 4), (_FACTORY, 5), (_FARM, 2), (_VILLA, 1), (_OFFI, 0))
 
-_PURPOSE = {
-    "01000": "단독주택",
-    "02000": "공동주택",
-    "03000": "제1종근린생활시설",
-    "04000": "제2종근린생활시설",
-    "07000": "판매시설",
-    "14000": "업무시설",
-    "15000": "숙박시설",
-    "17000": "공장",
-    "18000": "창고시설",
-    "21000": "동물및식물관련시설",
-}
-_STRUCT = {
-    "11": "벽돌구조",
-    "12": "블록구조",
-    "21": "철근콘크리트구조",
-    "26": "철골철근콘크리트구조",
-    "31": "일반철골구조",
-    "32": "경량철골구조",
-    "41": "일반목구조",
-}
+_PURPOSE = frozen(_DATA["_PURPOSE"])
+_STRUCT = frozen(_DATA["_STRUCT"])
 _ROOF = {"10": "(철근)콘크리트", "20": "기와", "30": "슬레이트", "90": "기타지붕"}
-#: 용도지역 (지역), 지구 and 구역 as the land-use register codes them
-_ZONES_URBAN = (
-    ("UQA121", "제1종일반주거지역"),
-    ("UQA122", "제2종일반주거지역"),
-    ("UQA122", "제2종일반주거지역"),
-    ("UQA123", "제3종일반주거지역"),
-    ("UQA130", "준주거지역"),
-    ("UQA220", "일반상업지역"),
-    ("UQA230", "근린상업지역"),
-    ("UQA330", "준공업지역"),
-    ("UQA430", "자연녹지지역"),
-)
-_ZONES_RURAL = (
-    ("UQB200", "계획관리지역"),
-    ("UQB200", "계획관리지역"),
-    ("UQB300", "생산관리지역"),
-    ("UQB100", "보전관리지역"),
-    ("UQC100", "농림지역"),
-    ("UQA121", "제1종일반주거지역"),
-    ("UQA430", "자연녹지지역"),
-)
+_ZONES_URBAN = frozen(_DATA["_ZONES_URBAN"])
+_ZONES_RURAL = frozen(_DATA["_ZONES_RURAL"])
 _DISTRICTS = (("UQQ300", "지구단위계획구역", "3"), ("UDX200", "가축사육제한구역", "3"), ("UQP100", "방화지구", "2"))
-_APT_BUILDERS = (
-    "현대건설",
-    "삼성물산",
-    "대우건설",
-    "GS건설",
-    "DL이앤씨",
-    "포스코이앤씨",
-    "롯데건설",
-    "SK에코플랜트",
-    "한화건설",
-)
+_APT_BUILDERS = frozen(_DATA["_APT_BUILDERS"])
 _MGR = ("위탁관리", "위탁관리", "자치관리")
 _HEAT = ("개별난방", "개별난방", "지역난방", "중앙난방")
 _HALL = ("계단식", "계단식", "복도식", "혼합식")

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from kopa_replay.sim.world.fmt import comma
+from kopa_replay.sim.world.fmt import comma, data, frozen
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from kopa_replay.sim.world.regions import Dong, Sigungu
 
 __all__ = ["FAMILIES", "Family", "RtmsWorld"]
+
+_DATA = data("mois")  # the names of the trades (their sources beside them there)
 
 _METRO = ("11", "26", "27", "28", "29", "30", "31")
 
@@ -70,30 +72,8 @@ FAMILIES = {
 
 _OFFI_SUFFIX = ("오피스텔", "시티", "타워", "스테이트", "레지던스", "하우스", "센트럴", "스퀘어")
 _RH_SUFFIX = ("빌라", "하이츠", "맨션", "빌리지", "캐슬", "하우스", "팰리스", "그린빌")
-_PRESALE = (
-    "푸르지오",
-    "자이",
-    "힐스테이트",
-    "아이파크",
-    "롯데캐슬",
-    "더샵",
-    "e편한세상",
-    "래미안",
-    "SK VIEW",
-    "센트레빌",
-)
-_LAND_USE = (
-    "제1종일반주거",
-    "제2종일반주거",
-    "제2종일반주거",
-    "제3종일반주거",
-    "준주거",
-    "일반상업",
-    "근린상업",
-    "준공업",
-    "자연녹지",
-    "계획관리",
-)
+_PRESALE = frozen(_DATA["_PRESALE"])
+_LAND_USE = frozen(_DATA["_LAND_USE"])
 _RURAL_LAND_USE = ("계획관리", "계획관리", "생산관리", "보전관리", "농림", "자연녹지", "제1종일반주거")
 _JIMOK = ("대", "대", "전", "답", "임야", "도로", "잡종지", "과수원", "공장용지", "창고용지")
 _NRG_USE = ("제1종근린생활", "제2종근린생활", "제2종근린생활", "업무", "판매", "숙박", "의료", "교육연구", "위락")
@@ -105,11 +85,6 @@ def _pick(rng: "np.random.Generator", items: tuple | list) -> Any:
 
 def _stem(name: str) -> str:
     return name[:-1] if len(name) > 2 else name
-
-
-def _area(rng: "np.random.Generator", low: float, high: float, places: int) -> str:
-    """An area in ㎡ as RTMS writes it: up to ``places`` decimals, trailing zeros dropped."""
-    return f"{round(float(rng.uniform(low, high)), places):g}"
 
 
 def _masked(number: int) -> str:

@@ -46,6 +46,7 @@ import numpy as np
 
 from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.calendar import HOLIDAYS, ymd
+from kopa_replay.sim.world.fmt import data, frozen
 
 if TYPE_CHECKING:
     from kopa_replay.sim.world import World
@@ -65,20 +66,15 @@ __all__ = [
     "course",
 ]
 
+_DATA = data("schools")  # the fact tables: counts per office, codes, names, dishes (their sources beside them there)
+
 #: The first day of the simulated NEIS history (academic year 2024).
 HISTORY_START = dt.date(2024, 3, 1)
 
 #: The academic years the past-year timetables (``…Timetablebgs``) hold: before NEIS's 2023 system change.
 ARCHIVE_YEARS = range(2020, 2023)
 
-#: school kind → (short suffix, English, grades, NEIS timetable service); a 특수학교 counts its grades through
-#: its courses (:data:`SPECIAL_COURSES`: 초등 1–6, 중학 1–3, 고등 1–3 as grades 1–12)
-KINDS = {
-    "초등학교": ("초", "Elementary School", 6, "elsTimetable"),
-    "중학교": ("중", "Middle School", 3, "misTimetable"),
-    "고등학교": ("고", "High School", 3, "hisTimetable"),
-    "특수학교": ("특", "Special School", 12, "spsTimetable"),
-}
+KINDS = frozen(_DATA["KINDS"])
 #: a special school's courses (학교과정, SCHUL_CRSE_SC_NM) and their grades, in order
 SPECIAL_COURSES = (("초등학교", 6), ("중학교", 3), ("고등학교", 3))
 _KIND_ORDER = ("초등학교", "중학교", "고등학교", "특수학교")
@@ -86,422 +82,34 @@ _KIND_ORDER = ("초등학교", "중학교", "고등학교", "특수학교")
 _DRAWN_KIND_SHARES = (0.5, 0.27, 0.23)
 #: a world with this many schools per office or more has the real counts of OFFICE_SCHOOLS
 FULL_PER_OFFICE = 700
-#: Schools per office and kind (elementary, middle, high, other) in a full world: the national totals of
-#: reference/world-scale.md (6,183 / 3,272 / 2,380 / 351, 2024) split over the offices by their approximate
-#: shares in the 2024 교육통계 (largest remainder). The "other" schools are simulated as 특수학교.
-OFFICE_SCHOOLS = {
-    "B10": (606, 388, 320, 56),
-    "C10": (304, 171, 140, 26),
-    "D10": (242, 125, 93, 18),
-    "E10": (269, 140, 127, 21),
-    "F10": (155, 91, 68, 9),
-    "G10": (148, 89, 62, 11),
-    "H10": (121, 64, 57, 7),
-    "I10": (58, 22, 20, 3),
-    "J10": (1328, 664, 488, 69),
-    "K10": (350, 163, 118, 18),
-    "M10": (260, 128, 84, 18),
-    "N10": (410, 188, 119, 19),
-    "P10": (417, 209, 133, 21),
-    "Q10": (428, 247, 145, 18),
-    "R10": (471, 269, 182, 14),
-    "S10": (503, 268, 192, 18),
-    "T10": (113, 46, 32, 5),
-}
+OFFICE_SCHOOLS = frozen(_DATA["OFFICE_SCHOOLS"])
 
-# Per 시도: (postal-code prefixes, telephone area code, homepage domain of the office)
-_OFFICE_FACTS = {
-    "B10": ((1, 8), "02", "sen"),
-    "C10": ((46, 49), "051", "pen"),
-    "D10": ((41, 43), "053", "dge"),
-    "E10": ((21, 23), "032", "ice"),
-    "F10": ((61, 62), "062", "gen"),
-    "G10": ((34, 35), "042", "dje"),
-    "H10": ((44, 45), "052", "use"),
-    "I10": ((30, 30), "044", "sje"),
-    "J10": ((10, 18), "031", "goe"),
-    "K10": ((24, 26), "033", "gwe"),
-    "M10": ((27, 29), "043", "cbe"),
-    "N10": ((31, 33), "041", "cne"),
-    "P10": ((54, 56), "063", "jbe"),
-    "Q10": ((57, 59), "061", "jne"),
-    "R10": ((36, 40), "054", "gbe"),
-    "S10": ((50, 53), "055", "gne"),
-    "T10": ((63, 63), "064", "jje"),
-}
-# The first two digits of SD_SCHUL_CODE by office (real codes start 70–96).
-_CODE_PREFIX = {
-    "B10": 70,
-    "C10": 72,
-    "D10": 72,
-    "E10": 73,
-    "F10": 73,
-    "G10": 74,
-    "H10": 74,
-    "I10": 93,
-    "J10": 75,
-    "K10": 78,
-    "M10": 80,
-    "N10": 81,
-    "P10": 83,
-    "Q10": 84,
-    "R10": 87,
-    "S10": 88,
-    "T10": 92,
-}
-# Stems that are not place names, as many real schools use.
-_GENERIC_STEMS = (
-    "한빛",
-    "새솔",
-    "푸른",
-    "중앙",
-    "동부",
-    "서부",
-    "신흥",
-    "대명",
-    "솔빛",
-    "하늘",
-    "은빛",
-    "새빛",
-    "해오름",
-    "늘푸른",
-    "동산",
-    "샛별",
-    "금빛",
-    "한울",
-)
-# Stems of special schools' names (real ones are mostly "<word>학교": 정애학교, 혜광학교 …).
-_SPECIAL_STEMS = (
-    "정애",
-    "혜광",
-    "은광",
-    "성심",
-    "새롬",
-    "소망",
-    "다원",
-    "정진",
-    "혜원",
-    "한빛",
-    "해맑음",
-    "누리",
-    "희망",
-    "은혜",
-)
-# High-school types: (HS_SC_NM, name suffix, English suffix, 특목고 계열)
-_HIGH_TYPES = (
-    ("일반고", "고등학교", "High School", None),
-    ("일반고", "고등학교", "High School", None),
-    ("일반고", "고등학교", "High School", None),
-    ("일반고", "고등학교", "High School", None),
-    ("특성화고", "공업고등학교", "Technical High School", None),
-    ("특성화고", "정보산업고등학교", "Information Industry High School", None),
-    ("특성화고", "상업고등학교", "Commercial High School", None),
-    ("자율고", "고등학교", "High School", None),
-    ("특목고", "외국어고등학교", "Foreign Language High School", "외국어계열"),
-    ("특목고", "과학고등학교", "Science High School", "과학계열"),
-)
+_OFFICE_FACTS = frozen(_DATA["_OFFICE_FACTS"])
+_CODE_PREFIX = frozen(_DATA["_CODE_PREFIX"])
+_GENERIC_STEMS = frozen(_DATA["_GENERIC_STEMS"])
+_SPECIAL_STEMS = frozen(_DATA["_SPECIAL_STEMS"])
+_HIGH_TYPES = frozen(_DATA["_HIGH_TYPES"])
 
-# Anchor schools: the same in every world (seed and size), because the catalog's NEIS examples name them
-# (서현고등학교 7005449 for meals, the calendar, classes and the high-school timetable; 7001820, 7009872 and
-# 7003510 for the elementary, middle and special-school timetables) and an example must answer in every world. Their facts
-# are those seed 0 drew for them. Each takes the place of one drawn school of its office — the one with its
-# code or its name when the seed drew one, else the last drawn school of its kind — so the office keeps its
-# size and every other school stays as the seed drew it.
-ANCHOR_SCHOOLS = (
-    dict(
-        code="7005449",
-        name="서현고등학교",
-        english="Seohyeon High School",
-        kind="고등학교",
-        sigungu="11290",
-        founding="사립",
-        coedu="남여공학",
-        high_type="일반고",
-        special_line=None,
-        address="서울특별시 성북구 원지로 320",
-        address_detail="(이매동)",
-        postal="06846",
-        tel="02-421-4946",
-        fax="02-757-3346",
-        homepage="https://seohyeon.sen.hs.kr",
-        founded=dt.date(1936, 3, 1),
-        students=168,
-        classes_per_grade=(2, 3, 2),
-    ),
-    dict(
-        code="7001820",
-        name="서울대명초등학교",
-        english="Seoul Daemyeong Elementary School",
-        kind="초등학교",
-        sigungu="11500",
-        founding="공립",
-        coedu="남여공학",
-        high_type=None,
-        special_line=None,
-        address="서울특별시 강서구 답십리7길 22",
-        address_detail="(답십리동)",
-        postal="07697",
-        tel="02-579-0202",
-        fax="02-629-6822",
-        homepage="https://daemyeong.sen.es.kr",
-        founded=dt.date(1986, 3, 1),
-        students=588,
-        classes_per_grade=(5, 6, 4, 4, 4, 5),
-    ),
-    dict(
-        code="7009872",
-        name="답십리중학교",
-        english="Dapsipri Middle School",
-        kind="중학교",
-        sigungu="11170",
-        founding="사립",
-        coedu="남여공학",
-        high_type=None,
-        special_line=None,
-        address="서울특별시 용산구 효제34길 10",
-        address_detail="(통의동)",
-        postal="07690",
-        tel="02-845-1489",
-        fax="02-547-9461",
-        homepage="https://dapsipri.sen.ms.kr",
-        founded=dt.date(1979, 3, 1),
-        students=648,
-        classes_per_grade=(9, 8, 7),
-    ),
-    # the special-school timetable's example (spsTimetable); in the small world, which draws no special
-    # schools, it takes the place of Seoul's last drawn school
-    dict(
-        code="7003510",
-        name="서울새빛학교",
-        english="Seoul Saebit School",
-        kind="특수학교",
-        sigungu="11650",
-        founding="공립",
-        coedu="남여공학",
-        high_type=None,
-        special_line=None,
-        address="서울특별시 서초구 반포대로 58",
-        address_detail="(서초동)",
-        postal="06652",
-        tel="02-571-3620",
-        fax="02-571-3629",
-        homepage="https://saebit.sen.sc.kr",
-        founded=dt.date(1994, 3, 1),
-        students=96,
-        classes_per_grade=(1, 1, 1, 1, 1, 1, 2, 2, 1, 2, 2, 1),
-    ),
-)
+ANCHOR_SCHOOLS = frozen(_DATA["ANCHOR_SCHOOLS"])
 
-_SUBJECTS = {
-    "초등학교_저": ("국어", "수학", "바른 생활", "슬기로운 생활", "즐거운 생활", "창의적 체험활동"),
-    "초등학교": ("국어", "수학", "사회", "과학", "영어", "체육", "음악", "미술", "도덕", "실과", "창의적 체험활동"),
-    "중학교": (
-        "국어",
-        "수학",
-        "영어",
-        "사회",
-        "역사",
-        "과학",
-        "기술・가정",
-        "정보",
-        "체육",
-        "음악",
-        "미술",
-        "도덕",
-        "한문",
-        "진로와 직업",
-        "창의적 체험활동",
-        "스포츠",
-    ),
-    # 특수교육 기본 교육과정: the lower elementary grades learn through daily life, the others by subject
-    "특수학교_저": ("국어", "수학", "바른 생활", "슬기로운 생활", "즐거운 생활", "일상생활 활동", "창의적 체험활동"),
-    "특수학교": (
-        "국어",
-        "수학",
-        "사회",
-        "과학",
-        "진로와 직업",
-        "체육",
-        "음악",
-        "미술",
-        "생활영어",
-        "정보통신활용",
-        "보건",
-        "창의적 체험활동",
-    ),
-    "고등학교": (
-        "국어",
-        "문학",
-        "수학Ⅰ",
-        "수학Ⅱ",
-        "확률과 통계",
-        "미적분",
-        "영어Ⅰ",
-        "영어Ⅱ",
-        "한국사",
-        "통합사회",
-        "통합과학",
-        "물리학Ⅰ",
-        "화학Ⅰ",
-        "생명과학Ⅰ",
-        "지구과학Ⅰ",
-        "체육",
-        "음악",
-        "미술",
-        "정보",
-        "일본어Ⅰ",
-        "중국어Ⅰ",
-        "창의적 체험활동",
-    ),
-}
+_SUBJECTS = frozen(_DATA["_SUBJECTS"])
 
-# Dishes with their allergy numbers (1 난류 … 19 잣), by course.
-_RICE = (
-    ("쌀밥", ""),
-    ("흑미밥", ""),
-    ("현미밥", ""),
-    ("기장밥", ""),
-    ("차수수밥", ""),
-    ("카레라이스", "2.5.6.10.13"),
-    ("김치볶음밥", "1.5.9.10"),
-    ("친환경찰현미밥", ""),
-)
-_SOUP = (
-    ("쇠고기미역국", "5.6.16"),
-    ("된장찌개", "5.6.9"),
-    ("김치찌개", "5.9.10"),
-    ("북어국", "1.5.6"),
-    ("콩나물국", "5"),
-    ("어묵국", "1.5.6"),
-    ("육개장", "5.6.16"),
-    ("순두부찌개", "5.9.18"),
-    ("감자국", "5.6.13"),
-    ("닭곰탕", "5.15"),
-)
-_MAIN = (
-    ("닭갈비", "5.6.13.15"),
-    ("돼지불고기", "5.6.10.13"),
-    ("생선까스", "1.2.5.6.12"),
-    ("고등어구이", "7"),
-    ("제육볶음", "5.6.10.13"),
-    ("돈까스", "1.2.5.6.10.12"),
-    ("떡갈비", "5.6.10.16"),
-    ("닭볶음탕", "5.6.13.15"),
-    ("오징어볶음", "5.6.13.17"),
-    ("훈제오리구이", "5.6"),
-    ("찜닭", "5.6.13.15"),
-    ("탕수육", "1.5.6.10.13"),
-)
-_SIDE = (
-    ("시금치나물", "5"),
-    ("콩나물무침", "5"),
-    ("감자조림", "5.6.13"),
-    ("멸치볶음", "5.6"),
-    ("어묵볶음", "1.5.6"),
-    ("계란말이", "1.5"),
-    ("잡채", "5.6.10"),
-    ("두부조림", "5.6"),
-    ("도라지무침", "5.6.13"),
-    ("진미채볶음", "5.6.13.17"),
-    ("연근조림", "5.6"),
-    ("브로콜리숙회", "5.6"),
-)
+_RICE = frozen(_DATA["_RICE"])
+_SOUP = frozen(_DATA["_SOUP"])
+_MAIN = frozen(_DATA["_MAIN"])
+_SIDE = frozen(_DATA["_SIDE"])
 _KIMCHI = (("배추김치", "9.13"), ("깍두기", "9.13"), ("총각김치", "9.13"), ("열무김치", "9.13"))
-_DESSERT = (
-    ("요구르트", "2"),
-    ("사과", ""),
-    ("귤", ""),
-    ("수박", ""),
-    ("우유", "2"),
-    ("바나나", ""),
-    ("식혜", ""),
-    ("요플레", "2"),
-    ("방울토마토", "12"),
-)
-_ORIGIN = "<br/>".join(
-    (
-        "쌀 : 국내산",
-        "김치류 : 국내산",
-        "고춧가루(김치류) : 국내산",
-        "쇠고기(종류) : 국내산(한우)",
-        "돼지고기 : 국내산",
-        "닭고기 : 국내산",
-        "오리고기 : 국내산",
-        "쇠고기 식육가공품 : 국내산",
-        "낙지 : 국내산",
-        "고등어 : 국내산",
-        "오징어 : 원양산",
-    )
-)
+_DESSERT = frozen(_DATA["_DESSERT"])
+_ORIGIN = "<br/>".join(_DATA["_ORIGIN"])
 
-_FIXED_HOLIDAY_NAMES = {
-    (1, 1): "신정",
-    (3, 1): "삼일절",
-    (5, 5): "어린이날",
-    (6, 6): "현충일",
-    (8, 15): "광복절",
-    (10, 3): "개천절",
-    (10, 9): "한글날",
-    (12, 25): "기독탄신일",
-}
+_FIXED_HOLIDAY_NAMES = {(month, day): name for month, day, name in _DATA["_FIXED_HOLIDAY_NAMES"]}
 #: days the exchange closes but schools keep: 근로자의 날 and the last day of the year
 _NOT_SCHOOL_HOLIDAYS = {(5, 1), (12, 31)}
 
 # -- romanization -------------------------------------------------------------
 _INITIALS = ("g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p", "h")
-_MEDIALS = (
-    "a",
-    "ae",
-    "ya",
-    "yae",
-    "eo",
-    "e",
-    "yeo",
-    "ye",
-    "o",
-    "wa",
-    "wae",
-    "oe",
-    "yo",
-    "u",
-    "wo",
-    "we",
-    "wi",
-    "yu",
-    "eu",
-    "ui",
-    "i",
-)
-_FINALS = (
-    "",
-    "k",
-    "k",
-    "k",
-    "n",
-    "n",
-    "n",
-    "t",
-    "l",
-    "k",
-    "m",
-    "l",
-    "l",
-    "l",
-    "p",
-    "l",
-    "m",
-    "p",
-    "p",
-    "t",
-    "t",
-    "ng",
-    "t",
-    "t",
-    "k",
-    "t",
-    "p",
-    "t",
-)
+_MEDIALS = frozen(_DATA["_MEDIALS"])
+_FINALS = frozen(_DATA["_FINALS"])
 
 
 def romanize(text: str) -> str:
@@ -1161,26 +769,5 @@ def academy_index(office: str, number: str) -> int | None:
     return int(number[2:]) - 1
 
 
-# (REALM_SC_NM, LE_ORD_NM, LE_CRSE_LIST_NM, LE_CRSE_NM), weighted by repetition (입시·보습 is most of them).
-_ACADEMY_FIELDS = (
-    ("입시.검정 및 보습", "보통교과", "보습", "보습"),
-    ("입시.검정 및 보습", "보통교과", "보습", "보습"),
-    ("입시.검정 및 보습", "보통교과", "진학지도", "진학지도"),
-    ("국제화", "외국어", "실용외국어", "영어"),
-    ("입시.검정 및 보습", "보통교과", "보습", "수학"),
-    ("예능(대)", "예능(대)", "음악", "피아노"),
-    ("입시.검정 및 보습", "보통교과", "보습", "논술"),
-    ("예능(대)", "예능(대)", "미술", "미술"),
-    ("국제화", "외국어", "실용외국어", "중국어"),
-    ("정보", "정보", "정보", "컴퓨터"),
-    ("독서실", "독서실", "독서실", "독서실"),
-    ("기타(대)", "기타(대)", "기타", "바둑"),
-)
-_ACADEMY_WORDS = {
-    "입시.검정 및 보습": ("수학", "영어", "에듀", "국어논술", "입시", "종로"),
-    "국제화": ("어학원", "잉글리시", "외국어"),
-    "예능(대)": ("피아노", "음악", "미술", "아트"),
-    "정보": ("컴퓨터", "코딩"),
-    "독서실": ("독서실", "스터디카페"),
-    "기타(대)": ("바둑", "웅변"),
-}
+_ACADEMY_FIELDS = frozen(_DATA["_ACADEMY_FIELDS"])
+_ACADEMY_WORDS = frozen(_DATA["_ACADEMY_WORDS"])
