@@ -34,87 +34,26 @@ from kopa_replay.sim.world.assembly import (
     cmit_cd,
 )
 from kopa_replay.sim.world.calendar import dashed
+from kopa_replay.sim.world.fmt import data, frozen
 
 __all__ = ["TABLES", "synth"]
+
+#: the vocabularies (topics, departments, places, English names, field groups): data/assembly_tables.yaml
+_DATA = frozen(data("assembly_tables"))
 
 _LIKMS = "https://likms.assembly.go.kr/bill/billDetail.do?billId={}"
 _RECORD = "https://record.assembly.go.kr/assembly/viewer/minutes/download/pdf.do?id={}"
 #: corpora's records are dated from here on; `count` of them by this day (the day the fixtures were read)
 _SINCE, _REF = dt.date(2016, 1, 1), dt.date(2025, 11, 25)
 _SMALL_CORPUS = 40
-_MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
-_TOPICS = (
-    "저출생 대응",
-    "인공지능 산업 육성",
-    "기후위기 대응",
-    "부동산 시장 안정",
-    "국민연금 개혁",
-    "지역균형발전",
-    "청년 고용",
-    "반도체 산업 경쟁력",
-    "의료 인력 수급",
-    "전세사기 피해 지원",
-    "디지털 플랫폼 규제",
-    "탄소중립 이행",
-    "노인 돌봄",
-    "소상공인 지원",
-    "교육 격차 해소",
-    "재난 안전 관리",
-    "국가채무 관리",
-    "세제 개편",
-    "공공기관 혁신",
-    "농업 경쟁력",
-)
-_DEPARTMENTS = (
-    "예산분석총괄과",
-    "경제분석과",
-    "세제분석과",
-    "사회예산분석과",
-    "행정예산분석과",
-    "산업예산분석과",
-    "추계세제총괄과",
-)
-_PLACES = (
-    "의원회관 제1소회의실",
-    "의원회관 제2세미나실",
-    "국회도서관 대강당",
-    "국회의원회관 대회의실",
-    "국회 본관 귀빈식당",
-)
-_KINDS = ("일반", "정책", "행정", "기타")
-_INSTITUTIONS = ("국회사무처", "국회도서관", "국회예산정책처", "국회입법조사처", "국회미래연구원")
-#: words of a kind: (a word the field's Korean name contains, the values it takes), first match wins
-_VOCABULARY = (
-    ("직류", ("행정직", "사서직", "속기직", "전산직", "경위직", "방호직")),
-    ("직급", ("5급", "6급", "7급", "8급", "9급")),
-    ("직위", ("고문", "이사", "감사", "위원", "자문위원")),
-    ("목적지", ("미국", "일본", "독일", "프랑스", "베트남", "인도네시아", "폴란드")),
-    ("결과", ("원안가결", "수정가결", "채택", "경과보고서채택", "부결")),
-    ("방법", ("공개", "부분공개", "비공개", "정보부존재")),
-    ("형태", ("열람", "사본", "전자파일")),
-    ("단어", ("의사일정", "교섭단체", "정족수", "예산결산특별위원회", "국정감사", "체계자구심사")),
-    (
-        "영문",
-        (
-            "agenda",
-            "negotiating group",
-            "quorum",
-            "Special Committee on Budget & Accounts",
-            "national audit",
-            "legal-form review",
-        ),
-    ),
-)
-_EN_PARTY = {
-    "더불어민주당": "Democratic Party of Korea",
-    "국민의힘": "People Power Party",
-    "조국혁신당": "Rebuilding Korea Party",
-    "개혁신당": "Reform Party",
-    "진보당": "Progressive Party",
-    "기본소득당": "Basic Income Party",
-    "사회민주당": "Social Democratic Party",
-    "무소속": "Independent",
-}
+_MONTHS = _DATA["months"]
+_TOPICS = _DATA["topics"]
+_DEPARTMENTS = _DATA["departments"]
+_PLACES = _DATA["places"]
+_KINDS = _DATA["kinds"]
+_INSTITUTIONS = _DATA["institutions"]
+_VOCABULARY = _DATA["vocabulary"]
+_EN_PARTY = _DATA["en_party"]
 
 
 def _h(*labels: object) -> int:
@@ -174,36 +113,9 @@ class Ctx:
         return self.committee
 
 
-_MEMBER_FIELDS = {
-    "HG_NM",
-    "NAAS_NM",
-    "PN",
-    "ASBLM_NM",
-    "LAWMAKER",
-    "USER_NM",
-    "PERSON",
-    "ESSENTIAL_PERSON",
-    "CHM_PN",
-    "ATTENDANCE_NAME1",
-    "ATTENDANCE_NAME2",
-    "MAIN_MEM",
-    "NAME",
-    "APPOINT_NAME",
-    "PPSR_NM",
-    "RE_MEM",
-}
-_COMMITTEE_FIELDS = {
-    "CMIT_NM",
-    "COMMITTEE_NAME",
-    "COMM_NAME",
-    "COMMITTEE_NM",
-    "CURR_COMMITTEE",
-    "JRCMIT_NM",
-    "DEPT_NM",
-    "COMMITTEE",
-    "WRITER_NM_CMIT",
-}
-_COMMITTEE_CODES = {"HR_DEPT_CD", "DEPT_CD", "CURR_COMMITTEE_ID", "COMMITTEE_ID"}
+_MEMBER_FIELDS = set(_DATA["member_fields"])
+_COMMITTEE_FIELDS = set(_DATA["committee_fields"])
+_COMMITTEE_CODES = set(_DATA["committee_codes"])
 
 
 def synth(ctx: Ctx, name: str) -> Any:
@@ -872,16 +784,7 @@ def _member_facts(world, m) -> dict[str, Callable[[], Any]]:
     return facts
 
 
-_EN = {
-    "음": "YIN",
-    "양": "YANG",
-    "남": "Male",
-    "여": "Female",
-    "지역구": "Constituency",
-    "비례대표": "Proportional Representation",
-    "초선": "1st",
-    "재선": "2nd",
-}
+_EN = _DATA["en"]
 
 
 def members_table(world, q: Query) -> Sequence[Record]:
@@ -933,26 +836,7 @@ def en_members(world, q: Query) -> Sequence[Record]:
     return Lazy(base._keys, make)  # type: ignore[attr-defined]
 
 
-_EN_COMMITTEE = {
-    "국회운영위원회": "House Steering Committee",
-    "법제사법위원회": "Legislation and Judiciary Committee",
-    "정무위원회": "National Policy Committee",
-    "기획재정위원회": "Strategy and Finance Committee",
-    "교육위원회": "Education Committee",
-    "과학기술정보방송통신위원회": "Science, ICT, Broadcasting and Communications Committee",
-    "외교통일위원회": "Foreign Affairs and Unification Committee",
-    "국방위원회": "National Defense Committee",
-    "행정안전위원회": "Public Administration and Security Committee",
-    "문화체육관광위원회": "Culture, Sports and Tourism Committee",
-    "농림축산식품해양수산위원회": "Agriculture, Food, Rural Affairs, Oceans and Fisheries Committee",
-    "산업통상자원중소벤처기업위원회": "Trade, Industry, Energy, SMEs and Startups Committee",
-    "보건복지위원회": "Health and Welfare Committee",
-    "환경노동위원회": "Environment and Labor Committee",
-    "국토교통위원회": "Land, Infrastructure and Transport Committee",
-    "정보위원회": "Intelligence Committee",
-    "여성가족위원회": "Gender Equality and Family Committee",
-    "예산결산특별위원회": "Special Committee on Budget & Accounts",
-}
+_EN_COMMITTEE = _DATA["en_committee"]
 
 
 def member_history(kind: str) -> Callable:
@@ -1109,28 +993,8 @@ def _meeting_bills(world, m: Meeting) -> list[Bill]:
     return out
 
 
-_MEETING_KINDS = {
-    "meetings": None,
-    "meetings_plenary": ("본회의",),
-    "meetings_committee": ("전체회의",),
-    "meetings_committee_all": ("전체회의", "소위원회", "공청회", "국정감사", "인사청문회"),
-    "meetings_subcommittee": ("소위원회",),
-    "meetings_public_hearing": ("공청회",),
-    "meetings_audit": ("국정감사",),
-    "meetings_investigation": ("국정조사",),
-    "meetings_confirmation": ("인사청문회",),
-    "meetings_hearing": ("청문회",),
-    "meetings_joint": ("연석회의",),
-    "meetings_whole": ("전원위원회",),
-    "meetings_budget": ("전체회의", "소위원회"),
-    "meetings_special": ("전체회의",),
-    "meetings_video": ("본회의", "전체회의", "소위원회", "공청회", "국정감사", "인사청문회"),
-}
-_SPEECHES = {
-    "meetings_inaugural": "대통령취임연설",
-    "meetings_budget_speech": "대통령시정연설",
-    "meetings_foreign_speech": "외빈연설",
-}
+_MEETING_KINDS = _DATA["meeting_kinds"]
+_SPEECHES = _DATA["speeches"]
 
 
 def meetings_table(name: str) -> Callable:
@@ -1369,7 +1233,7 @@ def committees_table(name: str) -> Callable:
 
 def party_seats(world, q: Query) -> Sequence[Record]:
     members = world.assembly.members
-    parties = sorted({m.party for m in members}, key=lambda p: -sum(1 for m in members if m.party == p))
+    parties = sorted({m.party for m in members}, key=lambda p: (-sum(1 for m in members if m.party == p), p))
 
     def make(party: str) -> Record:
         regional = sum(1 for m in members if m.party == party and m.elected_by == "지역구")
@@ -1389,14 +1253,7 @@ def party_seats(world, q: Query) -> Sequence[Record]:
 
 
 # -- statistics over the bills ----------------------------------------------------------------------------------------
-_RESULT_COUNTS = {
-    "OBIL_PSSG_CNT": ("원안가결",),
-    "AMND_PSSG_CNT": ("수정가결",),
-    "ALTPL_REFT_CNT": ("대안반영폐기",),
-    "RJCTN_CNT": ("부결",),
-    "DSU_CNT": ("임기만료폐기",),
-    "WTHD_CNT": ("철회",),
-}
+_RESULT_COUNTS = _DATA["result_counts"]
 
 
 def bill_stats(by: str) -> Callable:

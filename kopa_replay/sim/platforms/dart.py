@@ -45,29 +45,24 @@ from kopa_replay.sim.core import (
 from kopa_replay.sim.messages import SimRequest
 from kopa_replay.sim.tables import load_table, serve
 from kopa_replay.sim.world.calendar import korean_date, ymd
-from kopa_replay.sim.world.finance import FAMOUS_CORP_CODES, PRICE_START, REPORT_CODES, Company, Filing, person_name
-from kopa_replay.sim.world.fmt import comma
+from kopa_replay.sim.world.finance import (
+    FAMOUS_CORP_CODES,
+    IFRS_ACCOUNTS,
+    PRICE_START,
+    REPORT_CODES,
+    Company,
+    Filing,
+    person_name,
+)
+from kopa_replay.sim.world.fmt import comma, data, frozen
 
 __all__ = ["DartProtocol", "DART_STATUS", "ENDPOINTS", "HOSTS"]
 
 HOST = "opendart.fss.or.kr"
+#: status messages, account and indicator lists, report vocabularies: data/dart.yaml
+_DATA = frozen(data("dart"))
 
-#: Status codes and messages as OpenDART writes them.
-DART_STATUS = {
-    "000": "정상",
-    "010": "등록되지 않은 키입니다.",
-    "011": "사용할 수 없는 키입니다. 오픈API에 등록되었으나, 일시적으로 사용 중지된 키를 통하여 검색하는 경우 발생합니다.",
-    "012": "접근할 수 없는 IP입니다.",
-    "013": "조회된 데이타가 없습니다.",
-    "014": "파일이 존재하지 않습니다.",
-    "020": "요청 제한을 초과하였습니다. 일반적으로는 20,000건 이상의 요청에 대하여 이 에러 메시지가 발생되나, "
-    "요청 제한이 다르게 설정된 경우에는 이에 준하여 발생됩니다.",
-    "021": "조회 가능한 회사 개수가 초과하였습니다.(최대 100건)",
-    "100": "필드의 부적절한 값입니다. 필드 설명에 없는 값을 사용한 경우에 발생하는 메시지입니다.",
-    "101": "부적절한 접근입니다.",
-    "800": "시스템 점검으로 인한 서비스가 중지 중입니다.",
-    "900": "정의되지 않은 오류가 발생하였습니다.",
-}
+DART_STATUS = _DATA["status"]
 #: BadParam name a handler raises when more companies are asked than DART allows (status 021).
 TOO_MANY_COMPANIES = "corp_code[>100]"
 _NOT_FOUND_PAGE = (
@@ -405,22 +400,7 @@ def _ownership_handler(kind: str) -> Callable[[Any, Query], list[dict[str, Any]]
 
 # -- financial statements -------------------------------------------------------
 
-#: (account_nm, sj_div, key in FinanceWorld.period_values)
-_ACCOUNTS = (
-    ("유동자산", "BS", "current_assets"),
-    ("비유동자산", "BS", "noncurrent_assets"),
-    ("자산총계", "BS", "assets"),
-    ("유동부채", "BS", "current_debt"),
-    ("비유동부채", "BS", "noncurrent_debt"),
-    ("부채총계", "BS", "debt"),
-    ("자본금", "BS", "capital"),
-    ("이익잉여금", "BS", "retained"),
-    ("자본총계", "BS", "equity"),
-    ("매출액", "IS", "revenue"),
-    ("영업이익", "IS", "op"),
-    ("법인세차감전 순이익", "IS", "pretax"),
-    ("당기순이익", "IS", "net"),
-)
+_ACCOUNTS = _DATA["accounts"]
 
 
 def _term(company: Company, year: int) -> int:
@@ -855,12 +835,12 @@ ENDPOINTS = [
 # options.rows; an entry with sum_of is a total: its figures are the sums of the plain entries' rows whose
 # labels match sum_of (and share its options.by value), so 합계/소계/총계 rows add up.
 
-_PURPOSES = ("경영상 목적", "재무구조 개선", "사업 경쟁력 강화", "주주가치 제고", "운영자금 조달", "신규사업 진출")
-_REASONS = ("경영 효율성 제고", "사업구조 재편", "재무구조 개선", "주주총회 결의", "계약 만료", "법원의 결정")
-_METHODS = ("제3자배정", "주주배정", "일반공모", "장내매수", "장외처분", "흡수합병", "물적분할", "인적분할")
-_KINDS = ("보통주", "우선주", "기명식 보통주")
-_TEXTS = ("-", "-", "해당사항 없음", "상기 내용 참조")
-_POSITIONS = ("대표이사", "사내이사", "사외이사", "감사", "전무", "상무")
+_PURPOSES = _DATA["purposes"]
+_REASONS = _DATA["reasons"]
+_METHODS = _DATA["methods"]
+_KINDS = _DATA["kinds"]
+_TEXTS = _DATA["texts"]
+_POSITIONS = _DATA["positions"]
 
 
 def _org(world, rng) -> str:
@@ -1099,28 +1079,6 @@ def _registration(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
     return rows
 
 
-#: fnlttSinglAcntAll: (sj_div, sj_nm, account_id, account_nm, key in FinanceWorld.period_values)
-_ALL_ACCOUNTS = (
-    ("BS", "재무상태표", "ifrs-full_CurrentAssets", "유동자산", "current_assets"),
-    ("BS", "재무상태표", "ifrs-full_NoncurrentAssets", "비유동자산", "noncurrent_assets"),
-    ("BS", "재무상태표", "ifrs-full_Assets", "자산총계", "assets"),
-    ("BS", "재무상태표", "ifrs-full_CurrentLiabilities", "유동부채", "current_debt"),
-    ("BS", "재무상태표", "ifrs-full_NoncurrentLiabilities", "비유동부채", "noncurrent_debt"),
-    ("BS", "재무상태표", "ifrs-full_Liabilities", "부채총계", "debt"),
-    ("BS", "재무상태표", "ifrs-full_IssuedCapital", "자본금", "capital"),
-    ("BS", "재무상태표", "ifrs-full_RetainedEarnings", "이익잉여금", "retained"),
-    ("BS", "재무상태표", "ifrs-full_Equity", "자본총계", "equity"),
-    ("IS", "손익계산서", "ifrs-full_Revenue", "매출액", "revenue"),
-    ("IS", "손익계산서", "dart_OperatingIncomeLoss", "영업이익", "op"),
-    ("IS", "손익계산서", "ifrs-full_ProfitLossBeforeTax", "법인세비용차감전순이익", "pretax"),
-    ("IS", "손익계산서", "ifrs-full_ProfitLoss", "당기순이익", "net"),
-    ("CIS", "포괄손익계산서", "ifrs-full_ProfitLoss", "당기순이익", "net"),
-    ("CIS", "포괄손익계산서", "ifrs-full_ComprehensiveIncome", "총포괄손익", "net"),
-    ("CF", "현금흐름표", "ifrs-full_CashFlowsFromUsedInOperatingActivities", "영업활동현금흐름", "op"),
-    ("SCE", "자본변동표", "ifrs-full_Equity", "기말자본", "equity"),
-)
-
-
 def _accounts_all(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
     """fnlttSinglAcntAll: every account of one statement set (fs_div), from the same figures as fnlttSinglAcnt."""
 
@@ -1138,7 +1096,7 @@ def _accounts_all(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
         before = fin.period_values(company, y - 2, 4, consolidated)
         annual, label = quarter == 4, {1: " 1분기", 2: " 반기", 3: " 3분기", 4: ""}[quarter]
         out = []
-        for order, (sj_div, sj_nm, account_id, name, key) in enumerate(_ALL_ACCOUNTS, start=1):
+        for order, (sj_div, sj_nm, account_id, name, key) in enumerate(IFRS_ACCOUNTS, start=1):
             flow = sj_div != "BS"
             row: dict[str, Any] = {
                 "rcept_no": filing.rcept_no,
@@ -1172,44 +1130,23 @@ def _accounts_all(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
     return rows
 
 
+def _indicator(a: str, b: str | None, guard: str) -> Callable[[Mapping[str, float], Mapping[str, float]], Any]:
+    """now[a] / now[b], or without b the growth now[a] / prior[a] - 1, where the divisor passes ``guard`` (nz: not
+    zero, pos: above zero), else None."""
+
+    def value(n: Mapping[str, float], p: Mapping[str, float]) -> float | None:
+        base = n[b] if b else p[a]
+        if not (base > 0 if guard == "pos" else base):
+            return None
+        return n[a] / base if b else n[a] / base - 1
+
+    return value
+
+
 #: fnlttSinglIndx: indicator class → (idx_cl_nm, ((idx_code, idx_nm, value(now, prior)) …)); codes are ours
 _INDICATORS = {
-    "M210000": (
-        "수익성지표",
-        (
-            ("M211100", "영업이익률", lambda n, p: n["op"] / n["revenue"] if n["revenue"] else None),
-            ("M211200", "순이익률", lambda n, p: n["net"] / n["revenue"] if n["revenue"] else None),
-            ("M211300", "ROE", lambda n, p: n["net"] / n["equity"] if n["equity"] > 0 else None),
-            ("M211400", "ROA", lambda n, p: n["net"] / n["assets"] if n["assets"] else None),
-        ),
-    ),
-    "M220000": (
-        "안정성지표",
-        (
-            ("M221100", "부채비율", lambda n, p: n["debt"] / n["equity"] if n["equity"] > 0 else None),
-            (
-                "M221200",
-                "유동비율",
-                lambda n, p: n["current_assets"] / n["current_debt"] if n["current_debt"] else None,
-            ),
-            ("M221300", "자기자본비율", lambda n, p: n["equity"] / n["assets"] if n["assets"] else None),
-        ),
-    ),
-    "M230000": (
-        "성장성지표",
-        (
-            ("M231100", "매출액증가율", lambda n, p: n["revenue"] / p["revenue"] - 1 if p["revenue"] > 0 else None),
-            ("M231200", "영업이익증가율", lambda n, p: n["op"] / p["op"] - 1 if p["op"] > 0 else None),
-            ("M231300", "총자산증가율", lambda n, p: n["assets"] / p["assets"] - 1 if p["assets"] > 0 else None),
-        ),
-    ),
-    "M240000": (
-        "활동성지표",
-        (
-            ("M241100", "총자산회전율", lambda n, p: n["revenue"] / n["assets"] if n["assets"] else None),
-            ("M241200", "자기자본회전율", lambda n, p: n["revenue"] / n["equity"] if n["equity"] > 0 else None),
-        ),
-    ),
+    cls: (name, tuple((code, nm, _indicator(a, b, guard)) for code, nm, a, b, guard in rows))
+    for cls, (name, rows) in _DATA["indicators"].items()
 }
 
 
@@ -1314,7 +1251,7 @@ def _xbrl(op) -> Callable[[Any, Query], list[dict[str, Any]]]:
         for consolidated in (True, False) if f.company.has_cfs else (False,):
             values = world.finance.period_values(f.company, year, quarter, consolidated)
             context = f"{'C' if consolidated else 'S'}FY{year}Q{quarter}"
-            for _, _, account_id, _, key in _ALL_ACCOUNTS[:13]:
+            for _, _, account_id, _, key in IFRS_ACCOUNTS[:13]:
                 out.append({"account_id": account_id, "context": context, "unit": "KRW", "value": str(values[key])})
         return out
 

@@ -29,7 +29,7 @@ from kopa_replay.sim.platforms.fsc_tables import days as _days
 from kopa_replay.sim.protocols import DataGoKrProtocol
 from kopa_replay.sim.tables import endpoints
 from kopa_replay.sim.world.calendar import previous_business_day, ymd
-from kopa_replay.sim.world.finance import Company, Grid, LazyRows
+from kopa_replay.sim.world.finance import IFRS_ACCOUNTS, Company, Grid, LazyRows
 from kopa_replay.sim.world.fmt import rate
 
 __all__ = ["ENDPOINTS", "HOSTS", "PROTOCOL"]
@@ -284,23 +284,8 @@ def fnco_summaries(world, q: Query) -> Sequence[dict[str, Any]]:
     return LazyRows(range(len(base)), item)
 
 
-_BS_ACCOUNTS = (
-    ("ifrs-full_CurrentAssets", "유동자산", "current_assets"),
-    ("ifrs-full_NoncurrentAssets", "비유동자산", "noncurrent_assets"),
-    ("ifrs-full_Assets", "자산총계", "assets"),
-    ("ifrs-full_CurrentLiabilities", "유동부채", "current_debt"),
-    ("ifrs-full_NoncurrentLiabilities", "비유동부채", "noncurrent_debt"),
-    ("ifrs-full_Liabilities", "부채총계", "debt"),
-    ("ifrs-full_IssuedCapital", "자본금", "capital"),
-    ("ifrs-full_RetainedEarnings", "이익잉여금", "retained"),
-    ("ifrs-full_Equity", "자본총계", "equity"),
-)
-_IS_ACCOUNTS = (
-    ("ifrs-full_Revenue", "매출액", "revenue"),
-    ("dart_OperatingIncomeLoss", "영업이익", "op"),
-    ("ifrs-full_ProfitLossBeforeTax", "법인세비용차감전순이익", "pretax"),
-    ("ifrs-full_ProfitLoss", "당기순이익", "net"),
-)
+#: getBs_V2 / getIncoStat_V2: (account_id, account_nm, key) of DART's balance-sheet and income-statement accounts
+_BS_ACCOUNTS, _IS_ACCOUNTS = (tuple(row[2:] for row in IFRS_ACCOUNTS if row[0] == kind) for kind in ("BS", "IS"))
 
 
 def _statement_lines(accounts: tuple[tuple[str, str, str], ...], financial: bool = False):

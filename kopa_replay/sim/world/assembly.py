@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from kopa_replay.sim.world.calendar import HOLIDAYS
+from kopa_replay.sim.world.fmt import data, frozen
 from kopa_replay.sim.world.schools import romanize
 
 if TYPE_CHECKING:
@@ -45,271 +46,35 @@ __all__ = [
     "ANCHOR_MEMBER",
 ]
 
+#: the fact tables (seats, committees, the ministries' committees, names, the anchor bills): data/assembly.yaml
+_DATA = frozen(data("assembly"))
+
 #: Assembly number → (first day, last day)
 AGES = {21: (dt.date(2020, 5, 30), dt.date(2024, 5, 29)), 22: (dt.date(2024, 5, 30), dt.date(2028, 5, 29))}
 #: the first session number of each Assembly (제379회 opened the 21st, 제415회 the 22nd)
 _FIRST_SESSION = {21: 379, 22: 415}
 
-# 지역구 seats per 시도 in the 22nd Assembly (254 in all), and the share the 국민의힘 candidate won.
-_SEATS = {
-    "서울": (48, 0.3),
-    "부산": (18, 0.85),
-    "대구": (12, 0.95),
-    "인천": (14, 0.15),
-    "광주": (8, 0.0),
-    "대전": (7, 0.1),
-    "울산": (6, 0.7),
-    "세종": (2, 0.0),
-    "경기": (60, 0.12),
-    "강원": (8, 0.6),
-    "충북": (8, 0.4),
-    "충남": (11, 0.4),
-    "전북": (10, 0.0),
-    "전남": (10, 0.0),
-    "경북": (13, 0.95),
-    "경남": (16, 0.8),
-    "제주": (3, 0.0),
-}
-#: 비례대표 seats by party (46 in all)
-_LIST_SEATS = (
-    ("국민의힘", 18),
-    ("더불어민주당", 10),
-    ("조국혁신당", 12),
-    ("개혁신당", 2),
-    ("진보당", 2),
-    ("기본소득당", 1),
-    ("사회민주당", 1),
-)
+_SEATS = _DATA["seats"]
+_LIST_SEATS = _DATA["list_seats"]
 _MINOR_REGIONAL = ("개혁신당", "진보당", "무소속")
-_NEGOTIATING = ("더불어민주당", "국민의힘")  # 교섭단체 (20 seats or more)
 
-# (committee, 위원정수, 상임/특별); the first fourteen are the members' primary committees.
-_COMMITTEES = (
-    ("법제사법위원회", 18),
-    ("정무위원회", 24),
-    ("기획재정위원회", 26),
-    ("교육위원회", 16),
-    ("과학기술정보방송통신위원회", 21),
-    ("외교통일위원회", 21),
-    ("국방위원회", 17),
-    ("행정안전위원회", 22),
-    ("문화체육관광위원회", 16),
-    ("농림축산식품해양수산위원회", 19),
-    ("산업통상자원중소벤처기업위원회", 30),
-    ("보건복지위원회", 24),
-    ("환경노동위원회", 16),
-    ("국토교통위원회", 30),
-)
-_CONCURRENT = (("국회운영위원회", 28), ("정보위원회", 12), ("여성가족위원회", 17))
-_SPECIAL = (("예산결산특별위원회", 50),)
-#: the real order of the committee list (ORDER_NUM)
-_ORDER = (
-    "국회운영위원회",
-    "법제사법위원회",
-    "정무위원회",
-    "기획재정위원회",
-    "교육위원회",
-    "과학기술정보방송통신위원회",
-    "외교통일위원회",
-    "국방위원회",
-    "행정안전위원회",
-    "문화체육관광위원회",
-    "농림축산식품해양수산위원회",
-    "산업통상자원중소벤처기업위원회",
-    "보건복지위원회",
-    "환경노동위원회",
-    "국토교통위원회",
-    "정보위원회",
-    "여성가족위원회",
-    "예산결산특별위원회",
-)
-#: 소관부처 of a law → the committee its bills go to
-_MINISTRY_COMMITTEE = {
-    "법무부": "법제사법위원회",
-    "법제처": "법제사법위원회",
-    "경찰청": "행정안전위원회",
-    "행정안전부": "행정안전위원회",
-    "인사혁신처": "행정안전위원회",
-    "소방청": "행정안전위원회",
-    "중앙선거관리위원회": "행정안전위원회",
-    "국토교통부": "국토교통위원회",
-    "고용노동부": "환경노동위원회",
-    "기후에너지환경부": "환경노동위원회",
-    "보건복지부": "보건복지위원회",
-    "식품의약품안전처": "보건복지위원회",
-    "질병관리청": "보건복지위원회",
-    "개인정보보호위원회": "정무위원회",
-    "금융위원회": "정무위원회",
-    "공정거래위원회": "정무위원회",
-    "과학기술정보통신부": "과학기술정보방송통신위원회",
-    "재정경제부": "기획재정위원회",
-    "교육부": "교육위원회",
-    "문화체육관광부": "문화체육관광위원회",
-    "국가유산청": "문화체육관광위원회",
-    "농림축산식품부": "농림축산식품해양수산위원회",
-    "해양수산부": "농림축산식품해양수산위원회",
-    "산업통상부": "산업통상자원중소벤처기업위원회",
-    "중소벤처기업부": "산업통상자원중소벤처기업위원회",
-    "병무청": "국방위원회",
-    "국방부": "국방위원회",
-    "성평등가족부": "여성가족위원회",
-}
-#: laws only the Assembly's own committees handle
-_HOUSE_LAWS = (
-    ("국회법", "국회운영위원회"),
-    ("국회에서의 증언ㆍ감정 등에 관한 법률", "국회운영위원회"),
-    ("남북관계 발전에 관한 법률", "외교통일위원회"),
-    ("국가정보원법", "정보위원회"),
-)
+_COMMITTEES = _DATA["committees"]
+_CONCURRENT = _DATA["concurrent"]
+_SPECIAL = _DATA["special"]
+_ORDER = _DATA["order"]
+_MINISTRY_COMMITTEE = _DATA["ministry_committee"]
+_HOUSE_LAWS = _DATA["house_laws"]
 #: the 22nd Assembly's pace: more than 12,600 bills in its first 15 months (reference/world-scale.md)
 _BILLS_PER_DAY_22 = 12_600 / 456
-#: (PROC_RESULT, share of bills, voted in plenary)
-_FATES = (
-    ("원안가결", 0.08, True),
-    ("수정가결", 0.06, True),
-    ("대안반영폐기", 0.22, False),
-    ("철회", 0.02, False),
-    ("부결", 0.01, True),
-)
+_FATES = _DATA["fates"]
 
-# Anchor bills: the catalog's examples (bill votes with 반대 among them, the proposers) name this BILL_ID, so it
-# exists in every world (seed and size): a 22nd-Assembly bill passed in plenary. It takes the place of the drawn
-# bill of its Assembly proposed nearest its day (or the one with its id), keeping that bill's number and
-# proposers (members are drawn from the seed); it is decided on the first plenary sitting two weeks after the
-# committee, as drawn bills are. The values are those seed 0 drew.
-ANCHOR_BILLS = (
-    dict(
-        bill_id="PRC_E2G2O4M7O2X6D8H4J9T4I1O7D0V6C1",
-        bill_no="2215180",
-        age=22,
-        name="부동산 거래신고 등에 관한 법률 일부개정법률안(대안)",
-        law="부동산 거래신고 등에 관한 법률",
-        committee="국토교통위원회",
-        proposed=dt.date(2026, 1, 17),
-        referred=dt.date(2026, 1, 20),
-        presented=dt.date(2026, 6, 22),
-        committee_done=dt.date(2026, 7, 4),
-        fate="원안가결",
-    ),
-    # on the plenary agenda at the default as-of date (2026-09-01): decided by the committee in August, voted in
-    # September (본회의부의안건 lists it until then)
-    dict(
-        bill_id="PRC_B2G6U3O1S4X5F7L2G9P6Y2Z2O7D5A9K3",
-        bill_no="2216100",
-        age=22,
-        name="도로교통법 일부개정법률안(대안)",
-        law="도로교통법",
-        committee="행정안전위원회",
-        proposed=dt.date(2026, 3, 10),
-        referred=dt.date(2026, 3, 12),
-        presented=dt.date(2026, 5, 20),
-        committee_done=dt.date(2026, 8, 20),
-        fate="원안가결",
-    ),
-)
+ANCHOR_BILLS = _DATA["anchor_bills"]
 
 #: a member code that exists in every world (the first member by name has it): the catalog's examples name it
 ANCHOR_MEMBER = "0T076X6D"
 
-_SURNAMES = (
-    ("김", "金", "KIM", 22),
-    ("이", "李", "LEE", 15),
-    ("박", "朴", "PARK", 8),
-    ("최", "崔", "CHOI", 5),
-    ("정", "鄭", "JUNG", 5),
-    ("강", "姜", "KANG", 3),
-    ("조", "趙", "CHO", 3),
-    ("윤", "尹", "YOON", 3),
-    ("장", "張", "JANG", 3),
-    ("임", "林", "LIM", 2),
-    ("한", "韓", "HAN", 2),
-    ("오", "吳", "OH", 2),
-    ("서", "徐", "SEO", 2),
-    ("신", "申", "SHIN", 2),
-    ("권", "權", "KWON", 2),
-    ("황", "黃", "HWANG", 2),
-    ("안", "安", "AHN", 2),
-    ("송", "宋", "SONG", 2),
-    ("전", "全", "JEON", 1),
-    ("홍", "洪", "HONG", 1),
-    ("유", "柳", "YOO", 1),
-    ("고", "高", "KO", 1),
-    ("문", "文", "MOON", 1),
-    ("양", "梁", "YANG", 1),
-    ("손", "孫", "SON", 1),
-    ("배", "裵", "BAE", 1),
-    ("백", "白", "BAEK", 1),
-    ("허", "許", "HEO", 1),
-    ("남", "南", "NAM", 1),
-    ("심", "沈", "SHIM", 1),
-    ("노", "盧", "NOH", 1),
-    ("하", "河", "HA", 1),
-    ("곽", "郭", "KWAK", 1),
-    ("성", "成", "SUNG", 1),
-    ("차", "車", "CHA", 1),
-    ("주", "朱", "JOO", 1),
-    ("우", "禹", "WOO", 1),
-    ("구", "具", "KOO", 1),
-    ("민", "閔", "MIN", 1),
-    ("진", "陳", "JIN", 1),
-)
-_GIVEN = {
-    "민": "民",
-    "수": "洙",
-    "영": "英",
-    "준": "俊",
-    "현": "賢",
-    "진": "鎭",
-    "성": "成",
-    "호": "浩",
-    "재": "在",
-    "동": "東",
-    "석": "錫",
-    "철": "哲",
-    "희": "熙",
-    "정": "正",
-    "은": "恩",
-    "경": "京",
-    "기": "基",
-    "태": "泰",
-    "상": "相",
-    "용": "容",
-    "원": "元",
-    "혁": "赫",
-    "승": "承",
-    "우": "宇",
-    "훈": "勳",
-    "한": "漢",
-    "병": "炳",
-    "규": "奎",
-    "명": "明",
-    "선": "善",
-    "미": "美",
-    "숙": "淑",
-    "혜": "惠",
-    "주": "周",
-    "연": "延",
-    "인": "仁",
-    "해": "海",
-    "광": "光",
-    "종": "鍾",
-    "윤": "允",
-    "지": "志",
-    "환": "煥",
-    "일": "一",
-    "창": "昌",
-    "범": "範",
-    "식": "植",
-    "순": "順",
-    "옥": "玉",
-    "화": "和",
-    "덕": "德",
-    "대": "大",
-    "형": "亨",
-    "찬": "燦",
-    "욱": "旭",
-    "홍": "弘",
-}
+_SURNAMES = _DATA["surnames"]
+_GIVEN = _DATA["given"]
 _ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -394,13 +159,12 @@ class Bill:
 # -- meetings, sessions, petitions, budget bills (the operation table's services) ---------------------------------------
 #: the minutes' two-letter committee codes (CMIT_CD): 법제사법위원회 is AB, as the portal writes it; the plenary is ZA
 PLENARY_CMIT_CD = "ZA"
-#: meeting kinds of a committee → the slot of its CONF_ID (see :meth:`AssemblyWorld.meetings`)
-_COMMITTEE_KINDS = (("전체회의", 0), ("소위원회", 20), ("공청회", 40), ("국정감사", 60), ("인사청문회", 80))
+_COMMITTEE_KINDS = _DATA["committee_kinds"]
 #: meeting kinds without a committee → their slot
 _HOUSE_KINDS = {"청문회": 96, "국정조사": 97, "연석회의": 98, "전원위원회": 99}
 #: presidents' inaugurations: the first plenary sitting after one carries the inaugural address
 _INAUGURATIONS = (dt.date(2022, 5, 10), dt.date(2025, 6, 4))
-_SUBCOMMITTEES = ("법안심사제1소위원회", "법안심사제2소위원회", "예산결산기금심사소위원회", "청원심사소위원회")
+_SUBCOMMITTEES = _DATA["subcommittees"]
 
 
 def cmit_cd(committee: Committee) -> str:
@@ -492,23 +256,7 @@ class BudgetBill:
     tally: tuple[int, int, int]  # 찬성, 반대, 기권
 
 
-_PETITION_TOPICS = (
-    "국민연금 제도 개선",
-    "전세사기 피해자 지원",
-    "의대 정원 조정 철회",
-    "반려동물 보호 강화",
-    "장애인 이동권 보장",
-    "농산물 가격 안정",
-    "소상공인 손실보상",
-    "학교폭력 예방 강화",
-    "층간소음 분쟁 해결",
-    "지역의료 확충",
-    "기후위기 대응 법제화",
-    "청년 주거 지원",
-    "노동시간 단축",
-    "교권 보호",
-    "도시철도 무임손실 국비보전",
-)
+_PETITION_TOPICS = _DATA["petition_topics"]
 
 
 class _AssemblyEvents:
@@ -1100,9 +848,6 @@ class AssemblyWorld(_AssemblyEvents):
     @cached_property
     def bill_by_id(self) -> dict[str, Bill]:
         return {b.bill_id: b for b in self.bills}
-
-    def sitting_on(self, age: int, day: dt.date) -> Sitting | None:
-        return next((s for s in self.sittings[age] if s.day == day), None)
 
     def votes(self, bill: Bill) -> list[tuple[Member, str, int]]:
         """(member, RESULT_VOTE_MOD, seconds after 14:00) of every member of the bill's Assembly."""

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from kopa_replay.sim.world.calendar import business_days, korean_date, previous_business_day, ymd
-from kopa_replay.sim.world.fmt import comma
+from kopa_replay.sim.world.fmt import comma, data, frozen
 
 if TYPE_CHECKING:
     from kopa_replay.sim.world import World
@@ -48,6 +48,7 @@ __all__ = [
     "FAMOUS_CORP_CODES",
     "Filing",
     "FinanceWorld",
+    "IFRS_ACCOUNTS",
     "Grid",
     "LazyRows",
     "LIGHTRON_CORP_CODE",
@@ -60,6 +61,9 @@ __all__ = [
     "tick_size",
 ]
 
+#: the fact tables (name material, report codes, the fixed and famous companies): data/finance.yaml
+_DATA = frozen(data("finance"))
+
 PRICE_START = dt.date(2025, 1, 2)
 PRICE_END = dt.date(2026, 12, 30)
 #: The close before the first simulated day (vs/fltRt of 2025-01-02 need it).
@@ -68,200 +72,25 @@ PRIOR_DAY = dt.date(2024, 12, 30)
 LIGHTRON_CORP_CODE = "00439743"
 LIGHTRON_STOCK_CODE = "069540"
 
-#: DART report codes → (quarter number, Korean report kind, period end month/day)
-REPORT_CODES = {
-    "11013": (1, "분기보고서", (3, 31)),
-    "11012": (2, "반기보고서", (6, 30)),
-    "11014": (3, "분기보고서", (9, 30)),
-    "11011": (4, "사업보고서", (12, 31)),
-}
-#: (bsns_year, reprt_code) of the periodic reports the world holds, with the filing window.
-_PERIODIC = (
-    (2024, "11011", (2025, 3, 10), (2025, 3, 31)),
-    (2025, "11013", (2025, 5, 7), (2025, 5, 15)),
-    (2025, "11012", (2025, 8, 4), (2025, 8, 14)),
-    (2025, "11014", (2025, 11, 3), (2025, 11, 14)),
-    (2025, "11011", (2026, 3, 9), (2026, 3, 31)),
-    (2026, "11013", (2026, 5, 6), (2026, 5, 15)),
-    (2026, "11012", (2026, 8, 3), (2026, 8, 14)),
-    (2026, "11014", (2026, 11, 2), (2026, 11, 13)),
-)
+REPORT_CODES = _DATA["report_codes"]
+_PERIODIC = _DATA["periodic"]
+#: the IFRS accounts of a full statement set: (sj_div, sj_nm, account_id, account_nm, key in period_values)
+IFRS_ACCOUNTS = _DATA["ifrs_accounts"]
 
 # -- name material --------------------------------------------------------
-_STEMS = (
-    ("대한", "Daehan"),
-    ("한국", "Hanguk"),
-    ("동양", "Dongyang"),
-    ("삼영", "Samyoung"),
-    ("세진", "Sejin"),
-    ("유니", "Uni"),
-    ("에코", "Eco"),
-    ("한빛", "Hanbit"),
-    ("대성", "Daesung"),
-    ("신성", "Shinsung"),
-    ("태광", "Taekwang"),
-    ("동화", "Dongwha"),
-    ("우진", "Woojin"),
-    ("성우", "Sungwoo"),
-    ("서원", "Seowon"),
-    ("미래", "Mirae"),
-    ("한솔", "Hansol"),
-    ("대원", "Daewon"),
-    ("극동", "Kukdong"),
-    ("일진", "Iljin"),
-    ("케이", "K"),
-    ("제이", "J"),
-    ("에스", "S"),
-    ("아이", "I"),
-    ("엔", "N"),
-    ("티", "T"),
-    ("코리아", "Korea"),
-    ("글로벌", "Global"),
-    ("뉴", "New"),
-    ("하나", "Hana"),
-    ("오성", "Osung"),
-    ("진성", "Jinsung"),
-    ("광명", "Kwangmyung"),
-    ("영신", "Youngshin"),
-    ("삼화", "Samhwa"),
-    ("경동", "Kyungdong"),
-    ("대창", "Daechang"),
-    ("화성", "Hwasung"),
-    ("금호", "Kumho"),
-    ("동원", "Dongwon"),
-    ("선진", "Sunjin"),
-    ("인터", "Inter"),
-    ("넥스", "Nex"),
-    ("비전", "Vision"),
-    ("나노", "Nano"),
-    ("퓨처", "Future"),
-    ("원익", "Wonik"),
-    ("피엔", "PN"),
-    ("씨앤", "C&"),
-    ("엠", "M"),
-    ("지", "G"),
-    ("알", "R"),
-    ("파인", "Fine"),
-    ("웰", "Well"),
-    ("큐", "Q"),
-    ("한일", "Hanil"),
-    ("동성", "Dongsung"),
-    ("서한", "Seohan"),
-)
-_MIDS = (
-    ("텍", "tech"),
-    ("앤", "n"),
-    ("원", "one"),
-    ("스타", "star"),
-    ("온", "on"),
-    ("플러스", "plus"),
-    ("메드", "med"),
-    ("젠", "gen"),
-    ("엑스", "x"),
-    ("셀", "cell"),
-    ("인", "in"),
-)
-#: (KSIC induty_code, 업종명, name suffixes (ko, en) that fit the trade)
-_SECTORS = (
-    ("264", "통신 및 방송 장비 제조업", (("통신", "Telecom"), ("네트웍스", "Networks"), ("옵틱스", "Optics"))),
-    ("261", "반도체 제조업", (("반도체", "Semiconductor"), ("세미콘", "Semicon"), ("머티리얼즈", "Materials"))),
-    ("262", "전자부품 제조업", (("전자", "Electronics"), ("일렉트릭", "Electric"), ("디스플레이", "Display"))),
-    ("212", "의약품 제조업", (("제약", "Pharmaceutical"), ("바이오", "Bio"), ("약품", "Pharm"))),
-    ("271", "의료용 기기 제조업", (("메디칼", "Medical"), ("헬스케어", "Healthcare"))),
-    ("201", "기초 화학물질 제조업", (("화학", "Chemical"), ("케미칼", "Chemical"))),
-    ("303", "자동차 신품 부품 제조업", (("오토텍", "Autotech"), ("정공", "Precision"), ("모터스", "Motors"))),
-    ("291", "일반 목적용 기계 제조업", (("기계", "Machinery"), ("엔지니어링", "Engineering"), ("정밀", "Precision"))),
-    ("282", "일차전지 및 이차전지 제조업", (("에너지", "Energy"), ("배터리", "Battery"))),
-    ("582", "소프트웨어 개발 및 공급업", (("소프트", "Soft"), ("시스템", "Systems"), ("솔루션", "Solution"))),
-    ("631", "자료처리, 호스팅, 포털 및 기타 인터넷 정보매개 서비스업", (("데이타", "Data"), ("클라우드", "Cloud"))),
-    ("411", "건물 건설업", (("건설", "Construction"), ("개발", "Development"))),
-    ("107", "기타 식품 제조업", (("식품", "Foods"), ("푸드", "Food"))),
-    ("241", "1차 철강 제조업", (("철강", "Steel"), ("금속", "Metal"))),
-    ("649", "기타 금융업", (("홀딩스", "Holdings"), ("인베스트먼트", "Investment"))),
-    ("701", "자연과학 및 공학 연구개발업", (("랩스", "Labs"), ("사이언스", "Science"))),
-    ("222", "플라스틱제품 제조업", (("산업", "Industrial"), ("폴리텍", "Polytech"))),
-    ("464", "기계장비 및 관련 물품 도매업", (("상사", "Trading"), ("인터내셔널", "International"))),
-)
-_KOSDAQ_SECTIONS = ("우량기업부", "벤처기업부", "중견기업부", "기술성장기업부")
-_SURNAMES = (
-    "김김김김이이이박박최정정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진나지"
-    "엄채원천방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용예경봉사부황보"
-)
-_GIVEN = "민준서현지우도윤재성영훈진수호철희경태동상정석혁기원연은주하예아유건시환규"
-_ROADS = (
-    "테헤란로",
-    "세종대로",
-    "판교역로",
-    "디지털로",
-    "가산디지털1로",
-    "테크노2로",
-    "산업로",
-    "공단로",
-    "중앙대로",
-    "엑스포로",
-    "첨단과기로",
-    "벤처로",
-    "과학로",
-    "경인로",
-    "월드컵북로",
-    "강남대로",
-)
-#: 시도 code → (phone area code, 등기소 code for the 법인등록번호)
-_AREA = {
-    "11": ("02", "1101"),
-    "26": ("051", "1801"),
-    "27": ("053", "1701"),
-    "28": ("032", "1201"),
-    "29": ("062", "2001"),
-    "30": ("042", "1601"),
-    "31": ("052", "2301"),
-    "36": ("044", "1615"),
-    "41": ("031", "1311"),
-    "51": ("033", "1401"),
-    "43": ("043", "1501"),
-    "44": ("041", "1615"),
-    "52": ("063", "2101"),
-    "46": ("061", "2049"),
-    "47": ("054", "1701"),
-    "48": ("055", "1941"),
-    "50": ("064", "2201"),
-}
-_AUDITORS = (
-    "삼정회계법인",
-    "삼일회계법인",
-    "안진회계법인",
-    "한영회계법인",
-    "대주회계법인",
-    "신한회계법인",
-    "삼덕회계법인",
-    "한울회계법인",
-    "성도이현회계법인",
-    "정동회계법인",
-)
-_BANKS = ("산업은행", "기업은행", "우리은행", "신한은행", "하나은행", "국민은행")
-_BROKERS = ("미래에셋증권", "NH투자증권", "한국투자증권", "삼성증권", "KB증권", "신한투자증권", "키움증권", "대신증권")
-_FUNDS = (
-    "국민연금공단",
-    "삼성자산운용",
-    "미래에셋자산운용",
-    "한국투자신탁운용",
-    "브이아이피자산운용",
-    "KB자산운용",
-    "신영자산운용",
-    "트러스톤자산운용",
-    "블랙록펀드어드바이저스",
-    "라자드에셋매니지먼트",
-)
-_CB_INVESTORS = (
-    "에이치투자조합",
-    "케이앤투자파트너스",
-    "DS자산운용",
-    "타임폴리오자산운용",
-    "수성자산운용",
-    "라이노스자산운용",
-    "에이치비인베스트먼트",
-    "쿼드자산운용",
-)
+_STEMS = _DATA["stems"]
+_MIDS = _DATA["mids"]
+_SECTORS = _DATA["sectors"]
+_KOSDAQ_SECTIONS = _DATA["kosdaq_sections"]
+_SURNAMES = _DATA["surnames"]
+_GIVEN = _DATA["given"]
+_ROADS = _DATA["roads"]
+_AREA = _DATA["area"]
+_AUDITORS = _DATA["auditors"]
+_BANKS = _DATA["banks"]
+_BROKERS = _DATA["brokers"]
+_FUNDS = _DATA["funds"]
+_CB_INVESTORS = _DATA["cb_investors"]
 
 
 def _luhn_check(digits: str) -> int:
@@ -442,272 +271,8 @@ class _Prices:
         self.close, self.open, self.high, self.low, self.volume, self.value = close, open_, high, low, volume, value
 
 
-# Fixed companies: the same in every seed. Fields not listed are drawn from the seed.
-_FIXED = (
-    dict(
-        corp_code=LIGHTRON_CORP_CODE,
-        corp_name="라이트론",
-        corp_eng_name="LIGHTRON FIBER-OPTIC DEVICES INC.",
-        stock_code=LIGHTRON_STOCK_CODE,
-        market="KOSDAQ",
-        induty="264",
-        section="벤처기업부",
-        crno_body="160111004123",
-        bizr_body="314811234",
-        sido="30",
-        est_dt="19980502",
-        list_dt="20050218",
-        par_value=500,
-        shares=43_185_000,
-        registry_name="(주)라이트론",
-        homepage="www.lightron.co.kr",
-    ),
-    dict(
-        corp_code="01358622",
-        corp_name="라이트브릿지",
-        corp_eng_name="LIGHTBRIDGE CO., LTD.",
-        stock_code="413630",
-        market="KONEX",
-        induty="582",
-        section="",
-        crno_body="110111071234",
-        bizr_body="220875678",
-        sido="11",
-        est_dt="20150311",
-        list_dt="20220624",
-        par_value=500,
-        shares=6_420_000,
-        registry_name="주식회사 라이트브릿지",
-        homepage="www.lightbridge.kr",
-    ),
-    dict(
-        corp_code="01127745",
-        corp_name="하이라이트테크",
-        corp_eng_name="HIGHLIGHT TECH CO., LTD.",
-        stock_code="",
-        market="",
-        induty="262",
-        section="",
-        crno_body="131111052345",
-        bizr_body="135864321",
-        sido="41",
-        est_dt="20110907",
-        list_dt="",
-        par_value=5000,
-        shares=0,
-        registry_name="하이라이트테크 주식회사",
-        homepage="www.highlighttech.co.kr",
-    ),
-)
-#: Well-known companies clients probe with (a key check with Samsung Electronics' 00126380 …), in every world
-#: size and seed, with their real DART corp_codes, stock codes, markets, foundation and listing days and par
-#: values; share counts and the 2024-12-30 closes the walks start from are approximate. Codes: OpenDartReader's
-#: README (finstate for 00126380,00164779,00164742 = 005930, 000660, 005380) and the corp_code maps of several
-#: public OpenDART clients, which agree. Registry numbers are simulated unless noted.
-_FAMOUS = tuple(
-    dict(
-        corp_code=code,
-        corp_name=name,
-        corp_eng_name=eng,
-        stock_code=stock,
-        market="KOSPI",
-        induty=induty,
-        sector=sector,
-        section="",
-        crno_body=crno,
-        bizr_body=bizr,
-        sido=sido,
-        est_dt=est,
-        list_dt=listed,
-        par_value=par,
-        shares=shares,
-        registry_name=registry,
-        homepage=home,
-        close=close,
-        override=dict(ceo=ceo, address=address),
-    )
-    for (
-        code,
-        name,
-        eng,
-        stock,
-        induty,
-        sector,
-        crno,
-        bizr,
-        sido,
-        est,
-        listed,
-        par,
-        shares,
-        registry,
-        home,
-        close,
-        ceo,
-        address,
-    ) in (
-        (
-            "00126380",
-            "삼성전자",
-            "SAMSUNG ELECTRONICS CO,.LTD",
-            "005930",
-            "264",
-            "통신 및 방송 장비 제조업",
-            "130111000624",
-            "124810099",
-            "41",
-            "19690113",
-            "19750611",
-            100,
-            5_919_637_922,
-            "삼성전자(주)",
-            "www.samsung.com/sec",
-            53_200,
-            "전영현",
-            "경기도 수원시 영통구 삼성로 129 (매탄동)",
-        ),
-        (
-            "00164779",
-            "SK하이닉스",
-            "SK hynix Inc.",
-            "000660",
-            "261",
-            "반도체 제조업",
-            "134411000138",
-            "126810113",
-            "41",
-            "19491015",
-            "19961226",
-            5000,
-            728_002_365,
-            "에스케이하이닉스(주)",
-            "www.skhynix.com",
-            173_900,
-            "곽노정",
-            "경기도 이천시 부발읍 경충대로 2091",
-        ),
-        (
-            "00164742",
-            "현대자동차",
-            "Hyundai Motor Company",
-            "005380",
-            "301",
-            "자동차용 엔진 및 자동차 제조업",
-            "110111008545",
-            "101810264",
-            "11",
-            "19671229",
-            "19740628",
-            5000,
-            204_757_766,
-            "현대자동차(주)",
-            "www.hyundai.com",
-            211_000,
-            "호세 무뇨스",
-            "서울특별시 서초구 헌릉로 12",
-        ),
-        (
-            "00401731",
-            "LG전자",
-            "LG ELECTRONICS INC.",
-            "066570",
-            "265",
-            "영상 및 음향기기 제조업",
-            "110111248705",
-            "107860664",
-            "11",
-            "20020401",
-            "20020417",
-            5000,
-            163_647_814,
-            "LG전자(주)",
-            "www.lge.co.kr",
-            83_000,
-            "조주완",
-            "서울특별시 영등포구 여의대로 128",
-        ),
-        (
-            "00266961",
-            "NAVER",
-            "NAVER Corporation",
-            "035420",
-            "631",
-            "자료처리, 호스팅, 포털 및 기타 인터넷 정보매개 서비스업",
-            "131111026613",
-            "220811867",
-            "41",
-            "19990602",
-            "20081128",
-            100,
-            158_437_008,
-            "네이버(주)",
-            "www.navercorp.com",
-            198_500,
-            "최수연",
-            "경기도 성남시 분당구 정자일로 95, NAVER 1784",
-        ),
-        (
-            "00258801",
-            "카카오",
-            "Kakao Corp.",
-            "035720",
-            "631",
-            "자료처리, 호스팅, 포털 및 기타 인터넷 정보매개 서비스업",
-            "220111001149",
-            "120811559",
-            "50",
-            "19950216",
-            "20170710",
-            100,
-            441_888_000,
-            "(주)카카오",
-            "www.kakaocorp.com",
-            38_150,
-            "정신아",
-            "제주특별자치도 제주시 첨단로 242(영평동)",
-        ),
-        (
-            "00356361",
-            "LG화학",
-            "LG CHEM, LTD.",
-            "051910",
-            "201",
-            "기초 화학물질 제조업",
-            "110111252099",
-            "106810789",
-            "11",
-            "20010403",
-            "20010425",
-            5000,
-            70_592_343,
-            "(주)LG화학",
-            "www.lgchem.com",
-            250_000,
-            "신학철",
-            "서울특별시 영등포구 여의대로 128",
-        ),
-        (
-            "00106641",
-            "기아",
-            "KIA CORPORATION",
-            "000270",
-            "301",
-            "자동차용 엔진 및 자동차 제조업",
-            "110111005740",
-            "119810231",
-            "11",
-            "19440609",
-            "19730721",
-            5000,
-            397_672_632,
-            "기아(주)",
-            "www.kia.com",
-            100_600,
-            "송호성",
-            "서울특별시 서초구 헌릉로 12",
-        ),
-    )
-)
+_FIXED = _DATA["fixed"]
+_FAMOUS = _DATA["famous"]
 FAMOUS_CORP_CODES = frozenset(f["corp_code"] for f in _FAMOUS)
 #: Samsung Electronics' 2024 annual report: a periodic report every world holds under one receipt number (the
 #: XBRL download's example).
@@ -737,17 +302,26 @@ def _free_of(codes: list[str], taken: set[str], step: int, width: int) -> list[s
 _LIGHTRON_CB_DAY = dt.date(2026, 1, 15)
 _LIGHTRON_CB_RCEPT = "20260115000412"
 _LIGHTRON_CB_PAY_DAY = dt.date(2026, 1, 20)
-#: Other decisions of the fixed companies (every seed), so each event endpoint has a stable example.
-_FIXED_EVENTS = {
-    LIGHTRON_CORP_CODE: (
-        ("tsstk", dt.date(2025, 6, 12)),
-        ("bdwt", dt.date(2025, 9, 18)),
-        ("piic", dt.date(2026, 4, 21)),
-    ),
-    "01358622": (("bdwt", dt.date(2025, 10, 21)), ("piic", dt.date(2026, 3, 10))),
-}
+_FIXED_EVENTS = _DATA["fixed_events"]
 #: Price anchors of the showcase walk: (day, close).
 _LIGHTRON_ANCHORS = ((dt.date(2026, 1, 14), 812), (dt.date(2026, 8, 31), 1680))
+
+
+#: the bond terms a CB or BW decision lists after its own fields (subscription, payment, board and filing facts)
+_BOND_TAIL = (
+    "sbd",
+    "pymd",
+    "rpmcmp",
+    "grint",
+    "bddd",
+    "od_a_at_t",
+    "od_a_at_b",
+    "adt_a_atn",
+    "rs_sm_atn",
+    "ex_sm_r",
+    "ovis_ltdtl",
+    "ftc_stt_atn",
+)
 
 
 def _pick(seq: Sequence[Any], u: float) -> Any:
@@ -1735,30 +1309,7 @@ class FinanceWorld:
         floor = int(math.ceil(price * 0.7))
         count = amount // price
         fields = {
-            **{
-                k: terms[k]
-                for k in (
-                    "bd_tm",
-                    "bd_knd",
-                    "bd_fta",
-                    "atcsc_rmislmt",
-                    "ovis_fta",
-                    "ovis_fta_crn",
-                    "ovis_ster",
-                    "ovis_isar",
-                    "ovis_mktnm",
-                    "fdpp_fclt",
-                    "fdpp_bsninh",
-                    "fdpp_op",
-                    "fdpp_dtrp",
-                    "fdpp_ocsa",
-                    "fdpp_etc",
-                    "bd_intr_ex",
-                    "bd_intr_sf",
-                    "bd_mtd",
-                    "bdis_mthn",
-                )
-            },
+            **{k: v for k, v in terms.items() if k not in _BOND_TAIL},
             "cv_rt": "100",
             "cv_prc": comma(price),
             "cvisstk_knd": f"{company.registry_name} 기명식 보통주",
@@ -1770,23 +1321,7 @@ class FinanceWorld:
             "act_mktprcfl_cvprc_lwtrsprc_bs": "발행당시 전환가액의 70%",
             "rmislmt_lt70p": "-",
             "abmg": "-",
-            **{
-                k: terms[k]
-                for k in (
-                    "sbd",
-                    "pymd",
-                    "rpmcmp",
-                    "grint",
-                    "bddd",
-                    "od_a_at_t",
-                    "od_a_at_b",
-                    "adt_a_atn",
-                    "rs_sm_atn",
-                    "ex_sm_r",
-                    "ovis_ltdtl",
-                    "ftc_stt_atn",
-                )
-            },
+            **{k: terms[k] for k in _BOND_TAIL},
         }
         if showcase:
             fields.update(
@@ -1819,25 +1354,7 @@ class FinanceWorld:
         terms["bd_knd"] = terms["bd_knd"].replace("전환사채", "분리형 신주인수권부사채")
         count = amount // max(price, 1)
         fields = {
-            **{
-                k: v
-                for k, v in terms.items()
-                if k
-                not in (
-                    "sbd",
-                    "pymd",
-                    "rpmcmp",
-                    "grint",
-                    "bddd",
-                    "od_a_at_t",
-                    "od_a_at_b",
-                    "adt_a_atn",
-                    "rs_sm_atn",
-                    "ex_sm_r",
-                    "ovis_ltdtl",
-                    "ftc_stt_atn",
-                )
-            },
+            **{k: v for k, v in terms.items() if k not in _BOND_TAIL},
             "ex_rt": "100",
             "ex_prc": comma(price),
             "ex_prc_dmth": "「증권의 발행 및 공시 등에 관한 규정」 제5-24조에 의거",
@@ -1852,23 +1369,7 @@ class FinanceWorld:
             "act_mktprcfl_cvprc_lwtrsprc_bs": "발행당시 행사가액의 70%",
             "rmislmt_lt70p": "-",
             "abmg": "-",
-            **{
-                k: terms[k]
-                for k in (
-                    "sbd",
-                    "pymd",
-                    "rpmcmp",
-                    "grint",
-                    "bddd",
-                    "od_a_at_t",
-                    "od_a_at_b",
-                    "adt_a_atn",
-                    "rs_sm_atn",
-                    "ex_sm_r",
-                    "ovis_ltdtl",
-                    "ftc_stt_atn",
-                )
-            },
+            **{k: terms[k] for k in _BOND_TAIL},
         }
         return self._event(company, day, "bdwt", "신주인수권부사채권발행결정", lambda: dict(fields))
 

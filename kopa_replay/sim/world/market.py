@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
 from kopa_replay.sim.world.calendar import previous_business_day, ymd
+from kopa_replay.sim.world.fmt import data, frozen
 
 if TYPE_CHECKING:
     from kopa_replay.sim.world import World
@@ -26,112 +27,26 @@ __all__ = ["MarketWorld"]
 
 Row = dict[str, str]
 
-# name, base level — KRX 시리즈 / 파생상품지수 / 채권지수 families (names as KRX publishes them)
-_KRX_INDEXES = (
-    ("KRX 300", 1650.0),
-    ("KRX 100", 5400.0),
-    ("KRX 자동차", 2100.0),
-    ("KRX 반도체", 3900.0),
-    ("KRX 헬스케어", 3300.0),
-    ("KRX 은행", 780.0),
-    ("KRX 에너지화학", 2300.0),
-    ("KRX 300 정보기술", 2800.0),
-)
-_DRV_INDEXES = (
-    ("코스피 200 선물지수", 1400.0),
-    ("코스피 200 변동성지수", 18.0),
-    ("미니코스피200 선물지수", 1390.0),
-    ("코스닥 150 선물지수", 1300.0),
-    ("3년국채선물지수", 1080.0),
-    ("미국달러선물지수", 1350.0),
-)
-_BOND_INDEXES = (
-    ("KRX 채권지수", 190.0),
-    ("KTB 지수", 12500.0),
-    ("국고채프라임지수", 180.0),
-    ("KRX 단기채권지수", 120.0),
-    ("KRX 회사채지수", 150.0),
-)
-_ETFS = (
-    ("069500", "KODEX 200", "코스피 200", 36000.0),
-    ("102110", "TIGER 200", "코스피 200", 36100.0),
-    ("229200", "KODEX 코스닥150", "코스닥 150", 12500.0),
-    ("305720", "KODEX 2차전지산업", "FnGuide 2차전지 산업 지수", 14000.0),
-    ("148070", "KOSEF 국고채10년", "KIS 국고채 10년 지수", 108000.0),
-    ("252670", "KODEX 200선물인버스2X", "F-KOSPI200", 2300.0),
-    ("360750", "TIGER 미국S&P500", "S&P 500", 19000.0),
-    ("411060", "ACE KRX금현물", "KRX 금현물지수", 16000.0),
-)
-_ETNS = (
-    ("500001", "신한 레버리지 WTI원유선물 ETN", "S&P GSCI Crude Oil 2X", 8800.0),
-    ("520002", "미래에셋 블룸버그 천연가스 ETN", "Bloomberg Natural Gas", 4200.0),
-    ("530003", "삼성 인버스 2X 코스닥150 선물 ETN", "코스닥 150 선물 인버스 2X", 3100.0),
-    ("550004", "QV 코스피200 커버드콜 ETN", "코스피 200 커버드콜", 10400.0),
-    ("570005", "KB 은 선물 ETN(H)", "S&P GSCI Silver", 12100.0),
-)
-_BOND_KINDS = {
-    "kts_bydd_trd": (
-        "국채전문유통시장",
-        (("3", 3.05), ("5", 3.12), ("10", 3.25), ("20", 3.21), ("30", 3.16), ("50", 3.10)),
-    ),
-    "bnd_bydd_trd": ("일반채권시장", (("1", 3.40), ("2", 3.55), ("3", 3.70), ("5", 3.90), ("7", 4.10))),
-    "smb_bydd_trd": ("소액채권시장", (("5", 3.35), ("5", 3.38), ("5", 3.41), ("10", 3.52))),
-}
-_FUTURES = (
-    ("코스피200 선물", 360.0),
-    ("미니코스피200 선물", 360.0),
-    ("코스닥150 선물", 1300.0),
-    ("3년국채 선물", 105.0),
-    ("10년국채 선물", 113.0),
-    ("미국달러 선물", 1380.0),
-)
-_OPTIONS = (("코스피200 옵션", 360.0), ("미니코스피200 옵션", 360.0), ("코스닥150 옵션", 1300.0))
-_OILS = (("휘발유", 1620.0), ("경유", 1480.0), ("등유", 1260.0))
-_GOLDS = (("04020000", "금 99.99_1Kg", 118000.0), ("04020100", "미니금 99.99_100g", 118500.0))
-_ETS = (
-    ("4010025", "KAU25", 9500.0),
-    ("4010024", "KAU24", 9100.0),
-    ("4020025", "KCU25", 9300.0),
-    ("4030025", "KOC25", 8800.0),
-)
-#: ESG 증권상품 (esg/esg_etp_info): the ETFs and ETNs KRX tags ESG — (short name, base price)
-_ESG_ETPS = (
-    ("KODEX MSCI Korea ESG유니버설", 9800.0),
-    ("TIGER MSCI KOREA ESG리더스", 11200.0),
-    ("KBSTAR ESG사회책임투자", 13100.0),
-    ("ARIRANG ESG우수기업", 10400.0),
-    ("TIGER KRX기후변화솔루션", 12600.0),
-    ("신한 KRX ESG Leaders 150 ETN", 10900.0),
-)
-#: ESG 지수 (esg/esg_index_info): (name, base level, constituents)
-_ESG_INDEXES = (
-    ("KRX ESG Leaders 150", 1450.0, 150),
-    ("KRX ESG 사회책임경영지수(S)", 1720.0, 100),
-    ("KRX 거버넌스 리더스 100", 1390.0, 100),
-    ("KRX 에코 리더스 100", 1610.0, 100),
-    ("코스피 200 ESG", 1280.0, 200),
-    ("KRX/S&P 탄소효율 그린뉴딜 지수", 1530.0, 100),
-)
-#: 수익증권 (data.go.kr getSecuritiesPriceInfo): listed real-estate and infrastructure funds — (code, name, base)
-_BENEFICIARY = (
-    ("094800", "맵스리얼티1", 3900.0),
-    ("140910", "에이리츠", 5200.0),
-    ("330590", "롯데리츠", 3800.0),
-    ("357120", "코람코에너지리츠", 5600.0),
-    ("338100", "NH프라임리츠", 4300.0),
-    ("415640", "KB발해인프라", 9600.0),
-    ("088980", "맥쿼리인프라", 12400.0),
-)
-_SRI_KINDS = ("녹색채권", "사회적채권", "지속가능채권")
-_SRI_ISSUERS = (
-    "한국전력공사",
-    "한국산업은행",
-    "한국주택금융공사",
-    "중소벤처기업진흥공단",
-    "한국수출입은행",
-    "한국도로공사",
-)
-_SRI_TYPES = ("특수채", "금융채", "회사채")
+#: the instrument families (names as KRX publishes them, base levels): data/market.yaml
+_DATA = frozen(data("market"))
+
+_KRX_INDEXES = _DATA["krx_indexes"]
+_DRV_INDEXES = _DATA["drv_indexes"]
+_BOND_INDEXES = _DATA["bond_indexes"]
+_ETFS = _DATA["etfs"]
+_ETNS = _DATA["etns"]
+_BOND_KINDS = _DATA["bond_kinds"]
+_FUTURES = _DATA["futures"]
+_OPTIONS = _DATA["options"]
+_OILS = _DATA["oils"]
+_GOLDS = _DATA["golds"]
+_ETS = _DATA["ets"]
+_ESG_ETPS = _DATA["esg_etps"]
+_ESG_INDEXES = _DATA["esg_indexes"]
+_BENEFICIARY = _DATA["beneficiary"]
+_SRI_KINDS = _DATA["sri_kinds"]
+_SRI_ISSUERS = _DATA["sri_issuers"]
+_SRI_TYPES = _DATA["sri_types"]
 
 _STOCK_LINKED = 12  # underlying companies per stock-linked family (fixed: cost does not grow with the world)
 _MONTHS = (3, 6, 9, 12)
