@@ -149,9 +149,12 @@ def lookup(doc: Any, path: str) -> Any:
     """The value at a dot path (integers index lists); ``_MISSING`` when absent."""
     if path in (".", ""):
         return doc
-    node = doc
-    for part in path.split("."):
+    node, parts = doc, path.split(".")
+    while parts:
+        part = parts.pop(0)
         if isinstance(node, Mapping):
+            while part not in node and parts:  # a key with dots in it: Seoul's "SeoulRtd.citydata_ppltn", "RESULT.CODE"
+                part += "." + parts.pop(0)
             if part not in node:
                 return _MISSING
             node = node[part]

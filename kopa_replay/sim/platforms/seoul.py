@@ -231,6 +231,10 @@ from kopa_replay.sim.platforms import seoul_subway  # noqa: E402  (it builds on 
 
 TABLES.update({name: _check_type(table) for name, table in seoul_subway.TABLES.items()})
 
+from kopa_replay.sim.platforms import seoul_citydata  # noqa: E402  (its protocol builds on SeoulProtocol too)
+
+TABLES.update({name: _check_type(table) for name, table in seoul_citydata.TABLES.items()})
+
 #: how often a world table's dataset is refreshed, as the catalog says it (갱신주기)
 _CYCLES = {
     "facility": "수시",
@@ -300,7 +304,9 @@ def _endpoints(op: Operation) -> list[Endpoint]:
     table = TABLES[op.table]
     if op.options.get("where"):
         table = _where(table, op.options["where"])
-    out = [endpoint_for(op, table, _host(op), _HOSTS[_host(op)])]
+    # options.citydata: the realtime city-data services answer one nested area in their own envelope
+    protocol = seoul_citydata.PROTOCOL if op.options.get("citydata") else _HOSTS[_host(op)]
+    out = [endpoint_for(op, table, _host(op), protocol)]
     if op.options.get("gu_services"):  # options.gu_services: the service is also published once per 구
         for n, gu in enumerate(_GU_SERVICES):
             one = replace(op, tool=f"{op.tool}_{gu.lower()}", route=f"{op.route}_{gu}")

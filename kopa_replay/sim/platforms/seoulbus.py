@@ -28,6 +28,7 @@ from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, No
 from kopa_replay.sim.messages import SimRequest
 from kopa_replay.sim.tables import endpoints
 from kopa_replay.sim.world.calendar import ymd
+from kopa_replay.sim.world.fmt import data, frozen
 from kopa_replay.sim.world.transit import SNAPSHOT_TIME, metres, seoul_tm
 
 if TYPE_CHECKING:
@@ -40,18 +41,7 @@ __all__ = ["ENDPOINTS", "HOSTS", "SeoulBusProtocol", "SEOULBUS_MESSAGES"]
 HOST = "ws.bus.go.kr"
 PLATFORM = "seoulbus"
 
-#: headerCd → headerMsg
-SEOULBUS_MESSAGES = {
-    "0": "정상적으로 처리되었습니다.",
-    "1": "시스템 오류가 발생하였습니다.",
-    "2": "잘못된 쿼리 요청입니다. 쿼리 변수가 정확한지 확인하세요.",
-    "3": "정류소를 찾을 수 없습니다.",
-    "4": "결과가 없습니다.",
-    "6": "실시간 정보를 읽을 수 없습니다. 잠시 후 다시 시도하세요.",
-    "7": "SERVICE KEY IS NOT REGISTERED ERROR.",
-    "8": "운행 종료되었습니다.",
-    "22": "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR.",
-}
+SEOULBUS_MESSAGES = frozen(data("transit")["seoulbus_messages"])  # headerCd → headerMsg
 _COM_MSG_HEADER = {
     "errMsg": None,
     "responseTime": None,
