@@ -91,6 +91,7 @@ DOMAINS = {
     "subway_line_id": "realtime subway line id (1002)",
     "subway_train_no": "realtime subway train number (btrainNo = trainNo)",
     "seoul_inf_id": "data.seoul.go.kr dataset id (OA-12914)",
+    "seoul_hotspot": "hot-spot area of Seoul's realtime city data, by AREA_NM (강남역) or AREA_CD (POI014)",
     # education
     "neis_office_code": "시도교육청 code (B10)",
     "school_code": "7-digit NEIS school code (SD_SCHUL_CODE)",
