@@ -62,7 +62,16 @@ from kopa_replay.sim.tables import endpoints
 from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.calendar import parse_ymd, ymd
 from kopa_replay.sim.world.finance import LazyRows
-from kopa_replay.sim.world.laws import CGM_EXPC, DECISION_KINDS, ENGLISH_NAMES, KIND_CODES, MINISTRIES
+from kopa_replay.sim.world.laws import (
+    CGM_EXPC,
+    DECISION_KINDS,
+    ENGLISH_NAMES,
+    KIND_CODES,
+    MINISTRIES,
+    TERM_KINDS,
+    TERM_RELATIONS,
+    _subject,
+)
 
 HOST = "www.law.go.kr"
 
@@ -130,6 +139,8 @@ class LawProtocol(Protocol):
             if not records:
                 return self.error(ctx, ErrorKind.NO_DATA)
             body = records[0]
+            if options.get("nested_links"):
+                body = _stamp(body, options["nested_links"], ctx.request.param_ci("OC") or "")
             return self._doc(ctx, options["root"], body, options.get("json_root"))
         return self._search(ctx, records, total, meta)
 
@@ -145,6 +156,8 @@ class LawProtocol(Protocol):
             for link in options.get("links", [options["link"]] if options.get("link") else []):
                 if str(item.get(link) or "").startswith("/DRF/"):
                     item[link] = item[link].replace("?", f"?OC={oc}&", 1)
+            if options.get("nested_links"):
+                item = _stamp(item, options["nested_links"], oc)
             items.append(item)
         query = ctx.request.param("query") or ""
         search = ctx.request.param("search") or "1"
@@ -158,6 +171,9 @@ class LawProtocol(Protocol):
             "resultCode": ctx.code("00"),
             "resultMsg": "success",
         }
+        if options.get("head"):
+            # the knowledge base's lists count their hits in 검색결과개수 and carry only the head the row names
+            body = {key: {"검색결과개수": str(total)}.get(key, body.get(key)) for key in options["head"]}
         if items:
             # JSON quirk: a single hit is an object, not a list (XML repeats the element either way).
             body[options["item"]] = items if (ctx.xml or len(items) > 1) else items[0]
@@ -220,6 +236,20 @@ class LawProtocol(Protocol):
         if ctx.xml:
             return Doc(body, xml=True, xml_root="Response")
         return Doc(body)
+
+
+def _stamp(value: Any, names: Sequence[str], oc: str) -> Any:
+    """The caller's OC written into every link named ``names`` at any depth (the knowledge base's nested links)."""
+    if isinstance(value, list):
+        return [_stamp(v, names, oc) for v in value]
+    if isinstance(value, dict):
+        return {
+            k: v.replace("?", f"?OC={oc}&", 1)
+            if k in names and isinstance(v, str) and v.startswith("/DRF/")
+            else _stamp(v, names, oc)
+            for k, v in value.items()
+        }
+    return value
 
 
 def _int(text: str | None, default: int) -> int:
@@ -972,6 +1002,290 @@ def get_lstrm(world, q: Query) -> list[dict[str, Any]]:
             "법령용어정의": t.definition,
         }
     ]
+
+
+# -- the knowledge base (법령정보 지식베이스): terms, everyday terms, their links to articles and statutes ----------
+def _kb_link(target: str, key: str, value: str, tail: str = "") -> str:
+    """A knowledge-base link as the live lists carry it (no type; the caller's OC goes in front)."""
+    return f"/DRF/lawService.do?target={target}&{key}={value}{tail}"
+
+
+def _term_of(world, q: Query):
+    """The legal term a service names by query (its name) or MST (its serial)."""
+    query, mst = q.get("query"), q.get("MST")
+    if query is None and mst is None:
+        raise MissingParam("query")
+    if query is not None:
+        return world.laws.term_by_name.get(_compact(query))
+    return next((t for t in world.laws.terms if t.serial == mst), None)
+
+
+def _relation_filter(q: Query) -> str | None:
+    code = q.get("trmRltCd")
+    if code is not None and code not in TERM_RELATIONS:
+        raise BadParam("trmRltCd", code)
+    return code
+
+
+def search_lstrm_ai(world, q: Query) -> Sequence[dict[str, Any]]:
+    """법령용어 (지식베이스): the legal terms by name; the world has no homonyms (동음이의어존재여부 N)."""
+    query, homonym = q.get("query"), q.get("homonymYn")
+    if homonym not in (None, "Y", "N"):
+        raise BadParam("homonymYn", homonym)
+    found = [t for t in world.laws.terms if homonym != "Y" and _text_match(query, t.name)]
+
+    def make(t):
+        return {
+            "법령용어명": t.name,
+            "동음이의어존재여부": "N",
+            "비고": "",
+            "용어간관계링크": _kb_link("lstrmRlt", "MST", t.serial),
+            "조문간관계링크": _kb_link("lstrmRltJo", "MST", t.serial),
+        }
+
+    return LazyRows(found, make)
+
+
+def search_dlytrm(world, q: Query) -> Sequence[dict[str, Any]]:
+    query = q.get("query")
+    found = [d for d in world.laws.daily_terms if _text_match(query, d.name)]
+    return LazyRows(
+        found, lambda d: {"일상용어명": d.name, "출처": "", "용어간관계링크": _kb_link("dlytrmRlt", "MST", d.serial)}
+    )
+
+
+def get_lstrm_rlt(world, q: Query) -> list[dict[str, Any]]:
+    """법령용어 → 일상용어: the everyday words linked to a legal term, with the relation of each to it."""
+    code, term = _relation_filter(q), _term_of(world, q)
+    links = [(d, c) for d, c in world.laws.term_daily_links.get(term.name if term else "", ()) if code in (None, c)]
+    if not links:
+        raise NoData()
+    related = [
+        {
+            "@id": str(i),
+            "일상용어명": d.name,
+            "용어관계코드": c,
+            "용어관계": TERM_RELATIONS[c],
+            "일상용어조회링크": f"/DRF/lawSearch.do?target=dlytrm&query={d.name}",
+            "용어간관계링크": _kb_link("dlytrmRlt", "MST", d.serial),
+        }
+        for i, (d, c) in enumerate(links, 1)
+    ]
+    unit = {"@id": "1", "법령용어명": term.name, "비고": "", "연계용어": related}
+    return [{"target": "lstrmRlt", "키워드": q.get("query") or q.get("MST"), "검색결과개수": "1", "법령용어": unit}]
+
+
+def get_dlytrm_rlt(world, q: Query) -> list[dict[str, Any]]:
+    """일상용어 → 법령용어: the legal terms an everyday word leads to (query: its name, MST: its serial)."""
+    code, query, mst = _relation_filter(q), q.get("query"), q.get("MST")
+    if query is None and mst is None:
+        raise MissingParam("query")
+    daily = world.laws.daily_by_key.get(_compact(query) if query is not None else mst)
+    terms = world.laws.term_by_name
+    links = [(terms[t], c) for t, c in (daily.links if daily else ()) if code in (None, c)]
+    if not links:
+        raise NoData()
+    related = [
+        {
+            "@id": str(i),
+            "법령용어명": t.name,
+            "비고": "",
+            "용어관계코드": c,
+            "용어관계": TERM_RELATIONS[c],
+            "용어간관계링크": _kb_link("lstrmRlt", "MST", t.serial),
+            "조문간관계링크": _kb_link("lstrmRltJo", "MST", t.serial),
+        }
+        for i, (t, c) in enumerate(links, 1)
+    ]
+    unit = {"@id": "1", "일상용어명": daily.name, "출처": "", "연계용어": related}
+    return [{"target": "dlytrmRlt", "키워드": query or mst, "검색결과개수": "1", "일상용어": unit}]
+
+
+def _article_text(world, statute, number: int, as_of: dt.date) -> str | None:
+    version = statute.current(as_of)
+    unit = world.laws.article(statute, version, number) if version else None
+    return unit["조문내용"] if unit else None
+
+
+def get_lstrm_rlt_jo(world, q: Query) -> list[dict[str, Any]]:
+    """법령용어 → 조문: the articles that use a legal term, as key term (핵심용어) or chosen term (선정용어)."""
+    term = _term_of(world, q)
+    articles = []
+    for statute, number, code in world.laws.term_articles(term) if term else ():
+        text = _article_text(world, statute, number, q.as_of)
+        if text is None:
+            continue
+        articles.append(
+            {
+                "@id": str(len(articles) + 1),
+                "법령명": statute.name,
+                "조번호": f"{number:04d}",
+                "조가지번호": "00",
+                "조문내용": text,
+                "용어구분코드": code,
+                "용어구분": TERM_KINDS[code],
+                "조문연계용어링크": _kb_link("joRltLstrm", "ID", statute.law_id, f"&JO={number:04d}00"),
+            }
+        )
+    if not articles:
+        raise NoData()
+    unit = {
+        "@id": "1",
+        "법령용어명": term.name,
+        "비고": "",
+        "용어간관계링크": _kb_link("lstrmRlt", "MST", term.serial),
+        "연계법령": articles,
+    }
+    return [{"target": "lstrmRltJo", "키워드": q.get("query") or q.get("MST"), "검색결과개수": "1", "법령용어": unit}]
+
+
+def get_jo_rlt_lstrm(world, q: Query) -> list[dict[str, Any]]:
+    """조문 → 법령용어: the legal terms one article uses (the statute by ID or by its name in query; JO AAAABB)."""
+    query, law_id, jo = q.get("query"), q.get("ID"), q.require("JO")
+    if not (len(jo) == 6 and jo.isdigit()):
+        raise BadParam("JO", jo)
+    if query is None and law_id is None:
+        raise MissingParam("query")
+    if law_id is not None:
+        statute = world.laws.by_id.get(law_id.zfill(6) if law_id.isdigit() else law_id)
+    else:
+        statute = world.laws.by_name.get(query) or world.laws.by_name.get(
+            next((s.name for s in world.laws.acts if _compact(s.name) == _compact(query)), "")
+        )
+    number = int(jo[:4])
+    links = world.laws.article_terms.get((statute.law_id, number), ()) if statute and jo[4:] == "00" else ()
+    text = _article_text(world, statute, number, q.as_of) if links else None
+    if text is None:
+        raise NoData()
+    terms = [
+        {
+            "@id": str(i),
+            "법령용어명": t.name,
+            "비고": "",
+            "용어구분코드": code,
+            "용어구분": TERM_KINDS[code],
+            "용어간관계링크": _kb_link("lstrmRlt", "MST", t.serial),
+            "용어연계조문링크": _kb_link("lstrmRltJo", "MST", t.serial),
+        }
+        for i, (t, code) in enumerate(links, 1)
+    ]
+    unit = {"@id": "1", "법령명": statute.name, "조번호": f"{number:04d}", "조가지번호": "00", "조문내용": text}
+    unit["연계용어"] = terms
+    return [{"target": "joRltLstrm", "키워드": query or law_id, "검색결과개수": "1", "법령조문": unit}]
+
+
+_LS_RELATIONS = {"140503": "3유형(기본법)", "140506": "6유형(하위법)"}
+
+
+def _related_statutes(world, statute, as_of: dt.date) -> list[tuple[Any, str]]:
+    """관련법령 of a 법률: its 시행령 and 시행규칙 (6유형 하위법) and the 기본법 of its subject (3유형), in force."""
+    family = world.laws.family(statute)
+    out = [(family[k], "140506") for k in ("시행령", "시행규칙") if k in family]
+    basic = world.laws.by_name.get(f"{_subject(statute.name).replace(' ', '')}기본법")
+    if basic is not None and basic is not statute:
+        out.insert(0, (basic, "140503"))
+    return [(s, code) for s, code in out if s.current(as_of) is not None]
+
+
+def search_ls_rlt(world, q: Query) -> Sequence[dict[str, Any]]:
+    """관련법령: each 법률 matching query (its name) or ID with the statutes related to it (lsRltCd filters)."""
+    query, law_id, code = q.get("query"), q.get("ID"), q.get("lsRltCd")
+    if code is not None and not code.isdigit():
+        raise BadParam("lsRltCd", code)
+    wanted = law_id.zfill(6) if law_id and law_id.isdigit() else law_id
+    found = []
+    for act in world.laws.acts:
+        if (wanted is None or act.law_id == wanted) and _text_match(query, act.name) and act.current(q.as_of):
+            related = [(s, c) for s, c in _related_statutes(world, act, q.as_of) if code in (None, c)]
+            if related:
+                found.append((act, related))
+
+    def make(pair):
+        act, related = pair
+        rows = [
+            {
+                "@id": str(i),
+                "관련법령ID": s.law_id,
+                "관련법령명": s.name,
+                "법령간관계코드": c,
+                "법령간관계": _LS_RELATIONS[c],
+                "관련법령상세링크": _link("law", "ID", s.law_id),
+                "관련법령조회링크": f"/DRF/lawSearch.do?target=lsRlt&ID={s.law_id}",
+            }
+            for i, (s, c) in enumerate(related, 1)
+        ]
+        return {
+            "기준법령ID": act.law_id,
+            "기준법령명": act.name,
+            "기준법령상세링크": _link("law", "ID", act.law_id),
+            "관련법령": rows,
+        }
+
+    return LazyRows(found, make)
+
+
+def _ai_hits(world, q: Query, kinds: tuple[str, ...]) -> list[tuple[Any, Any, int]]:
+    """지능형 검색: the articles a question leads to through the knowledge base — the legal terms it names (two
+    letters or more) and the everyday words it contains, each to its linked articles; (statute, version, number)."""
+    search = q.get("search") or "0"
+    if search not in kinds:
+        raise BadParam("search", search)
+    text = _compact(q.get("query") or "")
+    if search != "0" or not text:
+        return []  # the world indexes statute articles alone: 별표·서식 and 행정규칙 answer nothing
+    laws = world.laws
+    names = [t.name for t in laws.terms if len(t.name) >= 2 and (t.name in text or text in t.name)]
+    for d in laws.daily_terms:
+        if d.name in text or text in d.name:
+            names.extend(t for t, _ in d.links)
+    hits, seen = [], set()
+    for name in sorted(set(names), key=names.index):
+        for statute, number, _ in laws.term_articles(laws.term_by_name[name]):
+            version = statute.current(q.as_of)
+            if version is not None and (statute.law_id, number) not in seen:
+                seen.add((statute.law_id, number))
+                hits.append((statute, version, number))
+    return hits
+
+
+def _ai_record(world, statute, version, number: int) -> dict[str, Any]:
+    unit = world.laws.article(statute, version, number) or {}
+    return {
+        "법령조문ID": f"{int(statute.law_id)}{number:04d}",
+        "법령ID": statute.law_id,
+        "법령일련번호": version.mst,
+        "법령명": statute.name,
+        "시행일자": ymd(version.enforced),
+        "공포일자": ymd(version.promulgated),
+        "공포번호": version.number,
+        "소관부처코드": statute.ministry_code,
+        "소관부처명": statute.ministry,
+        "법령종류명": statute.kind,
+        "제개정구분명": version.revision,
+        "법령편장절관코드": "",
+        "조문일련번호": f"{number:04d}001",
+        "조문번호": f"{number:04d}",
+        "조문가지번호": "00",
+        "조문제목": unit.get("조문제목"),
+        "조문내용": unit.get("조문내용"),
+    }
+
+
+def search_ai(world, q: Query) -> Sequence[dict[str, Any]]:
+    hits = _ai_hits(world, q, ("0", "1", "2", "3"))
+    return LazyRows(hits, lambda hit: _ai_record(world, *hit))
+
+
+def search_ai_related(world, q: Query) -> Sequence[dict[str, Any]]:
+    """연관법령: the articles the question leads to and the same-numbered articles of their 시행령·시행규칙."""
+    out, seen = [], set()
+    for statute, version, number in _ai_hits(world, q, ("0", "1")):
+        for member in (statute, *world.laws.family(statute).values()):
+            current = member.current(q.as_of)
+            if current is not None and number <= member.article_count and (member.law_id, number) not in seen:
+                seen.add((member.law_id, number))
+                out.append((member, current, number))
+    return LazyRows(out, lambda hit: _ai_record(world, *hit))
 
 
 # -- statutes' further services: history, structure, comparisons, delegation, links ------------------------------
@@ -1790,6 +2104,15 @@ TABLES: dict[str, Callable[[Any, Query], Sequence[dict[str, Any]]]] = {
     "treaty": get_trty,
     "terms": search_lstrm,
     "term": get_lstrm,
+    "kb_terms": search_lstrm_ai,
+    "daily_terms": search_dlytrm,
+    "term_daily_links": get_lstrm_rlt,
+    "daily_term_links": get_dlytrm_rlt,
+    "term_articles": get_lstrm_rlt_jo,
+    "article_terms": get_jo_rlt_lstrm,
+    "related_statutes": search_ls_rlt,
+    "ai_articles": search_ai,
+    "ai_related_articles": search_ai_related,
     "statute_tree": get_lsstmd,
     "statute_trees": _statute_list(),
     "old_and_new": get_oldandnew,

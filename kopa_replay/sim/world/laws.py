@@ -987,6 +987,51 @@ class LawWorld:
     def term_by_name(self) -> dict[str, Term]:
         return {t.name: t for t in self.terms}
 
+    # -- the knowledge base: everyday terms and the links between terms, articles and statutes ----------------
+    @cached_property
+    def daily_terms(self) -> tuple[DailyTerm, ...]:
+        """일상용어 with the legal terms they lead to (those the world holds), ordered by name; serials drawn."""
+        known = self.term_by_name
+        rows = [(name, tuple((t, c) for t, c in links if t in known)) for name, links in _DAILY_TERMS]
+        rows = sorted((name, links) for name, links in rows if links)
+        serials = self._world.rng("laws.daily_terms").choice(900_000, len(rows), replace=False)
+        return tuple(DailyTerm(str(3_000_000 + int(serials[i])), n, links) for i, (n, links) in enumerate(rows))
+
+    @cached_property
+    def daily_by_key(self) -> dict[str, DailyTerm]:
+        """By name and by serial (the services take either: query or MST)."""
+        return {key: d for d in self.daily_terms for key in (d.name, d.serial)}
+
+    @cached_property
+    def term_daily_links(self) -> dict[str, tuple[tuple[DailyTerm, str], ...]]:
+        """법령용어 → its 일상용어 with the relation seen from the legal term (상위어 and 하위어 swapped)."""
+        out: dict[str, list[tuple[DailyTerm, str]]] = {}
+        for d in self.daily_terms:
+            for term, code in d.links:
+                out.setdefault(term, []).append((d, _SWAPPED.get(code, code)))
+        return {term: tuple(links) for term, links in out.items()}
+
+    def term_articles(self, term: Term) -> tuple[tuple[Statute, int, str], ...]:
+        """The articles a legal term is linked to, (statute, article, 용어구분코드): a word an act defines is the
+        key term (핵심용어) of its 제2조 and a chosen term (선정용어) of its 제1조; a 민법 term of two drawn articles."""
+        statute = self.by_name.get(term.source)
+        if statute is None:
+            return ()
+        if term.source != "민법":
+            return ((statute, 2, "140101"), (statute, 1, "140102"))
+        rng = self._world.rng("laws.term_articles", term.name)
+        first, second = (int(n) + 1 for n in rng.choice(statute.article_count, 2, replace=False))
+        return ((statute, first, "140101"), (statute, second, "140102"))
+
+    @cached_property
+    def article_terms(self) -> dict[tuple[str, int], tuple[tuple[Term, str], ...]]:
+        """(법령ID, article) → the legal terms linked to it with their 용어구분코드 (the index of term_articles)."""
+        out: dict[tuple[str, int], list[tuple[Term, str]]] = {}
+        for term in self.terms:
+            for statute, number, code in self.term_articles(term):
+                out.setdefault((statute.law_id, number), []).append((term, code))
+        return {key: tuple(links) for key, links in out.items()}
+
 
 @dataclass(frozen=True)
 class Decision:
@@ -1027,6 +1072,13 @@ class Term:
     source: str  # 출처 (the act)
 
 
+@dataclass(frozen=True)
+class DailyTerm:
+    serial: str  # 일상용어 일련번호 (the MST of dlytrmRlt)
+    name: str
+    links: tuple[tuple[str, str], ...]  # (법령용어명, 용어관계코드 of the legal term seen from this one)
+
+
 _PARTIES = frozen(_DATA["_PARTIES"])
 DECISION_KINDS: dict[str, dict] = frozen(_DATA["DECISION_KINDS"])
 CGM_EXPC: dict[str, tuple[str, str, bool]] = frozen(_DATA["CGM_EXPC"])
@@ -1063,3 +1115,7 @@ SERIAL_TARGETS = (*CGM_EXPC, *_SPECIAL_DECC, "school", "public", "pi")
 _TREATY_TOPICS = frozen(_DATA["_TREATY_TOPICS"])
 _COUNTRIES = frozen(_DATA["_COUNTRIES"])
 _TERMS = frozen(_DATA["_TERMS"])
+TERM_RELATIONS: dict[str, str] = frozen(_DATA["TERM_RELATIONS"])
+TERM_KINDS: dict[str, str] = frozen(_DATA["TERM_KINDS"])
+_DAILY_TERMS = frozen(_DATA["_DAILY_TERMS"])
+_SWAPPED = {"140303": "140304", "140304": "140303"}
