@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import subprocess
@@ -19,20 +20,22 @@ from kopa_replay.sim import Simulator, make_server
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _start(*args):
+def _start(*args, env=None):
     return subprocess.Popen(
         [sys.executable, str(ROOT / "cli.py"), "sim", "serve", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
     )
 
 
 def test_serve_answers_real_paths_under_the_host_segment():
-    process = _start("--port", "0", "--seed", "0")
+    # without KOPA_WORLD_SIZE (the suite sets it to the small world): the real platforms' sizes
+    process = _start("--port", "0", "--seed", "0", env={k: v for k, v in os.environ.items() if k != "KOPA_WORLD_SIZE"})
     try:
         line = process.stderr.readline()
-        assert "world full" in line  # the real platforms' sizes unless told otherwise
+        assert "world full" in line
         port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", line).group(1))
         base = f"http://127.0.0.1:{port}"
         ok = httpx.get(
