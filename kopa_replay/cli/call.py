@@ -32,7 +32,8 @@ def _say_if_unpinned(details: dict) -> None:
     "--source",
     default="sim",
     show_default=True,
-    help="sim (in-process simulator), live (real platforms) or a mirror URL (http://127.0.0.1:N).",
+    help="sim (in-process simulator of the platforms at their real sizes; sim:default, a small world; env "
+    "KOPA_WORLD_SIZE picks the world of a plain sim), live (real platforms) or a mirror URL (http://127.0.0.1:N).",
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Simulator seed (source sim).")
 @click.option("--as-of", default="2026-09-01", show_default=True, help="Simulator as-of date (source sim).")
@@ -87,7 +88,8 @@ def call(tool, args, source, seed, as_of, as_json, base_urls, snapshot, mode, st
     "--source",
     default="sim",
     show_default=True,
-    help="sim (in-process simulator), live (real platforms) or a mirror URL (http://127.0.0.1:N).",
+    help="sim (in-process simulator of the platforms at their real sizes; sim:default, a small world; env "
+    "KOPA_WORLD_SIZE picks the world of a plain sim), live (real platforms) or a mirror URL (http://127.0.0.1:N).",
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Simulator seed (source sim).")
 @click.option(

@@ -132,7 +132,8 @@ def _print_report(report: dict) -> None:
     "--source",
     default=None,
     help="Where calls the snapshot lacks go: sim, replay (nowhere: counted unanswered), live or a mirror "
-    "URL [default: sim when the snapshot was recorded from the simulator, else replay].",
+    "URL [default: the simulator on the world the snapshot was recorded on (sim:full …) when it was recorded from "
+    "the simulator, else replay].",
 )
 @click.option("--as-of", help="Simulator date for --source sim [default: the snapshot's as-of date].")
 @click.option("--sim-seed", type=int, default=None, help="Simulator world seed [default: the snapshot's].")

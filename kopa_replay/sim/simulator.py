@@ -14,7 +14,7 @@ import datetime as dt
 import os
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Sequence
 
 from kopa_replay.errors import SimError
 from kopa_replay.sim.core import (
@@ -105,7 +105,7 @@ class Simulator:
         self.timeline = HISTORY + tuple(e for e in timeline if e not in HISTORY) if drift else HISTORY
         self.registry = registry_ or registry()
         self._attempts: dict[str, int] = {}
-        self._cache: OrderedDict[tuple, list[dict[str, Any]]] = OrderedDict()
+        self._cache: OrderedDict[tuple, Sequence[dict[str, Any]]] = OrderedDict()
         self._answers: OrderedDict[tuple[str, str], SimResponse] = OrderedDict()
         self._answer_bytes = 0
         self._lock = threading.Lock()
@@ -162,9 +162,10 @@ class Simulator:
         response = self._answer(ctx, proto, endpoint, route, drift)
         if len(response.body) <= _ANSWER_MAX_BYTES:
             with self._lock:
-                self._answers[answer_key] = response
-                self._answer_bytes += len(response.body)
-                while self._answer_bytes > _ANSWERS_BYTES:
+                if answer_key not in self._answers:  # another thread may have answered it meanwhile
+                    self._answers[answer_key] = response
+                    self._answer_bytes += len(response.body)
+                while self._answer_bytes > _ANSWERS_BYTES and self._answers:
                     _, dropped = self._answers.popitem(last=False)
                     self._answer_bytes -= len(dropped.body)
         return response
@@ -192,7 +193,7 @@ class Simulator:
     def _finish(self, ctx: Context, doc: Doc) -> SimResponse:
         return serialize(ctx.drift.apply_doc(doc))
 
-    def _records(self, endpoint, params: dict[str, str], drift: ActiveDrift) -> list[dict[str, Any]]:
+    def _records(self, endpoint, params: dict[str, str], drift: ActiveDrift) -> Sequence[dict[str, Any]]:
         """The handler's full result as the drift in force shapes it; cached because pages of one list share it
         (the drift of a tool is fixed for this simulator: its as-of date and timeline)."""
         paging = set(getattr(endpoint.protocol, "paging_params", ()))

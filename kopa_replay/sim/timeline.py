@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from kopa_replay.sim.core import Doc
 
@@ -277,36 +278,58 @@ class ActiveDrift:
             renames[event.field if earlier is None else earlier] = event.detail["to"]  # a → b then b → c: a → c
         return steps
 
-    def apply_records(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def apply_records(self, records: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+        """The records as the record-level events in force shape them, each made as it is read: a page of a
+        long answer costs its own rows, not the whole list's (the simulator keeps the result for its pages)."""
         steps = self._record_steps()
         if not steps:
             return records
-        out = []
-        for record in records:
-            new = dict(record)
-            for event in steps:
-                if isinstance(event, dict):
-                    new = {event.get(k, k): v for k, v in new.items()}
-                    continue
-                name = event.field
-                if event.kind == "field_removed":
-                    new.pop(name, None)
-                elif event.kind == "field_added":
-                    source = event.detail.get("copy")
-                    new[name] = new.get(source, "") if source else event.detail.get("value", "")
-                elif event.kind == "type_changed" and name in new:
-                    new[name] = _to_number(new[name])
-                elif (
-                    event.kind == "became_nullable"
-                    and name in new
-                    and _nullable_pick(event.tool, name, record, float(event.detail.get("share", 0.3)))
-                ):
-                    new[name] = None
-            out.append(new)
-        return out
+        return _Drifted(records, steps)
 
     def apply_doc(self, doc: Doc) -> Doc:
         for event in self.events:
             if event.kind == "envelope_changed" and isinstance(doc.body, dict) and event.field in doc.body:
                 doc.body = {(event.detail["to"] if k == event.field else k): v for k, v in doc.body.items()}
         return doc
+
+
+def _drifted(record: dict[str, Any], steps: list[DriftEvent | dict[str, str]]) -> dict[str, Any]:
+    """One record after the record-level drift steps (:meth:`ActiveDrift._record_steps`)."""
+    new = dict(record)
+    for event in steps:
+        if isinstance(event, dict):
+            new = {event.get(k, k): v for k, v in new.items()}
+            continue
+        name = event.field
+        if event.kind == "field_removed":
+            new.pop(name, None)
+        elif event.kind == "field_added":
+            source = event.detail.get("copy")
+            new[name] = new.get(source, "") if source else event.detail.get("value", "")
+        elif event.kind == "type_changed" and name in new:
+            new[name] = _to_number(new[name])
+        elif (
+            event.kind == "became_nullable"
+            and name in new
+            and _nullable_pick(event.tool, name, record, float(event.detail.get("share", 0.3)))
+        ):
+            new[name] = None
+    return new
+
+
+class _Drifted(Sequence):
+    """Records with the drift in force applied as they are read (a page at a time)."""
+
+    def __init__(self, records: Sequence[dict[str, Any]], steps: list[DriftEvent | dict[str, str]]) -> None:
+        self._records, self._steps = records, steps
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [_drifted(r, self._steps) for r in self._records[index]]
+        return _drifted(self._records[index], self._steps)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (_drifted(r, self._steps) for r in self._records)

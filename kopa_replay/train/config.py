@@ -121,8 +121,10 @@ class TrainConfig:
         for name in ("model", "data", "output_dir"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
                 raise UsageError(f"{name} must be set (a path or model id)")
-        if self.source not in ("replay", "sim"):
-            raise UsageError(f"source must be 'replay' or 'sim', not {self.source!r}")
+        from kopa_replay.env.source import is_sim
+
+        if self.source != "replay" and not is_sim(self.source):
+            raise UsageError(f"source must be 'replay' or 'sim' ('sim:<world>' names a world), not {self.source!r}")
         if self.scale not in ("builtin", "paper"):
             raise UsageError(f"scale must be 'builtin' or 'paper', not {self.scale!r}")
         if self.top_k < 1:

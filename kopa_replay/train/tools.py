@@ -166,8 +166,10 @@ class SourceSpec:
     as_of: str | None = "2026-09-01"
 
     def __post_init__(self) -> None:
-        if self.source not in ("replay", "sim"):
-            raise UsageError(f"source must be 'replay' or 'sim', not {self.source!r}")
+        from kopa_replay.env.source import is_sim
+
+        if self.source != "replay" and not is_sim(self.source):
+            raise UsageError(f"source must be 'replay' or 'sim' ('sim:<world>' names a world), not {self.source!r}")
         if self.source == "replay" and not self.snapshot:
             raise UsageError("source 'replay' needs a snapshot")
 
@@ -181,7 +183,7 @@ class SourceSpec:
                 return pinned
         # the simulator answers what the snapshot lacks on the world the snapshot was recorded on
         world = snapshot_sim_source(pinned.details["store"], str(self.snapshot)) if pinned is not None else None
-        sim = open_source(world or "sim", seed=self.sim_seed, as_of=self.as_of, catalog=catalog)
+        sim = open_source(world or self.source, seed=self.sim_seed, as_of=self.as_of, catalog=catalog)
         if pinned is None:
             return sim
         # the snapshot's answers through its replay fast path; a request it lacks goes to the simulator's client
