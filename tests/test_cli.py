@@ -247,7 +247,7 @@ def test_call_refuses_a_base_url_for_a_host_the_catalog_lacks_or_a_source_that_s
     assert _error_line(result) == (
         "Error: --base-url names host 'opendart.fss.or.k', which no tool of the catalog calls (did you mean "
         "'opendart.fss.or.kr'?); the catalog's hosts: apis.data.go.kr, data-dbg.krx.co.kr, open.assembly.go.kr, "
-        "open.neis.go.kr, openapi.gg.go.kr, openapi.seoul.go.kr, opendart.fss.or.kr, ws.bus.go.kr, www.law.go.kr, "
+        "open.neis.go.kr, openapi.gg.go.kr, openapi.seoul.go.kr, opendart.fss.or.kr, swopenapi.seoul.go.kr, ws.bus.go.kr, www.law.go.kr, "
         "or '*' for every host"
     )
     result = run(*args, "--base-url", "opendart.fss.or.kr=http://127.0.0.1:9")  # --source sim, the default

@@ -165,7 +165,7 @@ def test_kinds_are_plain_names_registered_once(registered):
 # -- mirrors are checked where a source is opened: a host the catalog lacks, a kind that sends nothing ------------
 BUILT_IN_HOSTS = (
     "apis.data.go.kr, data-dbg.krx.co.kr, open.assembly.go.kr, open.neis.go.kr, openapi.gg.go.kr, "
-    "openapi.seoul.go.kr, opendart.fss.or.kr, ws.bus.go.kr, www.law.go.kr"
+    "openapi.seoul.go.kr, opendart.fss.or.kr, swopenapi.seoul.go.kr, ws.bus.go.kr, www.law.go.kr"
 )
 
 
