@@ -7,6 +7,7 @@ small one (KOPA_WORLD_SIZE=default) unless a test names another.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import httpx
 import pytest
@@ -23,6 +24,24 @@ from kopa_replay.env import execute  # noqa: E402
 from kopa_replay.sim import SimTransport, Simulator, running_server  # noqa: E402
 
 KEY = "sim-key"
+
+TESTS = Path(__file__).resolve().parent
+
+#: directories whose conftest builds a costly session fixture (a pruned graph, a synthesized corpus, a tiny model
+#: and a recorded corpus, a Ray cluster): their tests share one worker, so each is built once per run
+_SHARED_SESSION = ("filter", "scale", "synth", "train")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Groups for pytest-xdist's ``--dist loadgroup`` (the suite runs on every core, pyproject's addopts).
+
+    A module's tests stay on one worker, so a module fixture (a simulator world, a recorded store) is built once,
+    and so do the directories of :data:`_SHARED_SESSION`.
+    """
+    for item in items:
+        parts = Path(str(item.path)).resolve().relative_to(TESTS).parts
+        group = parts[0] if parts[0] in _SHARED_SESSION else "/".join(parts)
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
