@@ -41,8 +41,9 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.bench.overlap import (
     NEAR_VERBATIM,

@@ -45,9 +45,10 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Generator, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.bench.model import Task
 from kopa_replay.catalog.model import Catalog, Tool

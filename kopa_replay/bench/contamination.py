@@ -27,8 +27,9 @@ questions, a dict of plan signatures), so a candidate costs microseconds.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from kopa_replay.bench.model import Task
 from kopa_replay.bench.overlap import NEAR_VERBATIM, PAGING_PARAMS, PlanSignature, QuestionIndex, plan_signature

@@ -25,8 +25,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.bench.model import AxisResult, Grade, RequiredAction, Rollout, Task
 from kopa_replay.errors import UsageError

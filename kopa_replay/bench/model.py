@@ -13,8 +13,9 @@ Everything here is plain data with ``to_dict``/``from_dict`` (JSON-ready).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import ANSWER_KINDS, Answer

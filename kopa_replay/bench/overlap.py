@@ -30,7 +30,8 @@ import json
 import math
 import unicodedata
 from collections import Counter
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from kopa_replay.catalog.model import PAGING_PARAMS
 

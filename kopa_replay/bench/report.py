@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.bench.model import AXES, Grade, Task
 from kopa_replay.errors import UsageError

@@ -39,9 +39,10 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import yaml
 

@@ -10,9 +10,10 @@ frozen: a catalog, once loaded, does not change.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 __all__ = [
     "OUTCOMES",

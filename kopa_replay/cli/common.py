@@ -8,8 +8,9 @@ import dataclasses
 import datetime as dt
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import click
 

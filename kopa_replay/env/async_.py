@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any, Callable, ClassVar, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar
 
 import httpx
 

@@ -25,8 +25,9 @@ import math
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Callable, ClassVar, Generator, Mapping, NamedTuple, Protocol, Self, Sequence
+from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.env.call import OUTCOME_CLASSES, build_request, interpret

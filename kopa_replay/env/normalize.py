@@ -15,7 +15,8 @@ Nothing else is touched: other strings keep their exact spelling, padding includ
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 __all__ = ["is_blank", "normalize_value", "normalize_record", "normalize_records"]
 

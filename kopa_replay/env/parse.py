@@ -13,8 +13,9 @@ import io
 import json
 import re
 import zipfile
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 from xml.etree import ElementTree
 
 from kopa_replay.catalog.model import Tool

@@ -12,7 +12,8 @@ shared with the link-candidate retrieval of the dependency graph.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import httpx
 

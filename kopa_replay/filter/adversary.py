@@ -48,9 +48,10 @@ import dataclasses
 import json
 import re
 import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -14,7 +14,8 @@ again) is not a secret: the user said it.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from kopa_replay.synth.facts import answer_values, given_args, handed_values
 from kopa_replay.synth.model import Trajectory

@@ -34,8 +34,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any
 
 from kopa_replay import text as norm
 from kopa_replay.filter.facts import secret_keys, secret_values

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kopa_replay.errors import SourceError
 from kopa_replay.filter.model import Case, Verdict

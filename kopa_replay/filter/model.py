@@ -10,8 +10,9 @@ every judge it was given says so.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, NamedTuple, Protocol, Sequence, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Answer, Trajectory

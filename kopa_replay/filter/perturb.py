@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from kopa_replay import text as norm
 from kopa_replay.filter.model import Case, Verdict

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from kopa_replay.errors import KopaError, UsageError
 from kopa_replay.filter.judges import default_judges

@@ -19,7 +19,8 @@ changes only the question, so its plan is not executed again);
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from kopa_replay.errors import UsageError
 from kopa_replay.filter.model import Judge, Planner

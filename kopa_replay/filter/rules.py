@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kopa_replay.errors import KopaError
 from kopa_replay.filter.model import DUPLICATE_THRESHOLD, NGRAM, Planner

@@ -11,7 +11,7 @@ catalog) from crowding out every cross-domain chain.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 

@@ -15,7 +15,8 @@ recall = cut among the broken; true-link retention = sound links kept.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from kopa_replay.graph.model import Link
 

@@ -16,9 +16,10 @@ seed): no wall clock is written anywhere.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError

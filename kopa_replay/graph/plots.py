@@ -11,8 +11,9 @@ Files are written atomically.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from kopa_replay.errors import UsageError
 from kopa_replay.util import write_atomic

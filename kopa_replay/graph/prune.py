@@ -54,9 +54,10 @@ request's faults are those of its occurrences within its batch.
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

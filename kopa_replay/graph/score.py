@@ -17,8 +17,9 @@ then has to correct. Deterministic: no randomness, sorted iteration.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from kopa_replay.catalog.model import Tool
 from kopa_replay.graph.model import Scored

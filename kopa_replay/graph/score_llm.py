@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Mapping, Protocol, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from kopa_replay.catalog.model import Tool
 from kopa_replay.errors import SourceError, UsageError

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 __all__ = ["Reply", "Received", "FakeChatServer", "running_chat_server", "completion", "tool_call"]
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import email.utils
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 import httpx
 

@@ -47,10 +47,11 @@ import re
 import sqlite3
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 import sqlite_utils
 import zstandard

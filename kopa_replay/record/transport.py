@@ -29,8 +29,8 @@ import functools
 import logging
 import threading
 import weakref
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterable
 
 import httpx
 

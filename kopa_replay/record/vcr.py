@@ -42,8 +42,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import http
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
 import httpx

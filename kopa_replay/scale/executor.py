@@ -21,10 +21,11 @@ arguments picklable.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Literal, Protocol, Sequence, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from kopa_replay.errors import KopaError, UsageError
 

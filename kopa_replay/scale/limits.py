@@ -10,7 +10,8 @@ says on its own side, and gives the slot back when the request ends.
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from kopa_replay.errors import SourceError
 

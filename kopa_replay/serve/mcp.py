@@ -34,8 +34,9 @@ import json
 import math
 import shlex
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.env.environment import DEFAULT_SNAPSHOT, ToolEnvironment, ToolResult

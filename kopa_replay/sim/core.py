@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
 from kopa_replay.sim.messages import SimRequest, SimResponse

@@ -8,8 +8,8 @@ the two paths cannot disagree.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 from urllib.parse import parse_qsl, quote, urlsplit
 
 __all__ = ["SimRequest", "SimResponse", "DEFAULT_SECRET_PARAMS"]

@@ -11,7 +11,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from kopa_replay.sim.core import BadParam, Context, Doc, ErrorKind, Protocol, paged
 from kopa_replay.sim.messages import SimRequest

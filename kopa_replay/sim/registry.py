@@ -9,9 +9,9 @@ route to an Endpoint, for families of generated dataset services).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from importlib import import_module
-from typing import Callable
 
 from kopa_replay.sim.core import Endpoint, Protocol, endpoints_by_route
 

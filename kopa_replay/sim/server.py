@@ -15,8 +15,9 @@ import contextlib
 import math
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 from kopa_replay.errors import UsageError
 from kopa_replay.sim.messages import SimRequest

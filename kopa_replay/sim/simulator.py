@@ -14,7 +14,8 @@ import datetime as dt
 import os
 import threading
 from collections import OrderedDict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kopa_replay.errors import SimError
 from kopa_replay.sim.core import (

@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from kopa_replay.sim.core import Doc
 

@@ -10,7 +10,7 @@ scored for precision and recall against them.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from kopa_replay.sim.registry import Registry, registry
 from kopa_replay.sim.world.laws import SERIAL_TARGETS as LAW_SERIAL_TARGETS

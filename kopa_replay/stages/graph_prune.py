@@ -3,10 +3,11 @@ not execute; builds the candidate graph first when the run directory has none.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.prune import PruneConfig

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from kopa_replay.errors import UsageError
 from kopa_replay.stages.common import STORE_HELP, ExecSource, ScaleOut

@@ -24,9 +24,10 @@ import html
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence, Union
+from typing import Any, Union
 
 from kopa_replay.errors import UsageError
 from kopa_replay.util import write_atomic

@@ -15,9 +15,10 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.errors import UsageError
 from kopa_replay.util import write_atomic

@@ -18,10 +18,11 @@ import fnmatch
 import json
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.env.retrieval import openai_tools

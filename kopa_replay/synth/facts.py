@@ -14,7 +14,8 @@ below both.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from kopa_replay.catalog.model import PAGING_PARAMS
 from kopa_replay.errors import KopaError

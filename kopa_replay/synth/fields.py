@@ -11,7 +11,8 @@ question anyone asks, so the signature rules them out. Pure functions, no I/O.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.catalog.model import Tool
 from kopa_replay.text.concepts import CONCEPTS, NAME, concepts_of, shape_of

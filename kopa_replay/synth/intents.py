@@ -38,11 +38,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import KopaError, UsageError

@@ -23,8 +23,9 @@ then has one right answer, whatever order the records came in.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from math import floor, log10
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.synth.model import Reduction
 from kopa_replay.text.numbers import as_number

@@ -15,8 +15,9 @@ Junction kinds, by the number of distinct values handed over (fan-out budget B):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 __all__ = ["JUNCTION_KINDS", "ANSWER_KINDS", "Reduction", "Junction", "Step", "Answer", "Trajectory"]
 

@@ -11,8 +11,9 @@ so the merged records are the ones ``fetch_all`` gives (a test holds them equal)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from kopa_replay.catalog.model import Tool
 from kopa_replay.env.environment import PageRead, result_digest

@@ -13,8 +13,9 @@ It also checks a trajectory the way the benchmark build does (:meth:`Phrasing.un
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -23,8 +23,9 @@ matcher (:class:`kopa_replay.bench.contamination.Decontaminator`) is one such
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError

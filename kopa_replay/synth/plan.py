@@ -17,8 +17,9 @@ the answer.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError

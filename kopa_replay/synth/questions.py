@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from kopa_replay.errors import KopaError, SourceError
 from kopa_replay.synth.intents import josa

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from statistics import median
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.synth.export import jsonl_text
 from kopa_replay.synth.model import JUNCTION_KINDS, Trajectory

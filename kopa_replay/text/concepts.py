@@ -20,8 +20,9 @@ truth. Deterministic: no randomness, sorted iteration. Pure: no I/O.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 __all__ = [
     "CONCEPTS",

@@ -26,9 +26,10 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from datetime import date
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import Any
 
 from kopa_replay.text.normalize import text_form
 from kopa_replay.text.numbers import DIGITS, VALUE_UNITS, canonical_decimal, read_number

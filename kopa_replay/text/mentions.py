@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Iterable
 
 from kopa_replay.text.keys import FIGURE, date_spans
 from kopa_replay.text.numbers import DIGITS, UNITS

@@ -27,8 +27,9 @@ Pure: no I/O, no state.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
-from typing import Any, Iterable
+from typing import Any
 
 __all__ = ["DIGITS", "UNITS", "VALUE_UNITS", "read_number", "as_number", "canonical_decimal"]
 

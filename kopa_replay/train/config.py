@@ -16,9 +16,10 @@ import dataclasses
 import datetime as dt
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.errors import UsageError
 

@@ -20,9 +20,10 @@ prompt. The result is ``eval.json`` (both reports and the table) and
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from kopa_replay.errors import UsageError
 

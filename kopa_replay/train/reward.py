@@ -14,7 +14,8 @@ turns (its last message still asks for tools) has no answer.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from kopa_replay.bench.grade import grade
 from kopa_replay.bench.model import Grade, Rollout, Task

@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from kopa_replay.env.source import is_sim
 from kopa_replay.errors import UsageError

@@ -12,7 +12,8 @@ Works with trl's transformers generation path (``use_vllm`` off).
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 __all__ = ["ScriptedGeneration", "call_turn", "oracle_scripts"]
 

@@ -36,8 +36,9 @@ import inspect
 import json
 import re
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from kopa_replay.bench.chat_agent import answer_call
 from kopa_replay.catalog.model import Catalog, Tool

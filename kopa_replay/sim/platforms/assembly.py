@@ -21,7 +21,8 @@ Those seven are hand-written here; the portal's other 269 services are rows of t
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from kopa_replay.sim.core import Doc, Endpoint, NoData, Query
 from kopa_replay.sim.platforms import assembly_tables

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import datetime as dt
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from kopa_replay.sim.core import NoData, Query
 from kopa_replay.sim.tables import load_table

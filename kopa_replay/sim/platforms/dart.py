@@ -28,7 +28,8 @@ import io
 import math
 import zipfile
 from collections import OrderedDict
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from kopa_replay.sim.core import (
     BadParam,

@@ -21,7 +21,8 @@ a corp_code or a name in its place finds nothing.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from kopa_replay.sim.core import BadParam, Endpoint, Query
 from kopa_replay.sim.platforms.fsc_tables import TABLES

@@ -21,8 +21,8 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import zlib
-from collections.abc import Sequence
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from kopa_replay.sim.core import Query
 from kopa_replay.sim.world import stable_int

@@ -32,7 +32,8 @@ no data            200     ``{"OutBlock_1":[]}``
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from kopa_replay.sim.core import Context, Doc, Endpoint, ErrorKind, NoData, Protocol, Query
 from kopa_replay.sim.messages import SimRequest

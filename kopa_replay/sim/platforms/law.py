@@ -42,7 +42,8 @@ web server's HTML pages (503 / 500).
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 from xml.sax.saxutils import escape as _escape
 
 from kopa_replay.sim.core import (

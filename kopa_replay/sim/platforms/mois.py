@@ -33,8 +33,9 @@ documented publicly; they are modelled on the gateway's numbers:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, NoData, Query
 from kopa_replay.sim.protocols import DATAGOKR_CODES, DataGoKrProtocol

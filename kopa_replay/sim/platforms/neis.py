@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import datetime as dt
 from bisect import bisect_right
-from collections.abc import Sequence
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from kopa_replay.sim.core import NoData, Query
 from kopa_replay.sim.protocols import HeadRowProtocol

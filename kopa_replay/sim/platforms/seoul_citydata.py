@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from kopa_replay.sim.core import Context, Doc, ErrorKind, Query

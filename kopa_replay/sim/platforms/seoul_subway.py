@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from kopa_replay.sim.core import Context, Doc, ErrorKind, NoData, Query
 from kopa_replay.sim.messages import SimRequest

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable, Iterator, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, NoData, Protocol, Query
 from kopa_replay.sim.messages import SimRequest

@@ -16,7 +16,8 @@ at the stop, only for the stop search).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kopa_replay.sim.core import BadParam, Endpoint, NoData, Query
 from kopa_replay.sim.protocols import DataGoKrProtocol

@@ -35,10 +35,11 @@ its type and format. The check is pure; the tests run it over simulated response
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 

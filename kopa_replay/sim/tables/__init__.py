@@ -28,11 +28,11 @@ row (``path``, ``base_url`` of a second host, ``envelope``, ``format``, ``fixed_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kopa_replay.errors import SimError
 from kopa_replay.sim.core import Endpoint, NoData, Protocol, Query

@@ -38,9 +38,10 @@ from __future__ import annotations
 import calendar as _calendar
 import datetime as dt
 import math
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.calendar import HOLIDAYS, ymd

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from kopa_replay.sim.world.calendar import previous_business_day, ymd
 from kopa_replay.sim.world.fmt import data, frozen

@@ -21,8 +21,9 @@ from __future__ import annotations
 import calendar as _calendar
 import datetime as dt
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from kopa_replay.sim.world.fmt import comma, data, frozen
 

@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import calendar as _calendar
 import datetime as dt
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -20,9 +20,10 @@ network.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from kopa_replay.sim.world.datasets import SUBWAY_LINES
 from kopa_replay.sim.world.fmt import data, frozen
