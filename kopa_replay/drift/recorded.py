@@ -13,8 +13,8 @@ from typing import Any
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.drift.diff import diff_schemas
-from kopa_replay.drift.requests import DriftReport, diff_requests, pair_responses
-from kopa_replay.drift.schema import RecordedResponse, infer_schemas
+from kopa_replay.drift.requests import DriftReport, diff_requests, pair_responses, twin_index
+from kopa_replay.drift.schema import RecordedResponse, infer_schemas, infer_tool_schema
 from kopa_replay.record.store import Store
 
 __all__ = ["diff_snapshots", "drift_report", "recorded_responses", "tool_schema_digests"]
@@ -51,13 +51,35 @@ def drift_report(store: Store, catalog: Catalog, before: str, after: str) -> Dri
     store.snapshot(before)
     store.snapshot(after)
     old, new = list(recorded_responses(store, before)), list(recorded_responses(store, after))
-    schema = diff_schemas(infer_schemas(catalog, old), infer_schemas(catalog, new))
+    old_by_tool, new_by_tool = _by_tool(catalog, old), _by_tool(catalog, new)
+    new_twins = twin_index(catalog, new)
+    old_schemas, new_schemas = {}, {}
+    pairs = []
+    # one tool at a time, both snapshots: a body is parsed once (schema.parse_response's cache holds one tool's
+    # answers, not a whole snapshot's) and its twin, most often the same bytes, is read from it
+    for name in sorted(set(old_by_tool) | set(new_by_tool)):
+        tool = catalog.get(name)
+        if name in old_by_tool:
+            old_schemas[name] = infer_tool_schema(tool, old_by_tool[name])
+            pairs += pair_responses(catalog, old_by_tool[name], twins=new_twins)
+        if name in new_by_tool:
+            new_schemas[name] = infer_tool_schema(tool, new_by_tool[name])
+    schema = diff_schemas(old_schemas, new_schemas)
     made = store.provenance(after) or {}
     # an incremental refresh of `before` copied these tools' answers: the same bytes say nothing about drift
     carried = (made.get("carried_over") or {}).get("tools", ()) if made.get("base") == before else ()
     twins = {(r.request_key, r.seq) for r in old}
     unpaired = sum(1 for r in new if r.tool in catalog and (r.request_key, r.seq) not in twins)
-    return diff_requests(pair_responses(catalog, old, new), schema, carried=carried, unpaired=unpaired)
+    pairs.sort(key=lambda p: (p.tool, p.request))
+    return diff_requests(pairs, schema, carried=carried, unpaired=unpaired)
+
+
+def _by_tool(catalog: Catalog, responses: list[RecordedResponse]) -> dict[str, list[RecordedResponse]]:
+    grouped: dict[str, list[RecordedResponse]] = {}
+    for response in responses:
+        if response.tool in catalog:
+            grouped.setdefault(response.tool, []).append(response)
+    return grouped
 
 
 def diff_snapshots(store: Store, catalog: Catalog, before: str, after: str) -> list[Any]:

@@ -66,6 +66,7 @@ __all__ = [
     "pair_responses",
     "read_response",
     "request_id",
+    "twin_index",
 ]
 
 #: What a request can come to, as the request-level diff names it.
@@ -196,30 +197,40 @@ class RequestPair:
     after: Reading
 
 
+def twin_index(catalog: Catalog, responses: Iterable[RecordedResponse]) -> dict[tuple[str, int], RecordedResponse]:
+    """A snapshot's responses by request key and occurrence: what pairs a request with its twin in another."""
+    return {(r.request_key or request_id(r), r.seq): r for r in responses if r.tool in catalog}
+
+
 def pair_responses(
-    catalog: Catalog, before: Iterable[RecordedResponse], after: Iterable[RecordedResponse]
+    catalog: Catalog,
+    before: Iterable[RecordedResponse],
+    after: Iterable[RecordedResponse] = (),
+    *,
+    twins: Mapping[tuple[str, int], RecordedResponse] | None = None,
 ) -> list[RequestPair]:
     """Twin requests of two snapshots (same request key and occurrence), read with their tools; sorted by tool
     and request. A request of the old snapshot the new one lacks is paired with ``NO_ANSWER``; one only the new
-    snapshot has is left out (nothing to compare it with). Tools the catalog lacks are skipped."""
-
-    def index(responses: Iterable[RecordedResponse]) -> dict[tuple[str, int], RecordedResponse]:
-        return {(r.request_key or request_id(r), r.seq): r for r in responses if r.tool in catalog}
-
-    old, new = index(before), index(after)
+    snapshot has is left out (nothing to compare it with). Tools the catalog lacks are skipped. ``twins``, the new
+    snapshot's :func:`twin_index`, stands for ``after`` where a caller pairs the old snapshot a part at a time."""
+    new = twin_index(catalog, after) if twins is None else twins
     pairs = []
-    for key, response in old.items():
+    for key, response in twin_index(catalog, before).items():
         tool = catalog.get(response.tool)
         twin = new.get(key)
-        pairs.append(
-            RequestPair(
-                tool.name,
-                request_id(response),
-                read_response(tool, response),
-                read_response(tool, twin) if twin is not None else NO_ANSWER,
-            )
-        )
+        reading = read_response(tool, response)
+        if twin is None:
+            twin_reading = NO_ANSWER
+        elif _same_answer(response, twin):
+            twin_reading = reading  # a reading is a function of the answer: the same bytes read the same
+        else:
+            twin_reading = read_response(tool, twin)
+        pairs.append(RequestPair(tool.name, request_id(response), reading, twin_reading))
     return sorted(pairs, key=lambda p: (p.tool, p.request))
+
+
+def _same_answer(a: RecordedResponse, b: RecordedResponse) -> bool:
+    return (a.status, a.url, a.content_type, a.body) == (b.status, b.url, b.content_type, b.body)
 
 
 # -- grouping pairs into reported changes -------------------------------------------------------------------
