@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 import httpx
 
 from kopa_replay.catalog.model import Tool
-from kopa_replay.env.parse import ParseError, extract, parse_body
+from kopa_replay.env.parse import Parsed, ParseError, extract, parse_body
 from kopa_replay.errors import SourceError, UsageError
 from kopa_replay.record.redact import MIN_SECRET_LENGTH, Redactor, install_log_filter, register_secret
 
@@ -32,6 +32,8 @@ __all__ = [
     "execute",
     "interpret",
     "interpret_document",
+    "interpret_parsed",
+    "read_envelope",
     "live_key",
     "recorded_args",
     "request_label",
@@ -278,17 +280,34 @@ def interpret(
     tool: Tool, args: Mapping[str, Any], status: int, content: bytes, redacted: str, content_type: str | None = None
 ) -> CallResult:
     """A response's records, total and outcome, read with the tool's envelope and result-code table."""
+    parsed = read_envelope(tool, status, content, redacted, content_type)
+    if isinstance(parsed, CallResult):
+        return parsed
+    return interpret_parsed(tool, args, status, parsed, redacted)
+
+
+def read_envelope(
+    tool: Tool, status: int, content: bytes, redacted: str = "", content_type: str | None = None
+) -> Parsed | CallResult:
+    """The body's envelope read with the tool's (before its client-side filters), or the failed call a body that
+    does not parse makes: what :func:`interpret` does before it looks at the arguments."""
     try:
         doc = parse_body(content, tool.http.zip_member, content_type)
     except ParseError as exc:
         outcome = "environmental_error" if status >= 500 else "structural_error"
         return CallResult(tool.name, outcome, status=status, message=str(exc), url=redacted)
-    return interpret_document(tool, args, status, doc, redacted)
+    return extract(tool, doc)
 
 
 def interpret_document(tool: Tool, args: Mapping[str, Any], status: int, doc: Any, redacted: str = "") -> CallResult:
     """:func:`interpret` of a body already parsed (``parse_body``): for readers that need the document too."""
-    parsed = extract(tool, doc)
+    return interpret_parsed(tool, args, status, extract(tool, doc), redacted)
+
+
+def interpret_parsed(
+    tool: Tool, args: Mapping[str, Any], status: int, parsed: Parsed, redacted: str = ""
+) -> CallResult:
+    """:func:`interpret` of an envelope already read (:func:`read_envelope`)."""
     records = apply_filters(tool, args, parsed.records)
     total = parsed.total if not tool.client_filters else len(records)
     outcome = classify(tool, status, parsed.code, bool(records))

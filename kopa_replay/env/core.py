@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from kopa_replay.catalog.model import Catalog, Tool
-from kopa_replay.env.call import OUTCOME_CLASSES, build_request, interpret
+from kopa_replay.env.call import OUTCOME_CLASSES, CallResult, build_request, interpret, interpret_parsed, read_envelope
 from kopa_replay.env.normalize import normalize_records
 from kopa_replay.errors import UsageError
 from kopa_replay.record.redact import Redactor, redactor_for, register_secret
@@ -61,6 +61,8 @@ DEFAULT_SNAPSHOT = "2026-09-01"
 
 #: how many records the interpretation memo holds, summed over its entries (oldest evicted first)
 MEMO_RECORDS = 200_000
+#: how many whole answers of client-filtered tools (corpCode's company list and the like) stay read
+_ENVELOPES = 4
 #: how many calls the validation and request memos hold each (emptied when full: refilling costs little)
 MEMO_CALLS = 100_000
 
@@ -527,6 +529,8 @@ class Core:
         # bytes to the same request, so parsing, normalizing and digesting them once is enough.
         self._memo: OrderedDict[tuple, _Reading] = OrderedDict()
         self._memo_records = 0
+        #: the envelopes last read of tools with client-side filters, before filtering (see _reading)
+        self._envelopes: OrderedDict[tuple, Any] = OrderedDict()
         # a request's keys → the recorder's masking of them (built on first use: a handful per run)
         self._redactors: dict[tuple[str, ...], Redactor] = {}
         # pure functions of a call's arguments, memoized (see _call_key): validate_args's verdict, the page and
@@ -648,6 +652,23 @@ class Core:
             redactor = self._redactors.setdefault(secrets, redactor_for(self.catalog, extra_values=secrets))
         return redactor.scrub_bytes(content)
 
+    def _filtered(self, tool: Tool, args: Mapping[str, Any], reply: Reply) -> CallResult:
+        """:func:`interpret` for a tool that filters on the client: the whole answer is read once per body and
+        each call filters it. A filter's value is part of the reading memo's key, so without this every company a
+        corpCode lookup asks for would parse the 114,106-company document again."""
+        key = (tool.name, reply.status, reply.body_digest)
+        with self._lock:
+            parsed = self._envelopes.get(key)
+        if parsed is None:
+            parsed = read_envelope(tool, reply.status, reply.body(), reply.redacted)
+            with self._lock:
+                self._envelopes[key] = parsed
+                while len(self._envelopes) > _ENVELOPES:
+                    self._envelopes.popitem(last=False)
+        if isinstance(parsed, CallResult):
+            return parsed
+        return interpret_parsed(tool, args, reply.status, parsed, reply.redacted)
+
     def _reading(self, tool: Tool, args: Mapping[str, Any], reply: Reply) -> _Reading:
         # Not masked again: a body served from a snapshot was masked when it was stored (every writer,
         # RecordTransport.record and the vcr import, scrubs with the key the request carried), and the
@@ -659,7 +680,10 @@ class Core:
             if reading is not None:
                 self._memo.move_to_end(key)
                 return reading
-        answer = interpret(tool, args, reply.status, reply.body(), reply.redacted)
+        if tool.client_filters:
+            answer = self._filtered(tool, args, reply)
+        else:
+            answer = interpret(tool, args, reply.status, reply.body(), reply.redacted)
         records = normalize_records(answer.records)
         flat = all(type(v) not in (dict, list) for record in records for v in record.values())
         reading = _Reading(
