@@ -32,6 +32,7 @@ TESTS = Path(__file__).resolve().parent
 _SHARED_SESSION = ("filter", "scale", "synth", "train")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups into the test ids
 def pytest_collection_modifyitems(config, items):
     """Groups for pytest-xdist's ``--dist loadgroup`` (the suite runs on every core, pyproject's addopts).
 
