@@ -174,13 +174,16 @@ def test_a_rollouts_file_that_is_not_one_is_named(tmp_path, cli_error):
 @pytest.mark.slow
 def test_record_takes_the_benchmark_calls_along_unless_told_not_to(tmp_path, cli_error):
     # each store in its own folder: a sealed snapshot's manifest is written beside its store
+    # the suite's simulator is the small world (KOPA_WORLD_SIZE=default) and the shipped tasks are the full
+    # world's: a plain record takes their calls along only on the tasks' world, --bench on any
     with_bench, without = tmp_path / "with" / "kopa.sqlite", tmp_path / "without" / "kopa.sqlite"
+    plain = tmp_path / "plain" / "kopa.sqlite"
     counts = {}
-    for store, extra in ((with_bench, []), (without, ["--no-bench"])):
+    for store, extra in ((with_bench, ["--bench"]), (without, ["--no-bench"]), (plain, [])):
         result = run("record", "--snapshot", "s1", "--as-of", "2026-09-01", "--store", str(store), "--json", *extra)
         assert result.exit_code == 0, result.output
         counts[store] = json.loads(result.output)["calls"]
-    assert counts[with_bench] > counts[without]
+    assert counts[with_bench] > counts[without] == counts[plain]
     ok = run(
         "bench",
         "run",

@@ -546,8 +546,8 @@ def _pending(b: Bill, as_of: dt.date) -> bool:
 
 def _on_agenda(b: Bill, as_of: dt.date) -> bool:
     # a bill goes to the plenary once the judiciary committee has reviewed its wording (체계·자구 심사), not when
-    # its own committee is done: every bill on the agenda has its LAW_PROC_DT
-    return b.voted and b.judiciary is not None and b.judiciary[2] <= as_of and b.fate_at(as_of) is None
+    # its own committee is done: every bill listed has its LAW_PROC_DT; a decided one stays, with its PROC_DT
+    return b.voted and b.judiciary is not None and b.judiciary[2] <= as_of
 
 
 def _notice_closed(b: Bill, as_of: dt.date) -> bool:
