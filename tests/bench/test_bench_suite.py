@@ -113,7 +113,9 @@ def test_the_law_tasks_calls_give_one_state_digest_on_the_simulator_and_on_repla
     assert len(law) >= 5
     build = task_set.build
     with (
-        ToolEnvironment.open(catalog, source="sim", seed=build["sim_seed"], as_of=build["as_of"]) as sim,
+        ToolEnvironment.open(
+            catalog, source=f"sim:{task_set.world}", seed=build["sim_seed"], as_of=build["as_of"]
+        ) as sim,
         ToolEnvironment.open(catalog) as replay,
     ):
         for task in law:

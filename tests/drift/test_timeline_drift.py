@@ -29,7 +29,7 @@ EVENTS = events_between(dt.date(2026, 9, 1), dt.date(2026, 12, 1))
 
 @pytest.fixture(scope="module")
 def refreshed(tmp_path_factory):
-    from kopa_replay.bench.suite import benchmark_workload
+    from kopa_replay.bench.suite import benchmark_workload, load_task_set
 
     store = tmp_path_factory.mktemp("timeline") / "kopa.sqlite"
     copy_store(SHIPPED, store)
@@ -41,7 +41,7 @@ def refreshed(tmp_path_factory):
         snapshot=AFTER,
         source="sim",
         as_of=AFTER,
-        requests=benchmark_workload(catalog, as_of=AFTER),
+        requests=benchmark_workload(catalog, source=f"sim:{load_task_set().world}", as_of=AFTER),
     )
     return {"store": store, "summary": summary, "catalog": catalog}
 
@@ -119,7 +119,8 @@ def test_bench_drift_lists_exactly_the_tasks_whose_answers_truly_change(refreshe
 
     catalog, task_set = refreshed["catalog"], load_task_set()
     truth = set()
-    with open_source("sim", as_of=AFTER, catalog=catalog) as src:
+    # the tasks' own world (the suite's plain sim is the small one): the truth is their plans run where they were built
+    with open_source(f"sim:{task_set.world}", as_of=AFTER, catalog=catalog) as src:
         env = ToolEnvironment(catalog, src)
         for task in task_set.tasks:
             run = run_plan(task_set.plans[task.id], catalog, env)
