@@ -18,7 +18,7 @@ from kopa_replay.bench.suite import load_task_set
 from kopa_replay.synth.export import SYSTEM_PROMPT
 from kopa_replay.train.scripted import ScriptedGeneration, call_turn, oracle_scripts
 
-TASK = "kopa-education-004"  # 답십리중학교 lunch count: school lookup (codes) -> meal service
+TASK = "kopa-education-018"  # 효제초등학교 lunch count: school lookup (codes) -> meal service
 
 
 def _task():
@@ -154,9 +154,9 @@ def test_source_sim_answers_what_the_snapshot_lacks_and_records_nothing(catalog,
     environment = tool_sets.environment(["neis_school_info"])
     environment.reset()
     recorded = json.loads(environment.neis_school_info(LCTN_SC_NM="서울특별시", SCHUL_NM="답십리중학교", pSize=1000))
-    other = json.loads(environment.neis_school_info(LCTN_SC_NM="서울특별시", SCHUL_NM="서울대명초등학교"))
+    other = json.loads(environment.neis_school_info(LCTN_SC_NM="서울특별시", SCHUL_NM="서울서부초등학교"))
     assert recorded["outcome"] == "ok" and other["outcome"] == "ok"  # the second was never recorded: the sim answered
-    assert other["records"][0]["SCHUL_NM"] == "서울대명초등학교"
+    assert other["records"][0]["SCHUL_NM"] == "서울서부초등학교"
     assert [e.outcome for e in environment._env.log] == ["ok", "ok"]
     tool_sets.close()
     strict = ToolSets(catalog, SourceSpec(store=str(store_copy)))
@@ -164,7 +164,7 @@ def test_source_sim_answers_what_the_snapshot_lacks_and_records_nothing(catalog,
     replay_only.reset()
     assert (
         "no data"
-        in json.loads(replay_only.neis_school_info(LCTN_SC_NM="서울특별시", SCHUL_NM="서울대명초등학교"))["error"]
+        in json.loads(replay_only.neis_school_info(LCTN_SC_NM="서울특별시", SCHUL_NM="서울서부초등학교"))["error"]
     )
     strict.close()
     assert _tree_digest(store_copy) == before and no_network == []
