@@ -360,6 +360,8 @@ def test_text_is_escaped_in_html_and_markdown(out):
             "detail": "<script>alert('x')</script> 서울 | 구로구 & co",
         }
     ]
+    # the counts by check go with the listing (an empty one says "No item was discarded." and lists nothing)
+    data["filter"]["discards_by_check"] = [{"stage": "judges", "check": "disclosed", "discarded": 1}]
     html_text = render_html(data, {})
     assert "<script>" not in html_text and "<b>1" not in html_text
     assert "&lt;script&gt;" in html_text and "서울 | 구로구 &amp; co" in html_text
