@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import Counter, defaultdict
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from kopa_replay.catalog.model import Tool
 from kopa_replay.env.call import classify
-from kopa_replay.env.parse import ParseError, extract, first_present, parse_body
+from kopa_replay.env.parse import ParseError, extract, first_present, parse_body_shared
 from kopa_replay.errors import DriftError
 
 __all__ = [
@@ -443,15 +443,10 @@ def envelope_of(tool: Tool, doc: Any, records: list[dict[str, Any]]) -> set[str]
     return _envelope_paths(doc, tool.http.envelope.records)
 
 
-@lru_cache(maxsize=1024)
-def _parsed(body: bytes, zip_member: str | None, content_type: str) -> Any:
-    return parse_body(body, zip_member, content_type)
-
-
 def parse_response(tool: Tool, response: RecordedResponse) -> Any:
     """``parse_body`` of a recorded response, memoized by its bytes: the schema and the request diff read every
     body of both snapshots, and most bodies are the same in both. The document is shared: read it, never edit it."""
-    return _parsed(response.body, tool.http.zip_member, response.content_type)
+    return parse_body_shared(response.body, tool.http.zip_member, response.content_type)
 
 
 def _url_params(tool: Tool, url: str) -> dict[str, str]:
@@ -532,30 +527,43 @@ def _observe(tool: Tool, response: RecordedResponse) -> _Observation:
 
 
 def _distinct(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each record once, in a fixed order: overlapping pages (an example and the largest page of the same
-    query) return the same records, and counting them twice would overstate the evidence."""
-    unique = {json.dumps(r, sort_keys=True, ensure_ascii=False, default=str): r for r in records}
-    return [unique[key] for key in sorted(unique)]
+    """Each record once: overlapping pages (an example and the largest page of the same query) return the same
+    records, and counting them twice would overstate the evidence. What is counted does not depend on order."""
+    unique: dict[Any, dict[str, Any]] = {}
+    for record in records:
+        try:
+            # a flat record (nearly all are) keys itself; the type keeps 1, 1.0 and True apart as JSON does
+            unique.setdefault(tuple(sorted((k, v.__class__, v) for k, v in record.items())), record)
+        except TypeError:  # a nested value is unhashable: its canonical JSON is the key
+            unique.setdefault(json.dumps(record, sort_keys=True, ensure_ascii=False, default=str), record)
+    return list(unique.values())
+
+
+#: value_type by exact class, for the per-value loop (a subclass falls back to value_type)
+_TYPE_OF_CLASS = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string"}
 
 
 def _field_stats(records: list[dict[str, Any]]) -> tuple[FieldStats, ...]:
-    present: Counter[str] = Counter()
-    nulls: Counter[str] = Counter()
-    types: dict[str, Counter[str]] = defaultdict(Counter)
+    kinds: Counter[tuple[str, str]] = Counter()
     formats: dict[str, Counter[str]] = defaultdict(Counter)
     for record in records:
         for name, value in record.items():
-            name = str(name)
-            present[name] += 1
-            kind = value_type(value)
-            types[name][kind] += 1
-            if kind == "null":
-                nulls[name] += 1
-            elif kind == "string":
+            kind = _TYPE_OF_CLASS.get(value.__class__) or value_type(value)
+            kinds[name, kind] += 1
+            if kind == "string":
                 formats[name][string_format(value)] += 1
+    types: dict[str, Counter[str]] = defaultdict(Counter)
+    for (name, kind), count in kinds.items():
+        types[name][kind] += count
     return tuple(
-        FieldStats(name, present[name], nulls[name], _pairs(types[name]), _pairs(formats[name]))
-        for name in sorted(present)
+        FieldStats(
+            str(name),
+            sum(types[name].values()),
+            types[name]["null"],
+            _pairs(types[name]),
+            _pairs(formats[name]),
+        )
+        for name in sorted(types, key=str)
     )
 
 
@@ -583,9 +591,42 @@ def _page_evidence(tool: Tool, observations: list[_Observation]) -> PageEvidence
     return PageEvidence(param, max_answered, max(probed, default=None), size_error)
 
 
+#: schemas already inferred in this process, by tool and the exact responses (see infer_tool_schema)
+_INFERRED: OrderedDict[tuple[int, bytes], tuple[Tool, ToolSchema]] = OrderedDict()
+_INFERRED_MAX = 4096
+
+
+def _responses_digest(responses: list[RecordedResponse]) -> bytes:
+    digest = hashlib.blake2b(digest_size=20)
+    for r in responses:
+        head = json.dumps([r.method, r.url, r.status, r.content_type, r.request_key, r.seq, len(r.body)])
+        digest.update(head.encode())
+        digest.update(r.body)
+    return digest.digest()
+
+
 def infer_tool_schema(tool: Tool, responses: Iterable[RecordedResponse]) -> ToolSchema:
-    """The schema of ``tool`` from its recorded responses (others' responses are ignored)."""
-    observations = [_observe(tool, r) for r in responses if r.tool == tool.name]
+    """The schema of ``tool`` from its recorded responses (others' responses are ignored).
+
+    A pure function, so it is kept per process by the responses' digest: a refresh infers the base snapshot's
+    schemas for the drift, the new one's for the seal and again for the drift, and the tools it carried over
+    answer the same bytes in both (on the full-size world this is most of a refresh's time)."""
+    mine = [r for r in responses if r.tool == tool.name]
+    # the tool object is held beside its schema, so its id cannot be reused by another tool while cached
+    key = (id(tool), _responses_digest(mine))
+    cached = _INFERRED.get(key)
+    if cached is not None and cached[0] is tool:
+        _INFERRED.move_to_end(key)
+        return cached[1]
+    schema = _infer_tool_schema(tool, mine)
+    _INFERRED[key] = (tool, schema)
+    if len(_INFERRED) > _INFERRED_MAX:
+        _INFERRED.popitem(last=False)
+    return schema
+
+
+def _infer_tool_schema(tool: Tool, responses: list[RecordedResponse]) -> ToolSchema:
+    observations = [_observe(tool, r) for r in responses]
     answers = [obs for obs in observations if obs.answered]
     records = _distinct(record for obs in observations for record in obs.records)
     codes = Counter(obs.code for obs in observations)

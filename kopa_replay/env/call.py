@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 import httpx
 
 from kopa_replay.catalog.model import Tool
-from kopa_replay.env.parse import Parsed, ParseError, extract, parse_body
+from kopa_replay.env.parse import Parsed, ParseError, extract, parse_body_shared
 from kopa_replay.errors import SourceError, UsageError
 from kopa_replay.record.redact import MIN_SECRET_LENGTH, Redactor, install_log_filter, register_secret
 
@@ -292,7 +292,7 @@ def read_envelope(
     """The body's envelope read with the tool's (before its client-side filters), or the failed call a body that
     does not parse makes: what :func:`interpret` does before it looks at the arguments."""
     try:
-        doc = parse_body(content, tool.http.zip_member, content_type)
+        doc = parse_body_shared(content, tool.http.zip_member, content_type)
     except ParseError as exc:
         outcome = "environmental_error" if status >= 500 else "structural_error"
         return CallResult(tool.name, outcome, status=status, message=str(exc), url=redacted)

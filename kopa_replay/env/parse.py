@@ -12,7 +12,9 @@ import codecs
 import io
 import json
 import re
+import threading
 import zipfile
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +28,7 @@ __all__ = [
     "declared_charset",
     "decode_text",
     "parse_body",
+    "parse_body_shared",
     "xml_to_dict",
     "lookup",
     "first_present",
@@ -146,6 +149,36 @@ MISSING = object()
 _MISSING = MISSING
 
 
+#: the documents parse_body_shared made last, by their exact bytes, and the body bytes they hold in all
+_SHARED: OrderedDict[tuple[bytes, str | None, str | None], Any] = OrderedDict()
+_SHARED_BYTES = [0]
+_SHARED_LOCK = threading.Lock()
+#: how many body bytes of documents are kept (a DART corpCode ZIP is 2.3 MB and parses to ~100k records)
+SHARED_BODY_BUDGET = 16 << 20
+
+
+def parse_body_shared(body: bytes, zip_member: str | None = None, content_type: str | None = None) -> Any:
+    """:func:`parse_body`, the document shared with every caller that parses the same bytes: read it, never edit it.
+
+    A recording asks some requests many times (every task that names a company fetches DART's corpCode ZIP), and
+    the recorder's retry check, the environment and the drift all read each answer; the bytes are parsed once."""
+    key = (body, zip_member, content_type)
+    with _SHARED_LOCK:
+        doc = _SHARED.get(key, MISSING)
+        if doc is not MISSING:
+            _SHARED.move_to_end(key)
+            return doc
+    doc = parse_body(body, zip_member, content_type)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = doc
+            _SHARED_BYTES[0] += len(body)
+        while _SHARED_BYTES[0] > SHARED_BODY_BUDGET and len(_SHARED) > 1:
+            (dropped, _, _), _ = _SHARED.popitem(last=False)
+            _SHARED_BYTES[0] -= len(dropped)
+    return doc
+
+
 def lookup(doc: Any, path: str) -> Any:
     """The value at a dot path (integers index lists); ``_MISSING`` when absent."""
     if path in (".", ""):
@@ -189,7 +222,8 @@ def _records(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, Mapping):
         return [dict(value)]
     if isinstance(value, list):
-        return [dict(v) if isinstance(v, Mapping) else {"value": v} for v in value]
+        # dict.copy for the plain dicts parsers make: a page of thousands of records is copied on every read
+        return [v.copy() if v.__class__ is dict else dict(v) if isinstance(v, Mapping) else {"value": v} for v in value]
     return [{"value": value}]
 
 

@@ -500,8 +500,8 @@ class TokenJudge(_CheckTable):
         flat = "".join(ch for ch in unicodedata.normalize("NFKC", trajectory.question).casefold() if ch.isalnum())
         grams = _trigrams(flat)
         for role, value in secret_values(trajectory, case.catalog):
-            forms = _forms_of_secret(value)
-            for form in forms:
+            # in a fixed order: the reason names the first form found, and a set's order differs between processes
+            for form in sorted(_forms_of_secret(value), key=lambda f: (f[0], str(f[1]))):
                 if form[0] == "text":
                     hit = self._text_in(form[1], flat, grams)
                 elif form[0] == "num":

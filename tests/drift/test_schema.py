@@ -284,3 +284,52 @@ def test_inference_does_not_depend_on_the_order_of_responses(catalog, sim_respon
     got = infer_schemas(catalog, shuffled)
     assert got == expected
     assert [s.digest() for s in got.values()] == [s.digest() for s in expected.values()]
+
+
+# -- records counted once, schemas kept per process ----------------------------------
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5]), st.sampled_from(["", "1", "a"])
+)
+_VALUES = st.one_of(_SCALARS, st.lists(_SCALARS, max_size=2), st.dictionaries(st.sampled_from("xy"), _SCALARS))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["a", "b", "c"]), _VALUES, max_size=3), max_size=12), st.randoms())
+def test_a_record_counts_once_whatever_its_key_order_and_json_tells_values_apart(catalog, records, rnd):
+    """The records and field counts are those of the distinct canonical JSON texts (1, 1.0 and true are three
+    values, as JSON writes them), whatever order each record's keys come in."""
+    items = []
+    for i, record in enumerate(records * 2):  # every record twice, in another key order the second time
+        fields = list(route(str(100 + i % max(1, len(records))), **record).items())
+        rnd.shuffle(fields)
+        items.append(dict(fields))
+    responses = [
+        recorded(catalog, ROUTES, {"cityCode": 12, "pageNo": page}, datagokr({"item": items}, len(items), page=page))
+        for page in (1, 2)
+    ]
+    schema = infer_tool_schema(catalog.get(ROUTES), responses)
+    canonical = {json.dumps(r, sort_keys=True, ensure_ascii=False) for r in items}
+    assert schema.records == len(canonical)
+    assert {f.name: f.present for f in schema.fields}.get("routeno", 0) == len(canonical)
+
+
+def test_a_schema_is_inferred_once_per_tool_and_answers(catalog, monkeypatch):
+    import kopa_replay.drift.schema as schema_module
+
+    page = [recorded(catalog, ROUTES, {"cityCode": 12}, datagokr({"item": [route("10"), route("11")]}, 2))]
+    first = infer_tool_schema(catalog.get(ROUTES), page)
+    inferred = []
+    monkeypatch.setattr(schema_module, "_observe", lambda *a: inferred.append(a) or pytest.fail("inferred again"))
+    assert infer_tool_schema(catalog.get(ROUTES), list(page)) is first  # the same answers: kept
+    monkeypatch.undo()
+    other = [recorded(catalog, ROUTES, {"cityCode": 12}, datagokr({"item": [route("10")]}, 1))]
+    assert infer_tool_schema(catalog.get(ROUTES), other).records == 1  # other bytes: inferred anew
+    # the same bytes read by another tool's envelope are another schema
+    assert (
+        infer_tool_schema(
+            catalog.get(SUBWAY),
+            [RecordedResponse(SUBWAY, r.method, r.url, r.status, r.content_type, r.body) for r in page],
+        ).tool
+        == SUBWAY
+    )

@@ -97,6 +97,37 @@ def test_the_answer_in_the_question_is_disclosed():
     assert verdicts("disclosed", Case(item)) == [True, True]
 
 
+def test_the_disclosure_reason_is_the_same_in_every_process():
+    """A value that reads both as a number and as a code (36) is named by one form, whatever the process's string
+    hashing (sets of forms iterate in a different order under each PYTHONHASHSEED)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from filter_fixtures import trajectory\n"
+        "from kopa_replay.filter.judges import TokenJudge\n"
+        "from kopa_replay.filter.model import Case\n"
+        "from kopa_replay.synth.model import Answer\n"
+        "item = trajectory(question='라이트론의 공시 36건 가운데 몇 건입니까?', answer=Answer('number', 36))\n"
+        "print(TokenJudge().judge('disclosed', Case(item)).detail)\n"
+    )
+    here = str(Path(__file__).parent)
+    reasons = {
+        subprocess.run(
+            [sys.executable, "-c", script, here],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(8)
+    }
+    assert len(reasons) == 1 and "36" in reasons.pop()
+
+
 def test_a_set_members_are_each_secret_and_a_yes_no_never_is():
     item = trajectory(question="서대문구 말고 어느 구입니까?", answer=Answer("set", ["서대문구", "관악구"]))
     assert verdicts("disclosed", Case(item)) == [True, True]

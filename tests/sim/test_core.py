@@ -184,3 +184,14 @@ def test_in_process_and_loopback_answers_are_byte_identical(sim, server_url):
     b = httpx.get(server_url + url_path)
     assert a.status_code == b.status_code
     assert a.content == b.content
+
+
+def test_a_world_is_built_once_per_seed_and_size_in_a_process():
+    """Two simulators of one seed and size share the built world (it never changes once built); another seed or
+    size is its own."""
+    from kopa_replay.sim.world import World
+
+    first, again, other = World(3, "default"), World(3, "default"), World(4, "default")
+    assert again.regions is first.regions and other.regions is not first.regions
+    assert [d.code for d in again.regions.dongs[:5]] == [d.code for d in first.regions.dongs[:5]]
+    assert [d.code for d in other.regions.dongs] != [d.code for d in first.regions.dongs]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import import_module
@@ -109,6 +111,25 @@ _SUBWORLDS = {
 }
 
 
+#: the sub-worlds built in this process, by (seed, size), the most recent few: a world is a pure function of its
+#: seed and size and never changes once built, and a process that opens one source after another (a benchmark's
+#: workload, then the refresh it feeds) would otherwise build the full-size world again each time (≈30 s)
+_BUILT: OrderedDict[tuple[int, str], dict[str, Any]] = OrderedDict()
+_BUILT_WORLDS = 2
+_BUILT_LOCK = threading.Lock()
+
+
+def _built_subworlds(seed: int, size: str) -> dict[str, Any]:
+    with _BUILT_LOCK:
+        key = (seed, size)
+        if key not in _BUILT:
+            _BUILT[key] = {}
+            while len(_BUILT) > _BUILT_WORLDS:
+                _BUILT.popitem(last=False)
+        _BUILT.move_to_end(key)
+        return _BUILT[key]
+
+
 class World:
     """All entities of one seeded universe."""
 
@@ -119,7 +140,7 @@ class World:
         self.seed = seed
         self.size = size
         self.sizes = WORLD_SIZES[size]
-        self._subworlds: dict[str, Any] = {}
+        self._subworlds = _built_subworlds(seed, size)
 
     def rng(self, *labels: object) -> np.random.Generator:
         """An independent generator for one purpose, keyed by (seed, labels)."""
