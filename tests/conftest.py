@@ -30,6 +30,11 @@ TESTS = Path(__file__).resolve().parent
 #: directories whose conftest builds a costly session fixture (a pruned graph, a synthesized corpus, a tiny model
 #: and a recorded corpus, a Ray cluster): their tests share one worker, so each is built once per run
 _SHARED_SESSION = ("filter", "scale", "synth", "train")
+#: modules that read one session fixture of their directory's conftest (the README's first command, run once)
+_SHARED_MODULES = {
+    "stages/test_pipeline_run.py": "stages/pipeline",
+    "stages/test_report.py": "stages/pipeline",
+}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups into the test ids
@@ -41,7 +46,7 @@ def pytest_collection_modifyitems(config, items):
     """
     for item in items:
         parts = Path(str(item.path)).resolve().relative_to(TESTS).parts
-        group = parts[0] if parts[0] in _SHARED_SESSION else "/".join(parts)
+        group = parts[0] if parts[0] in _SHARED_SESSION else _SHARED_MODULES.get("/".join(parts), "/".join(parts))
         item.add_marker(pytest.mark.xdist_group(group))
 
 

@@ -63,12 +63,37 @@ def value_key(value: Any) -> tuple[str, ...]:
     return (str(value).strip(),)
 
 
-def _record_value(record: Mapping[str, Any], binding: Mapping[str, str]) -> Any | None:
+def _keyed_values(
+    records: Iterable[Mapping[str, Any]], binding: Mapping[str, str]
+) -> list[tuple[tuple[str, ...] | None, Any | None]]:
+    """(value_key, value) of each record's handed value, ``(None, None)`` where the record offers none.
+
+    One loop per binding shape: the scorers read every record of every candidate page (millions per synthesis),
+    so the common one-parameter binding reads its one field without building a value per record."""
     params = sorted(binding)
-    raw = [record.get(binding[p]) for p in params]
-    if not all(_usable(v) for v in raw):
-        return None
-    return raw[0] if len(params) == 1 else dict(zip(params, raw))
+    if len(params) == 1:
+        field = binding[params[0]]
+        out: list[tuple[tuple[str, ...] | None, Any | None]] = []
+        for record in records:
+            value = record.get(field)
+            if value.__class__ is str:
+                text = value.strip()
+                out.append(((text,), value) if text else (None, None))
+            elif _usable(value):
+                out.append(((str(value).strip(),), value))
+            else:
+                out.append((None, None))
+        return out
+    fields = [binding[p] for p in params]
+    out = []
+    for record in records:
+        raw = [record.get(f) for f in fields]
+        if all(_usable(v) for v in raw):
+            value = dict(zip(params, raw))
+            out.append((value_key(value), value))
+        else:
+            out.append((None, None))
+    return out
 
 
 def distinct_values(records: Iterable[Mapping[str, Any]], binding: Mapping[str, str]) -> list[Any]:
@@ -78,12 +103,8 @@ def distinct_values(records: Iterable[Mapping[str, Any]], binding: Mapping[str, 
     """
     seen: set[tuple[str, ...]] = set()
     out = []
-    for record in records:
-        value = _record_value(record, binding)
-        if value is None:
-            continue
-        key = value_key(value)
-        if key not in seen:
+    for key, value in _keyed_values(records, binding):
+        if key is not None and key not in seen:
             seen.add(key)
             out.append(value)
     return out
@@ -122,18 +143,26 @@ def scores(
     """Per distinct value, its score over ``field``: the largest (``op`` max/threshold) or smallest (min)
     number among the records carrying it. Values whose records hold no number are left out. First-appearance order.
     """
+    return _scores(records, _keyed_values(records, binding), field, op)
+
+
+def _scores(
+    records: Sequence[Mapping[str, Any]],
+    keyed: list[tuple[tuple[str, ...] | None, Any | None]],
+    field: str,
+    op: str,
+) -> list[tuple[Any, float]]:
     best: dict[tuple[str, ...], list[Any]] = {}
-    for record in records:
-        value = _record_value(record, binding)
-        if value is None:
+    for record, (key, value) in zip(records, keyed):
+        if key is None:
             continue
+        raw = record.get(field)
         try:
-            number = as_number(record.get(field)) if not isinstance(record.get(field), (dict, list)) else None
+            number = as_number(raw) if not isinstance(raw, (dict, list)) else None
         except ValueError:
             number = None
         if number is None:
             continue
-        key = value_key(value)
         if key not in best:
             best[key] = [value, float(number)]
         elif (op == "min" and number < best[key][1]) or (op != "min" and number > best[key][1]):
@@ -149,11 +178,9 @@ def _ranked(pairs: list[tuple[Any, float]], descending: bool) -> list[tuple[Any,
 def _frequencies(records: Sequence[Mapping[str, Any]], binding: Mapping[str, str]) -> list[tuple[Any, float]]:
     counts: Counter[tuple[str, ...]] = Counter()
     first: dict[tuple[str, ...], Any] = {}
-    for record in records:
-        value = _record_value(record, binding)
-        if value is None:
+    for key, value in _keyed_values(records, binding):
+        if key is None:
             continue
-        key = value_key(value)
         counts[key] += 1
         first.setdefault(key, value)
     return [(first[key], float(counts[key])) for key in first]
@@ -224,13 +251,14 @@ def propose_reductions(
     field, kept.
     """
     out: list[Reduction] = []
+    keyed = _keyed_values(records, binding)  # once for every measure and op
     for field in sorted(measures):
+        pairs = _scores(records, keyed, field, "max")
         for op in ("max", "min"):
-            ranked = _ranked(scores(records, binding, field, op), op == "max")
+            ranked = _ranked(pairs if op == "max" else _scores(records, keyed, field, op), op == "max")
             for kept in range(1, min(budget, len(ranked) - 1) + 1):
                 if ranked[kept - 1][1] != ranked[kept][1]:
                     out.append(Reduction(op, field, None, kept))
-        pairs = scores(records, binding, field, "max")
         distinct_scores = sorted({score for _, score in pairs}, reverse=True)
         # a threshold below the k-th highest distinct score keeps at least k values: k <= budget suffices
         for above in range(1, min(budget, len(distinct_scores) - 1) + 1):

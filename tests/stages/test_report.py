@@ -1,4 +1,5 @@
-"""The pipeline report over real stage outputs, made once by the CLI at small settings.
+"""The pipeline report over real stage outputs: those of the README's first command, run once for these tests and
+the pipeline's (tests/stages/conftest.py).
 
 The tests read the numbers back out of report.md and report.html (as tables) and compare them with the stage JSON
 files themselves, formatted the way a reader sees them: percentages with one decimal, scores with three, counts
@@ -15,12 +16,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from kopa_replay.cli import cli
 from kopa_replay.errors import UsageError
-from kopa_replay.record.snapshots import copy_store
-from kopa_replay.record.store import shipped_store_path
 from kopa_replay.stages.report import (
     collect,
     failure_reasons,
@@ -41,51 +38,12 @@ def fixed(x: float) -> str:
     return f"{x:.3f}"
 
 
-def _invoke(*args: str) -> str:
-    result = CliRunner().invoke(cli, ["-q", *args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.stdout
-
-
 @pytest.fixture(scope="module")
-def out(tmp_path_factory) -> Path:
-    """A pipeline's output directory: every stage the report reads, at small settings (≈ 25 s)."""
-    out = tmp_path_factory.mktemp("pipeline")
-    store = tmp_path_factory.mktemp("store") / "store.sqlite"
-    copy_store(shipped_store_path(), store)
-    _invoke("graph", "prune", "--run-dir", str(out / "graph"), "--iterations", "5", "--paths", "60", "--json")
-    _invoke("synth", "--graph-dir", str(out / "graph"), "--out", str(out / "synth"), "--trajectories", "30", "--json")
-    _invoke("filter", "--in", str(out / "synth"), "--out", str(out / "filter"), "--json")
-    for agent in AGENTS:
-        _invoke("bench", "run", "--agent", agent, "--out", str(out / "bench" / agent), "--store", str(store), "--json")
-    (out / "audit").mkdir()
-    (out / "audit" / "audit.json").write_text(
-        _invoke("bench", "audit", "--train", str(out / "synth" / "trajectories.jsonl"), "--json"), encoding="utf-8"
-    )
-    (out / "drift").mkdir()
-    (out / "drift" / "drift.json").write_text(
-        _invoke(
-            "refresh",
-            "--store",
-            str(store),
-            "--base",
-            "2026-09-01",
-            "--snapshot",
-            "2026-12-01",
-            "--as-of",
-            "2026-12-01",
-            "--no-bench",
-            "--format",
-            "json",
-        ),
-        encoding="utf-8",
-    )
-    # what the pipeline's drift stage notes beside drift.json (the JSON itself does not name the two snapshots)
-    (out / "drift" / "compared.json").write_text(
-        json.dumps({"after": "2026-12-01", "before": "2026-09-01", "refreshed": True}), encoding="utf-8"
-    )
-    write_report(out)
-    return out
+def out(first) -> Path:
+    """The README's first command's output directory (tests/stages/conftest.py runs it once): every stage the
+    report reads, at the pipeline's own settings."""
+    cwd, _ = first
+    return cwd / "runs" / "pipeline"
 
 
 def load(out: Path, name: str):
@@ -301,7 +259,12 @@ def test_drift_summary_is_drift_json(out, tables, markdown):
     drift = load(out, "drift/drift.json")
     severities = table_with(tables, ("breaking", "warning", "info", "total"))
     assert severities[1] == [str(drift["summary"][k]) for k in ("breaking", "warning", "info", "total")]
-    assert "Snapshots compared: 2026-09-01 → 2026-12-01 (the second recorded by refreshing the first" in markdown
+    compared = load(out, "drift/compared.json")
+    assert compared["refreshed"] is True
+    assert (
+        f"Snapshots compared: {compared['before']} → {compared['after']} (the second recorded by refreshing the first"
+        in markdown
+    )
     measures = table_with(tables, ("measure", "value"), exact=True)
     assert row(measures, "tools compared")["value"] == str(len(drift["tools"]))
     assert row(measures, "requests paired")["value"] == f"{drift['requests']:,}"  # the report groups thousands
