@@ -17,12 +17,14 @@ import numpy as np
 import pytest
 from hostile import edit_past_triggers
 
+import kopa_replay.catalog
 from kopa_replay.errors import SnapshotError, StoreError
 from kopa_replay.record import Store
 from kopa_replay.record.snapshots import check_pinned, snapshot_digest, verify_snapshot
 from kopa_replay.record.store import shipped_store_path
 
 WORKER = Path(__file__).with_name("recorder_worker.py")
+BUILTIN = Path(kopa_replay.catalog.__file__).parent / "builtin"
 AS_OF = "2026-09-01"
 
 
@@ -30,10 +32,16 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "from kopa_replay.cli import main; main()", *args]
 
 
+#: the recorder's mechanics do not depend on how many platforms it records: five platforms' catalog files (169
+#: requests on the small world) give ten kill points mid-recording at a third of the whole catalog's time
+PLATFORMS = ("seoul", "gg", "neis", "tago", "seoulbus")
+CATALOG = [arg for name in PLATFORMS for arg in ("--catalog", str(BUILTIN / f"{name}.yaml"))]
+
+
 def _record(store: Path, snapshot: str, *extra: str) -> subprocess.Popen:
     """`kopa-replay record` of the probe workload (every tool's examples and largest pages) from the simulator."""
     return subprocess.Popen(
-        _cli("record", "--snapshot", snapshot, "--as-of", AS_OF, "--no-bench", "--store", str(store), *extra),
+        _cli("record", "--snapshot", snapshot, "--as-of", AS_OF, "--no-bench", "--store", str(store), *CATALOG, *extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -92,7 +100,9 @@ def test_kill_9_at_ten_random_moments_then_resume_gives_the_uninterrupted_snapsh
     assert len(midway) >= 8, f"the kills should land mid-recording: {held}"
     assert held == sorted(held), "a resumed recording never loses what an earlier run committed"
     if Store(store, readonly=True).snapshot("k").unfinished:
-        seal = subprocess.run(_cli("snapshot", "seal", "k", "--store", str(store)), capture_output=True, text=True)
+        seal = subprocess.run(
+            _cli("snapshot", "seal", "k", "--store", str(store), *CATALOG), capture_output=True, text=True
+        )
         assert seal.returncode == 1 and "did not finish" in seal.stderr and "--force" in seal.stderr
     _finish(_record(store, "k"))  # resume: only what is missing is sent
     final = Store(store, readonly=True)
@@ -113,7 +123,9 @@ def test_four_record_processes_on_one_store_then_on_one_snapshot(tmp_path, refer
     # one shared snapshot: recorders fill it, the last one to need it seals it
     for process in [_record(store, "shared", "--no-seal") for _ in range(4)]:
         _finish(process)
-    seal = subprocess.run(_cli("snapshot", "seal", "shared", "--store", str(store)), capture_output=True, text=True)
+    seal = subprocess.run(
+        _cli("snapshot", "seal", "shared", "--store", str(store), *CATALOG), capture_output=True, text=True
+    )
     assert seal.returncode == 0, seal.stderr
     opened = Store(store, readonly=True)
     assert (opened.snapshot("shared").digest, opened.snapshot("shared").interactions) == reference
