@@ -215,22 +215,23 @@ def pair_responses(
     snapshot's :func:`twin_index`, stands for ``after`` where a caller pairs the old snapshot a part at a time."""
     new = twin_index(catalog, after) if twins is None else twins
     pairs = []
+    # a reading is a function of the tool and the answer: a request asked again (every task that names a company
+    # fetches DART's corpCode ZIP) and a twin with the same bytes read the same
+    readings: dict[tuple[str, int, str, str, bytes], Reading] = {}
+
+    def read(tool: Tool, response: RecordedResponse) -> Reading:
+        key = (tool.name, response.status, response.url, response.content_type, response.body)
+        if key not in readings:
+            readings[key] = read_response(tool, response)
+        return readings[key]
+
     for key, response in twin_index(catalog, before).items():
         tool = catalog.get(response.tool)
         twin = new.get(key)
-        reading = read_response(tool, response)
-        if twin is None:
-            twin_reading = NO_ANSWER
-        elif _same_answer(response, twin):
-            twin_reading = reading  # a reading is a function of the answer: the same bytes read the same
-        else:
-            twin_reading = read_response(tool, twin)
+        reading = read(tool, response)
+        twin_reading = NO_ANSWER if twin is None else read(tool, twin)
         pairs.append(RequestPair(tool.name, request_id(response), reading, twin_reading))
     return sorted(pairs, key=lambda p: (p.tool, p.request))
-
-
-def _same_answer(a: RecordedResponse, b: RecordedResponse) -> bool:
-    return (a.status, a.url, a.content_type, a.body) == (b.status, b.url, b.content_type, b.body)
 
 
 # -- grouping pairs into reported changes -------------------------------------------------------------------

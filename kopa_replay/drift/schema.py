@@ -17,9 +17,10 @@ import hashlib
 import json
 import re
 from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -530,13 +531,31 @@ def _distinct(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each record once: overlapping pages (an example and the largest page of the same query) return the same
     records, and counting them twice would overstate the evidence. What is counted does not depend on order."""
     unique: dict[Any, dict[str, Any]] = {}
+    # a record keys itself by its field names sorted, its values in that order and their types (1, 1.0 and True
+    # are three values, as JSON writes them); the getter of each key order seen is made once
+    getters: dict[tuple[Any, ...], tuple[tuple[Any, ...], Callable[[dict[str, Any]], tuple[Any, ...]]]] = {}
     for record in records:
+        names = tuple(record)
+        known = getters.get(names)
+        if known is None:
+            ordered = tuple(sorted(names, key=str))
+            known = getters[names] = (ordered, _values_getter(ordered))
+        ordered, values_of = known
+        values = values_of(record)
         try:
-            # a flat record (nearly all are) keys itself; the type keeps 1, 1.0 and True apart as JSON does
-            unique.setdefault(tuple(sorted((k, v.__class__, v) for k, v in record.items())), record)
+            unique.setdefault((ordered, values, tuple(map(type, values))), record)
         except TypeError:  # a nested value is unhashable: its canonical JSON is the key
             unique.setdefault(json.dumps(record, sort_keys=True, ensure_ascii=False, default=str), record)
     return list(unique.values())
+
+
+def _values_getter(names: tuple[Any, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    if len(names) > 1:
+        return itemgetter(*names)
+    if names:
+        (name,) = names
+        return lambda record: (record[name],)
+    return lambda record: ()
 
 
 #: value_type by exact class, for the per-value loop (a subclass falls back to value_type)
@@ -626,9 +645,17 @@ def infer_tool_schema(tool: Tool, responses: Iterable[RecordedResponse]) -> Tool
 
 
 def _infer_tool_schema(tool: Tool, responses: list[RecordedResponse]) -> ToolSchema:
-    observations = [_observe(tool, r) for r in responses]
+    # a request asked again with the same answer (DART's corpCode ZIP, once per task that names a company) is
+    # observed once and its records offered once: _distinct would drop them again, after reading them all
+    seen: dict[tuple[str, int, str, bytes], _Observation] = {}
+    observations = []
+    for r in responses:
+        key = (r.url, r.status, r.content_type, r.body)
+        if key not in seen:
+            seen[key] = _observe(tool, r)
+        observations.append(seen[key])
     answers = [obs for obs in observations if obs.answered]
-    records = _distinct(record for obs in observations for record in obs.records)
+    records = _distinct(record for obs in seen.values() for record in obs.records)
     codes = Counter(obs.code for obs in observations)
     return ToolSchema(
         tool=tool.name,
