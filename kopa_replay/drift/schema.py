@@ -542,8 +542,11 @@ def _distinct(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             known = getters[names] = (ordered, _values_getter(ordered))
         ordered, values_of = known
         values = values_of(record)
+        classes = tuple(map(type, values))
+        if float in classes:  # -0.0 == 0.0, NaN != NaN: a float is its JSON text, as the canonical key had it
+            values = tuple(json.dumps(v) if c is float else v for v, c in zip(values, classes))
         try:
-            unique.setdefault((ordered, values, tuple(map(type, values))), record)
+            unique.setdefault((ordered, values, classes), record)
         except TypeError:  # a nested value is unhashable: its canonical JSON is the key
             unique.setdefault(json.dumps(record, sort_keys=True, ensure_ascii=False, default=str), record)
     return list(unique.values())
@@ -571,18 +574,22 @@ def _field_stats(records: list[dict[str, Any]]) -> tuple[FieldStats, ...]:
             kinds[name, kind] += 1
             if kind == "string":
                 formats[name][string_format(value)] += 1
+    # names counted as text (a parser's keys are; 1 and "1" are one field, as they were)
     types: dict[str, Counter[str]] = defaultdict(Counter)
     for (name, kind), count in kinds.items():
-        types[name][kind] += count
+        types[str(name)][kind] += count
+    formats_by_text: dict[str, Counter[str]] = defaultdict(Counter)
+    for name, counter in formats.items():
+        formats_by_text[str(name)].update(counter)
     return tuple(
         FieldStats(
-            str(name),
+            name,
             sum(types[name].values()),
             types[name]["null"],
             _pairs(types[name]),
-            _pairs(formats[name]),
+            _pairs(formats_by_text[name]),
         )
-        for name in sorted(types, key=str)
+        for name in sorted(types)
     )
 
 

@@ -62,6 +62,6 @@ def secret_keys(values: Iterable[tuple[str, Any]]) -> dict[str, tuple[str, Any]]
     """Canonical key → (role, value) for a list of secrets."""
     out: dict[str, tuple[str, Any]] = {}
     for role, value in values:
-        for key in value_keys(value):
+        for key in sorted(value_keys(value)):  # a set's order differs between processes; the reason names the key
             out.setdefault(key, (role, value))
     return out

@@ -80,7 +80,7 @@ def _keyed_values(
                 text = value.strip()
                 out.append(((text,), value) if text else (None, None))
             elif _usable(value):
-                out.append(((str(value).strip(),), value))
+                out.append((value_key(value), value))
             else:
                 out.append((None, None))
         return out

@@ -289,7 +289,11 @@ def test_inference_does_not_depend_on_the_order_of_responses(catalog, sim_respon
 # -- records counted once, schemas kept per process ----------------------------------
 
 _SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5]), st.sampled_from(["", "1", "a"])
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([0.0, -0.0, 1.0, 2.5, float("nan")]),
+    st.sampled_from(["", "1", "a"]),
 )
 _VALUES = st.one_of(_SCALARS, st.lists(_SCALARS, max_size=2), st.dictionaries(st.sampled_from("xy"), _SCALARS))
 

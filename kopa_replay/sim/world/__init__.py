@@ -117,6 +117,7 @@ _SUBWORLDS = {
 _BUILT: OrderedDict[tuple[int, str], dict[str, Any]] = OrderedDict()
 _BUILT_WORLDS = 2
 _BUILT_LOCK = threading.Lock()
+_BUILD_LOCK = threading.RLock()
 
 
 def _built_subworlds(seed: int, size: str) -> dict[str, Any]:
@@ -152,10 +153,16 @@ class World:
         spec = _SUBWORLDS.get(name)
         if spec is None:
             raise AttributeError(name)
-        if name not in self._subworlds:
-            module, cls = spec.split(":")
-            self._subworlds[name] = getattr(import_module(f"{__name__}.{module}"), cls)(self)
-        return self._subworlds[name]
+        built = self._subworlds.get(name)
+        if built is None:
+            # one builder at a time (re-entrant: a sub-world asks for the ones it rests on): the threads of a
+            # server, and simulators sharing this world, would otherwise build the full-size one twice at once
+            with _BUILD_LOCK:
+                built = self._subworlds.get(name)
+                if built is None:
+                    module, cls = spec.split(":")
+                    built = self._subworlds[name] = getattr(import_module(f"{__name__}.{module}"), cls)(self)
+        return built
 
     @cached_property
     def fingerprint(self) -> str:

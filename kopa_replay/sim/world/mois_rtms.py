@@ -22,6 +22,7 @@ import calendar as _calendar
 import datetime as dt
 from collections import OrderedDict
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -192,9 +193,11 @@ class RtmsWorld:
 
     def _draw(self, family: str, sgg: "Sigungu", deal_ym: str) -> list[dict[str, Any]]:
         key = (family, sgg.code, deal_ym)
-        if key in self._months:
-            self._months.move_to_end(key)
-            return self._months[key]
+        cached = self._months.get(key)
+        if cached is not None:
+            with suppress(KeyError):  # another thread (the server's, or a simulator sharing this world) dropped it
+                self._months.move_to_end(key)
+            return cached
         spec = FAMILIES[family]
         band = 0 if sgg.sido.code == "11" else 1 if sgg.sido.code == "41" else 2
         base = float(self._world.rng("rtms.volume", family, sgg.code).uniform(*spec.volume[band]))
@@ -218,8 +221,11 @@ class RtmsWorld:
         rows.sort(key=lambda r: (int(r["dealDay"]), r["umdNm"]))
         ordered = [{k: r[k] for k in sorted(r)} for r in rows]  # case-sensitive, as the services send them
         self._months[key] = ordered
-        if len(self._months) > self._CACHE:
-            self._months.popitem(last=False)
+        while len(self._months) > self._CACHE:
+            try:
+                self._months.popitem(last=False)
+            except KeyError:
+                break
         return ordered
 
     # -- what every sale and every rent carries -----------------------------------------------------

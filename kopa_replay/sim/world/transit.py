@@ -37,7 +37,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -612,22 +612,22 @@ class TransitWorld:
     def _segments(self, label: str, line_id: str, count: int) -> tuple[np.ndarray, np.ndarray]:
         """Seconds between consecutive stops of a line, and their running sums (stable per line)."""
         key = (label, line_id, count)
-        if key not in self._segment_cache:
+        cached = self._segment_cache.get(key)
+        if cached is None:
             seconds = self._world.rng(label, "segments", line_id).integers(55, 170, size=max(count - 1, 1))
-            self._segment_cache[key] = (seconds, np.concatenate(([0], np.cumsum(seconds))))
-            if len(self._segment_cache) > _CACHED:
-                self._segment_cache.pop(next(iter(self._segment_cache)))
-        return self._segment_cache[key]
+            cached = self._segment_cache[key] = (seconds, np.concatenate(([0], np.cumsum(seconds))))
+            _evict_oldest(self._segment_cache)
+        return cached
 
     def _positions(self, label: str, line_id: str, count: int, as_of: dt.date) -> list[BusPosition]:
         """Where the buses of a line are at the snapshot time of ``as_of`` (a route's arrivals at each of its
         stops read the same draw, so it is kept)."""
         key = (label, line_id, count, as_of)
-        if key not in self._position_cache:
-            self._position_cache[key] = tuple(self._draw_positions(label, line_id, count, as_of))
-            if len(self._position_cache) > _CACHED:
-                self._position_cache.pop(next(iter(self._position_cache)))
-        return list(self._position_cache[key])
+        cached = self._position_cache.get(key)
+        if cached is None:
+            cached = self._position_cache[key] = tuple(self._draw_positions(label, line_id, count, as_of))
+            _evict_oldest(self._position_cache)
+        return list(cached)
 
     def _draw_positions(self, label: str, line_id: str, count: int, as_of: dt.date) -> list[BusPosition]:
         rng = self._world.rng(label, "positions", line_id, as_of.isoformat())
@@ -948,6 +948,18 @@ class TransitWorld:
 
 #: How many lines' real-time draws (segment times, bus positions) a world keeps at once.
 _CACHED = 4096
+
+
+def _evict_oldest(cache: dict[Any, Any]) -> None:
+    """Drop the oldest entries past :data:`_CACHED`. Best effort: the simulator's threads share one world (and a
+    process's simulators share built worlds), so another thread may have dropped them first."""
+    while len(cache) > _CACHED:
+        try:
+            cache.pop(next(iter(cache)))
+        except (KeyError, RuntimeError, StopIteration):
+            return
+
+
 #: Cell size (degrees) of the station grid the coordinate searches use.
 _GRID_DEG = 0.005
 
