@@ -63,9 +63,8 @@ def drift_report(store: Store, catalog: Catalog, before: str, after: str) -> Dri
             old_schemas[name] = infer_tool_schema(tool, old_by_tool[name])
             pairs += pair_responses(catalog, old_by_tool[name], twins=new_twins)
         if name in new_by_tool:
-            same = name in old_by_tool and _same_answers(old_by_tool[name], new_by_tool[name])
-            # the same answers in the same order infer the same schema (a carried-over or undrifted tool)
-            new_schemas[name] = old_schemas[name] if same else infer_tool_schema(tool, new_by_tool[name])
+            # the same answers (a carried-over or undrifted tool) are inferred once: infer_tool_schema keeps them
+            new_schemas[name] = infer_tool_schema(tool, new_by_tool[name])
     schema = diff_schemas(old_schemas, new_schemas)
     made = store.provenance(after) or {}
     # an incremental refresh of `before` copied these tools' answers: the same bytes say nothing about drift
@@ -74,10 +73,6 @@ def drift_report(store: Store, catalog: Catalog, before: str, after: str) -> Dri
     unpaired = sum(1 for r in new if r.tool in catalog and (r.request_key, r.seq) not in twins)
     pairs.sort(key=lambda p: (p.tool, p.request))
     return diff_requests(pairs, schema, carried=carried, unpaired=unpaired)
-
-
-def _same_answers(old: list[RecordedResponse], new: list[RecordedResponse]) -> bool:
-    return len(old) == len(new) and all(a == b for a, b in zip(old, new))
 
 
 def _by_tool(catalog: Catalog, responses: list[RecordedResponse]) -> dict[str, list[RecordedResponse]]:

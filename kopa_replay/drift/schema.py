@@ -337,8 +337,15 @@ def sniff_format(body: bytes) -> str:
     return "other"
 
 
+#: value_type by exact class: it runs on every value of every record the drift reads (a subclass takes the tests)
+_TYPE_OF_CLASS = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string", dict: "object"}
+
+
 def value_type(value: Any) -> str:
     """The JSON type of a parsed value."""
+    known = _TYPE_OF_CLASS.get(value.__class__)
+    if known is not None:
+        return known
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -561,16 +568,12 @@ def _values_getter(names: tuple[Any, ...]) -> Callable[[dict[str, Any]], tuple[A
     return lambda record: ()
 
 
-#: value_type by exact class, for the per-value loop (a subclass falls back to value_type)
-_TYPE_OF_CLASS = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string"}
-
-
 def _field_stats(records: list[dict[str, Any]]) -> tuple[FieldStats, ...]:
     kinds: Counter[tuple[str, str]] = Counter()
     formats: dict[str, Counter[str]] = defaultdict(Counter)
     for record in records:
         for name, value in record.items():
-            kind = _TYPE_OF_CLASS.get(value.__class__) or value_type(value)
+            kind = value_type(value)
             kinds[name, kind] += 1
             if kind == "string":
                 formats[name][string_format(value)] += 1
