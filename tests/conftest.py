@@ -56,6 +56,17 @@ def _no_live_key(monkeypatch):
     monkeypatch.delenv("KOPA_API_KEY", raising=False)
 
 
+@pytest.fixture
+def unbuilt_worlds(monkeypatch):
+    """No world built yet in this process: for tests of what a sub-world draws lazily (a process shares its built
+    worlds by seed and size, so an earlier test on the same worker would have drawn it)."""
+    from collections import OrderedDict
+
+    import kopa_replay.sim.world as world_module
+
+    monkeypatch.setattr(world_module, "_BUILT", OrderedDict())
+
+
 @pytest.fixture(scope="session")
 def catalog():
     return builtin_catalog()

@@ -191,7 +191,7 @@ def test_nothing_found_is_an_empty_page_and_a_malformed_lot_is_refused(http):
     assert missing["resultCode"] == "11"
 
 
-def test_the_register_is_drawn_per_lot_and_sized_like_the_country_at_full():
+def test_the_register_is_drawn_per_lot_and_sized_like_the_country_at_full(unbuilt_worlds):
     world = World(0, "full")
     place = world.buildings.place("11680", "10300")
     summary, lots = world.buildings.select(place, None, None, None, "", "")

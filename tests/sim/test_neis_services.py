@@ -158,14 +158,8 @@ def test_a_past_year_timetable_of_another_school_level_is_no_data():
 
 
 # -- the school directory's size -------------------------------------------------------------------
-def test_the_full_world_has_the_real_counts_and_draws_one_office_at_a_time(monkeypatch):
-    from collections import OrderedDict
-
-    import kopa_replay.sim.world as world_module
-
+def test_the_full_world_has_the_real_counts_and_draws_one_office_at_a_time(unbuilt_worlds):
     assert [sum(c[k] for c in OFFICE_SCHOOLS.values()) for k in range(4)] == [6183, 3272, 2380, 351]
-    # a world nothing in this process has built yet (a process shares its built worlds by seed and size)
-    monkeypatch.setattr(world_module, "_BUILT", OrderedDict())
     schools = World(0, "full").schools
     sejong = schools.office_schools("I10")
     assert len(sejong) == sum(OFFICE_SCHOOLS["I10"]) and list(schools._offices) == ["I10"]
