@@ -76,14 +76,7 @@ def test_every_built_in_endpoint_has_a_spec_with_sources(catalog):
     assert len({spec.sources for spec in SPECS.values()}) == len(SPECS)
 
 
-_LEFT_OPEN = (
-    "issue 29 left open: the plenary bill list now shows decided bills, whose COMMITTEE_RESULT (a result such as "
-    "수정가결) the Assembly spec row gives a date format; the row or the field needs the spec sheet read again"
-)
-
-
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_LEFT_OPEN)
 def test_every_simulated_response_carries_exactly_the_spec_fields(catalog):
     """First pages at seeds 0–4; at seed 0 every page of every example, and OpenDART's per-company
     reports over 150 companies (the examples name one company, its rows are not all there is)."""
