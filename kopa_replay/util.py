@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +22,8 @@ __all__ = [
     "check_snapshot_name",
     "SNAPSHOT_NAME_MAX",
     "load_yaml",
+    "cache_dir",
+    "CACHE_ENV",
 ]
 
 #: A stage's progress hook: ``(what, done, total)``, ``total`` None when unknown. Stages call it as work gets done;
@@ -26,12 +31,59 @@ __all__ = [
 Progress = Callable[[str, int, Optional[int]], None]
 
 
+#: where parsed YAML documents are kept between processes; ``KOPA_CACHE_DIR`` names another folder, or ``off``
+CACHE_ENV = "KOPA_CACHE_DIR"
+#: texts shorter than this are parsed each time (a user's small catalog costs milliseconds; no file is left for it)
+_CACHED_YAML_MIN_CHARS = 32_768
+
+
+def cache_dir() -> Path | None:
+    """The folder kopa-replay keeps derived files in (``$KOPA_CACHE_DIR``, else ``$XDG_CACHE_HOME/kopa-replay``,
+    else ``~/.cache/kopa-replay``); None when ``KOPA_CACHE_DIR`` is ``off`` or empty."""
+    chosen = os.environ.get(CACHE_ENV)
+    if chosen is not None:
+        return None if chosen.strip().lower() in ("", "off") else Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "kopa-replay"
+
+
 def load_yaml(text: str) -> Any:
     """YAML text as data, safely: libyaml's loader where PyYAML has it (the operation tables and catalogs run to
-    tens of thousands of lines: 5-7x faster than the pure-Python one, with the same result), else the pure one."""
+    tens of thousands of lines: 5-7x faster than the pure-Python one, with the same result), else the pure one.
+
+    A long text's document is kept in the cache folder under the digest of the text and the loader (marshal,
+    as Python keeps its bytecode: the catalog, operation tables and specs of 805 tools take ≈4 s to parse and
+    0.2 s to read back, in every process that starts). Content-addressed, so an edited file is parsed again; a
+    cache that cannot be read or written is passed by; a document marshal cannot hold (dates) is not kept."""
     import yaml
 
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    entry = (
+        _yaml_cache_entry(text, f"{yaml.__version__}/{loader.__name__}")
+        if len(text) >= _CACHED_YAML_MIN_CHARS
+        else None
+    )
+    if entry is not None:
+        try:
+            return marshal.loads(entry.read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            pass  # absent or unreadable: parse, and keep it again
+    document = yaml.load(text, Loader=loader)
+    if entry is not None:
+        try:
+            write_atomic(entry, marshal.dumps(document))
+        except (OSError, ValueError):
+            pass
+    return document
+
+
+def _yaml_cache_entry(text: str, loader: str) -> Path | None:
+    folder = cache_dir()
+    if folder is None:
+        return None
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20)
+    key.update(f"\0{loader}\0{sys.version_info[:2]}\0{marshal.version}".encode())
+    return folder / "yaml" / f"{key.hexdigest()}.marshal"
 
 
 def tick(progress: Progress | None, what: str, done: int, total: int | None) -> None:

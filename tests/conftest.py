@@ -7,6 +7,7 @@ small one (KOPA_WORLD_SIZE=default) unless a test names another.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import httpx
@@ -18,6 +19,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # the small world, unless a run asks for another: the platforms at their real sizes (the default everywhere else)
 # take seconds to build per platform; tests of the full world name it (sim:full, world_size="full")
 os.environ.setdefault("KOPA_WORLD_SIZE", "default")
+# parsed catalogs and operation tables kept apart from the user's own cache (content-addressed, so shared safely
+# by the workers and by runs)
+os.environ.setdefault("KOPA_CACHE_DIR", os.path.join(tempfile.gettempdir(), "kopa-replay-test-cache"))
 
 from kopa_replay.catalog import builtin_catalog  # noqa: E402
 from kopa_replay.env import execute  # noqa: E402
