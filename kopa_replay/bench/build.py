@@ -104,7 +104,18 @@ def benchmark_links(catalog: Catalog, intents: Any = None) -> list[Link]:
 
 #: value domains of the simulator's truth that are times, not entities: handing one on is no code lookup
 TIME_DOMAINS = frozenset(
-    {"date", "past_date", "recent_past_date", "business_date", "since_date", "year", "fiscal_year", "yearmonth"}
+    {
+        "date",
+        "past_date",
+        "recent_past_date",
+        "business_date",
+        "since_date",
+        "until_date",
+        "year",
+        "any_year",
+        "fiscal_year",
+        "yearmonth",
+    }
 )
 #: value domains a person does not hold: codes a lookup must find (names, places, dates, stop numbers printed on
 #: signs, route and stock names are what a question may give)

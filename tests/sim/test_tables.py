@@ -47,11 +47,25 @@ def test_a_row_with_an_unknown_key_or_a_filter_it_does_not_take_is_refused_by_na
     row = {"tool": "x_tool", "route": "r", "name": {"ko": "k", "en": "e"}, "table": "t", "fields": {}}
     row.update(example={}, sources=["s"])
     with pytest.raises(SimError, match=r"x_tool: unknown key 'colour'"):
-        _operation("x", 0, {**row, "colour": "red"})
+        _operation("x", 0, {**row, "colour": "red"}, {})
     with pytest.raises(SimError, match=r"x_tool: 'AGE' filters or is required but is not among its params"):
-        _operation("x", 0, {**row, "required": ["AGE"]})
+        _operation("x", 0, {**row, "required": ["AGE"]}, {})
     with pytest.raises(SimError, match=r"x_tool: missing 'sources'"):
-        _operation("x", 0, {k: v for k, v in row.items() if k != "sources"})
+        _operation("x", 0, {k: v for k, v in row.items() if k != "sources"}, {})
+
+
+def test_a_tables_domains_by_name_reach_every_row_that_does_not_say_otherwise():
+    row = {"tool": "x_tool", "route": "r", "name": {"ko": "k", "en": "e"}, "table": "t", "example": {}}
+    row.update(sources=["s"], params={"YR": {}, "Q": {}}, fields={"YR": {}, "N": {}})
+    by_name = {"params": {"YR": "any_year", "Z": "year"}, "fields": {"YR": "any_year"}}
+    plain = _operation("x", 0, row, by_name)
+    assert (dict(plain.inputs), dict(plain.outputs)) == ({"YR": "any_year"}, {"YR": "any_year"})
+    own = _operation("x", 0, {**row, "inputs": {"YR": "year", "Q": "date"}, "outputs": {"YR": None}}, by_name)
+    assert (dict(own.inputs), dict(own.outputs)) == ({"YR": "year", "Q": "date"}, {})
+    # the shipped tables: a year column of the Assembly's yearly tables, whatever row it is in
+    assembly = load_table("assembly")
+    years = [op for op in assembly.operations if "YR" in op.params]
+    assert len(years) >= 10 and all(op.inputs["YR"] == "any_year" for op in years)
 
 
 def test_an_unknown_platform_has_no_table():

@@ -21,7 +21,9 @@ example with exactly its fields. A new operation is a row plus, where no table a
 A file holds ``platform`` (the catalog's platform id), ``catalog`` (the catalog file's stem when it is not the
 module's: ``datagokr_fsc``), ``binding`` (``path`` with ``{route}``, ``envelope`` paths with ``{route}``, ``params``
 appended to every tool: name → a YAML alias of the catalog's head such as ``"*pindex"``), ``sources`` and
-``operations``; other top-level keys are the platform's own (the Assembly's ``registry``). A row's ``options``
+``operations``, and ``domains`` (``params`` and ``fields``: name → ground-truth domain, for every row that has a
+parameter or field of that name and does not give it another, or ``null``, in its ``inputs``/``outputs``: a
+platform's identifiers mean one thing in every operation); other top-level keys are the platform's own (the Assembly's ``registry``). A row's ``options``
 reach its endpoint (the protocol's per-operation settings); ``options.http`` overrides the file's binding for that
 row (``path``, ``base_url`` of a second host, ``envelope``, ``format``, ``fixed_query``, ``pagination``).
 """
@@ -105,7 +107,7 @@ class Table:
         return found
 
 
-def _operation(platform: str, index: int, row: Any) -> Operation:
+def _operation(platform: str, index: int, row: Any, by_name: Mapping[str, Mapping[str, str]]) -> Operation:
     where = f"operation table {platform}, row {index + 1}"
     if not isinstance(row, dict):
         raise SimError(f"{where}: a row is a mapping, not {type(row).__name__}")
@@ -134,12 +136,20 @@ def _operation(platform: str, index: int, row: Any) -> Operation:
         required=required,
         exact=tuple(row.get("exact", ())),
         partial=tuple(row.get("partial", ())),
-        inputs=row.get("inputs") or {},
-        outputs=row.get("outputs") or {},
+        inputs=_domains(by_name.get("params", {}), params, row.get("inputs")),
+        outputs=_domains(by_name.get("fields", {}), row["fields"], row.get("outputs")),
         description=row.get("description"),
         category=row.get("category"),
         options=row.get("options") or {},
     )
+
+
+def _domains(by_name: Mapping[str, str], names: Iterable[str], own: Mapping[str, str | None] | None) -> dict[str, str]:
+    """A row's ground-truth domains: the table's domain for each of its names, then the row's own (``null`` there
+    takes a name's domain away)."""
+    chosen: dict[str, str | None] = {name: by_name[name] for name in names if name in by_name}
+    chosen.update(own or {})
+    return {name: domain for name, domain in chosen.items() if domain is not None}
 
 
 @lru_cache(maxsize=None)
@@ -152,7 +162,10 @@ def load_table(module: str) -> Table:
     doc = load_yaml(resource.read_text(encoding="utf-8")) or {}
     platform = str(doc.get("platform") or module)
     rows = doc.get("operations") or []
-    operations = tuple(_operation(platform, i, row) for i, row in enumerate(rows))
+    by_name = doc.get("domains") or {}
+    if not isinstance(by_name, dict) or set(by_name) - {"params", "fields"}:
+        raise SimError(f"operation table {platform}: domains maps 'params' and 'fields' to name → domain")
+    operations = tuple(_operation(platform, i, row, by_name) for i, row in enumerate(rows))
     seen: dict[str, str] = {}
     for op in operations:
         for key in (op.tool, f"route {op.route}"):
