@@ -6,6 +6,7 @@ import hashlib
 import marshal
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Callable
@@ -47,6 +48,18 @@ def cache_dir() -> Path | None:
     return Path(base) / "kopa-replay"
 
 
+def _private_folder(folder: Path) -> bool:
+    """Make ``folder`` (owner-only) if missing; True when it is a folder this user owns and nobody else may write
+    to: a cache whose entries are trusted like Python's own bytecode must not be one another user can fill."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        status = folder.stat()
+    except OSError:
+        return False
+    owner = getattr(os, "getuid", lambda: status.st_uid)()
+    return stat.S_ISDIR(status.st_mode) and status.st_uid == owner and not status.st_mode & 0o022
+
+
 def load_yaml(text: str) -> Any:
     """YAML text as data, safely: libyaml's loader where PyYAML has it (the operation tables and catalogs run to
     tens of thousands of lines: 5-7x faster than the pure-Python one, with the same result), else the pure one.
@@ -54,7 +67,8 @@ def load_yaml(text: str) -> Any:
     A long text's document is kept in the cache folder under the digest of the text and the loader (marshal,
     as Python keeps its bytecode: the catalog, operation tables and specs of 805 tools take ≈4 s to parse and
     0.2 s to read back, in every process that starts). Content-addressed, so an edited file is parsed again; a
-    cache that cannot be read or written is passed by; a document marshal cannot hold (dates) is not kept."""
+    cache that cannot be read or written is passed by, and so is a folder another user owns or may write to
+    (its entries are trusted as bytecode is); a document marshal cannot hold (dates) is not kept."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -65,21 +79,35 @@ def load_yaml(text: str) -> Any:
     )
     if entry is not None:
         try:
-            return marshal.loads(entry.read_bytes())
-        except (OSError, ValueError, EOFError, TypeError):
-            pass  # absent or unreadable: parse, and keep it again
+            kept = marshal.loads(entry.read_bytes())
+            if isinstance(kept, dict | list):  # what a document is; anything else was not written here
+                return kept
+        except Exception:  # absent, damaged (bad data, a length that cannot be met): parse, and keep it again
+            pass
     document = yaml.load(text, Loader=loader)
     if entry is not None:
         try:
-            write_atomic(entry, marshal.dumps(document))
+            _keep(entry, marshal.dumps(document))
         except (OSError, ValueError):
-            pass
+            pass  # not kept (dates marshal cannot hold, a full disk): parsed again next time
     return document
+
+
+def _keep(entry: Path, blob: bytes) -> None:
+    """Write a cache entry whole or not at all, readable by its owner only (a catalog may be private)."""
+    fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(blob)
+        os.replace(tmp, entry)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _yaml_cache_entry(text: str, loader: str) -> Path | None:
     folder = cache_dir()
-    if folder is None:
+    if folder is None or not _private_folder(folder / "yaml"):
         return None
     key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20)
     key.update(f"\0{loader}\0{sys.version_info[:2]}\0{marshal.version}".encode())

@@ -21,7 +21,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("KOPA_WORLD_SIZE", "default")
 # parsed catalogs and operation tables kept apart from the user's own cache (content-addressed, so shared safely
 # by the workers and by runs)
-os.environ.setdefault("KOPA_CACHE_DIR", os.path.join(tempfile.gettempdir(), "kopa-replay-test-cache"))
+_USER = getattr(os, "getuid", lambda: "user")()
+os.environ.setdefault("KOPA_CACHE_DIR", os.path.join(tempfile.gettempdir(), f"kopa-replay-test-cache-{_USER}"))
 
 from kopa_replay.catalog import builtin_catalog  # noqa: E402
 from kopa_replay.env import execute  # noqa: E402

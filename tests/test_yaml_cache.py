@@ -4,6 +4,7 @@ is content-addressed and that a process passes by when it cannot use it."""
 from __future__ import annotations
 
 import datetime as dt
+import marshal
 
 import pytest
 import yaml
@@ -21,6 +22,19 @@ def _long(text: str) -> str:
     return text + _PAD * (util._CACHED_YAML_MIN_CHARS // len(_PAD) + 1)
 
 
+def _same(a, b) -> bool:
+    """Equal and of the same types all the way down (1 is not 1.0 or True, -0.0 is not 0.0, dict order counts)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return repr(a) == repr(b)
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(_same(k, m) and _same(a[k], b[m]) for k, m in zip(a, b))
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
 def _entries(folder):
     return sorted((folder / "yaml").glob("*.marshal")) if (folder / "yaml").exists() else []
 
@@ -32,7 +46,7 @@ def cache(tmp_path, monkeypatch):
     return folder
 
 
-_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
 _documents = st.recursive(
     _scalars,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8) | st.integers(), inner, max_size=4),
@@ -46,8 +60,7 @@ def test_a_cached_document_is_the_parsed_one(cache, document):
     text = _long(yaml.safe_dump({"doc": document}, allow_unicode=True, sort_keys=False))
     parsed = yaml.safe_load(text)
     first, again = load_yaml(text), load_yaml(text)
-    assert first == parsed and again == parsed
-    assert type(again["doc"]) is type(parsed["doc"])  # int keys stay ints, lists stay lists
+    assert _same(first, parsed) and _same(again, parsed)
     assert again is not first  # a fresh object each time: a caller may change what it got
 
 
@@ -75,6 +88,30 @@ def test_a_damaged_entry_is_parsed_again_and_replaced(cache):
         entry.write_bytes(damage)
         assert load_yaml(text) == {"a": [1, 2, 3]}
         assert entry.read_bytes() not in (b"", b"\x00garbage") and load_yaml(text) == {"a": [1, 2, 3]}
+
+
+def test_entries_are_private_and_a_folder_others_can_fill_is_not_used(cache, tmp_path, monkeypatch):
+    text = _long("a: 1\n")
+    load_yaml(text)
+    (entry,) = _entries(cache)
+    assert (cache / "yaml").stat().st_mode & 0o777 == 0o700 and entry.stat().st_mode & 0o777 == 0o600
+    # a folder others may write to: what lies there is not read, nothing is written there
+    shared = tmp_path / "shared"
+    (shared / "yaml").mkdir(parents=True)
+    (shared / "yaml").chmod(0o777)
+    monkeypatch.setenv(util.CACHE_ENV, str(shared))
+    (shared / "yaml" / entry.name).write_bytes(marshal.dumps({"a": "planted"}))  # the same key: the same text
+    assert load_yaml(text) == {"a": 1}
+    assert [p.name for p in (shared / "yaml").iterdir()] == [entry.name]  # only the planted file
+
+
+def test_an_entry_that_is_not_a_document_is_not_trusted(cache):
+    text = _long("a: 1\n")
+    load_yaml(text)
+    (entry,) = _entries(cache)
+    for planted in (None, 42, "a: 1", compile("1", "x", "eval")):
+        entry.write_bytes(marshal.dumps(planted))
+        assert load_yaml(text) == {"a": 1}
 
 
 def test_what_marshal_cannot_hold_and_short_texts_are_parsed_each_time(cache):
