@@ -145,6 +145,45 @@ class Endpoint:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class EndpointMaker:
+    """The endpoints of one platform on one host whose routes are ``route`` filled with a group and an operation.
+
+    Call it as ``make(tool, group, operation, handler, required, inputs, outputs, **options)``.
+    """
+
+    platform: str
+    host: str
+    protocol: "Protocol"
+    #: a template with ``{group}`` and ``{operation}``
+    route: str
+
+    def __call__(
+        self,
+        tool: str,
+        group: str,
+        operation: str,
+        handler: Handler,
+        required: tuple[str, ...],
+        inputs: Mapping[str, str],
+        outputs: Mapping[str, str],
+        **options: Any,
+    ) -> Endpoint:
+        route = self.route.format(group=group, operation=operation)
+        return Endpoint(
+            tool,
+            self.platform,
+            self.host,
+            route,
+            self.protocol,
+            handler,
+            required,
+            dict(inputs),
+            dict(outputs),
+            options,
+        )
+
+
 @dataclass
 class Doc:
     """A response before serialization, so that drift can edit its envelope.

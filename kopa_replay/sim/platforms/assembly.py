@@ -33,6 +33,7 @@ from kopa_replay.sim.tables import Operation, endpoints, load_table
 from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.assembly import Bill, Member
 from kopa_replay.sim.world.calendar import dashed
+from kopa_replay.sim.world.finance import LazyRows
 
 HOST = "open.assembly.go.kr"
 #: the service specification workbook clients download to find a service's request URL (no key needed)
@@ -251,7 +252,7 @@ def bill_search(world, q: Query) -> Sequence[dict[str, Any]]:
         kept.append(bill)
     if not kept:
         raise NoData()
-    return assembly_tables.Lazy(kept, lambda bill: _bill_record(world, bill, as_of))
+    return LazyRows(kept, lambda bill: _bill_record(world, bill, as_of))
 
 
 def _bill(world, q: Query) -> Bill:

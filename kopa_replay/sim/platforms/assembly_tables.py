@@ -34,6 +34,7 @@ from kopa_replay.sim.world.assembly import (
     cmit_cd,
 )
 from kopa_replay.sim.world.calendar import dashed
+from kopa_replay.sim.world.finance import LazyRows
 from kopa_replay.sim.world.fmt import data, frozen
 
 __all__ = ["TABLES", "synth"]
@@ -245,24 +246,6 @@ class Record(Mapping):
         return len(self._facts)
 
 
-class Lazy(Sequence):
-    """Records made from keys on demand (a page costs a page)."""
-
-    def __init__(self, keys: Sequence[Any], make: Callable[[Any], Record]) -> None:
-        self._keys, self._make = keys, make
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __getitem__(self, index):  # type: ignore[override]
-        if isinstance(index, slice):
-            return [self._make(k) for k in self._keys[index]]
-        return self._make(self._keys[index])
-
-    def __iter__(self) -> Iterator[Record]:
-        return (self._make(k) for k in self._keys)
-
-
 def _age_filter(q: Query) -> int | None:
     """The Assembly a call names, by AGE, ERACO (제22대), UNIT_CD (100022), DAE_NUM or CT1."""
     for name in ("AGE", "DAE_NUM", "DAESU", "CT1", "TH"):
@@ -307,7 +290,7 @@ def corpus(name: str) -> Callable:
             first = max(0, int((start - _SINCE).days / step))
             last = min(visible, int((end - _SINCE).days / step) + 1)
             keys = range(last - 1, first - 1, -1)
-        return Lazy(keys, make)
+        return LazyRows(keys, make)
 
     return table
 
@@ -523,7 +506,7 @@ def _bills(select: Callable[[Bill, dt.date], bool], en: bool = False) -> Callabl
         def make(b: Bill) -> Record:
             return Record(_bill_facts(world, b, q.as_of, en), Ctx(world, "bills", b.bill_id, b.proposed))
 
-        return Lazy(rows, make)
+        return LazyRows(rows, make)
 
     return table
 
@@ -581,7 +564,7 @@ def bill_activity(world, q: Query) -> Sequence[Record]:
         )
         return Record(facts, Ctx(world, "bill_activity", bill.bill_id, day))
 
-    return Lazy(rows, make)
+    return LazyRows(rows, make)
 
 
 def _stage_on(bill: Bill, day: dt.date) -> tuple[str, str, str]:
@@ -653,7 +636,7 @@ def _bill_meeting_rows(kind: str) -> Callable:
             facts["BILL_NM"] = lambda: bill.name
             return Record(facts, Ctx(world, "bill_meetings", meeting.conf_id, meeting.day))
 
-        return Lazy(rows, make)
+        return LazyRows(rows, make)
 
     return table
 
@@ -722,7 +705,7 @@ def _budget(kinds: tuple[str, ...], done: bool = False, by_id: bool = False) -> 
         ]
         if by_id and wanted is None:
             raise NoData()
-        return Lazy(
+        return LazyRows(
             rows, lambda b: Record(_budget_facts(world, b, q.as_of), Ctx(world, "budget", b.bill_id, b.proposed))
         )
 
@@ -810,7 +793,7 @@ def members_table(world, q: Query) -> Sequence[Record]:
             )
         return Record(facts, Ctx(world, "members", m.mona_cd, AGES[22][0], member=m))
 
-    return Lazy(members, make)
+    return LazyRows(members, make)
 
 
 def en_members(world, q: Query) -> Sequence[Record]:
@@ -835,7 +818,7 @@ def en_members(world, q: Query) -> Sequence[Record]:
         )
         return Record(facts, Ctx(world, "members_en", m.mona_cd, AGES[22][0], member=m))
 
-    return Lazy(base._keys, make)  # type: ignore[attr-defined]
+    return LazyRows(base._keys, make)  # type: ignore[attr-defined]
 
 
 _EN_COMMITTEE = _DATA["en_committee"]
@@ -878,7 +861,7 @@ def member_history(kind: str) -> Callable:
             )
             return Record(facts, Ctx(world, f"member_{kind}", (m.mona_cd, subject), start, member=m))
 
-        return Lazy(rows, make)
+        return LazyRows(rows, make)
 
     return table
 
@@ -1025,7 +1008,7 @@ def meetings_table(name: str) -> Callable:
         code = q.get("CMIT_CD")
         if code is not None:
             rows = [m for m in rows if (cmit_cd(m.committee) if m.committee else PLENARY_CMIT_CD) == code]
-        return Lazy(
+        return LazyRows(
             rows, lambda m: Record(_meeting_facts(world, m), Ctx(world, name, m.conf_id, m.day, committee=m.committee))
         )
 
@@ -1057,7 +1040,7 @@ def meeting_files(kind: str) -> Callable:
             )
             return Record(facts, Ctx(world, f"files_{kind}", m.conf_id, m.day, committee=m.committee))
 
-        return Lazy(rows, make)
+        return LazyRows(rows, make)
 
     return table
 
@@ -1090,7 +1073,7 @@ def meeting_agenda(bills_only: bool) -> Callable:
             )
             return Record(facts, Ctx(world, "meeting_agenda", (m.conf_id, number), m.day, committee=m.committee))
 
-        return Lazy(rows, make)
+        return LazyRows(rows, make)
 
     return table
 
@@ -1119,7 +1102,7 @@ def bill_meetings(world, q: Query) -> Sequence[Record]:
         facts.update(BILL_ID=lambda: bill.bill_id, BILL_NM=lambda: bill.name)
         return Record(facts, Ctx(world, "bill_minutes", m.conf_id, m.day, committee=m.committee))
 
-    return Lazy(rows, make)
+    return LazyRows(rows, make)
 
 
 def schedule_all(world, q: Query) -> Sequence[Record]:
@@ -1148,7 +1131,7 @@ def schedule_en(world, q: Query) -> Sequence[Record]:
     wanted = q.get("SCH_DT")
     if wanted is not None:
         rows = [m for m in rows if _en_day(m.day) == wanted]
-    return Lazy(rows, make)
+    return LazyRows(rows, make)
 
 
 def member_schedule(kinds: tuple[str, ...]) -> Callable:
@@ -1166,7 +1149,9 @@ def member_schedule(kinds: tuple[str, ...]) -> Callable:
             and m.kind in kinds
             and (m.committee is None or m.committee.name in member.committees)
         ]
-        return Lazy(rows, lambda m: Record(_meeting_facts(world, m), Ctx(world, "member_schedule", m.conf_id, m.day)))
+        return LazyRows(
+            rows, lambda m: Record(_meeting_facts(world, m), Ctx(world, "member_schedule", m.conf_id, m.day))
+        )
 
     return table
 
@@ -1175,7 +1160,7 @@ def sessions_table(world, q: Query) -> Sequence[Record]:
     age = _age_filter(q)
     rows = [s for a in sorted(world.assembly.sessions, reverse=True) for s in reversed(world.assembly.sessions[a])]
     rows = [s for s in rows if s.start <= q.as_of and (age is None or s.age == age)]
-    return Lazy(
+    return LazyRows(
         rows,
         lambda s: Record(
             {
@@ -1228,7 +1213,7 @@ def committees_table(name: str) -> Callable:
             }
             return Record(facts, Ctx(world, name, (age, c.name), AGES[age][0], committee=c))
 
-        return Lazy(rows, make)
+        return LazyRows(rows, make)
 
     return table
 
@@ -1251,7 +1236,7 @@ def party_seats(world, q: Query) -> Sequence[Record]:
         }
         return Record(facts, Ctx(world, "party_seats", party, AGES[22][0]))
 
-    return Lazy(parties, make)
+    return LazyRows(parties, make)
 
 
 # -- statistics over the bills ----------------------------------------------------------------------------------------
@@ -1318,7 +1303,7 @@ def bill_stats(by: str) -> Callable:
                     facts[name] = lambda: 0
             return Record(facts, Ctx(world, f"bill_stats_{by}", key, AGES[key[0]][0]))
 
-        return Lazy(rows, make)
+        return LazyRows(rows, make)
 
     return table
 
@@ -1385,7 +1370,7 @@ def petitions_table(select: Callable[[Petition, dt.date], bool]) -> Callable:
         )
         age = _age_filter(q)
         rows = [p for p in pool if p.received <= q.as_of and (age is None or p.age == age) and select(p, q.as_of)]
-        return Lazy(
+        return LazyRows(
             rows, lambda p: Record(_petition_facts(world, p, q.as_of), Ctx(world, "petitions", p.ptt_id, p.received))
         )
 
@@ -1404,7 +1389,7 @@ def petition_introducers(world, q: Query) -> Sequence[Record]:
         facts.update(REP_DIV=lambda: "대표" if i == 0 else "공동", INTD_ASBLM_NM=lambda: m.name)
         return Record(facts, Ctx(world, "petition_introducers", (p.ptt_id, i), p.received, member=m))
 
-    return Lazy(rows, make)
+    return LazyRows(rows, make)
 
 
 def member_petitions(world, q: Query) -> Sequence[Record]:
@@ -1412,7 +1397,7 @@ def member_petitions(world, q: Query) -> Sequence[Record]:
     if member is None:
         raise NoData()
     rows = [p for p in reversed(world.assembly.petitions) if member.mona_cd in p.introducers and p.received <= q.as_of]
-    return Lazy(
+    return LazyRows(
         rows, lambda p: Record(_petition_facts(world, p, q.as_of), Ctx(world, "member_petitions", p.ptt_id, p.received))
     )
 
@@ -1444,7 +1429,7 @@ def petition_stats(world, q: Query) -> Sequence[Record]:
         }
         return Record(facts, Ctx(world, "petition_stats", name, AGES[age][0]))
 
-    return Lazy(sorted(groups), make)
+    return LazyRows(sorted(groups), make)
 
 
 class Tables(dict):

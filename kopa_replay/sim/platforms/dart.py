@@ -718,105 +718,51 @@ ENDPOINTS = [
         },
         paged=True,
     ),
-    _endpoint(
-        "dart_cvbd_is_decsn",
-        "/api/cvbdIsDecsn",
-        _event_handler("cvbd"),
-        ("corp_code", "bgn_de", "end_de"),
-        _WINDOW_IN,
-        _EVENT_OUT,
+    *(
+        _endpoint(tool, path, _event_handler(kind), ("corp_code", "bgn_de", "end_de"), _WINDOW_IN, _EVENT_OUT)
+        for tool, path, kind in (
+            ("dart_cvbd_is_decsn", "/api/cvbdIsDecsn", "cvbd"),
+            ("dart_bdwt_is_decsn", "/api/bdwtIsDecsn", "bdwt"),
+            ("dart_piic_decsn", "/api/piicDecsn", "piic"),
+            ("dart_tsstk_aq_decsn", "/api/tsstkAqDecsn", "tsstk"),
+        )
     ),
-    _endpoint(
-        "dart_bdwt_is_decsn",
-        "/api/bdwtIsDecsn",
-        _event_handler("bdwt"),
-        ("corp_code", "bgn_de", "end_de"),
-        _WINDOW_IN,
-        _EVENT_OUT,
+    *(
+        _endpoint(
+            tool,
+            path,
+            handler,
+            ("corp_code", "bsns_year", "reprt_code"),
+            _PERIODIC_IN,
+            {
+                "rcept_no": "rcept_no",
+                "bsns_year": "year",
+                "corp_code": "corp_code",
+                "stock_code": "stock_code",
+                "reprt_code": "reprt_code",
+            },
+        )
+        for tool, path, handler in (
+            ("dart_fnltt_single_acnt", "/api/fnlttSinglAcnt", single_accounts),
+            ("dart_fnltt_multi_acnt", "/api/fnlttMultiAcnt", multi_accounts),
+        )
     ),
-    _endpoint(
-        "dart_piic_decsn",
-        "/api/piicDecsn",
-        _event_handler("piic"),
-        ("corp_code", "bgn_de", "end_de"),
-        _WINDOW_IN,
-        _EVENT_OUT,
+    *(
+        _endpoint(
+            tool, path, _ownership_handler(kind), ("corp_code",), _CORP, {**_EVENT_OUT, "rcept_dt": "business_date"}
+        )
+        for tool, path, kind in (
+            ("dart_majorstock", "/api/majorstock", "majorstock"),
+            ("dart_elestock", "/api/elestock", "elestock"),
+        )
     ),
-    _endpoint(
-        "dart_tsstk_aq_decsn",
-        "/api/tsstkAqDecsn",
-        _event_handler("tsstk"),
-        ("corp_code", "bgn_de", "end_de"),
-        _WINDOW_IN,
-        _EVENT_OUT,
-    ),
-    _endpoint(
-        "dart_fnltt_single_acnt",
-        "/api/fnlttSinglAcnt",
-        single_accounts,
-        ("corp_code", "bsns_year", "reprt_code"),
-        _PERIODIC_IN,
-        {
-            "rcept_no": "rcept_no",
-            "bsns_year": "year",
-            "corp_code": "corp_code",
-            "stock_code": "stock_code",
-            "reprt_code": "reprt_code",
-        },
-    ),
-    _endpoint(
-        "dart_fnltt_multi_acnt",
-        "/api/fnlttMultiAcnt",
-        multi_accounts,
-        ("corp_code", "bsns_year", "reprt_code"),
-        _PERIODIC_IN,
-        {
-            "rcept_no": "rcept_no",
-            "bsns_year": "year",
-            "corp_code": "corp_code",
-            "stock_code": "stock_code",
-            "reprt_code": "reprt_code",
-        },
-    ),
-    _endpoint(
-        "dart_majorstock",
-        "/api/majorstock",
-        _ownership_handler("majorstock"),
-        ("corp_code",),
-        _CORP,
-        {**_EVENT_OUT, "rcept_dt": "business_date"},
-    ),
-    _endpoint(
-        "dart_elestock",
-        "/api/elestock",
-        _ownership_handler("elestock"),
-        ("corp_code",),
-        _CORP,
-        {**_EVENT_OUT, "rcept_dt": "business_date"},
-    ),
-    _endpoint(
-        "dart_alot_matter",
-        "/api/alotMatter",
-        _report_section(dividend_rows),
-        ("corp_code", "bsns_year", "reprt_code"),
-        _PERIODIC_IN,
-        _EVENT_OUT,
-    ),
-    _endpoint(
-        "dart_hyslr_sttus",
-        "/api/hyslrSttus",
-        _report_section(holder_rows),
-        ("corp_code", "bsns_year", "reprt_code"),
-        _PERIODIC_IN,
-        _EVENT_OUT,
-    ),
-    _endpoint(
-        "dart_emp_sttus",
-        "/api/empSttus",
-        _report_section(employee_rows),
-        ("corp_code", "bsns_year", "reprt_code"),
-        _PERIODIC_IN,
-        _EVENT_OUT,
+    *(
+        _endpoint(tool, path, _report_section(rows), ("corp_code", "bsns_year", "reprt_code"), _PERIODIC_IN, _EVENT_OUT)
+        for tool, path, rows in (
+            ("dart_alot_matter", "/api/alotMatter", dividend_rows),
+            ("dart_hyslr_sttus", "/api/hyslrSttus", holder_rows),
+            ("dart_emp_sttus", "/api/empSttus", employee_rows),
+        )
     ),
 ]
 

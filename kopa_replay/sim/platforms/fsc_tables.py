@@ -583,12 +583,17 @@ def subsidiaries(world, company: Company, day: str) -> list[Row]:
 _FINANCE_SECTOR = "649"  # KSIC 기타 금융업
 
 
-def financial_companies(world, q: Query) -> Sequence[Row]:
-    """getFnCoOutl: the world's financial companies (KSIC 649), as of the business day before the query."""
+def _financial_pool(world) -> list[Company]:
+    """The world's financial companies (KSIC 649): 금융회사기본정보 and 금융회사지배구조정보 alike."""
     fin = world.finance
-    pool = world.market.once(
+    return world.market.once(
         ("fsc.financial_companies",), lambda: [c for c in fin.companies if c.induty_code == _FINANCE_SECTOR]
     )
+
+
+def financial_companies(world, q: Query) -> Sequence[Row]:
+    """getFnCoOutl: the world's financial companies (KSIC 649), as of the business day before the query."""
+    pool = _financial_pool(world)
     crno, name = q.get("crno"), q.get("fncoNm")
     if crno is not None:
         pool = [c for c in pool if c.crno == crno]
@@ -1238,13 +1243,6 @@ def bond_basics(fields: Iterable[str]) -> Callable[[Any, Query], Sequence[Row]]:
 
 
 # -- 금융회사지배구조정보 (GetFnCoGoveInfoService): every financial company (KSIC 649) ------------------------
-
-
-def _financial_pool(world) -> list[Company]:
-    fin = world.finance
-    return world.market.once(
-        ("fsc.financial_companies",), lambda: [c for c in fin.companies if c.induty_code == _FINANCE_SECTOR]
-    )
 
 
 def _governance(make: Callable[[Any, Company, str], list[Row]]) -> Callable[[Any, Query], Sequence[Row]]:

@@ -21,11 +21,23 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, NoData, Protocol, Query
+from kopa_replay.sim.core import (
+    BadParam,
+    Context,
+    Doc,
+    Endpoint,
+    EndpointMaker,
+    ErrorKind,
+    Handler,
+    NoData,
+    Protocol,
+    Query,
+)
 from kopa_replay.sim.messages import SimRequest
 from kopa_replay.sim.tables import endpoints
 from kopa_replay.sim.world.calendar import ymd
@@ -680,52 +692,51 @@ _POS_OUT = {
 }
 
 
-def _endpoint(
-    tool: str,
-    group: str,
-    operation: str,
-    handler: Callable[["World", Query], list[dict[str, Any]]],
-    required: tuple[str, ...],
-    inputs: Mapping[str, str],
-    outputs: Mapping[str, str],
-    **options: str,
-) -> Endpoint:
-    return Endpoint(
-        tool=tool,
-        platform=PLATFORM,
-        host=HOST,
-        route=f"/api/rest/{group}/{operation}",
-        protocol=PROTOCOL,
-        handler=handler,
-        required=required,
-        inputs=dict(inputs),
-        outputs=dict(outputs),
-        options=options,
-    )
+_endpoint = EndpointMaker(PLATFORM, HOST, PROTOCOL, "/api/rest/{group}/{operation}")
+
+
+_STATION_BY_NAME = _endpoint(
+    "seoulbus_get_station_by_name",
+    "stationinfo",
+    "getStationByName",
+    station_by_name,
+    ("stSrch",),
+    _names("stSrch"),
+    {"arsId": "seoul_ars_id", "stId": "seoul_station_id", **_names("stNm")},
+    no_data_code="4",
+)
+_STATION_BY_UID = _endpoint(
+    "seoulbus_get_station_by_uid",
+    "stationinfo",
+    "getStationByUid",
+    station_by_uid,
+    ("arsId",),
+    {"arsId": "seoul_ars_id"},
+    {**_ARRIVAL_OUT, **_names("adirection", "nxtStn")},
+    no_data_code="3",
+    empty_code="4",
+)
+_ARRIVALS_OF_ROUTE = _endpoint(
+    "seoulbus_get_arr_info_by_route_all",
+    "arrive",
+    "getArrInfoByRouteAll",
+    arrivals_of_route,
+    ("busRouteId",),
+    _ROUTE_ID,
+    _ARRIVAL_OUT,
+    no_data_code="4",
+)
+
+
+def _low_floor(plain: Endpoint, tool: str, operation: str, handler: Handler) -> Endpoint:
+    """A low-floor (저상버스) call: its plain call's group, parameters, fields and codes, another handler."""
+    group_route = plain.route.rsplit("/", 1)[0]  # /api/rest/<group>
+    return replace(plain, tool=tool, route=f"{group_route}/{operation}", handler=handler)
 
 
 ENDPOINTS = [
-    _endpoint(
-        "seoulbus_get_station_by_name",
-        "stationinfo",
-        "getStationByName",
-        station_by_name,
-        ("stSrch",),
-        _names("stSrch"),
-        {"arsId": "seoul_ars_id", "stId": "seoul_station_id", **_names("stNm")},
-        no_data_code="4",
-    ),
-    _endpoint(
-        "seoulbus_get_station_by_uid",
-        "stationinfo",
-        "getStationByUid",
-        station_by_uid,
-        ("arsId",),
-        {"arsId": "seoul_ars_id"},
-        {**_ARRIVAL_OUT, **_names("adirection", "nxtStn")},
-        no_data_code="3",
-        empty_code="4",
-    ),
+    _STATION_BY_NAME,
+    _STATION_BY_UID,
     _endpoint(
         "seoulbus_get_route_by_station",
         "stationinfo",
@@ -775,16 +786,7 @@ ENDPOINTS = [
         },
         no_data_code="4",
     ),
-    _endpoint(
-        "seoulbus_get_arr_info_by_route_all",
-        "arrive",
-        "getArrInfoByRouteAll",
-        arrivals_of_route,
-        ("busRouteId",),
-        _ROUTE_ID,
-        _ARRIVAL_OUT,
-        no_data_code="4",
-    ),
+    _ARRIVALS_OF_ROUTE,
     _endpoint(
         "seoulbus_get_arr_info_by_route",
         "arrive",
@@ -807,36 +809,15 @@ ENDPOINTS = [
         empty_code="8",
     ),
     # The low-floor (저상버스) variants answer like their plain calls, from the low-floor buses only.
-    _endpoint(
-        "seoulbus_get_low_station_by_name",
-        "stationinfo",
-        "getLowStationByName",
-        station_by_name,
-        ("stSrch",),
-        _names("stSrch"),
-        {"arsId": "seoul_ars_id", "stId": "seoul_station_id", **_names("stNm")},
-        no_data_code="4",
+    _low_floor(_STATION_BY_NAME, "seoulbus_get_low_station_by_name", "getLowStationByName", station_by_name),
+    _low_floor(
+        _STATION_BY_UID, "seoulbus_get_low_station_by_uid", "getLowStationByUid", partial(station_by_uid, low=True)
     ),
-    _endpoint(
-        "seoulbus_get_low_station_by_uid",
-        "stationinfo",
-        "getLowStationByUid",
-        partial(station_by_uid, low=True),
-        ("arsId",),
-        {"arsId": "seoul_ars_id"},
-        {**_ARRIVAL_OUT, **_names("adirection", "nxtStn")},
-        no_data_code="3",
-        empty_code="4",
-    ),
-    _endpoint(
+    _low_floor(
+        _ARRIVALS_OF_ROUTE,
         "seoulbus_get_low_arr_info_by_route_all",
-        "arrive",
         "getLowArrInfoByRouteAll",
         partial(arrivals_of_route, low=True),
-        ("busRouteId",),
-        _ROUTE_ID,
-        _ARRIVAL_OUT,
-        no_data_code="4",
     ),
     _endpoint(
         "seoulbus_get_route_path",

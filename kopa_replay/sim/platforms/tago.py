@@ -16,10 +16,9 @@ at the stop, only for the stop search).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from kopa_replay.sim.core import BadParam, Endpoint, NoData, Query
+from kopa_replay.sim.core import BadParam, EndpointMaker, NoData, Query
 from kopa_replay.sim.protocols import DataGoKrProtocol
 
 if TYPE_CHECKING:
@@ -266,26 +265,8 @@ _STOP_OUT = {"nodeid": "tago_node_id", "nodenm": "stop_name", "nodeno": "tago_no
 _ARRIVAL_OUT = {"nodeid": "tago_node_id", "nodenm": "stop_name", "routeid": "tago_route_id", "routeno": "tago_route_no"}
 
 
-def _endpoint(
-    tool: str,
-    service: str,
-    operation: str,
-    handler: Callable[["World", Query], list[dict[str, Any]]],
-    required: tuple[str, ...],
-    inputs: Mapping[str, str],
-    outputs: Mapping[str, str],
-) -> Endpoint:
-    return Endpoint(
-        tool=tool,
-        platform=PLATFORM,
-        host=HOST,
-        route=f"/1613000/{service}/{operation}",
-        protocol=PROTOCOL,
-        handler=handler,
-        required=required,
-        inputs=dict(inputs),
-        outputs=dict(outputs),
-    )
+#: the group is the service (BusRouteInfoInqireService …)
+_endpoint = EndpointMaker(PLATFORM, HOST, PROTOCOL, "/1613000/{group}/{operation}")
 
 
 _LC_OUT = {"nodeid": "tago_node_id", "nodenm": "stop_name", "routenm": "tago_route_no"}

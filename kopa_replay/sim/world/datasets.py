@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.calendar import HOLIDAYS, ymd
 from kopa_replay.sim.world.fmt import comma
-from kopa_replay.sim.world.regions import Dong, Sido, Sigungu
+from kopa_replay.sim.world.regions import Dong, Sigungu
 
 if TYPE_CHECKING:
     import numpy as np
@@ -935,42 +935,6 @@ class DatasetWorld:
             for dong, _ in admin.parts:
                 table.setdefault(dong.code, admin)
         return table
-
-    @cached_property
-    def legal_code_rows(self) -> list[dict[str, Any]]:
-        """Every 법정동 code as the 행안부 code list (StanReginCd) spells it, in code order."""
-        regions = self._world.regions
-        order: dict[str, int] = {}
-        out = []
-        for code in sorted(regions.by_code):
-            region = regions.by_code[code]
-            if isinstance(region, Sido):
-                parent, full, adopted, jumin = "0000000000", region.name, "19880423", code
-            elif isinstance(region, Sigungu):
-                parent, full, adopted, jumin = region.sido.region_cd, region.full_name, "19880423", code
-            else:
-                admin = self.admin_of_legal.get(code)
-                parent, full, adopted = region.sigungu.region_cd, region.full_name, ymd(region.adopted)
-                jumin = admin.admm_cd if admin else code  # the 주민 code follows the 행정동, not the 법정동
-            order[parent] = order.get(parent, 0) + 1
-            out.append(
-                {
-                    "region_cd": code,
-                    "sido_cd": code[:2],
-                    "sgg_cd": code[2:5],
-                    "umd_cd": code[5:8],
-                    "ri_cd": code[8:],
-                    "locatjumin_cd": jumin,
-                    "locatjijuk_cd": code,
-                    "locatadd_nm": full,
-                    "locat_order": order[parent],
-                    "locat_rm": None,
-                    "locathigh_cd": parent,
-                    "locallow_nm": region.name,
-                    "adpt_de": adopted,
-                }
-            )
-        return out
 
     def admin_population(self, admin: AdminDong, month: str) -> dict[str, int]:
         """Residents of a 행정동 in a month: its shares of its 법정동."""

@@ -34,7 +34,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -219,14 +219,17 @@ class _Draft:
     rcept_no: str | None = None
 
 
-class LazyRows(Sequence):
+_Row = TypeVar("_Row", bound=Mapping[str, Any])
+
+
+class LazyRows(Sequence[_Row]):
     """A long result made row by row on demand (a day × all companies, all companies × all days).
 
     The simulator only slices the requested page, so a query that matches a
-    million price rows costs one page of dicts.
+    million price rows costs one page of dicts (or of records made field by field).
     """
 
-    def __init__(self, keys: Sequence[Any], make: Callable[[Any], dict[str, Any]]) -> None:
+    def __init__(self, keys: Sequence[Any], make: Callable[[Any], _Row]) -> None:
         self._keys = keys
         self._make = make
 
@@ -238,7 +241,7 @@ class LazyRows(Sequence):
             return [self._make(k) for k in self._keys[index]]
         return self._make(self._keys[index])
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[_Row]:
         return (self._make(k) for k in self._keys)
 
 

@@ -61,6 +61,35 @@ def _f(x: float, digits: int = 2) -> str:
     return f"{x:.{digits}f}"
 
 
+def _point_prices(q: dict) -> Row:
+    """A derivative's close, change, open, high and low, in points to two decimals (futures and options alike)."""
+    return {
+        "TDD_CLSPRC": _f(q["close"]),
+        "CMPPREVDD_PRC": _f(q["close"] - q["prev"]),
+        "TDD_OPNPRC": _f(q["open"]),
+        "TDD_HGPRC": _f(max(q["high"], q["open"], q["close"])),
+        "TDD_LWPRC": _f(min(q["low"], q["open"], q["close"])),
+    }
+
+
+def _tick_trade(day: dt.date, code: str, name: str, q: dict, tick: int) -> Row:
+    """A KRX daily-trade row whose prices are whole ticks of ``tick`` won (금·배출권 10, 수익증권 5)."""
+    c, p = int(q["close"] // tick * tick), int(q["prev"] // tick * tick)
+    return {
+        "BAS_DD": ymd(day),
+        "ISU_CD": code,
+        "ISU_NM": name,
+        "TDD_CLSPRC": str(c),
+        "CMPPREVDD_PRC": str(c - p),
+        "FLUC_RT": _f((c - p) / p * 100),
+        "TDD_OPNPRC": _i(q["open"] // tick * tick),
+        "TDD_HGPRC": _i(max(q["high"], q["open"], q["close"]) // tick * tick),
+        "TDD_LWPRC": _i(min(q["low"], q["open"], q["close"]) // tick * tick),
+        "ACC_TRDVOL": _i(q["volume"]),
+        "ACC_TRDVAL": _i(q["volume"] * c),
+    }
+
+
 class MarketWorld:
     """Instrument families of the KRX Open API beyond listed stocks; rows built per (service, date)."""
 
@@ -337,11 +366,7 @@ class MarketWorld:
             "MKT_NM": "정규",
             "ISU_CD": code,
             "ISU_NM": name,
-            "TDD_CLSPRC": _f(q["close"]),
-            "CMPPREVDD_PRC": _f(q["close"] - q["prev"]),
-            "TDD_OPNPRC": _f(q["open"]),
-            "TDD_HGPRC": _f(max(q["high"], q["open"], q["close"])),
-            "TDD_LWPRC": _f(min(q["low"], q["open"], q["close"])),
+            **_point_prices(q),
             "SPOT_PRC": _f(spot),
             "SETL_PRC": _f(q["close"]),
             "ACC_TRDVOL": _i(q["volume"]),
@@ -381,11 +406,7 @@ class MarketWorld:
             "RGHT_TP_NM": right,
             "ISU_CD": code,
             "ISU_NM": name,
-            "TDD_CLSPRC": _f(q["close"]),
-            "CMPPREVDD_PRC": _f(q["close"] - q["prev"]),
-            "TDD_OPNPRC": _f(q["open"]),
-            "TDD_HGPRC": _f(max(q["high"], q["open"], q["close"])),
-            "TDD_LWPRC": _f(min(q["low"], q["open"], q["close"])),
+            **_point_prices(q),
             "IMP_VOLT": _f(12 + 30 * self._u(code, day, "iv")),
             "NXTDD_BAS_PRC": _f(q["close"]),
             "ACC_TRDVOL": _i(q["volume"]),
@@ -483,26 +504,11 @@ class MarketWorld:
 
     def _simple_rows(self, service: str, day: dt.date) -> list[Row]:
         family = _GOLDS if service == "gold_bydd_trd" else _ETS
-        rows = []
-        for code, name, base in family:
-            q = self.quote(f"{service}:{code}", base, 0.08, day, 3e4 if service == "gold_bydd_trd" else 2e4)
-            c, p = int(q["close"] // 10 * 10), int(q["prev"] // 10 * 10)
-            rows.append(
-                {
-                    "BAS_DD": ymd(day),
-                    "ISU_CD": code,
-                    "ISU_NM": name,
-                    "TDD_CLSPRC": str(c),
-                    "CMPPREVDD_PRC": str(c - p),
-                    "FLUC_RT": _f((c - p) / p * 100),
-                    "TDD_OPNPRC": _i(q["open"] // 10 * 10),
-                    "TDD_HGPRC": _i(max(q["high"], q["open"], q["close"]) // 10 * 10),
-                    "TDD_LWPRC": _i(min(q["low"], q["open"], q["close"]) // 10 * 10),
-                    "ACC_TRDVOL": _i(q["volume"]),
-                    "ACC_TRDVAL": _i(q["volume"] * c),
-                }
-            )
-        return rows
+        volume = 3e4 if service == "gold_bydd_trd" else 2e4
+        return [
+            _tick_trade(day, code, name, self.quote(f"{service}:{code}", base, 0.08, day, volume), 10)
+            for code, name, base in family
+        ]
 
     def _esg_etp_rows(self, service: str, day: dt.date) -> list[Row]:
         rows = []
@@ -548,25 +554,9 @@ class MarketWorld:
         rows = []
         for code, name, base in _BENEFICIARY:
             key = f"{service}:{code}"
-            q = self.quote(key, base, 0.06, day, 5e4)
-            c, p = int(q["close"] // 5 * 5), int(q["prev"] // 5 * 5)
-            rows.append(
-                {
-                    "BAS_DD": ymd(day),
-                    "ISU_CD": code,
-                    "ISU_NM": name,
-                    "TDD_CLSPRC": str(c),
-                    "CMPPREVDD_PRC": str(c - p),
-                    "FLUC_RT": _f((c - p) / p * 100),
-                    "TDD_OPNPRC": _i(q["open"] // 5 * 5),
-                    "TDD_HGPRC": _i(max(q["high"], q["open"], q["close"]) // 5 * 5),
-                    "TDD_LWPRC": _i(min(q["low"], q["open"], q["close"]) // 5 * 5),
-                    "ACC_TRDVOL": _i(q["volume"]),
-                    "ACC_TRDVAL": _i(q["volume"] * c),
-                    "MKTCAP": _i(c * self._shares(key)),
-                    "LIST_SHRS": str(self._shares(key)),
-                }
-            )
+            row = _tick_trade(day, code, name, self.quote(key, base, 0.06, day, 5e4), 5)
+            shares = self._shares(key)
+            rows.append({**row, "MKTCAP": _i(int(row["TDD_CLSPRC"]) * shares), "LIST_SHRS": str(shares)})
         return rows
 
     def _sri_rows(self, service: str, day: dt.date) -> list[Row]:
