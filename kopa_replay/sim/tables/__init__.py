@@ -22,10 +22,11 @@ A file holds ``platform`` (the catalog's platform id), ``catalog`` (the catalog 
 module's: ``datagokr_fsc``), ``binding`` (``path`` with ``{route}``, ``envelope`` paths with ``{route}``, ``params``
 appended to every tool: name → a YAML alias of the catalog's head such as ``"*pindex"``), ``sources`` and
 ``operations``, and ``domains`` (``params`` and ``fields``: name → ground-truth domain, for every row that has a
-parameter or field of that name and does not give it another, or ``null``, in its ``inputs``/``outputs``: a
-platform's identifiers mean one thing in every operation); other top-level keys are the platform's own (the Assembly's ``registry``). A row's ``options``
-reach its endpoint (the protocol's per-operation settings); ``options.http`` overrides the file's binding for that
-row (``path``, ``base_url`` of a second host, ``envelope``, ``format``, ``fixed_query``, ``pagination``).
+parameter or field of that name and does not give it another, or ``null``, in its ``inputs``/``outputs``: a name
+that means one thing in every operation, such as the Assembly's year columns); other top-level keys are the
+platform's own (the Assembly's ``registry``). A row's ``options`` reach its endpoint (the protocol's
+per-operation settings); ``options.http`` overrides the file's binding for that row (``path``, ``base_url`` of a
+second host, ``envelope``, ``format``, ``fixed_query``, ``pagination``).
 """
 
 from __future__ import annotations
@@ -200,17 +201,19 @@ class _Projected(Sequence):
 def serve(op: Operation, table: TableRows) -> Callable[["World", Query], Sequence[dict[str, Any]]]:
     """The handler of one operation: its table's records, filtered as the row says, cut to the row's fields.
 
-    An exact filter compares the field of the same name as text; a partial one looks for the text inside it.
-    No record left is "no data" (the platform's own code for it).
+    An exact filter compares the field of the same name as text; a partial one looks for the text inside it. A
+    table may meet some exact filters itself, from its index, and say which (``applied``): those are not compared
+    again. No record left is "no data" (the platform's own code for it).
     """
     names = tuple(op.fields)
 
     def handler(world: "World", q: Query) -> Sequence[dict[str, Any]]:
         for name in op.required:
             q.require(name)
-        exact = [(name, value) for name in op.exact if (value := q.get(name)) is not None]
-        partial = [(name, value) for name in op.partial if (value := q.get(name)) is not None]
         rows = table(world, q)
+        done: frozenset[str] = getattr(rows, "applied", frozenset())  # filters the table met itself, compared alike
+        exact = [(name, value) for name in op.exact if name not in done and (value := q.get(name)) is not None]
+        partial = [(name, value) for name in op.partial if (value := q.get(name)) is not None]
         if exact or partial or not isinstance(rows, Sequence):
             rows = [
                 r

@@ -229,9 +229,12 @@ class LazyRows(Sequence[_Row]):
     million price rows costs one page of dicts (or of records made field by field).
     """
 
-    def __init__(self, keys: Sequence[Any], make: Callable[[Any], _Row]) -> None:
+    def __init__(self, keys: Sequence[Any], make: Callable[[Any], _Row], applied: frozenset[str] = frozenset()) -> None:
         self._keys = keys
         self._make = make
+        #: the query's exact filters (parameter names) every row already meets, chosen from the keys as the
+        #: generic engine would compare them: the engine skips them instead of making every row to compare
+        self.applied = applied
 
     def __len__(self) -> int:
         return len(self._keys)
