@@ -246,13 +246,9 @@ class Record(Mapping):
         return len(self._facts)
 
 
-#: the names an Assembly is asked by as a number, in the order :func:`_age_filter` reads them (then ERACO, UNIT_CD)
-_AGE_NAMES = ("AGE", "DAE_NUM", "DAESU", "CT1", "TH")
-
-
 def _age_filter(q: Query) -> int | None:
     """The Assembly a call names, by AGE, ERACO (제22대), UNIT_CD (100022), DAE_NUM or CT1."""
-    for name in _AGE_NAMES:
+    for name in ("AGE", "DAE_NUM", "DAESU", "CT1", "TH"):
         text = q.get(name)
         if text is not None:
             return int(text) if text.isdigit() else -1
@@ -510,20 +506,21 @@ def _bills(select: Callable[[Bill, dt.date], bool], en: bool = False) -> Callabl
         def make(b: Bill) -> Record:
             return Record(_bill_facts(world, b, q.as_of, en), Ctx(world, "bills", b.bill_id, b.proposed))
 
-        return LazyRows(rows, make, applied=_bill_filters_met(q, age))
+        return LazyRows(rows, make, _BILL_KEYED)
 
     return table
 
 
-def _bill_filters_met(q: Query, age: int | None) -> frozenset[str]:
-    """The exact filters a bill table's rows meet as they were chosen, so the engine need not make a record of
-    each of tens of thousands of bills to compare them again: the bill by its id, else by its number, and the
-    Assembly when the name that chose it gives it as the record writes it (AGE 22, ERACO 제22대; not 022)."""
-    met = {"BILL_ID"} if q.get("BILL_ID") is not None else {"BILL_NO"} if q.get("BILL_NO") is not None else set()
-    chose = next((name for name in (*_AGE_NAMES, "ERACO") if q.get(name) is not None), None)
-    if chose in ("AGE", "ERACO") and age is not None and q.get(chose) == (str(age) if chose == "AGE" else f"제{age}대"):
-        met.add(chose)
-    return frozenset(met)
+#: a bill's fields that are its own attributes, exactly as its record gives them (BILL_FACTS, EN_BILL_FACTS): the
+#: generic engine filters the full world's tens of thousands of bills on them without making a record of each
+_BILL_KEYED: dict[str, Callable[[Bill], Any]] = {
+    "BILL_ID": lambda b: b.bill_id,
+    "BILL_NO": lambda b: b.bill_no,
+    "AGE": lambda b: str(b.age),
+    "ERACO": lambda b: f"제{b.age}대",
+    "BILL_NAME": lambda b: b.name,
+    "BILL_NM": lambda b: b.name,
+}
 
 
 def _bill_by_no(world) -> dict[str, Bill]:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from kopa_replay.errors import SimError
 from kopa_replay.sim.core import Endpoint, NoData, Protocol, Query
+from kopa_replay.sim.world.finance import LazyRows
 from kopa_replay.util import load_yaml
 
 if TYPE_CHECKING:
@@ -202,23 +203,31 @@ def serve(op: Operation, table: TableRows) -> Callable[["World", Query], Sequenc
     """The handler of one operation: its table's records, filtered as the row says, cut to the row's fields.
 
     An exact filter compares the field of the same name as text; a partial one looks for the text inside it. A
-    table may meet some exact filters itself, from its index, and say which (``applied``): those are not compared
-    again. No record left is "no data" (the platform's own code for it).
+    table whose rows are made on demand may say which fields a row's key gives (``keyed``): filters on those are
+    met from the keys, and only the page served is made. No record left is "no data" (the platform's own code).
     """
     names = tuple(op.fields)
 
     def handler(world: "World", q: Query) -> Sequence[dict[str, Any]]:
         for name in op.required:
             q.require(name)
-        rows = table(world, q)
-        done: frozenset[str] = getattr(rows, "applied", frozenset())  # filters the table met itself, compared alike
-        exact = [(name, value) for name in op.exact if name not in done and (value := q.get(name)) is not None]
+        exact = [(name, value) for name in op.exact if (value := q.get(name)) is not None]
         partial = [(name, value) for name in op.partial if (value := q.get(name)) is not None]
+        rows = table(world, q)
+        keyed = rows.keyed if isinstance(rows, LazyRows) else {}
+        if isinstance(rows, LazyRows) and any(name in keyed for name, _ in (*exact, *partial)):
+            # filters on fields a row's key gives are met from the keys, without making a row per key
+            on_keys = [(keyed[n], v, True) for n, v in exact if n in keyed]
+            on_keys += [(keyed[n], v, False) for n, v in partial if n in keyed]
+            rows = rows.where(lambda key: all(_matches(read(key), v, whole) for read, v, whole in on_keys))
+            exact = [(n, v) for n, v in exact if n not in keyed]
+            partial = [(n, v) for n, v in partial if n not in keyed]
         if exact or partial or not isinstance(rows, Sequence):
             rows = [
                 r
                 for r in rows
-                if all(str(r.get(n)) == v for n, v in exact) and all(v in str(r.get(n) or "") for n, v in partial)
+                if all(_matches(r.get(n), v, True) for n, v in exact)
+                and all(_matches(r.get(n), v, False) for n, v in partial)
             ]
         if not len(rows):
             raise NoData()
@@ -226,6 +235,11 @@ def serve(op: Operation, table: TableRows) -> Callable[["World", Query], Sequenc
 
     handler.__name__ = f"serve_{op.tool}"
     return handler
+
+
+def _matches(value: Any, wanted: str, whole: bool) -> bool:
+    """An exact filter compares the value as text; a partial one looks for the text inside it (None: empty)."""
+    return str(value) == wanted if whole else wanted in str(value or "")
 
 
 def endpoints(

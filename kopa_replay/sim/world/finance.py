@@ -229,12 +229,21 @@ class LazyRows(Sequence[_Row]):
     million price rows costs one page of dicts (or of records made field by field).
     """
 
-    def __init__(self, keys: Sequence[Any], make: Callable[[Any], _Row], applied: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        keys: Sequence[Any],
+        make: Callable[[Any], _Row],
+        keyed: Mapping[str, Callable[[Any], Any]] | None = None,
+    ) -> None:
         self._keys = keys
         self._make = make
-        #: the query's exact filters (parameter names) every row already meets, chosen from the keys as the
-        #: generic engine would compare them: the engine skips them instead of making every row to compare
-        self.applied = applied
+        #: fields whose value a row's key gives without making the row (exactly the value the row would hold):
+        #: a filter on them keeps or drops keys, and only the rows of the page served are ever made
+        self.keyed: Mapping[str, Callable[[Any], Any]] = keyed or {}
+
+    def where(self, keep: Callable[[Any], bool]) -> "LazyRows[_Row]":
+        """The rows whose keys ``keep`` accepts, still made on demand."""
+        return LazyRows([key for key in self._keys if keep(key)], self._make, self.keyed)
 
     def __len__(self) -> int:
         return len(self._keys)
