@@ -52,8 +52,8 @@ DOMAINS = {
     "business_date": "an exchange business day YYYYMMDD (prices exist; schools teach on it in term)",
     "since_date": "the first day YYYYMMDD of a range that runs on to today: any earlier date, historical "
     "or recent, opens it",
-    "until_date": "the last day YYYYMMDD of a range (endBasDt, endDate): any date of the last decades closes it "
-    "with records before it; a historical date leaves the range empty",
+    "until_date": "the last day YYYYMMDD of a range (the registers' endDate): a recent date closes it with "
+    "records before it; a historical one leaves it empty",
     "year": "a recent year YYYY (what the yearly histories hold: DART reports from 2024, classes from 2015)",
     "any_year": "a year YYYY of a table that spans decades (the Assembly's yearly records): every recent year "
     "is in it, not every year of it in the recent histories",
@@ -154,10 +154,11 @@ def field_domain(tool: str, field: str, reg: Registry | None = None) -> str | No
 
 #: (field domain, parameter domain) pairs that execute although the domains differ. One way only:
 #: a trading day is a calendar date, a 경기 시군 or Seoul 구 code is a 시군구 code (LAWD_CD), a filed
-#: business year is a year — not the reverse. A range start accepts any date up to today, a range end
-#: any date of recent decades; a date of recent years is recent enough for a daily series and old enough
-#: to open a window; a recent year is a year of every table that spans decades; a substring search
-#: accepts every name it can find inside the longer names it searches.
+#: business year is a year — not the reverse. A range start accepts any date up to today, a range end a
+#: recent one (a date of "the last decades" may be of the 1970s: an empty window); a date of recent years
+#: is recent enough for a daily series and old enough to open a window; a recent year is a year of every
+#: table that spans decades; a substring search accepts every name it can find inside the longer names it
+#: searches.
 COMPATIBLE = frozenset(
     {
         ("elementary_school_code", "school_code"),
@@ -176,7 +177,6 @@ COMPATIBLE = frozenset(
         ("recent_past_date", "date"),
         ("date", "until_date"),
         ("business_date", "until_date"),
-        ("recent_past_date", "until_date"),
         ("year", "any_year"),
         ("fiscal_year", "any_year"),
         ("corp_name", "corp_name_part"),
