@@ -85,6 +85,8 @@ DOMAINS = {
     "seoul_route_no": "Seoul bus route name (rtNm, 143)",
     "seoul_station_id": "Seoul stId, 9 digits",
     "seoul_station_ord": "the order of a stop on one Seoul route (ord)",
+    "seoul_station_ord_bound": "a stop order bounding a stretch of one Seoul route (startOrd, endOrd): not one "
+    "stop, so it scopes no route (the stretch 1–200 holds any route's buses)",
     "seoul_ars_id": "Seoul arsId, 5 digits",
     "seoul_veh_id": "Seoul bus vehicle id (vehId, 9 digits)",
     "seoul_stop_name": "Seoul bus stop name (stNm)",

@@ -836,7 +836,9 @@ ENDPOINTS = [
             operation,
             partial(bus_positions, low=low, section=section),
             ("busRouteId", "startOrd", "endOrd") if section else ("busRouteId",),
-            {**_ROUTE_ID, "startOrd": "seoul_station_ord", "endOrd": "seoul_station_ord"} if section else _ROUTE_ID,
+            {**_ROUTE_ID, "startOrd": "seoul_station_ord_bound", "endOrd": "seoul_station_ord_bound"}
+            if section
+            else _ROUTE_ID,
             _POS_OUT,
             no_data_code="4",
             empty_code="8",
