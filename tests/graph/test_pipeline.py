@@ -31,9 +31,9 @@ def benchmark_tools(catalog):
     """The tools the shipped benchmark's reference calls use (44, from all ten platforms).
 
     The bars are held on them because the simulator's link truth is exact there: among the tools added with every
-    documented operation it still calls some links broken that execute whenever the catalog example's entity
-    fits (a Seoul route beside a range of stop orders, a NEIS school of the kind a timetable wants), and the
-    whole catalog's 8,844 candidates need more than 20 × 200 paths (README: pruning against the truth).
+    documented operation it still calls some links broken that execute whenever the entity fits (an identifier
+    into a service that answers only some entities, a NEIS school of the kind a timetable wants), and the whole
+    catalog's 8,844 candidates need more than 20 × 200 paths (README: pruning against the truth).
     """
     from kopa_replay.bench.suite import load_task_set
     from kopa_replay.catalog.model import Catalog
