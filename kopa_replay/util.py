@@ -87,22 +87,10 @@ def load_yaml(text: str) -> Any:
     document = yaml.load(text, Loader=loader)
     if entry is not None:
         try:
-            _keep(entry, marshal.dumps(document))
+            write_atomic(entry, marshal.dumps(document), mode=0o600)  # owner-only: a catalog may be private
         except (OSError, ValueError):
             pass  # not kept (dates marshal cannot hold, a full disk): parsed again next time
     return document
-
-
-def _keep(entry: Path, blob: bytes) -> None:
-    """Write a cache entry whole or not at all, readable by its owner only (a catalog may be private)."""
-    fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(blob)
-        os.replace(tmp, entry)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _yaml_cache_entry(text: str, loader: str) -> Path | None:
@@ -120,17 +108,19 @@ def tick(progress: Progress | None, what: str, done: int, total: int | None) -> 
         progress(what, done, total)
 
 
-def write_atomic(path: str | Path, text: str | bytes) -> None:
-    """Write a file via a temporary file and rename, so a reader never sees half of it."""
+def write_atomic(path: str | Path, text: str | bytes, *, mode: int | None = None) -> None:
+    """Write a file via a temporary file and rename, so a reader never sees half of it; ``mode`` sets its
+    permissions, else those a plain open() would give."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = text.encode("utf-8") if isinstance(text, str) else text
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        # mkstemp creates the file owner-only; give it the permissions a plain open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        if mode is None:  # mkstemp creates the file owner-only
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -214,9 +214,9 @@ def serve(op: Operation, table: TableRows) -> Callable[["World", Query], Sequenc
         exact = [(name, value) for name in op.exact if (value := q.get(name)) is not None]
         partial = [(name, value) for name in op.partial if (value := q.get(name)) is not None]
         rows = table(world, q)
-        keyed = rows.keyed if isinstance(rows, LazyRows) else {}
-        if isinstance(rows, LazyRows) and any(name in keyed for name, _ in (*exact, *partial)):
+        if isinstance(rows, LazyRows) and any(name in rows.keyed for name, _ in (*exact, *partial)):
             # filters on fields a row's key gives are met from the keys, without making a row per key
+            keyed = rows.keyed
             on_keys = [(keyed[n], v, True) for n, v in exact if n in keyed]
             on_keys += [(keyed[n], v, False) for n, v in partial if n in keyed]
             rows = rows.where(lambda key: all(_matches(read(key), v, whole) for read, v, whole in on_keys))

@@ -22,7 +22,7 @@ import numpy as np
 
 from kopa_replay.errors import SimError
 
-__all__ = ["World", "WorldSizes", "WORLD_SIZES", "WORLD_SIZE_ENV", "stable_int", "world_size"]
+__all__ = ["World", "WorldSizes", "WORLD_SIZES", "WORLD_SIZE_ENV", "evict_oldest", "stable_int", "world_size"]
 
 
 def stable_int(*parts: object) -> int:
@@ -84,6 +84,17 @@ WORLD_SIZES = {
 
 #: the environment variable that picks the world when none is named (the test suite sets ``default``)
 WORLD_SIZE_ENV = "KOPA_WORLD_SIZE"
+
+
+def evict_oldest(cache: dict[Any, Any], keep: int) -> None:
+    """Drop a cache's oldest entries (insertion order; an OrderedDict's move_to_end makes it least recently used)
+    until ``keep`` remain. Best effort: the simulator's threads share one world, and a process's simulators share
+    built worlds, so another thread may have dropped them first."""
+    while len(cache) > keep:
+        try:
+            cache.pop(next(iter(cache)))
+        except (KeyError, RuntimeError, StopIteration):
+            return
 
 
 def world_size(size: str | None = None) -> str:

@@ -26,6 +26,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kopa_replay.sim.world import evict_oldest
 from kopa_replay.sim.world.fmt import comma, data, frozen
 
 if TYPE_CHECKING:
@@ -221,11 +222,7 @@ class RtmsWorld:
         rows.sort(key=lambda r: (int(r["dealDay"]), r["umdNm"]))
         ordered = [{k: r[k] for k in sorted(r)} for r in rows]  # case-sensitive, as the services send them
         self._months[key] = ordered
-        while len(self._months) > self._CACHE:
-            try:
-                self._months.popitem(last=False)
-            except KeyError:
-                break
+        evict_oldest(self._months, self._CACHE)
         return ordered
 
     # -- what every sale and every rent carries -----------------------------------------------------

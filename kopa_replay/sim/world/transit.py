@@ -37,10 +37,11 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kopa_replay.sim.world import evict_oldest
 from kopa_replay.sim.world.fmt import data, frozen
 from kopa_replay.sim.world.regions import Sido, Sigungu
 
@@ -616,7 +617,7 @@ class TransitWorld:
         if cached is None:
             seconds = self._world.rng(label, "segments", line_id).integers(55, 170, size=max(count - 1, 1))
             cached = self._segment_cache[key] = (seconds, np.concatenate(([0], np.cumsum(seconds))))
-            _evict_oldest(self._segment_cache)
+            evict_oldest(self._segment_cache, _CACHED)
         return cached
 
     def _positions(self, label: str, line_id: str, count: int, as_of: dt.date) -> list[BusPosition]:
@@ -626,7 +627,7 @@ class TransitWorld:
         cached = self._position_cache.get(key)
         if cached is None:
             cached = self._position_cache[key] = tuple(self._draw_positions(label, line_id, count, as_of))
-            _evict_oldest(self._position_cache)
+            evict_oldest(self._position_cache, _CACHED)
         return list(cached)
 
     def _draw_positions(self, label: str, line_id: str, count: int, as_of: dt.date) -> list[BusPosition]:
@@ -948,16 +949,6 @@ class TransitWorld:
 
 #: How many lines' real-time draws (segment times, bus positions) a world keeps at once.
 _CACHED = 4096
-
-
-def _evict_oldest(cache: dict[Any, Any]) -> None:
-    """Drop the oldest entries past :data:`_CACHED`. Best effort: the simulator's threads share one world (and a
-    process's simulators share built worlds), so another thread may have dropped them first."""
-    while len(cache) > _CACHED:
-        try:
-            cache.pop(next(iter(cache)))
-        except (KeyError, RuntimeError, StopIteration):
-            return
 
 
 #: Cell size (degrees) of the station grid the coordinate searches use.
