@@ -181,6 +181,65 @@ def test_an_admm_code_from_the_household_service_finds_its_dong_by_age(call):
     assert not missing.records  # a dong-level 법정동 code is not a 행정기관코드
 
 
+def test_households_by_members_add_up_to_the_household_services_count(call):
+    query = {"admmCd": "1168000000", "srchFrYm": "202605", "srchToYm": "202606", "lv": 3, "numOfRows": 1000}
+    base = {(r["admmCd"], r["statsYm"]): r for r in call(ADMM, **query).records}
+    rows = call("datagokr_select_admm_hsmb_hh", **query).records
+    assert len(rows) == len(base) > 0
+    for row in rows:
+        assert row["totHhCnt"] == base[row["admmCd"], row["statsYm"]]["hhCnt"]
+        assert sum(int(row[f"hhNmprCnt{n}"]) for n in range(1, 11)) == int(row["totHhCnt"])
+    # one-person households are the most common kind in every large dong, as in the country
+    large = [r for r in rows if int(r["totHhCnt"]) >= 1000]
+    assert large and all(int(r["hhNmprCnt1"]) == max(int(r[f"hhNmprCnt{n}"]) for n in range(1, 11)) for r in large)
+
+
+def test_births_come_only_where_registered_at_a_plausible_rate(call):
+    query = {"admmCd": "1100000000", "srchFrYm": "202601", "srchToYm": "202606", "lv": 2, "numOfRows": 1000}
+    births = call("datagokr_select_admm_sexd_brth_reg", **query).records
+    residents = {(r["admmCd"], r["statsYm"]): int(r["totNmprCnt"]) for r in call(ADMM, **query).records}
+    assert births and all(int(r["totNmprCnt"]) > 0 for r in births)
+    assert all(int(r["totNmprCnt"]) == int(r["maleNmprCnt"]) + int(r["femlNmprCnt"]) for r in births)
+    assert {(r["admmCd"], r["statsYm"]) for r in births} <= set(residents)
+    # Korea registers ≈ 4.5 births a year per 1,000 residents; Seoul's districts over half a year sit near it
+    # (births over resident-months: a monthly rate, times twelve)
+    rate = sum(int(r["totNmprCnt"]) for r in births) / sum(residents.values()) * 12 * 1000
+    assert 2.5 < rate < 7.0
+    per_tong = call("datagokr_select_admm_sexd_brth_reg", **{**query, "admmCd": "1168051000", "lv": 4})
+    assert all(int(r["totNmprCnt"]) > 0 and r["tong"] for r in per_tong.records)
+
+
+def test_deaths_by_single_year_add_up_and_fall_mostly_on_the_old(call):
+    query = {"admmCd": "1100000000", "srchFrYm": "202604", "srchToYm": "202606", "lv": 2, "numOfRows": 1000}
+    rows = call("datagokr_select_admm_sexd_age_ersr", **query).records
+    residents = {(r["admmCd"], r["statsYm"]): int(r["totNmprCnt"]) for r in call(ADMM, **query).records}
+    assert rows and {(r["admmCd"], r["statsYm"]) for r in rows} <= set(residents)
+    ages: dict[int, int] = {}
+    for row in rows:
+        assert int(row["totNmprCnt"]) == int(row["maleNmprCnt"]) + int(row["femlNmprCnt"]) > 0
+        for sex, total in (("male", "maleNmprCnt"), ("feml", "femlNmprCnt")):
+            by_age = [int(row[f"{sex}{age}AgeNmprCnt"]) for age in range(111)]
+            assert sum(by_age) == int(row[total])
+            for age, n in enumerate(by_age):
+                ages[age] = ages.get(age, 0) + n
+    deaths = sum(ages.values())
+    # ≈ 7 deaths a year per 1,000 residents; three of four after 70
+    assert 4.0 < deaths / sum(residents.values()) * 12 * 1000 < 10.0
+    assert sum(n for age, n in ages.items() if age >= 70) / deaths > 0.6
+
+
+def test_a_road_code_from_a_detailed_trade_lists_the_complexes_on_that_road(call):
+    trades = _month(call, "datagokr_get_rtms_data_svc_apt_trade_dev", lawd="11680")
+    trade = trades[0]
+    road = trade["roadNmSggCd"] + trade["roadNmCd"]
+    found = call("datagokr_get_roadname_apt_list3", roadCode=road, numOfRows=100).records
+    assert trade["aptNm"] in {r["kaptName"] for r in found}
+    assert {r["as2"] for r in found} == {"강남구"} and all(r["bjdCode"].startswith("11680") for r in found)
+    on_roads = {t["roadNm"] for t in trades if t["roadNmSggCd"] + t["roadNmCd"] == road}
+    assert on_roads == {trade["roadNm"]}
+    assert not call("datagokr_get_roadname_apt_list3", roadCode="116800000000").records
+
+
 # -- the 법정동 register at the full size: the real country's shape ------------------------------------------
 
 

@@ -33,6 +33,7 @@ documented publicly; they are modelled on the gateway's numbers:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -532,13 +533,20 @@ _AGE_SHARES = {
 AGE_BANDS = tuple(range(0, 101, 10))
 
 
-def _age_counts(world, key: tuple[str, ...], total: int, sex: str) -> dict[str, str]:
-    """``total`` residents of one sex split over the ten-year bands, stable per region (largest remainder)."""
-    shares = world.rng("mois.ages", sex, *key).dirichlet([s * 4 + 0.05 for s in _AGE_SHARES[sex]])
-    raw = [total * float(s) for s in shares]
+def _split(world, labels: tuple[str, ...], total: int, shares: tuple[float, ...]) -> list[int]:
+    """``total`` split over ``shares`` (drawn around them, stable per ``labels``: the purpose and the region;
+    largest remainder)."""
+    drawn = world.rng(*labels).dirichlet([s * 4 + 0.05 for s in shares])
+    raw = [total * float(s) for s in drawn]
     counts = [int(r) for r in raw]
     for i in sorted(range(len(raw)), key=lambda i: counts[i] - raw[i])[: total - sum(counts)]:
         counts[i] += 1
+    return counts
+
+
+def _age_counts(world, key: tuple[str, ...], total: int, sex: str) -> dict[str, str]:
+    """``total`` residents of one sex split over the ten-year bands, stable per region."""
+    counts = _split(world, ("mois.ages", sex, *key), total, _AGE_SHARES[sex])
     return {f"{sex}{band}AgeNmprCnt": str(n) for band, n in zip(AGE_BANDS, counts)}
 
 
@@ -560,6 +568,72 @@ def _by_age(base: Callable[[Any, Query], list[dict[str, Any]]], code: str):
 
     table.__name__ = f"{base.__name__}_by_age"
     return table
+
+
+#: Births a month per registered resident (≈ 0.23 million births a year over ≈ 51 million: 2024–2025).
+_BIRTHS_PER_RESIDENT_MONTH = 0.23 / 51 / 12
+#: Shares of households by members, 1 … 10 (10: ten or more): the 2025 주민등록 세대원수별 세대, roughly.
+_HOUSEHOLD_SHARES = (41.8, 25.0, 16.3, 12.6, 3.2, 0.8, 0.2, 0.06, 0.03, 0.01)
+
+
+def _admm_place(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The region columns of the 행정동(통반단위) services in the order the birth service sends them."""
+    return {k: row[k] for k in ("ctpvNm", "sggNm", "dongNm", "admmCd", "tong", "ban", "statsYm")}
+
+
+def admm_births(world, q: Query) -> list[dict[str, Any]]:
+    """출생등록자수 per 행정동 (or 통) and month: only the rows where a birth was registered."""
+    out = []
+    for row in admm_population(world, q):
+        rng = world.rng("mois.births", row["admmCd"], row["tong"], row["statsYm"])
+        total = int(rng.poisson(int(row["totNmprCnt"]) * _BIRTHS_PER_RESIDENT_MONTH))
+        if total:
+            male = int(rng.binomial(total, 0.512))
+            counts = {"totNmprCnt": str(total), "maleNmprCnt": str(male), "femlNmprCnt": str(total - male)}
+            out.append({**_admm_place(row), **counts})
+    return out
+
+
+#: Deaths a month per registered resident (≈ 0.36 million a year over ≈ 51 million: 2024–2025), and their shares
+#: by single year of age 0 … 110 (110: 110 and over), men dying younger than women: a smooth curve, roughly.
+_DEATHS_PER_RESIDENT_MONTH = 0.36 / 51 / 12
+
+
+def _death_shares(peak: int) -> tuple[float, ...]:
+    weights = [0.3 / (1 + age) + 100 * math.exp(-(((age - peak) / 11) ** 2) / 2) for age in range(111)]
+    return tuple(w / sum(weights) for w in weights)
+
+
+_DEATH_AGES = {"male": _death_shares(80), "feml": _death_shares(87)}
+
+
+def admm_deaths(world, q: Query) -> list[dict[str, Any]]:
+    """사망말소자수 per 행정동 (or 통) and month by sex and single year of age: only the rows with a death."""
+    out = []
+    for row in admm_population(world, q):
+        rng = world.rng("mois.deaths", row["admmCd"], row["tong"], row["statsYm"])
+        total = int(rng.poisson(int(row["totNmprCnt"]) * _DEATHS_PER_RESIDENT_MONTH))
+        if not total:
+            continue
+        male = int(rng.binomial(total, 0.53))
+        ages: dict[str, str] = {}
+        for sex, count in (("male", male), ("feml", total - male)):  # a few deaths each: drawn, not spread
+            split = rng.multinomial(count, _DEATH_AGES[sex])
+            ages.update({f"{sex}{age}AgeNmprCnt": str(int(n)) for age, n in enumerate(split)})
+        counts = {"totNmprCnt": str(total), "maleNmprCnt": str(male), "femlNmprCnt": str(total - male)}
+        out.append({**_admm_place(row), **counts, **ages})
+    return out
+
+
+def admm_households_by_members(world, q: Query) -> list[dict[str, Any]]:
+    """세대원수별 세대수 per 행정동 (or 통) and month: the row's households split by members (1 … 10 or more)."""
+    out = []
+    for row in admm_population(world, q):
+        households = int(row["hhCnt"])
+        counts = _split(world, ("mois.members", row["admmCd"], row["tong"]), households, _HOUSEHOLD_SHARES)
+        sizes = {f"hhNmprCnt{n}": str(c) for n, c in enumerate(counts, start=1)}
+        out.append({**_admm_place(row), "totHhCnt": str(households), **sizes})
+    return out
 
 
 # -- 건축HUB: 건축물대장, 건축인허가, 주택인허가 (world.buildings) ------------------------------------------
@@ -618,15 +692,15 @@ def _complex_row(world, sgg: Sigungu, index: int) -> dict[str, Any]:
 
 
 def apt_list(world, q: Query) -> LazyRows:
-    """단지 목록: every complex (getTotalAptList3) or those of a 시도, 시군구 or 법정동."""
-    sido, sgg_code, bjd = q.get("sidoCode"), q.get("sigunguCode"), q.get("bjdCode")
-    code = sgg_code or (bjd or "")[:5]
+    """단지 목록: every complex (getTotalAptList3) or those of a 시도, 시군구, 법정동 or road (12-digit 도로명코드)."""
+    sido, sgg_code, bjd, road = q.get("sidoCode"), q.get("sigunguCode"), q.get("bjdCode"), q.get("roadCode")
+    code = sgg_code or (bjd or road or "")[:5]
     units = [s for s in world.regions.sigungu if (s.code == code if code else sido in (None, s.sido.code))]
     keys = [
         (sgg, i)
         for sgg in units
         for i, apt in enumerate(world.datasets.complexes(sgg.code))
-        if bjd is None or apt.dong.code == bjd
+        if (bjd is None or apt.dong.code == bjd) and (road is None or apt.road_code == road)
     ]
     if not keys:
         raise NoData()
@@ -663,6 +737,9 @@ TABLES: dict[str, Callable[[Any, Query], Any]] = {
     **{f"rtms_{key}": _rtms_table(key) for key in FAMILIES},
     "stdg_population_by_age": _by_age(stdg_population, "stdgCd"),
     "admm_population_by_age": _by_age(admm_population, "admmCd"),
+    "admm_births": admm_births,
+    "admm_deaths": admm_deaths,
+    "admm_households_by_members": admm_households_by_members,
     **{f"bldg_{name}": _bldg_table(REGISTER, name, "bldg") for name in REGISTER},
     **{f"arch_pms_{name}": _bldg_table(ARCH_PERMITS, name, "arch_pms") for name in ARCH_PERMITS},
     **{f"hs_pms_{name}": _bldg_table(HOUSING_PERMITS, name, "hs_pms") for name in HOUSING_PERMITS},

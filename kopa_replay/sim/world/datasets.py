@@ -516,6 +516,10 @@ class AdminDong:
         return self.code + "00"
 
 
+#: The road of 강남구's first complex in every world (seed and size): the road-name list's example finds it
+_ROAD_ANCHOR = ("11680", "테헤란로")
+
+
 @dataclass(frozen=True)
 class Complex:
     """An apartment complex (단지) that trades in the RTMS data."""
@@ -530,6 +534,14 @@ class Complex:
     bonbun: int
     bubun: int
     road: str
+
+    @property
+    def road_code(self) -> str:
+        """The 12-digit 도로명코드 of the complex's road: its 시군구 code and a 7-digit road number.
+
+        Derived from the road's name alone (no draw), so it shifts no other value.
+        """
+        return self.dong.sigungu.code + f"{stable_int('rtms.road', self.dong.sigungu.code, self.road) % 10**7:07d}"
 
 
 @dataclass(frozen=True)
@@ -1098,6 +1110,8 @@ class DatasetWorld:
                 bonbun = int(rng.integers(1, 1500))
                 bubun = int(rng.integers(0, 30)) if rng.random() < 0.3 else 0
                 road = _stem(dong.name) + _pick(rng, ("로", "길", "대로"))
+                if n == 0 and sgg.code == _ROAD_ANCHOR[0]:
+                    road = _ROAD_ANCHOR[1]  # after the draw, so no other value moves
                 out.append(Complex(seq, name, dong, build, areas, floors, price, bonbun, bubun, road))
             table[sgg.code] = out
         return table
@@ -1108,15 +1122,14 @@ class DatasetWorld:
 
         Derived from the complex alone (no draw), so adding them shifts no other value.
         """
-        road_code = stable_int("rtms.road", apt.dong.sigungu.code, apt.road) % 10**7
         return {
             "umdCd": apt.dong.code[5:],
             "landCd": "1",
             "bonbun": f"{apt.bonbun:04d}",
             "bubun": f"{apt.bubun:04d}",
             "roadNm": apt.road,
-            "roadNmSggCd": apt.dong.sigungu.code,
-            "roadNmCd": f"{road_code:07d}",
+            "roadNmSggCd": apt.road_code[:5],
+            "roadNmCd": apt.road_code[5:],
             "roadNmSeq": "01",
             "roadNmbCd": "0",
             "roadNmBonbun": f"{apt.bonbun % 300 + 1:05d}",
