@@ -97,7 +97,11 @@ def _element(node: ElementTree.Element) -> Any:
         return text.strip() or text
     out: dict[str, Any] = {f"@{k}": v for k, v in node.attrib.items()}
     for child in children:
-        value = _element(child)  # a string or a dict, never a list
+        if len(child) or child.attrib:
+            value = _element(child)  # a string or a dict, never a list
+        else:  # a leaf, as most of a record's fields are: _element's first case without the call (large documents)
+            leaf = child.text or ""
+            value = leaf.strip() or leaf
         tag = child.tag.strip()
         if tag not in out:
             out[tag] = value
