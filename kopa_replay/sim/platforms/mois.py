@@ -375,8 +375,8 @@ def stdg_population(world, q: Query) -> list[dict[str, Any]]:
     return _population_rows(world, q, unit, children, regions.population, describe)
 
 
-def admm_population(world, q: Query) -> list[dict[str, Any]]:
-    """주민등록 population per 행정동 (admmCd: a 10-digit 행정기관코드; 시도/시군구 codes equal their 법정동 codes)."""
+def _admm_children(world) -> Callable[[Any], list]:
+    """The units one level below a 시도 (its 시군구) or a 시군구 (its 행정동) in the 행정동 services."""
     regions, datasets = world.regions, world.datasets
 
     def children(unit) -> list:
@@ -384,23 +384,43 @@ def admm_population(world, q: Query) -> list[dict[str, Any]]:
             return regions.sigungu_of(unit)
         return datasets.admin_dongs_by_sgg.get(unit.code, []) if isinstance(unit, Sigungu) else []
 
-    def describe(unit) -> dict[str, str]:
-        sido, sgg = _names(unit)
-        admin = unit if isinstance(unit, AdminDong) else None
-        return {
-            "admmCd": admin.admm_cd if admin else unit.region_cd,
-            "ctpvNm": sido.name,
-            "sggNm": sgg.name if sgg else "",
-            "dongNm": admin.name if admin else "",
-        }
+    return children
 
-    code = _digits(q, "admmCd", 10)
-    unit = regions.by_code.get(code)
+
+def _admm_code(unit) -> str:
+    """The 10-digit 행정기관코드 of a 시도, 시군구 (their 법정동 codes) or 행정동."""
+    return unit.admm_cd if isinstance(unit, AdminDong) else unit.region_cd
+
+
+def _admm_describe(unit, prefix: str = "") -> dict[str, str]:
+    """A unit's code and names as the 행정동 services spell them (``prefix``: mvin/mvt, capitalised after it)."""
+    sido, sgg = _names(unit)
+    admin = unit if isinstance(unit, AdminDong) else None
+    values = (
+        admin.admm_cd if admin else unit.region_cd,
+        sido.name,
+        sgg.name if sgg else "",
+        admin.name if admin else "",
+    )
+    names = ("admmCd", "ctpvNm", "sggNm", "dongNm")
+    return {(prefix + n[0].upper() + n[1:] if prefix else n): v for n, v in zip(names, values)}
+
+
+def _admm_unit(world, q: Query, param: str):
+    """The 시도, 시군구 or 행정동 a 10-digit 행정기관코드 names (None: none; 시도/시군구 codes equal their 법정동 codes)."""
+    code = _digits(q, param, 10)
+    unit = world.regions.by_code.get(code)
     if isinstance(unit, Dong):
         unit = None  # a dong-level 법정동 code is not a 행정기관코드
     if unit is None and code.endswith("00"):
-        unit = datasets.admin_dong_by_code.get(code[:8])
-    return _population_rows(world, q, unit, children, datasets.admin_population, describe)
+        unit = world.datasets.admin_dong_by_code.get(code[:8])
+    return unit
+
+
+def admm_population(world, q: Query) -> list[dict[str, Any]]:
+    """주민등록 population per 행정동 (admmCd: a 10-digit 행정기관코드; 시도/시군구 codes equal their 법정동 codes)."""
+    unit = _admm_unit(world, q, "admmCd")
+    return _population_rows(world, q, unit, _admm_children(world), world.datasets.admin_population, _admm_describe)
 
 
 _TRADE_BASIC = frozen(_DATA["_TRADE_BASIC"])
@@ -625,6 +645,130 @@ def admm_deaths(world, q: Query) -> list[dict[str, Any]]:
     return out
 
 
+#: Residents who move across a 행정동's boundary in a month (≈ 6.3 million moves a year over ≈ 51 million), and
+#: where they go: within their 시군구, to another 시군구 of their 시도, to another 시도 (KOSIS 국내인구이동, roughly).
+_MOVERS_PER_RESIDENT_MONTH = 6.3 / 51 / 12
+_MOVE_SHARES = {"sigungu": 0.55, "sido": 0.25, "country": 0.20}
+
+
+def _mover_shares(peak: int) -> tuple[float, ...]:
+    """Movers by single year of age 0 … 110: young adults most, children with their parents, few old people."""
+    weights = [
+        0.05 + math.exp(-(((age - peak) / 9) ** 2) / 2) + 0.35 * math.exp(-(((age - 4) / 5) ** 2) / 2)
+        for age in range(111)
+    ]
+    return tuple(w / sum(weights) for w in weights)
+
+
+_MOVER_AGES = {"male": _mover_shares(31), "feml": _mover_shares(29)}
+
+
+class _Moves:
+    """Movers between two units of the same level in a month, one level's flows the sum of the next's.
+
+    Between two 시도 the flow is drawn; a flow between 시도 is split over their 시군구 pairs (by residents), and a
+    flow between 시군구 over their 행정동 pairs, so a 시군구 pair's movers are the sum of its dong pairs'. Moves
+    inside a 시도 (between its 시군구) and inside a 시군구 (between its dongs) are drawn at that level. Each draw is
+    keyed by the pair and the month, so any query answers the same numbers.
+    """
+
+    def __init__(self, world, month: str) -> None:
+        self.world, self.month = world, month
+        self.children = _admm_children(world)
+        self._residents: dict[str, int] = {}
+        self._splits: dict[tuple[str, str], dict[tuple[str, str], int]] = {}
+        self.country = sum(self.residents(sido) for sido in world.regions.sido)
+
+    def residents(self, unit) -> int:
+        code = _admm_code(unit)
+        if code not in self._residents:
+            leaves = _descend(unit, 3, self.children)
+            self._residents[code] = sum(
+                self.world.datasets.admin_population(leaf, self.month)["total"] for leaf in leaves
+            )
+        return self._residents[code]
+
+    def _drawn(self, origin, dest, scope: str, pool: int) -> int:
+        if pool <= 0:
+            return 0
+        rate = _MOVERS_PER_RESIDENT_MONTH * _MOVE_SHARES[scope] * self.residents(dest) / pool
+        codes = (_admm_code(origin), _admm_code(dest), self.month)
+        return int(self.world.rng("mois.moves", *codes).poisson(self.residents(origin) * rate))
+
+    def _split(self, origin, dest) -> dict[tuple[str, str], int]:
+        """The flow origin → dest split over the pairs of their children (by residents)."""
+        key = (_admm_code(origin), _admm_code(dest))
+        if key not in self._splits:
+            pairs = [(o, d) for o in self.children(origin) for d in self.children(dest)]
+            weights = [self.residents(o) * self.residents(d) for o, d in pairs]
+            total, flow = sum(weights), self.flow(origin, dest)
+            drawn = (
+                self.world.rng("mois.moves.split", *key, self.month).multinomial(flow, [w / total for w in weights])
+                if total and flow
+                else [0] * len(pairs)
+            )
+            codes = [(_admm_code(o), _admm_code(d)) for o, d in pairs]
+            self._splits[key] = dict(zip(codes, (int(n) for n in drawn)))
+        return self._splits[key]
+
+    def flow(self, origin, dest) -> int:
+        """Movers from ``origin`` to ``dest`` (two units of one level, not the same) this month."""
+        (o_sido, o_sgg), (d_sido, d_sgg) = _names(origin), _names(dest)
+        if isinstance(origin, Sido):
+            return self._drawn(origin, dest, "country", self.country - self.residents(origin))
+        parent_o, parent_d = (o_sido, d_sido) if isinstance(origin, Sigungu) else (o_sgg, d_sgg)
+        if parent_o is not parent_d:
+            codes = (_admm_code(origin), _admm_code(dest))
+            return self._split(parent_o, parent_d)[codes]
+        scope = "sido" if isinstance(origin, Sigungu) else "sigungu"
+        return self._drawn(origin, dest, scope, self.residents(parent_o) - self.residents(origin))
+
+
+def _lifted(unit, level: int):
+    """``unit``, or the 시도 / 시군구 it lies in when it is deeper than ``level``."""
+    sido, sgg = _names(unit)
+    if _depth(unit) > level:
+        return sido if level == 1 else sgg
+    return unit
+
+
+def admm_moves(world, q: Query) -> list[dict[str, Any]]:
+    """인구이동: movers from each unit under ``mvtAdmmCd`` to each unit under ``mvinAdmmCd`` at level ``lv`` (1 시도,
+    2 시군구, 3 행정동) per month, by sex and single year of age (drawn per row); only the pairs someone moved between."""
+    into, out_of = _admm_unit(world, q, "mvinAdmmCd"), _admm_unit(world, q, "mvtAdmmCd")
+    months, level = _published_months(q), _level(q)
+    if into is None or out_of is None or not months or level == 4:
+        raise NoData()
+    # a code below the level stands for its region at that level (the service matches codes by prefix)
+    into, out_of = (_lifted(unit, level) for unit in (into, out_of))
+    out = []
+    for month in months:
+        moves = _Moves(world, month)
+        for origin in _descend(out_of, level, moves.children):
+            for dest in _descend(into, level, moves.children):
+                total = moves.flow(origin, dest) if dest is not origin else 0
+                if not total:
+                    continue
+                rng = world.rng("mois.movers", _admm_code(origin), _admm_code(dest), month)
+                male = int(rng.binomial(total, 0.51))
+                ages: dict[str, str] = {}
+                for sex, count in (("male", male), ("feml", total - male)):
+                    split = rng.multinomial(count, _MOVER_AGES[sex])
+                    ages.update({f"{sex}{age}AgeNmprCnt": str(int(n)) for age, n in enumerate(split)})
+                out.append(
+                    {
+                        "statsYm": month,
+                        **_admm_describe(dest, "mvin"),
+                        **_admm_describe(origin, "mvt"),
+                        "totNmprCnt": str(total),
+                        "maleNmprCnt": str(male),
+                        "femlNmprCnt": str(total - male),
+                        **ages,
+                    }
+                )
+    return out
+
+
 def admm_households_by_members(world, q: Query) -> list[dict[str, Any]]:
     """세대원수별 세대수 per 행정동 (or 통) and month: the row's households split by members (1 … 10 or more)."""
     out = []
@@ -739,6 +883,7 @@ TABLES: dict[str, Callable[[Any, Query], Any]] = {
     "admm_population_by_age": _by_age(admm_population, "admmCd"),
     "admm_births": admm_births,
     "admm_deaths": admm_deaths,
+    "admm_moves": admm_moves,
     "admm_households_by_members": admm_households_by_members,
     **{f"bldg_{name}": _bldg_table(REGISTER, name, "bldg") for name in REGISTER},
     **{f"arch_pms_{name}": _bldg_table(ARCH_PERMITS, name, "arch_pms") for name in ARCH_PERMITS},
