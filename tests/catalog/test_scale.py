@@ -34,7 +34,8 @@ def test_generated_tools_spread_over_the_dataset_families(paper):
     generated = [t for t in paper if t.name not in builtin_catalog()]
     families = collections.Counter(t.platform for t in generated)
     assert set(families) == {"seoul", "gg", "datagokr"}
-    assert min(families.values()) > 500
+    # evenly: the generated fill (2,318 less the real tools) shared by the three families, none short of a third
+    assert max(families.values()) - min(families.values()) <= 2 and min(families.values()) > 450
     kinds = collections.Counter(specs_by_tool()[t.name].kind for t in generated)
     assert kinds["stats"] > 300 and kinds["facility"] > 300
 

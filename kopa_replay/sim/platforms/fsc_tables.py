@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from kopa_replay.sim.core import Query
+from kopa_replay.sim.core import BadParam, Query
 from kopa_replay.sim.world import stable_int
 from kopa_replay.sim.world.calendar import is_business_day, parse_ymd, previous_business_day, ymd
 from kopa_replay.sim.world.finance import PRIOR_DAY, Company, Filing, Grid, LazyRows, _luhn_check, isin_for
@@ -1381,6 +1381,296 @@ def fnco_officers(world, c: Company, day: str) -> list[Row]:
     return out
 
 
+# -- statistics and listings declared by their rows (options.stats): 금융투자협회 종합통계, ISA, 실손보험, ---------
+# -- 펀드표준코드, 주식권리일정, 개인사업자 -------------------------------------------------------------------------
+#
+# One table for every such row. Its records are the periods the row's ``period`` publishes by the as-of day
+# (``day``: the finance world's visible business days; ``month``: YYYYMM, a month published on the first day of
+# the month ``lag`` months later; ``month_end``: the same months as their last day; ``none``: no period field),
+# newest first, × its categories: the product of its ``axes`` (field → vocabulary; the fields of one mapping
+# move together), or ``draw.count`` records per period whose fields are drawn from the ``pick`` vocabularies
+# (``stable``: the same records with the same values every period, so declare their dates absolute) × the axes.
+# Every other field is drawn from its ``values`` declaration (a range, a case by a category, a date, a code, a
+# template, a sum) or from its name (``kind_of``), by a hash of (seed, operation or ``population``, period,
+# category): the same call answers the same bytes in every process. The gateway's filters apply (exact,
+# like…, begin…/end… as [begin, end); ``contains`` fields match their own parameter as a substring, ``bounds``
+# fields take …Min/…Max as open bounds); filters on the period and the categories choose keys, so only the page
+# served is made unless a value field is filtered.
+
+_WORLD_VOCABULARIES: dict[str, Callable[[Any], list[Any]]] = {
+    "sigungu": lambda world: [s.full_name for s in world.regions.sigungu],
+    "sido": lambda world: [s.name for s in world.regions.sido],
+    "listed": lambda world: list(world.finance.listed),
+}
+
+
+def _vocabulary(world, values: Any) -> list[str]:
+    """A declared vocabulary: a list, ``{range: [lo, hi]}`` or ``world:<name>[.<attribute>]``."""
+    if isinstance(values, str) and values.startswith("world:"):
+        source, _, attribute = values[len("world:") :].partition(".")
+        items = world.market.once(("fsc.stats.vocabulary", source), lambda: _WORLD_VOCABULARIES[source](world))
+        return [str(getattr(item, attribute)) for item in items] if attribute else [str(i) for i in items]
+    if isinstance(values, dict):
+        lo, hi = values["range"]
+        return [str(n) for n in range(lo, hi + 1)]
+    return [str(v) for v in values]
+
+
+def _choices(world, group: dict[str, Any]) -> list[Row]:
+    """The entries of one axis or pick: fields moving together, one dict per position."""
+    columns = {name: _vocabulary(world, values) for name, values in group.items()}
+    return [dict(zip(columns, entry)) for entry in zip(*columns.values())]
+
+
+def _month_text(year: int, month: int) -> str:
+    return f"{year:04d}{month:02d}"
+
+
+def _month_end(text: str) -> str:
+    year, month = int(text[:4]), int(text[4:6])
+    following = dt.date(year + month // 12, month % 12 + 1, 1)
+    return ymd(following - dt.timedelta(days=1))
+
+
+def _valid_period(kind: str, text: str) -> bool:
+    if kind == "month":
+        return len(text) == 6 and text.isdigit() and 1 <= int(text[4:]) <= 12
+    return parse_ymd(text) is not None
+
+
+def _published(world, spec: dict[str, Any], as_of: dt.date) -> list[str]:
+    """The period texts published by ``as_of``, oldest first: a business day the next business day (the finance
+    world's visible days), a month on the first day of the month ``lag`` months later."""
+    kind = spec.get("kind", "day")
+    if kind == "none":
+        return [""]
+    if kind == "day":
+        return [ymd(d) for d in world.finance.visible_days(as_of)]
+    first, lag = str(spec["since"]), int(spec.get("lag", 1))
+    months = set(spec.get("months") or range(1, 13))
+    last = as_of.year * 12 + as_of.month - 1 - lag
+    out = []
+    for n in range(int(first[:4]) * 12 + int(first[4:6]) - 1, last + 1):
+        if n % 12 + 1 in months:
+            text = _month_text(n // 12, n % 12 + 1)
+            out.append(_month_end(text) if kind == "month_end" else text)
+    return out
+
+
+def _period_filters(q: Query, field: str, kind: str) -> tuple[set[str], list[Callable[[str], bool]]]:
+    """The parameters on the period field and what they keep: exact, like, begin (inclusive), end (exclusive);
+    an exact, begin or end value that is not a period of the field's kind is refused by name."""
+    stem = field[0].upper() + field[1:]
+    params = {field: "", f"like{stem}": "like", f"begin{stem}": "begin", f"end{stem}": "end"}
+    keep: list[Callable[[str], bool]] = []
+    for param, how in params.items():
+        value = q.get(param)
+        if value is None:
+            continue
+        if how != "like" and not _valid_period("month" if kind == "month" else "day", value):
+            raise BadParam(param, value)
+        if how == "like":
+            keep.append(lambda t, v=value: v in t)
+        elif how == "begin":
+            keep.append(lambda t, v=value: t >= v)
+        elif how == "end":
+            keep.append(lambda t, v=value: t < v)
+        else:
+            keep.append(lambda t, v=value: t == v)
+    return set(params), keep
+
+
+def _bound_filters(q: Query, fields: Iterable[str]) -> list[Callable[[Row], bool]]:
+    """``<field>Min`` / ``<field>Max``: the value greater / less than the bound (개인사업자 재무정보's convention)."""
+    out: list[Callable[[Row], bool]] = []
+    for name in fields:
+        for suffix, above in (("Min", True), ("Max", False)):
+            bound = _number(q.get(f"{name}{suffix}") or "x")
+            if bound is not None:
+                out.append(
+                    lambda r, n=name, b=bound, a=above: (
+                        (value := _number(r.get(n) or "x")) is not None and (value > b if a else value < b)
+                    )
+                )
+    return out
+
+
+def _period_day(kind: str, text: str, as_of: dt.date) -> dt.date:
+    if kind == "none":
+        return previous_business_day(as_of)
+    if kind == "month":
+        return dt.date(int(text[:4]), int(text[4:6]), 1)
+    return parse_ymd(text) or as_of
+
+
+#: how far a ranged value moves from its category's level from one period to the next (±3 %): a series, not noise
+_PERIOD_JITTER = 0.03
+
+
+def _value(world, name: str, how: Any, h: int, day: dt.date, row: Row, level: int | None = None) -> str:
+    """A field's value by its declaration (see the notes above), or from its name when it declares none.
+
+    ``level``: a hash of the category alone (no period); a ranged value then stays within a few per cent of the
+    category's own level from period to period, as a published series does, instead of jumping across its range.
+    """
+    if how is None:
+        kind = kind_of(name)
+        if kind == "date":
+            return ymd(day)
+        if kind == "yn":
+            return "Y" if h % 4 == 0 else "N"
+        if kind == "year":
+            return str(day.year - 1)
+        if kind == "count":
+            return str(1 + h % 100_000)
+        if kind == "amount":
+            return str((1 + h % 1_000_000) * 1_000_000)
+        if kind == "ratio":
+            return f"{(h % 10_000) / 100:.2f}"
+        return ""
+    if not isinstance(how, dict):
+        return str(how)
+    if "by" in how:  # the declaration of the case the row's category names: {by: field, cases: {value: …}}
+        return _value(world, name, how["cases"].get(row.get(how["by"])), h, day, row, level)
+    if "min" in how:
+        decimals = int(how.get("decimals", 0))
+        scale = 10**decimals
+        lo, hi = round(how["min"] * scale), round(how["max"] * scale)
+        value = lo + h % (hi - lo + 1)
+        if level is not None:
+            jitter = 1 + _PERIOD_JITTER * ((h % 2001) - 1000) / 1000
+            value = min(hi, max(lo, round((lo + level % (hi - lo + 1)) * jitter)))
+        step = int(how.get("step", 1))
+        value -= value % step
+        return f"{value / scale:.{decimals}f}" if decimals else str(value)
+    if "days" in how:
+        lo, hi = how["days"]
+        return ymd(day + dt.timedelta(days=lo + h % (hi - lo + 1)))
+    if "dates" in how:
+        lo, hi = (parse_ymd(str(d)) for d in how["dates"])
+        assert lo is not None and hi is not None
+        return ymd(lo + dt.timedelta(days=h % ((hi - lo).days + 1)))
+    if "years" in how:
+        lo, hi = how["years"]
+        return str(day.year + lo + h % (hi - lo + 1))
+    if "digits" in how:
+        n = int(how["digits"])
+        return f"{how.get('prefix', '')}{h % 10**n:0{n}d}"
+    if "pick" in how:
+        choices = _vocabulary(world, how["pick"])
+        return choices[h % len(choices)]
+    if "text" in how:
+        return str(how["text"]).format(**row)
+    if "sum" in how:
+        return str(sum(int(row[n]) for n in how["sum"]))
+    raise ValueError(f"unknown value declaration {how!r} of {name}")
+
+
+def stats(op) -> Callable[[Any, Query], Sequence[Row]]:
+    """The table of one row declaring ``options.stats`` (see the notes above)."""
+    spec = dict(op.options["stats"])
+    period = dict(spec.get("period") or {"kind": "none"})
+    kind, period_field = period.get("kind", "day"), period.get("field", "")
+    axes, picks = list(spec.get("axes") or []), list(spec.get("pick") or [])
+    draw = dict(spec.get("draw") or {})
+    count, stable = int(draw.get("count", 0)), bool(draw.get("stable", False))
+    values = dict(spec.get("values") or {})
+    contains = set(spec.get("contains") or ())
+    bounds = tuple(spec.get("bounds") or ())
+    names = tuple(op.fields)
+    category_names = {n for group in (*axes, *picks) for n in group}
+    #: rows of one population (the 개인사업자 재무정보 operations) draw the same records and the same values
+    namespace = ("fsc.stats", str(spec.get("population", op.tool)))
+
+    def combos(world) -> list[Row]:
+        def build() -> list[Row]:
+            out: list[Row] = [{}]
+            for group in axes:
+                out = [{**made, **entry} for made in out for entry in _choices(world, group)]
+            return out
+
+        return world.market.once(("fsc.stats", op.tool, "axes"), build)
+
+    def drawn(world, text: str) -> list[Row]:
+        """The categories of a period: the axes' product, or ``count`` drawn records × the axes' product."""
+        if not count:
+            return combos(world)
+
+        def build() -> list[Row]:
+            groups = [_choices(world, group) for group in picks]
+            out = []
+            for i in range(count):
+                base = stable_int(world.seed, *namespace, "" if stable else text, i)
+                record: Row = {"#": str(i)}
+                for j, entries in enumerate(groups):
+                    record.update(entries[_mix(base, f"pick{j}") % len(entries)])
+                out += [{**record, **combo} for combo in combos(world)]
+            return out
+
+        return world.market.once(("fsc.stats", op.tool, "drawn", "" if stable else text), build)
+
+    def record(world, as_of: dt.date, text: str, category: Row) -> Row:
+        key = "\x1f".join(str(category.get(n, "")) for n in sorted(category))
+        base = stable_int(world.seed, *namespace, "" if stable else text, key)  # a stable record keeps its values
+        day = _period_day(kind, text, as_of)
+        row: Row = {**category}
+        if period_field:
+            row[period_field] = text
+        templates = []
+        for name in names:
+            if name in row:
+                continue
+            how = values.get(name)
+            if isinstance(how, dict) and ("text" in how or "sum" in how):
+                templates.append((name, how))  # made from the row's other fields, once they are all made
+                continue
+            h = _mix(base, name)
+            if isinstance(how, dict) and "per" in how:  # the same value wherever these categories are the same
+                h = _mix(stable_int(world.seed, *namespace, *(category.get(n, "") for n in how["per"])), name)
+            per = isinstance(how, dict) and "per" in how  # already the same in every period
+            level = _mix(stable_int(world.seed, *namespace, "level", key), name) if period_field and not per else None
+            row[name] = _value(world, name, how, h, day, row, level)
+        for name, how in templates:
+            row[name] = _value(world, name, how, 0, day, row)
+        return row
+
+    def table(world, q: Query) -> Sequence[Row]:
+        skip = set(_PAGING)
+        texts = _published(world, period, q.as_of)[::-1]  # newest first
+        if period_field:
+            params, keep_period = _period_filters(q, period_field, kind)
+            skip |= params
+            texts = [t for t in texts if all(f(t) for f in keep_period)]
+        # a field in ``contains`` matches its own parameter as a substring (개인사업자: bizAreaNm, bizBzcCdNm)
+        inside = {n: v for n in contains if (v := q.get(n)) is not None}
+        skip |= contains | {f"{n}{s}" for n in bounds for s in ("Min", "Max")}
+        on_category = _filters(q, category_names, skip)
+        on_value = _filters(q, [n for n in names if n not in category_names and n != period_field], skip)
+        on_value += _bound_filters(q, bounds)
+        for n, v in inside.items():
+            (on_category if n in category_names else on_value).append(lambda r, n=n, v=v: v in str(r.get(n) or ""))
+        if not texts:
+            return []
+
+        def chosen(text: str) -> list[Row]:
+            found = drawn(world, text)
+            return [c for c in found if all(f(c) for f in on_category)] if on_category else found
+
+        if count and not stable:
+            keys: Sequence[Any] = [(t, c) for t in texts for c in chosen(t)]
+        else:
+            population = chosen(texts[0])
+            if stable and on_value:  # a stable record's values are the same every period: filtered once
+                population = [c for c in population if all(f(record(world, q.as_of, texts[0], c)) for f in on_value)]
+                on_value = []
+            keys = Grid(texts, population)
+        rows = LazyRows(keys, lambda key: record(world, q.as_of, key[0], key[1]))
+        return [r for r in rows if all(f(r) for f in on_value)] if on_value else rows
+
+    table.__name__ = f"stats_{op.tool}"
+    return table
+
+
 #: the world tables the rows of kopa_replay/sim/tables/fsc.yaml name
 TABLES = {
     "rights_certificates": _daily(rights_certificates),
@@ -1413,7 +1703,8 @@ TABLES = {
 
 
 def _row_tables() -> dict[str, Callable[[Any, Query], Sequence[Row]]]:
-    """The tables a row shapes (its fields, the DART keys it reads): 공시정보 ``disclosure:<kind>``, 채권기본정보."""
+    """The tables a row shapes (its fields, the DART keys it reads): 공시정보 ``disclosure:<kind>``, 채권기본정보,
+    and every ``stats:<name>`` row (options.stats: periods × categories, see :func:`stats`)."""
     from kopa_replay.sim.tables import load_table
 
     out: dict[str, Callable[[Any, Query], Sequence[Row]]] = {}
@@ -1422,6 +1713,8 @@ def _row_tables() -> dict[str, Callable[[Any, Query], Sequence[Row]]]:
             out[op.table] = disclosures(op.table.split(":", 1)[1], op.fields, dict(op.options.get("dart") or {}))
         elif op.table in ("bond_basics", "bond_issues"):
             out[op.table] = bond_basics(op.fields)
+        elif op.table.startswith("stats:"):
+            out[op.table] = stats(op)
     return out
 
 
