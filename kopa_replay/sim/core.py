@@ -272,6 +272,12 @@ class Protocol:
     def ok(self, ctx: Context, records: list[dict[str, Any]], total: int, meta: Mapping[str, Any]) -> Doc:
         raise NotImplementedError
 
+    def page(self, ctx: Context, records: Sequence[dict[str, Any]], params: Mapping[str, str]) -> Doc:
+        """The answer holding the requested page of ``records`` (all the handler found): :meth:`window`, then
+        :meth:`ok`. A platform that pages parts of one answer on their own (tables under titles) overrides it."""
+        offset, limit, meta = self.window(ctx, params)
+        return self.ok(ctx, records[offset : offset + limit], len(records), meta)
+
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
         raise NotImplementedError
 

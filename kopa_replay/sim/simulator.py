@@ -180,9 +180,7 @@ class Simulator:
             for name in endpoint.required:
                 if not (params.get(name) or "").strip():
                     raise MissingParam(name)
-            records = self._records(endpoint, params, drift)
-            offset, limit, meta = proto.window(ctx, params)
-            doc = proto.ok(ctx, records[offset : offset + limit], len(records), meta)
+            doc = proto.page(ctx, self._records(endpoint, params, drift), params)
         except NoData:
             doc = proto.error(ctx, ErrorKind.NO_DATA)
         except MissingParam as exc:

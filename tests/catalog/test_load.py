@@ -543,7 +543,7 @@ def test_every_shipped_catalog_reads_no_unknown_key():
     assert counts == {
         "assembly": 276,
         "dart": 83,
-        "datagokr": 168,
+        "datagokr": 172,
         "gg": 9,
         "krx": 31,
         "law": 177,

@@ -200,3 +200,46 @@ def test_a_daily_series_moves_a_little_from_day_to_day_and_categories_sit_at_the
         assert all(abs(b - a) <= 0.07 * max(a, b) for a, b in zip(values, values[1:]))
     levels = sorted(sum(values) / len(values) for values in series.values())
     assert levels[-1] > 1.5 * levels[0]
+
+
+# -- 국내은행정보: tables under titles in body.tableList, each paged on its own ---------------------------------
+
+BANKS = "https://apis.data.go.kr/1160100/service/GetDomeBankInfoService/getDomeBankGeneInfo"
+
+
+def _raw(client: httpx.Client, **params) -> dict:
+    answer = client.get(BANKS, params={"serviceKey": KEY, "resultType": "json", **params})
+    return answer.json()["response"]
+
+
+def test_bank_tables_sit_under_their_titles_and_page_one_by_one(client):
+    whole = _raw(client, basYm="202603", numOfRows="1000")
+    tables = whole["body"]["tableList"]
+    assert len(tables) >= 2 and len({t["title"] for t in tables}) == len(tables)
+    for table in tables:
+        assert table["totalCount"] == len(table["items"]["item"]) > 0
+        assert {row["title"] for row in table["items"]["item"]} == {table["title"]}
+    page = _raw(client, basYm="202603", numOfRows="7", pageNo="2")
+    assert page["header"]["pageNo"] == "2" and page["header"]["numOfRows"] == "7"
+    for table, full in zip(page["body"]["tableList"], tables):
+        assert table["totalCount"] == full["totalCount"]
+        assert table["items"]["item"] == full["items"]["item"][7:14]
+    one = _raw(client, basYm="202603", title=tables[1]["title"], numOfRows="1000")["body"]["tableList"]
+    assert one == [tables[1]]
+
+
+def test_a_month_the_banks_have_not_published_is_an_empty_table(client):
+    empty = _raw(client, basYm="202604", numOfRows="5")  # not a quarter end
+    assert empty["header"]["resultCode"] == "00"
+    assert [(t["totalCount"], t["items"]["item"]) for t in empty["body"]["tableList"]] == [(0, [])]
+
+
+def test_the_catalog_reads_the_titled_table_with_its_own_total(client):
+    rows, total = every_page(
+        client, "datagokr_get_dome_bank_key_mana_indi", 25, title="은행_주요경영지표_자본적정성", basYm="202603"
+    )
+    assert total == len(rows) > 20 and {r["title"] for r in rows} == {"은행_주요경영지표_자본적정성"}
+    ratios = [float(r["cpaqItemClsfVal"]) for r in rows if r["cpaqItemDcd"] == "A"]
+    assert ratios and all(8 < v < 25 for v in ratios)  # the BIS ratio in per cent, beside amounts in won
+    woori = [r for r in rows if r["fncoNm"] == "우리은행"]
+    assert woori and {(r["fncoCd"], r["crno"]) for r in woori} == {("0010001", "1101110023393")}

@@ -21,13 +21,14 @@ a corp_code or a name in its place finds nothing.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from kopa_replay.sim.core import BadParam, Endpoint, Query
+from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, Query
 from kopa_replay.sim.platforms.fsc_tables import TABLES
 from kopa_replay.sim.platforms.fsc_tables import days as _days
-from kopa_replay.sim.protocols import DataGoKrProtocol
+from kopa_replay.sim.protocols import DATAGOKR_CODES, DataGoKrProtocol
 from kopa_replay.sim.tables import endpoints
 from kopa_replay.sim.world.calendar import previous_business_day, ymd
 from kopa_replay.sim.world.finance import IFRS_ACCOUNTS, Company, Grid, LazyRows
@@ -37,6 +38,49 @@ __all__ = ["ENDPOINTS", "HOSTS", "PROTOCOL"]
 
 HOST = "apis.data.go.kr"
 PROTOCOL = DataGoKrProtocol(format_param="resultType", no_data="empty")
+
+
+class TableListProtocol(DataGoKrProtocol):
+    """금융통계 (국내은행정보): ``response.body.tableList[]``, one table per ``title`` with its own
+    ``totalCount`` and ``items.item`` (a list, ``[]`` when empty), each paged on its own by ``pageNo`` and
+    ``numOfRows``, which the header repeats (a measured answer; with a ``title`` there is one table)."""
+
+    name = "fsc_table_list"
+
+    def __init__(self) -> None:
+        super().__init__(format_param="resultType", no_data="empty")
+
+    def page(self, ctx: Context, records: Sequence[dict[str, Any]], params: Mapping[str, str]) -> Doc:
+        offset, limit, meta = self.window(ctx, params)
+        tables: dict[str, list[dict[str, Any]]] = {}
+        for record in records:
+            tables.setdefault(str(record.get("title") or ""), []).append(record)
+        if not tables:
+            tables[params.get("title") or ""] = []
+        listed = [
+            {"title": title, "totalCount": len(rows), "items": {"item": rows[offset : offset + limit]}}
+            for title, rows in tables.items()
+        ]
+        code = ctx.code("00")
+        header = {
+            "resultCode": code,
+            "resultMsg": DATAGOKR_CODES.get(code, ""),
+            "pageNo": str(meta["page"]),
+            "numOfRows": str(meta["size"]),
+        }
+        doc = {"header": header, "body": {"tableList": listed}}
+        return Doc(doc, xml=True, xml_root="response") if ctx.xml else Doc({"response": doc})
+
+    def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
+        if kind == ErrorKind.NO_DATA:  # nothing found: the asked table, empty ("items": {"item": []})
+            try:
+                return self.page(ctx, [], self.params(ctx))
+            except BadParam:
+                pass
+        return super().error(ctx, kind, detail)
+
+
+TABLE_LIST = TableListProtocol()
 _BASE = "/1160100/service"
 _MARKETS = ("KOSPI", "KOSDAQ", "KONEX")
 
@@ -476,17 +520,20 @@ ENDPOINTS = [
 
 # the operations kept as data: kopa_replay/sim/tables/fsc.yaml over the world tables of fsc_tables.py, and
 # the tables this module's handlers make: the _V2 path of the stock prices, the financial companies' statements
-ENDPOINTS += endpoints(
-    "fsc",
-    HOST,
-    PROTOCOL,
-    {
-        **TABLES,
-        "stock_prices": _market_rows(price_item, _PRICE_FILTERS),
-        "fnco_summaries": fnco_summaries,
-        "fnco_balance_sheets": _statement_lines(_BS_ACCOUNTS, financial=True),
-        "fnco_income_statements": _statement_lines(_IS_ACCOUNTS, financial=True),
-    },
-)
+ENDPOINTS += [
+    replace(ep, protocol=TABLE_LIST) if ep.options.get("protocol") == "table_list" else ep
+    for ep in endpoints(
+        "fsc",
+        HOST,
+        PROTOCOL,
+        {
+            **TABLES,
+            "stock_prices": _market_rows(price_item, _PRICE_FILTERS),
+            "fnco_summaries": fnco_summaries,
+            "fnco_balance_sheets": _statement_lines(_BS_ACCOUNTS, financial=True),
+            "fnco_income_statements": _statement_lines(_IS_ACCOUNTS, financial=True),
+        },
+    )
+]
 
 HOSTS = {HOST: PROTOCOL}
