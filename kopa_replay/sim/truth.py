@@ -68,6 +68,7 @@ DOMAINS = {
     "sigungu_name": "시군구 name (강남구, 수원시)",
     "dong_name": "읍면동 name",
     "region_name_part": "a substring search over full 법정동 names: a 시도, 시군구 or 읍면동 name",
+    "sigungu_name_part": "a substring search over '시도 시군구' names (개인사업자 bizAreaNm): a 시도 or 시군구 name",
     "adstrd_cd": "8-digit 행정동 code (Seoul datasets)",
     "admm_cd": "10-digit 행정기관코드 (주민등록 population by 행정동)",
     "bjdong_cd": "5-digit 법정동 part of a 법정동 code (its last five digits; bjdongCd beside sigunguCd)",
@@ -189,6 +190,8 @@ COMPATIBLE = frozenset(
         ("sigungu_name", "region_name_part"),
         ("sigun_name", "region_name_part"),
         ("dong_name", "region_name_part"),
+        ("sido_name", "sigungu_name_part"),
+        ("sigungu_name", "sigungu_name_part"),
     }
 )
 
