@@ -276,7 +276,7 @@ class Protocol:
         """The answer holding the requested page of ``records`` (all the handler found): :meth:`window`, then
         :meth:`ok`. A platform that pages parts of one answer on their own (tables under titles) overrides it."""
         offset, limit, meta = self.window(ctx, params)
-        return self.ok(ctx, records[offset : offset + limit], len(records), meta)
+        return self.ok(ctx, list(records[offset : offset + limit]), len(records), meta)
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
         raise NotImplementedError

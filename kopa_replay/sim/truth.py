@@ -192,6 +192,7 @@ COMPATIBLE = frozenset(
         ("dong_name", "region_name_part"),
         ("sido_name", "sigungu_name_part"),
         ("sigungu_name", "sigungu_name_part"),
+        ("sigun_name", "sigungu_name_part"),
     }
 )
 

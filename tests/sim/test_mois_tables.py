@@ -206,7 +206,33 @@ def test_births_come_only_where_registered_at_a_plausible_rate(call):
     rate = sum(int(r["totNmprCnt"]) for r in births) / sum(residents.values()) * 12 * 1000
     assert 2.5 < rate < 7.0
     per_tong = call("datagokr_select_admm_sexd_brth_reg", **{**query, "admmCd": "1168051000", "lv": 4})
-    assert all(int(r["totNmprCnt"]) > 0 and r["tong"] for r in per_tong.records)
+    assert per_tong.records and all(int(r["totNmprCnt"]) > 0 and r["tong"] for r in per_tong.records)
+
+
+@pytest.mark.parametrize(
+    "tool, count",
+    [
+        ("datagokr_select_admm_sexd_brth_reg", "totNmprCnt"),
+        ("datagokr_select_admm_sexd_age_ersr", "male85AgeNmprCnt"),
+        ("datagokr_select_admm_hsmb_hh", "hhNmprCnt1"),
+    ],
+)
+def test_a_district_counts_what_its_dongs_count_and_a_dong_what_its_tongs_do(call, tool, count):
+    query = {"srchFrYm": "202605", "srchToYm": "202606", "numOfRows": 1000}
+
+    def by_month(rows):
+        out: dict[str, int] = {}
+        for row in rows:
+            out[row["statsYm"]] = out.get(row["statsYm"], 0) + int(row[count])
+        return out
+
+    district = call(tool, admmCd="1168000000", lv=2, **query).records
+    dongs = call(tool, admmCd="1168000000", lv=3, **query).records
+    assert district and by_month(district) == by_month(dongs)
+    dong = dongs[0]["admmCd"]
+    tongs = call(tool, admmCd=dong, lv=4, **query).records
+    assert tongs and all(r["tong"] for r in tongs)
+    assert by_month(tongs) == by_month([r for r in dongs if r["admmCd"] == dong])
 
 
 def test_deaths_by_single_year_add_up_and_fall_mostly_on_the_old(call):
@@ -267,6 +293,21 @@ def test_a_move_row_is_a_pair_someone_moved_between_with_its_ages(call):
             young += sum(by_age[20:40])
             total += sum(by_age)
     assert young / total > 0.35  # movers are young adults more than any other age
+
+
+def test_moves_take_at_most_three_months_and_no_tong_level():
+    with httpx.Client(transport=SimTransport(Simulator(seed=0, api_key="k"))) as client:
+
+        def code(**params):
+            query = {"serviceKey": "k", "type": "json", "mvinAdmmCd": "1168000000", "mvtAdmmCd": "1165000000"}
+            answer = client.get(
+                "https://apis.data.go.kr/1741000/ppltnDataStus/selectPpltnDataStus", params={**query, **params}
+            )
+            return answer.json()["Response"]["head"]["resultCode"]
+
+        assert code(srchFrYm="202604", srchToYm="202606", lv="2") == "0"
+        assert code(srchFrYm="202603", srchToYm="202606", lv="2") == "10"
+        assert code(srchFrYm="202606", srchToYm="202606", lv="4") == "10"
 
 
 def test_moves_without_the_origin_are_refused_as_the_service_does():

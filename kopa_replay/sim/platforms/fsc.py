@@ -28,7 +28,7 @@ from typing import Any
 from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, Query
 from kopa_replay.sim.platforms.fsc_tables import TABLES
 from kopa_replay.sim.platforms.fsc_tables import days as _days
-from kopa_replay.sim.protocols import DATAGOKR_CODES, DataGoKrProtocol
+from kopa_replay.sim.protocols import DataGoKrProtocol
 from kopa_replay.sim.tables import endpoints
 from kopa_replay.sim.world.calendar import previous_business_day, ymd
 from kopa_replay.sim.world.finance import IFRS_ACCOUNTS, Company, Grid, LazyRows
@@ -61,15 +61,10 @@ class TableListProtocol(DataGoKrProtocol):
             {"title": title, "totalCount": len(rows), "items": {"item": rows[offset : offset + limit]}}
             for title, rows in tables.items()
         ]
-        code = ctx.code("00")
-        header = {
-            "resultCode": code,
-            "resultMsg": DATAGOKR_CODES.get(code, ""),
-            "pageNo": str(meta["page"]),
-            "numOfRows": str(meta["size"]),
-        }
-        doc = {"header": header, "body": {"tableList": listed}}
-        return Doc(doc, xml=True, xml_root="response") if ctx.xml else Doc({"response": doc})
+        doc = self._envelope(ctx, "00", {"tableList": listed})
+        envelope = doc.body if ctx.xml else doc.body["response"]
+        envelope["header"].update(pageNo=str(meta["page"]), numOfRows=str(meta["size"]))
+        return doc
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
         if kind == ErrorKind.NO_DATA:  # nothing found: the asked table, empty ("items": {"item": []})
@@ -520,8 +515,10 @@ ENDPOINTS = [
 
 # the operations kept as data: kopa_replay/sim/tables/fsc.yaml over the world tables of fsc_tables.py, and
 # the tables this module's handlers make: the _V2 path of the stock prices, the financial companies' statements
+#: the envelopes a row may name (options.protocol); an unknown name fails at import, never falls back
+_PROTOCOLS = {"datagokr": PROTOCOL, "table_list": TABLE_LIST}
 ENDPOINTS += [
-    replace(ep, protocol=TABLE_LIST) if ep.options.get("protocol") == "table_list" else ep
+    replace(ep, protocol=_PROTOCOLS[ep.options.get("protocol", "datagokr")])
     for ep in endpoints(
         "fsc",
         HOST,

@@ -1419,7 +1419,7 @@ def _vocabulary(world, values: Any) -> list[str]:
 def _choices(world, group: dict[str, Any]) -> list[Row]:
     """The entries of one axis or pick: fields moving together, one dict per position."""
     columns = {name: _vocabulary(world, values) for name, values in group.items()}
-    return [dict(zip(columns, entry)) for entry in zip(*columns.values())]
+    return [dict(zip(columns, entry)) for entry in zip(*columns.values(), strict=True)]
 
 
 def _month_text(year: int, month: int) -> str:
@@ -1503,7 +1503,8 @@ def _period_day(kind: str, text: str, as_of: dt.date) -> dt.date:
     return parse_ymd(text) or as_of
 
 
-#: how far a ranged value moves from its category's level from one period to the next (±3 %): a series, not noise
+#: how far a ranged value strays from its category's level in any period (±3 %, so neighbouring periods differ by at
+#: most ≈6 %): a series around a level, not a fresh draw across the whole range each period
 _PERIOD_JITTER = 0.03
 
 

@@ -34,13 +34,14 @@ documented publicly; they are modelled on the gateway's numbers:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from kopa_replay.sim.core import BadParam, Context, Doc, Endpoint, ErrorKind, NoData, Query
 from kopa_replay.sim.protocols import DATAGOKR_CODES, DataGoKrProtocol
 from kopa_replay.sim.tables import endpoints
+from kopa_replay.sim.world import evict_oldest
 from kopa_replay.sim.world.calendar import ymd
 from kopa_replay.sim.world.datasets import AdminDong, DatasetWorld, month_range, previous_month
 from kopa_replay.sim.world.finance import LazyRows
@@ -592,75 +593,169 @@ def _by_age(base: Callable[[Any, Query], list[dict[str, Any]]], code: str):
 
 #: Births a month per registered resident (≈ 0.23 million births a year over ≈ 51 million: 2024–2025).
 _BIRTHS_PER_RESIDENT_MONTH = 0.23 / 51 / 12
-#: Shares of households by members, 1 … 10 (10: ten or more): the 2025 주민등록 세대원수별 세대, roughly.
-_HOUSEHOLD_SHARES = (41.8, 25.0, 16.3, 12.6, 3.2, 0.8, 0.2, 0.06, 0.03, 0.01)
-
-
-def _admm_place(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The region columns of the 행정동(통반단위) services in the order the birth service sends them."""
-    return {k: row[k] for k in ("ctpvNm", "sggNm", "dongNm", "admmCd", "tong", "ban", "statsYm")}
-
-
-def admm_births(world, q: Query) -> list[dict[str, Any]]:
-    """출생등록자수 per 행정동 (or 통) and month: only the rows where a birth was registered."""
-    out = []
-    for row in admm_population(world, q):
-        rng = world.rng("mois.births", row["admmCd"], row["tong"], row["statsYm"])
-        total = int(rng.poisson(int(row["totNmprCnt"]) * _BIRTHS_PER_RESIDENT_MONTH))
-        if total:
-            male = int(rng.binomial(total, 0.512))
-            counts = {"totNmprCnt": str(total), "maleNmprCnt": str(male), "femlNmprCnt": str(total - male)}
-            out.append({**_admm_place(row), **counts})
-    return out
-
-
-#: Deaths a month per registered resident (≈ 0.36 million a year over ≈ 51 million: 2024–2025), and their shares
-#: by single year of age 0 … 110 (110: 110 and over), men dying younger than women: a smooth curve, roughly.
+#: Deaths a month per registered resident (≈ 0.36 million a year over ≈ 51 million: 2024–2025).
 _DEATHS_PER_RESIDENT_MONTH = 0.36 / 51 / 12
-
-
-def _death_shares(peak: int) -> tuple[float, ...]:
-    weights = [0.3 / (1 + age) + 100 * math.exp(-(((age - peak) / 11) ** 2) / 2) for age in range(111)]
-    return tuple(w / sum(weights) for w in weights)
-
-
-_DEATH_AGES = {"male": _death_shares(80), "feml": _death_shares(87)}
-
-
-def admm_deaths(world, q: Query) -> list[dict[str, Any]]:
-    """사망말소자수 per 행정동 (or 통) and month by sex and single year of age: only the rows with a death."""
-    out = []
-    for row in admm_population(world, q):
-        rng = world.rng("mois.deaths", row["admmCd"], row["tong"], row["statsYm"])
-        total = int(rng.poisson(int(row["totNmprCnt"]) * _DEATHS_PER_RESIDENT_MONTH))
-        if not total:
-            continue
-        male = int(rng.binomial(total, 0.53))
-        ages: dict[str, str] = {}
-        for sex, count in (("male", male), ("feml", total - male)):  # a few deaths each: drawn, not spread
-            split = rng.multinomial(count, _DEATH_AGES[sex])
-            ages.update({f"{sex}{age}AgeNmprCnt": str(int(n)) for age, n in enumerate(split)})
-        counts = {"totNmprCnt": str(total), "maleNmprCnt": str(male), "femlNmprCnt": str(total - male)}
-        out.append({**_admm_place(row), **counts, **ages})
-    return out
-
-
 #: Residents who move across a 행정동's boundary in a month (≈ 6.3 million moves a year over ≈ 51 million), and
 #: where they go: within their 시군구, to another 시군구 of their 시도, to another 시도 (KOSIS 국내인구이동, roughly).
 _MOVERS_PER_RESIDENT_MONTH = 6.3 / 51 / 12
 _MOVE_SHARES = {"sigungu": 0.55, "sido": 0.25, "country": 0.20}
+#: Shares of households by members, 1 … 10 (10: ten or more): the 2025 주민등록 세대원수별 세대, roughly.
+_HOUSEHOLD_SHARES = (41.8, 25.0, 16.3, 12.6, 3.2, 0.8, 0.2, 0.06, 0.03, 0.01)
+_SINGLE_AGES = range(111)  # 만0세 … 만110세 이상
 
 
-def _mover_shares(peak: int) -> tuple[float, ...]:
-    """Movers by single year of age 0 … 110: young adults most, children with their parents, few old people."""
+def _age_curve(*bumps: tuple[float, float, float], floor: float = 0.0, infants: float = 0.0) -> tuple[float, ...]:
+    """Shares over single years of age 0 … 110: a floor, a weight falling off from birth, and (weight, peak,
+    width) bumps, normalised."""
     weights = [
-        0.05 + math.exp(-(((age - peak) / 9) ** 2) / 2) + 0.35 * math.exp(-(((age - 4) / 5) ** 2) / 2)
-        for age in range(111)
+        floor + infants / (1 + age) + sum(w * math.exp(-(((age - peak) / width) ** 2) / 2) for w, peak, width in bumps)
+        for age in _SINGLE_AGES
     ]
     return tuple(w / sum(weights) for w in weights)
 
 
-_MOVER_AGES = {"male": _mover_shares(31), "feml": _mover_shares(29)}
+#: Deaths fall mostly on the old, men younger than women; movers are young adults and their small children.
+_DEATH_AGES = {"male": _age_curve((100, 80, 11), infants=0.3), "feml": _age_curve((100, 87, 11), infants=0.3)}
+_MOVER_AGES = {
+    "male": _age_curve((1, 31, 9), (0.35, 4, 5), floor=0.05),
+    "feml": _age_curve((1, 29, 9), (0.35, 4, 5), floor=0.05),
+}
+
+
+def _by_sex_and_age(rng, total: int, male_share: float, ages: Mapping[str, tuple[float, ...]] | None) -> list[int]:
+    """``total`` people drawn into [male, female] and, with ``ages``, then by single year: male 0 … 110, female 0 … 110."""
+    male = int(rng.binomial(total, male_share))
+    if ages is None:
+        return [male, total - male]
+    return [
+        int(n) for sex, count in (("male", male), ("feml", total - male)) for n in rng.multinomial(count, ages[sex])
+    ]
+
+
+def _count_fields(vector: Sequence[int], ages: bool) -> dict[str, str]:
+    """totNmprCnt, maleNmprCnt, femlNmprCnt (and the single-year fields) of a [male, female] or by-age vector."""
+    if ages:
+        male, feml = sum(vector[:111]), sum(vector[111:])
+        by_age = {
+            f"{sex}{age}AgeNmprCnt": str(vector[offset + age])
+            for sex, offset in (("male", 0), ("feml", 111))
+            for age in _SINGLE_AGES
+        }
+    else:
+        (male, feml), by_age = vector, {}
+    return {"totNmprCnt": str(male + feml), "maleNmprCnt": str(male), "femlNmprCnt": str(feml), **by_age}
+
+
+class _Vital:
+    """A 행정동 statistic counted where it happens and summed upward: a 행정동's counts are drawn, a 시군구's or a
+    시도's are the sum of its dongs', and a dong's 통 (lv=4) split its counts by their residents — so every level
+    of one query, and every query, adds up. ``draw(rng, admin, residents, households)`` gives a dong's vector."""
+
+    def __init__(self, label: str, draw: Callable[..., list[int]], keep_empty: bool) -> None:
+        self.label, self.draw, self.keep_empty = label, draw, keep_empty
+
+    def rows(self, world, q: Query, fields: Callable[[list[int]], dict[str, str]]) -> LazyRows:
+        unit = _admm_unit(world, q, "admmCd")
+        months, level = _published_months(q), _level(q)
+        if unit is None or not months:
+            raise NoData()
+        children, datasets = _admm_children(world), world.datasets
+        dongs: dict[tuple[str, str], list[int]] = {}
+
+        def dong(admin, month: str) -> list[int]:
+            key = (_admm_code(admin), month)
+            if key not in dongs:
+                pop = datasets.admin_population(admin, month)
+                rng = world.rng("mois", self.label, key[0], month)
+                dongs[key] = self.draw(rng, pop["total"], pop["households"])
+            return dongs[key]
+
+        def summed(row_unit, month: str) -> list[int]:
+            parts = [dong(leaf, month) for leaf in _descend(row_unit, 3, children)]
+            return [sum(column) for column in zip(*parts)] if parts else []
+
+        def tongs(admin, month: str) -> list[tuple[str, list[int]]]:
+            pop = datasets.admin_population(admin, month)
+            weights = [part["total"] for _, part in _tongs(world, admin.code, pop)]
+            shares = [w / sum(weights) for w in weights] if sum(weights) else [1 / len(weights)] * len(weights)
+            rng = world.rng("mois", self.label, "tong", _admm_code(admin), month)
+            columns = [rng.multinomial(n, shares) for n in dong(admin, month)]
+            return [(str(t), [int(column[t - 1]) for column in columns]) for t in range(1, len(weights) + 1)]
+
+        keys = []
+        for month in months:
+            for row_unit in _descend(unit, min(level, 3), children):
+                if level == 4 and _depth(row_unit) == 3:
+                    keys += [(month, row_unit, tong, vector) for tong, vector in tongs(row_unit, month)]
+                else:
+                    keys.append((month, row_unit, "", summed(row_unit, month)))
+        keys = [key for key in keys if self.keep_empty or sum(key[3])]
+
+        def make(key) -> dict[str, Any]:
+            month, row_unit, tong, vector = key
+            place = _admm_describe(row_unit)
+            return {
+                **{k: place[k] for k in ("ctpvNm", "sggNm", "dongNm", "admmCd")},
+                "tong": tong,
+                "ban": "",
+                "statsYm": month,
+                **fields(vector),
+            }
+
+        return LazyRows(keys, make)
+
+
+_BIRTHS = _Vital(
+    "births",
+    lambda rng, residents, _: _by_sex_and_age(
+        rng, int(rng.poisson(residents * _BIRTHS_PER_RESIDENT_MONTH)), 0.512, None
+    ),
+    False,
+)
+_DEATHS = _Vital(
+    "deaths",
+    lambda rng, residents, _: _by_sex_and_age(
+        rng, int(rng.poisson(residents * _DEATHS_PER_RESIDENT_MONTH)), 0.53, _DEATH_AGES
+    ),
+    False,
+)
+
+
+def _members(rng, _residents: int, households: int) -> list[int]:
+    shares = rng.dirichlet([s * 4 + 0.05 for s in _HOUSEHOLD_SHARES])
+    return [int(n) for n in rng.multinomial(households, shares / shares.sum())]
+
+
+_HOUSEHOLDS = _Vital("members", _members, True)
+
+
+def admm_births(world, q: Query) -> LazyRows:
+    """출생등록자수 per 행정동 (or 통, or summed per 시군구/시도) and month: only the rows where a birth was registered."""
+    return _BIRTHS.rows(world, q, lambda v: _count_fields(v, ages=False))
+
+
+def admm_deaths(world, q: Query) -> LazyRows:
+    """사망말소자수 per 행정동 (or 통, or summed) and month by sex and single year of age: only the rows with a death."""
+    return _DEATHS.rows(world, q, lambda v: _count_fields(v, ages=True))
+
+
+def admm_households_by_members(world, q: Query) -> LazyRows:
+    """세대원수별 세대수 per 행정동 (or 통, or summed) and month: households by members (1 … 10 or more)."""
+    return _HOUSEHOLDS.rows(
+        world, q, lambda v: {"totHhCnt": str(sum(v)), **{f"hhNmprCnt{n}": str(c) for n, c in enumerate(v, start=1)}}
+    )
+
+
+_COUNTRY: dict[tuple[int, str, str], int] = {}
+
+
+def _country(world, month: str, residents: Callable[[Any], int]) -> int:
+    """The country's residents in a month (every 행정동 summed once per world and month, not per query)."""
+    key = (world.seed, world.size, month)
+    if key not in _COUNTRY:
+        _COUNTRY[key] = sum(residents(sido) for sido in world.regions.sido)
+        evict_oldest(_COUNTRY, 64)
+    return _COUNTRY[key]
 
 
 class _Moves:
@@ -677,7 +772,7 @@ class _Moves:
         self.children = _admm_children(world)
         self._residents: dict[str, int] = {}
         self._splits: dict[tuple[str, str], dict[tuple[str, str], int]] = {}
-        self.country = sum(self.residents(sido) for sido in world.regions.sido)
+        self.country = _country(world, month, self.residents)
 
     def residents(self, unit) -> int:
         code = _admm_code(unit)
@@ -732,52 +827,46 @@ def _lifted(unit, level: int):
     return unit
 
 
-def admm_moves(world, q: Query) -> list[dict[str, Any]]:
+#: the longest window the 인구이동 service answers (a measured client: more months fail the call)
+_MOVES_MONTHS = 3
+
+
+def admm_moves(world, q: Query) -> LazyRows:
     """인구이동: movers from each unit under ``mvtAdmmCd`` to each unit under ``mvinAdmmCd`` at level ``lv`` (1 시도,
-    2 시군구, 3 행정동) per month, by sex and single year of age (drawn per row); only the pairs someone moved between."""
+    2 시군구, 3 행정동) per month, by sex and single year of age (drawn per row); only the pairs someone moved between.
+    The flows are counted for the whole answer; a row's ages are drawn when its page is served."""
     into, out_of = _admm_unit(world, q, "mvinAdmmCd"), _admm_unit(world, q, "mvtAdmmCd")
-    months, level = _published_months(q), _level(q)
-    if into is None or out_of is None or not months or level == 4:
+    level = _level(q)
+    if level == 4:
+        raise BadParam("lv", "4")  # moves are counted between 행정동, not 통
+    months = _published_months(q)
+    if len(month_range(_month(q, "srchFrYm"), _month(q, "srchToYm"))) > _MOVES_MONTHS:
+        raise BadParam("srchToYm", q.get("srchToYm") or "")
+    if into is None or out_of is None or not months:
         raise NoData()
     # a code below the level stands for its region at that level (the service matches codes by prefix)
     into, out_of = (_lifted(unit, level) for unit in (into, out_of))
-    out = []
+    keys = []
     for month in months:
         moves = _Moves(world, month)
+        destinations = _descend(into, level, moves.children)
         for origin in _descend(out_of, level, moves.children):
-            for dest in _descend(into, level, moves.children):
+            for dest in destinations:
                 total = moves.flow(origin, dest) if dest is not origin else 0
-                if not total:
-                    continue
-                rng = world.rng("mois.movers", _admm_code(origin), _admm_code(dest), month)
-                male = int(rng.binomial(total, 0.51))
-                ages: dict[str, str] = {}
-                for sex, count in (("male", male), ("feml", total - male)):
-                    split = rng.multinomial(count, _MOVER_AGES[sex])
-                    ages.update({f"{sex}{age}AgeNmprCnt": str(int(n)) for age, n in enumerate(split)})
-                out.append(
-                    {
-                        "statsYm": month,
-                        **_admm_describe(dest, "mvin"),
-                        **_admm_describe(origin, "mvt"),
-                        "totNmprCnt": str(total),
-                        "maleNmprCnt": str(male),
-                        "femlNmprCnt": str(total - male),
-                        **ages,
-                    }
-                )
-    return out
+                if total:
+                    keys.append((month, origin, dest, total))
 
+    def make(key) -> dict[str, Any]:
+        month, origin, dest, total = key
+        rng = world.rng("mois.movers", _admm_code(origin), _admm_code(dest), month)
+        return {
+            "statsYm": month,
+            **_admm_describe(dest, "mvin"),
+            **_admm_describe(origin, "mvt"),
+            **_count_fields(_by_sex_and_age(rng, total, 0.51, _MOVER_AGES), ages=True),
+        }
 
-def admm_households_by_members(world, q: Query) -> list[dict[str, Any]]:
-    """세대원수별 세대수 per 행정동 (or 통) and month: the row's households split by members (1 … 10 or more)."""
-    out = []
-    for row in admm_population(world, q):
-        households = int(row["hhCnt"])
-        counts = _split(world, ("mois.members", row["admmCd"], row["tong"]), households, _HOUSEHOLD_SHARES)
-        sizes = {f"hhNmprCnt{n}": str(c) for n, c in enumerate(counts, start=1)}
-        out.append({**_admm_place(row), "totHhCnt": str(households), **sizes})
-    return out
+    return LazyRows(keys, make)
 
 
 # -- 건축HUB: 건축물대장, 건축인허가, 주택인허가 (world.buildings) ------------------------------------------

@@ -1111,7 +1111,7 @@ class DatasetWorld:
                 bubun = int(rng.integers(0, 30)) if rng.random() < 0.3 else 0
                 road = _stem(dong.name) + _pick(rng, ("로", "길", "대로"))
                 if n == 0 and sgg.code == _ROAD_ANCHOR[0]:
-                    road = _ROAD_ANCHOR[1]  # after the draw, so no other value moves
+                    road = _ROAD_ANCHOR[1]  # after the draw: the other complexes keep every value
                 out.append(Complex(seq, name, dong, build, areas, floors, price, bonbun, bubun, road))
             table[sgg.code] = out
         return table
