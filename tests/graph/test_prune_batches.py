@@ -127,7 +127,9 @@ def _reference(links, catalog, env, config):
 
 def test_one_batch_is_the_loop_as_it_was_and_resumes_as_it_did(catalog, candidates):
     ours, theirs = copy.deepcopy(candidates), copy.deepcopy(candidates)
-    for config in (PruneConfig(iterations=2, paths=30, seed=3), PruneConfig(iterations=1, paths=20, seed=4)):
+    # enough paths in the first run that some link earns its trials and is cut among the catalog's 9,000-odd
+    # candidates (at 30 paths none was, once the catalog grew past 805 tools)
+    for config in (PruneConfig(iterations=2, paths=150, seed=3), PruneConfig(iterations=1, paths=20, seed=4)):
         with sim(catalog) as env:
             got = prune(ours, catalog, env, config)
         with sim(catalog) as env:
