@@ -276,7 +276,8 @@ class Protocol:
         """The answer holding the requested page of ``records`` (all the handler found): :meth:`window`, then
         :meth:`ok`. A platform that pages parts of one answer on their own (tables under titles) overrides it."""
         offset, limit, meta = self.window(ctx, params)
-        return self.ok(ctx, list(records[offset : offset + limit]), len(records), meta)
+        page = records[offset : offset + limit]  # the lazy tables' slices are lists already: no copy on this path
+        return self.ok(ctx, page if isinstance(page, list) else list(page), len(records), meta)
 
     def error(self, ctx: Context, kind: str, detail: str = "") -> Doc:
         raise NotImplementedError

@@ -398,7 +398,7 @@ def _admm_describe(unit, prefix: str = "") -> dict[str, str]:
     sido, sgg = _names(unit)
     admin = unit if isinstance(unit, AdminDong) else None
     values = (
-        admin.admm_cd if admin else unit.region_cd,
+        _admm_code(unit),
         sido.name,
         sgg.name if sgg else "",
         admin.name if admin else "",
@@ -554,20 +554,13 @@ _AGE_SHARES = {
 AGE_BANDS = tuple(range(0, 101, 10))
 
 
-def _split(world, labels: tuple[str, ...], total: int, shares: tuple[float, ...]) -> list[int]:
-    """``total`` split over ``shares`` (drawn around them, stable per ``labels``: the purpose and the region;
-    largest remainder)."""
-    drawn = world.rng(*labels).dirichlet([s * 4 + 0.05 for s in shares])
-    raw = [total * float(s) for s in drawn]
+def _age_counts(world, key: tuple[str, ...], total: int, sex: str) -> dict[str, str]:
+    """``total`` residents of one sex split over the ten-year bands, stable per region (largest remainder)."""
+    shares = world.rng("mois.ages", sex, *key).dirichlet([s * 4 + 0.05 for s in _AGE_SHARES[sex]])
+    raw = [total * float(s) for s in shares]
     counts = [int(r) for r in raw]
     for i in sorted(range(len(raw)), key=lambda i: counts[i] - raw[i])[: total - sum(counts)]:
         counts[i] += 1
-    return counts
-
-
-def _age_counts(world, key: tuple[str, ...], total: int, sex: str) -> dict[str, str]:
-    """``total`` residents of one sex split over the ten-year bands, stable per region."""
-    counts = _split(world, ("mois.ages", sex, *key), total, _AGE_SHARES[sex])
     return {f"{sex}{band}AgeNmprCnt": str(n) for band, n in zip(AGE_BANDS, counts)}
 
 
