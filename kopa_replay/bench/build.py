@@ -1,7 +1,15 @@
-"""Building the benchmark's task set: executed walks over the links a person would follow, asked as a person would.
+"""Building the benchmark's task set: the curated tasks executed and checked, or walks proposed as candidates.
 
 The shipped task set (:mod:`kopa_replay.bench.data`) is made by :func:`build_tasks`
-and nothing else, so it can be rebuilt and reviewed:
+and nothing else, so it can be rebuilt and reviewed: every curated task
+(:mod:`kopa_replay.bench.curated` — questions people wrote and accepted, each with a
+declarative plan) executed through the environment, its answer computed again from
+the simulator's world truth (:mod:`kopa_replay.bench.truth`), both failure modes tried
+(:mod:`kopa_replay.bench.review`); a task whose two answers disagree, or that a
+reader's check objects to, fails the build.
+
+:func:`propose_tasks` is the generator that proposes candidates a person may take
+into the curated files (it made the earlier, generated task set):
 
 1. **Links.** The meaningful links of the intent table (:mod:`kopa_replay.synth.intents`:
    a company's convertible bonds, the routes that stop at a stop, the city a library
@@ -19,8 +27,7 @@ and nothing else, so it can be rebuilt and reviewed:
    turn (chain, fan-out, derived, comparison, condition), one walk per set of tools
    first, a second one (another start) only when a domain has no other, nearest
    :data:`TARGET_CALLS` calls first.
-4. **The Lightron task** of the paper's appendix (:func:`lightron_plan`).
-5. **Checks** (:func:`task_problems`) that fail the build: a tool name or title, or
+4. **Checks** (:func:`task_problems`) that fail the build: a tool name or title, or
    호출, in a question; a value handed between calls (or the answer) in it; a yes/no
    threshold stated to more than two significant digits (2 × the figure gives it away);
    a code the person would not know given to the first call (a corp_code, a stId, a
@@ -42,7 +49,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -54,7 +61,7 @@ from kopa_replay.bench.tasks import task_from_trajectory, trajectory_calls
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
-from kopa_replay.synth.model import Answer, Junction, Step, Trajectory
+from kopa_replay.synth.model import Junction, Trajectory
 from kopa_replay.text.keys import question_keys, value_keys
 from kopa_replay.text.normalize import normalize_question, text_form
 from kopa_replay.util import Progress, tick
@@ -67,10 +74,11 @@ __all__ = [
     "MAX_CALLS",
     "benchmark_links",
     "build_tasks",
+    "propose_tasks",
+    "question_problems",
     "hands_a_code",
     "has_parallel_calls",
     "junction_hands_a_code",
-    "lightron_plan",
     "reads_pages",
     "split_of",
     "summary",
@@ -81,6 +89,7 @@ __all__ = [
 HELD_OUT_PLATFORMS = ("dart", "krx", "seoul")
 #: the paper's tasks averaged about five calls; selection prefers walks near it
 TARGET_CALLS = 5
+#: the paper's showcase task (``curated/paper.yaml``)
 LIGHTRON_ID = "kopa-finance-lightron"
 #: the patterns selection takes in turn
 PATTERN_ORDER = ("chain", "fan_out", "derived", "comparison", "condition")
@@ -277,83 +286,11 @@ def _ranked(items: Sequence[Trajectory], quota: int) -> list[Trajectory]:
     return taken
 
 
-def lightron_plan(catalog: Catalog, env: Any, as_of: str = "2026-09-01") -> tuple[Trajectory, Task]:
-    """The paper's appendix task as a plan, executed through ``env``, and the task it poses.
-
-    Two calls need the one corp-code lookup: the CB decision (by corp_code) and the
-    prior close (by the stock code the lookup also gives). The answer is computed
-    from the executed records at full precision; the tolerance admits the
-    paper's printed 215.78% and a 215.79% rounding.
-    """
-    import datetime as dt
-
-    from kopa_replay.sim.world.calendar import previous_business_day, ymd
-    from kopa_replay.synth.answer import AnswerError, evaluate
-    from kopa_replay.synth.plan import branches_of, page_calls, run_plan
-
-    prior = ymd(previous_business_day(dt.date.fromisoformat(as_of)))
-    steps = [
-        Step(0, "dart_corp_code", {"corp_name": "라이트론"}, "", 0, None, "", 0),
-        Step(
-            1, "dart_cvbd_is_decsn", {"corp_code": "", "bgn_de": "20260101", "end_de": "20260131"}, "", 0, None, "", 1
-        ),
-        Step(2, "datagokr_get_stock_price_info", {"srtnCd": "", "basDt": prior, "numOfRows": 1000}, "", 0, None, "", 2),
-    ]
-    junctions = [
-        Junction(0, 1, {"corp_code": "corp_code"}, "sequential", 0, 0, ()),
-        Junction(0, 2, {"srtnCd": "stock_code"}, "sequential", 0, 0, ()),
-    ]
-    close = {"op": "value", "group": 2, "branch": 0, "field": "clpr"}
-    floor = {"op": "value", "group": 1, "branch": 0, "field": "act_mktprcfl_cvprc_lwtrsprc"}
-    spec = {"op": "pct_change", "a": close, "b": floor}
-    skeleton = Trajectory(
-        LIGHTRON_ID,
-        "chain",
-        steps,
-        junctions,
-        Answer("number", 0, unit="%"),
-        meta={"page_budget": 5, "fan_out_budget": 5, "answer_spec": spec},
-    )
-    run = run_plan(skeleton, catalog, env)
-    if not run.ok:
-        raise UsageError(f"the Lightron task does not execute on this source: {run.problem}")
-    handed = [[None], *[list(j.values) for j in run.junctions]]
-    try:
-        a, b = (evaluate(part, branches_of(run.groups, handed)) for part in (close, floor))
-    except AnswerError as exc:
-        raise UsageError(f"the Lightron task's answer is not determined: {exc}") from None
-    answer = Answer(
-        "number",
-        round((a - b) / b * 100, 6),
-        0.01,
-        f"({a} - {b}) / {b} x 100: prior close over the CB refixing floor",
-        "%",
-    )
-    handed_text = tuple(dict.fromkeys(str(v) for j in run.junctions for v in j.values))
-    calls = page_calls(run)
-    plan = Trajectory(
-        LIGHTRON_ID,
-        "chain",
-        run.steps,
-        run.junctions,
-        answer,
-        f"라이트론이 2026년 1월에 발행을 결정한 전환사채의 리픽싱 최저 조정가액과 비교해, "
-        f"{int(prior[4:6])}월 {int(prior[6:])}일 종가는 몇 % 높습니까? 소수점 둘째 자리까지 답하세요.",
-        handed_text,
-        run.state_digest,
-        {**skeleton.meta, "calls": calls, "complete": run.complete},
-    )
-    task = task_from_trajectory(
-        plan, catalog, split=split_of(catalog.get(s.tool).platform for s in run.steps), hands_code=junction_hands_a_code
-    )
-    return plan, replace(task, tags=("chain", "paper-appendix"))
-
-
-def build_tasks(
+def propose_tasks(
     catalog: Catalog, env: Any, spec: BuildSpec = BuildSpec(), intents: Any = None, progress: Progress | None = None
 ) -> tuple[list[Task], list[Trajectory]]:
-    """The task set and the plans behind it (same order, same ids), deterministic for one source; ``progress``
-    hears each synthesis run.
+    """Candidate tasks from walks and the plans behind them (same order, same ids), deterministic for one source;
+    ``progress`` hears each synthesis run.
 
     Raises :class:`UsageError` listing every task that fails a check of :func:`task_problems`.
     """
@@ -380,10 +317,6 @@ def build_tasks(
         )
         plans.append(walk)
         tasks.append(replace(task, tags=tags))
-    if spec.lightron:
-        plan, task = lightron_plan(catalog, env)
-        plans.append(plan)
-        tasks.append(task)
     order = np.argsort([task.id for task in tasks], kind="stable")
     tasks, plans = [tasks[i] for i in order], [plans[i] for i in order]
     problems = [
@@ -396,18 +329,57 @@ def build_tasks(
     return tasks, plans
 
 
+def build_tasks(
+    catalog: Catalog,
+    env: Any,
+    world: Any,
+    as_of: str,
+    *,
+    curated: Sequence[Any] | None = None,
+    progress: Progress | None = None,
+) -> tuple[list[Task], list[Trajectory], dict[str, Any]]:
+    """The curated task set executed through ``env`` (a simulator over ``world`` at ``as_of``): tasks, plans and
+    what the review found (failure modes per task).
+
+    Raises :class:`UsageError` listing every task whose plan answer and world-truth answer disagree, or that a
+    check objects to (:func:`kopa_replay.bench.review.objections`).
+    """
+    from kopa_replay.bench.curated import execute, load_curated
+    from kopa_replay.bench.review import failure_modes, objections, truth_agrees
+    from kopa_replay.bench.truth import truth_answer
+
+    items = list(curated if curated is not None else load_curated())
+    tasks: list[Task] = []
+    plans: list[Trajectory] = []
+    problems: list[str] = []
+    for k, item in enumerate(items, 1):
+        task, plan = execute(item, catalog, env)
+        truth = truth_answer(item.truth, world, as_of, item.slots)
+        if not truth_agrees(task, truth):
+            problems.append(f"{task.id}: the plan answers {task.answer.value!r}, the world truth {truth!r}")
+        problems += [f"{task.id}: {text}" for text in objections(task, plan, catalog)]
+        tasks.append(task)
+        plans.append(plan)
+        tick(progress, "tasks", k, len(items))
+    if problems:
+        raise UsageError(f"{len(problems)} problem(s) in the curated task set: " + "; ".join(problems[:20]))
+    order = np.argsort([task.id for task in tasks], kind="stable")
+    tasks, plans = [tasks[i] for i in order], [plans[i] for i in order]
+    return tasks, plans, failure_modes(tasks, plans, catalog, env)
+
+
 def _round(threshold: Any) -> bool:
     """At most two significant digits (230, 1,000억, 0.026): a threshold that says nothing exact."""
     digits = str(threshold).lstrip("-").replace(".", "").lstrip("0").rstrip("0")
     return len(digits) <= 2
 
 
-def task_problems(task: Task, plan: Trajectory, catalog: Catalog, intents: Any) -> list[str]:
-    """What makes ``task`` not a question a person would ask (see the module docstring); [] when nothing does."""
+def question_problems(task: Task, plan: Trajectory, catalog: Catalog) -> list[str]:
+    """The checks every task meets, proposed or curated: its question names no tool (by name or title) and says no
+    호출, states no value a call returns (nor the answer), a yes/no threshold says nothing exact, and the first call
+    gets no code a person would not hold; [] when nothing is wrong."""
     from kopa_replay.sim.truth import param_domain
     from kopa_replay.synth.facts import given_args, handed_values
-    from kopa_replay.synth.intents import IntentError
-    from kopa_replay.synth.phrasing import Phrasing
 
     question = task.question_ko
     problems = []
@@ -434,11 +406,21 @@ def task_problems(task: Task, plan: Trajectory, catalog: Catalog, intents: Any) 
         domain = param_domain(steps[index].tool, param)
         if domain in CODE_DOMAINS:
             problems.append(f"the question gives {param}={value!r}, a {domain} the person would not know")
+    return problems
+
+
+def task_problems(task: Task, plan: Trajectory, catalog: Catalog, intents: Any) -> list[str]:
+    """What makes a proposed ``task`` not a question a person would ask (see the module docstring): the
+    :func:`question_problems`, and its phrasing against the intent table; [] when nothing does."""
+    from kopa_replay.synth.intents import IntentError
+    from kopa_replay.synth.phrasing import Phrasing
+
+    problems = question_problems(task, plan, catalog)
     try:
         phrasing = Phrasing(intents, plan)
     except IntentError as exc:
         return problems + [str(exc)]
-    problems += phrasing.unstated(question)
+    problems += phrasing.unstated(task.question_ko)
     problems += phrasing.incoherent()
     for junction in plan.junctions:
         if not junction_hands_a_code(plan, junction):
@@ -446,18 +428,33 @@ def task_problems(task: Task, plan: Trajectory, catalog: Catalog, intents: Any) 
     return problems
 
 
-def summary(tasks: Sequence[Task], plans: Sequence[Trajectory]) -> dict[str, Any]:
-    """What a task set is made of: sizes, calls per task, parallel and paged shares, domains, splits, platforms."""
+def summary(
+    tasks: Sequence[Task], plans: Sequence[Trajectory], modes: Mapping[str, Mapping[str, bool]] | None = None
+) -> dict[str, Any]:
+    """What a task set is made of: sizes, calls per task, parallel and paged shares, domains, splits, platforms,
+    and with ``modes`` (:func:`kopa_replay.bench.review.failure_modes`) how many answers each failure mode breaks."""
     calls = [len(task.reference_calls) for task in tasks]
+    parallel = sum(has_parallel_calls(plan) for plan in plans)
+    broken = (
+        {mode: sum(bool(row.get(mode)) for row in modes.values()) for mode in ("skip_lookup", "first_page")}
+        if modes is not None
+        else {}
+    )
     return {
         "tasks": len(tasks),
         "calls_mean": round(float(np.mean(calls)), 3) if calls else 0.0,
         "calls_max": max(calls, default=0),
-        "parallel": sum(has_parallel_calls(plan) for plan in plans),
+        "calls_at_least_14": sum(c >= 14 for c in calls),
+        "parallel": parallel,
+        "parallel_share": round(parallel / len(tasks), 3) if tasks else 0.0,
+        **({"answer_broken_by": broken} if modes is not None else {}),
         "paged": sum(reads_pages(plan) for plan in plans),
         "with_code_lookup": sum(hands_a_code(plan) for plan in plans),
         "by_domain": dict(sorted(Counter(task.domain for task in tasks).items())),
         "by_split": dict(sorted(Counter(task.split for task in tasks).items())),
+        "held_out_by_platform": dict(
+            sorted(Counter(p for task in tasks if task.split == "held_out" for p in task.platforms).items())
+        ),
         "by_platform": dict(sorted(Counter(p for task in tasks for p in task.platforms).items())),
         "by_answer": dict(sorted(Counter(task.answer.kind for task in tasks).items())),
         "by_pattern": dict(sorted(Counter(plan.pattern for plan in plans).items())),

@@ -16,7 +16,7 @@ the three ways the audit (:mod:`kopa_replay.bench.audit`) counts:
    ``meta["calls"]`` (else its steps), as :func:`trajectory_calls` reads them.
 
 Called as ``decontaminator(trajectory)`` it returns the reason the item must
-go (``"near-verbatim question of benchmark task kopa-law-004 (3-gram Jaccard
+go (``"near-verbatim question of benchmark task kopa-law-family-articles-1 (3-gram Jaccard
 0.932)"``) or None: the ``exclude`` hook of
 :func:`kopa_replay.synth.pipeline.run_synthesis`,
 :func:`kopa_replay.synth.walk.synthesize_report` and

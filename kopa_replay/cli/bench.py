@@ -174,4 +174,44 @@ def bench_build_command(as_json, **settings) -> None:
     if as_json:
         click.echo(_dump(info))
         return
-    click.echo(f"{info['tasks']} tasks ({info['by_split']}) -> {result.out}")
+    click.echo(_stats_text(info))
+    click.echo(f"task set -> {result.out}")
+
+
+def _stats_text(info) -> str:
+    """A task set's shape as a person reads it: calls, parallel share, domains, splits, failure modes."""
+
+    def counts(mapping) -> str:
+        return ", ".join(f"{key} {value}" for key, value in mapping.items())
+
+    lines = [
+        f"{info['tasks']} tasks ({info.get('source', 'built')}): calls mean {info['calls_mean']}, "
+        f"max {info['calls_max']}, {info.get('calls_at_least_14', 0)} with 14 or more",
+        f"parallel calls in {info['parallel']} ({info.get('parallel_share', 0):.0%}); "
+        f"read over several pages in {info['paged']}",
+        f"by domain: {counts(info['by_domain'])}",
+        f"by split: {counts(info['by_split'])} (held out by platform: {counts(info.get('held_out_by_platform', {}))})",
+    ]
+    broken = info.get("answer_broken_by")
+    if broken:
+        lines.append(
+            f"answers wrong when the code lookup is skipped: {broken['skip_lookup']}; "
+            f"when only first pages are read: {broken['first_page']}"
+        )
+    return "\n".join(lines)
+
+
+@bench.command("stats")
+@_tasks_option
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def bench_stats(tasks_dir, as_json) -> None:
+    """The shape of a task set (the shipped one by default), as its build recorded it.
+
+    Example: kopa-replay bench stats
+    """
+    from kopa_replay.bench.suite import load_task_set
+
+    info = load_task_set(tasks_dir).build
+    if not info.get("tasks"):
+        raise UsageError(f"{tasks_dir or 'the task set'} has no build.json summary: rebuild it with bench build")
+    click.echo(_dump(dict(info)) if as_json else _stats_text(info))

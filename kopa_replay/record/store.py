@@ -79,6 +79,7 @@ _BUSY_TIMEOUT_MS = 30_000
 _RECORDING = "recording:"
 _COMPRESS_MIN = 64  # bodies shorter than this are stored raw: compression would not pay
 _CACHED_BODIES = 1024  # decompressed bodies kept for replay
+_MAX_BODY = 1 << 30  # no recorded body is larger: a row that says so is corrupt
 _CACHED_BODY_MAX = 1 << 20  # larger bodies (the corpCode ZIP) are not kept
 #: SQLite's page cache per connection (negative: KiB): the request-key index of a million interactions stays in
 #: memory, so recording does not slow with the store's size
@@ -736,12 +737,22 @@ class Store:
             if decoders is not None:
                 decoders.pop(codec, None)
 
-    def _decode(self, codec: str, data: bytes) -> bytes:
-        """A blob's bytes as recorded (not yet checked against its digest)."""
+    def _decode(self, codec: str, data: bytes, size: int | None = None) -> bytes:
+        """A blob's bytes as recorded (not yet checked against its digest). With ``size`` (the row's), a compressed
+        frame must declare that many bytes, at most :data:`_MAX_BODY`: a flipped bit in a frame header would
+        otherwise have the decompressor allocate whatever it claims before the digest check could refuse it."""
         if codec == "raw":
             return bytes(data)
         if codec == "zstd" or codec.startswith("zstd:"):
-            return self._decoder(codec).decompress(data)
+            decoder = self._decoder(codec)
+            if size is not None:
+                declared = zstandard.frame_content_size(data)
+                if declared != size or not 0 <= size <= _MAX_BODY:
+                    raise StoreError(f"its compressed frame declares {declared} bytes, the store {size}")
+            try:
+                return decoder.decompress(data)
+            except MemoryError:
+                raise StoreError("it does not decompress within memory") from None
         raise StoreError(f"unknown codec {codec!r}")
 
     def append(
@@ -932,12 +943,12 @@ class Store:
         return data
 
     def _read_body(self, digest: str) -> bytes:
-        row = self.conn.execute("SELECT codec, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
+        row = self.conn.execute("SELECT codec, size, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
         if row is None:
             raise StoreError(f"store {self.path} lacks body {digest[:12]}…: the store is corrupt")
-        codec, data = row
+        codec, size, data = row
         try:
-            return self._decode(codec, data)
+            return self._decode(codec, data, size)
         except zstandard.ZstdError as exc:
             raise StoreError(
                 f"store {self.path}: body {digest[:12]}… cannot be decompressed ({exc}): the store "
@@ -963,7 +974,7 @@ class Store:
             "SELECT digest, codec, size, data FROM blobs ORDER BY digest"
         ):
             try:
-                raw = self._decode(codec, data)
+                raw = self._decode(codec, data, size)
             except (zstandard.ZstdError, StoreError) as exc:
                 problems.append(f"blob {digest[:12]}: cannot decompress ({exc})")
                 continue

@@ -1,4 +1,5 @@
-"""Stage ``bench build``: rebuild a task set on the simulator (how the shipped one was made; several minutes)."""
+"""Stage ``bench build``: the curated task set executed on the simulator and checked (how the shipped one is made),
+or with ``--propose`` candidate tasks from walks for a person to read."""
 
 from __future__ import annotations
 
@@ -21,13 +22,18 @@ STAGE = "bench-build"
 @dataclass(frozen=True)
 class Config:
     out: str | None = setting(None, "Where the task set is written.", path="dir", required=True)
-    seed: tuple[int, ...] = setting((), "Walk seed (repeatable) [default: 0 to 5].")
-    per_run: int = setting(BuildSpec.per_run, "Walks kept per synthesis run.")
+    propose: bool = setting(
+        False,
+        "Write candidate tasks from walks over the intent table instead of the curated set (for a person to read).",
+    )
+    seed: tuple[int, ...] = setting((), "Walk seed of --propose (repeatable) [default: 0 to 5].")
+    per_run: int = setting(BuildSpec.per_run, "Walks kept per synthesis run of --propose.")
     sim_seed: int = setting(0, "World seed of the simulator.")
     as_of: str = setting("2026-09-01", "Simulator as-of date.")
     world: str | None = setting(
         None,
-        "Simulator world: full (the platforms' real sizes) or default (small) [env KOPA_WORLD_SIZE; default full].",
+        "Simulator world: full (the platforms' real sizes) or default (small) [curated: full; --propose: env "
+        "KOPA_WORLD_SIZE, default full].",
     )
 
     def __post_init__(self) -> None:
@@ -49,23 +55,36 @@ class Result:
 
 
 def run(config: Config, *, progress: Any = None) -> Result:
-    from kopa_replay.bench.build import build_tasks, summary
+    from kopa_replay.bench.build import build_tasks, propose_tasks, summary
+    from kopa_replay.bench.curated import curated_digest
     from kopa_replay.bench.suite import save_task_set
     from kopa_replay.catalog import builtin_catalog
     from kopa_replay.env.source import sim_world
+    from kopa_replay.sim.world import World
 
     catalog, spec = builtin_catalog("builtin"), config.spec()
     final = Path(str(config.out))
+    # the task files name the full-size world's entities: a curated build runs there unless told otherwise
+    world_name = config.world or (None if config.propose else "full")
     where = ExecSource(
-        source=f"sim:{config.world}" if config.world else "sim", sim_seed=config.sim_seed, as_of=config.as_of
+        source=f"sim:{world_name}" if world_name else "sim", sim_seed=config.sim_seed, as_of=config.as_of
     )
+    world = sim_world(where.described()["source"])
     with atomic_run_dir(final) as work:
+        modes = None
         with ExitStack() as stack:
-            tasks, plans = build_tasks(catalog, where.open_env(stack, catalog), spec, progress=progress)
-        world = sim_world(where.described()["source"])
+            env = where.open_env(stack, catalog)
+            if config.propose:
+                tasks, plans = propose_tasks(catalog, env, spec, progress=progress)
+            else:
+                tasks, plans, modes = build_tasks(
+                    catalog, env, World(config.sim_seed, world), config.as_of, progress=progress
+                )
         info = {
-            **summary(tasks, plans),
-            "spec": spec.to_dict(),
+            **summary(tasks, plans, modes),
+            "source": "proposed" if config.propose else "curated",
+            **({} if config.propose else {"curated": curated_digest()}),
+            **({"spec": spec.to_dict()} if config.propose else {}),
             "sim_seed": config.sim_seed,
             "as_of": config.as_of,
             "world": world,
@@ -75,7 +94,7 @@ def run(config: Config, *, progress: Any = None) -> Result:
             work,
             STAGE,
             config=as_dict(config),
-            inputs={"catalog": catalog.digest()},
+            inputs={"catalog": catalog.digest(), **({} if config.propose else {"curated": curated_digest()})},
             catalog=catalog.digest(),
             seed=list(spec.seeds),
             source=where.described(),

@@ -11,7 +11,8 @@ from kopa_replay.bench.build import LIGHTRON_ID
 from kopa_replay.cli import cli
 from kopa_replay.llm.fake import running_chat_server, tool_call
 
-FEW = ["--task", LIGHTRON_ID, "--task", "kopa-law-001", "--task", "kopa-traffic-001"]
+LAW, TRAFFIC = "kopa-law-family-articles-1", "kopa-traffic-seoul-longest-1"
+FEW = ["--task", LIGHTRON_ID, "--task", LAW, "--task", TRAFFIC]
 
 
 def run(*args):
@@ -23,7 +24,7 @@ def test_bench_run_json_has_the_report_keys_and_is_repeatable(tmp_path, no_netwo
     assert first.exit_code == 0, first.output
     data = json.loads(first.output)
     assert data["pass_at_1"]["combined"] == 1.0 and data["pass_at_k"]["combined"] == 1.0 and data["k"] == 2
-    assert [row["id"] for row in data["tasks"]] == sorted([LIGHTRON_ID, "kopa-law-001", "kopa-traffic-001"])
+    assert [row["id"] for row in data["tasks"]] == sorted([LIGHTRON_ID, LAW, TRAFFIC])
     for row in data["tasks"]:
         for rollout in row["rollouts"]:
             assert {axis: rollout[axis]["passed"] for axis in ("response", "action", "environment")} == {
@@ -59,7 +60,9 @@ def test_bench_audit_of_the_plans_against_themselves_is_total_overlap(tmp_path):
     result = run("bench", "audit", "--train", str(BUILTIN_DIR / "plans.jsonl"), "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["verbatim"]["verbatim_ratio"] == 1.0 and data["bench"]["items"] == 150
+    from kopa_replay.bench.suite import load_task_set
+
+    assert data["verbatim"]["verbatim_ratio"] == 1.0 and data["bench"]["items"] == len(load_task_set().tasks)
     assert data["tools"]["overlap"] == 1.0 and data["links"]["jaccard"] == 1.0
     text = run("bench", "audit", "--train", str(BUILTIN_DIR / "plans.jsonl"))
     assert text.exit_code == 0 and text.output.startswith("#")
@@ -219,3 +222,25 @@ def test_record_takes_the_benchmark_calls_along_unless_told_not_to(tmp_path, cli
         )
     )
     assert "was not recorded in snapshot 's1'" in line
+
+
+def test_bench_stats_prints_the_shape_and_the_failure_modes_of_the_shipped_set(tmp_path):
+    from kopa_replay.bench.suite import load_task_set
+
+    info = load_task_set().build
+    text = run("bench", "stats")
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    assert lines[0].startswith(f"{info['tasks']} tasks (curated): calls mean {info['calls_mean']}")
+    assert f"parallel calls in {info['parallel']} (" in lines[1]
+    assert any(line.startswith("by domain: ") and "law" in line for line in lines)
+    assert any(line.startswith("by split: ") and "held out by platform: dart" in line for line in lines)
+    broken = info["answer_broken_by"]
+    assert lines[-1] == (
+        f"answers wrong when the code lookup is skipped: {broken['skip_lookup']}; "
+        f"when only first pages are read: {broken['first_page']}"
+    )
+    assert json.loads(run("bench", "stats", "--json").output) == info
+    (tmp_path / "tasks.jsonl").write_text("", encoding="utf-8")
+    missing = CliRunner().invoke(cli, ["bench", "stats", "--tasks", str(tmp_path)])
+    assert missing.exit_code != 0 and "has no build.json summary" in missing.output

@@ -32,7 +32,15 @@ OUTPUTS = ("rollouts.jsonl", "report.json", "report.md")
 TASK_SET = load_task_set()
 #: one task of each of four domains, in the set's order: their reference calls are all in the shipped snapshot
 TASKS = [
-    t for t in TASK_SET.tasks if t.id in {"kopa-finance-001", "kopa-traffic-001", "kopa-education-001", "kopa-law-001"}
+    t
+    for t in TASK_SET.tasks
+    if t.id
+    in {
+        "kopa-finance-lightron",
+        "kopa-traffic-seoul-longest-1",
+        "kopa-education-school-dinners-1",
+        "kopa-law-family-articles-1",
+    }
 ]
 BY_QUESTION = {task.question_ko: task for task in TASK_SET.tasks}
 

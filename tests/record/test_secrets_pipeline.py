@@ -386,7 +386,14 @@ def test_the_property_sees_a_leak_when_there_is_one():
 # -- the whole pipeline, through the CLI ---------------------------------------------
 #: a few benchmark tasks whose calls carry every kind of key: query (DART, law.go.kr, whose answers echo OC),
 #: header (KRX), path (Seoul)
-BENCH_TASKS = ["--task", "kopa-law-001", "--task", "kopa-finance-004", "--task", "kopa-district-008"]
+BENCH_TASKS = [
+    "--task",
+    "kopa-law-family-articles-1",
+    "--task",
+    "kopa-finance-cbprem-1",
+    "--task",
+    "kopa-district-subway-day-1",
+]
 
 
 def _cli(outputs: list[bytes], *args: str, exit_codes=(0,)):
@@ -420,8 +427,10 @@ def test_no_key_escapes_record_graph_synth_filter_bench_or_call(key, tmp_path, m
             out, "record", "--source", "sim", "--snapshot", "2026-09-01", "--store", str(store), "--bench", "--json"
         ).output
     )
-    # the key works on every platform: a refused key would be an environmental error
-    assert "environmental_error" not in record["outcomes"] and record["outcomes"]["ok"] > 0.8 * record["calls"]
+    # the key works on every platform: a refused key would be an environmental error. (On this small world many of
+    # the full-size world's benchmark calls find no such entity: "empty" answers, each one the key got through.)
+    answered = record["outcomes"]["ok"] + record["outcomes"].get("empty", 0)
+    assert "environmental_error" not in record["outcomes"] and answered > 0.9 * record["calls"]
     _cli(
         out,
         "graph",

@@ -119,11 +119,24 @@ def test_bench_run_and_audit_run_as_a_library(filter_dir, work):
     assert manifest(work / "audit", "bench-audit")["inputs"]["train"] == sha(work / "filter" / "trajectories.jsonl")
 
 
-def test_bench_build_runs_as_a_library(tmp_path):
-    built = bench_build.run(bench_build.Config(out=str(tmp_path / "tasks"), seed=(0,), per_run=8))
+def test_bench_build_proposes_candidates_as_a_library(tmp_path):
+    built = bench_build.run(bench_build.Config(out=str(tmp_path / "tasks"), propose=True, seed=(0,), per_run=8))
     rows = (tmp_path / "tasks" / "tasks.jsonl").read_text(encoding="utf-8").splitlines()
-    assert built.info["tasks"] == len(rows) > 0
+    assert built.info["tasks"] == len(rows) > 0 and built.info["source"] == "proposed"
     assert manifest(tmp_path / "tasks", "bench-build")["seed"] == [0]
+
+
+@pytest.mark.slow
+def test_bench_build_makes_the_shipped_set_byte_for_byte(tmp_path):
+    """The curated set on the full-size world (its task files name that world's entities), whatever world the
+    environment names: the same bytes as the shipped task set."""
+    from kopa_replay.bench.suite import BUILTIN_DIR
+
+    built = bench_build.run(bench_build.Config(out=str(tmp_path / "tasks")))
+    assert built.info["source"] == "curated" and built.info["world"] == "full"
+    for name in ("tasks.jsonl", "plans.jsonl", "build.json"):
+        assert (tmp_path / "tasks" / name).read_bytes() == (BUILTIN_DIR / name).read_bytes(), name
+    assert manifest(tmp_path / "tasks", "bench-build")["inputs"]["curated"] == built.info["curated"]
 
 
 def test_record_refresh_and_drift_run_as_a_library(tmp_path):

@@ -18,7 +18,7 @@ from kopa_replay.bench.suite import load_task_set
 from kopa_replay.synth.export import SYSTEM_PROMPT
 from kopa_replay.train.scripted import ScriptedGeneration, call_turn, oracle_scripts
 
-TASK = "kopa-education-018"  # 효제초등학교 lunch count: school lookup (codes) -> meal service
+TASK = "kopa-education-school-dinners-1"  # 수서고등학교 dinner days: school lookup (codes) -> meals over pages
 
 
 def _task():
@@ -82,17 +82,19 @@ def test_oracle_earns_1_and_skipping_the_lookup_earns_0(catalog, tiny_model, tmp
     assert skipped.response.passed and not skipped.environment.passed and not skipped.action.passed
     assert "neis_school_info" in skipped.environment.reason
     step = result.metrics[0]
+    calls = len(task.reference_calls)
     assert step["rewards/grader/mean"] == pytest.approx(0.5)
-    assert step["tools/call_frequency"] == pytest.approx(1.5)  # 2 calls + 1 call over the group
+    assert step["tools/call_frequency"] == pytest.approx(
+        (calls + calls - 1) / 2
+    )  # the oracle's, then without the lookup
     assert step["tools/failure_frequency"] == 0.0
     assert step["loss"] != 0.0  # rewards 1 and 0 in one group: non-zero advantages
     # the calls were answered by the pinned snapshot: every call of both rollouts found its recording
     environments = seen["trainer"].environments
     logs = [[(entry.tool, entry.outcome) for entry in env._env.log] for env in environments]
-    assert logs == [
-        [("neis_school_info", "ok"), ("neis_meal_service_diet_info", "ok")],
-        [("neis_meal_service_diet_info", "ok")],
-    ]
+    oracle_log = [(tool, "ok") for tool, _ in task.reference_calls]
+    assert oracle_log[0] == ("neis_school_info", "ok") and calls >= 2
+    assert logs == [oracle_log, oracle_log[1:]]
     assert result.run["snapshot"]["name"] == "2026-09-01" and len(result.run["snapshot"]["digest"]) == 64
 
 
@@ -126,7 +128,7 @@ def test_rollout_tools_never_touch_the_network_nor_write_the_snapshot(
     assert no_network == []  # not one connection was attempted
     assert _tree_digest(store_copy) == before  # same bytes, no journal or WAL left beside it
     # the oracle's calls were answered; the unrecorded one was a miss: answered "no data", logged nowhere
-    assert [e.outcome for e in seen["trainer"].environments[0]._env.log] == ["ok", "ok"]
+    assert [e.outcome for e in seen["trainer"].environments[0]._env.log] == ["ok"] * len(task.reference_calls)
     assert seen["trainer"].environments[1]._env.log == ()
     assert [g.passed for g in reward.last_grades] == [True, False]
 
@@ -139,8 +141,9 @@ def test_an_unrecorded_call_reads_as_missing_data(catalog):
     environment.reset(task="{}")
     reply = json.loads(environment.neis_school_info(LCTN_SC_NM="서울특별시", SCHUL_NM="없는학교"))
     assert "no data" in reply["error"] and "2026-09-01" in reply["error"]
-    reply = json.loads(environment.neis_school_info(LCTN_SC_NM="서울특별시", SCHUL_NM="답십리중학교", pSize=1000))
-    assert reply["outcome"] == "ok" and reply["records"][0]["SCHUL_NM"] == "답십리중학교"
+    # the school lookup of the task the GRPO tests train on: recorded in the shipped snapshot
+    reply = json.loads(environment.neis_school_info(LCTN_SC_NM="서울특별시", SCHUL_NM="수서고등학교"))
+    assert reply["outcome"] == "ok" and reply["records"][0]["SCHUL_NM"] == "수서고등학교"
     environment.reset(task="{}")
     assert environment._env.log == ()
     tool_sets.close()
