@@ -130,16 +130,31 @@ def _expected_number(task: Task) -> Decimal:
     return Decimal(key[2:])
 
 
+_SCALED_UNIT = re.compile(r"([십백천만억조]+)(.+)")
+
+
+def _unit_scale(unit: str) -> tuple[Decimal, str]:
+    """A unit with a Korean multiplier in front (만원, 억원, 천명) as (10,000, 원) …; any other unit as (1, unit).
+    An answer's ``3,726,900만원`` reads as 37,269,000,000원: the expected value is scaled to meet it."""
+    from kopa_replay.text.mentions import korean_value
+
+    match = _SCALED_UNIT.fullmatch(unit)
+    read = korean_value("1" + match.group(1)) if match else None
+    return (read[0], match.group(2)) if match and read else (Decimal(1), unit)
+
+
 def _grade_number(task: Task, answer: str) -> AxisResult:
     expected = _expected_number(task)
     tolerance = Decimal(str(task.answer.tolerance))
     unit = task.answer.unit
+    scale, base = _unit_scale(unit)
     shown = f"{task.answer.value}{unit}" + (f" (±{task.answer.tolerance})" if task.answer.tolerance else "")
     mentions = parse_numbers(answer)
     if not mentions:
         return AxisResult(False, f"expected {shown}, found no number in {answer!r}")
+    units = {unit, base}
     candidates = (
-        [m for m in mentions if m.unit == unit] if unit and any(m.unit == unit for m in mentions) else list(mentions)
+        [m for m in mentions if m.unit in units] if unit and any(m.unit in units for m in mentions) else list(mentions)
     )
     found = ", ".join(m.text for m in candidates)
     if len({m.value for m in candidates}) > MAX_NUMBERS:
@@ -149,8 +164,9 @@ def _grade_number(task: Task, answer: str) -> AxisResult:
             f"more than {MAX_NUMBERS} is a guess list, not an answer",
         )
     for mention in candidates:
-        error = abs(mention.value - expected)
-        if error <= tolerance:
+        factor = scale if mention.unit == base else Decimal(1)  # a 만원 answer written out in 원
+        error = abs(mention.value - expected * factor)
+        if error <= tolerance * factor:
             return AxisResult(True, f"expected {shown}, found {mention.text}")
         if mention.significant >= MIN_ROUNDED_DIGITS and error <= mention.half_ulp:
             return AxisResult(True, f"expected {shown}, found {mention.text} (rounded)")

@@ -748,7 +748,9 @@ class Store:
             if size is not None:
                 declared = zstandard.frame_content_size(data)
                 if declared != size or not 0 <= size <= _MAX_BODY:
-                    raise StoreError(f"its compressed frame declares {declared} bytes, the store {size}")
+                    raise StoreError(
+                        f"cannot be decompressed: its compressed frame declares {declared} bytes, the store {size}"
+                    )
             try:
                 return decoder.decompress(data)
             except MemoryError:

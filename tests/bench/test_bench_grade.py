@@ -211,6 +211,23 @@ def test_response_number_fails_naming_what_was_found(answer: str, found: str) ->
     assert "expected 215.789" in result.reason and found in result.reason
 
 
+@pytest.mark.parametrize(
+    "answer, passed",
+    [
+        ("3,726,900만원", True),
+        ("372억 6,900만원", True),
+        ("37,269,000,000원", True),  # the same amount written out in 원
+        ("3,726,900", True),  # no unit: read in the task's
+        ("3,726,800만원", False),
+        ("3,726,900원", False),  # ten thousand times too little
+    ],
+)
+def test_response_in_a_unit_with_a_korean_multiplier(answer: str, passed: bool) -> None:
+    """실거래가 amounts are published in 만원: an answer may write them in 만원 or in 원, never a wrong amount."""
+    result = grade_response(answer_task("number", 3_726_900, unit="만원"), rollout(answer, task_id="t-number"))
+    assert result.passed is passed, result.reason
+
+
 def test_response_guess_list_fails() -> None:
     result = grade_response(answer_task("number", 3), rollout("1, 2, 3, 4, 5"))
     assert not result.passed and "guess list" in result.reason
