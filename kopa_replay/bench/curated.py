@@ -247,6 +247,16 @@ def skeleton(task: CuratedTask) -> Trajectory:
     )
 
 
+def _typed(junction: Junction) -> Junction:
+    """A junction typed as the generator types its own: a cut by rank or threshold is a reduction node (derived); a
+    lookup's match, or no cut, by the number of values handed on (1 sequential, 2..B fan-out)."""
+    from kopa_replay.synth.junction import junction_kind
+
+    if junction.reduction is not None and junction.reduction.op != "match":
+        return replace(junction, kind="derived")
+    return replace(junction, kind=junction_kind(len(junction.values), FAN_OUT_BUDGET))
+
+
 def _pattern(plan: Trajectory) -> str:
     op = plan.meta["answer_spec"].get("op")
     if op in ("argmax", "argmin"):
@@ -278,7 +288,7 @@ def execute(task: CuratedTask, catalog: Catalog, env: Any) -> tuple[Task, Trajec
         id=task.id,
         pattern="chain",
         steps=run.steps,
-        junctions=run.junctions,
+        junctions=[_typed(junction) for junction in run.junctions],
         answer=run.answer,
         question=task.question,
         handed=tuple(text for junction in run.junctions for v in junction.values for text in value_strings(v)),
