@@ -344,28 +344,20 @@ def build_tasks(
     Raises :class:`UsageError` listing every task whose plan answer and world-truth answer disagree, or that a
     check objects to (:func:`kopa_replay.bench.review.objections`).
     """
-    from kopa_replay.bench.curated import execute, load_curated
-    from kopa_replay.bench.review import failure_modes, objections, truth_agrees
-    from kopa_replay.bench.truth import truth_answer
+    from kopa_replay.bench.curated import load_curated
+    from kopa_replay.bench.review import review
 
     items = list(curated if curated is not None else load_curated())
-    tasks: list[Task] = []
-    plans: list[Trajectory] = []
-    problems: list[str] = []
-    for k, item in enumerate(items, 1):
-        task, plan = execute(item, catalog, env)
-        truth = truth_answer(item.truth, world, as_of, item.slots)
-        if not truth_agrees(task, truth):
-            problems.append(f"{task.id}: the plan answers {task.answer.value!r}, the world truth {truth!r}")
-        problems += [f"{task.id}: {text}" for text in objections(task, plan, catalog)]
-        tasks.append(task)
-        plans.append(plan)
-        tick(progress, "tasks", k, len(items))
+    reviews = sorted(review(catalog, env, world, as_of, items, progress), key=lambda item: item.task.id)
+    problems = [
+        f"{item.task.id}: the plan answers {item.task.answer.value!r}, the world truth {item.truth!r}"
+        for item in reviews
+        if not item.agrees
+    ] + [f"{item.task.id}: {text}" for item in reviews for text in item.objections]
     if problems:
         raise UsageError(f"{len(problems)} problem(s) in the curated task set: " + "; ".join(problems[:20]))
-    order = np.argsort([task.id for task in tasks], kind="stable")
-    tasks, plans = [tasks[i] for i in order], [plans[i] for i in order]
-    return tasks, plans, failure_modes(tasks, plans, catalog, env)
+    modes = {item.task.id: item.modes for item in reviews}
+    return [item.task for item in reviews], [item.plan for item in reviews], modes
 
 
 def _round(threshold: Any) -> bool:
@@ -435,11 +427,6 @@ def summary(
     and with ``modes`` (:func:`kopa_replay.bench.review.failure_modes`) how many answers each failure mode breaks."""
     calls = [len(task.reference_calls) for task in tasks]
     parallel = sum(has_parallel_calls(plan) for plan in plans)
-    broken = (
-        {mode: sum(bool(row.get(mode)) for row in modes.values()) for mode in ("skip_lookup", "first_page")}
-        if modes is not None
-        else {}
-    )
     return {
         "tasks": len(tasks),
         "calls_mean": round(float(np.mean(calls)), 3) if calls else 0.0,
@@ -447,7 +434,15 @@ def summary(
         "calls_at_least_14": sum(c >= 14 for c in calls),
         "parallel": parallel,
         "parallel_share": round(parallel / len(tasks), 3) if tasks else 0.0,
-        **({"answer_broken_by": broken} if modes is not None else {}),
+        **(
+            {
+                "answer_broken_by": {
+                    mode: sum(row[mode] for row in modes.values()) for mode in ("skip_lookup", "first_page")
+                }
+            }
+            if modes is not None
+            else {}
+        ),
         "paged": sum(reads_pages(plan) for plan in plans),
         "with_code_lookup": sum(hands_a_code(plan) for plan in plans),
         "by_domain": dict(sorted(Counter(task.domain for task in tasks).items())),

@@ -53,7 +53,6 @@ __all__ = [
     "PAGE_BUDGET",
     "PlanStep",
     "curated_digest",
-    "curated_tasks",
     "execute",
     "load_curated",
     "skeleton",
@@ -156,16 +155,23 @@ def _plan(items: Any, where: str) -> tuple[PlanStep, ...]:
     return tuple(steps)
 
 
-def _tasks_of(family: Mapping[str, Any], domain: str, where: str) -> Iterator[CuratedTask]:
-    name = _need(family, "family", where)
+def _mapping(value: Any, what: str, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise UsageError(f"{where}: {what} must be a mapping, not {type(value).__name__}")
+    return value
+
+
+def _tasks_of(family: Any, domain: str, where: str) -> Iterator[CuratedTask]:
+    name = _need(_mapping(family, "a family", where), "family", where)
     at = f"{where} family {name!r}"
     items = family.get("tasks")
     if not isinstance(items, list) or not items:
         raise UsageError(f"{at}: 'tasks' must list at least one task")
     for k, item in enumerate(items, 1):
         task_at = f"{at} task {k}"
-        slots = dict(item.get("slots") or {})
-        review = dict(item.get("review") or {})
+        _mapping(item, "a task", task_at)
+        slots = dict(_mapping(item.get("slots") or {}, "'slots'", task_at))
+        review = dict(_mapping(item.get("review") or {}, "'review'", task_at))
         missing = [key for key in REVIEW_FIELDS if not review.get(key)]
         if missing:
             raise UsageError(f"{task_at}: the review lacks {', '.join(missing)} (a task ships only once read)")
@@ -312,15 +318,3 @@ def execute(task: CuratedTask, catalog: Catalog, env: Any) -> tuple[Task, Trajec
         + (("parallel",) if has_parallel_calls(plan) else ())
     )
     return replace(made, domain=task.domain, tags=tags, who=task.who, review=dict(task.review)), plan
-
-
-def curated_tasks(
-    catalog: Catalog, env: Any, curated: Sequence[CuratedTask] | None = None
-) -> tuple[list[Task], list[Trajectory]]:
-    """Every curated task executed through ``env`` (see :func:`execute`), in file order."""
-    tasks, plans = [], []
-    for item in curated if curated is not None else load_curated():
-        task, plan = execute(item, catalog, env)
-        tasks.append(task)
-        plans.append(plan)
-    return tasks, plans

@@ -24,6 +24,7 @@ from typing import Any
 from kopa_replay.bench.model import Rollout, Task
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.synth.model import Answer, Trajectory
+from kopa_replay.util import Progress, tick
 
 __all__ = ["TaskReview", "failure_modes", "objections", "review", "truth_agrees"]
 
@@ -40,6 +41,11 @@ class TaskReview:
     skip_lookup_wrong: bool
     first_page_wrong: bool
     objections: tuple[str, ...]
+
+    @property
+    def modes(self) -> dict[str, bool]:
+        """Whether each failure mode makes the answer wrong (the rows of :func:`failure_modes`)."""
+        return {"skip_lookup": self.skip_lookup_wrong, "first_page": self.first_page_wrong}
 
 
 def truth_agrees(task: Task, truth: Any) -> bool:
@@ -97,15 +103,17 @@ def objections(task: Task, plan: Trajectory, catalog: Catalog) -> list[str]:
     return found
 
 
-def review(catalog: Catalog, env: Any, world: Any, as_of: str, domains: Sequence[str] = ()) -> list[TaskReview]:
-    """Every curated task of ``domains`` (all when empty) executed, answered from the truth, and tried flawed."""
-    from kopa_replay.bench.curated import execute, load_curated
-    from kopa_replay.bench.truth import truth_answer
+def review(
+    catalog: Catalog, env: Any, world: Any, as_of: str, curated: Sequence[Any], progress: Progress | None = None
+) -> list[TaskReview]:
+    """Each curated task executed through ``env``, answered again from the truth of ``world`` at ``as_of``, tried
+    by both flawed baselines and read for objections; ``progress`` hears each task."""
+    from kopa_replay.bench.curated import execute
 
     out = []
-    for item in load_curated(domains=domains):
+    for k, item in enumerate(curated, 1):
         task, plan = execute(item, catalog, env)
-        truth = truth_answer(item.truth, world, as_of, item.slots)
+        truth = _truth(item, world, as_of)
         modes = failure_modes([task], [plan], catalog, env)[task.id]
         out.append(
             TaskReview(
@@ -118,7 +126,22 @@ def review(catalog: Catalog, env: Any, world: Any, as_of: str, domains: Sequence
                 tuple(objections(task, plan, catalog)),
             )
         )
+        tick(progress, "tasks", k, len(curated))
     return out
+
+
+def _truth(item: Any, world: Any, as_of: str) -> Any:
+    """The task's truth answer; a truth function that fails on the task's slots is the task file's error."""
+    from kopa_replay.bench.truth import truth_answer
+    from kopa_replay.errors import UsageError
+
+    try:
+        return truth_answer(item.truth, world, as_of, item.slots)
+    except (LookupError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
+        raise UsageError(
+            f"{item.where} ({item.id}): truth function {item.truth} fails on slots {dict(item.slots)!r}: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
 
 
 def _line(item: TaskReview) -> str:
@@ -138,16 +161,13 @@ def _line(item: TaskReview) -> str:
 
 
 def summary(items: Sequence[TaskReview]) -> Mapping[str, Any]:
-    calls = [len(item.task.reference_calls) for item in items]
-    n = max(len(items), 1)
+    """The set's shape (:func:`kopa_replay.bench.build.summary`, in short) and how many tasks fail the review."""
+    from kopa_replay.bench.build import summary as shape
+
+    facts = shape([i.task for i in items], [i.plan for i in items], {i.task.id: i.modes for i in items})
+    kept = ("tasks", "calls_mean", "calls_max", "calls_at_least_14", "parallel_share", "paged", "answer_broken_by")
     return {
-        "tasks": len(items),
-        "calls_mean": round(sum(calls) / n, 2),
-        "calls_max": max(calls, default=0),
-        "at_least_14": sum(c >= 14 for c in calls),
-        "parallel": round(sum("parallel" in i.task.tags for i in items) / n, 3),
-        "skip_lookup_wrong": sum(i.skip_lookup_wrong for i in items),
-        "first_page_wrong": sum(i.first_page_wrong for i in items),
+        **{key: facts[key] for key in kept},
         "disagree": sum(not i.agrees for i in items),
         "objections": sum(bool(i.objections) for i in items),
     }
@@ -156,6 +176,7 @@ def summary(items: Sequence[TaskReview]) -> Mapping[str, Any]:
 def main(argv: Sequence[str]) -> int:
     from contextlib import ExitStack
 
+    from kopa_replay.bench.curated import load_curated
     from kopa_replay.catalog import builtin_catalog
     from kopa_replay.env import ToolEnvironment, open_source
     from kopa_replay.sim.world import World
@@ -164,7 +185,7 @@ def main(argv: Sequence[str]) -> int:
     catalog = builtin_catalog("builtin")
     with ExitStack() as stack:
         env = ToolEnvironment(catalog, stack.enter_context(open_source("sim:full", seed=0, as_of=as_of)))
-        items = review(catalog, env, World(0, "full"), as_of, tuple(argv))
+        items = review(catalog, env, World(0, "full"), as_of, load_curated(domains=tuple(argv)))
     for item in items:
         print(_line(item))
     print(dict(summary(items)))

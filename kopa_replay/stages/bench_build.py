@@ -70,6 +70,7 @@ def run(config: Config, *, progress: Any = None) -> Result:
         source=f"sim:{world_name}" if world_name else "sim", sim_seed=config.sim_seed, as_of=config.as_of
     )
     world = sim_world(where.described()["source"])
+    made_from = {} if config.propose else {"curated": curated_digest()}
     with atomic_run_dir(final) as work:
         modes = None
         with ExitStack() as stack:
@@ -83,7 +84,7 @@ def run(config: Config, *, progress: Any = None) -> Result:
         info = {
             **summary(tasks, plans, modes),
             "source": "proposed" if config.propose else "curated",
-            **({} if config.propose else {"curated": curated_digest()}),
+            **made_from,
             **({"spec": spec.to_dict()} if config.propose else {}),
             "sim_seed": config.sim_seed,
             "as_of": config.as_of,
@@ -94,7 +95,7 @@ def run(config: Config, *, progress: Any = None) -> Result:
             work,
             STAGE,
             config=as_dict(config),
-            inputs={"catalog": catalog.digest(), **({} if config.propose else {"curated": curated_digest()})},
+            inputs={"catalog": catalog.digest(), **made_from},
             catalog=catalog.digest(),
             seed=list(spec.seeds),
             source=where.described(),

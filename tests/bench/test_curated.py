@@ -224,3 +224,28 @@ def test_the_review_tool_prints_a_line_per_task_and_the_summary(capsys):
     assert lines[0].split()[:3] == ["kopa-finance-lightron", "3", "..S."]  # 3 calls; only skipping the lookup breaks it
     assert lines[0].endswith("answer=215.79 ok")
     assert "'tasks': 1" in lines[-1] and "'disagree': 0" in lines[-1]
+
+
+def test_a_family_or_task_that_is_not_a_mapping_is_refused_naming_it(tmp_path):
+    _write(tmp_path, "domain: finance\nfamilies:\n  - just a string\n")
+    with pytest.raises(UsageError, match="finance.yaml: a family must be a mapping, not str"):
+        load_curated(tmp_path)
+    _write(tmp_path, _family("      - 7\n"))
+    with pytest.raises(UsageError, match="family 'f' task 1: a task must be a mapping, not int"):
+        load_curated(tmp_path)
+    _write(tmp_path, _family(f"      - slots: [삼성전자]\n        review: {REVIEW}\n"))
+    with pytest.raises(UsageError, match="task 1: 'slots' must be a mapping, not list"):
+        load_curated(tmp_path)
+
+
+def test_a_truth_function_that_fails_on_its_slots_is_the_task_files_error(tmp_path):
+    """Slots the truth function cannot read (a task file's mistake) name the task and the function, no traceback."""
+    from kopa_replay.bench.review import _truth
+
+    text = _family(f"      - slots: {{corp: 삼성전자}}\n        review: {REVIEW}\n", truth="politics.committee_decided")
+    (item,) = load_curated(_write(tmp_path, text))
+    with pytest.raises(UsageError) as caught:
+        _truth(item, World(0, "default"), "2026-09-01")
+    message = str(caught.value)
+    assert "kopa-finance-f-1" in message and "truth function politics.committee_decided fails on slots" in message
+    assert "KeyError" in message
