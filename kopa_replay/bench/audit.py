@@ -7,7 +7,9 @@ asks how much of the benchmark a model could have seen in training:
    (:func:`~kopa_replay.text.normalize_question`: NFKC, case-folded, punctuation stripped,
    whitespace collapsed) equals a training question's; *near-verbatim*, counted
    separately, are the others whose character 3-gram Jaccard with some training
-   question is at least ``near`` (0.9);
+   question is at least ``near`` (0.8); *masked-equal*, the others equal to a
+   training question once names (each side's slots, and every benchmark name)
+   and digits are masked (:func:`~kopa_replay.bench.overlap.masked_question`);
 2. **tool-universe overlap** — ``|train tools ∩ bench tools| / |bench tools|``
    (the paper: 62.2 %, the consequence of a shared API pool, not contamination);
 3. **dependency links** — the Jaccard of the distinct ``(source_tool,
@@ -24,7 +26,7 @@ asks how much of the benchmark a model could have seen in training:
 Questions and plans are compared with :mod:`kopa_replay.bench.overlap`, the
 helpers the decontaminator (:mod:`kopa_replay.bench.contamination`) uses too, so
 a corpus decontaminated against a task set audits at 0 verbatim, 0
-near-verbatim and 0 shared plans against it.
+masked-equal, 0 near-verbatim and 0 shared plans against it.
 
 Each side is a sequence of :class:`AuditItem` (question, tool calls in order,
 links, plan signature), read from SFT rows (:func:`items_from_sft_rows`) or from
@@ -53,6 +55,7 @@ from kopa_replay.bench.overlap import (
     arguments_of,
     char_ngrams,
     jaccard,
+    masked_question,
     plan_signature,
 )
 from kopa_replay.errors import UsageError
@@ -85,7 +88,8 @@ class AuditItem:
     ``links`` are ``(source_tool, target_tool)`` pairs, one per value handed
     from one call to another; ``id`` only labels examples in the report;
     ``plan`` is the :func:`~kopa_replay.bench.overlap.plan_signature` of its
-    calls with their arguments (``()``: unknown, never shared).
+    calls with their arguments (``()``: unknown, never shared); ``names`` the
+    names its question states (slot values), masked for the masked comparison.
     """
 
     question: str
@@ -93,6 +97,7 @@ class AuditItem:
     links: tuple[Link, ...] = ()
     id: str = ""
     plan: PlanSignature = ()
+    names: tuple[str, ...] = ()
 
 
 # -- pure helpers (char_ngrams, jaccard: kopa_replay.bench.overlap; normalize_question: kopa_replay.text) ---
@@ -212,6 +217,8 @@ def items_from_trajectories(
             links = tuple((tool_of[j["source"]], tool_of[j["target"]]) for j in row.get("junctions", ()))
             made = (row.get("meta") or {}).get("calls") or steps
             plan = plan_signature([(call["tool"], call.get("args") or {}) for call in made], paging)
+            slots = (row.get("meta") or {}).get("slots") or {}
+            names = tuple(sorted(str(v) for v in slots.values()))
         except (KeyError, TypeError, AttributeError) as exc:
             raise UsageError(f"trajectory row {n}: not a trajectory ({exc!r})") from exc
         items.append(
@@ -221,6 +228,7 @@ def items_from_trajectories(
                 links,
                 str(row.get("id", "")),
                 plan,
+                names,
             )
         )
     return items
@@ -236,7 +244,12 @@ def _verbatim(train: Sequence[AuditItem], bench: Sequence[AuditItem], near: floa
     for t in sorted(train, key=lambda t: (t.question, t.id)):  # the same example whatever the training order
         originals.setdefault(normalize_question(t.question, spaces=True), t.question)
     index = QuestionIndex(originals)
+    bench_names = sorted({name for item in bench for name in item.names})
+    skeletons: dict[str, str] = {}
+    for t in sorted(train, key=lambda t: (t.question, t.id)):
+        skeletons.setdefault(masked_question(t.question, [*bench_names, *t.names]), t.question)
     exact: list[dict[str, Any]] = []
+    masked: list[dict[str, Any]] = []
     close: list[dict[str, Any]] = []
     asked = 0
     for item in bench:
@@ -246,6 +259,10 @@ def _verbatim(train: Sequence[AuditItem], bench: Sequence[AuditItem], near: floa
         asked += 1
         if text in index:
             exact.append({"id": item.id, "question": item.question})
+            continue
+        skeleton = masked_question(item.question, bench_names)
+        if skeleton in skeletons:
+            masked.append({"id": item.id, "question": item.question, "train_question": skeletons[skeleton]})
             continue
         found = index.nearest(text, near)
         if found is not None:
@@ -259,12 +276,15 @@ def _verbatim(train: Sequence[AuditItem], bench: Sequence[AuditItem], near: floa
                 }
             )
     exact.sort(key=lambda e: (e["question"], e["id"]))
+    masked.sort(key=lambda e: (e["question"], e["id"]))
     close.sort(key=lambda e: (-e["similarity"], e["question"], e["id"]))
     return {
         "questions": asked,
         "threshold": near,
         "verbatim": len(exact),
         "verbatim_ratio": _ratio(len(exact), asked),
+        "masked": len(masked),
+        "masked_examples": masked,
         "near_verbatim": len(close),
         "near_verbatim_ratio": _ratio(len(close), asked),
         "verbatim_examples": exact,
@@ -384,7 +404,8 @@ def markdown(report: Mapping[str, Any], *, limit: int = 20) -> str:
         "| measure | value | detail | paper |",
         "|---|---|---|---|",
         f"| verbatim questions | {v['verbatim']} / {v['questions']} ({_pct(v['verbatim_ratio'])}) "
-        f"| near-verbatim (3-gram Jaccard ≥ {v['threshold']}): {v['near_verbatim']} | {PAPER['verbatim']} / 145 |",
+        f"| equal with names and numbers masked: {v.get('masked', 0)}; near-verbatim (3-gram Jaccard ≥ "
+        f"{v['threshold']}): {v['near_verbatim']} | {PAPER['verbatim']} / 145 |",
         f"| tool-universe overlap | {_pct(t['overlap'])} | {t['shared']} of {t['bench']} benchmark tools "
         f"in training | {_pct(PAPER['tool_overlap'])} |",
         f"| dependency-link Jaccard | {_fixed(li['jaccard'])} | {li['unseen_occurrences']} of "
@@ -401,6 +422,11 @@ def markdown(report: Mapping[str, Any], *, limit: int = 20) -> str:
             f"| {PAPER['shared_plans']} |"
         )
     lines += _listing("Verbatim questions", [e["question"] for e in v["verbatim_examples"]], limit)
+    lines += _listing(
+        "Questions equal with names and numbers masked",
+        [f"{e['question']} ≈ {e['train_question']}" for e in v.get("masked_examples", ())],
+        limit,
+    )
     lines += _listing(
         "Near-verbatim questions",
         [f"{e['question']} ≈ {e['train_question']} ({e['similarity']:.3f})" for e in v["near_verbatim_examples"]],

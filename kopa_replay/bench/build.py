@@ -61,9 +61,10 @@ from kopa_replay.bench.tasks import task_from_trajectory, trajectory_calls
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
+from kopa_replay.synth.exposure import CODE_DOMAINS  # noqa: F401 - re-exported: tests and callers read it here
+from kopa_replay.synth.exposure import question_problems as exposure_problems
 from kopa_replay.synth.model import Junction, Trajectory
-from kopa_replay.text.keys import question_keys, value_keys
-from kopa_replay.text.normalize import normalize_question, text_form
+from kopa_replay.text.normalize import normalize_question
 from kopa_replay.util import Progress, tick
 
 __all__ = [
@@ -124,42 +125,6 @@ TIME_DOMAINS = frozenset(
         "any_year",
         "fiscal_year",
         "yearmonth",
-    }
-)
-#: value domains a person does not hold: codes a lookup must find (names, places, dates, stop numbers printed on
-#: signs, route and stock names are what a question may give)
-CODE_DOMAINS = frozenset(
-    {
-        "corp_code",
-        "stock_code",
-        "isin",
-        "isin_part",
-        "crno",
-        "bizr_no",
-        "rcept_no",
-        "region_cd",
-        "lawd_cd",
-        "seoul_gu_cd",
-        "admm_cd",
-        "adstrd_cd",
-        "tago_city_code",
-        "tago_route_id",
-        "tago_node_id",
-        "seoul_route_id",
-        "seoul_station_id",
-        "seoul_station_ord",
-        "neis_office_code",
-        "school_code",
-        "elementary_school_code",
-        "middle_school_code",
-        "high_school_code",
-        "law_mst",
-        "law_id",
-        "prec_serial",
-        "mona_cd",
-        "bill_id",
-        "bill_no",
-        "sigun_cd",
     }
 )
 
@@ -360,45 +325,9 @@ def build_tasks(
     return [item.task for item in reviews], [item.plan for item in reviews], modes
 
 
-def _round(threshold: Any) -> bool:
-    """At most two significant digits (230, 1,000억, 0.026): a threshold that says nothing exact."""
-    digits = str(threshold).lstrip("-").replace(".", "").lstrip("0").rstrip("0")
-    return len(digits) <= 2
-
-
 def question_problems(task: Task, plan: Trajectory, catalog: Catalog) -> list[str]:
-    """The checks every task meets, proposed or curated: its question names no tool (by name or title) and says no
-    호출, states no value a call returns (nor the answer), a yes/no threshold says nothing exact, and the first call
-    gets no code a person would not hold; [] when nothing is wrong."""
-    from kopa_replay.sim.truth import param_domain
-    from kopa_replay.synth.facts import given_args, handed_values
-
-    question = task.question_ko
-    problems = []
-    flat = text_form(question)
-    for tool in catalog:
-        if tool.name.casefold() in question.casefold() or (tool.title and text_form(tool.title) in flat):
-            problems.append(f"the question names the tool {tool.name} ({tool.title})")
-    if "호출" in question:
-        problems.append("the question says 호출 (a call)")
-    keys = question_keys(question)
-    for value in [*handed_values(plan), *([] if task.answer.kind == "bool" else [task.answer.value])]:
-        for key in value_keys(value):
-            if key in keys or (key.startswith("T:") and key[2:] in flat):
-                problems.append(f"the question states {value!r}, a value a call returns")
-                break
-    spec = plan.meta.get("answer_spec") or {}
-    if spec.get("op") == "threshold" and not _round(spec["threshold"]):
-        problems.append(
-            f"the yes/no threshold {spec['threshold']!r} is stated to more than two significant "
-            "digits: a multiple of the figure it tests gives that figure away"
-        )
-    steps = {step.index: step for step in plan.steps}
-    for index, param, value in given_args(plan, catalog):
-        domain = param_domain(steps[index].tool, param)
-        if domain in CODE_DOMAINS:
-            problems.append(f"the question gives {param}={value!r}, a {domain} the person would not know")
-    return problems
+    """:func:`kopa_replay.synth.exposure.question_problems` of a task (the corpus families meet the same checks)."""
+    return exposure_problems(task.question_ko, task.answer, plan, catalog)
 
 
 def task_problems(task: Task, plan: Trajectory, catalog: Catalog, intents: Any) -> list[str]:

@@ -62,6 +62,7 @@ __all__ = [
     "SYSTEM_PROMPT",
     "ChatBackend",
     "ChatAgent",
+    "ChatSolver",
     "RolloutId",
     "OpenAIBackend",
     "TransformersBackend",
@@ -886,3 +887,32 @@ def transformers_agent(
         max_records=max_records,
         max_chars=max_chars,
     )
+
+
+class ChatSolver:
+    """The filter's third-stage re-solver (:class:`~kopa_replay.filter.model.Solver`): ``agent`` solves a corpus
+    item as a benchmark task, with the tools, on ``env``; its final answer is read as ``bench run`` reads one
+    (:func:`~kopa_replay.bench.grade.grade_response`), so the filter can ask whether it gives a given answer."""
+
+    def __init__(self, agent: ChatAgent, catalog: Catalog, env: Any) -> None:
+        self.agent, self.catalog, self.env = agent, catalog, env
+        self.name = f"re-solver {agent.name}"
+
+    def solve(self, trajectory: Any) -> Callable[[Any], bool] | None:
+        from dataclasses import replace
+
+        from kopa_replay.bench.grade import grade_response
+        from kopa_replay.bench.model import Rollout
+        from kopa_replay.bench.tasks import task_from_trajectory
+
+        task = task_from_trajectory(trajectory, self.catalog)
+        self.env.reset()
+        final = self.agent.solve(task, self.catalog, self.env)
+        if final is None or not final.strip():
+            return None
+        rollout = Rollout(task.id, self.agent.name, 0, final)
+
+        def says(answer: Any) -> bool:
+            return grade_response(replace(task, answer=answer), rollout).passed
+
+        return says

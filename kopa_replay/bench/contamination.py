@@ -5,12 +5,16 @@ draw on one simulated world and one catalog, so a walk can land on a benchmark
 task. :class:`Decontaminator` is built from a task set
 (:func:`~kopa_replay.bench.suite.load_task_set`) and tells, for one training
 :class:`~kopa_replay.synth.model.Trajectory`, whether it repeats a task, in
-the three ways the audit (:mod:`kopa_replay.bench.audit`) counts:
+the four ways the audit (:mod:`kopa_replay.bench.audit`) counts:
 
 1. ``verbatim`` — its question equals a task's after :func:`~kopa_replay.text.normalize_question`;
-2. ``near_verbatim`` — the character 3-gram Jaccard of the two normalized
-   questions is at least ``near`` (0.9, the audit's default);
-3. ``plan`` — it makes the same calls (:func:`plan_signature`: tools and
+2. ``masked`` — the two equal once names and digits are masked
+   (:func:`~kopa_replay.bench.overlap.masked_question`: a task's names are its
+   curated slots, an item's its ``meta["slots"]``, and every task's names mask
+   both — the same sentence about another school or day);
+3. ``near_verbatim`` — the character 3-gram Jaccard of the two normalized
+   questions is at least ``near`` (0.8, the audit's default);
+4. ``plan`` — it makes the same calls (:func:`plan_signature`: tools and
    arguments, paging parameters aside, values canonicalized). A task's calls
    are its ``reference_calls`` (else its plan's calls); a trajectory's are
    ``meta["calls"]`` (else its steps), as :func:`trajectory_calls` reads them.
@@ -32,7 +36,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kopa_replay.bench.model import Task
-from kopa_replay.bench.overlap import NEAR_VERBATIM, PAGING_PARAMS, PlanSignature, QuestionIndex, plan_signature
+from kopa_replay.bench.overlap import (
+    NEAR_VERBATIM,
+    PAGING_PARAMS,
+    PlanSignature,
+    QuestionIndex,
+    masked_question,
+    plan_signature,
+)
 from kopa_replay.bench.tasks import trajectory_calls
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Trajectory
@@ -44,7 +55,7 @@ if TYPE_CHECKING:
 __all__ = ["MATCH_KINDS", "Decontaminator", "Match"]
 
 #: how a training item can repeat a task, in the order they are checked
-MATCH_KINDS = ("verbatim", "near_verbatim", "plan")
+MATCH_KINDS = ("verbatim", "masked", "near_verbatim", "plan")
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,8 @@ class Match:
     def __str__(self) -> str:
         if self.kind == "verbatim":
             return f"verbatim question of benchmark task {self.task_id}"
+        if self.kind == "masked":
+            return f"the question of benchmark task {self.task_id} with other names and numbers"
         if self.kind == "near_verbatim":
             return f"near-verbatim question of benchmark task {self.task_id} (3-gram Jaccard {self.similarity:.3f})"
         return f"same plan as benchmark task {self.task_id}"
@@ -67,9 +80,10 @@ class Decontaminator:
     """Which benchmark task a training item repeats; ``__call__`` is the ``exclude`` hook (reason or None).
 
     ``Decontaminator(tasks, plans)`` indexes the tasks' normalized questions and
-    plan signatures; ``near`` is the near-verbatim threshold, ``paging`` the
-    argument names a plan signature leaves out. ``name`` says what it was built
-    from (reports quote it).
+    plan signatures; ``names`` (task id -> the names its question states) masks
+    them for the masked comparison; ``near`` is the near-verbatim threshold,
+    ``paging`` the argument names a plan signature leaves out. ``name`` says what
+    it was built from (reports quote it).
     """
 
     def __init__(
@@ -80,6 +94,7 @@ class Decontaminator:
         near: float = NEAR_VERBATIM,
         paging: Iterable[str] = PAGING_PARAMS,
         name: str = "",
+        names: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
         if not 0.0 < near <= 1.0:
             raise UsageError(f"near-verbatim threshold must be in (0, 1], got {near}")
@@ -91,10 +106,14 @@ class Decontaminator:
         self.name = name or f"{len(tasks)} benchmark tasks"
         self._by_text: dict[str, str] = {}  # normalized question -> first task id
         self._by_plan: dict[PlanSignature, str] = {}  # plan signature -> first task id
+        self._by_masked: dict[str, str] = {}  # masked question -> first task id
+        names = names or {}
+        self.names = sorted({str(n) for task in tasks for n in names.get(task.id, ())})
         for task in tasks:
             text = normalize_question(task.question_ko, spaces=True)
             if text:
                 self._by_text.setdefault(text, task.id)
+                self._by_masked.setdefault(masked_question(task.question_ko, self.names), task.id)
             calls: Sequence[tuple[str, Mapping[str, Any]]] = task.reference_calls
             if not calls and task.id in plans:
                 calls = [(tool, args) for _, tool, args in trajectory_calls(plans[task.id])]
@@ -107,21 +126,31 @@ class Decontaminator:
     def from_task_set(
         cls, task_set: "TaskSet", *, near: float = NEAR_VERBATIM, paging: Iterable[str] = PAGING_PARAMS
     ) -> "Decontaminator":
-        """The matcher of every task of ``task_set`` (both splits)."""
+        """The matcher of every task of ``task_set`` (both splits); a task the curated files hold masks its slots."""
+        from kopa_replay.bench.curated import load_curated
+
+        slots = {task.id: [str(v) for v in task.slots.values()] for task in load_curated()}
         return cls(
             task_set.tasks,
             task_set.plans,
             near=near,
             paging=paging,
             name=f"{len(task_set.tasks)} tasks of {task_set.source}",
+            names=slots,
         )
 
-    def match_item(self, question: str, calls: Iterable[tuple[str, Mapping[str, Any]]]) -> Match | None:
-        """The task a training item (its question and its ``(tool, args)`` calls) repeats, first by question."""
+    def match_item(
+        self, question: str, calls: Iterable[tuple[str, Mapping[str, Any]]], names: Iterable[str] = ()
+    ) -> Match | None:
+        """The task a training item (its question, its ``(tool, args)`` calls, the names it states) repeats, first
+        by question."""
         text = normalize_question(question or "", spaces=True)
         if text:
             if text in self._by_text:
                 return Match(self._by_text[text], "verbatim")
+            masked = masked_question(question, [*self.names, *names])
+            if masked in self._by_masked:
+                return Match(self._by_masked[masked], "masked")
             found = self._index.nearest(text, self.near)
             if found is not None:
                 score, other = found
@@ -131,7 +160,12 @@ class Decontaminator:
 
     def match(self, trajectory: Trajectory) -> Match | None:
         """The task ``trajectory`` repeats, or None."""
-        return self.match_item(trajectory.question, [(tool, args) for _, tool, args in trajectory_calls(trajectory)])
+        slots = trajectory.meta.get("slots") or {}
+        return self.match_item(
+            trajectory.question,
+            [(tool, args) for _, tool, args in trajectory_calls(trajectory)],
+            [str(v) for v in slots.values()] if isinstance(slots, Mapping) else (),
+        )
 
     def __call__(self, trajectory: Trajectory) -> str | None:
         found = self.match(trajectory)
@@ -144,5 +178,6 @@ class Decontaminator:
             "tasks": self.tasks,
             "questions": len(self._by_text),
             "plans": len(self._by_plan),
+            "masked_names": len(self.names),
             "near": self.near,
         }

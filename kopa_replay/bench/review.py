@@ -82,7 +82,8 @@ def failure_modes(
 def objections(task: Task, plan: Trajectory, catalog: Catalog) -> list[str]:
     """What makes ``task`` not a question a person asks; [] when nothing does (see the module docstring): the
     checks every task meets (:func:`kopa_replay.bench.build.question_problems`) and the curated set's own."""
-    from kopa_replay.bench.build import _round, question_problems
+    from kopa_replay.bench.build import question_problems
+    from kopa_replay.synth.exposure import round_threshold as _round
 
     found = question_problems(task, plan, catalog)
     for name in sorted({step.tool for step in plan.steps}):

@@ -80,6 +80,17 @@ class Planner(Protocol):
     def candidate_values(self, trajectory: Trajectory, catalog: Any, env: Any, junction: int) -> tuple: ...
 
 
+class Solver(Protocol):
+    """An independent re-solver for stage 3 (the paper's: a model that solves the task again with the tools).
+
+    ``solve`` returns how the solution reads: a predicate saying whether it gives a given answer (the benchmark's
+    RESPONSE grading, for one), or None when it reached no answer."""
+
+    name: str
+
+    def solve(self, trajectory: Trajectory) -> Callable[[Answer], bool] | None: ...
+
+
 def _hashable(values: tuple) -> str:
     # handed values may be {param: value} dicts (a binding of several parameters): key them by canonical JSON
     return json.dumps(list(values), sort_keys=True, ensure_ascii=False, default=str)

@@ -32,6 +32,7 @@ from kopa_replay.filter.model import (
     Judge,
     Planner,
     Replacement,
+    Solver,
     verdict_summary,
 )
 from kopa_replay.filter.resolve import resolve
@@ -114,8 +115,12 @@ def run_filter(
     planner: Planner | None = None,
     exclude: Callable[[Trajectory], str | None] | None = None,
     progress: Progress | None = None,
+    solver: Solver | None = None,
 ) -> FilterResult:
     """Run the three stages (after decontamination with ``exclude``); input trajectories are never modified.
+
+    ``solver`` (a model solving each item again with the tools) makes stage 3's re-solution its solution, judged
+    against a complete re-run (:func:`~kopa_replay.filter.resolve.judge_solution`).
 
     ``progress`` hears each item each stage has checked (:data:`kopa_replay.util.Progress`).
 
@@ -135,7 +140,7 @@ def run_filter(
     clean, decontaminating = _decontaminate_stage(trajectories, exclude, discarded)
     survivors, rules = _rules_stage(clean, catalog, env, planner, config, discarded, progress)
     judged, judging = _judges_stage(survivors, catalog, env, planner, judges, discarded, progress)
-    kept, replaced, resolving = _resolve_stage(judged, catalog, env, planner, config, progress)
+    kept, replaced, resolving = _resolve_stage(judged, catalog, env, planner, config, progress, solver)
     report: dict[str, Any] = {
         "input": len(trajectories),
         "kept": len(kept),
@@ -144,6 +149,7 @@ def run_filter(
         "decontaminated": decontaminating["discarded"] if exclude is not None else None,
         "decontaminated_against": getattr(exclude, "name", None),
         "judges": [j.name for j in judges],
+        "solver": solver.name if solver is not None else "complete re-run",
         "config": dataclasses.asdict(config),
         "stages": {"decontaminate": decontaminating, "rules": rules, "judges": judging, "resolve": resolving},
     }
@@ -244,6 +250,7 @@ def _resolve_stage(
     planner: Planner,
     config: FilterConfig,
     progress: Progress | None = None,
+    solver: Solver | None = None,
 ) -> tuple[list[Trajectory], list[Replacement], dict[str, Any]]:
     kept: list[Trajectory] = []
     replaced: list[Replacement] = []
@@ -254,7 +261,7 @@ def _resolve_stage(
             outcomes["skipped"] += 1
             kept.append(trajectory)
             continue
-        resolution = resolve(trajectory, catalog, env, planner)
+        resolution = resolve(trajectory, catalog, env, planner, solver)
         outcomes[resolution.outcome] += 1
         if resolution.outcome == "replaced" and resolution.answer is not None:
             replaced.append(Replacement(trajectory.id, trajectory.answer, resolution.answer, resolution.reason))

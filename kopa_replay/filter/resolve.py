@@ -8,20 +8,29 @@ fewer records than its total count), and says something different. When both
 read everything and still differ, neither is preferred and the stored answer
 stays (the report counts it: the first stage should have caught it).
 
-:func:`judge_resolution` is pure; :func:`resolve` does the one re-run.
+With a :class:`~kopa_replay.filter.model.Solver` (a model solving the task again
+with the tools, as the paper's third stage does), its solution is the
+re-solution, and execution judges which answer is better: the solver agrees
+with the stored answer (kept); it gives the answer a complete re-run computes
+and the stored one differs (replaced by the re-run's answer); or it gives
+neither (kept, counted: a model's slip is no evidence against an executed
+answer).
+
+:func:`judge_resolution` is pure; :func:`resolve` does the one re-run (and asks the solver).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from kopa_replay.errors import KopaError
-from kopa_replay.filter.model import Planner
+from kopa_replay.filter.model import Planner, Solver
 from kopa_replay.filter.perturb import answers_equal
 from kopa_replay.synth.model import Answer, Trajectory
 
-__all__ = ["Resolution", "stored_incomplete", "judge_resolution", "resolve"]
+__all__ = ["Resolution", "stored_incomplete", "judge_resolution", "judge_solution", "resolve"]
 
 
 @dataclass(frozen=True)
@@ -67,10 +76,42 @@ def judge_resolution(trajectory: Trajectory, run: Any) -> Resolution:
     )
 
 
-def resolve(trajectory: Trajectory, catalog: Any, env: Any, planner: Planner) -> Resolution:
-    """Re-solve ``trajectory`` reading all pages and judge the result."""
+def judge_solution(trajectory: Trajectory, says: Callable[[Answer], bool] | None, run: Any, name: str) -> Resolution:
+    """Which answer a solver's solution (``says``: does it give this answer?) and a complete re-run support."""
+    if says is None:
+        return Resolution("failed", None, f"{name} reached no answer")
+    if says(trajectory.answer):
+        return Resolution("agrees", trajectory.answer, f"{name} re-solution agrees")
+    computed = run.answer if run is not None and run.ok else None
+    if computed is not None and says(computed) and not answers_equal(trajectory.answer, computed):
+        return Resolution(
+            "replaced",
+            computed,
+            f"{name} re-solution gives {computed.value!r}, as a complete re-run does; "
+            f"the stored {trajectory.answer.value!r} does not",
+        )
+    return Resolution(
+        "differs_kept",
+        None,
+        f"{name} re-solution differs from the stored {trajectory.answer.value!r} and a complete re-run does not "
+        "side with it",
+    )
+
+
+def resolve(
+    trajectory: Trajectory, catalog: Any, env: Any, planner: Planner, solver: Solver | None = None
+) -> Resolution:
+    """Re-solve ``trajectory`` — reading all pages, and with ``solver`` when given — and judge the result."""
     try:
         run = planner.run_plan(trajectory, catalog, env, complete=True)
     except KopaError as exc:
-        return Resolution("failed", None, f"re-solve raised {type(exc).__name__}: {exc}")
-    return judge_resolution(trajectory, run)
+        if solver is None:
+            return Resolution("failed", None, f"re-solve raised {type(exc).__name__}: {exc}")
+        run = None
+    if solver is None:
+        return judge_resolution(trajectory, run)
+    try:
+        says = solver.solve(trajectory)
+    except KopaError as exc:
+        return Resolution("failed", None, f"{solver.name} raised {type(exc).__name__}: {exc}")
+    return judge_solution(trajectory, says, run, solver.name)

@@ -104,7 +104,10 @@ def plan_key(trajectory: Trajectory, catalog: Any = None) -> str:
         [
             j.source,
             j.target,
-            None if j.reduction is None else [j.reduction.op, j.reduction.field, j.reduction.threshold],
+            # a match's value is what the person named (a school picked out of a city's list): part of the question
+            None
+            if j.reduction is None
+            else [j.reduction.op, j.reduction.field, j.reduction.threshold, j.reduction.value],
         ]
         for j in trajectory.junctions
     ]

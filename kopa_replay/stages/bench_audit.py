@@ -28,7 +28,7 @@ class Config:
         required=True,
     )
     tasks: str | None = setting(None, TASKS_HELP, path="dir")
-    near: float = setting(0.9, "Question 3-gram Jaccard at or above which a pair counts as near-verbatim.")
+    near: float = setting(0.8, "Question 3-gram Jaccard at or above which a pair counts as near-verbatim.")
     out: str | None = setting(None, "Also write audit.json and audit.md into this directory.", path="dir")
 
 

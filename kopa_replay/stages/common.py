@@ -217,9 +217,8 @@ class Decontamination:
 
     decontaminate: bool = setting(
         True,
-        "Drop every item that repeats a benchmark task: its question verbatim or "
-        "near-verbatim (3-gram Jaccard >= 0.9), or its plan (the same calls, paging "
-        "aside).",
+        "Drop every item that repeats a benchmark task: its question verbatim, with names and numbers masked, or "
+        "near-verbatim (3-gram Jaccard >= 0.8), or its plan (the same calls, paging aside).",
     )
     bench_tasks: str | None = setting(
         None,
@@ -242,6 +241,34 @@ class Decontamination:
 
     def task_set_digest(self) -> str | None:
         return task_set_digest(self.bench_tasks) if self.decontaminate else None
+
+    def contamination(self, trajectories: Any) -> dict[str, Any] | None:
+        """The audit's measures of ``trajectories`` (rows of ``trajectories.jsonl``) against the task set it was
+        decontaminated against, in short (None when decontamination is off): what ``stats.md`` sets beside the
+        paper's."""
+        if not self.decontaminate:
+            return None
+        from kopa_replay.bench.audit import audit, items_from_trajectories
+        from kopa_replay.bench.suite import load_task_set
+
+        task_set = load_task_set(self.bench_tasks)
+        bench = items_from_trajectories(
+            [task_set.plans[t.id].to_dict() for t in task_set.tasks if t.id in task_set.plans]
+        )
+        found = audit(items_from_trajectories(trajectories), bench)
+        verbatim = found["verbatim"]
+        return {
+            "against": len(task_set.tasks),
+            "verbatim": verbatim["verbatim"],
+            "masked": verbatim["masked"],
+            "near_verbatim": verbatim["near_verbatim"],
+            "near_threshold": verbatim["threshold"],
+            "shared_plans": found["plans"]["shared"],
+            "tool_overlap": found["tools"]["overlap"],
+            "link_jaccard": found["links"]["jaccard"],
+            "link_unseen_share": found["links"]["unseen_share"],
+            "pair_unseen_share": found["pairs"]["unseen_share"],
+        }
 
 
 def task_set_digest(directory: str | None) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from kopa_replay.errors import UsageError
 from kopa_replay.filter.model import FilterConfig
 from kopa_replay.stages.common import CatalogChoice, Decontamination, ExecSource, LLMServer
 from kopa_replay.stages.options import as_dict, setting
@@ -27,8 +28,20 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination):
     out: str | None = setting(
         None, "Where the kept datasets and filter_report.json go [default: IN/filtered].", path="dir"
     )
-    judges: Literal["deterministic", "llm"] = setting(
-        "deterministic", "Stage 2's two judges: the offline pair, or the offline regex judge beside a model."
+    judges: Literal["deterministic", "llm", "llm-pair"] = setting(
+        "deterministic",
+        "Stage 2's two judges, which must agree to discard: the offline pair; llm: the offline regex judge beside "
+        "a model (--llm-url/--llm-model); llm-pair: two models, as the paper's (--llm-model and --second-llm-model, "
+        "on --second-llm-url or the same server).",
+    )
+    second_llm_model: str | None = setting(None, "The second judge's model (--judges llm-pair).")
+    second_llm_url: str | None = setting(
+        None, "The second judge's OpenAI-compatible server [default: --llm-url] (--judges llm-pair)."
+    )
+    resolve_with: Literal["rerun", "llm"] = setting(
+        "rerun",
+        "Stage 3's re-solution: rerun (the plan re-run reading every page) or llm (the model solves each item again "
+        "with the tools, as a benchmark task; a complete re-run judges which answer is better).",
     )
     reproduce: bool = setting(
         _D.reproduce,
@@ -39,6 +52,23 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination):
         "Stage 3 re-solves every kept item reading all pages and replaces answers "
         "it judges worse (--no-resolve skips it).",
     )
+
+    def __post_init__(self) -> None:
+        if self.judges == "llm-pair" and not self.second_llm_model:
+            raise UsageError("--judges llm-pair needs --second-llm-model (the second judge's model)")
+        if self.judges != "llm-pair" and (self.second_llm_model or self.second_llm_url):
+            raise UsageError("--second-llm-model and --second-llm-url name the second judge of --judges llm-pair")
+
+    def second_judge(self, stack: ExitStack, out: Path) -> Any:
+        """The second model judge, recorded beside the first (its own snapshot in OUT/llm.sqlite)."""
+        from kopa_replay.filter import LLMJudge
+        from kopa_replay.llm import ChatClient
+
+        url = self.second_llm_url or self.llm_url
+        if not url:
+            raise UsageError("--judges llm-pair needs --llm-url (or --second-llm-url) for the second judge")
+        client = ChatClient(url, str(self.second_llm_model), store=str(Path(out) / "llm.sqlite"), snapshot="llm-2")
+        return LLMJudge(stack.enter_context(client))
 
     @property
     def out_dir(self) -> Path:
@@ -72,7 +102,8 @@ def inputs(config: Config) -> dict[str, Any]:
 def run(config: Config, *, progress: Any = None) -> Result:
     """Filter ``IN/trajectories.jsonl`` into ``config.out_dir`` (atomically) with ``filter_report.json``."""
     from kopa_replay.filter import LLMJudge, default_judges, run_filter
-    from kopa_replay.synth.pipeline import SynthDir, read_trajectories, write_datasets
+    from kopa_replay.synth.export import read_jsonl
+    from kopa_replay.synth.pipeline import SynthDir, extend_stats, read_trajectories, write_datasets
     from kopa_replay.util import write_atomic
 
     catalog = config.load_catalog()
@@ -86,7 +117,15 @@ def run(config: Config, *, progress: Any = None) -> Result:
             chosen = default_judges()
             if config.judges == "llm":
                 chosen = (chosen[0], LLMJudge(config.chat_client(stack, work, "--judges")))
+            elif config.judges == "llm-pair":
+                chosen = (LLMJudge(config.chat_client(stack, work, "--judges")), config.second_judge(stack, work))
             env = config.open_env(stack, catalog)
+            solver = None
+            if config.resolve_with == "llm":
+                from kopa_replay.bench.chat_agent import ChatAgent, ChatSolver, OpenAIBackend
+
+                agent = ChatAgent(OpenAIBackend(config.chat_client(stack, work, "--resolve-with")), name="openai")
+                solver = ChatSolver(agent, catalog, env)
             result = run_filter(
                 trajectories,
                 catalog,
@@ -95,11 +134,16 @@ def run(config: Config, *, progress: Any = None) -> Result:
                 config=FilterConfig(reproduce=config.reproduce, resolve=config.resolve),
                 exclude=exclude,
                 progress=progress,
+                solver=solver,
             )
         stats = write_datasets(work, result.kept, catalog)
+        found = config.contamination(read_jsonl(work / "trajectories.jsonl")) if result.kept else None
+        if found is not None:
+            extend_stats(work, {"contamination": found})
         report = {
             **result.report,
             "output_digest": stats["output_digest"],
+            "contamination": found,
             "out": str(final),
             "discards": [d._asdict() for d in result.discarded],
             "replacements": [

@@ -54,11 +54,27 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination, ScaleOut):
         "attempt draws its own stream (seed, attempt number) on a rewound environment, so attempts can run in other "
         "processes with the same corpus for any number of them (not the corpus of --streams one).",
     )
+    generator: Literal["families", "walk"] = setting(
+        "families",
+        "families: instances of the corpus families (kopa_replay/synth/families/*.yaml: who asks, several "
+        "phrasings, a plan over links the pruned graph retains), slots drawn from what lookups return; walk: "
+        "random walks over the retained links (the intent table phrases them).",
+    )
+    families: str | None = setting(
+        None, "A directory of corpus-family files instead of the shipped ones (--generator families).", path="dir"
+    )
+    realtime: bool = setting(
+        False,
+        "Keep families over real-time data (bus arrivals and positions: answers change minute to minute, so they "
+        "are no stable training label; off by default).",
+    )
     writer: Literal["intent", "template", "llm"] = setting(
         "intent",
-        "intent: questions a person would ask, from the intent table (offline; the walk keeps to the "
-        "links the table gives a meaning); template: the old call-script questions over every retained "
-        "link (an ablation); llm: a model over an OpenAI-compatible server, walking as intent does.",
+        "intent: questions a person would ask (the families' phrasings; for the walk, the intent table, which keeps "
+        "the walk to the links it gives a meaning); template: the old call-script questions over every retained "
+        "link (the walk only, an ablation); llm: a model over an OpenAI-compatible server rewrites each question "
+        "(never-expose rule and five-item self-check in its prompt; the family's or intent table's question is "
+        "its draft).",
     )
     intents: str | None = setting(
         None,
@@ -69,6 +85,8 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination, ScaleOut):
     )
 
     def idle_workers(self) -> str | None:
+        if self.generator == "families" and (self.executor, self.workers) != ("local", 1):
+            return "--generator families runs in one process (it takes seconds per hundred items)"
         if self.streams == "one" and (self.executor, self.workers) != ("local", 1):
             return "--streams one is the sequential walk, which one process runs: --streams attempt uses --workers"
         return None
@@ -86,7 +104,21 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination, ScaleOut):
             streams=self.streams,
         )
 
+    def family_config(self) -> Any:
+        from kopa_replay.synth.families import FamilyConfig
+
+        return FamilyConfig(
+            trajectories=self.trajectories,
+            seed=self.seed,
+            exclude_platforms=tuple(sorted(self.exclude_platform)),
+            realtime=self.realtime,
+        )
+
     def __post_init__(self) -> None:
+        if self.generator == "families" and self.writer == "template":
+            raise UsageError("--writer template phrases walks: use it with --generator walk")
+        if self.generator == "walk" and self.families:
+            raise UsageError("--families names corpus-family files: use it with --generator families")
         self.walk()  # the walk's own checks, before anything runs
         spec = self.executor_spec()
         if self.streams == "attempt" and (spec.kind, spec.workers) != ("local", 1) and self.records():
@@ -115,7 +147,14 @@ def inputs(config: Config) -> dict[str, Any]:
         "snapshot": config.sealed_digest(),
         "bench_tasks": config.task_set_digest(),
         "intents": file_digest(config.intents) if config.intents else None,
+        "families": _families_digest(config) if config.generator == "families" else None,
     }
+
+
+def _families_digest(config: Config) -> str:
+    from kopa_replay.synth.families import families_digest
+
+    return families_digest(config.families)
 
 
 def run(config: Config, *, progress: Any = None) -> Result:
@@ -133,7 +172,7 @@ def run(config: Config, *, progress: Any = None) -> Result:
     links = retained_links(graph, catalog)
     exclude = config.decontaminator()
     intents = None
-    if config.writer != "template":
+    if config.writer != "template" and config.generator == "walk":
         from kopa_replay.synth.intents import load_intents
 
         intents = load_intents(config.intents, catalog=catalog)
@@ -143,6 +182,30 @@ def run(config: Config, *, progress: Any = None) -> Result:
     with atomic_run_dir(final, keep=("llm.sqlite",)) as work, ExitStack() as stack:
         from kopa_replay.synth.questions import IntentWriter, LLMWriter, TemplateWriter
 
+        if config.generator == "families":
+            from kopa_replay.synth.families import FamilyDraft, load_families
+            from kopa_replay.synth.pipeline import run_family_synthesis
+
+            families = load_families(config.families)
+            rewriter = (
+                LLMWriter(config.chat_client(stack, work, "--writer"), draft=FamilyDraft())
+                if config.writer == "llm"
+                else None
+            )
+            stats = run_family_synthesis(
+                catalog,
+                links,
+                config.open_env(stack, catalog),
+                work,
+                config.family_config(),
+                families,
+                rewriter,
+                exclude=exclude,
+                progress=progress,
+            )
+            stats = _with_contamination(config, work, stats)
+            manifest = _manifest(work, config, catalog, made_of, stats)
+            return Result(final, stats, manifest)
         chosen: Any = {
             "intent": lambda: IntentWriter(intents),
             "template": TemplateWriter,
@@ -177,18 +240,35 @@ def run(config: Config, *, progress: Any = None) -> Result:
             run_attempts=run_attempts,
             width=width,
         )
-        manifest = write_manifest(
-            work,
-            STAGE,
-            config=as_dict(config),
-            inputs=made_of,
-            outputs=list(OUTPUTS),
-            catalog=catalog.digest(),
-            seed=config.seed,
-            source=config.described(),
-            output_digest=stats["output_digest"],
-        )
+        stats = _with_contamination(config, work, stats)
+        manifest = _manifest(work, config, catalog, made_of, stats)
     return Result(final, stats, manifest)
+
+
+def _with_contamination(config: Config, work: Path, stats: dict[str, Any]) -> dict[str, Any]:
+    """The statistics with the audit's measures against the benchmark (``stats.json`` and ``stats.md`` too)."""
+    from kopa_replay.synth.export import read_jsonl
+    from kopa_replay.synth.pipeline import SynthDir, extend_stats
+
+    found = config.contamination(read_jsonl(SynthDir(work).trajectories))
+    if found is None or not stats.get("trajectories"):
+        return stats
+    extend_stats(work, {"contamination": found})
+    return {**stats, "contamination": found}
+
+
+def _manifest(work: Path, config: Config, catalog: Any, made_of: dict[str, Any], stats: dict[str, Any]) -> Any:
+    return write_manifest(
+        work,
+        STAGE,
+        config=as_dict(config),
+        inputs=made_of,
+        outputs=list(OUTPUTS),
+        catalog=catalog.digest(),
+        seed=config.seed,
+        source=config.described(),
+        output_digest=stats["output_digest"],
+    )
 
 
 class SynthWorker:

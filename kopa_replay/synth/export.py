@@ -28,7 +28,7 @@ from typing import Any
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.env.retrieval import openai_tools
-from kopa_replay.synth.model import Answer, Trajectory
+from kopa_replay.synth.model import Answer, Trajectory, shape_of
 from kopa_replay.util import write_atomic
 
 __all__ = [
@@ -199,6 +199,7 @@ def sft_rows(
             {
                 "id": trajectory.id,
                 "pattern": trajectory.pattern,
+                "shape": shape_of(trajectory),
                 "messages": messages,
                 "tools": openai_tools(catalog, _tool_names(trajectory)),
             }
@@ -230,6 +231,7 @@ def grpo_rows(
                 "state_digest": trajectory.state_digest,
                 "trajectory_id": trajectory.id,
                 "pattern": trajectory.pattern,
+                "shape": shape_of(trajectory),
             }
         )
     return rows

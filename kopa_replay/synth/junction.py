@@ -43,6 +43,7 @@ __all__ = [
     "propose_reductions",
     "derive_values",
     "nice_threshold",
+    "splits_tie",
 ]
 
 REDUCTION_OPS = ("max", "min", "threshold", "most_frequent", "match")
@@ -216,6 +217,19 @@ def apply_reduction(
             binding,
         )
     raise JunctionError(f"unknown reduction {reduction.op!r} (known: {', '.join(REDUCTION_OPS)})")
+
+
+def splits_tie(records: Sequence[Mapping[str, Any]], binding: Mapping[str, str], reduction: Reduction) -> bool:
+    """Whether a top-k cut (``max``/``min``/``most_frequent``) keeps one of two values that score the same: the
+    record order, not the data, would then decide what is handed on (a declared plan checks this on every run)."""
+    if reduction.op in ("max", "min"):
+        ranked = _ranked(scores(records, binding, reduction.field, reduction.op), reduction.op == "max")
+    elif reduction.op == "most_frequent":
+        ranked = _ranked(_frequencies(records, binding), True)
+    else:
+        return False
+    kept = reduction.kept
+    return 0 < kept < len(ranked) and ranked[kept - 1][1] == ranked[kept][1]
 
 
 def nice_threshold(low: float, high: float) -> float:

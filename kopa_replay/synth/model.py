@@ -15,11 +15,24 @@ Junction kinds, by the number of distinct values handed over (fan-out budget B):
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["JUNCTION_KINDS", "ANSWER_KINDS", "Reduction", "Junction", "Step", "Answer", "Trajectory"]
+__all__ = [
+    "JUNCTION_KINDS",
+    "ANSWER_KINDS",
+    "SHAPES",
+    "SUBSETS",
+    "Reduction",
+    "Junction",
+    "Step",
+    "Answer",
+    "Trajectory",
+    "shape_of",
+    "in_subset",
+]
 
 JUNCTION_KINDS = ("sequential", "fan_out", "derived")
 #: number (with tolerance), text (normalized), set (of normalized texts), bool (yes/no)
@@ -119,3 +132,28 @@ class Trajectory:
             state_digest=data.get("state_digest", ""),
             meta=dict(data.get("meta", {})),
         )
+
+
+#: the paper's trajectory families (its ablation trains on sequential only, on parallel + mixed, on all)
+SHAPES = ("sequential", "parallel", "mixed")
+#: the ablation subsets: which shapes each keeps
+SUBSETS: Mapping[str, tuple[str, ...]] = {
+    "sequential": ("sequential",),
+    "parallel": ("parallel", "mixed"),
+    "full": SHAPES,
+}
+
+
+def shape_of(trajectory: Trajectory) -> str:
+    """``sequential`` when every junction's calls are one call, ``parallel`` when every junction feeds two or more
+    side by side, ``mixed`` otherwise (a trajectory without junctions is sequential)."""
+    calls = Counter(step.group for step in trajectory.steps)
+    widths = [calls[trajectory.steps[j.target].group] for j in trajectory.junctions if j.target < len(trajectory.steps)]
+    if all(w <= 1 for w in widths):
+        return "sequential"
+    return "parallel" if all(w >= 2 for w in widths) else "mixed"
+
+
+def in_subset(trajectory: Trajectory, subset: str) -> bool:
+    """Whether ``trajectory`` belongs to the ablation ``subset`` (a key of :data:`SUBSETS`)."""
+    return shape_of(trajectory) in SUBSETS[subset]

@@ -32,11 +32,20 @@ from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
 from kopa_replay.synth.export import grpo_rows, read_jsonl, sft_rows, write_jsonl
 from kopa_replay.synth.model import Trajectory
-from kopa_replay.synth.stats import corpus_stats, stats_table
+from kopa_replay.synth.stats import corpus_shape, corpus_stats, stats_table
 from kopa_replay.synth.walk import QuestionWriter, RunAttempts, SynthConfig, synthesize_report
 from kopa_replay.util import write_atomic
 
-__all__ = ["Exclude", "SynthDir", "retained_links", "run_synthesis", "write_datasets", "read_trajectories"]
+__all__ = [
+    "Exclude",
+    "SynthDir",
+    "retained_links",
+    "run_family_synthesis",
+    "run_synthesis",
+    "extend_stats",
+    "write_datasets",
+    "read_trajectories",
+]
 
 #: the decontamination hook: the reason a candidate must not be kept (the benchmark task it repeats), or None
 Exclude = Callable[[Trajectory], "str | None"]
@@ -79,7 +88,16 @@ def write_datasets(
     write_jsonl(target.trajectories, [t.to_dict() for t in trajectories])
     write_jsonl(target.sft, sft_rows(trajectories, catalog))
     write_jsonl(target.grpo, grpo_rows(trajectories, catalog))
-    stats = {**corpus_stats(trajectories), **(extra or {})}
+    stats = {**corpus_stats(trajectories), **corpus_shape(trajectories, catalog), **(extra or {})}
+    write_atomic(target.stats, json.dumps(stats, ensure_ascii=False, sort_keys=True, indent=2) + "\n")
+    write_atomic(target.table, stats_table(stats) + "\n")
+    return stats
+
+
+def extend_stats(out: str | Path, extra: Mapping[str, Any]) -> dict[str, Any]:
+    """Add ``extra`` to a directory's ``stats.json`` and re-write ``stats.md``; returns the statistics."""
+    target = SynthDir(out)
+    stats = {**json.loads(target.stats.read_text(encoding="utf-8")), **extra}
     write_atomic(target.stats, json.dumps(stats, ensure_ascii=False, sort_keys=True, indent=2) + "\n")
     write_atomic(target.table, stats_table(stats) + "\n")
     return stats
@@ -115,17 +133,7 @@ def run_synthesis(
 
         intents = intents if intents is not None else load_intents(catalog=catalog)
         writer = IntentWriter(intents)
-    dropped: list[dict[str, Any]] = []
-    finished = 0
-
-    def recording(trajectory: Trajectory) -> str | None:
-        nonlocal finished
-        finished += 1
-        reason = exclude(trajectory) if exclude is not None else None
-        if reason is not None:
-            dropped.append({"candidate": finished, "question": trajectory.question, "reason": str(reason)})
-        return reason
-
+    recording, dropped = _recording(exclude)
     result = synthesize_report(
         catalog,
         links,
@@ -138,16 +146,7 @@ def run_synthesis(
         run_attempts=run_attempts,
         width=width,
     )
-    stats = write_datasets(
-        out,
-        result.trajectories,
-        catalog,
-        {
-            "decontaminated": len(dropped) if exclude is not None else None,
-            "decontaminated_against": getattr(exclude, "name", None),
-            "decontaminated_items": dropped,
-        },
-    )
+    stats = write_datasets(out, result.trajectories, catalog, _decontaminated(exclude, dropped))
     return {
         **stats,
         "attempts": result.attempts,
@@ -155,6 +154,78 @@ def run_synthesis(
         "writer": getattr(writer, "name", type(writer).__name__),
         "config": _config(config),
         "intents": None if intents is None else str(getattr(intents, "source", "intents")),
+    }
+
+
+def run_family_synthesis(
+    catalog: Catalog,
+    links: Sequence[Link],
+    env: Any,
+    out: str | Path,
+    config: Any,
+    families: Sequence[Any],
+    writer: QuestionWriter | None = None,
+    *,
+    exclude: Exclude | None = None,
+    progress: Any = None,
+) -> dict[str, Any]:
+    """:func:`run_synthesis` for the corpus families (:mod:`kopa_replay.synth.families`): instances of ``families``
+    whose links ``links`` retain; the statistics plus instances tried, skip reasons, families left out and why."""
+    from dataclasses import asdict
+
+    from kopa_replay.synth.families import synthesize_families
+
+    recording, dropped = _recording(exclude)
+    result = synthesize_families(
+        catalog,
+        links,
+        env,
+        config,
+        families,
+        writer=writer,
+        exclude=recording if exclude is not None else None,
+        progress=progress,
+    )
+    stats = write_datasets(
+        out,
+        result.trajectories,
+        catalog,
+        {
+            **_decontaminated(exclude, dropped),
+            "families_left_out": result.left_out,
+            "by_family": result.by_family,
+        },
+    )
+    return {
+        **stats,
+        "attempts": result.attempts,
+        "skipped": result.skipped,
+        "writer": getattr(writer, "name", "family") if writer is not None else "family",
+        "config": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()},
+    }
+
+
+def _recording(exclude: Exclude | None) -> tuple[Exclude, list[dict[str, Any]]]:
+    """``exclude`` wrapped to keep each drop (which finished candidate, its question, the reason)."""
+    dropped: list[dict[str, Any]] = []
+    finished = 0
+
+    def recording(trajectory: Trajectory) -> str | None:
+        nonlocal finished
+        finished += 1
+        reason = exclude(trajectory) if exclude is not None else None
+        if reason is not None:
+            dropped.append({"candidate": finished, "question": trajectory.question, "reason": str(reason)})
+        return reason
+
+    return recording, dropped
+
+
+def _decontaminated(exclude: Exclude | None, dropped: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "decontaminated": len(dropped) if exclude is not None else None,
+        "decontaminated_against": getattr(exclude, "name", None),
+        "decontaminated_items": dropped,
     }
 
 

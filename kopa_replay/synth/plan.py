@@ -41,6 +41,7 @@ __all__ = [
     "Perturbation",
     "PlanRun",
     "branches_of",
+    "call_log",
     "candidate_values",
     "decided_figure",
     "make_step",
@@ -84,6 +85,27 @@ def page_calls(run: PlanRun) -> list[dict[str, Any]]:
         for index, (step, read) in enumerate(zip(run.steps, reads))
         for page in read.pages
     ]
+
+
+def call_log(steps: Sequence[Step], groups: Sequence[Sequence[StepRead]], keep_records: int) -> list[dict[str, Any]]:
+    """Every HTTP call of an execution in order, one per page, with what came back (the first ``keep_records``
+    records): ``meta["calls"]`` of a synthesized trajectory, which the SFT export shows."""
+    calls = []
+    for step, read in zip(steps, (read for reads in groups for read in reads)):
+        for page in read.pages:
+            calls.append(
+                {
+                    "step": step.index,
+                    "group": step.group,
+                    "tool": page.tool,
+                    "args": dict(sorted(page.args.items())),
+                    "outcome": page.outcome,
+                    "total_count": page.total_count,
+                    "record_count": len(page.records),
+                    "records": page.records[:keep_records],
+                }
+            )
+    return calls
 
 
 def make_step(index: int, group: int, read: StepRead) -> Step:

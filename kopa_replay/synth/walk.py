@@ -76,6 +76,7 @@ from kopa_replay.synth.plan import (
     Perturbation,
     PlanRun,
     branches_of,
+    call_log,
     candidate_values,
     run_plan,
     unconstrained_junction,  # noqa: F401
@@ -682,21 +683,7 @@ class _Walker:
                 for text in value_strings(value):
                     if text not in handed:
                         handed.append(text)
-        calls = []
-        for step, read in zip(run.steps, (read for reads in run.groups for read in reads)):
-            for page in read.pages:
-                calls.append(
-                    {
-                        "step": step.index,
-                        "group": step.group,
-                        "tool": page.tool,
-                        "args": dict(sorted(page.args.items())),
-                        "outcome": page.outcome,
-                        "total_count": page.total_count,
-                        "record_count": len(page.records),
-                        "records": page.records[: config.keep_records],
-                    }
-                )
+        calls = call_log(run.steps, run.groups, config.keep_records)
         meta = {
             "page_budget": config.page_budget,
             "fan_out_budget": config.fan_out_budget,

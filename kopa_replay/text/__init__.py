@@ -51,6 +51,7 @@ __getattr__, __dir__ = lazy_exports(
             "foreign_script",
             "has_hangul",
             "normalize_question",
+            "masked_question",
             "text_form",
         ),
         "kopa_replay.text.concepts": (
@@ -109,6 +110,7 @@ __all__ = [
     "name_key",
     "names_an_entity",
     "normalize_question",
+    "masked_question",
     "number_key",
     "number_mentions",
     "parse_numbers",

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["fold", "text_form", "normalize_question", "foreign_script", "has_hangul"]
+__all__ = ["fold", "text_form", "normalize_question", "masked_question", "foreign_script", "has_hangul"]
 
 _TEXT_STRIP = re.compile(r"[\s\-_'\"“”‘’`·.,]+")
 _SPACE = re.compile(r"\s+")
@@ -57,3 +58,18 @@ def foreign_script(text: str) -> list[str]:
 def has_hangul(text: str) -> bool:
     """Whether ``text`` holds a Hangul syllable."""
     return bool(_HANGUL.search(text))
+
+
+_DIGITS = re.compile(r"[0-9]+")
+#: what a masked name becomes (a word normalization keeps, so masking twice changes nothing; Korean questions hold no "name")
+NAME_MASK = "name"
+
+
+def masked_question(question: str, names: Iterable[str] = ()) -> str:
+    """``question`` normalized (:func:`normalize_question`, spaces kept), each of ``names`` (normalized alike; the
+    longest first, two characters or more) replaced by ``name`` and every digit run by ``0``."""
+    text = normalize_question(question or "", spaces=True)
+    forms = {normalize_question(str(name), spaces=True) for name in names}
+    for form in sorted((f for f in forms if len(f) >= 2), key=lambda f: (-len(f), f)):
+        text = text.replace(form, NAME_MASK)
+    return " ".join(_DIGITS.sub("0", text).split())

@@ -106,6 +106,9 @@ class TrainConfig:
     include_reference_tools: bool = True
     #: the benchmark task set the corpus is checked against (None: the shipped one)
     tasks: str | None = None
+    #: the paper's ablation: train on the ``sequential`` trajectories only, on the ``parallel`` ones (parallel and
+    #: mixed), or on the ``full`` corpus (kopa_replay.synth.model.SUBSETS)
+    subset: str = "full"
     system_prompt: str | None = None
     lora: LoraSettings | None = None
     #: GRPO only: added to the binary reward when the ACTION axis passes
@@ -126,6 +129,10 @@ class TrainConfig:
 
         if self.source != "replay" and not is_sim(self.source):
             raise UsageError(f"source must be 'replay' or 'sim' ('sim:<world>' names a world), not {self.source!r}")
+        from kopa_replay.synth.model import SUBSETS
+
+        if self.subset not in SUBSETS:
+            raise UsageError(f"subset must be one of {', '.join(SUBSETS)}, not {self.subset!r}")
         if self.scale not in ("builtin", "paper"):
             raise UsageError(f"scale must be 'builtin' or 'paper', not {self.scale!r}")
         if self.top_k < 1:

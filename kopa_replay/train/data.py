@@ -81,9 +81,15 @@ def _listed(items: Sequence[str], limit: int = 5) -> str:
 
 
 def load_corpus(
-    directory: str | Path, catalog: Catalog, *, task_set: Any = None, held_out: Sequence[str] | None = None
+    directory: str | Path,
+    catalog: Catalog,
+    *,
+    task_set: Any = None,
+    held_out: Sequence[str] | None = None,
+    subset: str = "full",
 ) -> Corpus:
-    """The corpus in ``directory``, refused if it touches a held-out platform or repeats a benchmark task."""
+    """The corpus in ``directory``, refused if it touches a held-out platform or repeats a benchmark task; ``subset``
+    keeps one of the paper's ablation subsets (:data:`kopa_replay.synth.model.SUBSETS`), checked whole first."""
     from kopa_replay.bench.audit import AuditItem, audit, items_from_trajectories
     from kopa_replay.bench.build import HELD_OUT_PLATFORMS
     from kopa_replay.bench.overlap import PAGING_PARAMS, plan_signature
@@ -129,11 +135,13 @@ def load_corpus(
     ]
     found = audit(items_from_trajectories(rows), bench_items)
     verbatim, plans = found["verbatim"], found["plans"]
-    bad = [e["id"] for e in verbatim["verbatim_examples"] + verbatim["near_verbatim_examples"]]
+    bad = [e["id"] for e in verbatim["verbatim_examples"] + verbatim["masked_examples"]]
+    bad += [e["id"] for e in verbatim["near_verbatim_examples"]]
     bad += [f"{e['id']} (plan of {e['train_id']})" for e in plans["examples"]]
     if bad:
         raise UsageError(
             f"{root}: `bench audit` finds benchmark tasks in this corpus ({verbatim['verbatim']} verbatim, "
+            f"{verbatim['masked']} equal with names and numbers masked, "
             f"{verbatim['near_verbatim']} near-verbatim questions, {plans['shared']} shared plans: "
             f"{_listed(sorted(set(bad)))}); training on it would grade the model on what it was taught. "
             "Re-run synth and filter with --decontaminate (the default)"
@@ -149,6 +157,16 @@ def load_corpus(
             f"trajectories.jsonl, so nothing checked them for held-out platforms or benchmark tasks: "
             f"{_listed(unchecked)}"
         )
+    if subset != "full":
+        from kopa_replay.synth.model import SUBSETS, in_subset
+
+        if subset not in SUBSETS:
+            raise UsageError(f"subset must be one of {', '.join(SUBSETS)}, not {subset!r}")
+        trajectories = tuple(t for t in trajectories if in_subset(t, subset))
+        if not trajectories:
+            raise UsageError(f"{root}: no trajectory of the {subset!r} subset (shapes: {', '.join(SUBSETS[subset])})")
+        kept = {t.id for t in trajectories}
+        sft = tuple(row for row in sft if row.get("id") in kept)
     return Corpus(trajectories, sft, str(root))
 
 

@@ -343,7 +343,7 @@ def run_grpo(config: TrainConfig, *, before_train: Callable[[Any], None] | None 
 
     _import_training()
     catalog = builtin_catalog(config.scale)
-    corpus = load_corpus(config.data, catalog, task_set=load_task_set(config.tasks))
+    corpus = load_corpus(config.data, catalog, task_set=load_task_set(config.tasks), subset=config.subset)
     spec = SourceSpec(config.source, config.snapshot, config.store, config.sim_seed, config.as_of)
     tool_sets = ToolSets(catalog, spec, max_records=config.max_records, max_chars=config.max_chars)
     tasks = corpus_tasks(corpus, catalog)
@@ -393,7 +393,7 @@ def sft_trainer(config: TrainConfig) -> tuple[Any, dict[str, Any]]:
 
     trl = _import_training()
     catalog = builtin_catalog(config.scale)
-    corpus = load_corpus(config.data, catalog, task_set=load_task_set(config.tasks))
+    corpus = load_corpus(config.data, catalog, task_set=load_task_set(config.tasks), subset=config.subset)
     rows, recalled = sft_rows(
         corpus,
         catalog,

@@ -85,6 +85,26 @@ def test_verbatim_and_near_verbatim_questions():
     assert strict["near_verbatim"] == 0 and strict["verbatim"] == 1
 
 
+def test_questions_equal_once_names_and_numbers_are_masked():
+    """Another school on another day is the same question; the names masked are each side's own slots, and the
+    benchmark's names mask the training side too."""
+    asked = "서울 {}의 2026년 9월 {}일 점심 급식 인원은 몇 명입니까?"
+    bench = [AuditItem(asked.format("답십리중학교", 2), ("a",), (), "b1", (), ("답십리중학교",))]
+    train = [
+        AuditItem(asked.format("양재고등학교", 1), ("a",), (), "t1", (), ("양재고등학교",)),
+        AuditItem(asked.format("양재고등학교", 1) + " 반올림해서요", ("a",), (), "t2", (), ("양재고등학교",)),
+    ]
+    v = audit(train, bench)["verbatim"]
+    assert (v["verbatim"], v["masked"]) == (0, 1)
+    assert v["masked_examples"] == [
+        {"id": "b1", "question": asked.format("답십리중학교", 2), "train_question": asked.format("양재고등학교", 1)}
+    ]
+    # without the training item's slot its school stays a word: nothing is masked-equal
+    unnamed = [AuditItem(t.question, t.calls, t.links, t.id) for t in train]
+    assert audit(unnamed, bench)["verbatim"]["masked"] == 0
+    assert "equal with names and numbers masked: 1" in markdown(audit(train, bench))
+
+
 def test_tool_universe_overlap():
     t = audit([item("a b"), item("x a")], [item("a b c"), item("d")])["tools"]
     assert t["overlap"] == 0.5 and (t["shared"], t["bench"], t["train"]) == (2, 4, 3)

@@ -36,14 +36,19 @@ CALLS = (
 )
 
 
-def task(id: str = "kopa-district-001", question: str = QUESTION, calls=CALLS) -> Task:
+def task(id: str = "kopa-district-001", question: str = QUESTION, calls=CALLS, question_ko: str | None = None) -> Task:
+    question = question_ko if question_ko is not None else question
     return Task(id, question, Answer("number", 49), reference_calls=tuple((t, dict(a)) for t, a in calls))
 
 
-def trajectory(id: str = "t0001", question: str = "", calls=(("neis_school_info", {"SCHUL_NM": "서울고"}),)):
-    """A training item with these calls (one step per call, pages as meta["calls"])."""
+def trajectory(
+    id: str = "t0001", question: str = "", calls=(("neis_school_info", {"SCHUL_NM": "서울고"}),), meta_slots=None
+):
+    """A training item with these calls (one step per call, pages as meta["calls"]) and slots (the names it states)."""
     steps = [Step(i, tool, dict(args), "ok", 1, 1, f"d{i}", i) for i, (tool, args) in enumerate(calls)]
-    meta = {"calls": [{"step": i, "tool": tool, "args": dict(args)} for i, (tool, args) in enumerate(calls)]}
+    meta: dict = {"calls": [{"step": i, "tool": tool, "args": dict(args)} for i, (tool, args) in enumerate(calls)]}
+    if meta_slots is not None:
+        meta["slots"] = dict(meta_slots)
     return Trajectory(id, "chain", steps, [], Answer("number", 1), question, (), "", meta)
 
 
@@ -153,7 +158,7 @@ def test_a_verbatim_question_matches_whatever_its_punctuation_and_spacing():
 
 def test_near_verbatim_at_and_below_the_threshold():
     near = _tail_variant(QUESTION, 3)
-    far = _tail_variant(QUESTION, 9)
+    far = _tail_variant(QUESTION, 20)
     a, b = normalize_question(QUESTION, spaces=True), normalize_question(near, spaces=True)
     score = jaccard(char_ngrams(a), char_ngrams(b))
     assert NEAR_VERBATIM <= score < 1.0
@@ -213,8 +218,34 @@ def test_built_from_a_saved_task_set(tmp_path):
         "questions": 1,
         "plans": 1,
         "near": NEAR_VERBATIM,
+        "masked_names": 0,
     }
     assert matcher(plan) is not None
+
+
+MEAL = "서울 답십리중학교의 2026년 9월 2일 점심 급식 인원은 몇 명입니까?"
+
+
+def test_the_same_sentence_about_another_school_and_day_is_masked_equal():
+    """The issue's example: below every 3-gram threshold we use once the school differs, yet the same question."""
+    other = "서울 양재고등학교의 2026년 9월 1일 점심 급식 인원은 몇 명입니까?"
+    bench = task(question_ko=MEAL)
+    matcher = Decontaminator([bench], names={bench.id: ["답십리중학교"]})
+    # the school is the training item's own slot; the benchmark's names mask both sides
+    found = matcher.match(trajectory(question=other, meta_slots={"school": "양재고등학교"}))
+    assert found == Match(bench.id, "masked")
+    assert "with other names and numbers" in str(found)
+    # without the item's slot its school stays a word, and the two differ
+    assert Decontaminator([bench], names={bench.id: ["답십리중학교"]}).match(trajectory(question=other)) is None
+    # another sentence about the same things is not masked-equal
+    assert (
+        matcher.match(
+            trajectory(
+                question="양재고등학교 급식 먹는 학생이 9월 1일에 몇 명이었나요?", meta_slots={"school": "양재고등학교"}
+            )
+        )
+        is None
+    )
 
 
 def test_the_matcher_and_the_audit_agree(tmp_path):
@@ -261,3 +292,31 @@ def test_every_shipped_task_matches_itself():
     for t in planned:
         found = matcher.match(task_set.plans[t.id])
         assert found is not None and found.kind in ("verbatim", "plan"), t.id
+
+
+# -- masking, as a property ------------------------------------------------------------------------------
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from kopa_replay.text import masked_question  # noqa: E402
+
+_HANGUL = st.text(alphabet=st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3), min_size=2, max_size=8)
+_TEXT = st.text(alphabet=st.sampled_from(list("가나다라 의는 몇 명 0123456789,?년월일") + ["１", "٣"]), max_size=40)
+
+
+@given(_TEXT, st.lists(_HANGUL, max_size=3))
+def test_masking_leaves_no_digit_and_is_idempotent(text, names):
+    once = masked_question(text, names)
+    assert not any(ch in "0123456789" for ch in once.replace("0", ""))
+    assert masked_question(once, names) == once
+
+
+@given(_HANGUL, _HANGUL, st.integers(1, 31), st.integers(1, 31))
+def test_two_names_and_days_in_one_sentence_mask_alike(a, b, day_a, day_b):
+    sentence = "서울 {}의 2026년 9월 {}일 점심 급식 인원은 몇 명입니까?"
+    one = masked_question(sentence.format(a, day_a), [a, b])
+    two = masked_question(sentence.format(b, day_b), [a, b])
+    if a not in b and b not in a:  # one name inside the other would mask part of it
+        assert one == two
+    # the masked sentence holds neither name
+    assert a not in one or a in "서울 의 년 월 일 점심 급식 인원은 몇 명입니까"

@@ -214,3 +214,46 @@ def test_real_trajectories_reproduce_and_tampered_ones_do_not(catalog, small_cor
     assert result.report["stages"]["rules"]["out"] == len(items) - 2
     assert result.report["stages"]["judges"]["discarded"]["disclosed"] == 0
     assert result.report["stages"]["resolve"]["failed"] == 0
+
+
+# -- a re-solver (the paper's: a model solving each item again) judged by execution -----------------------
+def test_a_solvers_solution_is_judged_by_a_complete_re_run():
+    from filter_fixtures import FakeRun
+
+    from kopa_replay.filter.resolve import judge_solution
+
+    item = trajectory()  # stored answer 215.78 %
+    stored, better = item.answer, Answer("number", 190.0, 0.01, item.answer.derivation, "%")
+
+    def says(value):
+        return lambda answer: answer.value == value
+
+    complete = FakeRun(better, "s")
+    assert judge_solution(item, says(215.78), complete, "m").outcome == "agrees"
+    replaced = judge_solution(item, says(190.0), complete, "m")
+    assert (
+        replaced.outcome == "replaced" and replaced.answer == better and "as a complete re-run does" in replaced.reason
+    )
+    # the solver's answer is neither the stored one nor what execution computes: the stored answer stays
+    assert judge_solution(item, says(7.0), complete, "m").outcome == "differs_kept"
+    # the complete re-run agrees with the stored answer: a solver's other answer is its own slip
+    assert judge_solution(item, says(190.0), FakeRun(stored, "s"), "m").outcome == "differs_kept"
+    assert judge_solution(item, None, complete, "m").outcome == "failed"
+
+
+def test_run_filter_asks_the_solver_once_per_kept_item(catalog):
+    calls = []
+
+    class Solver:
+        name = "re-solver scripted"
+
+        def solve(self, trajectory):
+            calls.append(trajectory.id)
+            return lambda answer: answer.value == trajectory.answer.value
+
+    items = [trajectory(f"t{k}") for k in range(3)]
+    result = run_filter(
+        items, catalog, None, config=FilterConfig(reproduce=False), planner=FakePlanner(), solver=Solver()
+    )
+    assert sorted(calls) == [t.id for t in result.kept] and result.report["solver"] == "re-solver scripted"
+    assert result.report["stages"]["resolve"]["agrees"] == len(result.kept)

@@ -132,3 +132,20 @@ def test_handed_values_are_not_part_of_the_plan(catalog):
         trajectory("b"), junctions=[Junction(0, 1, {"corp_code": "corp_code"}, "sequential", 3, 1, ("x",), None)]
     )
     assert plan_key(a, catalog) == plan_key(b, catalog)  # handed values are outcomes, not the plan
+
+
+def test_another_name_picked_out_of_the_same_list_is_another_task(catalog):
+    """A corpus family's instances share the lookup (a city's schools) and differ in the one the person names:
+    the match's value is part of the plan, so they are not duplicates — and the same name twice is."""
+    from kopa_replay.synth.model import Reduction
+
+    def picking(id, name, question):
+        item = trajectory(id, start_args={}, reduction=Reduction("match", "corp_name", None, 1, name))
+        return dataclasses.replace(item, question=question)
+
+    a = picking("a", "라이트론", "라이트론 전환사채의 전환가액은 얼마입니까?")
+    b = picking("b", "티앤통신", "티앤통신 전환사채의 전환가액은 얼마입니까?")
+    again = picking("c", "라이트론", "전환가액, 라이트론 전환사채는 얼마로 정했나요?")
+    assert plan_key(a, catalog) != plan_key(b, catalog)
+    assert near_duplicates([a, b], catalog) == {}
+    assert "same tools and arguments as a" in near_duplicates([a, b, again], catalog)["c"]

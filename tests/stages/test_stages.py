@@ -171,7 +171,8 @@ def test_a_failed_stage_leaves_the_previous_run_as_it_was(synth_dir, work, monke
         Path(args[3], "trajectories.jsonl").write_text("half\n", encoding="utf-8")  # args: catalog, links, env, out
         raise KopaError("the source went away mid-run")
 
-    monkeypatch.setattr("kopa_replay.synth.pipeline.run_synthesis", broken)
+    monkeypatch.setattr("kopa_replay.synth.pipeline.run_synthesis", broken)  # the walk
+    monkeypatch.setattr("kopa_replay.synth.pipeline.run_family_synthesis", broken)  # the families (the default)
     with pytest.raises(KopaError, match="went away"):
         synth.run(synth.Config(graph_dir=str(work / "graph"), out=str(work / "synth"), trajectories=12))
     assert {p.name: sha(p) for p in (work / "synth").iterdir() if p.is_file()} == before

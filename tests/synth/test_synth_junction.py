@@ -149,3 +149,20 @@ def test_nice_threshold_lies_in_its_interval(low, width):
         return
     threshold = nice_threshold(low, high)
     assert low <= threshold < high
+
+
+def test_a_top_k_cut_that_keeps_one_of_two_equal_scores_splits_a_tie():
+    from kopa_replay.synth.junction import splits_tie
+    from kopa_replay.synth.model import Reduction
+
+    records = [{"code": c, "n": n} for c, n in (("a", 9), ("b", 7), ("c", 7), ("d", 1))]
+    binding = {"p": "code"}
+    assert not splits_tie(records, binding, Reduction("max", "n", kept=1))  # a alone at the top
+    assert splits_tie(records, binding, Reduction("max", "n", kept=2))  # b or c: the order would decide
+    assert not splits_tie(records, binding, Reduction("max", "n", kept=3))  # both kept
+    assert not splits_tie(records, binding, Reduction("min", "n", kept=1))
+    assert splits_tie(records + [{"code": "e", "n": 1}], binding, Reduction("min", "n", kept=1))
+    assert not splits_tie(records, binding, Reduction("threshold", "n", threshold=5))
+    frequent = [{"code": c} for c in "aabbc"]
+    assert splits_tie(frequent, binding, Reduction("most_frequent", "code", kept=1))
+    assert not splits_tie(frequent, binding, Reduction("most_frequent", "code", kept=2))

@@ -90,3 +90,53 @@ def test_table_sets_ours_beside_the_paper():
     assert row == "| calls returning ≥ 2 records | 50.0% | 74.1% |"
     assert "| 1,234 | 224,958 |" in table
     assert PAPER["one_to_many_share"] == 0.812 and PAPER["median_cardinality"] == 27
+
+
+# -- what the corpus teaches: shapes, paging, platforms, skeletons -------------------------------------
+def test_shapes_by_the_calls_each_junction_feeds():
+    from kopa_replay.synth.model import in_subset, shape_of
+
+    sequential = trajectory("s", [[40], [1], [3]], ["sequential", "sequential"], [40, 1])
+    parallel = trajectory("p", [[40], [5, 6, 7]], ["fan_out"], [40])
+    mixed = trajectory("m", [[40], [1], [2, 2]], ["sequential", "derived"], [40, 1])
+    lone = trajectory("l", [[9]], [], [])
+    assert [shape_of(t) for t in (sequential, parallel, mixed, lone)] == [
+        "sequential",
+        "parallel",
+        "mixed",
+        "sequential",
+    ]
+    assert [in_subset(t, "parallel") for t in (sequential, parallel, mixed)] == [False, True, True]
+    assert [in_subset(t, "sequential") for t in (sequential, parallel, mixed)] == [True, False, False]
+    assert all(in_subset(t, "full") for t in (sequential, parallel, mixed))
+
+
+def _calls(tool, pages, **extra):
+    return [{"tool": tool, "args": {**extra, **({"pageNo": p} if p > 1 else {})}} for p in range(1, pages + 1)]
+
+
+def test_paging_platforms_domains_and_skeletons_from_the_catalog(catalog):
+    from kopa_replay.synth.stats import corpus_shape
+
+    def item(tid, question, calls, slots, tool="datagokr_get_stan_regin_cd_list", domain="district"):
+        t = trajectory(tid, [[12], [3]], ["sequential"], [12])
+        t.steps = [Step(0, tool, {}, "ok", 12, 12, "d", 0), Step(1, "neis_school_info", {}, "ok", 3, 3, "d", 1)]
+        t.question, t.meta = question, {"calls": calls, "slots": slots, "domain": domain}
+        return t
+
+    size = catalog.get("datagokr_get_stan_regin_cd_list").http.pagination
+    usual = _calls("datagokr_get_stan_regin_cd_list", 2)  # the size left unset: the usual page size
+    big = [{"tool": c["tool"], "args": {**c["args"], size.size_param: size.max_size}} for c in usual]
+    corpus = [
+        item("a", "서울 강남구 인구는 2026년 6월에 몇 명입니까?", usual, {"gu": "강남구"}),
+        item("b", "서울 마포구 인구는 2025년 3월에 몇 명입니까?", big, {"gu": "마포구"}),
+        item("c", "부산 학교는 몇 곳인가요?", _calls("datagokr_get_stan_regin_cd_list", 1), {}, domain="education"),
+        item("d", "서울 강서구 인구는 2026년 1월에 몇 명입니까?", _calls("unknown_tool", 3), {"gu": "강서구"}),
+    ]
+    shape = corpus_shape(corpus, catalog)
+    assert shape["paged_share"] == 0.25  # only a's second page was read at the usual size
+    assert shape["platform_shares"] == {"datagokr": 1.0, "neis": 1.0} and shape["max_platform_share"] == 1.0
+    assert shape["domains"] == {"district": 3, "education": 1}
+    # a, b and d are one sentence once the district (a slot) and the digits are masked
+    assert shape["skeletons"] == 2 and shape["max_skeleton_share"] == 0.75
+    assert "name" in shape["max_skeleton"] and "0년 0월" in shape["max_skeleton"]

@@ -186,3 +186,28 @@ def test_contamination_is_checked_without_plans(catalog, corpus, tmp_path):
     with pytest.raises(UsageError, match="1 verbatim") as caught:
         load_corpus(target, catalog, task_set=task_set)
     assert main.id in str(caught.value)
+
+
+def test_the_ablation_subsets_split_the_corpus_by_shape(catalog, corpus):
+    """The paper's ablation: sequential only, parallel + mixed, full — one option, the same checked corpus."""
+    from kopa_replay.synth.model import shape_of
+    from kopa_replay.train.config import load_config
+    from kopa_replay.train.data import load_corpus
+
+    full = load_corpus(corpus, catalog)
+    shapes = {t.id: shape_of(t) for t in full.trajectories}
+    parts = {}
+    for subset in ("sequential", "parallel"):
+        wanted = {i for i, shape in shapes.items() if (shape == "sequential") == (subset == "sequential")}
+        if not wanted:
+            with pytest.raises(UsageError, match=f"no trajectory of the '{subset}' subset"):
+                load_corpus(corpus, catalog, subset=subset)
+            continue
+        loaded = load_corpus(corpus, catalog, subset=subset)
+        parts[subset] = {t.id for t in loaded.trajectories}
+        assert parts[subset] == wanted and {row["id"] for row in loaded.sft} <= wanted
+    assert set().union(*parts.values()) <= set(shapes) and not (
+        parts.get("sequential", set()) & parts.get("parallel", set())
+    )
+    with pytest.raises(UsageError, match="subset must be one of sequential, parallel, full"):
+        load_config(None, ["kind=sft", "model=m", "data=d", "output_dir=o", "subset=mixed"])
