@@ -247,7 +247,7 @@ def _verbatim(train: Sequence[AuditItem], bench: Sequence[AuditItem], near: floa
     bench_names = sorted({name for item in bench for name in item.names})
     skeletons: dict[str, str] = {}
     for t in sorted(train, key=lambda t: (t.question, t.id)):
-        skeletons.setdefault(masked_question(t.question, [*bench_names, *t.names]), t.question)
+        skeletons.setdefault(masked_question(t.question, bench_names, then=t.names), t.question)
     exact: list[dict[str, Any]] = []
     masked: list[dict[str, Any]] = []
     close: list[dict[str, Any]] = []

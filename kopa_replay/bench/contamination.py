@@ -52,7 +52,7 @@ from kopa_replay.text.normalize import normalize_question
 if TYPE_CHECKING:
     from kopa_replay.bench.suite import TaskSet
 
-__all__ = ["MATCH_KINDS", "Decontaminator", "Match"]
+__all__ = ["MATCH_KINDS", "Decontaminator", "Match", "task_names"]
 
 #: how a training item can repeat a task, in the order they are checked
 MATCH_KINDS = ("verbatim", "masked", "near_verbatim", "plan")
@@ -74,6 +74,17 @@ class Match:
         if self.kind == "near_verbatim":
             return f"near-verbatim question of benchmark task {self.task_id} (3-gram Jaccard {self.similarity:.3f})"
         return f"same plan as benchmark task {self.task_id}"
+
+
+def task_names(task_set: "TaskSet") -> dict[str, list[str]]:
+    """Task id -> the names its question states: the slot values its plan records (a curated task's; a generated
+    one has none)."""
+    out: dict[str, list[str]] = {}
+    for task in task_set.tasks:
+        plan = task_set.plans.get(task.id)
+        slots = (plan.meta.get("slots") if plan is not None else None) or {}
+        out[task.id] = [str(v) for v in slots.values()] if isinstance(slots, Mapping) else []
+    return out
 
 
 class Decontaminator:
@@ -126,17 +137,14 @@ class Decontaminator:
     def from_task_set(
         cls, task_set: "TaskSet", *, near: float = NEAR_VERBATIM, paging: Iterable[str] = PAGING_PARAMS
     ) -> "Decontaminator":
-        """The matcher of every task of ``task_set`` (both splits); a task the curated files hold masks its slots."""
-        from kopa_replay.bench.curated import load_curated
-
-        slots = {task.id: [str(v) for v in task.slots.values()] for task in load_curated()}
+        """The matcher of every task of ``task_set`` (both splits); each task's plan's slots are the names masked."""
         return cls(
             task_set.tasks,
             task_set.plans,
             near=near,
             paging=paging,
             name=f"{len(task_set.tasks)} tasks of {task_set.source}",
-            names=slots,
+            names=task_names(task_set),
         )
 
     def match_item(
@@ -148,7 +156,7 @@ class Decontaminator:
         if text:
             if text in self._by_text:
                 return Match(self._by_text[text], "verbatim")
-            masked = masked_question(question, [*self.names, *names])
+            masked = masked_question(question, self.names, then=names)
             if masked in self._by_masked:
                 return Match(self._by_masked[masked], "masked")
             found = self._index.nearest(text, self.near)

@@ -77,9 +77,15 @@ def judge_resolution(trajectory: Trajectory, run: Any) -> Resolution:
 
 
 def judge_solution(trajectory: Trajectory, says: Callable[[Answer], bool] | None, run: Any, name: str) -> Resolution:
-    """Which answer a solver's solution (``says``: does it give this answer?) and a complete re-run support."""
-    if says is None:
-        return Resolution("failed", None, f"{name} reached no answer")
+    """Which answer a solver's solution (``says``: does it give this answer?) and a complete re-run support.
+
+    A complete re-run that read what the stored run left unread is better whatever the solver says (the rule of
+    :func:`judge_resolution`); otherwise the solver's solution decides, execution its judge."""
+    executed = judge_resolution(trajectory, run)
+    if executed.outcome == "replaced" or says is None:
+        if says is None and executed.outcome != "replaced":
+            return Resolution(executed.outcome, executed.answer, f"{name} reached no answer; {executed.reason}")
+        return executed
     if says(trajectory.answer):
         return Resolution("agrees", trajectory.answer, f"{name} re-solution agrees")
     computed = run.answer if run is not None and run.ok else None

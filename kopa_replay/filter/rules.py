@@ -104,10 +104,11 @@ def plan_key(trajectory: Trajectory, catalog: Any = None) -> str:
         [
             j.source,
             j.target,
-            # a match's value is what the person named (a school picked out of a city's list): part of the question
+            # a match's value is what the person named (a school picked out of a city's list), a top-k cut's k how many
+            # they asked for: both part of the question
             None
             if j.reduction is None
-            else [j.reduction.op, j.reduction.field, j.reduction.threshold, j.reduction.value],
+            else [j.reduction.op, j.reduction.field, j.reduction.threshold, j.reduction.value, j.reduction.kept],
         ]
         for j in trajectory.junctions
     ]

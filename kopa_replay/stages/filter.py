@@ -56,6 +56,8 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination):
     def __post_init__(self) -> None:
         if self.judges == "llm-pair" and not self.second_llm_model:
             raise UsageError("--judges llm-pair needs --second-llm-model (the second judge's model)")
+        if self.resolve_with == "llm" and not self.resolve:
+            raise UsageError("--resolve-with llm is how stage 3 re-solves: it cannot go with --no-resolve")
         if self.judges != "llm-pair" and (self.second_llm_model or self.second_llm_url):
             raise UsageError("--second-llm-model and --second-llm-url name the second judge of --judges llm-pair")
 

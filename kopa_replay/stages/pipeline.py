@@ -60,8 +60,13 @@ class Config(ScaleOut):
     batches: int = setting(
         1, "Pruning batches per iteration (graph prune --batches: the unit --workers run in parallel; 1: sequential)."
     )
+    generator: Literal["families", "walk"] = setting(
+        "families", "How synth makes the corpus (synth --generator): the corpus families, or random walks."
+    )
     streams: Literal["one", "attempt"] = setting(
-        "one", "The walk's random streams (synth --streams: attempt lets --workers run attempts in parallel)."
+        "one",
+        "The walk's random streams (synth --streams, with --generator walk: attempt lets --workers run attempts in "
+        "parallel).",
     )
 
     def __post_init__(self) -> None:
@@ -153,6 +158,7 @@ def _steps(config: Config) -> list[tuple[str, Any, Any]]:
                 out=str(out / "synth"),
                 trajectories=preset["trajectories"],
                 seed=config.seed,
+                generator=config.generator,
                 streams=config.streams,
                 **source,
                 **config.scale_out,

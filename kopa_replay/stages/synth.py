@@ -117,8 +117,22 @@ class Config(CatalogChoice, ExecSource, LLMServer, Decontamination, ScaleOut):
     def __post_init__(self) -> None:
         if self.generator == "families" and self.writer == "template":
             raise UsageError("--writer template phrases walks: use it with --generator walk")
-        if self.generator == "walk" and self.families:
-            raise UsageError("--families names corpus-family files: use it with --generator families")
+        if self.generator == "walk" and (self.families or self.realtime):
+            raise UsageError("--families and --realtime choose corpus families: use them with --generator families")
+        if self.generator == "families":
+            walk_only = {
+                "--fan-out-budget": self.fan_out_budget != _D.fan_out_budget,
+                "--max-links": self.max_links != _D.max_links,
+                "--page-budget": self.page_budget != _D.page_budget,
+                "--intents": self.intents is not None,
+                "--streams": self.streams != _D.streams,
+            }
+            given = [flag for flag, set_ in walk_only.items() if set_]
+            if given:
+                raise UsageError(
+                    f"{', '.join(given)} steer the random walk: use them with --generator walk "
+                    "(a family's plan says its own cuts and reads every page)"
+                )
         self.walk()  # the walk's own checks, before anything runs
         spec = self.executor_spec()
         if self.streams == "attempt" and (spec.kind, spec.workers) != ("local", 1) and self.records():

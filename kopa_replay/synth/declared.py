@@ -111,6 +111,8 @@ def parse_plan(items: Any, where: str) -> tuple[PlanStep, ...]:
                 reduction = Reduction(**reduce)
             except TypeError as exc:
                 raise UsageError(f"{at}: reduce {reduce!r}: {exc}") from None
+        if not isinstance(item.get("args") or {}, Mapping):
+            raise UsageError(f"{at}: 'args' must be a mapping of parameter: value")
         if k == 0:
             if item.get("bind") or reduction:
                 raise UsageError(f"{at}: the start is called as written (no bind, no reduce)")
@@ -182,6 +184,9 @@ def family_items(root: Path, domains: Sequence[str], what: str) -> Iterator[tupl
     files = sorted(root.glob("*.yaml"))
     if not files:
         raise UsageError(f"{root}: no {what} file (*.yaml)")
+    unknown = sorted(set(domains) - {path.stem for path in files})
+    if unknown:
+        raise UsageError(f"{root}: no {what} file for {', '.join(unknown)} (files: {', '.join(p.stem for p in files)})")
     for path in files:
         if domains and path.stem not in domains:
             continue

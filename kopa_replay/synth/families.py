@@ -42,6 +42,7 @@ requested number is kept — so a small corpus still spans every family.
 from __future__ import annotations
 
 import json
+import math
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -146,6 +147,35 @@ class FamilyConfig:
             raise UsageError(f"max_platform_share must be in (0, 1], not {self.max_platform_share}")
 
 
+def _mapping_of(value: Any, field: str, at: str, *, required: bool = False) -> Mapping[str, Any]:
+    """``value`` when it is a mapping (absent: empty, unless ``required``), else an error naming the field."""
+    if value is None and not required:
+        return {}
+    if not isinstance(value, Mapping):
+        raise UsageError(f"{at}: '{field}' must be a mapping, not {type(value).__name__}")
+    return value
+
+
+def _vary(value: Any, at: str) -> list[dict[str, Any]]:
+    """The ``vary`` items: a list of mappings that set the same slots, or ``{slot: [values], ...}`` (every
+    combination of the values)."""
+    if value is None:
+        return []
+    if isinstance(value, Mapping):
+        if not all(isinstance(v, list) and v for v in value.values()):
+            raise UsageError(f"{at}: slots.vary as a mapping gives each slot a non-empty list of values")
+        keys = sorted(value)
+        combos: list[dict[str, Any]] = [{}]
+        for key in keys:
+            combos = [{**combo, key: v} for combo in combos for v in value[key]]
+        return combos
+    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+        raise UsageError(f"{at}: slots.vary lists mappings of slot values (or maps each slot to a list)")
+    if len({tuple(sorted(v)) for v in value}) > 1:
+        raise UsageError(f"{at}: every slots.vary item sets the same slots ({', '.join(sorted(value[0]))})")
+    return [dict(v) for v in value]
+
+
 def _family(data: Any, domain: str, where: str) -> Family:
     if not isinstance(data, Mapping):
         raise UsageError(f"{where}: a family is a mapping, not {type(data).__name__}")
@@ -154,22 +184,22 @@ def _family(data: Any, domain: str, where: str) -> Family:
     questions = data.get("questions")
     if not isinstance(questions, list) or not questions or not all(isinstance(q, str) and q for q in questions):
         raise UsageError(f"{at}: 'questions' must list at least one phrasing")
-    slots = data.get("slots") or {}
-    if not isinstance(slots, Mapping):
-        raise UsageError(f"{at}: 'slots' must be a mapping (from, take, where, vary)")
+    slots = _mapping_of(data.get("slots"), "slots", at)
     source = slots.get("from")
     if source is not None and (not isinstance(source, Mapping) or not source.get("tool")):
         raise UsageError(f"{at}: slots.from is a call: {{tool: ..., args: {{...}}}}")
-    take = dict(slots.get("take") or {})
+    if source is not None:
+        _mapping_of(source.get("args"), "slots.from.args", at)
+    take = {str(k): str(v) for k, v in _mapping_of(slots.get("take"), "slots.take", at).items()}
     if (source is None) != (not take):
         raise UsageError(f"{at}: slots.from and slots.take go together (the call, and the fields its records give)")
-    vary_items = slots.get("vary") or []
-    if isinstance(vary_items, Mapping):  # {slot: [values]} — one slot varied
-        vary_items = [{k: v} for k, values in vary_items.items() for v in values]
-    if not isinstance(vary_items, list) or not all(isinstance(v, Mapping) for v in vary_items):
-        raise UsageError(f"{at}: slots.vary lists mappings of slot values")
+    vary_items = _vary(slots.get("vary"), at)
     if source is None and not vary_items:
         raise UsageError(f"{at}: a family needs slots.from (a lookup) or slots.vary (values) to draw instances from")
+    realtime = data.get("realtime", False)
+    if not isinstance(realtime, bool):
+        raise UsageError(f"{at}: 'realtime' is true or false, not {realtime!r}")
+    _mapping_of(data.get("answer"), "answer", at, required=True)
     given = set(take) | {k for item in vary_items for k in item}
     used = slot_names([data.get("who", ""), *questions, data.get("plan"), data.get("answer"), data.get("unit", "")])
     missing = sorted(used - given)
@@ -191,10 +221,10 @@ def _family(data: Any, domain: str, where: str) -> Family:
         unit=str(data.get("unit", "")),
         source=dict(source) if source is not None else None,
         take=take,
-        where_=dict(slots.get("where") or {}),
-        vary=tuple(dict(v) for v in vary_items),
+        where_=dict(_mapping_of(slots.get("where"), "slots.where", at)),
+        vary=tuple(vary_items),
         instances=instances,
-        realtime=bool(data.get("realtime", False)),
+        realtime=realtime,
         where=at,
     )
 
@@ -249,6 +279,7 @@ class _Instances:
         self._candidates: Iterator[dict[str, Any]] | None = None
         self.catalog, self.env = catalog, env
         self.kept = 0
+        self.tried = 0
         self.exhausted = False
 
     def _draw(self) -> Iterator[dict[str, Any]]:
@@ -419,10 +450,11 @@ def synthesize_families(
     seen_questions: set[str] = set()
     seen_plans: set[tuple[str, str]] = set()
     per_platform: Counter[str] = Counter()
-    platform_cap = max(1, int(config.max_platform_share * config.trajectories))
+    platform_cap = max(1, math.floor(config.max_platform_share * config.trajectories + 1e-9))
     examples: dict[str, list[str]] = {}
     attempts = 0
-    platforms_of = {id(i): {catalog.get(tool).platform for tool in i.family.tools} for i in runnable}
+    # the platforms an item calls (its plan's; the slot lookup is not part of the item)
+    platforms_of = {id(i): {catalog.get(step.tool).platform for step in i.family.plan} for i in runnable}
     held: set[int] = set()  # families whose platform holds its share, while others can still fill
     while len(out) < config.trajectories:
         active = [i for i in runnable if not i.exhausted and i.kept < i.family.instances]
@@ -448,7 +480,10 @@ def synthesize_families(
                     source.exhausted = True
                     break
                 if slots is None:
+                    if source.kept == 0 and source.tried == 0:  # nothing to draw: a lookup that gave no record to take
+                        left_out[source.family.name] = "its slot lookup gave no candidate (check slots.take and where)"
                     break
+                source.tried += 1
                 attempts += 1
                 family = source.family
                 try:
@@ -515,7 +550,11 @@ def main(argv: Sequence[str]) -> int:
         from kopa_replay.graph.store import load_graph
 
         links, _ = load_graph(args.graph)
-    chosen = [f for f in load_families(domains=tuple(args.domains)) if not args.family or f.name in args.family]
+    loaded = load_families(domains=tuple(args.domains))
+    unknown = sorted(set(args.family) - {f.name for f in loaded})
+    if unknown:
+        parser.error(f"no family {', '.join(unknown)} in {', '.join(args.domains) or 'the shipped files'}")
+    chosen = [f for f in loaded if not args.family or f.name in args.family]
     bad = 0
     with ExitStack() as stack:
         env = ToolEnvironment(catalog, stack.enter_context(open_source("sim:full", seed=0, as_of="2026-09-01")))

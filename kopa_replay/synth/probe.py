@@ -14,6 +14,7 @@ filter keeps.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable
@@ -116,19 +117,27 @@ def moves_the_answer(trajectory: Trajectory, catalog: Any, env: Any) -> Unmoved 
     from kopa_replay.errors import KopaError
     from kopa_replay.synth.plan import Perturbation, candidate_values, decided_figure, run_plan
 
+    @functools.cache  # each end asks for the same candidates and the same unchanged run: compute them once
     def candidates(junction: int) -> tuple:
         try:
             return tuple(candidate_values(trajectory, catalog, env, junction))
         except KopaError:
             return ()
 
-    def perturbed(junction: int, values: tuple) -> Answer | None:
-        try:
-            run = run_plan(trajectory, catalog, env, perturb=Perturbation(junction, tuple(values)))
-        except KopaError:
-            return None
-        return decided_figure(trajectory, run) if run.ok else None
+    runs: dict[str, Answer | None] = {}  # values may be {param: value} dicts: keyed by their canonical JSON
 
+    def perturbed(junction: int, values: tuple) -> Answer | None:
+        key = json.dumps([junction, list(values)], sort_keys=True, ensure_ascii=False, default=str)
+        if key not in runs:
+            try:
+                run = run_plan(trajectory, catalog, env, perturb=Perturbation(junction, tuple(values)))
+            except KopaError:
+                runs[key] = None
+            else:
+                runs[key] = decided_figure(trajectory, run) if run.ok else None
+        return runs[key]
+
+    @functools.cache
     def reference() -> Answer | None:
         try:
             run = run_plan(trajectory, catalog, env)

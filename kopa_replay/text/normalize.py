@@ -60,16 +60,22 @@ def has_hangul(text: str) -> bool:
     return bool(_HANGUL.search(text))
 
 
-_DIGITS = re.compile(r"[0-9]+")
+_DIGITS = re.compile(r"\d+")
 #: what a masked name becomes (a word normalization keeps, so masking twice changes nothing; Korean questions hold no "name")
 NAME_MASK = "name"
 
 
-def masked_question(question: str, names: Iterable[str] = ()) -> str:
-    """``question`` normalized (:func:`normalize_question`, spaces kept), each of ``names`` (normalized alike; the
-    longest first, two characters or more) replaced by ``name`` and every digit run by ``0``."""
+def masked_question(question: str, names: Iterable[str] = (), then: Iterable[str] = ()) -> str:
+    """``question`` normalized (:func:`normalize_question`, spaces kept), each of ``names`` and then each of ``then``
+    (normalized alike; the longest first, two characters or more) replaced by ``name`` and every digit run by ``0``.
+
+    A name holding a digit is left to the digit mask (a date slot, "2026년 9월 1일", must read as "0년 0월 0일" on
+    both sides, whether or not one side knows it as a name). Two questions compared should be masked with the same
+    ``names`` first (the names both sides know) and each with its own ``then``, so a name inside another ("서울",
+    "서울특별시") is cut the same way on both."""
     text = normalize_question(question or "", spaces=True)
-    forms = {normalize_question(str(name), spaces=True) for name in names}
-    for form in sorted((f for f in forms if len(f) >= 2), key=lambda f: (-len(f), f)):
-        text = text.replace(form, NAME_MASK)
+    for group in (names, then):
+        forms = {normalize_question(str(name), spaces=True) for name in group}
+        for form in sorted((f for f in forms if len(f) >= 2 and not _DIGITS.search(f)), key=lambda f: (-len(f), f)):
+            text = text.replace(form, NAME_MASK)
     return " ".join(_DIGITS.sub("0", text).split())

@@ -92,6 +92,7 @@ def load_corpus(
     keeps one of the paper's ablation subsets (:data:`kopa_replay.synth.model.SUBSETS`), checked whole first."""
     from kopa_replay.bench.audit import AuditItem, audit, items_from_trajectories
     from kopa_replay.bench.build import HELD_OUT_PLATFORMS
+    from kopa_replay.bench.contamination import task_names
     from kopa_replay.bench.overlap import PAGING_PARAMS, plan_signature
     from kopa_replay.bench.suite import load_task_set
     from kopa_replay.synth.model import Trajectory
@@ -123,6 +124,7 @@ def load_corpus(
         )
     task_set = task_set or load_task_set()
     # the benchmark side from the tasks themselves (question, reference calls): no plans.jsonl needed
+    names = task_names(task_set)
     bench_items = [
         AuditItem(
             task.question_ko,
@@ -130,6 +132,7 @@ def load_corpus(
             (),
             task.id,
             plan_signature(task.reference_calls, PAGING_PARAMS),
+            tuple(names.get(task.id, ())),
         )
         for task in task_set.tasks
     ]

@@ -226,6 +226,18 @@ def test_built_from_a_saved_task_set(tmp_path):
 MEAL = "서울 답십리중학교의 2026년 9월 2일 점심 급식 인원은 몇 명입니까?"
 
 
+def test_a_date_slot_reads_as_digits_and_a_name_inside_another_is_cut_alike():
+    """A corpus item's date is one of its slots ("2026년 9월 1일"); the benchmark's day is not: both must read as
+    0년 0월 0일. The benchmark names "서울", the item "서울특별시": the benchmark's names go first on both sides."""
+    bench = task(question_ko="서울특별시 답십리중학교의 2026년 9월 2일 점심 급식 인원은 몇 명입니까?")
+    matcher = Decontaminator([bench], names={bench.id: ["서울", "답십리중학교"]})
+    item = trajectory(
+        question="서울특별시 양재고등학교의 2026년 9월 1일 점심 급식 인원은 몇 명입니까?",
+        meta_slots={"sido": "서울특별시", "school": "양재고등학교", "day_says": "2026년 9월 1일"},
+    )
+    assert matcher.match(item) == Match(bench.id, "masked")
+
+
 def test_the_same_sentence_about_another_school_and_day_is_masked_equal():
     """The issue's example: below every 3-gram threshold we use once the school differs, yet the same question."""
     other = "서울 양재고등학교의 2026년 9월 1일 점심 급식 인원은 몇 명입니까?"

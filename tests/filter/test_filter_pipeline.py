@@ -238,7 +238,14 @@ def test_a_solvers_solution_is_judged_by_a_complete_re_run():
     assert judge_solution(item, says(7.0), complete, "m").outcome == "differs_kept"
     # the complete re-run agrees with the stored answer: a solver's other answer is its own slip
     assert judge_solution(item, says(190.0), FakeRun(stored, "s"), "m").outcome == "differs_kept"
-    assert judge_solution(item, None, complete, "m").outcome == "failed"
+    # no solution: execution alone decides (here: the stored run read everything, so it stays)
+    nothing = judge_solution(item, None, complete, "m")
+    assert nothing.outcome == "differs_kept" and "m reached no answer" in nothing.reason
+    assert judge_solution(item, None, FakeRun(None, "s", ok=False), "m").outcome == "failed"
+    # a stored run that left pages unread loses to a complete re-run whatever the solver says
+    partial = dataclasses.replace(item, meta={**item.meta, "complete": False})
+    for solution in (says(215.78), None):
+        assert judge_solution(partial, solution, complete, "m").outcome == "replaced"
 
 
 def test_run_filter_asks_the_solver_once_per_kept_item(catalog):

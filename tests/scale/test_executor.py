@@ -79,7 +79,9 @@ def test_every_kopa_error_survives_a_trip_to_another_process(error):
 def test_the_pipeline_hands_its_executor_to_every_stage_that_runs_shards(tmp_path):
     from kopa_replay.stages import pipeline
 
-    config = pipeline.Config(out=str(tmp_path), executor="ray", workers=3, batches=4, streams="attempt")
+    config = pipeline.Config(
+        out=str(tmp_path), executor="ray", workers=3, batches=4, generator="walk", streams="attempt"
+    )
     steps = {name: stage_config for name, _, stage_config in pipeline._steps(config)}
     sharded = [name for name, stage_config in steps.items() if hasattr(stage_config, "executor")]
     assert sharded == ["graph-prune", "synth", "bench-oracle", "bench-skip-lookup", "bench-first-page"]

@@ -105,7 +105,12 @@ def test_synth_on_ray_writes_the_corpus_of_this_process(tmp_path, ray_cluster):
     corpora = {}
     for name, scale in (("here", {}), ("ray", {"executor": "ray", "workers": 2})):
         config = synth.Config(
-            graph_dir=str(tmp_path / "graph"), out=str(tmp_path / name), trajectories=12, streams="attempt", **scale
+            graph_dir=str(tmp_path / "graph"),
+            out=str(tmp_path / name),
+            trajectories=12,
+            generator="walk",
+            streams="attempt",
+            **scale,
         )
         synth.run(config)
         corpora[name] = [(tmp_path / name / f).read_bytes() for f in ("trajectories.jsonl", "stats.json")]

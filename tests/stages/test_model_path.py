@@ -111,3 +111,10 @@ def test_two_judges_need_a_second_model_and_only_they_take_one(tmp_path, cli_err
     assert "--judges llm-pair needs --second-llm-model" in line
     line = cli_error(CliRunner().invoke(cli, ["filter", "--in", str(tmp_path), "--second-llm-model", "b"]))
     assert "name the second judge of --judges llm-pair" in line
+
+
+def test_a_model_re_solver_needs_stage_three(tmp_path, cli_error):
+    line = cli_error(
+        CliRunner().invoke(cli, ["filter", "--in", str(tmp_path), "--resolve-with", "llm", "--no-resolve"])
+    )
+    assert "cannot go with --no-resolve" in line

@@ -105,6 +105,11 @@ def _make(catalog, sim_env, tmp_path, text=CLASSES, links=LINKS, **config):
         (lambda t: t.replace("    bind: {ATPT", "    binds: {ATPT"), "a later call needs 'bind'"),
         (lambda t: t + t[t.index("- family") :], "family names used twice: grade-classes"),
         (lambda t: t.replace("  who:", "  whom:"), "missing 'who'"),
+        (lambda t: t.replace("  instances: 6\n", "  instances: 6\n  realtime: 'no'\n"), "'realtime' is true or false"),
+        (lambda t: t.replace("  answer: {op: count, group: 1}", "  answer: count"), "'answer' must be a mapping"),
+        (lambda t: t.replace("args: {AY: '{year}', GRADE: '{grade}'}", "args: [AY]"), "'args' must be a mapping"),
+        (lambda t: t.replace("take: {school: SCHUL_NM}", "take: SCHUL_NM"), "'slots.take' must be a mapping"),
+        (lambda t: t.replace("    - {year: '2026', grade: '2'}", "    - {year: '2026'}"), "every slots.vary item sets"),
     ],
 )
 def test_a_bad_family_file_is_refused_naming_file_and_family(tmp_path, edit, message):
@@ -112,6 +117,24 @@ def test_a_bad_family_file_is_refused_naming_file_and_family(tmp_path, edit, mes
     with pytest.raises(UsageError, match=message) as caught:
         load_families(tmp_path)
     assert "education.yaml" in str(caught.value) or "used twice" in message
+
+
+def test_vary_as_a_mapping_is_every_combination_and_an_unknown_domain_is_named(tmp_path):
+    text = CLASSES.replace(
+        "    vary:\n    - {year: '2026', grade: '1'}\n    - {year: '2026', grade: '2'}\n",
+        "    vary: {year: ['2025', '2026'], grade: ['1', '2', '3']}\n",
+    )
+    [family] = load_families(_write(tmp_path, text))
+    assert len(family.vary) == 6 and {v["grade"] for v in family.vary} == {"1", "2", "3"}
+    assert all(set(v) == {"year", "grade"} for v in family.vary)
+    with pytest.raises(UsageError, match="no family file for educaton"):
+        load_families(tmp_path, domains=("educaton",))
+
+
+def test_a_lookup_that_gives_nothing_to_take_is_reported(catalog, sim_env, tmp_path):
+    text = CLASSES.replace("take: {school: SCHUL_NM}", "take: {school: SCHOOL_NAME}")
+    result = _make(catalog, sim_env, tmp_path, text, trajectories=2)
+    assert result.trajectories == [] and "gave no candidate" in result.left_out["grade-classes"]
 
 
 def test_bad_yaml_and_an_empty_directory_are_refused(tmp_path):
@@ -254,3 +277,16 @@ def test_no_platform_takes_more_than_its_share_while_another_can_fill(catalog, s
     assert len(result.trajectories) == 6 and platforms.count("neis") == 4
     with pytest.raises(UsageError, match="max_platform_share must be in"):
         FamilyConfig(max_platform_share=0)
+
+
+def test_the_walks_knobs_and_the_families_knobs_do_not_mix(tmp_path, cli_error):
+    from click.testing import CliRunner
+
+    from kopa_replay.cli import cli
+
+    def error(*args):
+        return cli_error(CliRunner().invoke(cli, ["synth", "--graph-dir", str(tmp_path), *args]))
+
+    assert "--page-budget, --streams steer the random walk" in error("--page-budget", "3", "--streams", "attempt")
+    assert "use them with --generator families" in error("--generator", "walk", "--realtime")
+    assert "--writer template phrases walks" in error("--writer", "template")

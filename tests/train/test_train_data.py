@@ -211,3 +211,27 @@ def test_the_ablation_subsets_split_the_corpus_by_shape(catalog, corpus):
     )
     with pytest.raises(UsageError, match="subset must be one of sequential, parallel, full"):
         load_config(None, ["kind=sft", "model=m", "data=d", "output_dir=o", "subset=mixed"])
+
+
+def test_a_corpus_asking_a_benchmark_question_about_another_place_is_refused(catalog, corpus, tmp_path):
+    """Masked-equal: the benchmark's sentence with another name (the item's slot) is the same question."""
+    from kopa_replay.bench.contamination import task_names
+    from kopa_replay.train.data import load_corpus
+
+    task_set = load_task_set()
+    names = task_names(task_set)
+    task, name = next(
+        (t, n)
+        for t in task_set.tasks
+        for n in names[t.id]
+        if len(n) >= 2 and n in t.question_ko and not any(ch.isdigit() for ch in n)
+    )
+    target = _copy(corpus, tmp_path)
+    rows = [json.loads(line) for line in (target / "trajectories.jsonl").read_text(encoding="utf-8").splitlines()]
+    leak = dict(rows[0], id="synth-masked-0001", question=task.question_ko.replace(name, "가나다라마바사"))
+    leak["meta"] = {**rows[0]["meta"], "slots": {"place": "가나다라마바사"}}
+    with (target / "trajectories.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(leak, ensure_ascii=False) + "\n")
+    with pytest.raises(UsageError, match=r"0 verbatim, [1-9]\d* equal with names and numbers masked") as caught:
+        load_corpus(target, catalog)
+    assert task.id in str(caught.value)

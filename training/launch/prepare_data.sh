@@ -2,7 +2,7 @@
 # The training corpus, offline: prune the graph, synthesize the corpus families without the held-out platforms —
 # recording every call into snapshot `corpus` of runs/corpus.sqlite, sealed, so GRPO rollouts replay exactly what
 # synthesis saw — filter. Decontamination against the benchmark is on by default in synth and filter; `train`
-# refuses a corpus that `bench audit` still finds benchmark tasks in. The shipped families hold 2,261 instances;
+# refuses a corpus that `bench audit` still finds benchmark tasks in. The shipped families declare 2,269 instances;
 # 2,400 asks for all of them (the README's corpus recipe: ≈ 2,100 kept by the filter). The paper's ablation
 # trains on one subset of the same corpus: `kopa-replay train sft --config C subset=sequential` (or parallel).
 #   bash training/launch/prepare_data.sh [TRAJECTORIES]
