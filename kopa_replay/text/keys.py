@@ -182,6 +182,9 @@ def question_keys(question: str) -> frozenset[str]:
     """The number, date and code keys a question mentions (texts are matched by :func:`mentions_text`)."""
     text = unicodedata.normalize("NFKC", question)
     keys, taken = date_spans(text)
+    for a, b in taken:  # eight bare digits read as a date are a number too ("20640801원")
+        if text[a:b].isdigit():
+            keys.update((f"N:{int(text[a:b])}", f"C:{text[a:b]}"))
     keys.update(_number_spans(text, taken))
     for match in _CODE.finditer(text):
         if any(a <= match.start() < b for a, b in taken):

@@ -75,7 +75,17 @@ def test_synth_needs_a_pruned_graph(graph_dir, tmp_path, cli_error):
         _run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "o"), "--writer", "llm")
     )
     assert "fan_out_budget" in cli_error(
-        _run("synth", "--graph-dir", str(graph_dir), "--out", str(tmp_path / "o"), "--fan-out-budget", "1")
+        _run(
+            "synth",
+            "--graph-dir",
+            str(graph_dir),
+            "--out",
+            str(tmp_path / "o"),
+            "--generator",
+            "walk",
+            "--fan-out-budget",
+            "1",
+        )  # fmt: skip
     )
 
 

@@ -319,4 +319,4 @@ def test_the_stage_passes_the_scheme_on():
     from kopa_replay.stages import synth
 
     assert synth.Config().walk().streams == "one"
-    assert synth.Config(streams="attempt").walk() == SynthConfig(streams="attempt")
+    assert synth.Config(generator="walk", streams="attempt").walk() == SynthConfig(streams="attempt")

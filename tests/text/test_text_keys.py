@@ -65,3 +65,10 @@ def test_small_numbers_are_not_informative(n):
 def test_comma_joined_digits_read_as_one_code():
     assert "C:1680" in comma_codes("코드는 1,6 8 0입니다")
     assert comma_codes("1,680원") == frozenset()
+
+
+def test_eight_digits_that_read_as_a_date_are_a_number_too():
+    """Hypothesis found it: 20640801 is 2064-08-01 and also a number a question can state ("20640801원")."""
+    for question in ("참고로 값은 20640801입니다.", "참고로 값은 20640801원입니다."):
+        keys = question_keys(question)
+        assert {"D:20640801", "N:20640801"} <= keys
