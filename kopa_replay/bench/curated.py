@@ -44,6 +44,8 @@ from kopa_replay.bench.model import Task
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.declared import (
+    FAN_OUT_BUDGET,
+    PAGE_BUDGET,
     PlanStep,
     family_items,
     files_digest,
@@ -70,10 +72,6 @@ __all__ = [
 ]
 
 CURATED_DIR = Path(__file__).resolve().parent / "curated"
-#: values one junction may hand on (the paper's B)
-FAN_OUT_BUDGET = 5
-#: pages one step may read: a curated plan reads every page of what it asks for
-PAGE_BUDGET = 60
 #: what a review must say for the task to ship
 ACCEPTED = "accepted"
 REVIEW_FIELDS = ("by", "date", "verdict")

@@ -30,6 +30,8 @@ from kopa_replay.synth.junction import junction_kind
 from kopa_replay.synth.model import Answer, Junction, Reduction, Step, Trajectory
 
 __all__ = [
+    "FAN_OUT_BUDGET",
+    "PAGE_BUDGET",
     "PlanStep",
     "family_items",
     "files_digest",
@@ -43,6 +45,10 @@ __all__ = [
 ]
 
 _SLOT = re.compile(r"\{(\w+)\}")
+#: values one junction of a declared plan may hand on (the paper's B)
+FAN_OUT_BUDGET = 5
+#: pages one step of a declared plan may read: it reads every page of what it asks for, at the platform's page size
+PAGE_BUDGET = 60
 
 
 @dataclass(frozen=True)

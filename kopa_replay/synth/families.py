@@ -41,6 +41,7 @@ requested number is kept — so a small corpus still spans every family.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import zlib
@@ -56,6 +57,8 @@ from kopa_replay.catalog.model import Catalog
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
 from kopa_replay.synth.declared import (
+    FAN_OUT_BUDGET,
+    PAGE_BUDGET,
     PlanStep,
     family_items,
     files_digest,
@@ -89,10 +92,6 @@ __all__ = [
 ]
 
 FAMILIES_DIR = Path(__file__).resolve().parent / "families"
-#: values one junction may hand on (the paper's B)
-FAN_OUT_BUDGET = 5
-#: pages one step may read: a family's plan reads every page of what it asks for, at the platform's page size
-PAGE_BUDGET = 60
 
 
 @dataclass(frozen=True)
@@ -385,6 +384,7 @@ def _instance(
     return trajectory
 
 
+@functools.cache  # the table is read once a process, not once a run (the review tool runs each family alone)
 def _realtime_tools() -> frozenset[str]:
     """The tools the intent table marks real-time (arrivals, positions): a family calling one is real-time whether
     or not its file says so."""
