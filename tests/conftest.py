@@ -39,6 +39,7 @@ _SHARED_SESSION = ("filter", "scale", "synth", "train")
 _SHARED_MODULES = {
     "stages/test_pipeline_run.py": "stages/pipeline",
     "stages/test_report.py": "stages/pipeline",
+    "stages/test_report_browser.py": "stages/pipeline",
 }
 
 
@@ -53,6 +54,35 @@ def pytest_collection_modifyitems(config, items):
         parts = Path(str(item.path)).resolve().relative_to(TESTS).parts
         group = parts[0] if parts[0] in _SHARED_SESSION else _SHARED_MODULES.get("/".join(parts), "/".join(parts))
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _shipped_store_digest() -> str:
+    import hashlib
+
+    from kopa_replay.record.store import shipped_store_path
+
+    return hashlib.sha256(shipped_store_path().read_bytes()).hexdigest()
+
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist) keeps watch
+        session.config.stash[_SHIPPED_DIGEST] = _shipped_store_digest()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The shipped store is package data, read-only to every command unless a user names it: a run that changed
+    one byte of it (a header switched to WAL by a writable open counts) fails, whichever test did it."""
+    before = session.config.stash.get(_SHIPPED_DIGEST, None)
+    if before is not None and _shipped_store_digest() != before:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        session.config.get_terminal_writer().line(
+            "the shipped store kopa_replay/data/cassettes/kopa.sqlite changed during the run: a test opened it "
+            "writable (restore it with git checkout)",
+            red=True,
+        )
+
+
+_SHIPPED_DIGEST = pytest.StashKey[str]()
 
 
 @pytest.fixture(autouse=True)

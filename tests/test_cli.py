@@ -205,7 +205,7 @@ def test_showcase_against_a_mirror_that_refuses_the_key_is_a_clean_error(run):
 
     with running_server(Simulator(seed=0, api_key="another-key")) as url:
         result = run("showcase", "--source", url)
-    assert result.exit_code == 1
+    assert result.exit_code == 3  # the platform answered an error: as a call's, not a user mistake
     line = _error_line(result)
     assert "dart_corp_code" in line and "environmental_error" in line
     assert "sim-key" not in result.output

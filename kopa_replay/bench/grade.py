@@ -143,12 +143,22 @@ def _unit_scale(unit: str) -> tuple[Decimal, str]:
     return (read[0], match.group(2)) if match and read else (Decimal(1), unit)
 
 
+def _plain(value: object) -> str:
+    """A number as a person writes it in a reason: 77660 for 77660.0, 0.07766 for 0.07765999999999999 (a float's
+    binary noise is no part of the task's answer)."""
+    if isinstance(value, float):
+        return f"{round(value, 10):f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
 def _grade_number(task: Task, answer: str) -> AxisResult:
     expected = _expected_number(task)
     tolerance = Decimal(str(task.answer.tolerance))
     unit = task.answer.unit
     scale, base = _unit_scale(unit)
-    shown = f"{task.answer.value}{unit}" + (f" (±{task.answer.tolerance})" if task.answer.tolerance else "")
+    shown = f"{_plain(task.answer.value)}{unit}" + (
+        f" (±{_plain(task.answer.tolerance)})" if task.answer.tolerance else ""
+    )
     mentions = parse_numbers(answer)
     if not mentions:
         return AxisResult(False, f"expected {shown}, found no number in {answer!r}")
@@ -296,13 +306,26 @@ def _missing_read(action: RequiredAction, rollout: Rollout) -> str | None:
     gap = first_unread(windows, action.through, action.since)
     if gap is None:
         return None
-    reason = f"record {gap + 1} of {_show_call(action.tool, action.args_subset)} was never read"
-    if action.why:
-        reason += f": {action.why}"
-    return reason + (
-        f" (records {action.since + 1}–{gap} were)"
-        if gap > action.since
-        else " (no call read the records it starts at)"
+    shown = _show_call(action.tool, action.args_subset)
+    if gap > action.since:
+        # the first records were read, the later ones not: the paging the task warns of is the cause
+        reason = f"record {gap + 1} of {shown} was never read"
+        return reason + (f": {action.why}" if action.why else "") + f" (records {action.since + 1}–{gap} were)"
+    if windows:  # calls with these arguments were made, but none reached the records the read starts at
+        return f"record {gap + 1} of {shown} was never read (no call read the records it starts at)"
+    # nothing of it was read: no call with these arguments at all (a skipped lookup gives the tool other values),
+    # so the task's paging remark would name a cause that is not this one
+    return f"no call read records {action.since + 1}–{action.through} of {shown}{_near_calls(action, rollout)}"
+
+
+def _near_calls(action: RequiredAction, rollout: Rollout) -> str:
+    """`` (TOOL was called N times, first with …)`` when the tool was called with other arguments, else ``""``."""
+    near = [args for tool, args, _ in rollout.calls if tool == action.tool]
+    if not near:
+        return ""
+    return (
+        f" ({action.tool} was called {len(near)} time{'s' if len(near) > 1 else ''}, "
+        f"first with {_show_args(near[0]) or 'no arguments'})"
     )
 
 
@@ -313,13 +336,7 @@ def _missing_call(action: RequiredAction, rollout: Rollout) -> str | None:
     reason = f"no call to {_show_call(action.tool, action.args_subset)}"
     if action.why:
         reason += f": {action.why}"
-    near = [args for tool, args, _ in rollout.calls if tool == action.tool]
-    if near:
-        reason += (
-            f" ({action.tool} was called {len(near)} time{'s' if len(near) > 1 else ''}, "
-            f"first with {_show_args(near[0]) or 'no arguments'})"
-        )
-    return reason
+    return reason + _near_calls(action, rollout)
 
 
 def grade_action(task: Task, rollout: Rollout) -> AxisResult:

@@ -8,11 +8,12 @@ import click
 
 from kopa_replay.cli.common import (
     _catalog_option,
-    _dump,
+    _emit,
+    _fail_on_option,
     _Group,
     _load_catalog,
+    _output_option,
     _progress,
-    _report_options,
     _store_option,
     _store_path,
     _tasks_option,
@@ -58,7 +59,8 @@ def _task_set(tasks_dir, ids=()):
     help="Write the task set re-pinned to AFTER here (answers, digests, required actions recomputed; tasks "
     "that no longer execute kept and tagged stale:no_longer_executes) with drift.json.",
 )
-@_report_options(
+@_output_option(junit="each listed task a test case, failing at --fail-on")
+@_fail_on_option(
     ["changed", "broken"],
     "Exit 1 when any task is listed (changed: its answer, paging or calls "
     "moved, or it does not run), or only when a task does not run on AFTER or "
@@ -92,36 +94,35 @@ def bench_drift(before, after, tasks_dir, store, write_dir, fmt, fail_on, catalo
 
 @bench.command("run")
 @click_options(bench_run.Config)
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def bench_run_command(as_json, **settings) -> None:
+@_output_option()
+def bench_run_command(fmt, **settings) -> None:
     """Run an agent on the tasks (K rollouts each) and grade RESPONSE, ACTION and ENVIRONMENT.
 
     Example: kopa-replay bench run --agent skip-lookup --split held_out --json
     """
-    from kopa_replay.bench.report import report_json
+    from kopa_replay.bench.report import markdown, report_json
 
     config = bench_run.Config(**settings)
     result = bench_run.run(config)
     _say_stale_left_out(result.left_out_stale)
     report, k = result.report, config.k
-    if as_json:
-        click.echo(report_json(report), nl=False)
-        return
     p1, pk = report["pass_at_1"], report["pass_at_k"]
     at_k = f", pass@{k} {pk['combined']:.3f}" if k > 1 else ""
-    click.echo(
+    text = (
         f"{config.agent}: {report['n_tasks']} tasks x {k} rollout{'s' if k > 1 else ''}: pass@1 "
         f"{p1['combined']:.3f}{at_k} (response {p1['response']:.3f}, action {p1['action']:.3f}, "
         f"environment {p1['environment']:.3f}) -> {result.out}"
     )
+    _emit(fmt, report, text, markdown=lambda: markdown(report), json_text=report_json(report))
 
 
 @bench.command("report")
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @_tasks_option
-@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@_output_option()
 def bench_report(run_dir, tasks_dir, fmt) -> None:
-    """Re-grade a run's rollouts against the tasks and print the report.
+    """Re-grade a run's rollouts against the tasks and print the report (its text is Markdown: text and markdown
+    print the same).
 
     Example: kopa-replay bench report runs/bench/oracle --format markdown
     """
@@ -143,27 +144,28 @@ def bench_report(run_dir, tasks_dir, fmt) -> None:
         raise UsageError(f"{path} holds no rollout")
     task_set = _task_set(tasks_dir, ids=sorted({r.task_id for r in rollouts}))
     data = report(task_set.tasks, grade_all(task_set.tasks, rollouts))
-    click.echo(report_json(data) if fmt == "json" else markdown(data), nl=False)
+    _emit(fmt, data, lambda: markdown(data), markdown=lambda: markdown(data), json_text=report_json(data))
 
 
 @bench.command("audit")
 @click_options(bench_audit.Config)
-@click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
-def bench_audit_command(as_json, **settings) -> None:
+@_output_option()
+def bench_audit_command(fmt, **settings) -> None:
     """Contamination between training data and the benchmark: questions, tools, links, consecutive calls, plans.
 
+    Its text is Markdown (text and markdown print the same).
     Example: kopa-replay bench audit --train runs/synth/trajectories.jsonl
     """
     result = bench_audit.run(bench_audit.Config(**settings))
-    click.echo(_dump(result.audit) if as_json else result.markdown, nl=not as_json)
+    _emit(fmt, result.audit, result.markdown, markdown=result.markdown)
     if result.out:
         click.echo(f"audit -> {result.out}", err=True)
 
 
 @bench.command("build")
 @click_options(bench_build.Config)
-@click.option("--json", "as_json", is_flag=True, help="Print the set's summary as JSON.")
-def bench_build_command(as_json, **settings) -> None:
+@_output_option()
+def bench_build_command(fmt, **settings) -> None:
     """Rebuild a task set on the simulator (how the shipped one was made; several minutes).
 
     Example: kopa-replay bench build --out runs/bench-tasks
@@ -171,11 +173,7 @@ def bench_build_command(as_json, **settings) -> None:
     with _progress() as progress:
         result = bench_build.run(bench_build.Config(**settings), progress=progress)
     info = result.info
-    if as_json:
-        click.echo(_dump(info))
-        return
-    click.echo(_stats_text(info))
-    click.echo(f"task set -> {result.out}")
+    _emit(fmt, info, lambda: f"{_stats_text(info)}\ntask set -> {result.out}")
 
 
 def _stats_text(info) -> str:
@@ -203,8 +201,8 @@ def _stats_text(info) -> str:
 
 @bench.command("stats")
 @_tasks_option
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def bench_stats(tasks_dir, as_json) -> None:
+@_output_option()
+def bench_stats(tasks_dir, fmt) -> None:
     """The shape of a task set (the shipped one by default), as its build recorded it.
 
     Example: kopa-replay bench stats
@@ -214,4 +212,4 @@ def bench_stats(tasks_dir, as_json) -> None:
     info = load_task_set(tasks_dir).build
     if not info.get("tasks"):
         raise UsageError(f"{tasks_dir or 'the task set'} has no build.json summary: rebuild it with bench build")
-    click.echo(_dump(dict(info)) if as_json else _stats_text(info))
+    _emit(fmt, dict(info), lambda: _stats_text(info))

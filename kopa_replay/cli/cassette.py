@@ -6,12 +6,11 @@ import click
 
 from kopa_replay.cli.common import (
     _catalog_option,
-    _dump,
+    _emit,
     _Group,
-    _json_option,
     _load_catalog,
     _open_store,
-    _say,
+    _output_option,
     _store_option,
     _store_path,
     cli,
@@ -43,8 +42,8 @@ def cassette_path(shipped) -> None:
 @cassette.command("copy")
 @click.argument("paths", nargs=-1, metavar="[SOURCE] TARGET", type=click.Path(dir_okay=False))
 @click.option("--shipped", is_flag=True, help="Copy the package's shipped store (then give TARGET only).")
-@_json_option
-def cassette_copy(paths, shipped, as_json) -> None:
+@_output_option()
+def cassette_copy(paths, shipped, fmt) -> None:
     """Copy a store into a new file, with the manifests of its sealed snapshots (a pinned replay needs them).
 
     The manifests go where TARGET's are looked for: snapshots/ beside its cassettes/ folder, else beside it.
@@ -60,8 +59,8 @@ def cassette_copy(paths, shipped, as_json) -> None:
     origin, target = (shipped_store_path(), paths[0]) if shipped else paths
     brought = copy_store(origin, target)
     where = manifest_dir_for(target)
-    _say(
-        as_json,
+    _emit(
+        fmt,
         {"store": str(target), "from": str(origin), "manifests": brought, "manifest_dir": str(where)},
         f"copied {origin} to {target} with {len(brought)} manifest(s) in {where}",
     )
@@ -69,8 +68,8 @@ def cassette_copy(paths, shipped, as_json) -> None:
 
 @cassette.command("verify")
 @_store_option
-@_json_option
-def cassette_verify(store, as_json) -> None:
+@_output_option()
+def cassette_verify(store, fmt) -> None:
     """Re-hash every stored body and check the database; exit 1 on corruption.
 
     Example: kopa-replay cassette verify --store cassettes/kopa.sqlite
@@ -85,24 +84,20 @@ def cassette_verify(store, as_json) -> None:
             + "; ".join(problems[:5])
             + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
         )
-    _say(as_json, {"store": str(opened.path), "ok": True}, f"ok: every body in {opened.path} matches its digest")
+    _emit(fmt, {"store": str(opened.path), "ok": True}, f"ok: every body in {opened.path} matches its digest")
 
 
 @cassette.command("stats")
 @_store_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def cassette_stats(store, as_json) -> None:
+@_output_option()
+def cassette_stats(store, fmt) -> None:
     """Counts and sizes of a store: interactions per snapshot, bodies, bytes.
 
     Example: kopa-replay cassette stats --json
     """
     with _open_store(store) as opened:
         stats = opened.stats()
-    if as_json:
-        click.echo(_dump(stats))
-        return
-    for key, value in stats.items():
-        click.echo(f"{key}: {value}")
+    _emit(fmt, stats, "\n".join(f"{key}: {value}" for key, value in stats.items()))
 
 
 @cassette.command("import-vcr")
@@ -110,8 +105,8 @@ def cassette_stats(store, as_json) -> None:
 @click.option("--snapshot", required=True, help="Snapshot to import into (created if absent; not a sealed one).")
 @_store_option
 @_catalog_option
-@_json_option
-def cassette_import_vcr(file, snapshot, store, catalog_files, scale, as_json) -> None:
+@_output_option()
+def cassette_import_vcr(file, snapshot, store, catalog_files, scale, fmt) -> None:
     """Import an existing vcrpy YAML cassette into a snapshot (keys redacted on the way in).
 
     Example: kopa-replay cassette import-vcr tests/cassettes/dart.yaml --snapshot legacy
@@ -121,8 +116,8 @@ def cassette_import_vcr(file, snapshot, store, catalog_files, scale, as_json) ->
 
     with _open_store(store, readonly=False) as opened:
         count = import_vcr_cassette(file, opened, snapshot, redactor=redactor_for(_load_catalog(catalog_files, scale)))
-    _say(
-        as_json,
+    _emit(
+        fmt,
         {"file": file, "snapshot": snapshot, "imported": count},
         f"imported {count} interactions from {file} into snapshot {snapshot}"
         + (" (nothing new: this file was imported into it before)" if count == 0 else ""),
@@ -132,8 +127,8 @@ def cassette_import_vcr(file, snapshot, store, catalog_files, scale, as_json) ->
 @cassette.command("merge")
 @click.argument("shards", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click_options(record_stage.MergeConfig)
-@_json_option
-def cassette_merge(shards, as_json, **settings) -> None:
+@_output_option()
+def cassette_merge(shards, fmt, **settings) -> None:
     """Combine recording shards into one sealed snapshot (the digest one recorder would give).
 
     Each SHARD is a store holding the snapshot as `record --shard K/N --no-seal --store SHARD` left it; every part
@@ -154,4 +149,4 @@ def cassette_merge(shards, as_json, **settings) -> None:
         + (f" ({merged.overlaps} requests held by two shards alike, written once)" if merged.overlaps else "")
         + (f"; sealed: digest {merged.manifest['digest']}" if merged.manifest else "")
     )
-    _say(as_json, merged.to_dict(), text)
+    _emit(fmt, merged.to_dict(), text)

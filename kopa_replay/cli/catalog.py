@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kopa_replay.cli.common import _catalog_option, _dump, _Group, _json_option, _load_catalog, _say, _table, cli
+from kopa_replay.cli.common import _catalog_option, _dump, _emit, _Group, _load_catalog, _output_option, _table, cli
 from kopa_replay.errors import UsageError
 
 
@@ -19,8 +19,8 @@ def catalog() -> None:
 @catalog.command("list")
 @_catalog_option
 @click.option("--platform", help="Only tools of this platform id (dart, krx, seoul …).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def catalog_list(catalog_files, scale, platform, as_json) -> None:
+@_output_option()
+def catalog_list(catalog_files, scale, platform, fmt) -> None:
     """List tools: name, platform, domain and title.
 
     Example: kopa-replay catalog list --scale paper --json
@@ -29,47 +29,46 @@ def catalog_list(catalog_files, scale, platform, as_json) -> None:
     if platform and platform not in cat.platforms:
         raise UsageError(f"no platform {platform!r} in the catalog (platforms: {', '.join(cat.platforms)})")
     tools = list(cat.filter(platform=platform))
-    if as_json:
-        click.echo(
-            _dump(
-                [
-                    {
-                        "name": t.name,
-                        "platform": t.platform,
-                        "domain": t.domain,
-                        "title": t.title,
-                        "generated": t.generated,
-                    }
-                    for t in tools
-                ]
+    listed = [
+        {"name": t.name, "platform": t.platform, "domain": t.domain, "title": t.title, "generated": t.generated}
+        for t in tools
+    ]
+
+    def text() -> str:
+        generated = sum(t.generated for t in tools)
+        return (
+            _table(["tool", "title", "platform", "domain"], [[t.name, t.title, t.platform, t.domain] for t in tools])
+            + f"\n{len(tools)} tools, {len({t.platform for t in tools})} platforms, "
+            f"{len({t.domain for t in tools})} domains"
+            + (
+                f" ({len(tools) - generated} real, {generated} generated: not on the live platforms)"
+                if generated
+                else ""
             )
         )
-        return
-    _table(["tool", "title", "platform", "domain"], [[t.name, t.title, t.platform, t.domain] for t in tools])
-    generated = sum(t.generated for t in tools)
-    click.echo(
-        f"{len(tools)} tools, {len({t.platform for t in tools})} platforms, {len({t.domain for t in tools})} domains"
-        + (f" ({len(tools) - generated} real, {generated} generated: not on the live platforms)" if generated else "")
-    )
+
+    _emit(fmt, listed, text)
 
 
 @catalog.command("show")
 @click.argument("tool")
 @_catalog_option
-def catalog_show(tool, catalog_files, scale) -> None:
-    """Show one tool: its MCP definition and HTTP binding, as JSON.
+@_output_option()
+def catalog_show(tool, catalog_files, scale, fmt) -> None:
+    """Show one tool: its MCP definition and HTTP binding, as JSON (its text too is that JSON).
 
     Example: kopa-replay catalog show dart_cvbd_is_decsn
     """
     from kopa_replay.catalog import tool_to_dict
 
-    click.echo(_dump(tool_to_dict(_load_catalog(catalog_files, scale).get(tool))))
+    shown = tool_to_dict(_load_catalog(catalog_files, scale).get(tool))
+    _emit(fmt, shown, lambda: _dump(shown))
 
 
 @catalog.command("validate")
 @click.argument("files", nargs=-1, type=click.Path())
-@_json_option
-def catalog_validate(files, as_json) -> None:
+@_output_option()
+def catalog_validate(files, fmt) -> None:
     """Validate catalog files (the built-in catalog when none is given).
 
     Example: kopa-replay catalog validate my-platform.yaml
@@ -78,15 +77,15 @@ def catalog_validate(files, as_json) -> None:
 
     if not files:
         cat = builtin_catalog("builtin")
-        _say(
-            as_json,
+        _emit(
+            fmt,
             [{"catalog": "builtin", "tools": len(cat), "platforms": len(cat.platforms)}],
             f"ok: built-in catalog, {len(cat)} tools on {len(cat.platforms)} platforms",
         )
         return
     checked = [(file, validate_file(file)) for file in files]
-    _say(
-        as_json,
+    _emit(
+        fmt,
         [{"catalog": file, "tools": len(cat), "platforms": len(cat.platforms)} for file, cat in checked],
         "\n".join(f"ok: {file}, {len(cat)} tools" for file, cat in checked),
     )

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -19,22 +20,56 @@ from kopa_replay.stages.common import STORE_HELP, CatalogChoice, ExecSource
 from kopa_replay.util import Progress as ProgressHook
 
 
+class _PlatformError(click.ClickException):
+    """The ``Error:`` line of a request the platform answered with an error (a showcase step): exit 3, as a
+    ``call``'s (which prints the answer itself)."""
+
+    exit_code = 3
+
+
 class _Group(click.Group):
-    """A click group that turns KopaError into a clean ``Error:`` line."""
+    """A click group that turns KopaError into a clean ``Error:`` line, exit 1 — or 3 for an error that says
+    (``exit_code = 3``) the platform answered with an error."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except KopaError as exc:
-            raise click.ClickException(str(exc)) from None
+            kind = _PlatformError if getattr(exc, "exit_code", 1) == 3 else click.ClickException
+            raise kind(str(exc)) from None
 
 
 def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False)
 
 
-def _json_option(func):
-    return click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(func)
+#: what ``--format`` takes on every command that prints a result (``junit`` too where a command gates CI)
+FORMATS = ("text", "json", "markdown")
+
+
+def _output_option(*, junit: str | None = None):
+    """``--format text|json|markdown`` (``junit`` too when ``junit`` is given: its help) and ``--json``, the same
+    as ``--format json``; the command gets the chosen format as one argument, ``fmt`` (default ``text``).
+    ``--json`` with another ``--format`` is a usage error (exit 2)."""
+    choices = [*FORMATS, "junit"] if junit else list(FORMATS)
+    shown = "text (default), json (one document), markdown" + (f", junit ({junit})" if junit else "")
+
+    def decorate(func):
+        @functools.wraps(func)
+        def command(*args, fmt, as_json, **kwargs):
+            if as_json and fmt not in (None, "json"):
+                raise click.UsageError(f"--json is --format json: it cannot go with --format {fmt}")
+            return func(*args, fmt="json" if as_json else fmt or "text", **kwargs)
+
+        command = click.option("--json", "as_json", is_flag=True, help="The same as --format json.")(command)
+        return click.option("--format", "fmt", type=click.Choice(choices), default=None, help=shown)(command)
+
+    return decorate
+
+
+def _fail_on_option(choices, fail_help):
+    """--fail-on of a command that reports for CI: exit 1 when the report reaches the chosen level."""
+    return click.option("--fail-on", type=click.Choice(choices), help=fail_help)
 
 
 def _note(text: str | None) -> None:
@@ -43,13 +78,39 @@ def _note(text: str | None) -> None:
         click.echo(f"note: {text}", err=True)
 
 
-def _say(as_json: bool, result: Any, text: str) -> None:
-    """A command's result: ``result`` as JSON with --json, else the sentence ``text``."""
-    click.echo(_dump(result) if as_json else text)
+def _title() -> str:
+    """The command as a person types it (``kopa-replay graph stats``), whatever name the program was run by."""
+    ctx = click.get_current_context(silent=True)
+    path = ctx.command_path.split()[1:] if ctx else []
+    return " ".join(["kopa-replay", *path])
 
 
-def _table(headers: list[str], rows: list[list[Any]], *, right: tuple[str, ...] = ()) -> None:
-    """Print rows as a table aligned by display width (a Hangul syllable takes two columns, which f-string padding
+def _emit(
+    fmt: str,
+    result: Any,
+    text: str | Callable[[], str],
+    *,
+    markdown: str | Callable[[], str] | None = None,
+    json_text: str | None = None,
+) -> None:
+    """Print a command's result in the chosen format: ``result`` as JSON (or ``json_text``, a command's own JSON),
+    ``markdown`` (a command's own Markdown; else ``result`` as a generic Markdown document), or ``text``. A
+    callable is called only when its format is chosen."""
+    if fmt == "json":
+        out = json_text if json_text is not None else _dump(result)
+    elif fmt == "markdown" and markdown is not None:
+        out = markdown if isinstance(markdown, str) else markdown()
+    elif fmt == "markdown":
+        from kopa_replay.text.markdown import markdown_document
+
+        out = markdown_document(result, _title())
+    else:
+        out = text if isinstance(text, str) else text()
+    click.echo(out, nl=not out.endswith("\n"))
+
+
+def _table(headers: list[str], rows: list[list[Any]], *, right: tuple[str, ...] = ()) -> str:
+    """Rows as a table aligned by display width (a Hangul syllable takes two columns, which f-string padding
     does not know); ``right`` names the columns aligned right (numbers). Never wrapped or cut in a pipe."""
     from rich.console import Console
     from rich.table import Table
@@ -69,7 +130,7 @@ def _table(headers: list[str], rows: list[list[Any]], *, right: tuple[str, ...] 
     )
     with console.capture() as captured:
         console.print(table)
-    click.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
+    return "\n".join(line.rstrip() for line in captured.get().splitlines())
 
 
 def _date(value: str | None, option: str) -> dt.date | None:
@@ -116,27 +177,13 @@ def _replay_options(func):
     return func
 
 
-def _report_options(choices, fail_help):
-    """--format and --fail-on of a command that reports for CI."""
-
-    def decorate(func):
-        func = click.option("--fail-on", type=click.Choice(choices), help=fail_help)(func)
-        return click.option(
-            "--format",
-            "fmt",
-            type=click.Choice(["text", "json", "markdown", "junit"]),
-            default="text",
-            show_default=True,
-            help="junit: JUnit XML, each failing finding a failing test case.",
-        )(func)
-
-    return decorate
-
-
-_drift_report_options = _report_options(
-    ["breaking", "warning"],
-    "Exit 1 when a change of this severity is found (environmental noise and data never count).",
-)
+def _drift_report_options(func):
+    """--format (junit included) and --fail-on of the commands that print a drift report."""
+    func = _fail_on_option(
+        ["breaking", "warning"],
+        "Exit 1 when a change of this severity is found (environmental noise and data never count).",
+    )(func)
+    return _output_option(junit="each change at --fail-on's severity a failing test case")(func)
 
 
 def _store_path(store: str | None):

@@ -10,10 +10,12 @@ import click
 from kopa_replay.cli.common import (
     _catalog_option,
     _date,
-    _dump,
+    _emit,
+    _fail_on_option,
     _Group,
     _load_catalog,
     _note,
+    _output_option,
     _progress,
     _store_option,
     _store_path,
@@ -44,27 +46,26 @@ def _run_dir_option(func):
 
 @graph.command("build")
 @click_options(graph_build.Config)
-@click.option("--json", "as_json", is_flag=True, help="Print the graph's counts as JSON.")
-def graph_build_command(as_json, **settings) -> None:
+@_output_option()
+def graph_build_command(fmt, **settings) -> None:
     """Retrieve candidate links per tool, score their bindings, save candidates.json.
 
     Example: kopa-replay graph build --run-dir runs/graph
     """
     result = graph_build.run(graph_build.Config(**settings))
     counts = result.to_dict()
-    if as_json:
-        click.echo(_dump(counts))
-    else:
-        click.echo(
-            f"{counts['links']} candidate links over {counts['tools_with_links']} tools "
-            f"({counts['cross_domain']} cross-domain) -> {result.candidates}"
-        )
+    _emit(
+        fmt,
+        counts,
+        f"{counts['links']} candidate links over {counts['tools_with_links']} tools "
+        f"({counts['cross_domain']} cross-domain) -> {result.candidates}",
+    )
 
 
 @graph.command("prune")
 @click_options(graph_prune.Config)
-@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-def graph_prune_command(as_json, **settings) -> None:
+@_output_option()
+def graph_prune_command(fmt, **settings) -> None:
     """Execute sampled paths (Thompson sampling over Beta posteriors) and cut links that do not execute.
 
     Builds the candidate graph first when the run directory has none.
@@ -78,10 +79,10 @@ def graph_prune_command(as_json, **settings) -> None:
 
             def progress(h):
                 bar("pruning (iterations)", h.iteration, config.iterations)
-        else:  # a log: a line per iteration (none with --json)
+        else:  # a log: a line per iteration (none unless the text is printed)
             progress = (
                 None
-                if as_json
+                if fmt != "text"
                 else (
                     lambda h: click.echo(
                         f"iteration {h.iteration:>3}: paths passed {h.path_pass_rate:6.1%}  steps ok "
@@ -91,32 +92,25 @@ def graph_prune_command(as_json, **settings) -> None:
                 )
             )
         report = graph_prune.run(config, progress=progress).report
-    if as_json:
-        click.echo(_dump(report))
-        return
-    _print_report(report)
+    _emit(fmt, report, lambda: _report_text(report))
 
 
-def _print_report(report: dict) -> None:
+def _report_text(report: dict) -> str:
     def pct(value):
         return "n/a" if value is None else f"{value:.1%}"
 
-    click.echo(
-        f"candidate links {report['links_candidate']}, pruned {report['links_pruned']} ({report['calls']} calls)"
+    return "\n".join(
+        [
+            f"candidate links {report['links_candidate']}, pruned {report['links_pruned']} ({report['calls']} calls)",
+            f"execution rate: before {pct(report['exec_rate_before'])}, after {pct(report['exec_rate_after'])}, "
+            f"pruned links {pct(report['exec_rate_pruned'])}",
+            f"never succeeded: pruned {pct(report['never_succeeded_pruned'])}, "
+            f"retained {pct(report['never_succeeded_retained'])}",
+            f"against the simulator's truth: precision {pct(report['precision'])}, recall {pct(report['recall'])}, "
+            f"true-link retention {pct(report['true_link_retention'])}",
+            f"graph {report['graph']} (digest {report['graph_digest'][:16]}…)",
+        ]
     )
-    click.echo(
-        f"execution rate: before {pct(report['exec_rate_before'])}, after {pct(report['exec_rate_after'])}, "
-        f"pruned links {pct(report['exec_rate_pruned'])}"
-    )
-    click.echo(
-        f"never succeeded: pruned {pct(report['never_succeeded_pruned'])}, "
-        f"retained {pct(report['never_succeeded_retained'])}"
-    )
-    click.echo(
-        f"against the simulator's truth: precision {pct(report['precision'])}, recall {pct(report['recall'])}, "
-        f"true-link retention {pct(report['true_link_retention'])}"
-    )
-    click.echo(f"graph {report['graph']} (digest {report['graph_digest'][:16]}…)")
 
 
 @graph.command("reverify")
@@ -152,19 +146,8 @@ def _print_report(report: dict) -> None:
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the trials' sampling.")
 @_store_option
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json", "markdown", "junit"]),
-    default="text",
-    show_default=True,
-    help="junit: one testcase per re-tested link, a failing one per broken link.",
-)
-@click.option(
-    "--fail-on",
-    type=click.Choice(["broken", "undecided"]),
-    help="Exit 1 when a link broke (undecided: or could not be re-tested).",
-)
+@_output_option(junit="one testcase per re-tested link, a failing one per broken link")
+@_fail_on_option(["broken", "undecided"], "Exit 1 when a link broke (undecided: or could not be re-tested).")
 @_catalog_option
 def graph_reverify(
     run_dir,
@@ -214,8 +197,8 @@ def _graph_links(run_dir):
 
 @graph.command("stats")
 @_run_dir_option
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-def graph_stats(run_dir, as_json) -> None:
+@_output_option()
+def graph_stats(run_dir, fmt) -> None:
     """Counts of the run's graph (pruned if pruned, else the candidates) and the pruning report.
 
     Example: kopa-replay graph stats --run-dir runs/graph
@@ -239,24 +222,25 @@ def graph_stats(run_dir, as_json) -> None:
                 "calls",
             )
         }
-    if as_json:
-        click.echo(_dump(out))
-        return
-    click.echo(
-        f"{out['stage']}: {out['links']} links, {out['retained']} retained, {out['pruned']} pruned, "
-        f"{out['cross_domain']} cross-domain, {out['tools_with_links']} tools"
-    )
-    for name, degree in out["top_sources"]:
-        click.echo(f"  {name}: {degree} outgoing")
-    if "report" in out:
-        click.echo("  " + ", ".join(f"{k}={v}" for k, v in out["report"].items()))
+
+    def text() -> str:
+        lines = [
+            f"{out['stage']}: {out['links']} links, {out['retained']} retained, {out['pruned']} pruned, "
+            f"{out['cross_domain']} cross-domain, {out['tools_with_links']} tools",
+            *(f"  {name}: {degree} outgoing" for name, degree in out["top_sources"]),
+        ]
+        if "report" in out:
+            lines.append("  " + ", ".join(f"{k}={v}" for k, v in out["report"].items()))
+        return "\n".join(lines)
+
+    _emit(fmt, out, text)
 
 
 @graph.command("show")
 @click.argument("tool")
 @_run_dir_option
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-def graph_show(tool, run_dir, as_json) -> None:
+@_output_option()
+def graph_show(tool, run_dir, fmt) -> None:
     """The links into and out of TOOL: binding, prior, posterior, trials, pruned.
 
     Example: kopa-replay graph show dart_corp_code
@@ -269,23 +253,23 @@ def graph_show(tool, run_dir, as_json) -> None:
         "outgoing": [link for link in links if link.source == tool],
         "incoming": [link for link in links if link.target == tool],
     }
-    if as_json:
-        click.echo(
-            _dump(
-                {
-                    side: [{**link.to_dict(), "posterior_mean": round(link.posterior_mean, 6)} for link in items]
-                    for side, items in rows.items()
-                }
-            )
-        )
-        return
-    for side, items in rows.items():
-        click.echo(f"{side} ({len(items)}):")
-        for link in items:
-            other = link.target if side == "outgoing" else link.source
-            binding = ", ".join(f"{p}<-{f}" for p, f in sorted(link.binding.items()))
-            state = f"pruned@{link.pruned_at}" if link.pruned else "kept"
-            click.echo(
-                f"  {other:<40} {binding:<40} prior {link.prior:.2f} posterior {link.posterior_mean:.2f} "
-                f"trials {link.trials} ok {link.successes} {state}"
-            )
+    shown = {
+        side: [{**link.to_dict(), "posterior_mean": round(link.posterior_mean, 6)} for link in items]
+        for side, items in rows.items()
+    }
+
+    def text() -> str:
+        lines = []
+        for side, items in rows.items():
+            lines.append(f"{side} ({len(items)}):")
+            for link in items:
+                other = link.target if side == "outgoing" else link.source
+                binding = ", ".join(f"{p}<-{f}" for p, f in sorted(link.binding.items()))
+                state = f"pruned@{link.pruned_at}" if link.pruned else "kept"
+                lines.append(
+                    f"  {other:<40} {binding:<40} prior {link.prior:.2f} posterior {link.posterior_mean:.2f} "
+                    f"trials {link.trials} ok {link.successes} {state}"
+                )
+        return "\n".join(lines)
+
+    _emit(fmt, shown, text)

@@ -6,7 +6,7 @@ import time
 
 import click
 
-from kopa_replay.cli.common import _dump, _Group, _progress, cli
+from kopa_replay.cli.common import _emit, _Group, _output_option, _progress, cli
 from kopa_replay.stages import pipeline as pipeline_stage
 from kopa_replay.stages.options import click_options
 
@@ -21,8 +21,8 @@ def pipeline() -> None:
 
 @pipeline.command("run")
 @click_options(pipeline_stage.Config)
-@click.option("--json", "as_json", is_flag=True, help="Print the stages and the manifest digest as JSON.")
-def pipeline_run(as_json, **settings) -> None:
+@_output_option()
+def pipeline_run(fmt, **settings) -> None:
     """graph build → prune → synth → filter → bench (oracle and baselines) → audit → drift → report.
 
     Resumable: a stage whose config and inputs are unchanged since it last ran is skipped. Writes
@@ -44,20 +44,16 @@ def pipeline_run(as_json, **settings) -> None:
     config = pipeline_stage.Config(**settings)
     with _progress() as progress:
         result = pipeline_stage.run(config, progress=progress, on_stage=on_stage)
-    if as_json:
-        click.echo(
-            _dump(
-                {
-                    "out": str(result.out),
-                    "digest": result.digest,
-                    "stages": [
-                        {"name": s.name, "skipped": s.skipped, "directory": str(s.directory)} for s in result.stages
-                    ],
-                    "report": {"html": str(result.report_html), "markdown": str(result.report_md)},
-                }
-            )
-        )
-        return
+    summary = {
+        "out": str(result.out),
+        "digest": result.digest,
+        "stages": [{"name": s.name, "skipped": s.skipped, "directory": str(s.directory)} for s in result.stages],
+        "report": {"html": str(result.report_html), "markdown": str(result.report_md)},
+    }
     ran = sum(not s.skipped for s in result.stages)
-    click.echo(f"{ran} of {len(result.stages)} stages ran ({len(result.stages) - ran} unchanged) -> {result.out}")
-    click.echo(f"report: {result.report_html} (and {result.report_md.name}); manifest digest {result.digest[:16]}…")
+    _emit(
+        fmt,
+        summary,
+        f"{ran} of {len(result.stages)} stages ran ({len(result.stages) - ran} unchanged) -> {result.out}\n"
+        f"report: {result.report_html} (and {result.report_md.name}); manifest digest {result.digest[:16]}…",
+    )

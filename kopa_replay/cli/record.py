@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 
-from kopa_replay.cli.common import _drift_report_options, _dump, _progress, cli
+from kopa_replay.cli.common import _drift_report_options, _emit, _note, _output_option, _progress, cli
 from kopa_replay.stages import record as record_stage
 from kopa_replay.stages.options import click_options
 
 
 @cli.command("record")
 @click_options(record_stage.RecordConfig)
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def record(as_json, **settings) -> None:
+@_output_option()
+def record(fmt, **settings) -> None:
     """Record every tool's probe calls (catalog examples, largest pages) and the benchmark's calls into a new snapshot.
 
     Example: kopa-replay record --source sim --as-of 2026-09-01 --snapshot 2026-09-01
@@ -22,13 +24,30 @@ def record(as_json, **settings) -> None:
     with _progress() as progress:
         result = record_stage.record(record_stage.RecordConfig(**settings), progress=progress)
     summary = result.summary
-    if as_json:
-        click.echo(_dump(summary.to_dict()))
-        return
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary.outcomes.items()))
-    click.echo(f"recorded {summary.calls} calls into snapshot {summary.snapshot} ({outcomes})")
+    text = f"recorded {summary.calls} calls into snapshot {summary.snapshot} ({outcomes})"
     if summary.manifest:
-        click.echo(f"sealed: digest {summary.manifest['digest']}, manifest {result.manifest_file}")
+        text += f"\nsealed: digest {summary.manifest['digest']}, manifest {result.manifest_file}"
+    _emit(fmt, summary.to_dict(), text)
+
+
+def _noting_first(progress: Any, note: str) -> tuple[Any, Callable[[], None]]:
+    """A progress hook that prints ``note`` once, when the stage reports its first work (so after the stage has
+    checked its settings: a mistake still comes out as the one ``Error:`` line), then draws ``progress``'s bars;
+    and a function that prints the note if no work was reported."""
+    said: list[bool] = []
+
+    def say() -> None:
+        if not said:
+            said.append(True)
+            _note(note)
+
+    def hook(what: str, done: int, total: int | None) -> None:
+        say()
+        if progress is not None:
+            progress(what, done, total)
+
+    return hook, say
 
 
 @cli.command("refresh")
@@ -42,8 +61,15 @@ def refresh(fmt, fail_on, **settings) -> None:
     from kopa_replay.drift import crosses, render
 
     config = record_stage.RefreshConfig(**settings)
-    with _progress() as progress:
+    manifest = record_stage.manifest_file(record_stage.writable_store(config.store, "refresh"), str(config.snapshot))
+    with _progress() as bars:
+        progress, noted = _noting_first(
+            bars,
+            f"{config.snapshot} is sealed when done, its manifest written to {manifest} (where pinned replays "
+            "look for it: snapshots/ beside the store, or beside its cassettes/ folder)",
+        )
         result = record_stage.refresh(config, progress=progress)
+    noted()
     summary, snapshot = result.summary, config.snapshot
     click.echo(render(summary.report, fmt, fail_on), nl=False)
     tries, unanswered = summary.retries or {}, summary.outcomes.get("no_answer", 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kopa_replay.cli.common import _date, _dump, _Group, _table, cli
+from kopa_replay.cli.common import _date, _emit, _Group, _output_option, _table, cli
 
 
 @cli.group(cls=_Group)
@@ -81,8 +81,8 @@ def sim_serve(host, port, seed, as_of, fault_rate, world_size, latency_ms) -> No
 @sim.command("drift-events")
 @click.option("--since", help="Only events after this date (YYYY-MM-DD).")
 @click.option("--until", help="Only events on or before this date (YYYY-MM-DD).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def sim_drift_events(since, until, as_json) -> None:
+@_output_option()
+def sim_drift_events(since, until, fmt) -> None:
     """List the simulator's dated API changes.
 
     Example: kopa-replay sim drift-events --since 2026-09-01 --until 2026-12-01 --json
@@ -90,11 +90,9 @@ def sim_drift_events(since, until, as_json) -> None:
     from kopa_replay.sim import events_between
 
     events = events_between(_date(since, "--since"), _date(until, "--until"))
-    if as_json:
-        click.echo(_dump([e.to_dict() for e in events]))
-        return
-    _table(
-        ["date", "platform", "tool", "field", "change", "note"],
-        [[e.date, e.platform, e.tool, e.field, e.kind, e.note] for e in events],
-    )
-    click.echo(f"{len(events)} events")
+
+    def text() -> str:
+        rows = [[e.date, e.platform, e.tool, e.field, e.kind, e.note] for e in events]
+        return _table(["date", "platform", "tool", "field", "change", "note"], rows) + f"\n{len(events)} events"
+
+    _emit(fmt, [e.to_dict() for e in events], text)

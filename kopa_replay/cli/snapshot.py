@@ -7,12 +7,12 @@ import click
 from kopa_replay.cli.common import (
     _catalog_option,
     _dump,
+    _emit,
     _Group,
-    _json_option,
     _load_catalog,
     _note,
     _open_store,
-    _say,
+    _output_option,
     _store_option,
     _table,
     cli,
@@ -29,20 +29,17 @@ def snapshot() -> None:
 
 @snapshot.command("list")
 @_store_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def snapshot_list(store, as_json) -> None:
+@_output_option()
+def snapshot_list(store, fmt) -> None:
     """List the snapshots of a store.
 
     Example: kopa-replay snapshot list --store cassettes/kopa.sqlite
     """
     with _open_store(store) as opened:
         snapshots = opened.snapshots()
-    if as_json:
-        click.echo(_dump([vars(s) for s in snapshots]))
-        return
-    _table(
-        ["snapshot", "state", "interactions", "as of", "source"],
-        [
+
+    def text() -> str:
+        rows = [
             [
                 _shown_name(s.name),
                 "sealed" if s.sealed else "unfinished" if s.unfinished else "open",
@@ -51,9 +48,10 @@ def snapshot_list(store, as_json) -> None:
                 s.source,
             ]
             for s in snapshots
-        ],
-        right=("interactions",),
-    )
+        ]
+        return _table(["snapshot", "state", "interactions", "as of", "source"], rows, right=("interactions",))
+
+    _emit(fmt, [vars(s) for s in snapshots], text)
 
 
 def _shown_name(name: str) -> str:
@@ -71,8 +69,9 @@ def _shown_name(name: str) -> str:
 @snapshot.command("show")
 @click.argument("name")
 @_store_option
-def snapshot_show(name, store) -> None:
-    """Show a snapshot's manifest (or its store record when unsealed) as JSON.
+@_output_option()
+def snapshot_show(name, store, fmt) -> None:
+    """Show a snapshot's manifest (or its store record when unsealed) as JSON (its text too is that JSON).
 
     Example: kopa-replay snapshot show 2026-09-01
     """
@@ -81,7 +80,8 @@ def snapshot_show(name, store) -> None:
     with _open_store(store) as opened:
         info = opened.snapshot(name)
         manifest = load_manifest(opened, name)
-    click.echo(_dump(manifest if manifest is not None else vars(info)))
+    shown = manifest if manifest is not None else vars(info)
+    _emit(fmt, shown, lambda: _dump(shown))
 
 
 @snapshot.command("seal")
@@ -94,8 +94,8 @@ def snapshot_show(name, store) -> None:
 )
 @_store_option
 @_catalog_option
-@_json_option
-def snapshot_seal(name, force, store, catalog_files, scale, as_json) -> None:
+@_output_option()
+def snapshot_seal(name, force, store, catalog_files, scale, fmt) -> None:
     """Seal a snapshot (immutable from now on) and write its manifest.
 
     A snapshot whose `record`/`refresh` did not finish is refused unless --force: run the
@@ -111,14 +111,14 @@ def snapshot_seal(name, force, store, catalog_files, scale, as_json) -> None:
             opened, name, _load_catalog(catalog_files, scale), force=force, tool_digests=tool_schema_digests
         )
         opened.finalize()
-    _say(as_json, manifest, f"sealed {name}: {manifest['interactions']} interactions, digest {manifest['digest']}")
+    _emit(fmt, manifest, f"sealed {name}: {manifest['interactions']} interactions, digest {manifest['digest']}")
 
 
 @snapshot.command("delete")
 @click.argument("name")
 @_store_option
-@_json_option
-def snapshot_delete(name, store, as_json) -> None:
+@_output_option()
+def snapshot_delete(name, store, fmt) -> None:
     """Remove an open (unsealed) snapshot and its interactions; a sealed one is refused.
 
     Example: kopa-replay snapshot delete 2026-12-01
@@ -126,7 +126,7 @@ def snapshot_delete(name, store, as_json) -> None:
     with _open_store(store, readonly=False) as opened:
         count = opened.snapshot(name).interactions
         opened.delete_snapshot(name)
-    _say(as_json, {"deleted": name, "interactions": count}, f"deleted open snapshot {name} ({count} interactions)")
+    _emit(fmt, {"deleted": name, "interactions": count}, f"deleted open snapshot {name} ({count} interactions)")
 
 
 @snapshot.command("verify")
@@ -139,8 +139,8 @@ def snapshot_delete(name, store, as_json) -> None:
     "the one check an edit of the store and its manifest together cannot pass.",
 )
 @_store_option
-@_json_option
-def snapshot_verify(name, expected, store, as_json) -> None:
+@_output_option()
+def snapshot_verify(name, expected, store, fmt) -> None:
     """Recompute a snapshot's digest and the digest of every body it uses; compare with the seal, every field of the
     manifest and, with --digest, the digest you expect.
 
@@ -165,4 +165,4 @@ def snapshot_verify(name, expected, store, as_json) -> None:
         )
     result = {"snapshot": name, "ok": True, "digest": digest, "digest_version": version, "sealed": sealed}
     matched = f" and the digest you expect ({expected})" if expected else ""
-    _say(as_json, result, f"ok: snapshot {name} matches its digest {digest}{matched}")
+    _emit(fmt, result, f"ok: snapshot {name} matches its digest {digest}{matched}")

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from kopa_replay.cli.common import _decontaminated, _dump, _note, _progress, cli
+from kopa_replay.cli.common import _decontaminated, _emit, _note, _output_option, _progress, cli
 from kopa_replay.stages import filter as filter_stage
 from kopa_replay.stages import synth as synth_stage
 from kopa_replay.stages.common import CatalogChoice, ExecSource
@@ -15,8 +15,8 @@ from kopa_replay.stages.options import click_options
 
 @cli.command("synth")
 @click_options(synth_stage.Config)
-@click.option("--json", "as_json", is_flag=True, help="Print the statistics as one JSON object.")
-def synth(as_json, **settings) -> None:
+@_output_option()
+def synth(fmt, **settings) -> None:
     """Walk the pruned graph into executed trajectories with typed junctions; write datasets and statistics.
 
     Example: kopa-replay synth --graph-dir runs/graph --out runs/synth --trajectories 200 --json
@@ -26,23 +26,24 @@ def synth(as_json, **settings) -> None:
     with _progress() as progress:
         result = synth_stage.run(config, progress=progress)
     stats = result.stats
-    if as_json:
-        click.echo(_dump(stats))
-        return
     from kopa_replay.synth.stats import stats_table
 
-    click.echo(stats_table(stats))
-    click.echo(
-        f"{stats['trajectories']} trajectories in {stats['attempts']} attempts, "
-        f"{_decontaminated(stats['decontaminated'])} -> {result.out} (output digest "
-        f"{stats['output_digest'][:16]}…)"
+    _emit(
+        fmt,
+        stats,
+        lambda: (
+            f"{stats_table(stats)}\n{stats['trajectories']} trajectories in {stats['attempts']} attempts, "
+            f"{_decontaminated(stats['decontaminated'])} -> {result.out} (output digest "
+            f"{stats['output_digest'][:16]}…)"
+        ),
+        markdown=lambda: stats_table(stats),
     )
 
 
 @cli.command("filter")
 @click_options(filter_stage.Config)
-@click.option("--json", "as_json", is_flag=True, help="Print the filter report as one JSON object.")
-def filter_(as_json, **settings) -> None:
+@_output_option()
+def filter_(fmt, **settings) -> None:
     """Three stages over synthesized trajectories: rules, two agreeing judges, re-solve; every discard with a reason.
 
     Example: kopa-replay filter --in runs/synth --json
@@ -50,17 +51,18 @@ def filter_(as_json, **settings) -> None:
     with _progress() as progress:
         result = filter_stage.run(filter_stage.Config(**settings), progress=progress)
     report, out = result.report, result.out
-    if as_json:
-        click.echo(_dump(report))
-        return
-    click.echo(
-        f"kept {report['kept']} of {report['input']}, discarded {report['discarded']} "
-        f"({_decontaminated(report['decontaminated'])}), answers replaced {report['replaced']} -> {out}"
-    )
-    for discard in result.discarded[:20]:
-        click.echo(f"  {discard.trajectory_id}: {discard.stage}/{discard.check}: {discard.detail}")
-    if len(result.discarded) > 20:
-        click.echo(f"  … {len(result.discarded) - 20} more in {out / 'filter_report.json'}")
+
+    def text() -> str:
+        lines = [
+            f"kept {report['kept']} of {report['input']}, discarded {report['discarded']} "
+            f"({_decontaminated(report['decontaminated'])}), answers replaced {report['replaced']} -> {out}",
+            *(f"  {d.trajectory_id}: {d.stage}/{d.check}: {d.detail}" for d in result.discarded[:20]),
+        ]
+        if len(result.discarded) > 20:
+            lines.append(f"  … {len(result.discarded) - 20} more in {out / 'filter_report.json'}")
+        return "\n".join(lines)
+
+    _emit(fmt, report, text)
 
 
 @cli.command("filter-defects")
@@ -83,9 +85,9 @@ def filter_(as_json, **settings) -> None:
 @click.option("--per-kind", default=15, show_default=True, type=int, help="Defects per kind and seed at most.")
 @click.option("--seed", "seeds", multiple=True, type=int, help="Injection seed (repeatable) [default: 0 1 2].")
 @click_options(ExecSource)
-@click.option("--json", "as_json", is_flag=True, help="Print the measurement (per seed, with every miss) as JSON.")
+@_output_option()
 @click_options(CatalogChoice)
-def filter_defects(in_dir, injector, per_kind, seeds, as_json, catalog, scale, **where) -> None:
+def filter_defects(in_dir, injector, per_kind, seeds, fmt, catalog, scale, **where) -> None:
     """Inject labelled defects into synthesized items and report how many the filter catches, per kind.
 
     Example: kopa-replay filter-defects --in runs/synth --injector both --per-kind 15 --seed 0 --seed 1 --seed 2
@@ -107,7 +109,10 @@ def filter_defects(in_dir, injector, per_kind, seeds, as_json, catalog, scale, *
             seeds=seeds or (0, 1, 2),
             per_kind=per_kind,
         )
-    if as_json:
-        click.echo(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
-        return
-    click.echo(defects_table(summary))
+    # default=str: the summary holds the injected items' non-JSON values (dates) as the filter saw them
+    _emit(
+        fmt,
+        summary,
+        lambda: defects_table(summary),
+        json_text=json.dumps(summary, ensure_ascii=False, indent=2, default=str),
+    )

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from kopa_replay.cli.common import _dump, _Group, _json_option, _llm_options, _say, _store_option, _tasks_option, cli
+from kopa_replay.cli.common import _emit, _Group, _llm_options, _output_option, _store_option, _tasks_option, cli
 from kopa_replay.errors import UsageError
 from kopa_replay.stages import train as train_stage
 from kopa_replay.stages.options import click_options
@@ -20,12 +20,15 @@ def train() -> None:
     """
 
 
-def _train(kind: str, config_file: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
+def _train(kind: str, config_file: str | None, overrides: tuple[str, ...], fmt: str) -> None:
     result = train_stage.run(train_stage.Config(kind=kind, config=config_file, overrides=overrides))  # type: ignore[arg-type]
     run = result.run
-    if as_json:  # the run record (run.json): config, data and snapshot digests, steps, metrics
-        click.echo(_dump({**run, "output_dir": str(result.output_dir)}))
-        return
+    # JSON: the run record (run.json): config, data and snapshot digests, steps, metrics
+    _emit(fmt, {**run, "output_dir": str(result.output_dir)}, lambda: _run_text(kind, result))
+
+
+def _run_text(kind: str, result: Any) -> str:
+    run = result.run
     last: dict[str, Any] = next((m for m in reversed(run["metrics"]) if "loss" in m), {})
     shown = [f"loss {last['loss']:.4f}"] if "loss" in last else []
     for key, label in (("reward", "reward"), ("tools/call_frequency", "tool calls per rollout")):
@@ -38,7 +41,7 @@ def _train(kind: str, config_file: str | None, overrides: tuple[str, ...], as_js
     rows = f"{data['rows']} rows" + (
         f" ({dropped} dropped: no assistant token within trainer.max_length)" if dropped else ""
     )
-    click.echo(
+    return (
         f"{kind}: {run['steps']} step{'s' if run['steps'] != 1 else ''} on {rows} "
         f"(data {run['data']['digest'][:12]}…){where}: {', '.join(shown) or 'no loss logged'} "
         f"-> {result.output_dir}"
@@ -48,8 +51,8 @@ def _train(kind: str, config_file: str | None, overrides: tuple[str, ...], as_js
 def _train_command(kind: str, summary: str, config: str) -> None:
     """``train sft`` and ``train grpo``: one shape, ``--config FILE`` and overrides."""
 
-    def command(config, overrides, as_json) -> None:
-        _train(kind, config, overrides, as_json)
+    def command(config, overrides, fmt) -> None:
+        _train(kind, config, overrides, fmt)
 
     command.__doc__ = f"""{summary}
 
@@ -63,7 +66,7 @@ def _train_command(kind: str, summary: str, config: str) -> None:
     Example: kopa-replay train {kind} --config training/configs/{config} trainer.max_steps=1
     """
     command = click.argument("overrides", nargs=-1, metavar="[KEY=VALUE]...")(command)
-    command = _json_option(click_options(train_stage.Config)(command))
+    command = _output_option()(click_options(train_stage.Config)(command))
     train.command(kind)(command)
 
 
@@ -81,8 +84,8 @@ _train_command(
 @click.argument("out", type=click.Path(file_okay=False))
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the random weights.")
 @click.option("--vocab-size", default=4096, show_default=True, type=int, help="Tokenizer vocabulary size.")
-@_json_option
-def train_tiny_model(out, seed, vocab_size, as_json) -> None:
+@_output_option()
+def train_tiny_model(out, seed, vocab_size, fmt) -> None:
     """Build a tiny random Qwen3 model and a local tokenizer with a tool-calling template (nothing downloaded).
 
     Example: kopa-replay train tiny-model runs/tiny-model
@@ -90,8 +93,8 @@ def train_tiny_model(out, seed, vocab_size, as_json) -> None:
     from kopa_replay.train.tiny import build_tiny_model
 
     path = build_tiny_model(out, seed=seed, vocab_size=vocab_size)
-    _say(
-        as_json,
+    _emit(
+        fmt,
         {"path": str(path), "vocab_size": vocab_size, "seed": seed},
         f"tiny Qwen3 model and tokenizer (vocab {vocab_size}, seed {seed}) -> {path}",
     )
@@ -127,7 +130,7 @@ def train_tiny_model(out, seed, vocab_size, as_json) -> None:
 )
 @_llm_options("under test instead of a checkpoint (a vLLM server)")
 @_store_option
-@_json_option
+@_output_option()
 def train_eval(
     checkpoint,
     base,
@@ -147,7 +150,7 @@ def train_eval(
     llm_url,
     llm_model,
     store,
-    as_json,
+    fmt,
 ) -> None:
     """Benchmark a trained checkpoint and its base model: pass@1 and pass@k per split.
 
@@ -181,8 +184,10 @@ def train_eval(
         scale=scale,
     )
     result = evaluate(checkpoint, out, spec, base=base, no_base=no_base, llm_url=llm_url, llm_model=llm_model)
-    if as_json:
-        click.echo(_dump(result))
-        return
-    click.echo(table_markdown(result["table"], k), nl=False)
-    click.echo(f"-> {out}/eval.json")
+    # the text is the Markdown table and where eval.json went
+    _emit(
+        fmt,
+        result,
+        lambda: f"{table_markdown(result['table'], k)}-> {out}/eval.json",
+        markdown=lambda: table_markdown(result["table"], k),
+    )

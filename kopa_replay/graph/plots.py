@@ -1,9 +1,12 @@
-"""The two figures of a Phase A run: prior vs posterior per link, and the curves over iterations.
+"""The two figures of a Phase A run (prior vs posterior per link, the curves over iterations), and grouped bars of
+figures beside the paper's (:func:`bar_chart`, which the pipeline report draws).
 
-Figures are built on a bare :class:`matplotlib.figure.Figure` with the Agg
-canvas, never through pyplot: no GUI backend is touched, no global figure
-registry grows (so nothing is left to close), and plotting works in threads
-and on headless machines. PNGs carry no software version in their metadata,
+Every figure is drawn in NanumGothic (:func:`kopa_replay.graph.fonts.korean_font`), so Hangul never turns into boxes
+on a machine without a CJK font; that font is set through :func:`matplotlib.rc_context` while a figure is built and
+saved (rcParams are the process's, so two threads should not draw at once). Figures are built on a bare
+:class:`matplotlib.figure.Figure` with the Agg canvas, never through pyplot: no GUI backend is touched, no global
+figure registry grows (so nothing is left to close), and plotting works on headless machines. PNGs carry no
+software version in their metadata,
 so the same data gives byte-identical files (artifacts can be compared by digest).
 Files are written atomically.
 """
@@ -11,14 +14,16 @@ Files are written atomically.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kopa_replay.errors import UsageError
+from kopa_replay.graph.fonts import korean_font
 from kopa_replay.util import write_atomic
 
-__all__ = ["plot_scatter", "plot_curves"]
+__all__ = ["Bars", "bar_chart", "plot_scatter", "plot_curves"]
 
 _DPI = 100
 # "Software" would otherwise name the matplotlib version: the bytes would change with an upgrade.
@@ -51,10 +56,14 @@ def _figure(width: float, height: float) -> Any:
     return fig
 
 
-def _save(fig: Any, path: str | Path) -> Path:
+def _png(fig: Any) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=_DPI, metadata=_PNG_METADATA)
-    write_atomic(path, buffer.getvalue())
+    return buffer.getvalue()
+
+
+def _save(fig: Any, path: str | Path) -> Path:
+    write_atomic(path, _png(fig))
     return Path(path)
 
 
@@ -69,6 +78,11 @@ def plot_scatter(links: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
         xs, ys = points[bool(_field(link, "pruned", "link", index))]
         xs.append(float(_field(link, "prior", "link", index)))
         ys.append(_posterior_mean(link, index))
+    with korean_font():
+        return _save(_scatter_figure(points), path)
+
+
+def _scatter_figure(points: Mapping[bool, tuple[list[float], list[float]]]) -> Any:
     fig = _figure(8.0, 5.5)
     ax = fig.add_subplot()
     ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", linewidth=1, label="posterior = prior")
@@ -88,7 +102,7 @@ def plot_scatter(links: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
     ax.set_aspect("equal")
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))  # outside: never hides a point
     fig.tight_layout()
-    return _save(fig, path)
+    return fig
 
 
 def plot_curves(iterations: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
@@ -97,8 +111,6 @@ def plot_curves(iterations: Iterable[Mapping[str, Any]], path: str | Path) -> Pa
     Each item has ``iteration``, ``path_pass_rate``, ``step_success_rate`` and ``links_cut``,
     the number of links pruned in that iteration; items are plotted in iteration order.
     """
-    from matplotlib.ticker import MaxNLocator
-
     rows = []
     for index, item in enumerate(iterations):
         rows.append(
@@ -108,6 +120,13 @@ def plot_curves(iterations: Iterable[Mapping[str, Any]], path: str | Path) -> Pa
             )
         )
     rows.sort()
+    with korean_font():
+        return _save(_curves_figure(rows), path)
+
+
+def _curves_figure(rows: Sequence[tuple[float, ...]]) -> Any:
+    from matplotlib.ticker import MaxNLocator
+
     steps = [r[0] for r in rows]
     cut_so_far, total = [], 0.0
     for row in rows:
@@ -126,4 +145,75 @@ def plot_curves(iterations: Iterable[Mapping[str, Any]], path: str | Path) -> Pa
     for ax in (rates, cuts):
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # iterations are whole numbers
     fig.tight_layout()
-    return _save(fig, path)
+    return fig
+
+
+@dataclass(frozen=True)
+class Bars:
+    """One panel of grouped bars: per category, one bar per series (``None``: no such figure, marked "n/a").
+
+    ``percent``: the values are shares in [0, 1], drawn as percentages; otherwise plain numbers.
+    """
+
+    title: str
+    categories: tuple[str, ...]
+    series: tuple[tuple[str, tuple[float | None, ...]], ...]
+    percent: bool = True
+    ylabel: str = ""
+
+
+#: series colours in order; a series named "paper" is always grey, so the paper's bars read alike in every figure
+_SERIES_COLOURS = ("tab:blue", "tab:cyan", "tab:green", "tab:purple", "tab:olive")
+_PAPER_COLOUR = "0.62"
+
+
+def _bar_label(value: float | None, percent: bool) -> str:
+    if value is None:
+        return "n/a"
+    if percent:
+        return f"{100 * value:.1f}%"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
+def _bar_panel(ax: Any, panel: Bars) -> None:
+    width = 0.8 / max(1, len(panel.series))
+    top = max((v for _, values in panel.series for v in values if v is not None), default=0.0)
+    ceiling = 1.0 if panel.percent else (top or 1.0)
+    ours = 0
+    for index, (name, values) in enumerate(panel.series):
+        if len(values) != len(panel.categories):
+            raise UsageError(
+                f"series {name!r} of {panel.title!r} has {len(values)} values for {len(panel.categories)} categories"
+            )
+        if name == "paper":
+            colour = _PAPER_COLOUR
+        else:
+            colour, ours = _SERIES_COLOURS[ours % len(_SERIES_COLOURS)], ours + 1
+        xs = [i + (index - (len(panel.series) - 1) / 2) * width for i in range(len(values))]
+        heights = [0.0 if v is None else float(v) for v in values]
+        ax.bar(xs, heights, width=width * 0.95, color=colour, label=name)
+        for x, value, height in zip(xs, values, heights):
+            ax.text(x, height + 0.015 * ceiling, _bar_label(value, panel.percent), ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(range(len(panel.categories)), panel.categories, fontsize=9)
+    ax.set_ylim(0, ceiling * 1.3)  # headroom for the value labels and the legend above the bars
+    if panel.percent:
+        from matplotlib.ticker import PercentFormatter
+
+        ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    ax.set_title(panel.title, fontsize=11)
+    ax.set_ylabel(panel.ylabel)
+    ax.legend(loc="upper left", fontsize=8, ncol=len(panel.series), frameon=False)
+
+
+def bar_chart(panels: Sequence[Bars], *, width: float = 11.0, height: float = 4.2) -> bytes:
+    """Panels of grouped bars side by side, each bar labelled with its value, as PNG bytes (the same panels give the
+    same bytes). Category labels may hold a line break (``"\\n"``) to stay short."""
+    if not panels:
+        raise UsageError("a bar chart needs at least one panel")
+    with korean_font():
+        fig = _figure(width, height)
+        axes = fig.subplots(1, len(panels), squeeze=False, width_ratios=[max(2, len(p.categories)) for p in panels])
+        for ax, panel in zip(axes[0], panels):
+            _bar_panel(ax, panel)
+        fig.tight_layout()
+        return _png(fig)

@@ -153,10 +153,22 @@ class LinkVerdict:
     posterior_before: float
     posterior_after: float
     trials_before: int
+    #: the posterior mean the re-test restarted from: the link's prior alone (the drift voids the prune's trials)
+    posterior_restart: float | None = None
 
     @property
     def name(self) -> str:
         return f"{self.source} -> {self.target}"
+
+    def posterior_change(self) -> str:
+        """``posterior_before -> posterior_after`` with what each rests on: the prune's trials, then (a re-test
+        restarts from the prior) the prior and the re-tests alone — so two successes can lower a posterior that
+        twenty earlier trials had raised higher."""
+        before = f"posterior {self.posterior_before:.2f} (prune: {self.trials_before} trials)"
+        if self.verdict == "undecided" or self.posterior_restart is None:
+            return f"{before}, kept: no re-test answered"
+        tests = f"{self.trials} re-test{'s' if self.trials != 1 else ''}"
+        return f"{before} -> {self.posterior_after:.2f} (restarted at the prior's {self.posterior_restart:.2f}, then {tests})"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -173,6 +185,7 @@ class LinkVerdict:
             "posterior_before": round(self.posterior_before, 6),
             "posterior_after": round(self.posterior_after, 6),
             "trials_before": self.trials_before,
+            "posterior_restart": None if self.posterior_restart is None else round(self.posterior_restart, 6),
         }
 
 
@@ -413,6 +426,7 @@ def reverify(
             old, binding=dict(old.binding), failures={"structural": 0, "environmental": 0}, trials=0, successes=0
         )
         link.alpha, link.beta = prior_posterior(link.prior, prune_config.prior_strength)
+        restart = link.posterior_mean
         if link.target not in fillers:
             fillers[link.target] = target_fillers(catalog.get(link.target))
         failed_at, outcomes, unanswered = _retest(link, catalog, ask, fillers[link.target], prune_config, config)
@@ -438,6 +452,7 @@ def reverify(
             old.posterior_mean,
             link.posterior_mean,
             old.trials,
+            restart,
         )
         verdicts.append(one)
         env.reset()  # the log is not needed, and would grow with every call
@@ -605,13 +620,22 @@ def _summary_line(result: ReverifyResult) -> str:
     )
 
 
+#: why a re-tested link's posterior can fall after successes: said once above the links
+_RESTART = (
+    "a re-tested link restarts from its prior (the drift voids what the prune's trials said), so its new "
+    "posterior rests on the prior and the re-tests alone"
+)
+
+
 def _text(result: ReverifyResult) -> str:
     lines = [f"reverify {result.run_dir}: {result.base or '?'} -> {result.snapshot or '?'}"]
+    if result.verdicts:
+        lines.append(f"({_RESTART})")
     for v in result.verdicts:
         binding = ", ".join(f"{p}<-{f}" for p, f in sorted(v.binding.items()))
         lines.append(
-            f"{v.verdict.upper():<9} {v.name} [{binding}] posterior {v.posterior_before:.2f} -> "
-            f"{v.posterior_after:.2f}, {v.successes}/{v.trials} ok{_failures(v)}; {'; '.join(v.reasons)}"
+            f"{v.verdict.upper():<9} {v.name} [{binding}] {v.successes}/{v.trials} ok{_failures(v)}; "
+            f"{v.posterior_change()}; {'; '.join(v.reasons)}"
         )
     lines += [_summary_line(result), f"graph {result.graph} (digest {result.graph_digest[:16]}…)"]
     return "\n".join(lines) + "\n"
@@ -632,8 +656,11 @@ def _markdown(result: ReverifyResult) -> str:
     lines = [f"**{_summary_line(result)}**", ""]
     if result.verdicts:
         lines += [
-            "| verdict | source | target | binding | posterior before | after | trials ok | failed at | why |",
-            "|---|---|---|---|---|---|---|---|---|",
+            f"*Before*: the posterior after the prune's trials; *after*: {_RESTART}.",
+            "",
+            "| verdict | source | target | binding | posterior before | trials before | prior | after | trials ok "
+            "| failed at | why |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for v in result.verdicts:
             binding = ", ".join(f"{p}←{f}" for p, f in sorted(v.binding.items()))
@@ -644,6 +671,8 @@ def _markdown(result: ReverifyResult) -> str:
                 v.target,
                 binding,
                 f"{v.posterior_before:.2f}",
+                str(v.trials_before),
+                "-" if v.posterior_restart is None else f"{v.posterior_restart:.2f}",
                 f"{v.posterior_after:.2f}",
                 f"{v.successes}/{v.trials}",
                 failed,
@@ -659,8 +688,7 @@ def _junit(result: ReverifyResult) -> str:
     for v in result.verdicts:
         detail = (
             f"binding {json.dumps(dict(sorted(v.binding.items())), ensure_ascii=False)}; "
-            f"{v.successes}/{v.trials} trials ok{_failures(v)}; posterior {v.posterior_before:.2f} -> "
-            f"{v.posterior_after:.2f}; {'; '.join(v.reasons)}"
+            f"{v.successes}/{v.trials} trials ok{_failures(v)}; {v.posterior_change()}; {'; '.join(v.reasons)}"
         )
         cases.append(
             Case(

@@ -221,13 +221,13 @@ def shipped_store_path() -> Path:
     return Path(__file__).resolve().parents[1] / "data" / "cassettes" / "kopa.sqlite"
 
 
-def replay_store_path(snapshot: str, store: str | Path | None = None) -> Path:
-    """The store a replay of ``snapshot`` reads: ``store`` when named; else the default one — or the shipped store
-    when the default lacks ``snapshot`` and the shipped one holds it (a project's own store need not copy
-    2026-09-01 to replay it)."""
+def replay_store_path(snapshot: str, store: str | Path | None = None, *, root: Path | None = None) -> Path:
+    """The store a replay of ``snapshot`` reads: ``store`` when named; else the default one (of the project at
+    ``root``, see :func:`default_store_path`) — or the shipped store when the default lacks ``snapshot`` and the
+    shipped one holds it (a project's own store need not copy 2026-09-01 to replay it)."""
     if store:
         return Path(store)
-    path, shipped = default_store_path(), shipped_store_path()
+    path, shipped = default_store_path(root), shipped_store_path()
     if path.resolve() == shipped or not shipped.exists():
         return path
     if path.exists():
@@ -238,12 +238,12 @@ def replay_store_path(snapshot: str, store: str | Path | None = None) -> Path:
         return shipped if snapshot in packaged.snapshot_names() else path
 
 
-def default_store_path() -> Path:
-    """$KOPA_STORE, else ./cassettes/kopa.sqlite of the project in the working directory if present, else the
-    package's shipped store."""
+def default_store_path(root: Path | None = None) -> Path:
+    """$KOPA_STORE, else ./cassettes/kopa.sqlite of the project in the working directory (or in ``root``: the
+    pytest plugin's rootdir) if present, else the package's shipped store."""
     if os.environ.get("KOPA_STORE"):
         return Path(os.environ["KOPA_STORE"])
-    local = Path("cassettes") / "kopa.sqlite"
+    local = Path(root or "") / "cassettes" / "kopa.sqlite"
     if local.exists():
         return local
     return shipped_store_path()

@@ -11,8 +11,10 @@ from typing import Any
 __all__ = [
     "TRANSPORTS",
     "DEFAULT_SESSION_IDLE_TIMEOUT",
+    "ERROR_CLASSES",
     "build_server",
     "http_app",
+    "output_schema",
     "raised_content",
     "result_content",
     "serve",

@@ -2,20 +2,27 @@
 
 Built on the ``mcp`` SDK's low-level :class:`mcp.server.Server`, so every tool's
 name, title, description, ``inputSchema`` and annotations are exactly those of
-:meth:`Tool.to_mcp` (the output schema is not advertised: the result is one JSON
-text block, not structured content). A call runs ``env.call(name, arguments)``
-— validated, sent through the source (strict replay of a snapshot by default),
-parsed, classified and logged — and answers the result as JSON text::
+:meth:`Tool.to_mcp`; its ``outputSchema`` (MCP 2025-06-18) is :func:`output_schema`:
+one shape for every tool's results, success and error alike, whose records list the
+fields the catalog knows for that tool. A call runs ``env.call(name, arguments)`` —
+validated, sent through the source (strict replay of a snapshot by default), parsed,
+classified and logged — and answers that JSON object twice: as ``structuredContent``
+and, serialized, as one text block for clients older than structured results::
 
-    {"tool", "args", "outcome", "code", "message", "total_count", "page", "records", ...}
+    {"tool", "args", "snapshot", "outcome", "error_class", "code", "message", "status", "total_count",
+     "page", "records", ...}
 
-A result whose outcome is not ``ok`` (``empty``, ``structural_error``,
-``environmental_error``) sets ``isError`` and adds a ``hint`` for the agent. A call
-the snapshot cannot answer at all is an ``isError`` result too, with an outcome of
-its own kind (see :data:`RAISED`): a request it never recorded (``CassetteMiss``) is
-``environmental_error`` with the miss hint; a recorded answer whose stored bytes do
-not match their digest (``StoreError``) is ``store_error``, naming the tool, the
-snapshot and ``kopa-replay snapshot verify``.
+A result whose outcome is neither ``ok`` nor ``empty`` (a valid call that matched
+nothing: an answer, with a ``hint`` to widen the query) sets ``isError``, adds a
+``hint`` for the agent, and names its reason in ``error_class`` (see
+:data:`ERROR_CLASSES`): ``structural`` (the call is wrong: an argument the
+inputSchema refuses — the message names the tool and the parameter — a platform error
+code, a tool this server does not list), ``environmental`` (the platform's side: a
+5xx, 429, rate limit, maintenance, key), ``not_recorded`` (strict replay: the snapshot
+holds no recording of this exact call, :class:`~kopa_replay.errors.CassetteMiss`) and
+``corrupt_store`` (the recording exists but its stored bytes do not match their digest,
+:class:`~kopa_replay.errors.StoreError`: the message names the tool, the snapshot and
+``kopa-replay snapshot verify``). A call that raised is answered by :data:`RAISED`.
 
 Over streamable HTTP every client has its own session; one with no request in
 flight for ``session_idle_timeout`` seconds (default 600) is closed and forgotten
@@ -34,11 +41,11 @@ import json
 import math
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kopa_replay.catalog.model import Catalog
+from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.env.environment import DEFAULT_SNAPSHOT, ToolEnvironment, ToolResult
 from kopa_replay.errors import CassetteMiss, KopaError, StoreError, UsageError
 
@@ -46,12 +53,16 @@ __all__ = [
     "TRANSPORTS",
     "SERVER_NAME",
     "DEFAULT_SESSION_IDLE_TIMEOUT",
+    "ERROR_CLASSES",
     "RAISED",
     "Raised",
     "build_server",
     "http_app",
+    "output_schema",
     "raised_content",
+    "record_field_schema",
     "result_content",
+    "result_schema",
     "serve",
     "main",
 ]
@@ -62,6 +73,18 @@ SERVER_NAME = "kopa-replay"
 #: Seconds a streamable HTTP session may go without a request in flight before it is closed (``http`` only).
 DEFAULT_SESSION_IDLE_TIMEOUT = 600.0
 
+#: The reason class (``error_class``) of every outcome a result can have: None for ``ok`` and ``empty`` (a valid
+#: answer that holds no records: the call was right, so not an ``isError`` result, though it carries a hint).
+#: ``not_recorded`` and ``store_error`` are answers to calls that raised (:data:`RAISED`).
+ERROR_CLASSES: dict[str, str | None] = {
+    "ok": None,
+    "empty": None,
+    "structural_error": "structural",
+    "environmental_error": "environmental",
+    "not_recorded": "not_recorded",
+    "store_error": "corrupt_store",
+}
+
 _HINTS = {
     "empty": "The call was valid but matched no records: widen the date range or check the identifiers.",
     "structural_error": "The call itself is wrong: fix the named parameter against the tool's inputSchema "
@@ -70,19 +93,50 @@ _HINTS = {
 }
 
 
-def result_content(result: ToolResult) -> dict[str, Any]:
-    """The JSON payload of one call: :meth:`ToolResult.to_dict`, plus a ``hint`` when not ok."""
-    payload = result.to_dict()
-    if not result.ok:
-        payload["hint"] = _HINTS.get(result.outcome, "The call did not succeed.")
+def _answer(
+    name: str,
+    args: Any,
+    snapshot: Any,
+    outcome: str,
+    code: str | None,
+    message: str | None,
+    hint: str | None,
+    rest: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The JSON payload of one call, its keys in the order a reader wants them (the records last)."""
+    payload: dict[str, Any] = {
+        "tool": name,
+        "args": dict(args) if isinstance(args, Mapping) else {},
+        "snapshot": snapshot if isinstance(snapshot, str) else None,
+        "outcome": outcome,
+        "error_class": ERROR_CLASSES[outcome],
+        "code": code,
+        "message": message,
+    }
+    if hint is not None:
+        payload["hint"] = hint
+    payload.update(rest or {"total_count": None, "records": []})
     return payload
+
+
+def result_content(result: ToolResult, snapshot: str | None = None) -> dict[str, Any]:
+    """The JSON payload of one call: :meth:`ToolResult.to_dict` with the ``snapshot`` that answered and the
+    ``error_class`` of its outcome, plus a ``hint`` when not ok. An argument the tool's inputSchema refuses (nothing
+    was sent) is a structural error whose message names the tool as well as the parameter."""
+    fields = result.to_dict()
+    message = result.message
+    if result.outcome == "structural_error" and result.attempts == 0 and repr(result.tool) not in (message or ""):
+        message = f"tool {result.tool!r} refused its arguments: {message}"
+    rest = {key: value for key, value in fields.items() if key not in ("tool", "args", "outcome", "code", "message")}
+    hint = None if result.ok else _HINTS.get(result.outcome, "The call did not succeed.")
+    return _answer(result.tool, result.args, snapshot, result.outcome, result.code, message, hint, rest)
 
 
 @dataclass(frozen=True)
 class Raised:
-    """How a call that raised ``error`` is answered: its ``outcome``, and a ``hint`` (a template over ``{tool}``,
-    ``{snapshot}``, ``{store}``, ``{store_arg}`` (shell-quoted) and ``{error}``; ``message``, the same, defaults to
-    the error's text)."""
+    """How a call that raised ``error`` is answered: its ``outcome`` (a key of :data:`ERROR_CLASSES`), and a ``hint``
+    (a template over ``{tool}``, ``{snapshot}``, ``{store}``, ``{store_arg}`` (shell-quoted) and ``{error}``;
+    ``message``, the same, defaults to the error's text)."""
 
     error: type[KopaError]
     outcome: str
@@ -93,9 +147,11 @@ class Raised:
 #: The answer to a call that raised, by the error's kind: the first entry the error is an instance of.
 RAISED: tuple[Raised, ...] = (
     Raised(
+        # not the platform's doing: nothing was sent, the recording simply lacks these arguments
         CassetteMiss,
-        "environmental_error",
-        "The snapshot holds no recording of this exact call; try the arguments of a recorded call or another snapshot.",
+        "not_recorded",
+        "The snapshot holds no recording of this exact call; try the arguments of a recorded call or another "
+        "snapshot. Calling again with the same arguments will not help.",
     ),
     Raised(
         StoreError,
@@ -105,6 +161,8 @@ RAISED: tuple[Raised, ...] = (
         "`kopa-replay snapshot verify {snapshot} --store {store_arg}`.",
         "tool {tool!r} cannot be answered from snapshot {snapshot!r}: the store is corrupt: {error}",
     ),
+    # an argument the request builder refuses, a generated tool asked of the live platform: the call is wrong
+    Raised(UsageError, "structural_error", _HINTS["structural_error"]),
     Raised(
         KopaError,
         "environmental_error",
@@ -113,7 +171,7 @@ RAISED: tuple[Raised, ...] = (
 )
 
 
-def raised_content(name: str, args: Any, exc: KopaError, source_details: dict[str, Any]) -> dict[str, Any]:
+def raised_content(name: str, args: Any, exc: KopaError, source_details: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON payload of a call to tool ``name`` that raised ``exc`` (see :data:`RAISED`)."""
     kind = next(entry for entry in RAISED if isinstance(exc, entry.error))
     store = str(source_details.get("store") or "?")
@@ -124,14 +182,84 @@ def raised_content(name: str, args: Any, exc: KopaError, source_details: dict[st
         "store_arg": shlex.quote(store),
         "error": str(exc),
     }
-    return {
-        "tool": name,
-        "args": args,
-        "outcome": kind.outcome,
-        "code": type(exc).__name__,
-        "message": kind.message.format(**fields),
-        "hint": kind.hint.format(**fields),
+    return _answer(
+        name,
+        args,
+        source_details.get("snapshot"),
+        kind.outcome,
+        type(exc).__name__,
+        kind.message.format(**fields),
+        kind.hint.format(**fields),
+    )
+
+
+# -- the outputSchema ---------------------------------------------------------
+_JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null")
+#: what else a field the catalog types as the key may hold in a result: a number the platform wrote as text (XML
+#: has nothing else; comma numbers stay strings), an XML list of one element read as an object (and back)
+_WIDER = {"integer": ("string",), "number": ("string",), "array": ("object",), "object": ("array",)}
+_NULLABLE_STRING = {"type": ["string", "null"]}
+_COUNT = {"type": "integer", "minimum": 0}
+
+#: Every property of a result but ``records``: the same for every tool.
+_ENVELOPE: dict[str, Any] = {
+    "tool": {"type": "string"},
+    "args": {"type": "object", "description": "the arguments as validated (coerced), or as sent when refused"},
+    "snapshot": {**_NULLABLE_STRING, "description": "the snapshot that answered; null for a source without one"},
+    "outcome": {"enum": list(ERROR_CLASSES)},
+    "error_class": {
+        "enum": sorted({cls for cls in ERROR_CLASSES.values() if cls is not None}) + [None],
+        "description": "why the call failed (null when ok or empty): structural = the call is wrong, environmental = the "
+        "platform's side (5xx, 429, rate limit, maintenance), not_recorded = the snapshot lacks this call, "
+        "corrupt_store = its recording fails its digest",
+    },
+    "code": {**_NULLABLE_STRING, "description": "the platform's result code, or the error's name"},
+    "message": _NULLABLE_STRING,
+    "hint": {"type": "string", "description": "what to do next (isError and empty results)"},
+    "status": {"type": "integer", "description": "HTTP status; 0 when nothing was sent or the transport failed"},
+    "total_count": {"type": ["integer", "null"], "description": "records across all pages, as the platform says"},
+    "page": {"type": ["object", "null"], "additionalProperties": {"type": ["integer", "null"]}},
+    "attempts": _COUNT,
+    "pages": _COUNT,
+    "complete": {"type": "boolean"},
+    "digest": {"type": "string"},
+}
+_REQUIRED = ["tool", "args", "snapshot", "outcome", "error_class", "code", "message", "total_count", "records"]
+
+
+def record_field_schema(field: Mapping[str, Any]) -> dict[str, Any]:
+    """A record field's schema as a result may hold it: the catalog's ``description``, and its ``type`` widened to
+    what normalization and the platforms' encodings make of it — null always (a blank value, a missing element),
+    plus :data:`_WIDER`. Patterns and enums are left out: a blank or unforeseen value breaks neither the call nor
+    the schema."""
+    out: dict[str, Any] = {}
+    if "description" in field:
+        out["description"] = field["description"]
+    declared = field.get("type")
+    if declared is not None:
+        kinds = {declared} if isinstance(declared, str) else set(declared)
+        kinds |= {wider for kind in tuple(kinds) for wider in _WIDER.get(kind, ())} | {"null"}
+        out["type"] = [kind for kind in _JSON_TYPES if kind in kinds]
+    return out
+
+
+def result_schema(record_fields: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The outputSchema of a tool whose records have ``record_fields`` (name → the catalog's field schema): every
+    result's shape (:func:`result_content`, :func:`raised_content`), ok or not. Records may carry fields the catalog
+    does not list and lack any it does."""
+    records = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {name: record_field_schema(record_fields[name]) for name in sorted(record_fields)},
+        },
     }
+    return {"type": "object", "properties": {**_ENVELOPE, "records": records}, "required": _REQUIRED}
+
+
+def output_schema(tool: Tool) -> dict[str, Any]:
+    """:func:`result_schema` over ``tool``'s record fields (its catalog outputSchema's)."""
+    return result_schema({name: tool.output_field_schema(name) for name in tool.output_fields})
 
 
 def _version() -> str:
@@ -146,7 +274,7 @@ def _version() -> str:
 def build_server(env: ToolEnvironment, catalog: Catalog | None = None) -> Any:
     """A low-level ``mcp.server.Server`` listing ``catalog`` (default: the environment's) and calling through ``env``.
 
-    Tools outside ``catalog`` are refused (``isError``) even if ``env`` knows them.
+    Tools outside ``catalog`` are refused (``isError``, structural) even if ``env`` knows them.
     """
     import mcp_types as types
     from mcp.server import Server
@@ -162,49 +290,52 @@ def build_server(env: ToolEnvironment, catalog: Catalog | None = None) -> Any:
                     "title": entry["title"],
                     "description": entry["description"],
                     "inputSchema": entry["inputSchema"],
+                    "outputSchema": output_schema(tool),
                     "annotations": entry["annotations"] or None,
                     # a generated paper-scale tool says so (Tool.to_mcp): clients see it in tools/list
                     **({"_meta": entry["_meta"]} if "_meta" in entry else {}),
                 }
             )
         )
+    snapshot = env.source.details.get("snapshot")
 
-    def text(payload: Any, *, error: bool) -> Any:
+    def answer(payload: dict[str, Any]) -> Any:
+        # the text block for clients older than structured results; structuredContent is that text read back, so
+        # the two are the same JSON by construction
         body = json.dumps(payload, ensure_ascii=False, default=str)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=body)], is_error=error)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=body)],
+            structured_content=json.loads(body),
+            is_error=payload["error_class"] is not None,
+        )
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=listed)
 
     async def on_call_tool(ctx: Any, params: Any) -> Any:
         name = params.name
+        arguments = params.arguments or {}
         if name not in catalog:
             import difflib
 
             close = difflib.get_close_matches(name, list(catalog.names), n=3)
-            return text(
-                {
-                    "tool": name,
-                    "outcome": "structural_error",
-                    "code": None,
-                    "message": f"no tool named {name!r} on this server",
-                    "hint": f"did you mean {', '.join(close)}?" if close else "list the tools first.",
-                },
-                error=True,
-            )
+            hint = f"did you mean {', '.join(close)}?" if close else "list the tools first."
+            message = f"no tool named {name!r} on this server"
+            return answer(_answer(name, arguments, snapshot, "structural_error", None, message, hint))
         try:
             # Synchronous on purpose: replay answers from the local store in microseconds, and the
             # store's sqlite connection belongs to this thread.
-            result = env.call(name, params.arguments or {})
+            result = env.call(name, arguments)
         except KopaError as exc:  # CassetteMiss under strict replay, StoreError from a corrupt store, ...
-            return text(raised_content(name, params.arguments or {}, exc, env.source.details), error=True)
-        return text(result_content(result), error=not result.ok)
+            return answer(raised_content(name, arguments, exc, env.source.details))
+        return answer(result_content(result, snapshot))
 
     return Server(
         SERVER_NAME,
         version=_version(),
         instructions="Korean open public API tools (DART, data.go.kr, Seoul, NEIS, ...) replayed "
-        "from a recorded snapshot. Results are JSON text.",
+        "from a recorded snapshot. Each result is structured content (see the tool's outputSchema), also sent as "
+        "JSON text; a failed call says why in error_class.",
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
@@ -224,9 +355,13 @@ def http_app(
     seconds is closed by the SDK's session manager and dropped from its table, with its transport and server
     task; its id then answers 404 and its client must initialize again. None keeps a session until its client
     ends it (DELETE) or the server stops. The app's lifespan runs the session manager: serve it with lifespan on.
+
+    Each answer is one JSON body (``json_response``), not a server-sent event: the server streams nothing while it
+    answers, and the SDK's client caps one event at 1 MiB, which a page of a thousand records (sent twice, as
+    structuredContent and as text) or the full catalog's tools/list passes; a JSON body has no such cap.
     """
     _check_idle_timeout(session_idle_timeout)
-    return server.streamable_http_app(host=host, session_idle_timeout=session_idle_timeout)
+    return server.streamable_http_app(host=host, session_idle_timeout=session_idle_timeout, json_response=True)
 
 
 def serve(

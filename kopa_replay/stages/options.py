@@ -95,12 +95,15 @@ def _option(field: dataclasses.Field, kind: Any) -> Callable:
             name, field.name, multiple=True, type=_click_type(item, meta.get("path")), default=field.default, **common
         )
     shown = field.default is not None and not meta.get("required")
+    # a required option gets no default at all: click (8.3 on) takes an explicit default=None as a value given,
+    # and would let the option be left out (the stage's own check then answered exit 1, not click's usage error 2)
+    default: dict[str, Any] = {} if meta.get("required") else {"default": field.default}
     return click.option(
         name,
         field.name,
         type=_click_type(kind, meta.get("path")),
-        default=None if meta.get("required") else field.default,
         show_default=shown,
+        **default,
         **common,
     )
 

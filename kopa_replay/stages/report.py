@@ -6,15 +6,22 @@ text without any I/O; :func:`write_report` does both and writes ``OUT/report.md`
 atomically.
 
 Both renderings are drawn from one list of blocks (headings, paragraphs, tables, plots), so they hold the same
-tables by construction. The HTML inlines its CSS and the plots (base64 PNG ``data:`` URIs) and loads nothing (its
-Content-Security-Policy forbids it); the Markdown references the plots by their path relative to ``OUT``. Nothing
-reads the clock and every mapping is walked in a fixed or sorted order: the same stage outputs give the same bytes.
+tables by construction. The HTML inlines its CSS, the plots (base64 PNG ``data:`` URIs) and its font, and loads
+nothing (its Content-Security-Policy forbids it); the Markdown references the plots by their path relative to
+``OUT``. The font is NanumGothic (SIL OFL 1.1, from the ``koreanize-matplotlib`` package) cut to the characters the
+page uses (:mod:`kopa_replay.graph.fonts`), so Hangul and ㎡ read on a machine without a CJK font; the plots are
+drawn in the same font. Every table sits in a box that scrolls sideways, so a wide one never widens the page.
+Nothing reads the clock and every mapping is walked in a fixed or sorted order: the same stage outputs give the
+same bytes.
 
 Figures are copied from the stage JSON and only formatted, never recomputed. The paper's figures sit beside ours:
 :data:`PAPER_PRUNING` here; the corpus and audit tables are the ones ``kopa-replay synth`` and ``bench audit``
 print (:func:`kopa_replay.synth.stats.stats_table`, :func:`kopa_replay.bench.audit.markdown`), with their paper
-columns. Failure reasons are the one thing counted here: each grader reason is generalized (calls, numbers and
-quoted answers masked) so that the same kind of failure on different tasks counts together.
+columns. :data:`FIGURES` draws them as bars beside ours (:func:`figures`; ``write_report`` writes the PNGs under
+``OUT/figures``), each with sentences made from the same numbers saying where ours differ and what the figures
+show about why. Two things are counted here: failure reasons, each grader reason generalized (calls, numbers and
+quoted answers masked) so that the same kind of failure on different tasks counts together; and the retained links
+that never succeeded, by why the loop kept them.
 """
 
 from __future__ import annotations
@@ -23,20 +30,25 @@ import base64
 import html
 import json
 import re
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
 from kopa_replay.errors import UsageError
+from kopa_replay.graph.fonts import FAMILY as FONT_FAMILY
+from kopa_replay.graph.fonts import font_face_css
+from kopa_replay.graph.plots import Bars  # matplotlib itself is imported only to draw
 from kopa_replay.util import write_atomic
 
 __all__ = [
+    "FIGURES",
     "PAPER_PRUNING",
     "ReportResult",
     "collect",
     "failure_reasons",
+    "figures",
     "generalize_reason",
     "render_html",
     "render_markdown",
@@ -87,9 +99,28 @@ SECTIONS = (
     ("drift", "Drift between snapshots"),
 )
 
+#: the figures drawn beside the paper's, by section: (path relative to OUT, caption). write_report writes each PNG
+#: there; the Markdown links it and the HTML inlines it, with a note under it made from the same numbers.
+FIGURES: Mapping[str, tuple[tuple[str, str], ...]] = {
+    "pruning": (
+        (
+            "figures/execution-rate.png",
+            "Execution rate of the candidate links before and after pruning, ours and the paper's",
+        ),
+        (
+            "figures/pruned-vs-retained.png",
+            "Pruned and retained links: how often they execute, and the share that never succeeded",
+        ),
+    ),
+    "corpus": (("figures/junctions.png", "Junction statistics of the corpus, ours and the paper's"),),
+    "bench": (("figures/pass-rates.png", "pass@1 and pass@k of the oracle and the baselines (combined verdict)"),),
+}
+
 #: rows shown in long listings (iterations, pruned links, discards; drift changes twice as many) and kinds of
 #: failure shown per agent and axis: the report stays readable at the paper's 100 iterations and 2,318 tools
 _LISTED = 20
+#: pruned links listed per platform (those with the lowest posterior mean): every platform shows, not one alphabet's
+_PRUNED_PER_PLATFORM = 3
 _REASONS_PER_AXIS = 5
 _EXAMPLE_CHARS = 140
 _NONE = "—"
@@ -132,14 +163,20 @@ def _not_run(source: str) -> dict[str, Any]:
 _PRUNE_PATH_KEYS = ("candidates", "curves", "graph", "scatter")
 
 
+def _platforms(graph: Mapping[str, Any]) -> dict[str, str]:
+    return {str(node.get("id")): str(node.get("platform") or "") for node in graph.get("nodes", ())}
+
+
 def _pruned_links(graph: Mapping[str, Any]) -> list[dict[str, Any]]:
     from kopa_replay.graph.model import Link
 
+    platforms = _platforms(graph)
     links = sorted(
         (Link.from_dict(item) for item in graph.get("links", ()) if item.get("pruned")), key=lambda link: link.key
     )
     return [
         {
+            "platform": platforms.get(link.target, ""),  # the API the bound value was sent to
             "source": link.source,
             "target": link.target,
             "binding": dict(sorted(link.binding.items())),
@@ -152,6 +189,24 @@ def _pruned_links(graph: Mapping[str, Any]) -> list[dict[str, Any]]:
         }
         for link in links
     ]
+
+
+def _never_succeeded_retained(graph: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The retained links tried without a success, counted by why the loop kept them: too few trials to be cut, or a
+    posterior mean still at the cut threshold or above (its rule: cut when tried ``min_trials`` times and under it)."""
+    from kopa_replay.graph.model import Link
+
+    min_trials, threshold = config.get("min_trials"), config.get("threshold")
+    if min_trials is None or threshold is None:
+        return None
+    links = [Link.from_dict(item) for item in graph.get("links", ()) if not item.get("pruned") and item.get("trials")]
+    never = [link for link in links if link.successes == 0]
+    return {
+        "tried": len(links),
+        "never_succeeded": len(never),
+        "under_min_trials": sum(link.trials < min_trials for link in never),
+        "at_or_above_threshold": sum(link.trials >= min_trials and link.posterior_mean >= threshold for link in never),
+    }
 
 
 def _collect_pruning(out: Path) -> dict[str, Any]:
@@ -167,6 +222,9 @@ def _collect_pruning(out: Path) -> dict[str, Any]:
         "iterations": _read_jsonl(out / ITERATIONS_FILE),
         "tools": None if graph is None else len(graph.get("nodes", ())),
         "pruned_links": None if graph is None else _pruned_links(graph),
+        "retained_never_succeeded": None
+        if graph is None
+        else _never_succeeded_retained(graph, prune.get("config") or {}),
         "plots": [path for path, _ in PLOTS if (out / path).is_file()],
     }
 
@@ -510,6 +568,7 @@ def _pruning_blocks(section: Mapping[str, Any]) -> list[Block]:
             f"graph digest {str(f.get('graph_digest'))[:16]}."
         ),
         _pruning_figures(f, paper),
+        *_figure_blocks("pruning", section),
     ]
     plots = set(section.get("plots", ()))
     blocks += [Plot(path, caption) if path in plots else Paragraph(f"{path} not found.") for path, caption in PLOTS]
@@ -546,10 +605,26 @@ def _pruned_link_blocks(links: Sequence[Mapping[str, Any]] | None) -> list[Block
         return blocks + [Paragraph(f"{GRAPH_FILE} not found.")]
     if not links:
         return blocks + [Paragraph("No link was pruned.")]
-    shown = links[:_LISTED]
+    by_platform: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for link in links:
+        by_platform[str(link.get("platform") or "")].append(link)
+    shown = [
+        link
+        for platform in sorted(by_platform)
+        for link in sorted(by_platform[platform], key=_posterior_order)[:_PRUNED_PER_PLATFORM]
+    ]
+    blocks.append(
+        Paragraph(
+            f"Per platform of the called tool (the link's target), the {_PRUNED_PER_PLATFORM} pruned links with the "
+            "lowest posterior mean (ties by link). Pruned per platform: "
+            + ", ".join(f"{platform or '(unknown)'} {len(by_platform[platform]):,}" for platform in sorted(by_platform))
+            + "."
+        )
+    )
     blocks.append(
         Table(
             (
+                "platform",
                 "link",
                 "binding (parameter ← field)",
                 "prior",
@@ -561,6 +636,7 @@ def _pruned_link_blocks(links: Sequence[Mapping[str, Any]] | None) -> list[Block
             ),
             tuple(
                 (
+                    str(link.get("platform") or _NONE),
                     f"{link['source']} → {link['target']}",
                     ", ".join(f"{param} ← {field}" for param, field in link["binding"].items()),
                     _score(link["prior"]),
@@ -572,10 +648,14 @@ def _pruned_link_blocks(links: Sequence[Mapping[str, Any]] | None) -> list[Block
                 )
                 for link in shown
             ),
-            "llrrrrrr",
+            "lllrrrrrr",
         )
     )
     return blocks + _shown_of(len(shown), len(links), "pruned links")
+
+
+def _posterior_order(link: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (link["posterior_mean"], link["source"], link["target"], sorted(link["binding"].items()))
 
 
 def _corpus_table(section: Mapping[str, Any]) -> Table:
@@ -597,6 +677,8 @@ def _corpus_blocks(section: Mapping[str, Any]) -> list[Block]:
     decontaminated = stats.get("decontaminated")
     return [
         _corpus_table(section),
+        *_figure_blocks("corpus", section),
+        *(Paragraph(text) for text in _corpus_contamination_notes(section)),
         Paragraph(
             f"Patterns: {_counts(stats.get('patterns'))}. Answers: {_counts(stats.get('answer_kinds'))}. "
             f"Reductions: {_counts(stats.get('reductions'))}."
@@ -703,7 +785,7 @@ def _bench_blocks(section: Mapping[str, Any]) -> list[Block]:
         ),
     )
     missing = [agent for agent in BASELINE_AGENTS if agent not in agents]
-    blocks: list[Block] = [overall]
+    blocks: list[Block] = [overall, *_figure_blocks("bench", section)]
     if missing:
         blocks.append(Paragraph(f"Not run: {', '.join(missing)}."))
     blocks += [
@@ -756,6 +838,7 @@ def _audit_blocks(section: Mapping[str, Any]) -> list[Block]:
             "benchmark items."
         ),
         _parse_markdown_table(markdown(audit)),
+        *(Paragraph(text) for text in _contamination_notes(audit, section["paper"])),
     ]
 
 
@@ -808,6 +891,323 @@ def _drift_blocks(section: Mapping[str, Any]) -> list[Block]:
         )
     )
     return blocks + _shown_of(len(shown), len(changes), "changes")
+
+
+# -- the paper's figures drawn beside ours: bars and the sentences under them (pure) ---------------------
+def _move(before: Any, after: Any) -> str:
+    """``rises from 50.2% to 62.7% (+12.5 points)``, ``falls …`` or ``stays at …``."""
+    change = round(100 * (float(after) - float(before)), 1)
+    if change == 0:
+        return f"stays at {_pct(before)}"
+    verb = "rises" if change > 0 else "falls"
+    return f"{verb} from {_pct(before)} to {_pct(after)} ({change:+.1f} points)"
+
+
+def _number(value: Any) -> str:
+    """A count or a median: 63, 63.5, 224,958."""
+    if value is None:
+        return _NONE
+    return f"{float(value):,.0f}" if float(value).is_integer() else f"{float(value):,.1f}"
+
+
+def _share_of(part: Any, whole: Any) -> str:
+    return _pct(int(part) / int(whole)) if part is not None and whole else _NONE
+
+
+def _execution_bars(section: Mapping[str, Any]) -> list[Bars]:
+    f, paper = section["figures"], section["paper"]
+    keys = ("exec_rate_before", "exec_rate_after")
+    return [
+        Bars(
+            "Execution rate of the links",
+            ("before pruning", "after pruning"),
+            (("ours", tuple(f.get(key) for key in keys)), ("paper", tuple(paper[key] for key in keys))),
+            ylabel="execution rate (tried links)",
+        )
+    ]
+
+
+def _execution_notes(section: Mapping[str, Any]) -> list[str]:
+    f, paper = section["figures"], section["paper"]
+    config = f.get("config") or {}
+    before, after = f.get("exec_rate_before"), f.get("exec_rate_after")
+    if before is None or after is None:
+        return ["No link was tried, so there is no execution rate to set beside the paper's."]
+    candidates, untried, pruned = f.get("links_candidate"), f.get("links_untried"), f.get("links_pruned")
+    untried_text = (
+        "every candidate was tried"
+        if not untried
+        else f"{_count(untried)} ({_share_of(untried, candidates)}) were never tried and count in neither rate"
+    )
+    notes = [
+        f"Ours {_move(before, after)}; the paper's {_move(paper['exec_rate_before'], paper['exec_rate_after'])}.",
+        f"This run cut {_count(pruned)} of {_count(candidates)} candidate links ({_share_of(pruned, candidates)}) "
+        f"in {config.get('iterations')} iterations × {config.get('paths')} paths (the paper: {paper['iterations']} "
+        f"× {paper['paths']}); {untried_text}.",
+    ]
+    if None not in (candidates, untried, pruned, f.get("exec_rate_pruned")):
+        # before = (tried retained × after + tried cut × cut rate) / tried, each link counting once: the rise is
+        # the cut links' share of the tried ones times the gap between the two rates
+        tried, cut = int(candidates) - int(untried), int(pruned) - int(f.get("cut_untried") or 0)
+        notes.append(
+            "Each tried link counts once in a rate (its successes against its structural failures), so the rise is "
+            f"the cut links' share of the tried links ({_count(cut)} of {_count(tried)}, {_share_of(cut, tried)}) "
+            f"times the gap between the retained and the cut links' rates ({_pct(after)} against "
+            f"{_pct(f.get('exec_rate_pruned'))}): a run that cuts few of the links it tried moves it little."
+        )
+    return notes
+
+
+def _pruned_bars(section: Mapping[str, Any]) -> list[Bars]:
+    f, paper = section["figures"], section["paper"]
+
+    def pair(title: str, pruned: str, retained: str, retained_label: str) -> Bars:
+        return Bars(
+            title,
+            ("pruned", retained_label),
+            (("ours", (f.get(pruned), f.get(retained))), ("paper", (paper[pruned], paper[retained]))),
+        )
+
+    return [
+        pair("Execution rate", "exec_rate_pruned", "exec_rate_after", "retained"),
+        pair("Never succeeded", "never_succeeded_pruned", "never_succeeded_retained", "retained (tried)"),
+    ]
+
+
+def _pruned_notes(section: Mapping[str, Any]) -> list[str]:
+    f, paper = section["figures"], section["paper"]
+    config = f.get("config") or {}
+    notes = [
+        f"Pruned links execute {_pct(f.get('exec_rate_pruned'))} of the time (the paper: "
+        f"{_pct(paper['exec_rate_pruned'])}) and {_pct(f.get('never_succeeded_pruned'))} of them never succeeded "
+        f"({_pct(paper['never_succeeded_pruned'])}); of the retained links that were tried, "
+        f"{_pct(f.get('never_succeeded_retained'))} never succeeded ({_pct(paper['never_succeeded_retained'])})."
+    ]
+    cut = section.get("pruned_links")
+    if cut:
+        notes.append(
+            f"The {_count(len(cut))} cut links were tried {_count(sum(link['trials'] for link in cut))} times: "
+            f"{_count(sum(link['successes'] for link in cut))} successes, "
+            f"{_count(sum(link['structural_failures'] for link in cut))} structural failures."
+        )
+    kept = section.get("retained_never_succeeded")
+    if kept and kept["never_succeeded"]:
+        notes.append(
+            f"The loop cuts a link tried at least {config.get('min_trials')} times whose posterior mean is under "
+            f"{config.get('threshold')}: of the {_count(kept['never_succeeded'])} retained links tried without a "
+            f"success, {_count(kept['under_min_trials'])} were tried fewer than {config.get('min_trials')} times and "
+            f"{_count(kept['at_or_above_threshold'])} kept a posterior mean of {config.get('threshold')} or more."
+        )
+    source = f.get("source") or {}
+    if "fault_rate" in source:
+        notes.append(
+            "Environmental failures count in neither rate; this run's source injected them at rate "
+            f"{source.get('fault_rate') or 0}."
+        )
+    return notes
+
+
+#: the corpus shares the paper gives, as the junction figure draws them: (key in stats and PAPER, label)
+_JUNCTION_SHARES = (
+    ("multi_record_call_share", "calls returning\n2 or more records"),
+    ("one_to_many_share", "one-to-many\njunction"),
+    ("fan_out_derived_share_single", "fan-out + derived\n(single junction)"),
+)
+
+
+def _corpus_series(section: Mapping[str, Any], keys: Sequence[str]) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+    series = [("synthesized", section["stats"])]
+    if section.get("filtered_stats") is not None:
+        series.append(("after filter", section["filtered_stats"]))
+    series.append(("paper", section["paper"]))
+    return tuple((name, tuple(stats.get(key) for key in keys)) for name, stats in series)
+
+
+def _junction_bars(section: Mapping[str, Any]) -> list[Bars]:
+    keys = [key for key, _ in _JUNCTION_SHARES]
+    return [
+        Bars("Shares", tuple(label for _, label in _JUNCTION_SHARES), _corpus_series(section, keys)),
+        Bars(
+            "Median records consumed\nat a one-to-many junction",
+            ("median",),
+            _corpus_series(section, ["median_cardinality"]),
+            percent=False,
+        ),
+    ]
+
+
+def _junction_notes(section: Mapping[str, Any]) -> list[str]:
+    paper = section["paper"]
+    filtered = section.get("filtered_stats")
+    stats, which = (filtered, "after the filter") if filtered is not None else (section["stats"], "as synthesized")
+    gaps = sorted(
+        (abs(float(stats[key]) - float(paper[key])), label.replace("\n", " "), key)
+        for key, label in _JUNCTION_SHARES
+        if stats.get(key) is not None
+    )
+    notes = []
+    if gaps:
+        (_, near, near_key), (_, far, far_key) = gaps[0], gaps[-1]
+        notes.append(
+            f"Ours {which}: the largest difference from the paper is {far}, {_pct(stats[far_key])} against "
+            f"{_pct(paper[far_key])} ({100 * (float(stats[far_key]) - float(paper[far_key])):+.1f} points); the "
+            f"closest is {near}, {_pct(stats[near_key])} against {_pct(paper[near_key])}."
+        )
+    single = stats.get("single_junction_trajectories")
+    if single:
+        notes.append(
+            f"Ours are shares of {_count(stats.get('steps'))} calls, {_count(stats.get('multi_step_trajectories'))} "
+            f"multi-step and {_count(single)} single-junction trajectories (the paper: "
+            f"{_count(paper['single_junction_trajectories'])} single-junction)"
+            + (f" from {_count(stats['families'])} families" if stats.get("families") else "")
+            + f", so one single-junction trajectory moves the fan-out + derived share by {100 / int(single):.1f} "
+            "points."
+        )
+    if stats.get("median_cardinality") is not None:
+        notes.append(
+            f"Median records consumed at a one-to-many junction: {_number(stats['median_cardinality'])} against the "
+            f"paper's {_number(paper['median_cardinality'])} (largest {_number(stats.get('max_cardinality'))} "
+            f"against {_number(paper['max_cardinality'])})."
+        )
+    return notes
+
+
+def _pass_bars(section: Mapping[str, Any]) -> list[Bars]:
+    agents, reports = section["agents"], section["reports"]
+    ks = sorted({_k_text(reports[agent]) for agent in agents})
+    return [
+        Bars(
+            "pass@1 and pass@k (combined verdict)",
+            tuple(agents),
+            (
+                ("pass@1", tuple(reports[agent]["pass_at_1"]["combined"] for agent in agents)),
+                (f"pass@k (k = {', '.join(ks)})", tuple(reports[agent]["pass_at_k"]["combined"] for agent in agents)),
+            ),
+            ylabel="tasks passed",
+        )
+    ]
+
+
+def _pass_notes(section: Mapping[str, Any]) -> list[str]:
+    from kopa_replay.bench.model import AXES
+
+    agents, reports = section["agents"], section["reports"]
+    scores = ", ".join(f"{agent} {_score(reports[agent]['pass_at_1']['combined'])}" for agent in agents)
+    notes = [f"pass@1 (combined verdict): {scores}."]
+    if all(reports[agent].get("k") == reports[agent].get("k_min") == 1 for agent in agents):
+        notes.append("With one rollout per task (k = 1), pass@k equals pass@1.")
+    else:
+        at_k = ", ".join(f"{agent} {_score(reports[agent]['pass_at_k']['combined'])}" for agent in agents)
+        notes.append(f"pass@k: {at_k}.")
+    failing = []
+    for agent in agents:
+        failures = reports[agent]["failures"]
+        # the axis of the agent's commonest kind of failure (the first such axis on a tie)
+        axis = max(AXES, key=lambda a: failures[a]["kinds"][0]["rollouts"] if failures[a]["kinds"] else 0)
+        if failures[axis]["kinds"]:
+            kind = failures[axis]["kinds"][0]
+            failing.append(
+                f"{agent} fails {_count(failures[axis]['failed'])} of {_count(reports[agent].get('n_rollouts'))} "
+                f"rollouts on {axis.upper()}, most often “{kind['reason']}” ({_count(kind['rollouts'])})"
+            )
+    if failing:
+        notes.append("; ".join(failing) + ".")
+    notes.append("The report holds no paper figure for these scripted agents: their bars stand alone.")
+    return notes
+
+
+#: each figure of :data:`FIGURES`: its bars and the sentences under it, from its section's data
+_FIGURE_PARTS: Mapping[
+    str, tuple[Callable[[Mapping[str, Any]], list[Bars]], Callable[[Mapping[str, Any]], list[str]]]
+] = {
+    "figures/execution-rate.png": (_execution_bars, _execution_notes),
+    "figures/pruned-vs-retained.png": (_pruned_bars, _pruned_notes),
+    "figures/junctions.png": (_junction_bars, _junction_notes),
+    "figures/pass-rates.png": (_pass_bars, _pass_notes),
+}
+
+
+def _figure_blocks(key: str, section: Mapping[str, Any]) -> list[Block]:
+    blocks: list[Block] = []
+    for path, caption in FIGURES.get(key, ()):
+        blocks.append(Plot(path, caption))
+        blocks += [Paragraph(text) for text in _FIGURE_PARTS[path][1](section)]
+    return blocks
+
+
+def figures(data: Mapping[str, Any]) -> dict[str, bytes]:
+    """The PNG bytes of :data:`FIGURES` for the sections that ran, by path relative to OUT (the same data, the same
+    bytes): ours beside the paper's, drawn in the report's font."""
+    from kopa_replay.graph.plots import bar_chart
+
+    return {
+        path: bar_chart(_FIGURE_PARTS[path][0](data[key]))
+        for key, drawn in FIGURES.items()
+        if data[key]["ran"]
+        for path, _ in drawn
+    }
+
+
+def _corpus_contamination_notes(section: Mapping[str, Any]) -> list[str]:
+    """A word on the corpus table's contamination rows (the audit section says where the overlap lies)."""
+    from kopa_replay.bench.audit import PAPER
+
+    stats = section.get("filtered_stats") or section["stats"]
+    c = stats.get("contamination")
+    if not c or c.get("link_jaccard") is None:
+        return []
+    shares = (
+        f"dependency-link Jaccard {_score(c['link_jaccard'])} (the paper: {_score(PAPER['link_jaccard'])}) and "
+        f"{_pct(c.get('pair_unseen_share'))} of the benchmark's consecutive calls unseen in training (the paper: "
+        f"{_pct(PAPER['pair_unseen_share'])})"
+    )
+    if not c["link_jaccard"]:
+        return [f"Contamination rows: {shares}; no dependency link of the benchmark occurs in training."]
+    return [
+        f"Contamination rows: {shares}, with {_count(c.get('shared_plans'))} shared plans and "
+        f"{_count(c.get('verbatim'))} verbatim questions: the overlap lies in links between tools both sets call "
+        f"({_pct(c.get('tool_overlap'))} of the benchmark's tools occur in training), not in plans or questions a "
+        "model could copy."
+    ]
+
+
+def _links_text(links: Sequence[Sequence[str]], limit: int = 8) -> str:
+    shown = [f"{a} → {b}" for a, b in links[:limit]]
+    return ", ".join(shown) + (f" and {len(links) - limit} more" if len(links) > limit else "")
+
+
+def _contamination_notes(audit: Mapping[str, Any], paper: Mapping[str, Any]) -> list[str]:
+    """What the contamination figures say beside the paper's, and where the overlap lies."""
+    links, pairs, tools = audit["links"], audit["pairs"], audit["tools"]
+    plans, verbatim = audit.get("plans") or {}, audit["verbatim"]
+    shared = [tuple(link) for link in links.get("shared_examples", ())]
+    if not links["shared"]:
+        notes = [
+            f"No dependency link of the benchmark occurs in training (Jaccard {_score(links['jaccard'])}; the paper: "
+            f"{_score(paper['link_jaccard'])})."
+        ]
+    else:
+        sources = sorted({a for a, _ in shared})
+        notes = [
+            f"Dependency-link Jaccard {_score(links['jaccard'])} against the paper's {_score(paper['link_jaccard'])}: "
+            f"{_count(links['shared'])} of the benchmark's {_count(links['bench_distinct'])} distinct links also "
+            f"occur in training ({_links_text(shared)}), and {_pct(links['unseen_share'])} of its "
+            f"{_count(links['bench_occurrences'])} link occurrences are unseen there; "
+            f"{_pct(pairs['unseen_share'])} of its consecutive calls are unseen (the paper: "
+            f"{_pct(paper['pair_unseen_share'])}), {_count(pairs['shared'])} distinct pairs shared.",
+            f"Both sets call one catalog ({_count(tools['shared'])} of the benchmark's {_count(tools['bench'])} tools "
+            f"occur in training, {_pct(tools['overlap'])}; the paper: {_pct(paper['tool_overlap'])}), and the shared "
+            f"links start from {len(sources)} tool(s) ({', '.join(sources)}): lookups that tasks of both sets go "
+            "through to reach the tools taking their output.",
+        ]
+    if plans:
+        notes.append(
+            f"What a model could copy does not repeat: {_count(plans.get('shared'))} of {_count(plans.get('bench'))} "
+            f"benchmark plans, {_count(verbatim.get('verbatim'))} verbatim, {_count(verbatim.get('masked', 0))} "
+            f"masked-equal and {_count(verbatim.get('near_verbatim'))} near-verbatim questions occur in training "
+            f"(the paper: {paper['shared_plans']} plans, {paper['verbatim']} verbatim)."
+        )
+    return notes
 
 
 _SECTION_BLOCKS = {
@@ -884,26 +1284,35 @@ def render_markdown(data: Mapping[str, Any]) -> str:
 
 
 # -- HTML ------------------------------------------------------------------------------------------
-_CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans KR", sans-serif; margin: 2rem auto;
-       max-width: 72rem; padding: 0 1rem; color: #1b1f24; line-height: 1.45; }
-h1 { font-size: 1.7rem; } h2 { margin-top: 2.5rem; border-bottom: 1px solid #d0d7de; } h3 { margin-top: 1.5rem; }
-table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.88rem; }
-th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.55rem; vertical-align: top; text-align: left; }
-th { background: #f6f8fa; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-figure { margin: 1rem 0; } figure img { max-width: 100%; border: 1px solid #d0d7de; }
-figcaption { font-size: 0.85rem; color: #57606a; }
-nav a { margin-right: 0.8rem; }
+# The embedded face first: it holds every Hangul syllable and symbol the page uses, whatever fonts the machine has.
+_CSS = f"""
+body {{ font-family: "{FONT_FAMILY}", system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
+       max-width: 72rem; padding: 0 1rem; color: #1b1f24; line-height: 1.45; }}
+h1 {{ font-size: 1.7rem; }} h2 {{ margin-top: 2.5rem; border-bottom: 1px solid #d0d7de; }} h3 {{ margin-top: 1.5rem; }}
+.table-wrap {{ max-width: 100%; overflow-x: auto; margin: 0.8rem 0; }}
+table {{ border-collapse: collapse; font-size: 0.88rem; }}
+th, td {{ border: 1px solid #d0d7de; padding: 0.25rem 0.55rem; vertical-align: top; text-align: left;
+          overflow-wrap: break-word; }}
+th {{ background: #f6f8fa; }}
+td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
+td.num {{ white-space: nowrap; }} td.num.long {{ white-space: normal; }}
+figure {{ margin: 1rem 0; }} figure img {{ max-width: 100%; border: 1px solid #d0d7de; }}
+figcaption {{ font-size: 0.85rem; color: #57606a; }}
+nav a {{ margin-right: 0.8rem; }}
 """.strip()
 
-# Nothing may be fetched: images only from data: URIs, styles only inline, no scripts.
-_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+#: longer cells of a number column may wrap
+_ONE_LINE = 24
+
+# Nothing may be fetched: images and the font only from data: URIs, styles only inline, no scripts.
+_CSP = "default-src 'none'; img-src data:; font-src data:; style-src 'unsafe-inline'"
 
 
 def _html_table(table: Table) -> str:
     def cell(tag: str, text: str, align: str) -> str:
-        attributes = ' class="num"' if align == "r" else ""
+        # a figure stays on one line; a list in a number column ("district 24, education 16, …") may wrap
+        classes = "num long" if len(text) > _ONE_LINE else "num"
+        attributes = f' class="{classes}"' if align == "r" else ""
         return f"<{tag}{attributes}>{html.escape(text)}</{tag}>"
 
     align = table.alignment()
@@ -911,7 +1320,11 @@ def _html_table(table: Table) -> str:
     body = "\n".join(
         "<tr>" + "".join(cell("td", text, a) for text, a in zip(row, align)) + "</tr>" for row in table.rows
     )
-    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
+    # the box scrolls sideways when the table is wider than the page, so the page itself never does
+    return (
+        f'<div class="table-wrap">\n<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>\n'
+        "</div>"
+    )
 
 
 def _html_block(block: Block, images: Mapping[str, bytes]) -> str:
@@ -933,24 +1346,33 @@ def _html_block(block: Block, images: Mapping[str, bytes]) -> str:
 
 
 def render_html(data: Mapping[str, Any], images: Mapping[str, bytes]) -> str:
-    """The report as one self-contained HTML page; ``images``: PNG bytes by path relative to OUT (the plots)."""
+    """The report as one self-contained HTML page; ``images``: PNG bytes by path relative to OUT (the stage plots
+    and :func:`figures`). Its font is embedded, cut to the characters the page holds."""
     nav = " ".join(f'<a href="#{key}">{html.escape(title)}</a>' for key, title in SECTIONS)
     body = "\n".join(_html_block(block, images) for block in _document(data))
+    title = "<title>EDGE pipeline report</title>\n"
+    text = f"{title}{_CSS}{nav}{body}"
+    font = font_face_css("".join(sorted(set(text))))
     return (
         '<!DOCTYPE html>\n<html lang="ko">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        "<title>EDGE pipeline report</title>\n"
-        f"<style>\n{_CSS}\n</style>\n</head>\n<body>\n<nav>{nav}</nav>\n{body}\n</body>\n</html>\n"
+        f"{title}"
+        f"<style>\n{font}\n{_CSS}\n</style>\n</head>\n<body>\n<nav>{nav}</nav>\n{body}\n</body>\n</html>\n"
     )
 
 
 # -- writing ---------------------------------------------------------------------------------------
 def write_report(out_dir: str | Path) -> ReportResult:
-    """Collect ``out_dir``'s stage outputs and write ``report.md`` and ``report.html`` there, each atomically."""
+    """Collect ``out_dir``'s stage outputs and write ``report.md``, ``report.html`` and the PNGs of :func:`figures`
+    (under ``figures/``, for the Markdown to link) there, each atomically."""
     out = Path(out_dir)
     data = collect(out)
     images = {path: (out / path).read_bytes() for path in data["pruning"].get("plots", ())}
+    drawn = figures(data)
+    for path, png in sorted(drawn.items()):
+        write_atomic(out / path, png)
+    images.update(drawn)
     markdown_path, html_path = out / "report.md", out / "report.html"
     write_atomic(markdown_path, render_markdown(data))
     write_atomic(html_path, render_html(data, images))

@@ -10,16 +10,72 @@ arithmetic ((1680 − 532) / 532 = 215.789…%, printed 215.78% in the paper).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kopa_replay.catalog.model import Catalog
-from kopa_replay.env.source import Source, call_tool
+from kopa_replay.env.source import Source, call_tool, is_sim, sim_world
 from kopa_replay.errors import SourceError
 from kopa_replay.sim.world.calendar import previous_business_day, ymd
 from kopa_replay.text import as_number
 
-__all__ = ["ShowcaseStep", "ShowcaseResult", "walk_lightron"]
+__all__ = ["ShowcaseStep", "ShowcaseResult", "StepFailed", "answered_by", "describe_answered_by", "walk_lightron"]
+
+
+class StepFailed(SourceError):
+    """A step's call ran and the platform answered an error: exit 3 on the command line, as a ``call``'s."""
+
+    exit_code = 3
+
+
+def answered_by(
+    details: Mapping[str, Any], *, seed: int | None = None, as_of: dt.date | str | None = None
+) -> dict[str, Any]:
+    """Where a source's answers come from (``details``: :attr:`Source.details`): ``answered_by`` is ``replay``
+    (the snapshot, its store and whether a seal pins it), ``simulator`` (its world, ``seed`` and ``as_of``),
+    ``live``, ``mirror`` (its URL), or ``record`` / ``replay-or-record`` (the snapshot recorded into, and the
+    source behind it)."""
+    source = str(details.get("source"))
+    behind: dict[str, Any]
+    if is_sim(source):
+        behind = {"answered_by": "simulator", "world": sim_world(source), "seed": seed, "as_of": _day(as_of)}
+    elif source in ("live", "replay"):
+        behind = {"answered_by": source}
+    else:
+        behind = {"answered_by": "mirror", "url": source}
+    snapshot = details.get("snapshot")
+    if snapshot is None:
+        return behind
+    where = {"snapshot": snapshot, "store": details.get("store")}
+    mode = details.get("mode") or "replay"
+    if mode == "replay":
+        return {"answered_by": "replay", **where, "pinned": details.get("pinned")}
+    return {"answered_by": mode, **where, "source": behind}
+
+
+def _day(value: dt.date | str | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def describe_answered_by(info: Mapping[str, Any]) -> str:
+    """:func:`answered_by` as a phrase: ``replayed from snapshot 2026-09-01 (store …)``, ``simulated (world full,
+    seed 0, as of 2026-09-01)`` …"""
+    kind = info.get("answered_by")
+    if kind == "replay":
+        unpinned = ", open: no seal pins its answers" if info.get("pinned") is False else ""
+        return f"replayed from snapshot {info['snapshot']} (store {info['store']}{unpinned})"
+    if kind == "simulator":
+        return f"simulated (world {info['world']}, seed {info['seed']}, as of {info['as_of']})"
+    if kind == "live":
+        return "the live platforms"
+    if kind == "mirror":
+        return f"the mirror at {info['url']}"
+    behind = describe_answered_by(info["source"])
+    into = f"snapshot {info['snapshot']} (store {info['store']})"
+    if kind == "record":
+        return f"{behind}, recorded into {into}"
+    return f"replayed from {into} where it holds the answer, else {behind} and recorded into it"
 
 
 @dataclass(frozen=True)
@@ -36,9 +92,12 @@ class ShowcaseResult:
     floor_price: int | None = None
     prior_close: int | None = None
     premium_pct: float | None = None
+    #: where the answers came from (:func:`answered_by`)
+    source: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "source": dict(self.source),
             "steps": [vars(s) for s in self.steps],
             "floor_price": self.floor_price,
             "prior_close": self.prior_close,
@@ -54,14 +113,23 @@ def _number(value: Any, field: str) -> int:
     return int(number)
 
 
-def walk_lightron(catalog: Catalog, source: Source, as_of: dt.date, company: str = "라이트론") -> ShowcaseResult:
-    """Run the four-step chain against ``source`` and return every step and the answer."""
-    result = ShowcaseResult()
+def walk_lightron(
+    catalog: Catalog, source: Source, as_of: dt.date, company: str = "라이트론", *, seed: int | None = None
+) -> ShowcaseResult:
+    """Run the four-step chain against ``source`` and return every step and the answer (and where the answers
+    came from: ``seed`` is the simulator's, when it answers). A step the platform answers with an error raises
+    :class:`StepFailed`; one it answers with no record, :class:`~kopa_replay.errors.SourceError`."""
+    result = ShowcaseResult(source=answered_by(source.details, seed=seed, as_of=as_of))
 
     def step(tool: str, args: dict[str, Any]):
         answer = call_tool(catalog, tool, args, source)
+        if answer.outcome == "empty":
+            shown = ", ".join(f"{k}={v}" for k, v in sorted(args.items()))
+            raise SourceError(
+                f"showcase step {tool}({shown}) answered no record ({describe_answered_by(result.source)})"
+            )
         if answer.outcome != "ok":
-            raise SourceError(f"showcase step {tool} answered {answer.outcome} (code {answer.code}: {answer.message})")
+            raise StepFailed(f"showcase step {tool} answered {answer.outcome} (code {answer.code}: {answer.message})")
         return answer
 
     found = step("dart_corp_code", {"corp_name": company})

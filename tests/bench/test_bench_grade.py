@@ -287,6 +287,38 @@ def test_action_says_how_the_tool_was_called_instead() -> None:
     assert "no call to krx_stock_price(isuCd=00126380)" in result.reason and "first with isuCd=126380" in result.reason
 
 
+def _graded_action(agent: str, task: str, out) -> str:
+    """The ACTION reason of one real rollout: ``bench run`` of ``agent`` on the shipped snapshot and task."""
+    from click.testing import CliRunner
+
+    from kopa_replay.cli import cli
+
+    result = CliRunner().invoke(cli, ["bench", "run", "--agent", agent, "--task", task, "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)["tasks"]
+    (graded,) = row["rollouts"]
+    assert not graded["action"]["passed"]
+    return graded["action"]["reason"]
+
+
+def test_a_skipped_lookup_is_not_blamed_on_paging_and_a_first_page_is(tmp_path) -> None:
+    # the task reads every page of a month's trades of one district, whose code a lookup gives
+    task, read = (
+        "kopa-district-dong-trade-count-1",
+        "datagokr_get_rtms_data_svc_apt_trade(DEAL_YMD=202606, LAWD_CD=11305)",
+    )
+    skipped = _graded_action("skip-lookup", task, tmp_path / "skip").split("; ")
+    assert skipped == [
+        "no call to seoul_tb_ln_opendata_rent_v(CGG_NM=강북구, END=1000, RCPT_YR=2026, START=1): the code lookup was "
+        "skipped",
+        # nothing of the read was read: the call went out with the district's name where its code goes
+        f"no call read records 1–121 of {read} (datagokr_get_rtms_data_svc_apt_trade was called 1 time, first with "
+        "DEAL_YMD=202606, LAWD_CD=강북구)",
+    ]
+    first_page = _graded_action("first-page", task, tmp_path / "first")
+    assert first_page == f"record 11 of {read} was never read: only the first page was read (records 1–10 were)"
+
+
 # -- ENVIRONMENT ----------------------------------------------------------------------
 def test_environment_passes_on_the_reference_digest() -> None:
     result = grade_environment(lightron(), rollout(calls=()))
@@ -415,3 +447,13 @@ def test_call_windows_follow_defaults_caps_and_refuse_nonsense():
 def test_a_read_action_needs_a_paging_style():
     with pytest.raises(UsageError, match="paging style"):
         RequiredAction.from_dict({"tool": "t", "args_subset": {}, "through": 5, "paging": {"style": "cursor"}})
+
+
+def test_a_failing_reason_writes_the_expected_number_as_a_person_does() -> None:
+    """A float answer and tolerance read as written (77660명 ± 0.07766), not as their binary expansions."""
+    result = grade_response(
+        answer_task("number", 77660.0, 0.07766 * 1.0000000000000001 - 1e-17, unit="명"),
+        rollout("62,114 명", task_id="t-number"),
+    )
+    assert not result.passed
+    assert "expected 77660명 (±0.07766)" in result.reason, result.reason

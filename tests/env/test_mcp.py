@@ -1,4 +1,8 @@
-"""The MCP server through the ``mcp`` SDK's real client over stdio, on the shipped snapshot (offline)."""
+"""The MCP server through the ``mcp`` SDK's real client over stdio, on the shipped snapshot (offline).
+
+Every answer is checked twice over: its structuredContent is the JSON of its one text block, and it validates
+against the outputSchema the server listed for the tool (the client checks that much only for results that are not
+``isError``)."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import anyio
 import pytest
 
 pytest.importorskip("mcp")
+jsonschema = pytest.importorskip("jsonschema")
 
 from hostile import edit_past_triggers  # noqa: E402
 from mcp import ClientSession  # noqa: E402
@@ -41,9 +46,19 @@ def _run(body, *extra: str):
     return anyio.run(_session, extra, body)
 
 
-def _payload(result) -> dict:
+def _payload(result, schema: dict | None = None) -> dict:
+    """The result's JSON text block, read; checked against its structuredContent (and ``schema``, the tool's
+    listed outputSchema)."""
     assert len(result.content) == 1 and result.content[0].type == "text"
-    return json.loads(result.content[0].text)
+    payload = json.loads(result.content[0].text)
+    assert result.structured_content == payload
+    if schema is not None:
+        jsonschema.Draft202012Validator(schema).validate(payload)
+    return payload
+
+
+async def _schemas(session) -> dict[str, dict]:
+    return {tool.name: tool.output_schema for tool in (await session.list_tools()).tools}
 
 
 def test_full_catalog_lists_every_tool_and_answers_the_stock_price(catalog):
@@ -53,10 +68,23 @@ def test_full_catalog_lists_every_tool_and_answers_the_stock_price(catalog):
         return tools, price
 
     tools, price = _run(body)
-    got = _payload(price)
-    assert not price.is_error and got["outcome"] == "ok" and got["records"][0]["clpr"] == "1680"
-    assert len(tools) == len(catalog) and {t.name for t in tools} == set(catalog.names)
     by_name = {t.name: t for t in tools}
+    got = _payload(price, by_name["datagokr_get_stock_price_info"].output_schema)
+    assert not price.is_error and got["outcome"] == "ok" and got["records"][0]["clpr"] == "1680"
+    assert got["error_class"] is None and got["snapshot"] == "2026-09-01" and got["total_count"] >= 1
+    assert len(tools) == len(catalog) and {t.name for t in tools} == set(catalog.names)
+    # every tool advertises an outputSchema (MCP 2025-06-18): an object whose records name the catalog's fields;
+    # the parts that differ between tools (one record field's schema) are each a valid schema
+    fields = set()
+    for tool in tools:
+        schema = tool.output_schema
+        assert schema and schema["type"] == "object" and schema["properties"].keys() >= {"outcome", "error_class"}
+        records = schema["properties"]["records"]["items"]["properties"]
+        assert tuple(sorted(records)) == catalog.get(tool.name).output_fields, tool.name
+        fields |= {json.dumps({k: v for k, v in field.items() if k != "description"}) for field in records.values()}
+    for field in sorted(fields):
+        jsonschema.Draft202012Validator.check_schema(json.loads(field))
+    jsonschema.Draft202012Validator.check_schema(by_name["dart_cvbd_is_decsn"].output_schema)
     want = catalog.get("dart_cvbd_is_decsn").to_mcp()
     got = by_name["dart_cvbd_is_decsn"]
     assert got.input_schema == want["inputSchema"]
@@ -66,7 +94,7 @@ def test_full_catalog_lists_every_tool_and_answers_the_stock_price(catalog):
 
 def test_lightron_chain_and_an_invalid_argument():
     async def body(session):
-        names = [t.name for t in (await session.list_tools()).tools]
+        schemas = await _schemas(session)
         corp = await session.call_tool("dart_corp_code", {"corp_name": "라이트론"})
         code = _payload(corp)["records"][0]["corp_code"]
         cvbd = await session.call_tool(
@@ -76,19 +104,22 @@ def test_lightron_chain_and_an_invalid_argument():
         bad = await session.call_tool(
             "dart_cvbd_is_decsn", {"corp_code": "라이트론", "bgn_de": "20260101", "end_de": "20260131"}
         )
-        return names, corp, cvbd, price, bad
+        return schemas, corp, cvbd, price, bad
 
-    names, corp, cvbd, price, bad = _run(body, "--tools", "dart_*")
-    assert sorted(names) == sorted(builtin_catalog().filter("dart_*").names)
-    assert not corp.is_error and _payload(corp)["records"][0]["corp_code"] == "00439743"
+    schemas, corp, cvbd, price, bad = _run(body, "--tools", "dart_*")
+    assert sorted(schemas) == sorted(builtin_catalog().filter("dart_*").names)
+    assert not corp.is_error and _payload(corp, schemas["dart_corp_code"])["records"][0]["corp_code"] == "00439743"
     assert not cvbd.is_error
-    got = _payload(cvbd)
+    got = _payload(cvbd, schemas["dart_cvbd_is_decsn"])
     assert got["outcome"] == "ok" and got["records"][0]["act_mktprcfl_cvprc_lwtrsprc"] == "532"
     # a tool outside the served subset is refused, naming close matches
-    assert price.is_error and _payload(price)["outcome"] == "structural_error"
-    wrong = _payload(bad)
-    assert bad.is_error and wrong["outcome"] == "structural_error" and "corp_code" in wrong["message"]
-    assert wrong["hint"] and wrong["records"] == []
+    outside = _payload(price)
+    assert price.is_error and outside["outcome"] == "structural_error" and outside["error_class"] == "structural"
+    # an argument the inputSchema refuses: structural, naming the tool and the parameter; nothing was sent
+    wrong = _payload(bad, schemas["dart_cvbd_is_decsn"])
+    assert bad.is_error and wrong["outcome"] == "structural_error" and wrong["error_class"] == "structural"
+    assert "'dart_cvbd_is_decsn'" in wrong["message"] and "'corp_code'" in wrong["message"]
+    assert wrong["hint"] and wrong["records"] == [] and wrong["status"] == 0 and wrong["attempts"] == 0
 
 
 def _corrupt_copy(tmp_path: Path) -> Path:
@@ -112,34 +143,41 @@ def _corrupt_copy(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_corrupt_stored_body_is_a_store_error_naming_tool_snapshot_and_verify(tmp_path):
+def test_a_corrupt_stored_body_is_a_corrupt_store_error_naming_tool_snapshot_and_verify(tmp_path):
     store = _corrupt_copy(tmp_path)
 
     async def body(session):
+        schemas = await _schemas(session)
         price = await session.call_tool("datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"})
         corp = await session.call_tool("dart_corp_code", {"corp_name": "라이트론"})
-        return price, corp
+        return schemas, price, corp
 
-    price, corp = _run(body, "--store", str(store))
-    got = _payload(price)
+    schemas, price, corp = _run(body, "--store", str(store), "--tools", "d*")
+    got = _payload(price, schemas["datagokr_get_stock_price_info"])
     assert price.is_error and got["outcome"] == "store_error" and got["code"] == "StoreError"
+    assert got["error_class"] == "corrupt_store" and got["records"] == []
     assert "datagokr_get_stock_price_info" in got["message"] and "'2026-09-01'" in got["message"]
     assert "corrupt" in got["message"] and "does not match its digest" in got["message"]
     assert f"kopa-replay snapshot verify 2026-09-01 --store {store}" in got["hint"]
     assert "no recording" not in got["hint"] and "may succeed later" not in got["hint"]
     # the rest of the snapshot still answers
-    assert not corp.is_error and _payload(corp)["records"][0]["corp_code"] == "00439743"
+    assert not corp.is_error and _payload(corp, schemas["dart_corp_code"])["records"][0]["corp_code"] == "00439743"
 
 
-def test_a_call_the_snapshot_never_recorded_keeps_the_miss_hint():
+def test_a_call_the_snapshot_never_recorded_is_not_recorded_not_environmental():
     async def body(session):
-        return await session.call_tool("datagokr_get_stock_price_info", {"srtnCd": "069541", "basDt": "20260831"})
+        schemas = await _schemas(session)
+        miss = await session.call_tool("datagokr_get_stock_price_info", {"srtnCd": "069541", "basDt": "20260831"})
+        return schemas["datagokr_get_stock_price_info"], miss
 
-    miss = _run(body)
-    got = _payload(miss)
-    assert miss.is_error and got["outcome"] == "environmental_error" and got["code"] == "CassetteMiss"
+    schema, miss = _run(body, "--tools", "datagokr_get_stock_*")
+    got = _payload(miss, schema)
+    assert miss.is_error and got["outcome"] == "not_recorded" and got["code"] == "CassetteMiss"
+    assert got["error_class"] == "not_recorded" and got["snapshot"] == "2026-09-01"
+    assert got["args"] == {"srtnCd": "069541", "basDt": "20260831"}
     assert "was not recorded in snapshot '2026-09-01'" in got["message"]
     assert got["hint"].startswith("The snapshot holds no recording of this exact call")
+    assert "may succeed later" not in got["hint"]
 
 
 def test_http_transport_says_where_it_serves_and_answers_the_sdk_client():

@@ -34,7 +34,9 @@ from kopa_replay.graph.reverify import (
     GRAPH_FILE,
     REPORT_FILE,
     Answering,
+    LinkVerdict,
     ReverifyConfig,
+    ReverifyResult,
     crosses,
     render,
     reverify,
@@ -460,3 +462,53 @@ def test_library_level_checks(world):
         ReverifyConfig(trials=0)
     with pytest.raises(UsageError, match="--as-of"):
         Answering().resolved(SimpleNamespace(name="x", source="sim", as_of=None, seed=None))
+
+
+# -- what a posterior rests on ---------------------------------------------------------------------------------
+def test_a_re_tested_link_restarts_from_its_prior_and_the_report_says_so(world):
+    from kopa_replay.graph.prune import prior_posterior, update
+
+    strength = world.result.config["prune"]["prior_strength"]
+    before = {link.key: link for link in world.base_links}
+    answered = [v for v in world.result.verdicts if v.verdict != "undecided"]
+    assert answered
+    for v in answered:
+        # the posterior after = the prior's Beta with the re-tests' outcomes only (the prune's trials voided)
+        fresh = Link(v.source, v.target, dict(v.binding), before[(v.source, v.target)].prior)
+        fresh.alpha, fresh.beta = prior_posterior(fresh.prior, strength)
+        assert v.posterior_restart == pytest.approx(fresh.posterior_mean)
+        for outcome in v.outcomes:
+            update(fresh, outcome, PruneConfig(**world.result.config["prune"]))
+        assert v.posterior_after == pytest.approx(fresh.posterior_mean)
+    text = render(world.result, "text")
+    assert "(a re-tested link restarts from its prior (the drift voids what the prune's trials said)" in text
+    for v in answered:
+        assert (
+            f"posterior {v.posterior_before:.2f} (prune: {v.trials_before} trials) -> {v.posterior_after:.2f} "
+            f"(restarted at the prior's {v.posterior_restart:.2f}, then {v.trials} re-test" in text
+        )
+
+
+def test_a_posterior_that_falls_after_two_successes_is_explained():
+    # twenty trials had it at 0.83; restarted at its prior 0.5 (Beta(2, 2)), two successes give Beta(4, 2): 0.67
+    sound = LinkVerdict(
+        "a", "b", {"p": "F"}, ("source field a.F changed",), "sound", 2, 2, {}, ("ok", "ok"), 0, 0.83, 4 / 6, 20, 0.5
+    )
+    undecided = LinkVerdict(
+        "a", "c", {"q": "G"}, ("target c changed as a whole",), "undecided", 0, 0, {}, (), 2, 0.9, 0.9, 12, 0.5
+    )
+    result = ReverifyResult("run", "graph", "A", "B", {}, {}, 2, 2, (sound, undecided), 2, 2, 100, {}, "0" * 64)
+    lines = render(result, "text").splitlines()
+    assert lines[2] == (
+        "SOUND     a -> b [p<-F] 2/2 ok; posterior 0.83 (prune: 20 trials) -> 0.67 (restarted at the prior's 0.50, "
+        "then 2 re-tests); source field a.F changed"
+    )
+    assert lines[3] == (
+        "UNDECIDED a -> c [q<-G] 0/0 ok (failed 2 unanswered); posterior 0.90 (prune: 12 trials), kept: no re-test "
+        "answered; target c changed as a whole"
+    )
+    markdown = render(result, "markdown")
+    assert "| sound | a | b | p←F | 0.83 | 20 | 0.50 | 0.67 | 2/2 |" in markdown
+    junit = ElementTree.fromstring(render(result, "junit").encode())
+    shown = " ".join(part for element in junit.iter() for part in (element.text or "", *element.attrib.values()))
+    assert "posterior 0.83 (prune: 20 trials) -> 0.67 (restarted at the prior's 0.50, then 2 re-tests)" in shown

@@ -4,20 +4,17 @@ loopback (an ephemeral port), in this process so the server's own session table 
 from __future__ import annotations
 
 import contextlib
-import socket
 
 import anyio
 import pytest
 
 pytest.importorskip("mcp")
 
-import uvicorn  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-from kopa_replay.env.environment import ToolEnvironment  # noqa: E402
 from kopa_replay.errors import UsageError  # noqa: E402
-from kopa_replay.serve.mcp import DEFAULT_SESSION_IDLE_TIMEOUT, build_server, http_app, serve  # noqa: E402
+from kopa_replay.serve.mcp import DEFAULT_SESSION_IDLE_TIMEOUT, serve  # noqa: E402
 
 SESSIONS = 12
 
@@ -25,27 +22,6 @@ SESSIONS = 12
 def _open_sessions(server) -> int:
     # the SDK's own table of live sessions (what a request's mcp-session-id is looked up in); no public accessor
     return len(server.session_manager._server_instances)
-
-
-@contextlib.asynccontextmanager
-async def _serving(catalog, idle_timeout):
-    """(server, url) of an MCP server over the shipped snapshot, served by uvicorn on 127.0.0.1 in this loop."""
-    with ToolEnvironment.open(catalog, source="replay", snapshot="2026-09-01") as env:
-        server = build_server(env, catalog)
-        app = http_app(server, session_idle_timeout=idle_timeout)
-        sock = socket.create_server(("127.0.0.1", 0))
-        uv = uvicorn.Server(
-            uvicorn.Config(app, log_level="warning", ws="none", lifespan="on", timeout_graceful_shutdown=5)
-        )
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(uv.serve, [sock])
-            while not uv.started:
-                await anyio.sleep(0.01)
-            try:
-                yield server, f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
-            finally:
-                uv.should_exit = True
-        sock.close()
 
 
 async def _open_and_abandon(server, url: str, count: int, hold: float) -> int:
@@ -67,9 +43,9 @@ async def _listed(url: str) -> list[str]:
             return [tool.name for tool in (await session.list_tools()).tools]
 
 
-def test_abandoned_sessions_are_closed_and_forgotten_after_the_idle_timeout(catalog):
+def test_abandoned_sessions_are_closed_and_forgotten_after_the_idle_timeout(catalog, mcp_serving):
     async def body():
-        async with _serving(catalog.filter("dart_*"), idle_timeout=1.0) as (server, url):
+        async with mcp_serving(catalog.filter("dart_*"), idle_timeout=1.0) as (server, url):
             held = await _open_and_abandon(server, url, SESSIONS, hold=2.0)
             with anyio.fail_after(30):
                 while _open_sessions(server):
@@ -83,9 +59,9 @@ def test_abandoned_sessions_are_closed_and_forgotten_after_the_idle_timeout(cata
     assert sorted(names) == sorted(catalog.filter("dart_*").names) and after == 0
 
 
-def test_without_an_idle_timeout_abandoned_sessions_stay(catalog):
+def test_without_an_idle_timeout_abandoned_sessions_stay(catalog, mcp_serving):
     async def body():
-        async with _serving(catalog.filter("dart_*"), idle_timeout=None) as (server, url):
+        async with mcp_serving(catalog.filter("dart_*"), idle_timeout=None) as (server, url):
             held = await _open_and_abandon(server, url, 3, hold=0)
             await anyio.sleep(1.0)
             return held, _open_sessions(server)
@@ -119,7 +95,7 @@ def test_the_cli_refuses_a_zero_idle_timeout_with_one_error_line():
     )
 
 
-def test_a_generated_paper_scale_tool_says_so_in_tools_list_over_the_real_client(catalog):
+def test_a_generated_paper_scale_tool_says_so_in_tools_list_over_the_real_client(catalog, mcp_serving):
     from kopa_replay.catalog import builtin_catalog
     from kopa_replay.catalog.model import GENERATED_META, Catalog
 
@@ -127,7 +103,7 @@ def test_a_generated_paper_scale_tool_says_so_in_tools_list_over_the_real_client
     mixed = Catalog([catalog.get("dart_company"), fill], source="<test>")
 
     async def body():
-        async with _serving(mixed, idle_timeout=None) as (_server, url):
+        async with mcp_serving(mixed, idle_timeout=None) as (_server, url):
             async with streamable_http_client(url) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()

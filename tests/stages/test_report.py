@@ -9,9 +9,11 @@ with thousands separators.
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 import shutil
+from collections import defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from kopa_replay.errors import UsageError
 from kopa_replay.stages.report import (
     collect,
     failure_reasons,
+    figures,
     generalize_reason,
     render_html,
     render_markdown,
@@ -28,6 +31,13 @@ from kopa_replay.stages.report import (
 )
 
 AGENTS = ("oracle", "skip-lookup", "first-page")
+PLOTS = ("graph/scatter.png", "graph/curves.png")
+FIGURES = (
+    "figures/execution-rate.png",
+    "figures/pruned-vs-retained.png",
+    "figures/junctions.png",
+    "figures/pass-rates.png",
+)
 
 
 def pct(x: float) -> str:
@@ -131,6 +141,12 @@ def tables(markdown):
     return md_tables(markdown)
 
 
+@pytest.fixture(scope="module")
+def drawn(out) -> dict[str, bytes]:
+    """The figures beside the paper's, drawn again here from the stage outputs."""
+    return figures(collect(out))
+
+
 # -- the figures -----------------------------------------------------------------------------------
 def test_markdown_and_html_hold_the_same_tables(tables, html_text):
     assert len(tables) >= 10
@@ -167,12 +183,23 @@ def test_pruning_figures_are_prune_json_beside_the_papers(out, tables):
         for it in iterations
     ]
 
+
+def test_the_pruned_links_shown_are_each_platforms_lowest_posteriors(out, tables):
     graph = load(out, "graph/graph.json")
-    pruned = table_with(tables, ("link", "binding (parameter ← field)"))
-    assert {r[0] for r in pruned[1:]} <= {
-        f"{link['source']} → {link['target']}" for link in graph["links"] if link["pruned"]
-    }
-    assert len(pruned) - 1 == min(20, prune["links_pruned"])
+    platform = {node["id"]: node["platform"] for node in graph["nodes"]}
+    by_platform = defaultdict(list)
+    for link in graph["links"]:
+        if link["pruned"]:
+            mean = link["alpha"] / (link["alpha"] + link["beta"])
+            by_platform[platform[link["target"]]].append((mean, link["source"], link["target"]))
+    assert len(by_platform) >= 3  # the shipped snapshot's cut reaches several platforms
+    expected = [
+        [name, f"{source} → {target}", fixed(mean)]
+        for name in sorted(by_platform)
+        for mean, source, target in sorted(by_platform[name])[:3]
+    ]
+    shown = table_with(tables, ("platform", "link", "binding (parameter ← field)"))
+    assert [[r[0], r[1], r[4]] for r in shown[1:]] == expected
 
 
 def test_corpus_figures_are_the_synth_and_filter_stats(out, tables):
@@ -280,32 +307,125 @@ def test_drift_summary_is_drift_json(out, tables, markdown):
 
 
 # -- the files -------------------------------------------------------------------------------------
-def test_html_needs_no_network_and_inlines_both_plots(out, html_text):
+def test_html_needs_no_network_and_inlines_the_plots_and_the_font(out, html_text):
     parsed = page(html_text)
     assert "http://" not in html_text and "https://" not in html_text
     assert "script" not in parsed.tags and "link" not in parsed.tags
-    assert "url(" not in html_text and "@import" not in html_text
+    assert "@import" not in html_text
+    # one url(): the font, inline; the policy lets the page load fonts and images from data: URLs and nothing else
+    urls = re.findall(r"url\(([^)]*)\)", html_text)
+    assert len(urls) == 1 and urls[0].startswith("data:font/woff;base64,d09G")  # base64 of WOFF's signature, wOF
+    policy = [v for tag, name, v in parsed.attributes if tag == "meta" and name == "content" and "default-src" in v]
+    assert policy == ["default-src 'none'; img-src data:; font-src data:; style-src 'unsafe-inline'"]
     hrefs = [value for tag, name, value in parsed.attributes if name == "href"]
     assert hrefs and all(value.startswith("#") for value in hrefs)
     sources = [value for tag, name, value in parsed.attributes if name == "src"]
     prefix = "data:image/png;base64,"
     assert all(value.startswith(prefix) for value in sources)
     assert sorted(base64.b64decode(value[len(prefix) :]) for value in sources) == sorted(
-        (out / name).read_bytes() for name in ("graph/scatter.png", "graph/curves.png")
+        (out / name).read_bytes() for name in PLOTS + FIGURES
     )
+
+
+def embedded_font(html_text: str):
+    from fontTools.ttLib import TTFont
+
+    found = re.search(r"url\(data:font/woff;base64,([A-Za-z0-9+/=]+)\)", html_text)
+    assert found
+    return TTFont(io.BytesIO(base64.b64decode(found.group(1))))
+
+
+def test_the_embedded_font_holds_every_character_of_the_page_and_no_other(html_text):
+    from fontTools.ttLib import TTFont
+
+    from kopa_replay.graph.fonts import FAMILY, font_path
+
+    text = re.sub(r"data:[^\"')]+", "", html_text)
+    font = embedded_font(html_text)
+    has = set(map(chr, font.getBestCmap()))
+    with TTFont(str(font_path()), lazy=True) as nanum:
+        full = set(map(chr, nanum.getBestCmap()))
+    hangul = {ch for ch in text if "가" <= ch <= "힣"}
+    assert len(hangul) >= 10 and hangul <= has  # the failure reasons, drift messages and field names
+    assert {"㎡", "→", "←", "≥", "—", "…"} & set(text) <= has
+    ascii_ = {chr(code) for code in range(0x20, 0x7F)}
+    assert has == (set(text) | ascii_) & full  # exactly what the page uses (and ASCII), where NanumGothic has it
+    assert font["name"].getBestFamilyName() == FAMILY
+    assert f'font-family: "{FAMILY}", ' in html_text
 
 
 def test_markdown_links_the_plots_by_relative_path(out, markdown):
     linked = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", markdown)
-    assert sorted(linked) == ["graph/curves.png", "graph/scatter.png"]
+    assert sorted(linked) == sorted(PLOTS + FIGURES)
     assert all((out / path).is_file() for path in linked)
     assert str(out) not in markdown
 
 
-def test_same_inputs_give_byte_identical_files(out, markdown, html_text):
+def test_the_figures_beside_the_papers_are_drawn_and_said(out, markdown, drawn):
+    prune, audit = load(out, "graph/prune.json"), load(out, "audit/audit.json")
+    data = collect(out)
+    assert sorted(drawn) == sorted(FIGURES)
+    for path, png in drawn.items():  # the pipeline's process drew the same bytes
+        assert png.startswith(b"\x89PNG") and (out / path).read_bytes() == png
+    paragraphs = markdown.split("\n\n")
+
+    def said_after(path: str) -> str:
+        """The paragraphs between a figure's caption and the next heading, table or figure."""
+        start = next(i for i, text in enumerate(paragraphs) if f"]({path})" in text) + 2
+        end = next(i for i in range(start, len(paragraphs)) if paragraphs[i][:1] in ("#", "|", "!"))
+        return " ".join(paragraphs[start:end])
+
+    before, after = prune["exec_rate_before"], prune["exec_rate_after"]
+    text = said_after("figures/execution-rate.png")
+    assert f"from {pct(before)} to {pct(after)} ({100 * (after - before):+.1f} points)" in text
+    assert "the paper's rises from 50.2% to 62.7% (+12.5 points)" in text
+    assert f"{prune['links_pruned']:,} of {prune['links_candidate']:,} candidate links" in text
+    tried, cut = prune["links_candidate"] - prune["links_untried"], prune["links_pruned"] - prune["cut_untried"]
+    assert f"the cut links' share of the tried links ({cut:,} of {tried:,}, {pct(cut / tried)})" in text
+    # the arithmetic the sentence states: before = after - share × (after - cut rate), each tried link once
+    assert abs(before - (after - cut / tried * (after - prune["exec_rate_pruned"]))) < 1e-4
+
+    graph = load(out, "graph/graph.json")
+    cut = [link for link in graph["links"] if link["pruned"]]
+    text = said_after("figures/pruned-vs-retained.png")
+    assert f"Pruned links execute {pct(prune['exec_rate_pruned'])} of the time (the paper: 14.8%)" in text
+    assert f"The {len(cut):,} cut links were tried {sum(link['trials'] for link in cut):,} times" in text
+    kept = [link for link in graph["links"] if not link["pruned"] and link["trials"] and not link["successes"]]
+    assert f"of the {len(kept):,} retained links tried without a success" in text
+
+    stats, paper = load(out, "filter/stats.json"), data["corpus"]["paper"]
+    keys = {
+        "calls returning 2 or more records": "multi_record_call_share",
+        "one-to-many junction": "one_to_many_share",
+        "fan-out + derived (single junction)": "fan_out_derived_share_single",
+    }
+    far = max(keys, key=lambda label: abs(stats[keys[label]] - paper[keys[label]]))
+    text = said_after("figures/junctions.png")
+    assert f"the largest difference from the paper is {far}, {pct(stats[keys[far]])} against" in text
+    assert f"{100 / stats['single_junction_trajectories']:.1f} points" in text
+
+    reports = {agent: load(out, f"bench/{agent}/report.json") for agent in AGENTS}
+    text = said_after("figures/pass-rates.png")
+    assert (
+        "pass@1 (combined verdict): "
+        + ", ".join(f"{agent} {fixed(reports[agent]['pass_at_1']['combined'])}" for agent in AGENTS)
+        in text
+    )
+    assert "the code lookup was skipped" in text and "only the first page was read" in text
+
+    # the contamination rows, explained: where the shared links lie, and that no plan or question repeats
+    links = audit["links"]
+    notes = markdown.split("## Contamination audit", 1)[1]
+    assert f"{links['shared']} of the benchmark's {links['bench_distinct']} distinct links also occur" in notes
+    assert links["shared"] and all(f"{a} → {b}" in notes for a, b in links["shared_examples"])
+    assert f"{audit['plans']['shared']} of {audit['plans']['bench']} benchmark plans" in notes
+    assert "Contamination rows: dependency-link Jaccard " + fixed(links["jaccard"]) in markdown
+
+
+def test_same_inputs_give_byte_identical_files(out, markdown, html_text, drawn):
     data = collect(out)
     assert json.loads(json.dumps(data)) == data  # plain JSON
-    images = {name: (out / name).read_bytes() for name in ("graph/scatter.png", "graph/curves.png")}
+    images = {name: (out / name).read_bytes() for name in PLOTS} | drawn
     assert render_markdown(data) == render_markdown(collect(out)) == markdown
     assert render_html(data, images) == render_html(collect(out), dict(reversed(images.items()))) == html_text
     result = write_report(out)
