@@ -255,3 +255,13 @@ def test_refresh_says_where_the_manifest_goes_before_any_work(run, monkeypatch, 
     monkeypatch.setattr(record_stage, "refresh", refused)
     result = run("refresh", "--base", "2026-09-01", "--snapshot", "new", "--store", str(tmp_path / where))
     assert result.output == "Error: refused\n"
+
+
+def test_a_mirror_is_named_without_the_user_password_or_query_its_url_may_carry():
+    """What answered is printed (call, showcase); a key in the mirror's URL never is."""
+    from kopa_replay.stages.showcase import answered_by, describe_answered_by
+
+    info = answered_by({"source": "https://me:hunter2@mirror.example:8443/base?serviceKey=K3Y#frag"})
+    assert info == {"answered_by": "mirror", "url": "https://mirror.example:8443/base"}
+    said = describe_answered_by(info)
+    assert "mirror.example:8443/base" in said and not any(s in said for s in ("hunter2", "K3Y", "me:", "frag"))

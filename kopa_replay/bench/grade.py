@@ -147,7 +147,8 @@ def _plain(value: object) -> str:
     """A number as a person writes it in a reason: 77660 for 77660.0, 0.07766 for 0.07765999999999999 (a float's
     binary noise is no part of the task's answer)."""
     if isinstance(value, float):
-        return f"{round(value, 10):f}".rstrip("0").rstrip(".")
+        # twelve significant digits: beyond them a float's digits are binary noise, not the task's answer
+        return format(Decimal(f"{value:.12g}").normalize(), "f")
     return str(value)
 
 

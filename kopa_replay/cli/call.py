@@ -58,12 +58,23 @@ def _refused(tool, arguments) -> None:
         raise UsageError(f"{problem}{named}; no request was sent")
 
 
+def _readable_args(tool, urls):
+    """The arguments of each recorded URL the tool's binding reads back; a URL recorded under another binding (a
+    parameter renamed since: a drift snapshot) is passed over, so the miss is still said as a miss."""
+    from kopa_replay.env.call import recorded_args
+
+    for url in urls:
+        try:
+            yield recorded_args(tool, url)
+        except UsageError:
+            continue
+
+
 def _not_recorded(miss: CassetteMiss, tool, arguments) -> KopaError:
     """A strict replay's miss, said as what happened and what to do: the snapshot's answers of this tool (one of
     their argument sets, to call instead) or that it holds none, and how to record this one."""
     from pathlib import Path
 
-    from kopa_replay.env.call import recorded_args
     from kopa_replay.record import Store
     from kopa_replay.record.store import shipped_store_path
 
@@ -72,7 +83,7 @@ def _not_recorded(miss: CassetteMiss, tool, arguments) -> KopaError:
         urls = sorted(item.url for item in opened.interactions(miss.snapshot) if item.tool == tool.name)
     given = {(name, str(value)) for name, value in arguments.items()}
     # the recorded call nearest this one: the most argument values in common, then the first in URL order
-    nearest = max((recorded_args(tool, url) for url in urls), key=lambda a: len(given & set(a.items())), default=None)
+    nearest = max(_readable_args(tool, urls), key=lambda a: len(given & set(a.items())), default=None)
     held = (
         f"it holds {len(urls)} answer{'s' if len(urls) != 1 else ''} of {tool.name}, e.g. for "
         f"{_shown(tool.name, nearest)}: call it with arguments it recorded"

@@ -41,7 +41,8 @@ def mcp_serve(snapshot, transport, tools_pattern, host, port, session_idle_timeo
     """Run an MCP server whose tools replay a snapshot (strict, offline).
 
     Every tool lists an outputSchema; every result is structuredContent plus the same JSON as a text block, and
-    a failed call (isError) names its error_class: structural, environmental, not_recorded, corrupt_store or empty.
+    a failed call (isError) names its error_class: structural, environmental, not_recorded or corrupt_store
+    (an empty answer is a result, not an error).
 
     Example: kopa-replay mcp serve --snapshot 2026-09-01 --transport http --port 8000 --session-idle-timeout 600
     """

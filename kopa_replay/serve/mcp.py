@@ -47,7 +47,7 @@ from typing import Any
 
 from kopa_replay.catalog.model import Catalog, Tool
 from kopa_replay.env.environment import DEFAULT_SNAPSHOT, ToolEnvironment, ToolResult
-from kopa_replay.errors import CassetteMiss, KopaError, StoreError, UsageError
+from kopa_replay.errors import CassetteMiss, CatalogError, KopaError, StoreError, UsageError
 
 __all__ = [
     "TRANSPORTS",
@@ -161,8 +161,10 @@ RAISED: tuple[Raised, ...] = (
         "`kopa-replay snapshot verify {snapshot} --store {store_arg}`.",
         "tool {tool!r} cannot be answered from snapshot {snapshot!r}: the store is corrupt: {error}",
     ),
-    # an argument the request builder refuses, a generated tool asked of the live platform: the call is wrong
+    # an argument the request builder refuses, a generated tool asked of the live platform, a catalog the tool's
+    # binding does not fit: the call is wrong
     Raised(UsageError, "structural_error", _HINTS["structural_error"]),
+    Raised(CatalogError, "structural_error", _HINTS["structural_error"]),
     Raised(
         KopaError,
         "environmental_error",

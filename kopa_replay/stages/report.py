@@ -31,7 +31,7 @@ import html
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
@@ -40,6 +40,8 @@ from kopa_replay.errors import UsageError
 from kopa_replay.graph.fonts import FAMILY as FONT_FAMILY
 from kopa_replay.graph.fonts import font_face_css
 from kopa_replay.graph.plots import Bars  # matplotlib itself is imported only to draw
+from kopa_replay.text.markdown import escape as escape_markdown
+from kopa_replay.text.markdown import table as markdown_table
 from kopa_replay.util import write_atomic
 
 __all__ = [
@@ -1163,11 +1165,16 @@ def _corpus_contamination_notes(section: Mapping[str, Any]) -> list[str]:
     )
     if not c["link_jaccard"]:
         return [f"Contamination rows: {shares}; no dependency link of the benchmark occurs in training."]
+    copied = sum(c.get(kind) or 0 for kind in ("shared_plans", "verbatim", "masked", "near_verbatim"))
+    where = (
+        "the overlap lies in links between tools both sets call, not in plans or questions a model could copy"
+        if not copied
+        else "plans or questions a model could copy do repeat: see the audit below"
+    )
     return [
         f"Contamination rows: {shares}, with {_count(c.get('shared_plans'))} shared plans and "
-        f"{_count(c.get('verbatim'))} verbatim questions: the overlap lies in links between tools both sets call "
-        f"({_pct(c.get('tool_overlap'))} of the benchmark's tools occur in training), not in plans or questions a "
-        "model could copy."
+        f"{_count(c.get('verbatim'))} verbatim questions ({_pct(c.get('tool_overlap'))} of the benchmark's tools "
+        f"occur in training): {where}."
     ]
 
 
@@ -1197,12 +1204,15 @@ def _contamination_notes(audit: Mapping[str, Any], paper: Mapping[str, Any]) -> 
             f"{_pct(paper['pair_unseen_share'])}), {_count(pairs['shared'])} distinct pairs shared.",
             f"Both sets call one catalog ({_count(tools['shared'])} of the benchmark's {_count(tools['bench'])} tools "
             f"occur in training, {_pct(tools['overlap'])}; the paper: {_pct(paper['tool_overlap'])}), and the shared "
-            f"links start from {len(sources)} tool(s) ({', '.join(sources)}): lookups that tasks of both sets go "
-            "through to reach the tools taking their output.",
+            f"links start from {len(sources)} tool(s) ({', '.join(sources)}).",
         ]
     if plans:
+        copied = (plans.get("shared") or 0) + sum(
+            verbatim.get(kind) or 0 for kind in ("verbatim", "masked", "near_verbatim")
+        )
         notes.append(
-            f"What a model could copy does not repeat: {_count(plans.get('shared'))} of {_count(plans.get('bench'))} "
+            ("What a model could copy does not repeat: " if not copied else "What a model could copy repeats: ")
+            + f"{_count(plans.get('shared'))} of {_count(plans.get('bench'))} "
             f"benchmark plans, {_count(verbatim.get('verbatim'))} verbatim, {_count(verbatim.get('masked', 0))} "
             f"masked-equal and {_count(verbatim.get('near_verbatim'))} near-verbatim questions occur in training "
             f"(the paper: {paper['shared_plans']} plans, {paper['verbatim']} verbatim)."
@@ -1251,21 +1261,7 @@ def _document(data: Mapping[str, Any]) -> list[Block]:
 
 
 # -- Markdown --------------------------------------------------------------------------------------
-_MARKDOWN_SPECIAL = re.compile(r"([\\|<>*`\[\]])")
-
-
-def _md_text(text: str) -> str:
-    """Plain text made literal in Markdown (and one line, as a table cell must be)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
-
-
-def _markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str) -> list[str]:
-    """A GitHub-flavoured Markdown table, cells escaped; ``align``: ``l`` or ``r`` per column."""
-
-    def line(cells: Sequence[str]) -> str:
-        return "| " + " | ".join(_md_text(cell) for cell in cells) + " |"
-
-    return [line(header), "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|", *map(line, rows)]
+_md_text = escape_markdown
 
 
 def _md_block(block: Block) -> list[str]:
@@ -1274,7 +1270,7 @@ def _md_block(block: Block) -> list[str]:
     if isinstance(block, Paragraph):
         return [_md_text(block.text)]
     if isinstance(block, Table):
-        return _markdown_table(block.header, block.rows, block.alignment())
+        return markdown_table(block.header, block.rows, block.alignment())
     return [f"![{_md_text(block.caption)}]({block.path})", "", f"*{_md_text(block.caption)}*"]
 
 

@@ -43,7 +43,7 @@ def answered_by(
     elif source in ("live", "replay"):
         behind = {"answered_by": source}
     else:
-        behind = {"answered_by": "mirror", "url": source}
+        behind = {"answered_by": "mirror", "url": _shown_url(source)}
     snapshot = details.get("snapshot")
     if snapshot is None:
         return behind
@@ -52,6 +52,21 @@ def answered_by(
     if mode == "replay":
         return {"answered_by": "replay", **where, "pinned": details.get("pinned")}
     return {"answered_by": mode, **where, "source": behind}
+
+
+def _shown_url(url: str) -> str:
+    """A mirror's URL as printed: scheme, host, port and path only — a user name, password, query or fragment may
+    hold a key, and nothing printed may."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    try:
+        port = parts.port
+    except ValueError:  # not a port: leave it out rather than echo what it was
+        port = None
+    return urlunsplit((parts.scheme, netloc + (f":{port}" if port is not None else ""), parts.path, "", ""))
 
 
 def _day(value: dt.date | str | None) -> str | None:

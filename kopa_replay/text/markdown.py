@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["markdown_document"]
+__all__ = ["escape", "markdown_document", "table"]
 
 _SPECIAL = re.compile(r"([\\`*\[\]<>|])")
 _MAX_HEADING = 6
@@ -23,10 +24,28 @@ def _scalar(value: Any) -> bool:
     return not isinstance(value, (dict, list))
 
 
+def escape(text: str) -> str:
+    """Plain text made literal in Markdown, on one line (as a table cell must be)."""
+    return _SPECIAL.sub(r"\\\1", text).replace("\r\n", " ").replace("\n", " ")
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[str]) -> list[str]:
+    """A GitHub-flavoured Markdown table of plain-text cells (escaped here); ``align``: ``l`` or ``r`` per column."""
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(escape(cell) for cell in cells) + " |"
+
+    return [line(header), "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|", *map(line, rows)]
+
+
+def _spelled(value: Any) -> str:
+    """A scalar as JSON spells it (null, true, 1.5), a string as it is."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
 def _text(value: Any) -> str:
     """A scalar as one line of Markdown text: JSON's spelling for null, booleans and numbers, escaped otherwise."""
-    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return _SPECIAL.sub(r"\\\1", shown).replace("\r\n", " ").replace("\n", " ")
+    return escape(_spelled(value))
 
 
 def _flat_records(items: list[Any]) -> bool:
@@ -41,15 +60,9 @@ def _numbers(values: list[Any]) -> bool:
 
 def _table(items: list[dict[str, Any]]) -> list[str]:
     columns = list(dict.fromkeys(key for item in items for key in item))
-
-    numeric = [_numbers([item.get(column) for item in items]) for column in columns]
-    lines = [
-        "| " + " | ".join(_text(c) for c in columns) + " |",
-        "|" + "|".join("---:" if right else "---" for right in numeric) + "|",
-    ]
-    for item in items:
-        lines.append("| " + " | ".join("" if c not in item else _text(item[c]) for c in columns) + " |")
-    return lines
+    align = ["r" if _numbers([item.get(column) for item in items]) else "l" for column in columns]
+    rows = [["" if c not in item else _spelled(item[c]) for c in columns] for item in items]
+    return table([_spelled(c) for c in columns], rows, align)
 
 
 def _bullets(value: Any, indent: str = "") -> list[str]:

@@ -457,3 +457,21 @@ def test_a_failing_reason_writes_the_expected_number_as_a_person_does() -> None:
     )
     assert not result.passed
     assert "expected 77660명 (±0.07766)" in result.reason, result.reason
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        (77660.0, "77660"),
+        (0.07765999999999999, "0.07766"),
+        (1e-7, "0.0000001"),
+        (3.14159265, "3.14159265"),
+        (0.1234567891, "0.1234567891"),
+        (1234567.5, "1234567.5"),
+        (12, "12"),
+    ],
+)
+def test_a_number_in_a_reason_keeps_its_digits_and_drops_the_float_noise(value, shown) -> None:
+    from kopa_replay.bench.grade import _plain
+
+    assert _plain(value) == shown

@@ -548,3 +548,42 @@ def test_failure_reasons_count_each_rollout_once_per_kind():
     }
     assert reasons["action"] == {"failed": 0, "kinds": []}
     assert reasons["environment"]["kinds"][0]["rollouts"] == 1
+
+
+@pytest.mark.parametrize("copied", [0, 1])
+def test_the_contamination_sentences_follow_the_counts(copied):
+    """ "Does not repeat" is said only when nothing a model could copy repeats; one shared plan turns it round."""
+    from kopa_replay.bench.audit import PAPER as AUDIT_PAPER
+    from kopa_replay.stages.report import _contamination_notes, _corpus_contamination_notes
+    from kopa_replay.synth.stats import PAPER as CORPUS_PAPER
+
+    audit = {
+        "links": {
+            "shared": 1,
+            "shared_examples": [["a_list", "b_detail"]],
+            "jaccard": 0.05,
+            "bench_distinct": 20,
+            "unseen_share": 0.9,
+            "bench_occurrences": 30,
+        },
+        "pairs": {"unseen_share": 0.8, "shared": 2},
+        "tools": {"shared": 5, "bench": 10, "overlap": 0.5},
+        "plans": {"shared": copied, "bench": 153},
+        "verbatim": {"verbatim": 0, "masked": 0, "near_verbatim": 0},
+    }
+    notes = " ".join(_contamination_notes(audit, AUDIT_PAPER))
+    assert ("does not repeat" in notes) is (copied == 0) and ("copy repeats" in notes) is (copied == 1)
+    assert "lookups" not in notes  # the tools a shared link starts from are named, not characterized
+    stats = {
+        "contamination": {
+            "link_jaccard": 0.05,
+            "pair_unseen_share": 0.8,
+            "shared_plans": copied,
+            "verbatim": 0,
+            "masked": 0,
+            "near_verbatim": 0,
+            "tool_overlap": 0.5,
+        }
+    }
+    corpus = " ".join(_corpus_contamination_notes({"stats": stats, "paper": dict(CORPUS_PAPER)}))
+    assert ("not in plans or questions" in corpus) is (copied == 0) and ("do repeat" in corpus) is (copied == 1)
