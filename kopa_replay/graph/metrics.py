@@ -54,6 +54,9 @@ def paper_metrics(links: Sequence[Link]) -> dict[str, Any]:
         "never_succeeded_pruned": _round(_share(pruned, lambda link: link.successes == 0)),
         "never_succeeded_retained": _round(_share(tried_retained, lambda link: link.successes == 0)),
         "cut_untried": sum(1 for link in pruned if link.trials == 0),
+        # the links a rate counts: tried links that met only environmental failures have none
+        "links_rated": sum(1 for link in links if _rate(link) is not None),
+        "pruned_rated": sum(1 for link in pruned if _rate(link) is not None),
         "trials": sum(link.trials for link in links),
     }
 

@@ -948,12 +948,16 @@ def _execution_notes(section: Mapping[str, Any]) -> list[str]:
         f"× {paper['paths']}); {untried_text}.",
     ]
     if None not in (candidates, untried, pruned, f.get("exec_rate_pruned")):
-        # before = (tried retained × after + tried cut × cut rate) / tried, each link counting once: the rise is
-        # the cut links' share of the tried ones times the gap between the two rates
-        tried, cut = int(candidates) - int(untried), int(pruned) - int(f.get("cut_untried") or 0)
+        # before = (rated retained × after + rated cut × cut rate) / rated, each link counting once: the rise is
+        # the cut links' share of the rated ones times the gap between the two rates. A rated link is one tried
+        # with a success or a structural failure (one that met only environmental failures has no rate); a
+        # prune.json from before the counts were kept falls back on the tried links.
+        tried = f.get("links_rated", int(candidates) - int(untried))
+        cut = f.get("pruned_rated", int(pruned) - int(f.get("cut_untried") or 0))
         notes.append(
-            "Each tried link counts once in a rate (its successes against its structural failures), so the rise is "
-            f"the cut links' share of the tried links ({_count(cut)} of {_count(tried)}, {_share_of(cut, tried)}) "
+            "Each tried link counts once in a rate (its successes against its structural failures; one that met "
+            "only environmental failures counts in none), so the rise is "
+            f"the cut links' share of the rated links ({_count(cut)} of {_count(tried)}, {_share_of(cut, tried)}) "
             f"times the gap between the retained and the cut links' rates ({_pct(after)} against "
             f"{_pct(f.get('exec_rate_pruned'))}): a run that cuts few of the links it tried moves it little."
         )
