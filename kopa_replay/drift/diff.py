@@ -2,8 +2,7 @@
 
 Severities follow oasdiff's response-side rules: a change that breaks a client
 reading the old response is ``breaking`` (a field removed or renamed, a type
-changed, the envelope or format changed, an envelope value (the total count)
-changed type, a field became nullable, the page cap
+changed, the envelope or format changed, a field became nullable, the page cap
 lowered, an ok code replaced by an unknown one); one a careful client may trip
 on is ``warning`` (a field became optional, a string format changed, new result
 codes); one no client notices is ``info`` (a field added, a cap raised).
@@ -19,7 +18,6 @@ and missing from 2 is.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +42,6 @@ CHANGE_KINDS = (
     "tool_added",
     "format_changed",
     "envelope_changed",
-    "envelope_type_changed",
     "field_removed",
     "field_renamed",
     "field_added",
@@ -62,7 +59,6 @@ CHECKS = {
     "tool_added": "response-tool-added",
     "response_format": "response-format-changed",
     "envelope": "response-envelope-changed",
-    "envelope_type": "response-envelope-type-changed",
     "field_removed": "response-field-removed",
     "field_renamed": "response-field-renamed",
     "field_added": "response-field-added",
@@ -227,39 +223,6 @@ def _diff_envelope(out: _Builder, before: ToolSchema, after: ToolSchema) -> None
         out.add("envelope", "envelope_changed", "breaking", path, path, None, f"envelope key {path} is gone")
     for path in added:
         out.add("envelope", "envelope_changed", "info", path, None, path, f"new envelope key {path}")
-
-
-def _kind_counts(types: tuple[tuple[str, int], ...]) -> dict[str, int]:
-    counts: Counter[str] = Counter()
-    for kind, count in types:
-        if kind != "null":
-            counts["number" if kind == "integer" else kind] += count
-    return dict(counts)
-
-
-def _diff_envelope_types(out: _Builder, before: ToolSchema, after: ToolSchema) -> None:
-    """A scalar envelope path both snapshots hold whose JSON type moved (``data.total`` 10 → "10").
-
-    Compared only between answers in the same response format: XML writes every
-    value as text, and a JSON → XML change is reported once, as the format's.
-    """
-    if not before.answers or not after.answers or dict(before.formats).keys() != dict(after.formats).keys():
-        return
-    old_types, new_types = dict(before.envelope_types), dict(after.envelope_types)
-    for path in sorted(old_types.keys() & new_types.keys()):
-        # as for record fields: nulls come and go with the data, and 10 and 10.5 are both numbers
-        old, new = (_kind_counts(types) for types in (old_types[path], new_types[path]))
-        gone, appeared = _shifted(old, new)
-        if gone or appeared:
-            out.add(
-                "envelope_type",
-                "envelope_type_changed",
-                "breaking",
-                path,
-                sorted(old),
-                sorted(new),
-                f"envelope value {path} changed type from {'|'.join(sorted(old))} to {'|'.join(sorted(new))}",
-            )
 
 
 def _renames(removed: list[FieldStats], added: list[FieldStats]) -> list[tuple[FieldStats, FieldStats]]:
@@ -450,14 +413,7 @@ def _diff_result_codes(out: _Builder, before: ToolSchema, after: ToolSchema) -> 
 def diff_tool(before: ToolSchema, after: ToolSchema) -> list[Change]:
     """The changes of one tool between two of its schemas, sorted."""
     out = _Builder(after.tool)
-    for check in (
-        _diff_formats,
-        _diff_envelope,
-        _diff_envelope_types,
-        _diff_fields,
-        _diff_pagination,
-        _diff_result_codes,
-    ):
+    for check in (_diff_formats, _diff_envelope, _diff_fields, _diff_pagination, _diff_result_codes):
         check(out, before, after)
     return sorted(out.changes, key=Change.sort_key)
 

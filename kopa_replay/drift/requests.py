@@ -46,7 +46,7 @@ from kopa_replay.drift.impact import field_of
 from kopa_replay.drift.schema import (
     FORMAT_FAMILIES,
     RecordedResponse,
-    envelope_shape,
+    envelope_of,
     page_request,
     parse_response,
     sniff_format,
@@ -96,8 +96,6 @@ class Reading:
     kinds: Mapping[str, frozenset[str]] = field(default_factory=dict)  # field → JSON kinds, null included
     families: Mapping[str, frozenset[str]] = field(default_factory=dict)  # field → string format families
     everywhere: frozenset[str] = frozenset()  # fields present in every record
-    nulls: Mapping[str, int] = field(default_factory=dict)  # field → records where it is null (fields with any)
-    envelope_types: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # scalar envelope path → types
 
     def signature(self) -> dict[str, Any]:
         """What a person reading a report needs of this answer: outcome, code, message, status, format."""
@@ -116,28 +114,22 @@ class Reading:
     def non_null_kinds(self, name: str) -> frozenset[str]:
         return frozenset("number" if k == "integer" else k for k in self.kinds.get(name, ()) if k != "null")
 
-    def envelope_kinds(self, path: str) -> frozenset[str]:
-        return frozenset("number" if k == "integer" else k for k in self.envelope_types.get(path, ()) if k != "null")
-
 
 NO_ANSWER = Reading("no_answer", 0, "none")
 
 
 def _kinds(
     records: Sequence[Mapping[str, Any]],
-) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], frozenset[str], dict[str, int]]:
+) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], frozenset[str]]:
     kinds: dict[str, set[str]] = defaultdict(set)
     families: dict[str, set[str]] = defaultdict(set)
     counts: dict[str, int] = defaultdict(int)
-    nulls: dict[str, int] = defaultdict(int)
     for record in records:
         for name, value in record.items():
             name = str(name)
             counts[name] += 1
             kind = value_type(value)
             kinds[name].add(kind)
-            if kind == "null":
-                nulls[name] += 1
             if kind == "string":
                 family = FORMAT_FAMILIES.get(string_format(value))
                 if family:
@@ -147,7 +139,6 @@ def _kinds(
         {k: frozenset(v) for k, v in sorted(kinds.items())},
         {k: frozenset(v) for k, v in sorted(families.items())},
         everywhere,
-        dict(sorted(nulls.items())),
     )
 
 
@@ -170,8 +161,7 @@ def read_response(tool: Tool, response: RecordedResponse) -> Reading:
     result = interpret_document(tool, {}, response.status, doc)
     outcome = _FROM_CALL[result.outcome]
     records = result.records
-    kinds, families, everywhere, nulls = _kinds(records)
-    envelope, envelope_types = envelope_shape(tool, doc, records)
+    kinds, families, everywhere = _kinds(records)
     values = hashlib.sha256(json.dumps(records, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[
         :16
     ]
@@ -181,7 +171,7 @@ def read_response(tool: Tool, response: RecordedResponse) -> Reading:
         body_format,
         result.code,
         _short(result.message),
-        frozenset(envelope),
+        frozenset(envelope_of(tool, doc, records)),
         len(records),
         result.total_count,
         values,
@@ -189,8 +179,6 @@ def read_response(tool: Tool, response: RecordedResponse) -> Reading:
         kinds,
         families,
         everywhere,
-        nulls,
-        envelope_types,
     )
 
 
@@ -507,7 +495,6 @@ def diff_requests(
     for pair in pairs:
         groups.totals[pair.tool] += 1
     schema = attach_requests(schema_changes, pairs)
-    schema += _sparse_nulls(pairs, schema)
     covered = {c.tool for c in schema if c.kind == "format_changed" and c.path == RESPONSE_PATH}
     explained = {(c.tool, r) for c in schema if c.severity != "info" for r in c.requests}
     for pair in pairs:
@@ -523,59 +510,6 @@ def diff_requests(
         unpaired,
         tuple(sorted(set(carried))),
     )
-
-
-def _turned_null(old: Reading, new: Reading) -> dict[str, int]:
-    """Fields null in ``new``'s records (how many) that held a value in every record of its twin ``old``.
-
-    The same request, answered with as many records both times: position by
-    position, a record whose field held a value now holds null."""
-    if old.outcome != "ok" or new.outcome != "ok" or old.records != new.records:
-        return {}
-    return {
-        name: count
-        for name, count in new.nulls.items()
-        if name in old.everywhere and "null" not in old.kinds.get(name, ())
-    }
-
-
-def _sparse_nulls(pairs: Sequence[RequestPair], schema: Sequence[Change]) -> list[Change]:
-    """``became_nullable`` shown by twin requests where the per-tool comparison has too few nulls to tell.
-
-    The schema diff weighs shares: a field null in 1 of 20 new records is not
-    improbable for one that was never null in 20 old ones. A twin request
-    whose record held a value and now holds null is no sample, though: it is
-    the API answering that record another way. Reported only for a field never
-    null in any record of the old snapshot (one that was sometimes null
-    already, an arrival time, is null when the data says so)."""
-    reported = {(c.tool, c.path) for c in schema if c.kind == "became_nullable"}
-    null_before: set[tuple[str, str]] = set()
-    shown: dict[tuple[str, str], list[tuple[str, int, int]]] = defaultdict(list)
-    for pair in pairs:
-        null_before.update((pair.tool, name) for name, kinds in pair.before.kinds.items() if "null" in kinds)
-        for name, count in _turned_null(pair.before, pair.after).items():
-            shown[pair.tool, name].append((pair.request, count, pair.after.records))
-    out = []
-    for (tool, name), requests in sorted(shown.items()):
-        if (tool, name) in reported or (tool, name) in null_before:
-            continue
-        nulls, records = sum(r[1] for r in requests), sum(r[2] for r in requests)
-        out.append(
-            Change(
-                CHECKS["became_nullable"],
-                tool,
-                name,
-                "became_nullable",
-                "breaking",
-                0.0,
-                round(nulls / records, 3),
-                f"{name} is null in {nulls} of {records} records of {len(requests)} "
-                f"request{'s' if len(requests) != 1 else ''} that held a value in each of those records before "
-                "(never null in the old snapshot)",
-                tuple(sorted(r[0] for r in requests)),
-            )
-        )
-    return out
 
 
 # -- which requests show a per-tool change ---------------------------------------------------------------------
@@ -609,12 +543,6 @@ def _shows(change: Change, old: Reading, new: Reading) -> bool:
             bool(old.families.get(name))
             and bool(new.families.get(name))
             and old.families.get(name) != new.families.get(name)
-        )
-    if kind == "envelope_type_changed":
-        return (
-            bool(old.envelope_kinds(change.path))
-            and bool(new.envelope_kinds(change.path))
-            and old.envelope_kinds(change.path) != new.envelope_kinds(change.path)
         )
     if kind == "envelope_changed":
         return (change.before in old.envelope and change.before not in new.envelope) or (

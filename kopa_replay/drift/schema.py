@@ -41,7 +41,6 @@ __all__ = [
     "RecordedResponse",
     "ToolSchema",
     "envelope_of",
-    "envelope_shape",
     "infer_schemas",
     "infer_tool_schema",
     "page_request",
@@ -242,11 +241,8 @@ class ToolSchema:
     found); ``formats`` and ``envelope`` describe those only, because error
     documents have shapes of their own. ``envelope`` holds the key paths
     outside the record list (list positions written ``[]``; the record list
-    itself is one path, not descended into). ``envelope_types`` counts, per
-    envelope path holding a scalar, the answers where it held each JSON type
-    (``data.total``: ``{"integer": 2}``): a total count that turns into a
-    string is a change no key path shows. ``records`` counts the records the
-    field statistics are over (distinct records: overlapping pages count once).
+    itself is one path, not descended into). ``records`` counts the records
+    the field statistics are over (distinct records: overlapping pages count once).
     """
 
     tool: str
@@ -258,8 +254,6 @@ class ToolSchema:
     fields: tuple[FieldStats, ...]
     pagination: PageEvidence | None
     result_codes: tuple[CodeStat, ...]
-    #: defaulted, so that schemas written before it was inferred still read (they compare no envelope types)
-    envelope_types: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
 
     def field_stats(self, name: str) -> FieldStats | None:
         for stats in self.fields:
@@ -292,7 +286,6 @@ class ToolSchema:
             "fields": [f.to_dict() for f in self.fields],
             "pagination": self.pagination.to_dict() if self.pagination else None,
             "result_codes": [c.to_dict() for c in self.result_codes],
-            "envelope_types": {path: dict(types) for path, types in self.envelope_types},
         }
 
     @classmethod
@@ -313,9 +306,6 @@ class ToolSchema:
                     sorted(
                         (CodeStat.from_dict(c) for c in data.get("result_codes", ())), key=lambda c: (c.path, c.code)
                     )
-                ),
-                envelope_types=tuple(
-                    sorted((str(path), _pairs(types)) for path, types in data.get("envelope_types", {}).items())
                 ),
             )
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
@@ -420,13 +410,11 @@ def _display(path: tuple[str | int, ...]) -> str:
     return out
 
 
-def _envelope_paths(doc: Any, record_paths: tuple[str, ...], scalars: dict[str, set[str]] | None = None) -> set[str]:
+def _envelope_paths(doc: Any, record_paths: tuple[str, ...]) -> set[str]:
     """Key paths of ``doc`` outside its record list; the record list itself is one path.
 
     A record-path prefix holding nothing (``items: ""``, ``<items/>``) stands
     for the whole record path, so an empty page has the shape of a full one.
-    ``scalars``, when given, receives the JSON types each path outside the
-    records held where it held a scalar.
     """
     wanted = {tuple(p.split(".")) for p in record_paths if p not in (".", "")}
     prefixes = {w[:i] for w in wanted for i in range(1, len(w))}
@@ -443,8 +431,6 @@ def _envelope_paths(doc: Any, record_paths: tuple[str, ...], scalars: dict[str, 
                 if full[: len(key)] == key:
                     out.add(_display(path + full[len(key) :]))
             return
-        if scalars is not None and path and not isinstance(node, (Mapping, list)):
-            scalars.setdefault(_display(path), set()).add(value_type(node))
         if isinstance(node, Mapping):
             for name, child in node.items():
                 walk(child, path + (str(name),))
@@ -456,28 +442,13 @@ def _envelope_paths(doc: Any, record_paths: tuple[str, ...], scalars: dict[str, 
     return out
 
 
-def envelope_shape(tool: Tool, doc: Any, records: list[dict[str, Any]]) -> tuple[set[str], dict[str, tuple[str, ...]]]:
-    """(key paths, JSON types of the scalars per path) of a parsed document outside its records, in one walk:
-    :func:`envelope_of`, with the kinds of the values (``data.total``: ``("integer",)``)."""
-    scalars: dict[str, set[str]] = {}
+def envelope_of(tool: Tool, doc: Any, records: list[dict[str, Any]]) -> set[str]:
+    """The key paths of a parsed document outside its records (see :class:`ToolSchema`)."""
     if tool.http.envelope.records == (".",):
         # The document is the record: its envelope is what extract() set aside (the status keys).
         kept = set(records[0]) if records else set()
-        paths = set()
-        if isinstance(doc, Mapping):
-            for name, value in doc.items():
-                if name not in kept:
-                    paths.add(str(name))
-                    if not isinstance(value, (Mapping, list)):
-                        scalars.setdefault(str(name), set()).add(value_type(value))
-    else:
-        paths = _envelope_paths(doc, tool.http.envelope.records, scalars)
-    return paths, {path: tuple(sorted(kinds)) for path, kinds in sorted(scalars.items())}
-
-
-def envelope_of(tool: Tool, doc: Any, records: list[dict[str, Any]]) -> set[str]:
-    """The key paths of a parsed document outside its records (see :class:`ToolSchema`)."""
-    return envelope_shape(tool, doc, records)[0]
+        return {str(k) for k in doc if k not in kept} if isinstance(doc, Mapping) else set()
+    return _envelope_paths(doc, tool.http.envelope.records)
 
 
 def parse_response(tool: Tool, response: RecordedResponse) -> Any:
@@ -539,7 +510,6 @@ class _Observation:
     answered: bool
     records: list[dict[str, Any]]
     envelope: set[str]
-    envelope_types: dict[str, tuple[str, ...]]
     code: tuple[str, str, str]
     page: tuple[int, int] | None
     total: int | None
@@ -553,12 +523,12 @@ def _observe(tool: Tool, response: RecordedResponse) -> _Observation:
     except ParseError:
         doc = None
     if doc is None:
-        return _Observation(fmt, False, [], set(), {}, _code_key(tool, response.status, None, None), page, None)
+        return _Observation(fmt, False, [], set(), _code_key(tool, response.status, None, None), page, None)
     parsed = extract(tool, doc)
     code = _code_key(tool, response.status, doc, parsed.code)
     answered = response.status < 400 and (bool(parsed.records) or code[2] == "ok")
-    envelope, types = envelope_shape(tool, doc, parsed.records) if answered else (set(), {})
-    return _Observation(fmt, answered, parsed.records, envelope, types, code, page, parsed.total)
+    envelope = envelope_of(tool, doc, parsed.records) if answered else set()
+    return _Observation(fmt, answered, parsed.records, envelope, code, page, parsed.total)
 
 
 # -- per tool --------------------------------------------------------------
@@ -697,10 +667,6 @@ def _infer_tool_schema(tool: Tool, responses: list[RecordedResponse]) -> ToolSch
     answers = [obs for obs in observations if obs.answered]
     records = _distinct(record for obs in seen.values() for record in obs.records)
     codes = Counter(obs.code for obs in observations)
-    envelope_types: dict[str, Counter[str]] = defaultdict(Counter)
-    for obs in answers:
-        for path, kinds in obs.envelope_types.items():
-            envelope_types[path].update(kinds)
     return ToolSchema(
         tool=tool.name,
         responses=len(observations),
@@ -713,7 +679,6 @@ def _infer_tool_schema(tool: Tool, responses: list[RecordedResponse]) -> ToolSch
         result_codes=tuple(
             CodeStat(path, code, outcome, count) for (path, code, outcome), count in sorted(codes.items())
         ),
-        envelope_types=tuple((path, _pairs(kinds)) for path, kinds in sorted(envelope_types.items())),
     )
 
 

@@ -17,7 +17,6 @@ from kopa_replay.drift.diff import (
     diff_schemas,
 )
 from kopa_replay.drift.report import crosses, render, summary
-from kopa_replay.drift.requests import Reading, RequestPair, diff_requests
 from kopa_replay.drift.schema import (
     STRING_FORMATS,
     VALUE_TYPES,
@@ -88,9 +87,6 @@ def tool_schemas(draw, tool: str = "t") -> ToolSchema:
             "fields": [draw(field_stats(name, records)).to_dict() for name in names],
             "pagination": pagination.to_dict() if pagination else None,
             "result_codes": [{"path": p, "code": c, "outcome": o, "count": n} for p, c, o, n in codes],
-            "envelope_types": draw(
-                st.dictionaries(PATHS, st.dictionaries(st.sampled_from(VALUE_TYPES), st.integers(1, 5)), max_size=3)
-            ),
         }
     )
 
@@ -412,86 +408,3 @@ def test_crosses_gates_on_breaking_or_warning():
     assert crosses(CHANGES, "breaking") and not crosses(warning_only, "breaking")
     assert crosses(warning_only, "warning") and not crosses(info_only, "warning")
     assert not crosses([], "warning")
-
-
-def test_an_envelope_value_of_another_type_is_breaking_and_one_of_the_same_type_is_not():
-    def total(types: dict[str, int], **overrides) -> ToolSchema:
-        envelope = ["response", "response.body", "response.body.totalCount"]
-        return schema(envelope=envelope, envelope_types={"response.body.totalCount": types}, **overrides)
-
-    changes = diff_schemas({"t": total({"integer": 2})}, {"t": total({"string": 2})})
-    assert [(c.kind, c.check_id, c.path, c.before, c.after, c.severity) for c in changes] == [
-        (
-            "envelope_type_changed",
-            CHECKS["envelope_type"],
-            "response.body.totalCount",
-            ["number"],
-            ["string"],
-            "breaking",
-        )
-    ]
-    # 10 one day and 12.5 or null the next are the same kind of value; so is a total that merely changed
-    assert only(total({"integer": 2}), total({"number": 1, "null": 1})) == []
-    assert only(total({"integer": 2}), total({"integer": 2})) == []
-    # a kind seen once in 20 answers may be missing from 2 by chance
-    assert only(total({"integer": 19, "string": 1}), total({"integer": 2})) == []
-    # a JSON → XML change makes every value text: reported once, as the response format
-    assert only(total({"integer": 2}), total({"string": 2}, formats={"xml": 2})) == [
-        ("format_changed", "$", "breaking")
-    ]
-    # a schema stored before envelope types were inferred compares none
-    legacy = {k: v for k, v in total({"integer": 2}).to_dict().items() if k != "envelope_types"}
-    assert only(ToolSchema.from_dict(legacy), total({"string": 2})) == []
-
-
-def _reading(records: int = 10, nulls: int = 0, present: int | None = None, outcome: str = "ok") -> Reading:
-    """An answer of ``records`` records whose ``name`` is in ``present`` of them (all by default), null in ``nulls``."""
-    present = records if present is None else present
-    kinds = {"id": frozenset({"string"}), "name": frozenset({"string"} | ({"null"} if nulls else set()))}
-    everywhere = frozenset({"id", "name"} if present == records else {"id"})
-    return Reading(
-        outcome,
-        200,
-        "json",
-        "0",
-        records=records,
-        kinds=kinds,
-        everywhere=everywhere,
-        nulls={"name": nulls} if nulls else {},
-    )
-
-
-def _nullable(*pairs: tuple[Reading, Reading], schema_changes=()) -> list[tuple[str, str, tuple[str, ...]]]:
-    pairs_ = [RequestPair("t", f"GET /t?q={i}", old, new) for i, (old, new) in enumerate(pairs)]
-    report = diff_requests(pairs_, schema_changes)
-    return [(c.kind, c.path, c.requests) for c in report.changes]
-
-
-def test_a_field_null_in_one_record_of_a_request_that_held_it_before_became_nullable():
-    changes = diff_requests(
-        [
-            RequestPair("t", "GET /t?q=0", _reading(), _reading(nulls=1)),
-            RequestPair("t", "GET /t?q=1", _reading(), _reading()),
-        ],
-        (),
-    ).changes
-    assert [(c.kind, c.path, c.severity, c.before, c.after, c.requests) for c in changes] == [
-        ("became_nullable", "name", "breaking", 0.0, 0.1, ("GET /t?q=0",))
-    ]
-    assert "null in 1 of 10 records of 1 request" in changes[0].message
-
-
-def test_sparse_nulls_are_not_drift_where_the_field_was_null_or_missing_before():
-    # null already, in another request of the old snapshot: a field that is null when the data says so
-    assert _nullable((_reading(), _reading(nulls=1)), (_reading(nulls=2), _reading(nulls=2))) == []
-    # missing from a record of the same request before: that record held no value to lose
-    assert _nullable((_reading(present=9), _reading(nulls=1))) == []
-    # other records on the same page (more or fewer): positions do not line up
-    assert _nullable((_reading(records=9), _reading(nulls=1))) == []
-    # a failure on either side says nothing about the records
-    assert [k for k, *_ in _nullable((_reading(), _reading(outcome="structural", nulls=1)))] == ["outcome_changed"]
-    # already reported by the per-tool comparison: once, with its requests
-    reported = Change(CHECKS["became_nullable"], "t", "name", "became_nullable", "breaking", 0.0, 0.5, "name is null")
-    assert _nullable((_reading(), _reading(nulls=5)), schema_changes=[reported]) == [
-        ("became_nullable", "name", ("GET /t?q=0",))
-    ]
