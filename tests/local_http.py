@@ -1,7 +1,8 @@
 """A tiny HTTP server on loopback for tests that need an API of their own, not the simulator.
 
-``LocalApi(respond)`` serves every GET with ``respond(handler, path, query)`` (query values first-only);
-:func:`send` writes one answer. Use it as a context manager, or ``start()`` / ``close()``.
+``LocalApi(respond)`` serves every GET with ``respond(handler, path, query)`` (query values first-only; the
+request's headers are ``handler.headers``); :func:`send` writes one answer. Use it as a context manager, or
+``start()`` / ``close()``.
 """
 
 from __future__ import annotations
@@ -9,17 +10,23 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 from urllib.parse import parse_qs, urlsplit
 
 
 def send(
-    handler: BaseHTTPRequestHandler, status: int, body: bytes | Any, content_type: str = "application/json"
+    handler: BaseHTTPRequestHandler,
+    status: int,
+    body: bytes | Any,
+    content_type: str = "application/json",
+    headers: Mapping[str, str] | None = None,
 ) -> None:
-    """Answer ``status`` with ``body`` (bytes as they are; anything else as JSON)."""
+    """Answer ``status`` with ``body`` (bytes as they are; anything else as JSON) and any more ``headers``."""
     data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
     handler.send_response(status)
     handler.send_header("content-type", content_type)
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
     handler.send_header("content-length", str(len(data)))
     handler.end_headers()
     handler.wfile.write(data)

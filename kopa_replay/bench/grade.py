@@ -54,7 +54,9 @@ MIN_ROUNDED_DIGITS = 4
 #: an answer naming more distinct candidate numbers than this is a guess list, not an answer
 MAX_NUMBERS = 4
 #: calls with these outcomes never reached the data, so they neither add to nor take from the state
-NOT_STATE = ("structural_error", "environmental_error")
+NOT_STATE = ("structural_error", "environmental_error", "blocked_error")
+#: outcomes that are the platform's doing, not the agent's: its bad minute, or a wall in front of it
+INCIDENT_OUTCOMES = ("environmental_error", "blocked_error")
 
 _TOKEN = re.compile(r"[0-9a-z\uac00-\ud7a3]+")
 _YES = frozenset({"예", "네", "yes", "true", "맞습니다", "맞다", "맞아요", "맞음", "그렇습니다", "그렇다", "응"})
@@ -308,6 +310,21 @@ def _missing_read(action: RequiredAction, rollout: Rollout) -> str | None:
     if gap is None:
         return None
     shown = _show_call(action.tool, action.args_subset)
+    met = Counter(
+        outcome
+        for tool, args, outcome in rollout.calls
+        if tool == action.tool and outcome in INCIDENT_OUTCOMES and _satisfies(args, action)
+    )
+    if met:
+        # the agent made the call and the platform did not answer it: say so, apart from the agent's own misses
+        how = " and ".join(
+            f"{'blocked' if outcome == 'blocked_error' else 'failed environmentally'} {count}×"
+            for outcome, count in sorted(met.items(), reverse=True)
+        )
+        return (
+            f"record {gap + 1} of {shown} was never read: the platform {how} on the calls made for it "
+            "(an incident, not the agent's choice)"
+        )
     if gap > action.since:
         # the first records were read, the later ones not: the paging the task warns of is the cause
         reason = f"record {gap + 1} of {shown} was never read"
@@ -419,6 +436,7 @@ def grade(task: Task, rollout: Rollout) -> Grade:
         grade_action(task, rollout),
         grade_environment(task, rollout),
         agent=rollout.agent,
+        incidents=sum(1 for *_, outcome in rollout.calls if outcome in INCIDENT_OUTCOMES),
     )
 
 

@@ -246,6 +246,9 @@ class Grade:
     action: AxisResult
     environment: AxisResult
     agent: str = ""
+    #: calls of the rollout the platform answered with no data through no fault of the agent (an environmental
+    #: failure, or a blocked answer: a wall, a page or nothing); a failed grade with incidents is not all the agent's
+    incidents: int = 0
 
     @property
     def passed(self) -> bool:
@@ -270,6 +273,7 @@ class Grade:
             "agent": self.agent,
             "passed": self.passed,
             **{name: getattr(self, name).to_dict() for name in AXES},
+            **({"incidents": self.incidents} if self.incidents else {}),
         }
 
     @classmethod
@@ -281,6 +285,7 @@ class Grade:
             action=AxisResult.from_dict(data["action"]),
             environment=AxisResult.from_dict(data["environment"]),
             agent=data.get("agent", ""),
+            incidents=int(data.get("incidents") or 0),
         )
 
 

@@ -133,6 +133,9 @@ def report(tasks: Sequence[Task], grades: Sequence[Grade]) -> dict[str, Any]:
         "by_domain": breakdown(tasks, grades, lambda t: t.domain),
         "by_split": breakdown(tasks, grades, lambda t: t.split),
     }
+    met = [g for g in grades if g.incidents]
+    if met:  # the platform failed or blocked some calls: which grades that touches, so none is blamed on the agent
+        data["incidents"] = {"rollouts": len(met), "failed": sum(1 for g in met if not g.passed)}
     return _sorted(data)
 
 
@@ -176,6 +179,13 @@ def markdown(data: Mapping[str, Any]) -> str:
     for column in COLUMNS:
         lines.append(f"| {column} | {data['pass_at_1'][column]:.3f} | {data['pass_at_k'][column]:.3f} |")
     lines.append("")
+    if data.get("incidents"):
+        met = data["incidents"]
+        lines += [
+            f"{met['rollouts']} rollout(s) met an incident — the platform failed or blocked a call, no fault of the "
+            f"agent — and {met['failed']} of them failed: their reasons say which call.",
+            "",
+        ]
     lines += _table("By domain", data["by_domain"], "domain")
     lines += _table("By split", data["by_split"], "split")
     failures = []

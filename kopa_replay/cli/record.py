@@ -26,9 +26,25 @@ def record(fmt, **settings) -> None:
     summary = result.summary
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary.outcomes.items()))
     text = f"recorded {summary.calls} calls into snapshot {summary.snapshot} ({outcomes})"
+    text += _left_out_text(summary.left_out, summary.snapshot)
     if summary.manifest:
         text += f"\nsealed: digest {summary.manifest['digest']}, manifest {result.manifest_file}"
     _emit(fmt, summary.to_dict(), text)
+
+
+def _left_out_text(left_out: list[dict[str, Any]], snapshot: str) -> str:
+    """The requests left out because their answers were blocked, one line each with its evidence (a few shown)."""
+    if not left_out:
+        return ""
+    shown = 5
+    lines = [
+        f"\nleft out of {snapshot}: {len(left_out)} request(s) whose answer was blocked (not recorded; in the "
+        "manifest's left_out, sent again by a refresh of it):"
+    ]
+    lines += [f"  {entry['request']}: {entry['evidence']}" for entry in left_out[:shown]]
+    if len(left_out) > shown:
+        lines.append(f"  … and {len(left_out) - shown} more (--format json lists them all)")
+    return "\n".join(lines)
 
 
 def _noting_first(progress: Any, note: str) -> tuple[Any, Callable[[], None]]:
@@ -75,14 +91,16 @@ def refresh(fmt, fail_on, **settings) -> None:
     tries, unanswered = summary.retries or {}, summary.outcomes.get("no_answer", 0)
     if tries.get("retried") or tries.get("still_failing"):
         # noise, not drift: on stderr, so --format json stays one document
-        failing = tries["still_failing"]
+        failing, blocked = tries["still_failing"], tries.get("blocked", 0)
         click.echo(
             f"environmental failures: {tries['retried']} requests retried, {tries['recovered']} answered "
-            f"on a retry, {failing} still failing after {config.retries} retries: {failing - unanswered} "
-            f"recorded as the failure they got, {unanswered} got no answer at all (left out of {snapshot}); "
-            "both listed apart from the drift",
+            f"on a retry, {failing} still failing after {config.retries} retries: {failing - unanswered - blocked} "
+            f"recorded as the failure they got, {blocked} blocked and {unanswered} got no answer at all (both "
+            f"left out of {snapshot}); listed apart from the drift",
             err=True,
         )
+    if summary.left_out:
+        click.echo(_left_out_text(summary.left_out, str(snapshot)).lstrip("\n"), err=True)
     if summary.manifest:
         click.echo(f"sealed {snapshot}: digest {summary.manifest['digest']}, manifest {result.manifest_file}", err=True)
     made = (summary.manifest or {}).get("refresh", {})

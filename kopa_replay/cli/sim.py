@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from kopa_replay.cli.common import _date, _emit, _Group, _output_option, _table, cli
+from kopa_replay.stages.common import INCIDENTS_HELP, check_incidents
 
 
 @cli.group(cls=_Group)
@@ -53,7 +54,8 @@ def sim() -> None:
     help="Simulated network latency: wait MS milliseconds before each answer (requests are served concurrently, "
     "so the wait holds up no other request).",
 )
-def sim_serve(host, port, seed, as_of, fault_rate, world_size, latency_ms) -> None:
+@click.option("--incidents", default="", metavar="SPEC", help=INCIDENTS_HELP)
+def sim_serve(host, port, seed, as_of, fault_rate, world_size, latency_ms, incidents) -> None:
     """Serve the simulator over HTTP, the real host as the first path segment.
 
     Example: kopa-replay sim serve --port 8765 --seed 0 --as-of 2026-09-01 --latency 50
@@ -61,13 +63,17 @@ def sim_serve(host, port, seed, as_of, fault_rate, world_size, latency_ms) -> No
     """
     from kopa_replay.sim import Simulator, make_server
 
-    simulator = Simulator(seed=seed, as_of=_date(as_of, "--as-of"), fault_rate=fault_rate, world_size=world_size)
+    check_incidents(incidents, "sim")
+    simulator = Simulator(
+        seed=seed, as_of=_date(as_of, "--as-of"), fault_rate=fault_rate, world_size=world_size, incidents=incidents
+    )
     server = make_server(simulator, host, port, latency_ms=latency_ms)  # a port in use: a UsageError naming it
     bound = server.server_address[1]
     click.echo(
         f"serving the simulator (seed {seed}, as of {simulator.as_of}, world {world_size}) on http://{host}:{bound}/"
         f"<real host>/<path>; key 'sim-key' or $KOPA_API_KEY"
-        f"{f'; {latency_ms:g} ms latency' if latency_ms else ''}. Ctrl-C stops.",
+        f"{f'; {latency_ms:g} ms latency' if latency_ms else ''}"
+        f"{f'; incidents {incidents}' if incidents else ''}. Ctrl-C stops.",
         err=True,
     )
     try:

@@ -2,8 +2,9 @@
 
 Severities follow oasdiff's response-side rules: a change that breaks a client
 reading the old response is ``breaking`` (a field removed or renamed, a type
-changed, the envelope or format changed, a field became nullable, the page cap
-lowered, an ok code replaced by an unknown one); one a careful client may trip
+changed, the envelope or format changed, an envelope value such as the total
+count of another type, a field became nullable, the page cap lowered, an ok
+code replaced by an unknown one); one a careful client may trip
 on is ``warning`` (a field became optional, a string format changed, new result
 codes); one no client notices is ``info`` (a field added, a cap raised).
 
@@ -12,13 +13,15 @@ come yet — so shares are compared as evidence, not as numbers: a share seen in
 one snapshot counts as gone from the other only when seeing it zero times
 there would be improbable (see :func:`_unlikely_absent`). A field present in 2
 of 500 records and missing from 400 is not "removed"; one present in 2 of 2
-and missing from 2 is.
+and missing from 2 is. Where shares are too small to tell, the same record of
+the same request is evidence of its own (:func:`values_turned_null`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +37,7 @@ __all__ = [
     "describe",
     "diff_schemas",
     "diff_tool",
+    "values_turned_null",
 ]
 
 SEVERITIES = ("breaking", "warning", "info")
@@ -42,6 +46,7 @@ CHANGE_KINDS = (
     "tool_added",
     "format_changed",
     "envelope_changed",
+    "envelope_type_changed",
     "field_removed",
     "field_renamed",
     "field_added",
@@ -73,6 +78,8 @@ CHECKS = {
     "status": "request-status-changed",
     "request_envelope": "request-envelope-changed",
     "request_code": "request-result-code-changed",
+    "envelope_type": "request-envelope-type-changed",
+    "request_nullable": "request-field-became-nullable",
 }
 #: How improbable "never seen" must be before a share counts as gone: 5 %.
 ALPHA = 0.05
@@ -142,6 +149,47 @@ def _shifted(before: Mapping[str, int], after: Mapping[str, int]) -> tuple[list[
     gone = sorted(k for k, v in before.items() if v and not after.get(k) and _unlikely_absent(v / n_before, n_after))
     new = sorted(k for k, v in after.items() if v and not before.get(k) and _unlikely_absent(v / n_after, n_before))
     return gone, new
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _identity(record: Mapping[str, Any], left_out: frozenset[str]) -> str:
+    """What names a record apart from the fields ``left_out``: its keys, and the values of the others."""
+    keys = sorted(str(k) for k in record)
+    return _canonical([keys, {str(k): v for k, v in record.items() if str(k) not in left_out}])
+
+
+def values_turned_null(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Field → how many records of ``after`` hold null in it where the same record of ``before`` held a value.
+
+    ``before`` and ``after`` are the records one request got in two snapshots. A record of ``after`` is the same
+    record as one of ``before`` when both hold the same keys and the same value in every field that is not null in
+    ``after``; what is left (at least one value) must name exactly one record of ``before``, which ``after`` no
+    longer holds unchanged. Positions say nothing: where the newest records come first, a record added since
+    shifts every other one down, and a record added since has no twin at all — a bill proposed after the old
+    snapshot, with no committee date yet, shows that the data grew, not that the API answers a date with null.
+    """
+    unchanged = {_canonical(record) for record in after}
+    by_nulls: dict[frozenset[str], list[Mapping[str, Any]]] = defaultdict(list)
+    for record in after:
+        nulls = frozenset(str(k) for k, v in record.items() if v is None)
+        if nulls and len(nulls) < len(record):
+            by_nulls[nulls].append(record)
+    lost: Counter[str] = Counter()
+    for nulls, records in by_nulls.items():
+        twins: dict[str, dict[str, Mapping[str, Any]]] = defaultdict(dict)  # identity → its distinct records
+        for old in before:
+            twins[_identity(old, nulls)][_canonical(old)] = old
+        for record in records:
+            found = twins.get(_identity(record, nulls), {})
+            if len(found) != 1:
+                continue  # no twin (a record new since), or what is left names several records: no evidence
+            [(text, old)] = found.items()
+            if text not in unchanged:
+                lost.update(str(k) for k, v in old.items() if str(k) in nulls and v is not None)
+    return dict(sorted(lost.items()))
 
 
 def describe(stats: FieldStats) -> str:

@@ -7,8 +7,9 @@ have moved? — and answer it with :func:`touched`:
 * a change to one record field (removed, renamed, retyped, now null or
   optional, another string format) touches that field of that tool;
 * a change to how the tool answers at all (gone, another response format or
-  envelope, result codes, requests that now fail) touches the whole tool
-  (``None``): anything that reads it, any binding from or to it;
+  envelope, an envelope value of another type, result codes, requests that now
+  fail) touches the whole tool (``None``): anything that reads it, any binding
+  from or to it;
 * additions (a new field, a raised page cap) touch nothing a consumer already
   reads. Neither do data changes (values, totals) — they are reported apart.
 """
@@ -26,7 +27,14 @@ FIELD_KINDS = frozenset(
 )
 #: Change kinds that touch the whole tool.
 TOOL_KINDS = frozenset(
-    {"tool_missing", "envelope_changed", "result_codes_changed", "outcome_changed", "page_size_changed"}
+    {
+        "tool_missing",
+        "envelope_changed",
+        "envelope_type_changed",
+        "result_codes_changed",
+        "outcome_changed",
+        "page_size_changed",
+    }
 )
 #: The value :func:`touched` holds for a tool touched as a whole.
 WHOLE_TOOL = None

@@ -13,7 +13,7 @@ from typing import Any
 
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.drift.diff import diff_schemas
-from kopa_replay.drift.requests import DriftReport, diff_requests, pair_responses, twin_index
+from kopa_replay.drift.requests import DriftReport, diff_requests, pair_responses, request_id, twin_index
 from kopa_replay.drift.schema import RecordedResponse, infer_schemas, infer_tool_schema
 from kopa_replay.record.store import Store
 
@@ -53,6 +53,8 @@ def drift_report(store: Store, catalog: Catalog, before: str, after: str) -> Dri
     old, new = list(recorded_responses(store, before)), list(recorded_responses(store, after))
     old_by_tool, new_by_tool = _by_tool(catalog, old), _by_tool(catalog, new)
     new_twins = twin_index(catalog, new)
+    made = store.provenance(after) or {}
+    blocked = _left_out(made)
     old_schemas, new_schemas = {}, {}
     pairs = []
     # one tool at a time, both snapshots: a body is parsed once (schema.parse_response's cache holds one tool's
@@ -61,18 +63,37 @@ def drift_report(store: Store, catalog: Catalog, before: str, after: str) -> Dri
         tool = catalog.get(name)
         if name in old_by_tool:
             old_schemas[name] = infer_tool_schema(tool, old_by_tool[name])
-            pairs += pair_responses(catalog, old_by_tool[name], twins=new_twins)
+            pairs += pair_responses(catalog, old_by_tool[name], twins=new_twins, blocked=blocked)
         if name in new_by_tool:
             # the same answers (a carried-over or undrifted tool) are inferred once: infer_tool_schema keeps them
             new_schemas[name] = infer_tool_schema(tool, new_by_tool[name])
-    schema = diff_schemas(old_schemas, new_schemas)
-    made = store.provenance(after) or {}
+    # a tool the new snapshot holds no answer of because every answer it got was blocked is not missing: its
+    # schema is unknown now, and the incidents say why (the request pairs carry the evidence)
+    walled = {
+        name
+        for name in old_by_tool
+        if name not in new_by_tool and any(request_id(r) in blocked for r in old_by_tool[name])
+    }
+    schema = diff_schemas({k: v for k, v in old_schemas.items() if k not in walled}, new_schemas)
     # an incremental refresh of `before` copied these tools' answers: the same bytes say nothing about drift
     carried = (made.get("carried_over") or {}).get("tools", ()) if made.get("base") == before else ()
     twins = {(r.request_key, r.seq) for r in old}
     unpaired = sum(1 for r in new if r.tool in catalog and (r.request_key, r.seq) not in twins)
     pairs.sort(key=lambda p: (p.tool, p.request))
     return diff_requests(pairs, schema, carried=carried, unpaired=unpaired)
+
+
+def _left_out(provenance: dict[str, Any]) -> dict[str, str]:
+    """The requests a snapshot left out because their answers were blocked (a recorder's provenance), by request, with
+    the evidence; what is not a well-formed entry is skipped (a store from elsewhere says what it likes)."""
+    entries = provenance.get("left_out")
+    if not isinstance(entries, list):
+        return {}
+    return {
+        entry["request"]: entry["evidence"]
+        for entry in entries
+        if isinstance(entry, dict) and isinstance(entry.get("request"), str) and isinstance(entry.get("evidence"), str)
+    }
 
 
 def _by_tool(catalog: Catalog, responses: list[RecordedResponse]) -> dict[str, list[RecordedResponse]]:

@@ -76,7 +76,8 @@ def _value(value: Any) -> str:
 
 
 def _apart(report: DriftReport) -> list[str]:
-    """The lines that say what is not drift: tools not checked, environmental noise, and data that moved."""
+    """The lines that say what is not drift: tools not checked, incidents (environmental failures and blocked
+    answers), and data that moved."""
     lines = []
     if report.carried:
         lines.append(
@@ -86,11 +87,18 @@ def _apart(report: DriftReport) -> list[str]:
     if report.unpaired:
         lines.append(f"not compared: {report.unpaired} request(s) only the new snapshot holds")
     if report.noise:
+        blocked = [c for c in report.noise if c.kind == "blocked"]
         lines.append(
-            f"environmental (not drift; retried by refresh): {sum(len(c.requests) for c in report.noise)} "
+            f"incidents (not drift; retried by refresh): {sum(len(c.requests) for c in report.noise)} "
             f"request(s) on {len({c.tool for c in report.noise})} tool(s)"
+            + (
+                f", {sum(len(c.requests) for c in blocked)} of them blocked (a wall, a page or nothing where data "
+                "was expected: not recorded, sent again by the next refresh)"
+                if blocked
+                else ""
+            )
         )
-        lines += [f"  NOISE    {c.tool}: {c.message}" for c in report.noise]
+        lines += [f"  {'BLOCKED' if c.kind == 'blocked' else 'NOISE':<8} {c.tool}: {c.message}" for c in report.noise]
     if report.data:
         lines.append(
             f"data (not drift): {len({c.tool for c in report.data})} tool(s) answered the same requests with other data"
@@ -152,7 +160,7 @@ def _markdown(report: DriftReport) -> str:
     if apart:
         lines += [
             "",
-            "<details><summary>Not drift: environmental noise and data</summary>",
+            "<details><summary>Not drift: incidents and data</summary>",
             "",
             "```",
             *apart,
@@ -271,7 +279,7 @@ def drift_cases(report: DriftReport, fail_on: str = "breaking") -> list[Case]:
         )
         for tool in report.carried
     ]
-    cases += [Case(f"drift.{c.tool}", "environmental", skipped=c.message) for c in report.noise]
+    cases += [Case(f"drift.{c.tool}", c.kind, skipped=c.message) for c in report.noise]
     return _unique(cases)
 
 

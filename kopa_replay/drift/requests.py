@@ -10,7 +10,11 @@ occurrence number). Comparing the twins sees what per-tool schemas cannot:
   or an empty page now written in XML, or in another shape);
 * **status** changes, and requests that no longer get an answer at all
   (``no_answer``: timed out or refused after the refresh's retries);
-* **data** changes on the same page: total counts, record counts, values.
+* **data** changes on the same page: total counts, record counts, values;
+* **values of another kind** on the same request: an envelope value (the
+  total count 10 → "10"), and a field null in a record that held a value in
+  the same record before — evidence where the per-tool shares are too few
+  to tell (one null in twenty records).
 
 Every pair lands in exactly one of three lists, because they mean different things
 to a maintainer:
@@ -41,18 +45,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kopa_replay.catalog.model import Catalog, Tool
-from kopa_replay.drift.diff import CHECKS, RESPONSE_PATH, Change
+from kopa_replay.drift.diff import CHECKS, RESPONSE_PATH, Change, values_turned_null
 from kopa_replay.drift.impact import field_of
 from kopa_replay.drift.schema import (
     FORMAT_FAMILIES,
     RecordedResponse,
-    envelope_of,
+    envelope_shape,
     page_request,
     parse_response,
     sniff_format,
     string_format,
     value_type,
 )
+from kopa_replay.env.blocked import blocked_body
 from kopa_replay.env.call import interpret_document
 from kopa_replay.env.parse import ParseError
 
@@ -70,10 +75,17 @@ __all__ = [
 ]
 
 #: What a request can come to, as the request-level diff names it.
-OUTCOMES = ("ok", "no_data", "structural", "environmental", "unparseable", "no_answer")
-_FROM_CALL = {"ok": "ok", "empty": "no_data", "structural_error": "structural", "environmental_error": "environmental"}
-#: Outcomes that say nothing about the API: the network or the server's bad minute.
-_NOISE = frozenset({"environmental", "no_answer"})
+OUTCOMES = ("ok", "no_data", "structural", "environmental", "blocked", "unparseable", "no_answer")
+_FROM_CALL = {
+    "ok": "ok",
+    "empty": "no_data",
+    "structural_error": "structural",
+    "environmental_error": "environmental",
+    "blocked_error": "blocked",
+}
+#: Outcomes that say nothing about the API — incidents: the network, the server's bad minute, or a wall in front of
+#: it (a bot wall's page, an empty body; :mod:`kopa_replay.env.blocked`).
+_NOISE = frozenset({"environmental", "blocked", "no_answer"})
 #: Outcomes that are an answer (possibly with no records).
 _ANSWERS = frozenset({"ok", "no_data"})
 _MESSAGE_CHARS = 160
@@ -96,6 +108,7 @@ class Reading:
     kinds: Mapping[str, frozenset[str]] = field(default_factory=dict)  # field → JSON kinds, null included
     families: Mapping[str, frozenset[str]] = field(default_factory=dict)  # field → string format families
     everywhere: frozenset[str] = frozenset()  # fields present in every record
+    envelope_kinds: Mapping[str, frozenset[str]] = field(default_factory=dict)  # envelope scalar's path → kinds
 
     def signature(self) -> dict[str, Any]:
         """What a person reading a report needs of this answer: outcome, code, message, status, format."""
@@ -153,6 +166,9 @@ def read_response(tool: Tool, response: RecordedResponse) -> Reading:
     """How ``tool``'s client reads one recorded response (never raises for what the body holds)."""
     body_format = sniff_format(response.body)
     page = page_request(tool, response.url)
+    evidence = blocked_body(tool, response.status, response.body)
+    if evidence is not None:  # a page or nothing where data was expected: an incident, never a format change
+        return Reading("blocked", response.status, body_format, message=_short(evidence), page=page)
     try:
         doc = parse_response(tool, response)
     except ParseError as exc:
@@ -162,6 +178,7 @@ def read_response(tool: Tool, response: RecordedResponse) -> Reading:
     outcome = _FROM_CALL[result.outcome]
     records = result.records
     kinds, families, everywhere = _kinds(records)
+    envelope, envelope_kinds = envelope_shape(tool, doc, records)
     values = hashlib.sha256(json.dumps(records, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[
         :16
     ]
@@ -171,7 +188,7 @@ def read_response(tool: Tool, response: RecordedResponse) -> Reading:
         body_format,
         result.code,
         _short(result.message),
-        frozenset(envelope_of(tool, doc, records)),
+        frozenset(envelope),
         len(records),
         result.total_count,
         values,
@@ -179,6 +196,7 @@ def read_response(tool: Tool, response: RecordedResponse) -> Reading:
         kinds,
         families,
         everywhere,
+        envelope_kinds,
     )
 
 
@@ -195,6 +213,8 @@ class RequestPair:
     request: str
     before: Reading
     after: Reading
+    #: field → records of ``after`` null in it where the same record of ``before`` held a value (values_turned_null)
+    nulled: Mapping[str, int] = field(default_factory=dict)
 
 
 def twin_index(catalog: Catalog, responses: Iterable[RecordedResponse]) -> dict[tuple[str, int], RecordedResponse]:
@@ -208,11 +228,14 @@ def pair_responses(
     after: Iterable[RecordedResponse] = (),
     *,
     twins: Mapping[tuple[str, int], RecordedResponse] | None = None,
+    blocked: Mapping[str, str] | None = None,
 ) -> list[RequestPair]:
     """Twin requests of two snapshots (same request key and occurrence), read with their tools; sorted by tool
     and request. A request of the old snapshot the new one lacks is paired with ``NO_ANSWER``; one only the new
     snapshot has is left out (nothing to compare it with). Tools the catalog lacks are skipped. ``twins``, the new
-    snapshot's :func:`twin_index`, stands for ``after`` where a caller pairs the old snapshot a part at a time."""
+    snapshot's :func:`twin_index`, stands for ``after`` where a caller pairs the old snapshot a part at a time.
+    ``blocked`` maps a request (``METHOD redacted-URL``) the new snapshot left out because its answer was blocked to
+    the evidence: such a request is paired with that, not with ``NO_ANSWER``."""
     new = twin_index(catalog, after) if twins is None else twins
     pairs = []
     # a reading is a function of the tool and the answer: a request asked again (every task that names a company
@@ -229,9 +252,31 @@ def pair_responses(
         tool = catalog.get(response.tool)
         twin = new.get(key)
         reading = read(tool, response)
-        twin_reading = NO_ANSWER if twin is None else read(tool, twin)
-        pairs.append(RequestPair(tool.name, request_id(response), reading, twin_reading))
+        if twin is not None:
+            twin_reading = read(tool, twin)
+        elif (blocked or {}).get(request_id(response)) is not None:
+            twin_reading = Reading("blocked", 0, "none", message=_short((blocked or {})[request_id(response)]))
+        else:
+            twin_reading = NO_ANSWER
+        nulled = _nulled(tool, response, twin, reading, twin_reading) if twin is not None else {}
+        pairs.append(RequestPair(tool.name, request_id(response), reading, twin_reading, nulled))
     return sorted(pairs, key=lambda p: (p.tool, p.request))
+
+
+def _nulled(
+    tool: Tool, response: RecordedResponse, twin: RecordedResponse, old: Reading, new: Reading
+) -> dict[str, int]:
+    """:func:`values_turned_null` of twin answers, read again only where the readings allow it: both ok, other
+    values, and a field null in the new answer that was null in no record of the old one."""
+    if not old.outcome == new.outcome == "ok" or old.values == new.values:
+        return {}
+    if not any("null" in kinds and "null" not in old.kinds.get(name, {"null"}) for name, kinds in new.kinds.items()):
+        return {}
+
+    def records(answer: RecordedResponse) -> list[dict[str, Any]]:
+        return interpret_document(tool, {}, answer.status, parse_response(tool, answer)).records
+
+    return values_turned_null(records(response), records(twin))
 
 
 # -- grouping pairs into reported changes -------------------------------------------------------------------
@@ -347,16 +392,17 @@ def _compare(groups: _Groups, pair: RequestPair, covered_format: bool, explained
     if old == new:
         return  # the same answer (a failure both times included): nothing moved
     if old.outcome in _NOISE or new.outcome in _NOISE:
+        blocked = "blocked" in (old.outcome, new.outcome)
         groups.add(
             "noise",
-            "request-environmental",
-            "environmental",
+            "request-blocked" if blocked else "request-environmental",
+            "blocked" if blocked else "environmental",
             "info",
             pair,
             RESPONSE_PATH,
             _describe(old) if old.outcome in _NOISE else old.outcome,
             _describe(new) if new.outcome in _NOISE else new.outcome,
-            "environmental failure ("
+            ("blocked answer (" if blocked else "environmental failure (")
             + (f"before: {_describe(old)}" if old.outcome in _NOISE else f"now: {_describe(new)}")
             + ")",
         )
@@ -424,7 +470,32 @@ def _compare(groups: _Groups, pair: RequestPair, covered_format: bool, explained
             added,
             f"{old.outcome} document's envelope lost {', '.join(gone) or '-'}, gained {', '.join(added) or '-'}",
         )
+    _compare_envelope_kinds(groups, pair)
     _compare_data(groups, pair, explained)
+
+
+def _compare_envelope_kinds(groups: _Groups, pair: RequestPair) -> None:
+    """An envelope value of another kind in the same answer (the total count 10 → "10"): no key path shows it.
+
+    Compared between answers of one outcome in one format only: XML writes every value as text (a JSON → XML
+    change is the format's), and a no-data document may write its count as "" where an answer writes 0."""
+    old, new = pair.before, pair.after
+    if old.outcome != new.outcome or old.outcome not in _ANSWERS or old.format != new.format:
+        return
+    for path in sorted(old.envelope_kinds.keys() & new.envelope_kinds.keys()):
+        before, after = sorted(old.envelope_kinds[path]), sorted(new.envelope_kinds[path])
+        if before != after:
+            groups.add(
+                "changes",
+                CHECKS["envelope_type"],
+                "envelope_type_changed",
+                "breaking",
+                pair,
+                path,
+                before,
+                after,
+                f"envelope value {path} changed type from {'|'.join(before)} to {'|'.join(after)}",
+            )
 
 
 def _compare_data(groups: _Groups, pair: RequestPair, explained: bool) -> None:
@@ -495,6 +566,7 @@ def diff_requests(
     for pair in pairs:
         groups.totals[pair.tool] += 1
     schema = attach_requests(schema_changes, pairs)
+    schema += _sparse_nulls(pairs, schema)
     covered = {c.tool for c in schema if c.kind == "format_changed" and c.path == RESPONSE_PATH}
     explained = {(c.tool, r) for c in schema if c.severity != "info" for r in c.requests}
     for pair in pairs:
@@ -510,6 +582,39 @@ def diff_requests(
         unpaired,
         tuple(sorted(set(carried))),
     )
+
+
+def _sparse_nulls(pairs: Sequence[RequestPair], schema: Sequence[Change]) -> list[Change]:
+    """``became_nullable`` shown by twin records (:attr:`RequestPair.nulled`), for a field the per-tool comparison
+    has too few nulls to call (one in twenty records is not improbable for a field never null in twenty).
+
+    Only for a field never null in any record of the old snapshot: one that already was (an arrival time, a bill's
+    committee date) is null when the data says so."""
+    reported = {(c.tool, c.path) for c in schema if c.kind == "became_nullable"}
+    null_before = {(p.tool, name) for p in pairs for name, kinds in p.before.kinds.items() if "null" in kinds}
+    shown: dict[tuple[str, str], list[tuple[str, int, int]]] = defaultdict(list)
+    for pair in pairs:
+        for name, count in pair.nulled.items():
+            if (pair.tool, name) not in reported and (pair.tool, name) not in null_before:
+                shown[pair.tool, name].append((pair.request, count, pair.after.records))
+    out = []
+    for (tool, name), requests in sorted(shown.items()):
+        nulls, records, n = sum(r[1] for r in requests), sum(r[2] for r in requests), len(requests)
+        out.append(
+            Change(
+                CHECKS["request_nullable"],
+                tool,
+                name,
+                "became_nullable",
+                "breaking",
+                0.0,
+                round(nulls / records, 3),
+                f"{name} is null in {nulls} of {records} records of {n} request{'s' if n != 1 else ''}, where the "
+                "same record of the same request held a value before (never null in the old snapshot)",
+                tuple(sorted(r[0] for r in requests)),
+            )
+        )
+    return out
 
 
 # -- which requests show a per-tool change ---------------------------------------------------------------------

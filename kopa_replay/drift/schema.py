@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from kopa_replay.catalog.model import Tool
+from kopa_replay.env.blocked import blocked_body
 from kopa_replay.env.call import classify
 from kopa_replay.env.parse import ParseError, extract, first_present, parse_body_shared
 from kopa_replay.errors import DriftError
@@ -41,6 +42,7 @@ __all__ = [
     "RecordedResponse",
     "ToolSchema",
     "envelope_of",
+    "envelope_shape",
     "infer_schemas",
     "infer_tool_schema",
     "page_request",
@@ -410,11 +412,13 @@ def _display(path: tuple[str | int, ...]) -> str:
     return out
 
 
-def _envelope_paths(doc: Any, record_paths: tuple[str, ...]) -> set[str]:
+def _envelope_paths(doc: Any, record_paths: tuple[str, ...], scalars: dict[str, set[str]]) -> set[str]:
     """Key paths of ``doc`` outside its record list; the record list itself is one path.
 
     A record-path prefix holding nothing (``items: ""``, ``<items/>``) stands
     for the whole record path, so an empty page has the shape of a full one.
+    ``scalars`` receives the kind of every non-null scalar outside the
+    records, by path (see :func:`envelope_shape`).
     """
     wanted = {tuple(p.split(".")) for p in record_paths if p not in (".", "")}
     prefixes = {w[:i] for w in wanted for i in range(1, len(w))}
@@ -437,18 +441,46 @@ def _envelope_paths(doc: Any, record_paths: tuple[str, ...]) -> set[str]:
         elif isinstance(node, list):
             for index, child in enumerate(node):
                 walk(child, path + (index,))
+        elif path:
+            _add_scalar(scalars, _display(path), node)
 
     walk(doc, ())
     return out
 
 
-def envelope_of(tool: Tool, doc: Any, records: list[dict[str, Any]]) -> set[str]:
-    """The key paths of a parsed document outside its records (see :class:`ToolSchema`)."""
+def _add_scalar(scalars: dict[str, set[str]], path: str, value: Any) -> None:
+    kind = value_type(value)
+    if kind != "null":  # as for record fields: a null comes and goes with the data, and 10 and 10.5 are one kind
+        scalars.setdefault(path, set()).add("number" if kind == "integer" else kind)
+
+
+def envelope_shape(tool: Tool, doc: Any, records: list[dict[str, Any]]) -> tuple[set[str], dict[str, frozenset[str]]]:
+    """:func:`envelope_of`, and the kinds of the scalar values outside the records by path, read in one walk
+    (``data.total``: ``{"number"}``; integer and number are one kind, nulls are left out).
+
+    A total count that turns into a string (10 → "10") keeps every key path: only the kinds show it. They are
+    compared between twin requests (:mod:`kopa_replay.drift.requests`), never sealed: :class:`ToolSchema`, whose
+    digest a manifest holds, does not carry them.
+    """
+    scalars: dict[str, set[str]] = {}
     if tool.http.envelope.records == (".",):
         # The document is the record: its envelope is what extract() set aside (the status keys).
         kept = set(records[0]) if records else set()
-        return {str(k) for k in doc if k not in kept} if isinstance(doc, Mapping) else set()
-    return _envelope_paths(doc, tool.http.envelope.records)
+        paths = set()
+        if isinstance(doc, Mapping):
+            for name, value in doc.items():
+                if name not in kept:
+                    paths.add(str(name))
+                    if not isinstance(value, (Mapping, list)):
+                        _add_scalar(scalars, str(name), value)
+    else:
+        paths = _envelope_paths(doc, tool.http.envelope.records, scalars)
+    return paths, {path: frozenset(kinds) for path, kinds in sorted(scalars.items())}
+
+
+def envelope_of(tool: Tool, doc: Any, records: list[dict[str, Any]]) -> set[str]:
+    """The key paths of a parsed document outside its records (see :class:`ToolSchema`)."""
+    return envelope_shape(tool, doc, records)[0]
 
 
 def parse_response(tool: Tool, response: RecordedResponse) -> Any:
@@ -660,6 +692,8 @@ def _infer_tool_schema(tool: Tool, responses: list[RecordedResponse]) -> ToolSch
     seen: dict[tuple[str, int, str, bytes], _Observation] = {}
     observations = []
     for r in responses:
+        if blocked_body(tool, r.status, r.body) is not None:
+            continue  # a wall's page or nothing (a store another recorder wrote): an incident, not the API's schema
         key = (r.url, r.status, r.content_type, r.body)
         if key not in seen:
             seen[key] = _observe(tool, r)

@@ -19,13 +19,16 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 import httpx
 
 from kopa_replay.catalog.model import Tool
+from kopa_replay.env.blocked import blocked_body, hollow_document, html_page, is_html
 from kopa_replay.env.parse import Parsed, ParseError, extract, parse_body_shared
 from kopa_replay.errors import SourceError, UsageError
 from kopa_replay.record.redact import MIN_SECRET_LENGTH, Redactor, install_log_filter, register_secret
+from kopa_replay.record.retry import BlockedAnswer
 
 __all__ = [
     "CallResult",
     "OUTCOME_CLASSES",
+    "TRANSIENT_OUTCOMES",
     "apply_filters",
     "build_request",
     "classify",
@@ -41,8 +44,11 @@ __all__ = [
 
 install_log_filter()
 
-#: What a call can come to. ``empty`` is a well-formed answer with no records.
-OUTCOME_CLASSES = ("ok", "empty", "structural_error", "environmental_error")
+#: What a call can come to. ``empty`` is a well-formed answer with no records; ``blocked_error`` no answer of the
+#: platform at all — a wall, a page or nothing where the catalog expects data (:mod:`kopa_replay.env.blocked`).
+OUTCOME_CLASSES = ("ok", "empty", "structural_error", "environmental_error", "blocked_error")
+#: Outcomes a later try of the same call may not meet: the platform's bad minute, or a wall in front of it.
+TRANSIENT_OUTCOMES = frozenset({"environmental_error", "blocked_error"})
 _CODE_TO_OUTCOME = {
     "ok": "ok",
     "no_data": "empty",
@@ -267,6 +273,8 @@ def execute(
         # httpx takes str and bytes values in one mapping (a non-ASCII key goes as bytes): its HeaderTypes annotation
         # lists only all-str or all-bytes mappings
         response = client.request(method, url, headers=headers, extensions=extensions)  # type: ignore[arg-type]
+    except BlockedAnswer as exc:  # an answer the recorder would not keep: still read for what it is
+        response = httpx.Response(exc.status, headers=exc.headers, content=exc.body)
     except httpx.HTTPError as exc:
         raise SourceError(f"{tool.name}: request to {redacted} failed: {type(exc).__name__}") from None
     # A platform may echo the key in its answer (law.go.kr's links carry OC): masked before anything is parsed,
@@ -290,17 +298,32 @@ def read_envelope(
     tool: Tool, status: int, content: bytes, redacted: str = "", content_type: str | None = None
 ) -> Parsed | CallResult:
     """The body's envelope read with the tool's (before its client-side filters), or the failed call a body that
-    does not parse makes: what :func:`interpret` does before it looks at the arguments."""
+    is no answer makes — blocked (:mod:`kopa_replay.env.blocked`: the evidence is the message) or unparseable:
+    what :func:`interpret` does before it looks at the arguments."""
+    evidence = blocked_body(tool, status, content)
+    if evidence is not None:
+        return CallResult(tool.name, "blocked_error", status=status, message=evidence, url=redacted)
     try:
         doc = parse_body_shared(content, tool.http.zip_member, content_type)
     except ParseError as exc:
+        evidence = blocked_body(tool, status, content, unparsed=True)
+        if evidence is not None:
+            return CallResult(tool.name, "blocked_error", status=status, message=evidence, url=redacted)
         outcome = "environmental_error" if status >= 500 else "structural_error"
-        return CallResult(tool.name, outcome, status=status, message=str(exc), url=redacted)
+        # a 5xx error page says more by its title than by where it stops parsing
+        message = html_page(content, status) if status >= 500 and is_html(content) else str(exc)
+        return CallResult(tool.name, outcome, status=status, message=message, url=redacted)
+    evidence = hollow_document(tool, status, doc)
+    if evidence is not None:
+        return CallResult(tool.name, "blocked_error", status=status, message=evidence, url=redacted)
     return extract(tool, doc)
 
 
 def interpret_document(tool: Tool, args: Mapping[str, Any], status: int, doc: Any, redacted: str = "") -> CallResult:
     """:func:`interpret` of a body already parsed (``parse_body``): for readers that need the document too."""
+    evidence = hollow_document(tool, status, doc)
+    if evidence is not None:
+        return CallResult(tool.name, "blocked_error", status=status, message=evidence, url=redacted)
     return interpret_parsed(tool, args, status, extract(tool, doc), redacted)
 
 

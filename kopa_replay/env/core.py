@@ -30,10 +30,19 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from kopa_replay.catalog.model import Catalog, Tool
-from kopa_replay.env.call import OUTCOME_CLASSES, CallResult, build_request, interpret, interpret_parsed, read_envelope
+from kopa_replay.env.call import (
+    OUTCOME_CLASSES,
+    TRANSIENT_OUTCOMES,
+    CallResult,
+    build_request,
+    interpret,
+    interpret_parsed,
+    read_envelope,
+)
 from kopa_replay.env.normalize import normalize_records
 from kopa_replay.errors import UsageError
 from kopa_replay.record.redact import Redactor, redactor_for, register_secret
+from kopa_replay.record.retry import BlockedAnswer
 
 __all__ = [
     "DEFAULT_SNAPSHOT",
@@ -283,6 +292,8 @@ class Prepared:
         return Reply(status, content, self.redacted, secrets=self.extensions["kopa_secrets"])
 
     def failed(self, exc: BaseException) -> Reply:
+        if isinstance(exc, BlockedAnswer):  # an answer the recorder would not keep: still read for what it is
+            return self.answered(exc.status, exc.body)
         return Reply(0, b"", self.redacted, error=type(exc).__name__)
 
 
@@ -355,7 +366,7 @@ class RetryPolicy:
 
     def after(self, result: ToolResult, attempt: int) -> float | None:
         """Seconds to wait before trying again after ``attempt`` gave ``result``; None: keep the result."""
-        if result.outcome != "environmental_error" or attempt > self.retries:
+        if result.outcome not in TRANSIENT_OUTCOMES or attempt > self.retries:
             return None
         return self.delay(attempt)
 
@@ -809,6 +820,7 @@ class EnvironmentBase:
         as_of: Any = None,
         retries: int = 0,
         fault_rate: float = 0.0,
+        incidents: str = "",
         sleep: Callable[[float], Any] | None = None,
         backoff: float = 0.5,
         mirrors: Mapping[str, str] | None = None,
@@ -832,6 +844,7 @@ class EnvironmentBase:
             seed=seed,
             as_of=as_of,
             fault_rate=fault_rate,
+            incidents=incidents,
             timeout=timeout,
             snapshot=snapshot,
             mode=mode,

@@ -186,6 +186,8 @@ class SourceOptions:
     mirrors: Mapping[str, str] = field(default_factory=dict)
     limiter: HostLimiter | None = None
     catalog: Catalog | None = None
+    #: the incidents the simulator injects (:func:`kopa_replay.sim.incidents.parse_incidents`'s spelling)
+    incidents: str = ""
 
 
 @dataclass(frozen=True)
@@ -257,7 +259,11 @@ def _sim(options: SourceOptions, asynchronous: bool) -> Inner:
     _no_mirrors(options, "answers every call in-process")
 
     simulator = Simulator(
-        seed=options.seed, as_of=options.as_of, fault_rate=options.fault_rate, world_size=sim_world(options.source)
+        seed=options.seed,
+        as_of=options.as_of,
+        fault_rate=options.fault_rate,
+        world_size=sim_world(options.source),
+        incidents=options.incidents,
     )
     transport = AsyncSimTransport(simulator) if asynchronous else SimTransport(simulator)
     return Inner(transport, accepted_key(), simulator.reset_attempts)
@@ -355,12 +361,13 @@ def inner_transport(
     seed: int = 0,
     as_of: dt.date | str | None = None,
     fault_rate: float = 0.0,
+    incidents: str = "",
     mirrors: Mapping[str, str] | None = None,
     limiter: HostLimiter | None = None,
     catalog: Catalog | None = None,
 ) -> Inner:
     """The inner transport and key of ``source`` from :data:`SOURCES` (sync, or async when ``asynchronous``)."""
-    options = SourceOptions(source, seed, as_of, fault_rate, dict(mirrors or {}), limiter, catalog)
+    options = SourceOptions(source, seed, as_of, fault_rate, dict(mirrors or {}), limiter, catalog, incidents)
     return SOURCES.inner(options, asynchronous=asynchronous)
 
 
@@ -457,6 +464,7 @@ def _open(
     seed: int,
     as_of: dt.date | str | None,
     fault_rate: float,
+    incidents: str,
     timeout: float,
     snapshot: str | None,
     mode: str | None,
@@ -474,12 +482,20 @@ def _open(
         seed=seed,
         as_of=as_of,
         fault_rate=fault_rate,
+        incidents=incidents,
         mirrors=mirrors,
         limiter=limiter,
         catalog=catalog,
     )
     transport, key = inner.transport, inner.key
     rewinders = [inner.rewind] if inner.rewind is not None else []
+    if wrap is None and snapshot is not None and mode not in (None, "replay") and catalog is not None:
+        if not asynchronous and transport is not None:
+            # a recording source never records a blocked answer, whoever opened it (call --mode record, the pytest
+            # plugin): no retries unless the caller wraps its own (record and refresh do)
+            from kopa_replay.env.recording import retrying
+
+            wrap = retrying(catalog, 0, 0.0)
     if wrap is not None and transport is not None:
         transport = wrap(transport)
     # one flavour's pair, chosen at run time (open_source and open_async_source type what comes back): Any, as
@@ -533,6 +549,7 @@ def open_source(
     seed: int = 0,
     as_of: dt.date | str | None = None,
     fault_rate: float = 0.0,
+    incidents: str = "",
     timeout: float = 30.0,
     snapshot: str | None = None,
     mode: str | None = None,
@@ -556,6 +573,7 @@ def open_source(
         seed=seed,
         as_of=as_of,
         fault_rate=fault_rate,
+        incidents=incidents,
         timeout=timeout,
         snapshot=snapshot,
         mode=mode,
@@ -574,6 +592,7 @@ def open_async_source(
     seed: int = 0,
     as_of: dt.date | str | None = None,
     fault_rate: float = 0.0,
+    incidents: str = "",
     timeout: float = 30.0,
     snapshot: str | None = None,
     mode: str | None = None,
@@ -592,6 +611,7 @@ def open_async_source(
         seed=seed,
         as_of=as_of,
         fault_rate=fault_rate,
+        incidents=incidents,
         timeout=timeout,
         snapshot=snapshot,
         mode=mode,

@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from kopa_replay.catalog.model import Catalog
+from kopa_replay.env.call import TRANSIENT_OUTCOMES
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.model import Link
 from kopa_replay.text.concepts import target_fillers
@@ -161,7 +162,7 @@ def _trial(outcome: str, config: PruneConfig) -> tuple[int, float]:
     """(class, increment) of one trial: success adds 1 to alpha; a failure adds its weight to beta."""
     if outcome == "ok":
         return SUCCESS, 1.0
-    if outcome == "environmental_error":
+    if outcome in TRANSIENT_OUTCOMES:  # the platform's bad minute, or a wall in front of it: not the link's fault
         return ENVIRONMENTAL, config.w_e
     return STRUCTURAL, config.w_s  # structural_error, and empty: no data for the bound value
 

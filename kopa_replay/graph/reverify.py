@@ -77,6 +77,7 @@ import numpy as np
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.drift.impact import WHOLE_TOOL, touched
 from kopa_replay.drift.report import REPORT_FORMATS, Case, check_format, junit_xml, markdown_cell
+from kopa_replay.env.call import TRANSIENT_OUTCOMES
 from kopa_replay.env.source import is_sim, recorded_sim_source, source_label
 from kopa_replay.errors import CassetteMiss, UsageError
 from kopa_replay.graph.model import Link
@@ -334,7 +335,7 @@ class _Asker:
             self.unanswered += 1
             return None
         self.calls += 1
-        if result.outcome != "environmental_error":
+        if result.outcome not in TRANSIENT_OUTCOMES:
             self._memo[key] = result
         return result
 

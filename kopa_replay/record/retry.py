@@ -7,9 +7,13 @@ classification, so a platform's rate-limit or maintenance code inside a 200
 body counts too — is tried again, at most ``retries`` times, after
 :func:`retry_delay`: exponential backoff from ``backoff`` seconds, at least the
 server's ``Retry-After`` (seconds or an HTTP date), at most ``max_backoff``.
-Only the last answer goes on to the recorder. :class:`RetryStats` counts what
-happened, so a report can say how much noise was retried away and what stayed
-failing (reported apart from drift).
+Only the last answer goes on to the recorder — unless ``unsealable`` finds it is
+no answer of the platform at all (a bot wall, an HTML page or an empty body where
+data was expected: :mod:`kopa_replay.env.blocked`); then :class:`BlockedAnswer`
+is raised instead, so the recorder writes nothing and the caller reports it with
+its evidence (a later recording or refresh can fill it). :class:`RetryStats`
+counts what happened, so a report can say how much noise was retried away and
+what stayed failing (reported apart from drift).
 
 :func:`retry_after` and :func:`retry_delay` are pure (the clock is passed in).
 """
@@ -25,6 +29,7 @@ from dataclasses import dataclass, field
 import httpx
 
 __all__ = [
+    "BlockedAnswer",
     "MAX_BACKOFF",
     "RETRY_STATUSES",
     "RetryStats",
@@ -71,14 +76,33 @@ def status_retryable(request: httpx.Request, response: httpx.Response) -> bool:
     return response.status_code in RETRY_STATUSES
 
 
+class BlockedAnswer(httpx.TransportError):
+    """What came back is no answer of the platform (``evidence`` says why, keys masked): it must not be recorded.
+    The status, headers and body ride along, so a caller that reads answers (the environment) still classifies it;
+    a caller that only sends counts it as a request that got no answer."""
+
+    def __init__(self, evidence: str, status: int, headers: Mapping[str, str], body: bytes) -> None:
+        super().__init__(f"no answer of the platform: {evidence}")
+        self.evidence = evidence
+        self.status = status
+        self.headers = dict(headers)
+        self.body = body
+
+
 @dataclass
 class RetryStats:
-    """Requests that needed a retry, those a retry answered, those still failing after the last retry."""
+    """Requests that needed a retry, those a retry answered, those still failing after the last retry, and those
+    whose last answer was blocked (not recorded)."""
 
     retried: int = 0
     recovered: int = 0
     still_failing: int = 0
+    blocked: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add_blocked(self) -> None:
+        with self._lock:
+            self.blocked += 1
 
     def add(self, retried: bool, failing: bool) -> None:
         with self._lock:
@@ -92,7 +116,8 @@ class RetryStats:
                 self.still_failing += 1
 
     def to_dict(self) -> dict[str, int]:
-        return {"retried": self.retried, "recovered": self.recovered, "still_failing": self.still_failing}
+        counts = {"retried": self.retried, "recovered": self.recovered, "still_failing": self.still_failing}
+        return {**counts, "blocked": self.blocked} if self.blocked else counts
 
 
 class RetryTransport(httpx.BaseTransport):
@@ -108,6 +133,7 @@ class RetryTransport(httpx.BaseTransport):
         sleep: Callable[[float], object] = time.sleep,
         clock: Callable[[], float] = time.time,
         retryable: Callable[[httpx.Request, httpx.Response], bool] = status_retryable,
+        unsealable: Callable[[httpx.Request, httpx.Response], str | None] | None = None,
     ) -> None:
         if retries < 0 or backoff < 0 or max_backoff < 0:
             raise ValueError("retries, backoff and max_backoff must be 0 or more")
@@ -118,6 +144,7 @@ class RetryTransport(httpx.BaseTransport):
         self.sleep = sleep
         self.clock = clock
         self.retryable = retryable
+        self.unsealable = unsealable
         self.stats = RetryStats()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -136,6 +163,11 @@ class RetryTransport(httpx.BaseTransport):
             failing = self.retryable(request, response)
             if not failing or attempt >= self.retries:
                 self.stats.add(attempt > 0, failing)
+                evidence = self.unsealable(request, response) if self.unsealable is not None else None
+                if evidence is not None:
+                    self.stats.add_blocked()
+                    kept = {k: v for k, v in response.headers.items() if k.lower() == "content-type"}
+                    raise BlockedAnswer(evidence, response.status_code, kept, response.content)
                 return response
             attempt += 1
             asked = retry_after(response.headers, self.clock())

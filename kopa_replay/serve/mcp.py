@@ -81,6 +81,7 @@ ERROR_CLASSES: dict[str, str | None] = {
     "empty": None,
     "structural_error": "structural",
     "environmental_error": "environmental",
+    "blocked_error": "blocked",
     "not_recorded": "not_recorded",
     "store_error": "corrupt_store",
 }
@@ -90,6 +91,8 @@ _HINTS = {
     "structural_error": "The call itself is wrong: fix the named parameter against the tool's inputSchema "
     "(codes from another lookup tool, formats such as YYYYMMDD) and call again.",
     "environmental_error": "A transient or account condition on the platform side: the same call may succeed later.",
+    "blocked_error": "No answer from the platform: a bot wall, an HTML page or an empty body stood in front of it "
+    "(the message has the evidence). Nothing is wrong with the call; it may pass later.",
 }
 
 

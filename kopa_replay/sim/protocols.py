@@ -101,7 +101,7 @@ class DataGoKrProtocol(Protocol):
         body = {"items": items, "numOfRows": meta["size"], "pageNo": meta["page"], "totalCount": total}
         return self._envelope(ctx, "00", body)
 
-    def _gateway(self, ctx: Context, reason: str, status: int = 200) -> Doc:
+    def gateway(self, ctx: Context, reason: str, status: int = 200) -> Doc:
         # The gateway answers in XML whatever format was asked for.
         return Doc(
             {
@@ -126,11 +126,11 @@ class DataGoKrProtocol(Protocol):
                 meta = {"page": 1, "size": self.default_size}
             return self.ok(ctx, [], 0, meta)
         if kind == ErrorKind.INVALID_KEY:
-            return self._gateway(ctx, "30")
+            return self.gateway(ctx, "30")
         if kind == ErrorKind.RATE_LIMIT:
-            return self._gateway(ctx, "22")
+            return self.gateway(ctx, "22")
         if kind == ErrorKind.NOT_FOUND:
-            return self._gateway(ctx, "12")
+            return self.gateway(ctx, "12")
         code = {
             ErrorKind.NO_DATA: "03",
             ErrorKind.MISSING_PARAM: "11",

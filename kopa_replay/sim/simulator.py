@@ -15,7 +15,9 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
+from urllib.parse import urlencode
 
 from kopa_replay.errors import SimError
 from kopa_replay.sim.core import (
@@ -29,6 +31,7 @@ from kopa_replay.sim.core import (
     serialize,
 )
 from kopa_replay.sim.faults import fault_for
+from kopa_replay.sim.incidents import Incident, IncidentKind, incident_for, parse_incidents
 from kopa_replay.sim.messages import SimRequest, SimResponse
 from kopa_replay.sim.registry import Registry, registry
 from kopa_replay.sim.timeline import HISTORY, TIMELINE, ActiveDrift, DriftEvent
@@ -46,6 +49,39 @@ _HTTP_FAULTS = {
     "http_502": (502, "Bad Gateway"),
     "http_504": (504, "Gateway Timeout"),
 }
+
+
+_HTML = "text/html;charset=UTF-8"
+#: the HTML an incident answers with: status, title, body text (a person's browser would show them)
+_INCIDENT_PAGES = {
+    "bot_wall": (
+        403,
+        "Access Denied",
+        "자동화된 요청으로 판단되어 차단되었습니다. (Request blocked: automated client)",
+    ),
+    "referer_required": (200, "잘못된 접근", "허용되지 않은 경로로 접근하셨습니다. (Referer required)"),
+    "html_page": (200, "시스템 점검 안내", "보다 나은 서비스를 위하여 시스템 점검 중입니다."),
+    "js_challenge": (
+        200,
+        "Just a moment...",
+        '<script>document.cookie="__chl=1; path=/";location.replace("/challenge?redirect=1")</script>'
+        "<noscript>Please enable JavaScript and cookies to continue.</noscript>",
+    ),
+}
+#: data.go.kr's gateway codes for its incidents (sim.protocols.DATAGOKR_CODES)
+_GATEWAY_REASONS = {"gateway_key_unregistered": "30", "gateway_quota": "22", "gateway_access_denied": "20"}
+
+
+def _page(title: str, text: str) -> bytes:
+    return (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head>'
+        f"<body><h1>{title}</h1><p>{text}</p></body></html>"
+    ).encode()
+
+
+def _echoed_url(request: SimRequest) -> str:
+    """The request's URL as the platform echoes it back, key and all."""
+    return f"https://{request.host}{request.path}" + (f"?{urlencode(request.query)}" if request.query else "")
 
 
 def accepted_key() -> str:
@@ -93,12 +129,14 @@ class Simulator:
         drift: bool = True,
         timeline: tuple[DriftEvent, ...] = TIMELINE,
         registry_: Registry | None = None,
+        incidents: tuple[Incident, ...] | str = (),
     ) -> None:
         if not 0.0 <= float(fault_rate) <= 1.0:
             raise SimError(f"fault rate must be between 0 and 1, not {fault_rate}")
         self.seed = seed
         self.as_of = _as_date(as_of)
         self.fault_rate = float(fault_rate)
+        self.incidents = parse_incidents(incidents) if isinstance(incidents, str) else tuple(incidents)
         self.api_key = api_key or accepted_key()
         self.world = World(seed, world_size)
         # The renames from before 2026-09-01 are how the platforms came to be as the catalog describes them: they
@@ -139,6 +177,13 @@ class Simulator:
         identity = request.identity(secret_segments=secret_segments)
         header_attempt = request.headers.get("x-kopa-attempt", "")
         attempt = int(header_attempt) if header_attempt.isdigit() else self._next_attempt(identity)
+        incident = (
+            incident_for(self.incidents, self.seed, request.host, identity, attempt, self.as_of, request.headers)
+            if self.incidents
+            else None
+        )
+        if incident is not None and incident.name != "key_echo":
+            return self._incident(ctx, proto, incident)
         fault = fault_for(self.seed, identity, attempt, self.fault_rate)
         if fault in _HTTP_FAULTS:
             status, text = _HTTP_FAULTS[fault]
@@ -154,7 +199,15 @@ class Simulator:
         # past the key and the faults the answer is a pure function of the request (its identity leaves the key
         # out, so the kind of key that opened it is part of what it is: a sample key gets five rows)
         kind = "key" if key == self.api_key else key if key in proto.public_keys else "keyless"
-        answer_key = (identity, kind)
+        response = self._cached_answer(ctx, proto, endpoint, route, drift, (identity, kind))
+        if incident is not None:  # key_echo: the answer, and the key in a link beside it
+            link = f'<{_echoed_url(request)}>; rel="self"'
+            return replace(response, extra_headers=(*response.extra_headers, ("link", link)))
+        return response
+
+    def _cached_answer(
+        self, ctx: Context, proto: Any, endpoint: Any, route: str, drift: ActiveDrift, answer_key: tuple[str, str]
+    ) -> SimResponse:
         with self._lock:
             answered = self._answers.get(answer_key)
             if answered is not None:
@@ -170,6 +223,22 @@ class Simulator:
                     _, dropped = self._answers.popitem(last=False)
                     self._answer_bytes -= len(dropped.body)
         return response
+
+    def _incident(self, ctx: Context, proto: Any, incident: IncidentKind) -> SimResponse:
+        """What the platform answers a request an incident struck (see :mod:`kopa_replay.sim.incidents`)."""
+        name = incident.name
+        if incident.gateway:
+            return serialize(proto.gateway(ctx, _GATEWAY_REASONS[name]))
+        if name == "empty_body":
+            return SimResponse(200, b"", "text/xml;charset=UTF-8" if ctx.xml else "application/json;charset=UTF-8")
+        if name == "empty_document":
+            if ctx.xml:
+                return SimResponse(200, b'<?xml version="1.0" encoding="UTF-8"?><response/>', "text/xml;charset=UTF-8")
+            return SimResponse(200, b"{}", "application/json;charset=UTF-8")
+        if name == "retry_storm":
+            return SimResponse(503, _page("503 Service Unavailable", "upstream busy"), _HTML, (("retry-after", "0"),))
+        status, title, text = _INCIDENT_PAGES[name]
+        return SimResponse(status, _page(title, text), _HTML)
 
     def _answer(self, ctx: Context, proto: Any, endpoint: Any, route: str, drift: ActiveDrift) -> SimResponse:
         """The answer to a request that passed the key and drew no fault."""

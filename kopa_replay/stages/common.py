@@ -46,6 +46,28 @@ def iso_date(value: str | None, option: str) -> dt.date | None:
         raise UsageError(f"{option} must be a date YYYY-MM-DD, not {value!r}") from None
 
 
+#: how the command line describes --incidents (record, refresh, graph prune)
+INCIDENTS_HELP = (
+    "Incidents the simulator injects (source sim): 'dated' (a year of them on the ten platforms) or "
+    "KIND=RATE[@HOST],… with KIND one of all, bot_wall, referer_required, empty_body, html_page, js_challenge, "
+    "empty_document, retry_storm, key_echo, gateway_key_unregistered, gateway_quota, gateway_access_denied."
+)
+
+
+def check_incidents(spec: str, source: str | None) -> None:
+    """An --incidents spec that parses, on a simulator source; a clear error naming the option otherwise."""
+    from kopa_replay.env.source import is_sim
+    from kopa_replay.errors import SimError
+    from kopa_replay.sim.incidents import parse_incidents
+
+    try:
+        schedule = parse_incidents(spec)
+    except SimError as exc:
+        raise UsageError(f"--incidents: {exc}") from None
+    if schedule and not is_sim(source):
+        raise UsageError(f"--incidents are injected by the simulator: source {source!r} is not sim")
+
+
 @dataclass(frozen=True)
 class CatalogChoice:
     catalog: tuple[str, ...] = setting(
@@ -78,7 +100,7 @@ class ExecSource:
     )
     store: str | None = setting(None, STORE_HELP, envvar="KOPA_STORE", path="file")
 
-    def open_env(self, stack: ExitStack, catalog: Any, *, fault_rate: float = 0.0) -> Any:
+    def open_env(self, stack: ExitStack, catalog: Any, *, fault_rate: float = 0.0, incidents: str = "") -> Any:
         """A ToolEnvironment over this source (closed with ``stack``)."""
         from kopa_replay.env import ToolEnvironment, open_source
         from kopa_replay.env.source import is_sim, source_label
@@ -89,6 +111,7 @@ class ExecSource:
                 seed=self.sim_seed,
                 as_of=iso_date(self.as_of, "--as-of"),
                 fault_rate=fault_rate,
+                incidents=incidents,
                 snapshot=self.snapshot,
                 mode=self.mode,
                 store=self.store if self.snapshot else None,

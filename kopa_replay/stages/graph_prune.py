@@ -12,7 +12,7 @@ from typing import Any
 from kopa_replay.errors import UsageError
 from kopa_replay.graph.prune import PruneConfig
 from kopa_replay.stages import graph_build
-from kopa_replay.stages.common import ExecSource, ScaleOut, for_workers
+from kopa_replay.stages.common import INCIDENTS_HELP, ExecSource, ScaleOut, check_incidents, for_workers
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import atomic_run_dir, file_digest, write_manifest
 
@@ -28,6 +28,7 @@ class Config(graph_build.BuildSettings, ExecSource, ScaleOut):
     paths: int = setting(_D.paths, "Sampled paths per iteration.")
     seed: int = setting(_D.seed, "Seed of the loop's sampling.")
     fault_rate: float = setting(0.0, "Share of simulator calls that fail environmentally (source sim).")
+    incidents: str = setting("", INCIDENTS_HELP, metavar="SPEC")
     max_depth: int = setting(_D.max_depth, "Links per sampled path.")
     w_s: float = setting(_D.w_s, "Beta increment of a structural failure.")
     w_e: float = setting(_D.w_e, "Beta increment of an environmental failure.")
@@ -47,6 +48,7 @@ class Config(graph_build.BuildSettings, ExecSource, ScaleOut):
     def __post_init__(self) -> None:
         if not 0.0 <= self.fault_rate <= 1.0:
             raise UsageError(f"--fault-rate must lie in [0, 1], not {self.fault_rate}")
+        check_incidents(self.incidents, self.source)
         self.loop()  # the loop's own checks, before anything runs
         self.executor_spec()
 
@@ -70,7 +72,8 @@ class Config(graph_build.BuildSettings, ExecSource, ScaleOut):
         return None
 
     def described(self) -> dict[str, Any]:
-        return {**super().described(), "fault_rate": self.fault_rate}
+        described = {**super().described(), "fault_rate": self.fault_rate}
+        return {**described, "incidents": self.incidents} if self.incidents else described
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,7 @@ def run(config: Config, *, progress: Callable[[Any], None] | None = None) -> Res
             config.build_into(catalog, work)
         made_of = {**inputs(config), "candidates": file_digest(work / "candidates.json")}
         with ExitStack() as stack:
-            env = config.open_env(stack, catalog, fault_rate=config.fault_rate)
+            env = config.open_env(stack, catalog, fault_rate=config.fault_rate, incidents=config.incidents)
             spec = config.executor_spec()
             runner = None
             if config.batches > 1 and (spec.kind, spec.workers) != ("local", 1):
@@ -154,7 +157,7 @@ class PruneWorker:
 
         self.sampler = PathSampler(links, catalog)
         self._stack = ExitStack()
-        self.env = config.open_env(self._stack, catalog, fault_rate=config.fault_rate)
+        self.env = config.open_env(self._stack, catalog, fault_rate=config.fault_rate, incidents=config.incidents)
 
     def run(self, job: Any) -> Any:
         self.env.rewind()

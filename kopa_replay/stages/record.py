@@ -8,7 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from kopa_replay.errors import UsageError
-from kopa_replay.stages.common import STORE_HELP, CatalogChoice, ScaleOut, for_workers, iso_date
+from kopa_replay.stages.common import (
+    INCIDENTS_HELP,
+    STORE_HELP,
+    CatalogChoice,
+    ScaleOut,
+    check_incidents,
+    for_workers,
+    iso_date,
+)
 from kopa_replay.stages.options import setting
 from kopa_replay.util import check_snapshot_name
 
@@ -37,6 +45,7 @@ class SourceSettings(CatalogChoice):
         None, "As-of date of the new snapshot (source sim serves that date) [default: its name]."
     )
     seed: int = setting(0, "Simulator seed (source sim).")
+    incidents: str = setting("", INCIDENTS_HELP + " Blocked answers are never recorded.", metavar="SPEC")
     base_url: tuple[str, ...] = setting(
         (),
         "Send one catalog host to a mirror (repeatable), e.g. opendart.fss.or.kr=http://127.0.0.1:8765.",
@@ -52,6 +61,7 @@ class SourceSettings(CatalogChoice):
 
     def __post_init__(self) -> None:
         iso_date(self.as_of, "--as-of")
+        check_incidents(self.incidents, self.source)
 
     def bench_requests(self, catalog: Any, snapshot: str, mirrors: dict[str, str]) -> list:
         """The benchmark's calls recorded beside the workload (``bench run`` and ``bench drift`` then run offline on
@@ -236,6 +246,7 @@ def _record_part(
         progress=progress,
         shard=shard,
         limiter=limiter,
+        incidents=config.incidents,
     )
 
 
@@ -438,4 +449,5 @@ def _refresh(
         progress=progress,
         executor=executor,
         shard_folder=_refresh_shards(config, path.resolve(), catalog),
+        incidents=config.incidents,
     )

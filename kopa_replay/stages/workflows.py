@@ -30,6 +30,7 @@ import httpx
 from kopa_replay.catalog.model import Catalog
 from kopa_replay.drift.recorded import drift_report, tool_schema_digests
 from kopa_replay.env.call import build_request, execute, recorded_args, request_label
+from kopa_replay.env.recording import environmental_answer, retrying
 from kopa_replay.env.source import check_source, is_sim, open_source, recorded_sim_source, source_label
 from kopa_replay.errors import CassetteMiss, SnapshotError, UsageError
 from kopa_replay.record.redact import MASK, MIN_SECRET_LENGTH, Redactor, redactor_for, register_secret
@@ -67,6 +68,9 @@ class RecordSummary:
     report: Any = None
     #: refresh: requests that needed a retry, that a retry answered, still failing (environmental noise, not drift)
     retries: dict[str, int] | None = None
+    #: requests whose answer was blocked (a wall, a page or nothing where data was expected): never recorded, each
+    #: with its evidence (:func:`left_out_entry`); the manifest keeps them, and a refresh of this snapshot tries them
+    left_out: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -78,6 +82,8 @@ class RecordSummary:
         }
         if self.retries is not None:
             out["retries"] = dict(self.retries)
+        if self.left_out:
+            out["left_out"] = [dict(entry) for entry in self.left_out]
         if self.manifest:
             out["digest"] = self.manifest["digest"]
         if self.report is not None:
@@ -85,6 +91,54 @@ class RecordSummary:
         elif self.changes:
             out["changes"] = [c.to_dict() for c in self.changes]
         return out
+
+
+def _waiting(sleep: Callable[[float], object], source: str) -> Callable[[float], object]:
+    """How a recorder waits between retries: not at all on the simulator when nobody chose the wait (its faults are
+    a function of the attempt, not of time, so waiting would only cost), else as ``sleep`` does."""
+    return (lambda seconds: None) if sleep is time.sleep and is_sim(source) else sleep
+
+
+def left_out_entry(tool: Any, args: Mapping[str, Any], evidence: str) -> dict[str, Any]:
+    """How a snapshot remembers a request it holds no answer to because the answer was blocked: the tool, its
+    arguments (what a later refresh sends again, validated as an agent's call), the redacted request and why."""
+    return {
+        "tool": tool.name,
+        "args": {k: args[k] for k in sorted(args)},
+        "request": request_label(tool, args),
+        "class": "blocked",
+        "evidence": evidence,
+    }
+
+
+def _sorted_left_out(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    unique = {(e["request"], e["tool"]): dict(e) for e in entries}
+    return [unique[key] for key in sorted(unique)]
+
+
+def left_out_requests(catalog: Catalog, store: Store, snapshot: str) -> list[tuple[str, dict[str, Any]]]:
+    """The requests ``snapshot`` left out because their answers were blocked, as (tool, args) to send again.
+
+    The store is untrusted: an entry must name a tool of the catalog and give arguments as a mapping of names to
+    scalars; the environment then validates them as it does an agent's call, and the request is built from the
+    catalog's binding (a stored URL is never sent)."""
+    provenance = store.provenance(snapshot) or {}
+    entries = provenance.get("left_out") or []
+    where = f"snapshot {snapshot!r} in {store.path}"
+    if not isinstance(entries, list):
+        raise SnapshotError(f"{where}: its left-out requests are not a list (the store was edited)")
+    out = []
+    for index, entry in enumerate(entries, 1):
+        tool = entry.get("tool") if isinstance(entry, Mapping) else None
+        args = entry.get("args") if isinstance(entry, Mapping) else None
+        if not isinstance(tool, str) or tool not in catalog:
+            raise SnapshotError(f"{where}: left-out request {index} names no tool of the catalog ({tool!r})")
+        if not isinstance(args, Mapping) or not all(
+            isinstance(k, str) and (v is None or isinstance(v, (str, int, float, bool))) for k, v in args.items()
+        ):
+            raise SnapshotError(f"{where}: left-out request {index} ({tool}) has arguments that are not name=value")
+        out.append((tool, dict(args)))
+    return out
 
 
 def _as_of_text(as_of: dt.date | str | None, fallback: str) -> str:
@@ -109,9 +163,18 @@ def record_snapshot(
     progress: Progress | None = None,
     shard: tuple[int, int] | None = None,
     limiter: Any = None,
+    retries: int = 3,
+    retry_backoff: float = 0.5,
+    sleep: Callable[[float], object] = time.sleep,
+    incidents: str = "",
 ) -> RecordSummary:
     """Record the probe workload of ``catalog`` from ``source`` into ``snapshot`` (and seal it); ``progress``
     hears each call (:data:`kopa_replay.util.Progress`).
+
+    What a retry may fix is retried before anything is recorded, as :func:`refresh_snapshot` does (``retries``,
+    ``retry_backoff``, ``sleep``); an answer still blocked after them — a wall, a page or nothing where the
+    catalog expects data — is never recorded: ``summary.left_out`` and the manifest name it with its evidence, and
+    a refresh of the snapshot sends it again.
 
     ``commit_every`` sets the recorder's commit batch (smaller: less to redo after a kill, slower).
 
@@ -137,6 +200,7 @@ def record_snapshot(
     mode = _open_for_recording(store, snapshot, as_of=as_of_text, source=source, seed=seed, catalog=catalog)
     outcomes: Counter[str] = Counter()
     calls = 0
+    left_out: list[dict[str, Any]] = []
     with (
         open_source(
             source,
@@ -149,6 +213,8 @@ def record_snapshot(
             catalog=catalog,
             commit_every=commit_every,
             limiter=limiter,
+            wrap=retrying(catalog, retries, retry_backoff, _waiting(sleep, source)),
+            incidents=incidents,
         ) as src,
         _sealed_misses(snapshot),
     ):
@@ -161,13 +227,19 @@ def record_snapshot(
         for done, call in enumerate(plan, 1):
             tool = catalog.get(call.tool)
             if call.validated:  # an extra call: validated as an agent's would be
-                outcomes[env.call(call.tool, dict(call.args)).outcome] += 1
+                result: Any = env.call(call.tool, dict(call.args))
             else:  # a probe: sent as the catalog writes it
-                outcomes[execute(tool, call.args, src.client, src.key_for(tool)).outcome] += 1
+                result = execute(tool, call.args, src.client, src.key_for(tool))
+            outcomes[result.outcome] += 1
+            if result.outcome == "blocked_error":  # not recorded (see retrying): remembered with its evidence
+                left_out.append(left_out_entry(tool, call.args, str(result.message)))
             calls += 1
             tick(progress, "recording", done, len(plan))
-    store.end_recording(snapshot)
     summary = RecordSummary(snapshot, source, as_of_text, calls, dict(outcomes))
+    summary.left_out = _sorted_left_out(left_out)
+    if summary.left_out:
+        store.set_provenance(snapshot, {**(store.provenance(snapshot) or {}), "left_out": summary.left_out})
+    store.end_recording(snapshot)
     if seal:
         summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir, tool_digests=tool_schema_digests)
     store.finalize()
@@ -355,26 +427,6 @@ def rebuild_requests(catalog: Catalog, base: str, items: Iterable[Any]) -> list[
     return out
 
 
-def environmental_answer(catalog: Catalog) -> Callable[[httpx.Request, httpx.Response], bool]:
-    """Whether an answer is an environmental failure: a 429/5xx status, or what the catalog's result-code table
-    of the request's tool calls environmental (a rate-limit or maintenance code inside a 200 body)."""
-    from kopa_replay.env.call import interpret
-    from kopa_replay.record.retry import status_retryable
-
-    def retryable(request: httpx.Request, response: httpx.Response) -> bool:
-        if status_retryable(request, response):
-            return True
-        tool = request.extensions.get("kopa_tool")
-        if not tool or tool not in catalog:
-            return False
-        return (
-            interpret(catalog.get(tool), {}, response.status_code, response.content, "").outcome
-            == "environmental_error"
-        )
-
-    return retryable
-
-
 def refresh_snapshot(
     catalog: Catalog,
     *,
@@ -396,10 +448,11 @@ def refresh_snapshot(
     progress: Progress | None = None,
     executor: Any = None,
     shard_folder: str | Path | None = None,
+    incidents: str = "",
 ) -> RecordSummary:
     """Re-execute every request of ``base`` against ``source`` into ``snapshot``; diff the two.
 
-    An environmental failure (see :func:`environmental_answer`) is retried up to ``retries`` times with
+    An environmental failure (see :func:`~kopa_replay.env.recording.environmental_answer`) is retried up to ``retries`` times with
     backoff from ``retry_backoff`` seconds, honouring Retry-After, before anything is recorded: the new snapshot
     holds what a retry gets, and ``summary.retries`` says how many needed one and how many still fail. A request
     that gets no answer at all (timed out, refused) is counted as ``no_answer`` and left out of the new snapshot.
@@ -433,7 +486,8 @@ def refresh_snapshot(
     elif is_sim(source):
         source = source_label(source)
     as_of_text = _as_of_text(as_of, snapshot)
-    extra = list(requests)
+    # the base's left-out requests first (their answers were blocked when it was made: a refresh fills them)
+    extra = left_out_requests(catalog, store, base) + list(requests)
     base_requests = list(store.interactions(base))  # the base's interactions (``requests`` are the extra calls)
     chosen = _refreshed_tools(store, catalog, base, base_requests, tools, changed_since)  # checked before creating
     resent = rebuild_requests(  # every request checked before anything is created or sent
@@ -481,6 +535,7 @@ def refresh_snapshot(
         retry_backoff=retry_backoff,
         base_requests=resent,
         extra=todo,
+        incidents=incidents,
     )
     sharded = executor is not None and (executor.spec.kind == "ray" or executor.spec.workers > 1)
     if sharded and not sealed:
@@ -495,6 +550,7 @@ def refresh_snapshot(
     )
     summary = RecordSummary(snapshot, source, as_of_text, len(base_requests) + added, dict(outcomes))
     summary.retries = done.retries
+    summary.left_out = _sorted_left_out(done.left_out)
     if not sealed:
         # how the snapshot was made beyond its settings, written into its manifest at every seal; the counts add
         # up over the runs that made it (a refresh stopped and resumed is one refresh)
@@ -507,6 +563,8 @@ def refresh_snapshot(
                 "retry_policy": {"retries": retries, "backoff": retry_backoff, "max_backoff": MAX_BACKOFF},
                 "retries": tries,
                 "no_answer": before.get("no_answer", 0) + outcomes.get("no_answer", 0),
+                # this run's alone: a resume sends again every request not recorded, the blocked ones included
+                "left_out": summary.left_out,
                 "re_executed": {
                     "tools": sorted({r.tool for r in resent}),
                     "interactions": len(resent),
@@ -542,6 +600,7 @@ class _RefreshPart:
     retry_backoff: float
     base_requests: list[Resend]
     extra: list[tuple[str, dict[str, Any]]]
+    incidents: str = ""
 
 
 @dataclass
@@ -549,6 +608,7 @@ class _RefreshDone:
     outcomes: dict[str, int]
     added: int
     retries: dict[str, int] | None
+    left_out: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _refresh_part(
@@ -562,23 +622,13 @@ def _refresh_part(
 ) -> _RefreshDone:
     """Re-execute ``part`` against its source, recording into ``part.snapshot`` of the store at ``store_path``."""
     from kopa_replay.env.environment import ToolEnvironment
-    from kopa_replay.record.retry import RetryTransport
+    from kopa_replay.record.retry import BlockedAnswer, RetryTransport
 
     outcomes: Counter[str] = Counter()
     added = 0
-    retrying: list[RetryTransport] = []
-
-    def wrap(inner: httpx.BaseTransport) -> httpx.BaseTransport:
-        retrying.append(
-            RetryTransport(
-                inner,
-                retries=part.retries,
-                backoff=part.retry_backoff,
-                sleep=sleep,
-                retryable=environmental_answer(catalog),
-            )
-        )
-        return retrying[0]
+    made: list[RetryTransport] = []
+    left_out: list[dict[str, Any]] = []
+    wrap = retrying(catalog, part.retries, part.retry_backoff, _waiting(sleep, part.source), made)
 
     with (
         open_source(
@@ -592,6 +642,7 @@ def _refresh_part(
             catalog=catalog,
             wrap=wrap,
             limiter=limiter,
+            incidents=part.incidents,
         ) as src,
         _sealed_misses(part.snapshot),
     ):
@@ -611,6 +662,10 @@ def _refresh_part(
             )
             try:
                 response = src.client.send(request)
+            except BlockedAnswer as exc:  # after the retries still no answer of the platform: never recorded
+                outcomes["blocked_error"] += 1
+                left_out.append(left_out_entry(tool, resend.args, exc.evidence))
+                continue
             except httpx.TransportError:
                 outcomes["no_answer"] += 1  # after the retries: nothing to record; the diff reports it apart
                 continue
@@ -618,9 +673,12 @@ def _refresh_part(
         env = ToolEnvironment(catalog, src)
         for done, (tool_name, args) in enumerate(part.extra, len(part.base_requests) + 1):
             tick(progress, "re-executing", done, total)
-            outcomes[env.call(tool_name, dict(args)).outcome] += 1
+            result = env.call(tool_name, dict(args))
+            outcomes[result.outcome] += 1
             added += 1
-    return _RefreshDone(dict(outcomes), added, retrying[0].stats.to_dict() if retrying else None)
+            if result.outcome == "blocked_error":
+                left_out.append(left_out_entry(catalog.get(tool_name), result.args, str(result.message)))
+    return _RefreshDone(dict(outcomes), added, made[0].stats.to_dict() if made else None, left_out)
 
 
 @dataclass(frozen=True)
@@ -687,7 +745,8 @@ def _refresh_sharded(
     for done in parts:
         outcomes.update(done.outcomes)
         retries.update(done.retries or {})
-    return _RefreshDone(dict(outcomes), sum(done.added for done in parts), dict(retries) or None)
+    left_out = [entry for done in parts for entry in done.left_out]
+    return _RefreshDone(dict(outcomes), sum(done.added for done in parts), dict(retries) or None, left_out)
 
 
 def _remove_shard(path: Path) -> None:
@@ -824,12 +883,23 @@ def merge_snapshots(
             return _merged_already(store, snapshot, settings, paths, catalog, manifest_dir)
         _open_for_merge(store, snapshot, settings)
         held, merged, conflicts, overlaps = _copy_shards(store, snapshot, paths)
+        left_out = _sorted_left_out(entry for path in paths for entry in _shard_left_out(path, snapshot))
+        if left_out:
+            store.set_provenance(snapshot, {**(store.provenance(snapshot) or {}), "left_out": left_out})
         store.end_recording(snapshot)
         summary = MergeSummary(snapshot, [str(p) for p in paths], held, merged, conflicts, overlaps)
         if seal:
             summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir, tool_digests=tool_schema_digests)
         store.finalize()
     return summary
+
+
+def _shard_left_out(path: Path, snapshot: str) -> list[dict[str, Any]]:
+    """The left-out requests a shard's recorder wrote (only well-formed entries: a shard is a store too)."""
+    with Store(path, readonly=True) as shard:
+        entries = (shard.provenance(snapshot) or {}).get("left_out") or []
+    keys = ("tool", "args", "request", "class", "evidence")
+    return [dict(e) for e in entries if isinstance(e, Mapping) and all(isinstance(e.get(k), (str, dict)) for k in keys)]
 
 
 def _merged_already(

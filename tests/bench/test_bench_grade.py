@@ -26,6 +26,7 @@ from kopa_replay.bench import (
     same_value,
 )
 from kopa_replay.bench.grade import call_window, first_unread
+from kopa_replay.bench.report import markdown, report
 from kopa_replay.env.environment import LogEntry
 from kopa_replay.errors import UsageError
 from kopa_replay.synth.model import Answer
@@ -475,3 +476,33 @@ def test_a_number_in_a_reason_keeps_its_digits_and_drops_the_float_noise(value, 
     from kopa_replay.bench.grade import _plain
 
     assert _plain(value) == shown
+
+
+def test_a_read_the_platform_blocked_is_said_to_be_the_platforms_and_counted() -> None:
+    """The agent asked for the list, the platform answered a bot wall's page twice: the ACTION reason names the
+    incident, not a skipped read, the grade counts the calls that met one, and the report says how many failed so."""
+    paging = {"style": "page", "page": "pageNo", "size": "numOfRows", "default_size": 10, "max_size": 100}
+    listing = RequiredAction("dart_offering", {"corp_code": "00126380"}, "the offer list", through=3, paging=paging)
+    task = lightron(required_actions=(listing,))
+    walled = Rollout(
+        task.id,
+        "oracle",
+        0,
+        None,
+        (
+            (*CORP, "ok"),
+            ("dart_offering", {"corp_code": "00126380", "pageNo": 1}, "blocked_error"),
+            ("dart_offering", {"corp_code": "00126380", "pageNo": 1}, "blocked_error"),
+        ),
+        "other",
+    )
+    graded = grade(task, walled)
+    assert not graded.action.passed and graded.incidents == 2
+    assert "the platform blocked 2×" in graded.action.reason and "not the agent's choice" in graded.action.reason
+    # the same rollout with the read simply never made is the agent's miss, said as before
+    skipped = grade(task, Rollout(task.id, "oracle", 1, None, ((*CORP, "ok"),), "other"))
+    assert skipped.incidents == 0 and "no call read records 1–3" in skipped.action.reason
+    data = report([task], [graded, skipped])
+    assert data["incidents"] == {"rollouts": 1, "failed": 1}
+    assert "1 rollout(s) met an incident" in markdown(data)
+    assert Grade.from_dict(json.loads(json.dumps(graded.to_dict()))).incidents == 2

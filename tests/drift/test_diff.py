@@ -6,22 +6,27 @@ import json
 from dataclasses import replace
 
 import pytest
-from hypothesis import given
+import yaml
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kopa_replay.catalog import load_catalog
 from kopa_replay.drift.diff import (
     CHANGE_KINDS,
     CHECKS,
     SEVERITIES,
     Change,
     diff_schemas,
+    values_turned_null,
 )
 from kopa_replay.drift.report import crosses, render, summary
+from kopa_replay.drift.requests import Reading, RequestPair, diff_requests, pair_responses
 from kopa_replay.drift.schema import (
     STRING_FORMATS,
     VALUE_TYPES,
     FieldStats,
     PageEvidence,
+    RecordedResponse,
     ToolSchema,
 )
 from kopa_replay.errors import DriftError, UsageError
@@ -408,3 +413,207 @@ def test_crosses_gates_on_breaking_or_warning():
     assert crosses(CHANGES, "breaking") and not crosses(warning_only, "breaking")
     assert crosses(warning_only, "warning") and not crosses(info_only, "warning")
     assert not crosses([], "warning")
+
+
+# -- the same request in both snapshots: records that lost a value, envelope values of another kind ---------------
+
+SHOPS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "id": st.integers(0, 10**6).map(lambda n: f"S{n}"),
+            "name": st.text(min_size=1, max_size=4),
+            "price": st.integers(),
+        }
+    ),
+    unique_by=lambda shop: shop["id"],
+    max_size=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(SHOPS, st.data())
+def test_values_that_turned_null_are_counted_in_the_same_records_wherever_they_moved(shops, data):
+    name = data.draw(st.sampled_from(["name", "price"]))
+    nulled = data.draw(st.sets(st.sampled_from(range(len(shops))), max_size=len(shops)) if shops else st.just(set()))
+    dropped = data.draw(st.sets(st.sampled_from(range(len(shops))), max_size=3) if shops else st.just(set()))
+    kept = [
+        {**shop, name: None} if i in nulled else shop for i, shop in enumerate(shops) if i in nulled or i not in dropped
+    ]
+    # shops new since, some without the value yet: they head the page and push the others down (or out)
+    added = [
+        {"id": f"N{i}", "name": "x", "price": 1, name: None if i % 2 else 1}
+        for i in range(data.draw(st.integers(0, 3)))
+    ]
+    after = added + data.draw(st.permutations(kept))
+    assert values_turned_null(shops, after) == ({name: len(nulled)} if nulled else {})
+    # the page size held: as many records as before, at other positions, some pushed out by the new ones
+    window = after[: len(shops)]
+    lost = sum(1 for record in window if record["id"].startswith("S") and record[name] is None)
+    assert values_turned_null(shops, window) == ({name: lost} if lost else {})
+
+
+@given(st.lists(st.fixed_dictionaries({"a": st.none() | st.integers(0, 2)}, optional={"b": st.none() | st.booleans()})))
+def test_an_answer_never_lost_a_value_against_itself(records):
+    assert values_turned_null(records, records) == {}
+    assert values_turned_null(records, list(reversed(records))) == {}
+
+
+def test_a_null_is_no_evidence_where_the_rest_of_the_record_names_no_single_record_that_held_a_value():
+    before = [{"kind": "bus", "plate": "A1"}, {"kind": "bus", "plate": "B2"}]
+    # what is left, kind=bus, names two buses: which one lost its plate?
+    assert values_turned_null(before, [{"kind": "bus", "plate": None}]) == {}
+    # the bus is still there as it was: a record with no plate was added, none lost one
+    assert values_turned_null(before[:1], [*before[:1], {"kind": "bus", "plate": None}]) == {}
+    assert values_turned_null(before[:1], [{"kind": "bus", "plate": None}]) == {"plate": 1}
+    # nothing is left to know a record by
+    assert values_turned_null([{"plate": "A1"}], [{"plate": None}]) == {}
+    # another key set is another record
+    assert values_turned_null([{"id": 1, "plate": "A1"}], [{"id": 1, "plate": None, "memo": "m"}]) == {}
+    assert values_turned_null([{"id": 1, "plate": "A1", "seats": 3}], [{"id": 1, "plate": None, "seats": None}]) == {
+        "plate": 1,
+        "seats": 1,
+    }
+
+
+def _reading(null: bool = False) -> Reading:
+    """An ok answer of ten records (id, name), the name null in some of them or in none."""
+    kinds = {"id": frozenset({"string"}), "name": frozenset({"string"} | ({"null"} if null else set()))}
+    return Reading("ok", 200, "json", "0", records=10, kinds=kinds, everywhere=frozenset(kinds))
+
+
+def _pair(i: int, before: Reading, after: Reading, nulled: dict[str, int] | None = None) -> RequestPair:
+    return RequestPair("t", f"GET /t?q={i}", before, after, nulled or {})
+
+
+def test_records_that_lost_a_value_make_a_field_nullable_where_shares_cannot_tell():
+    pairs = [
+        _pair(0, _reading(), _reading(null=True), {"name": 1}),
+        _pair(1, _reading(), _reading(null=True), {"name": 2}),
+        _pair(2, _reading(), _reading()),
+    ]
+    [change] = diff_requests(pairs).changes
+    assert (change.kind, change.check_id, change.path, change.severity) == (
+        "became_nullable",
+        CHECKS["request_nullable"],
+        "name",
+        "breaking",
+    )
+    assert (change.before, change.after, change.requests) == (0.0, 0.15, ("GET /t?q=0", "GET /t?q=1"))
+    assert "null in 3 of 20 records of 2 requests" in change.message
+
+
+def test_a_field_already_null_in_the_old_snapshot_or_reported_per_tool_is_not_reported_again():
+    lost = _pair(0, _reading(), _reading(null=True), {"name": 1})
+    # null in another request of the old snapshot already: the data says when it is null
+    assert diff_requests([lost, _pair(1, _reading(null=True), _reading(null=True))]).changes == ()
+    per_tool = Change(CHECKS["became_nullable"], "t", "name", "became_nullable", "breaking", 0.0, 0.5, "name is null")
+    [change] = diff_requests([lost], [per_tool]).changes
+    assert (change.check_id, change.requests) == (CHECKS["became_nullable"], ("GET /t?q=0",))
+
+
+@pytest.fixture(scope="module")
+def envelope_catalog(tmp_path_factory):
+    document = {
+        "platform": {
+            "id": "env",
+            "domain": "finance",
+            "base_url": "http://env.example",
+            "auth": {"location": "query", "name": "key"},
+            "format": "json",
+            "envelope": {"records": "data.items", "total": "data.total", "code": "code", "message": "msg"},
+            "result_codes": {"0": "ok", "3": "no_data"},
+        },
+        "tools": [
+            {
+                "name": "env_shops",
+                "title": "shops",
+                "description": {"ko": "상점", "en": "shops"},
+                "http": {"path": "/shops"},
+                "params": {"q": {"type": "string", "description": "q"}},
+                "output": {"id": "id"},
+                "examples": [{"q": "x"}],
+            }
+        ],
+    }
+    path = tmp_path_factory.mktemp("env") / "env.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    return load_catalog([str(path)])
+
+
+#: a scalar of each JSON kind, as the envelope of an answer holds it
+SCALARS = {
+    "number": st.integers(0, 10**6) | st.floats(0, 10**6, allow_nan=False),
+    "string": st.text(max_size=4),
+    "boolean": st.booleans(),
+}
+ENVELOPE_KEYS = st.sampled_from(["total", "pageNo", "numOfRows", "updated", "more"])
+
+
+def _answer(
+    query: str, meta: dict, total, body_format: str = "json", code: str = "0", items: list | None = None
+) -> RecordedResponse:
+    items = ([{"id": "S1"}] if code == "0" else []) if items is None else items
+    doc = {"code": code, "msg": "ok", "meta": meta, "data": {"items": items, "total": total}}
+    body = json.dumps(doc).encode()
+    if body_format == "xml":
+        body = b"<r><code>0</code><msg>ok</msg><data><total>1</total><items><id>S1</id></items></data></r>"
+    url = f"http://env.example/shops?key=***&q={query}"
+    return RecordedResponse("env_shops", "GET", url, 200, "application/json", body, f"env_shops|{query}", 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(ENVELOPE_KEYS, st.sampled_from(sorted(SCALARS)), min_size=1), st.data())
+def test_an_envelope_value_of_another_kind_is_breaking_and_other_values_of_its_kind_are_not(
+    envelope_catalog, kinds, data
+):
+    def draw(kinds: dict[str, str]) -> dict:
+        return {key: data.draw(SCALARS[kind]) for key, kind in kinds.items()}
+
+    old = [_answer(q, draw(kinds), 1) for q in "ab"]
+    same_kinds = diff_requests(pair_responses(envelope_catalog, old, [_answer(q, draw(kinds), 1) for q in "ab"]))
+    assert [c for c in same_kinds.changes if c.kind == "envelope_type_changed"] == []
+    key = data.draw(st.sampled_from(sorted(kinds)))
+    other = data.draw(st.sampled_from(sorted(set(SCALARS) - {kinds[key]})))
+    moved = {**kinds, key: other}
+    report = diff_requests(pair_responses(envelope_catalog, old, [_answer("a", draw(moved), 1), old[1]]))
+    assert [(c.kind, c.check_id, c.path, c.severity, c.before, c.after, c.requests) for c in report.changes] == [
+        (
+            "envelope_type_changed",
+            CHECKS["envelope_type"],
+            f"meta.{key}",
+            "breaking",
+            [kinds[key]],
+            [other],
+            ("GET http://env.example/shops?key=***&q=a",),
+        )
+    ]
+
+
+def test_envelope_kinds_are_compared_only_between_answers_of_one_format_and_outcome(envelope_catalog):
+    old = [_answer("a", {}, 1)]
+    assert [c.kind for c in diff_requests(pair_responses(envelope_catalog, old, [_answer("a", {}, "1")])).changes] == [
+        "envelope_type_changed"
+    ]
+    # the same answer in XML: every value is text there, and the change is the format's
+    xml = diff_requests(pair_responses(envelope_catalog, old, [_answer("a", {}, 1, "xml")])).changes
+    assert [(c.kind, c.path) for c in xml] == [("format_changed", "$")]
+    # records that went: a no-data document may write its count another way
+    gone = pair_responses(envelope_catalog, old, [_answer("a", {}, "", code="3")])
+    assert diff_requests(gone).changes == ()
+
+
+@settings(max_examples=60, deadline=None)
+@given(SHOPS, st.data())
+def test_a_refreshed_request_reports_a_nullable_field_exactly_when_one_of_its_records_lost_a_value(
+    envelope_catalog, shops, data
+):
+    nulled = data.draw(st.sets(st.sampled_from(range(len(shops))), max_size=2) if shops else st.just(set()))
+    kept = [{**shop, "name": None} if i in nulled else shop for i, shop in enumerate(shops)]
+    added = [{"id": f"N{i}", "name": None, "price": i} for i in range(data.draw(st.integers(0, 2)))]
+    after = (added + data.draw(st.permutations(kept)))[: max(len(shops), 1)]
+    old, new = _answer("a", {}, len(shops), items=shops), _answer("a", {}, len(shops), items=after)
+    report = diff_requests(pair_responses(envelope_catalog, [old], [new]))
+    lost = sum(1 for record in after if record["id"].startswith("S") and record["name"] is None)
+    assert [(c.kind, c.path, c.requests) for c in report.changes] == (
+        [("became_nullable", "name", ("GET http://env.example/shops?key=***&q=a",))] if lost else []
+    )

@@ -10,9 +10,13 @@ acme_added             memo added                                       field_ad
 acme_type              price "1001" → 1001                              type_changed
 acme_optional          name missing from every other record             became_optional
 acme_nullable          name null in every other record                  became_nullable
+acme_sparse_null       name null in 1 of 10 records of each request     became_nullable (the same record, paired)
+acme_shifted           a shop new since, still unnamed (null), heads     data only: no record lost its name
+                       each page and pushes the others down one
 acme_strfmt            date 20260801 → 2026-08-01                       format_changed (string format)
 acme_xml               the same document written as XML                 format_changed (response)
 acme_envelope          data.items → data.rows                           envelope_changed
+acme_total_type        the total count 10 → "10"                        envelope_type_changed
 acme_codes             ok code 0 → 00 (not in the catalog)              result_codes_changed, outcome_changed
 acme_paged             page cap 20 → 5, larger pages answer code 10     page_size_changed, outcome_changed
 acme_gateway           JSON records → an XML gateway error envelope     outcome_changed + format_changed
@@ -50,9 +54,12 @@ TOOLS = (
     "acme_type",
     "acme_optional",
     "acme_nullable",
+    "acme_sparse_null",
+    "acme_shifted",
     "acme_strfmt",
     "acme_xml",
     "acme_envelope",
+    "acme_total_type",
     "acme_codes",
     "acme_paged",
     "acme_gateway",
@@ -71,9 +78,11 @@ EXPECTED = {  # tool → the change kinds (drift, not noise or data) a maintaine
     "acme_type": {"type_changed"},
     "acme_optional": {"became_optional"},
     "acme_nullable": {"became_nullable"},
+    "acme_sparse_null": {"became_nullable"},
     "acme_strfmt": {"format_changed"},
     "acme_xml": {"format_changed"},
     "acme_envelope": {"envelope_changed"},
+    "acme_total_type": {"envelope_type_changed"},
     "acme_codes": {"result_codes_changed", "outcome_changed"},
     "acme_paged": {"page_size_changed", "outcome_changed"},
     "acme_gateway": {"outcome_changed", "format_changed"},
@@ -86,6 +95,10 @@ EXPECTED = {  # tool → the change kinds (drift, not noise or data) a maintaine
 
 def _shops(tool: str, query: str, version: int, count: int = 10, offset: int = 0) -> list[dict]:
     rows = []
+    if version == 2 and tool == "acme_shifted":  # newest first: a shop opened since, with no name yet
+        n = 99 if query == "a" else 49
+        rows.append({"id": f"S{n:04d}", "name": None, "price": str(1000 + n), "date": "20261101"})
+        count -= 1
     for i in range(offset, offset + count):
         n = i + (0 if query == "a" else 50)
         row = {"id": f"S{n:04d}", "name": f"상점 {n}", "price": str(1000 + n), "date": f"202608{i % 28 + 1:02d}"}
@@ -101,6 +114,8 @@ def _shops(tool: str, query: str, version: int, count: int = 10, offset: int = 0
             elif tool == "acme_optional" and i % 2:
                 del row["name"]
             elif tool == "acme_nullable" and i % 2:
+                row["name"] = None
+            elif tool == "acme_sparse_null" and i == 3:
                 row["name"] = None
             elif tool == "acme_strfmt":
                 row["date"] = f"{row['date'][:4]}-{row['date'][4:6]}-{row['date'][6:]}"
@@ -161,7 +176,7 @@ class _Api:
         )
         data = {
             "rows" if v2 and tool == "acme_envelope" else "items": rows,
-            "total": 40 if tool == "acme_paged" else 10,
+            "total": 40 if tool == "acme_paged" else "10" if v2 and tool == "acme_total_type" else 10,
         }
         document = {"code": "00" if v2 and tool == "acme_codes" else "0", "msg": "ok", "data": data}
         if tool == "acme_xml":  # rooted in both versions, as data.go.kr writes {"response": …} and <response>…
@@ -307,6 +322,24 @@ def test_ok_to_a_gateway_error_in_xml_is_breaking_with_old_and_new_codes_and_mes
     assert len(outcome.requests) == 2
     [fmt] = [c for c in report.changes if c.tool == "acme_gateway" and c.kind == "format_changed"]
     assert (fmt.before, fmt.after, fmt.severity) == ("json", "xml", "breaking")
+
+
+def test_a_field_null_in_one_record_per_request_and_a_total_turned_string_are_breaking(drifted):
+    report = drifted["summary"].report
+    [nullable] = [c for c in report.changes if c.tool == "acme_sparse_null"]
+    # 2 nulls in 20 records is no evidence as a share; the same shop of the same request losing its name is
+    assert (nullable.kind, nullable.check_id, nullable.path) == ("became_nullable", CHECKS["request_nullable"], "name")
+    assert (nullable.severity, nullable.before, nullable.after) == ("breaking", 0.0, 0.1)
+    assert "null in 2 of 20 records of 2 requests" in nullable.message
+    assert [r.split("?")[1] for r in nullable.requests] == ["key=***&q=a", "key=***&q=b"]
+    [total] = [c for c in report.changes if c.tool == "acme_total_type"]
+    assert (total.kind, total.check_id, total.path) == ("envelope_type_changed", CHECKS["envelope_type"], "data.total")
+    assert (total.severity, total.before, total.after) == ("breaking", ["number"], ["string"])
+    assert [r.split("?")[1] for r in total.requests] == ["key=***&q=a", "key=***&q=b"]
+    # the total's value is the same 10, and the shops the same: no data change either
+    assert not [c for c in (*report.data, *report.noise) if c.tool in ("acme_sparse_null", "acme_total_type")]
+    # as many shops, a null name among them, but in a shop the old answers never held: the data grew
+    assert [(c.kind, len(c.requests)) for c in report.data if c.tool == "acme_shifted"] == [("values_changed", 2)]
 
 
 def test_environmental_failures_are_noise_not_drift(drifted):

@@ -37,6 +37,8 @@ def test_tools_without_events_report_nothing(refreshed):
     drifted = {e.tool for e in events_between(dt.date(2026, 9, 1), dt.date(2026, 12, 1))}
     spurious = [c.to_dict() for c in refreshed.changes if c.tool not in drifted]
     assert spurious == []
+    # and no drift is taken for an incident: nothing in the incidents, nothing left out
+    assert refreshed.report.noise == () and refreshed.left_out == []
 
 
 def test_the_refresh_re_executed_every_base_request(refreshed):

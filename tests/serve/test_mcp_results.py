@@ -116,7 +116,7 @@ def test_every_outcome_has_a_reason_class_and_only_answers_have_none():
     assert set(ERROR_CLASSES) == set(OUTCOME_CLASSES) | raised
     assert sorted(outcome for outcome, cls in ERROR_CLASSES.items() if cls is None) == ["empty", "ok"]
     assert sorted(ERROR_CLASSES.values(), key=str) == sorted(
-        [None, None, "structural", "environmental", "not_recorded", "corrupt_store"], key=str
+        [None, None, "structural", "environmental", "blocked", "not_recorded", "corrupt_store"], key=str
     )
 
 
@@ -153,3 +153,20 @@ def test_a_large_tools_list_and_a_thousand_record_page_reach_the_default_client_
     got = _structured(page, schemas[bond])
     assert not page.is_error and got["outcome"] == "ok" and len(got["records"]) == 1000
     assert len(page.content[0].text.encode()) > 1 << 20
+
+
+def test_a_bot_wall_is_a_blocked_result_with_its_evidence_not_a_broken_call(catalog, mcp_serving):
+    """The simulator's law.go.kr behind a bot wall (a 403 HTML page to a library's User-Agent): the agent hears that
+    nothing is wrong with its call, and the evidence the page gave."""
+    served = catalog.filter("law_search_law")
+    args = {"query": "도로교통법"}
+
+    async def body():
+        async with mcp_serving(served, source="sim", snapshot=None, incidents="bot_wall=1") as (_server, url):
+            return await _calls(url, [("law_search_law", args)])
+
+    listed, (result,) = anyio.run(body)
+    got = _structured(result, _schemas(listed)["law_search_law"])
+    assert result.is_error and (got["outcome"], got["error_class"]) == ("blocked_error", "blocked")
+    assert got["status"] == 403 and "HTML page" in got["message"] and "Access Denied" in got["message"]
+    assert "Nothing is wrong with the call" in got["hint"] and got["records"] == []

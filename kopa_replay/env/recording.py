@@ -1,0 +1,90 @@
+"""What a recorder lets through: retry what a retry may fix, and never record an answer that is no answer.
+
+Every recorder — ``record``, ``refresh``, and any source opened in a recording mode (``call --mode record``, the
+pytest plugin, ``replay-or-record`` runs) — sends through a :class:`~kopa_replay.record.retry.RetryTransport` built
+by :func:`retrying`: an environmental or blocked answer (:mod:`kopa_replay.env.blocked`) is tried again, and one
+still blocked after the retries raises :class:`~kopa_replay.record.retry.BlockedAnswer` instead of reaching the
+recorder, so a bot wall's page or an empty 200 is never sealed as a tool's answer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from kopa_replay.catalog.model import Catalog
+
+__all__ = ["blocked_answer", "environmental_answer", "retrying"]
+
+
+def _read_answer(catalog: Catalog, request: httpx.Request, response: httpx.Response) -> Any:
+    """How the request's tool reads ``response`` (None for a request no catalog tool made)."""
+    from kopa_replay.env.call import interpret
+
+    tool = request.extensions.get("kopa_tool")
+    if not tool or tool not in catalog:
+        return None
+    return interpret(
+        catalog.get(tool), {}, response.status_code, response.content, "", response.headers.get("content-type")
+    )
+
+
+def environmental_answer(catalog: Catalog) -> Callable[[httpx.Request, httpx.Response], bool]:
+    """Whether a retry may get past an answer: a 429/5xx status, what the catalog's result-code table of the
+    request's tool calls environmental (a rate-limit or maintenance code inside a 200 body), or a blocked answer
+    (a wall, a page or nothing where data was expected: :mod:`kopa_replay.env.blocked`)."""
+    from kopa_replay.env.call import TRANSIENT_OUTCOMES
+    from kopa_replay.record.retry import status_retryable
+
+    def retryable(request: httpx.Request, response: httpx.Response) -> bool:
+        if status_retryable(request, response):
+            return True
+        read = _read_answer(catalog, request, response)
+        return read is not None and read.outcome in TRANSIENT_OUTCOMES
+
+    return retryable
+
+
+def blocked_answer(catalog: Catalog) -> Callable[[httpx.Request, httpx.Response], str | None]:
+    """The evidence that an answer is blocked — never to be recorded as the tool's answer — with the request's
+    keys masked (a wall's page may echo what it was sent), or None."""
+    from kopa_replay.record.redact import Redactor
+
+    def unsealable(request: httpx.Request, response: httpx.Response) -> str | None:
+        read = _read_answer(catalog, request, response)
+        if read is None or read.outcome != "blocked_error":
+            return None
+        secrets = tuple(s for s in request.extensions.get("kopa_secrets", ()) if s)
+        return Redactor(secret_values=secrets).scrub_text(str(read.message))
+
+    return unsealable
+
+
+def retrying(
+    catalog: Catalog,
+    retries: int,
+    backoff: float,
+    sleep: Callable[[float], object] = time.sleep,
+    made: list[Any] | None = None,
+) -> Callable[[httpx.BaseTransport], httpx.BaseTransport]:
+    """A ``wrap`` for :func:`~kopa_replay.env.source.open_source` that retries what a retry may fix and keeps a
+    blocked answer from the recorder (:class:`~kopa_replay.record.retry.RetryTransport`); ``made`` gets it."""
+    from kopa_replay.record.retry import RetryTransport
+
+    def wrap(inner: httpx.BaseTransport) -> httpx.BaseTransport:
+        transport = RetryTransport(
+            inner,
+            retries=retries,
+            backoff=backoff,
+            sleep=sleep,
+            retryable=environmental_answer(catalog),
+            unsealable=blocked_answer(catalog),
+        )
+        if made is not None:
+            made.append(transport)
+        return transport
+
+    return wrap
