@@ -404,7 +404,10 @@ def grade_environment(task: Task, rollout: Rollout) -> AxisResult:
     reference, shown_ref = _multiset(task.reference_calls)
     made, shown_made = _multiset((tool, args) for tool, args, outcome in rollout.calls if outcome not in NOT_STATE)
     skipped = sum(1 for *_, outcome in rollout.calls if outcome in NOT_STATE)
-    note = f" ({skipped} failed call{'s' if skipped != 1 else ''} not counted)" if skipped else ""
+    met = sum(1 for *_, outcome in rollout.calls if outcome in INCIDENT_OUTCOMES)
+    # the platform's failures are said apart: a reference call missing for them is not the agent's choice
+    theirs = f", {met} of them the platform's (an incident: blocked or failed environmentally)" if met else ""
+    note = f" ({skipped} failed call{'s' if skipped != 1 else ''} not counted{theirs})" if skipped else ""
     missing, extra = reference - made, made - reference
     if not missing and not extra:
         return AxisResult(

@@ -39,7 +39,7 @@ def _left_out_text(left_out: list[dict[str, Any]], snapshot: str) -> str:
     shown = 5
     lines = [
         f"\nleft out of {snapshot}: {len(left_out)} request(s) whose answer was blocked (not recorded; in the "
-        "manifest's left_out, sent again by a refresh of it):"
+        "manifest's refresh.left_out, sent again by a refresh of it):"
     ]
     lines += [f"  {entry['request']}: {entry['evidence']}" for entry in left_out[:shown]]
     if len(left_out) > shown:

@@ -58,7 +58,7 @@ from kopa_replay.drift.schema import (
     value_type,
 )
 from kopa_replay.env.blocked import blocked_body
-from kopa_replay.env.call import interpret_document
+from kopa_replay.env.call import interpret_document, unreadable_is_environmental
 from kopa_replay.env.parse import ParseError
 
 __all__ = [
@@ -172,7 +172,11 @@ def read_response(tool: Tool, response: RecordedResponse) -> Reading:
     try:
         doc = parse_response(tool, response)
     except ParseError as exc:
-        outcome = "environmental" if response.status >= 500 or response.status == 429 else "unparseable"
+        # read as the environment reads it (env.call.read_envelope): an unreadable wall is blocked, not a change
+        evidence = blocked_body(tool, response.status, response.body, unparsed=True)
+        if evidence is not None:
+            return Reading("blocked", response.status, body_format, message=_short(evidence), page=page)
+        outcome = "environmental" if unreadable_is_environmental(response.status) else "unparseable"
         return Reading(outcome, response.status, body_format, message=_short(str(exc)), page=page)
     result = interpret_document(tool, {}, response.status, doc)
     outcome = _FROM_CALL[result.outcome]

@@ -25,8 +25,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from kopa_replay.catalog.model import Tool
-from kopa_replay.env.blocked import blocked_body
-from kopa_replay.env.call import classify
+from kopa_replay.env.call import CallResult, classify, read_envelope
 from kopa_replay.env.parse import ParseError, extract, first_present, parse_body_shared
 from kopa_replay.errors import DriftError
 
@@ -686,13 +685,19 @@ def infer_tool_schema(tool: Tool, responses: Iterable[RecordedResponse]) -> Tool
     return schema
 
 
+def _blocked(tool: Tool, response: RecordedResponse) -> bool:
+    """Whether the environment reads ``response`` as blocked (:func:`kopa_replay.env.call.read_envelope`)."""
+    read = read_envelope(tool, response.status, response.body, "", response.content_type)
+    return isinstance(read, CallResult) and read.outcome == "blocked_error"
+
+
 def _infer_tool_schema(tool: Tool, responses: list[RecordedResponse]) -> ToolSchema:
     # a request asked again with the same answer (DART's corpCode ZIP, once per task that names a company) is
     # observed once and its records offered once: _distinct would drop them again, after reading them all
     seen: dict[tuple[str, int, str, bytes], _Observation] = {}
     observations = []
     for r in responses:
-        if blocked_body(tool, r.status, r.body) is not None:
+        if _blocked(tool, r):
             continue  # a wall's page or nothing (a store another recorder wrote): an incident, not the API's schema
         key = (r.url, r.status, r.content_type, r.body)
         if key not in seen:

@@ -25,13 +25,18 @@ __all__ = ["blocked_body", "hollow_document", "html_page", "is_html", "may_be_bl
 
 _TITLE = re.compile(rb"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
 _CHALLENGE = re.compile(rb"<script\b[^>]*>[^<]*(location\s*\.\s*(replace|href|assign)|document\s*\.\s*cookie)", re.I)
-#: an HTML page's start, after an XML prolog and comments a proxy may put first
+#: an HTML page's start, after an XML prolog and comments a proxy may put first: a document, or the bare tags a
+#: wall's page may start with (a script challenge, a meta refresh)
 _HTML_START = re.compile(
-    rb"^\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*(<!doctype\s+html|<html[\s>/]|<head[\s>]|<body[\s>])",
+    rb"^\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*"
+    rb"(<!doctype\s+html|<html[\s>/]|<head[\s>]|<body[\s>]|<script[\s>]|<noscript[\s>]|<meta[\s>]|<title[\s>])",
     re.IGNORECASE | re.DOTALL,
 )
 #: statuses a wall refuses with: whatever their body, it is not the platform's answer when it is not data
 _REFUSALS = (401, 403, 407)
+#: refusals whose plain-text body is a wall's; a plain-text 401 is the platform's word on the key (data.go.kr
+#: answers an unregistered key "Unauthorized"): environmental, as the catalog's statuses say
+_TEXT_REFUSALS = (403, 407)
 _SNIPPET_CHARS = 40
 _TITLE_CHARS = 60
 
@@ -85,16 +90,16 @@ def blocked_body(tool: Tool, status: int, body: bytes, *, unparsed: bool = False
         return f"an empty body (HTTP {status}) where {expected} was expected"
     head = body[:2048].lstrip(b"\xef\xbb\xbf")
     if not is_html(head):
-        if unparsed and status in _REFUSALS:  # a refusal in plain text ("Forbidden"): a wall, not the API's error
+        if unparsed and status in _TEXT_REFUSALS:  # a refusal in plain text ("Forbidden"): a wall, not the API's
             snippet = " ".join(head[:200].decode("utf-8", "replace").split())[:_SNIPPET_CHARS]
             return f"a refusal that is not {expected} (HTTP {status}: {snippet!r})"
-        return None
-    if _html_is_data(tool) and not unparsed:
         return None
     title = _title(body)
     named = f", title {title!r}" if title else ""
     if _CHALLENGE.search(body[:8192]):
         return f"a JavaScript challenge page (HTTP {status}{named}) where {expected} was expected"
+    if _html_is_data(tool) and not unparsed and status not in _REFUSALS:
+        return None  # the tool's own page is read first (a refusal never is its page)
     return f"an HTML page (HTTP {status}{named}) where {expected} was expected"
 
 
@@ -105,12 +110,12 @@ def _present_depth(doc: Any, path: str) -> int:
 
 
 def _holds_anything(doc: Any) -> bool:
-    """Whether the document holds a value anywhere: a list or a scalar other than null and blank. ``{}``,
+    """Whether the document holds a value anywhere: a scalar other than null and blank. ``{}``, ``[]``,
     ``{"response": null}`` and ``<response/>`` hold nothing."""
     if isinstance(doc, dict):
         return any(_holds_anything(value) for value in doc.values())
     if isinstance(doc, list):
-        return True
+        return any(_holds_anything(value) for value in doc)
     return doc is not None and str(doc).strip() != ""
 
 

@@ -294,6 +294,12 @@ def interpret(
     return interpret_parsed(tool, args, status, parsed, redacted)
 
 
+def unreadable_is_environmental(status: int) -> bool:
+    """Whether a body that does not parse is the platform's failure (a 5xx), or its refusal of the key or the pace
+    (401, 407, 429): not the call's fault. Any other unreadable answer says the binding is wrong."""
+    return status >= 500 or status in (401, 407, 429)
+
+
 def read_envelope(
     tool: Tool, status: int, content: bytes, redacted: str = "", content_type: str | None = None
 ) -> Parsed | CallResult:
@@ -309,7 +315,7 @@ def read_envelope(
         evidence = blocked_body(tool, status, content, unparsed=True)
         if evidence is not None:
             return CallResult(tool.name, "blocked_error", status=status, message=evidence, url=redacted)
-        outcome = "environmental_error" if status >= 500 else "structural_error"
+        outcome = "environmental_error" if unreadable_is_environmental(status) else "structural_error"
         # a 5xx error page says more by its title than by where it stops parsing
         message = html_page(content, status) if status >= 500 and is_html(content) else str(exc)
         return CallResult(tool.name, outcome, status=status, message=message, url=redacted)

@@ -1,10 +1,13 @@
 """What a recorder lets through: retry what a retry may fix, and never record an answer that is no answer.
 
-Every recorder — ``record``, ``refresh``, and any source opened in a recording mode (``call --mode record``, the
-pytest plugin, ``replay-or-record`` runs) — sends through a :class:`~kopa_replay.record.retry.RetryTransport` built
-by :func:`retrying`: an environmental or blocked answer (:mod:`kopa_replay.env.blocked`) is tried again, and one
-still blocked after the retries raises :class:`~kopa_replay.record.retry.BlockedAnswer` instead of reaching the
-recorder, so a bot wall's page or an empty 200 is never sealed as a tool's answer.
+Every recorder of a source — ``record``, ``refresh``, and any source opened in a recording mode (``call --mode
+record``, the pytest plugin, ``replay-or-record`` runs, sync or async) — sends through a
+:class:`~kopa_replay.record.retry.RetryTransport` built by :func:`retrying` (async: the retry-less
+:class:`~kopa_replay.record.retry.AsyncBlockedGuard`, :func:`guarded`): an environmental or blocked answer
+(:mod:`kopa_replay.env.blocked`) is tried again, and one still blocked after the retries raises
+:class:`~kopa_replay.record.retry.BlockedAnswer` instead of reaching the recorder, so a bot wall's page or an empty
+200 is never sealed as a tool's answer. (The vcrpy bridge, :mod:`kopa_replay.record.vcr`, stores what the SDK
+under test saw, as vcrpy does: it is not guarded.)
 """
 
 from __future__ import annotations
@@ -17,19 +20,22 @@ import httpx
 
 from kopa_replay.catalog.model import Catalog
 
-__all__ = ["blocked_answer", "environmental_answer", "retrying"]
+__all__ = ["blocked_answer", "environmental_answer", "guarded", "retrying"]
 
 
 def _read_answer(catalog: Catalog, request: httpx.Request, response: httpx.Response) -> Any:
-    """How the request's tool reads ``response`` (None for a request no catalog tool made)."""
+    """How the request's tool reads ``response`` (None for a request no catalog tool made), the request's keys
+    masked first — as the recorder masks what it stores — so nothing read from the body (a wall page's title in
+    the evidence) can carry one."""
     from kopa_replay.env.call import interpret
+    from kopa_replay.record.redact import Redactor
 
     tool = request.extensions.get("kopa_tool")
     if not tool or tool not in catalog:
         return None
-    return interpret(
-        catalog.get(tool), {}, response.status_code, response.content, "", response.headers.get("content-type")
-    )
+    secrets = tuple(s for s in request.extensions.get("kopa_secrets", ()) if s)
+    content = Redactor(secret_values=secrets).scrub_bytes(response.content) if secrets else response.content
+    return interpret(catalog.get(tool), {}, response.status_code, content, "", response.headers.get("content-type"))
 
 
 def environmental_answer(catalog: Catalog) -> Callable[[httpx.Request, httpx.Response], bool]:
@@ -51,14 +57,12 @@ def environmental_answer(catalog: Catalog) -> Callable[[httpx.Request, httpx.Res
 def blocked_answer(catalog: Catalog) -> Callable[[httpx.Request, httpx.Response], str | None]:
     """The evidence that an answer is blocked — never to be recorded as the tool's answer — with the request's
     keys masked (a wall's page may echo what it was sent), or None."""
-    from kopa_replay.record.redact import Redactor
 
     def unsealable(request: httpx.Request, response: httpx.Response) -> str | None:
         read = _read_answer(catalog, request, response)
         if read is None or read.outcome != "blocked_error":
             return None
-        secrets = tuple(s for s in request.extensions.get("kopa_secrets", ()) if s)
-        return Redactor(secret_values=secrets).scrub_text(str(read.message))
+        return str(read.message)
 
     return unsealable
 
@@ -88,3 +92,15 @@ def retrying(
         return transport
 
     return wrap
+
+
+def guarded(catalog: Catalog, asynchronous: bool) -> Callable[[Any], Any]:
+    """The ``wrap`` a source opened in a recording mode gets when its opener chose none: no retries, but no blocked
+    answer reaches the recorder (sync: :func:`retrying` with 0 retries; async:
+    :class:`~kopa_replay.record.retry.AsyncBlockedGuard`)."""
+    if not asynchronous:
+        return retrying(catalog, 0, 0.0)
+    from kopa_replay.record.retry import AsyncBlockedGuard
+
+    unsealable = blocked_answer(catalog)
+    return lambda inner: AsyncBlockedGuard(inner, unsealable)

@@ -367,6 +367,8 @@ def inner_transport(
     catalog: Catalog | None = None,
 ) -> Inner:
     """The inner transport and key of ``source`` from :data:`SOURCES` (sync, or async when ``asynchronous``)."""
+    if incidents and not is_sim(source):
+        raise UsageError(f"incidents are injected by the simulator: source {source!r} is not sim")
     options = SourceOptions(source, seed, as_of, fault_rate, dict(mirrors or {}), limiter, catalog, incidents)
     return SOURCES.inner(options, asynchronous=asynchronous)
 
@@ -489,13 +491,13 @@ def _open(
     )
     transport, key = inner.transport, inner.key
     rewinders = [inner.rewind] if inner.rewind is not None else []
-    if wrap is None and snapshot is not None and mode not in (None, "replay") and catalog is not None:
-        if not asynchronous and transport is not None:
-            # a recording source never records a blocked answer, whoever opened it (call --mode record, the pytest
-            # plugin): no retries unless the caller wraps its own (record and refresh do)
-            from kopa_replay.env.recording import retrying
+    if wrap is None and snapshot is not None and mode not in (None, "replay") and transport is not None:
+        # a recording source never records a blocked answer, whoever opened it (call --mode record, the pytest
+        # plugin): no retries unless the caller wraps its own (record and refresh do)
+        from kopa_replay.catalog import builtin_catalog
+        from kopa_replay.env.recording import guarded
 
-            wrap = retrying(catalog, 0, 0.0)
+        wrap = guarded(catalog if catalog is not None else builtin_catalog(), asynchronous)
     if wrap is not None and transport is not None:
         transport = wrap(transport)
     # one flavour's pair, chosen at run time (open_source and open_async_source type what comes back): Any, as

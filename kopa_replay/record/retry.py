@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import httpx
 
 __all__ = [
+    "AsyncBlockedGuard",
     "BlockedAnswer",
     "MAX_BACKOFF",
     "RETRY_STATUSES",
@@ -176,3 +177,26 @@ class RetryTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         self.inner.close()
+
+
+class AsyncBlockedGuard(httpx.AsyncBaseTransport):
+    """What an async recorder sends through: no retries (the async environment retries itself), but an answer
+    ``unsealable`` finds blocked raises :class:`BlockedAnswer` instead of reaching the recorder."""
+
+    def __init__(
+        self, inner: httpx.AsyncBaseTransport, unsealable: Callable[[httpx.Request, httpx.Response], str | None]
+    ) -> None:
+        self.inner = inner
+        self.unsealable = unsealable
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        await response.aread()
+        evidence = self.unsealable(request, response)
+        if evidence is not None:
+            kept = {k: v for k, v in response.headers.items() if k.lower() == "content-type"}
+            raise BlockedAnswer(evidence, response.status_code, kept, response.content)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

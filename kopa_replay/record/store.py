@@ -654,7 +654,17 @@ class Store:
     def provenance(self, name: str) -> dict[str, Any] | None:
         """What :meth:`set_provenance` said of ``name``, or None."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (_provenance_key(name),)).fetchone()
-        return json.loads(row[0]) if row else None
+        if row is None:
+            return None
+        try:
+            provenance = json.loads(row[0])
+        except (TypeError, ValueError):
+            provenance = None
+        if not isinstance(provenance, dict):  # written by this class as a JSON object: anything else is an edit
+            raise SnapshotError(
+                f"snapshot {name!r} in {self.path}: its provenance is not a JSON object (the store was edited)"
+            )
+        return provenance
 
     # -- writing ----------------------------------------------------------------
     def _encode(

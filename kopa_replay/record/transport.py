@@ -41,9 +41,10 @@ from kopa_replay.record.store import RecordedRow, Store, blob_digest
 __all__ = ["MODES", "KEPT_RESPONSE_HEADERS", "decide", "Replayed", "RecordTransport", "AsyncRecordTransport"]
 
 MODES = ("replay", "record", "replay-or-record", "refresh")
-#: response headers worth keeping; the rest (dates, cookies, server names) is noise or secret. Bodies are
-#: stored decoded (httpx undoes gzip), so content-encoding must not be kept: replay would decode twice.
-KEPT_RESPONSE_HEADERS = ("content-type", "content-disposition")
+#: response headers worth keeping (a Link header names the next page — and may echo the key: scrubbed like the
+#: rest); the rest (dates, cookies, server names) is noise or secret. Bodies are stored decoded (httpx undoes
+#: gzip), so content-encoding must not be kept: replay would decode twice.
+KEPT_RESPONSE_HEADERS = ("content-type", "content-disposition", "link")
 
 
 def decide(mode: str, recorded: Collection[int], occurrence: int) -> str:

@@ -31,7 +31,8 @@ responses from the catalog's format and envelope alone (:mod:`kopa_replay.env.ca
 
 A schedule is a tuple of :class:`Incident` (kind, rate, hosts, dates). :func:`parse_incidents` reads one from
 a command line: ``dated`` (:data:`DATED`, a year of incidents on the ten platforms), or entries
-``KIND=RATE[@HOST]`` joined by commas (``all=0.1``: every kind the host has, one kind per request, at 10 %).
+``KIND=RATE[@HOST][:FROM..TO]`` joined by commas (``all=0.1``: every kind the host has, one kind per request, at
+10 %; ``bot_wall=1@www.law.go.kr:2026-10-05..2026-10-12``: a week's wall on one platform).
 """
 
 from __future__ import annotations
@@ -153,16 +154,33 @@ def parse_incidents(spec: str | None) -> tuple[Incident, ...]:
         return DATED
     schedule = []
     for entry in text.split(","):
-        kind, sep, rest = entry.strip().partition("=")
+        body, dated, dates = entry.strip().partition(":")
+        kind, sep, rest = body.partition("=")
         rate_text, _, host = rest.partition("@")
         if not sep or not kind:
-            raise SimError(f"incident {entry.strip()!r}: write KIND=RATE[@HOST] (or 'dated')")
+            raise SimError(f"incident {entry.strip()!r}: write KIND=RATE[@HOST][:FROM..TO] (or 'dated')")
         try:
             rate = float(rate_text)
         except ValueError:
             raise SimError(f"incident {entry.strip()!r}: rate {rate_text!r} is not a number") from None
-        schedule.append(Incident(kind.strip(), rate, (host.strip().lower(),) if host.strip() else ()))
+        start, end = _dates(entry.strip(), dates) if dated else (None, None)
+        schedule.append(Incident(kind.strip(), rate, (host.strip().lower(),) if host.strip() else (), start, end))
     return tuple(schedule)
+
+
+def _dates(entry: str, text: str) -> tuple[dt.date | None, dt.date | None]:
+    """``FROM..TO`` (either side may be left out: open) as dates, inclusive."""
+    first, sep, last = text.partition("..")
+    if not sep:
+        raise SimError(f"incident {entry!r}: dates are FROM..TO (YYYY-MM-DD, either may be left out)")
+    try:
+        start = dt.date.fromisoformat(first.strip()) if first.strip() else None
+        end = dt.date.fromisoformat(last.strip()) if last.strip() else None
+    except ValueError:
+        raise SimError(f"incident {entry!r}: dates are FROM..TO, each YYYY-MM-DD") from None
+    if start and end and end < start:
+        raise SimError(f"incident {entry!r}: it ends ({end}) before it begins ({start})")
+    return start, end
 
 
 def _draw(seed: int, kind: str, identity: str, attempt: int) -> tuple[float, int]:

@@ -10,7 +10,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kopa_replay.errors import UsageError
-from kopa_replay.stages.common import STORE_HELP, CatalogChoice, LLMServer, ScaleOut, for_workers, task_set_digest
+from kopa_replay.stages.common import (
+    INCIDENTS_HELP,
+    STORE_HELP,
+    CatalogChoice,
+    LLMServer,
+    ScaleOut,
+    check_incidents,
+    for_workers,
+    task_set_digest,
+)
 from kopa_replay.stages.options import as_dict, setting
 from kopa_replay.stages.run_dir import atomic_run_dir, write_manifest
 
@@ -37,6 +46,7 @@ class Config(CatalogChoice, LLMServer, ScaleOut):
     )
     sim_seed: int = setting(0, "World seed (source sim).")
     as_of: str = setting("2026-09-01", "Simulator as-of date (source sim).")
+    incidents: str = setting("", INCIDENTS_HELP + " A grade says which calls met one.", metavar="SPEC")
     k: int = setting(1, "Rollouts per task (k of pass@k).", flag="--rollouts")
     tasks: str | None = setting(None, TASKS_HELP, path="dir")
     split: Literal["main", "held_out"] | None = setting(None, "Only the tasks of this split.")
@@ -68,6 +78,7 @@ class Config(CatalogChoice, LLMServer, ScaleOut):
             raise UsageError(f"--rollouts must be at least 1, not {self.k}")
         if self.concurrency < 1:
             raise UsageError(f"--concurrency must be at least 1, not {self.concurrency}")
+        check_incidents(self.incidents, self.source)
         self.executor_spec()
 
     @property
@@ -202,7 +213,7 @@ def _run_shard(shard: _Shard) -> tuple[Any, ...]:
         agent = make_agent(str(config.agent), shard.task_set, **options)
         if hasattr(agent, "close"):
             stack.callback(agent.close)
-        env = where.open_env(stack, catalog)
+        env = where.open_env(stack, catalog, incidents=config.incidents)
         # --agent openai runs its rollouts concurrently, each in an async environment over the same source
         open_env = partial(
             AsyncToolEnvironment.open,
@@ -212,6 +223,7 @@ def _run_shard(shard: _Shard) -> tuple[Any, ...]:
             as_of=where.as_of,
             snapshot=where.snapshot,
             store=where.store if where.snapshot else None,
+            incidents=config.incidents,
         )
         return run_task_rollouts(
             shard.tasks, agent, catalog, env, config.k, concurrency=config.concurrency, open_env=open_env

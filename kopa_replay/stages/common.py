@@ -49,7 +49,7 @@ def iso_date(value: str | None, option: str) -> dt.date | None:
 #: how the command line describes --incidents (record, refresh, graph prune)
 INCIDENTS_HELP = (
     "Incidents the simulator injects (source sim): 'dated' (a year of them on the ten platforms) or "
-    "KIND=RATE[@HOST],… with KIND one of all, bot_wall, referer_required, empty_body, html_page, js_challenge, "
+    "KIND=RATE[@HOST][:FROM..TO],… with KIND one of all, bot_wall, referer_required, empty_body, html_page, js_challenge, "
     "empty_document, retry_storm, key_echo, gateway_key_unregistered, gateway_quota, gateway_access_denied."
 )
 
@@ -66,6 +66,16 @@ def check_incidents(spec: str, source: str | None) -> None:
         raise UsageError(f"--incidents: {exc}") from None
     if schedule and not is_sim(source):
         raise UsageError(f"--incidents are injected by the simulator: source {source!r} is not sim")
+    from kopa_replay.sim.registry import registry
+
+    hosts = set(registry().hosts)
+    for entry in schedule:
+        unknown = sorted(set(entry.hosts) - hosts)
+        if unknown:  # a typo would inject nothing, silently
+            raise UsageError(
+                f"--incidents: {entry.kind} names host {unknown[0]!r}, not one the simulator serves "
+                f"({', '.join(sorted(hosts))})"
+            )
 
 
 @dataclass(frozen=True)

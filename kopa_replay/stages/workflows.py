@@ -111,19 +111,51 @@ def left_out_entry(tool: Any, args: Mapping[str, Any], evidence: str) -> dict[st
     }
 
 
+def _label(tool: Any, args: Mapping[str, Any]) -> str | None:
+    """The request label of a call (:func:`request_label`), None for arguments the tool refuses."""
+    try:
+        return request_label(tool, args)
+    except UsageError:
+        return None
+
+
+def _sealed_left_out(store: Store, snapshot: str, manifest_dir: str | Path | None) -> dict[str, dict[str, Any]]:
+    """A sealed snapshot's left-out requests by request label, as its manifest lists them."""
+    from kopa_replay.record.snapshots import load_manifest
+
+    made = (load_manifest(store, snapshot, manifest_dir) or {}).get("refresh")
+    entries = made.get("left_out") if isinstance(made, Mapping) else None
+    keys = ("tool", "args", "request", "class", "evidence")
+    return {
+        e["request"]: dict(e)
+        for e in (entries if isinstance(entries, list) else [])
+        if isinstance(e, Mapping) and all(isinstance(e.get(k), (str, dict)) for k in keys)
+    }
+
+
 def _sorted_left_out(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     unique = {(e["request"], e["tool"]): dict(e) for e in entries}
     return [unique[key] for key in sorted(unique)]
 
 
-def left_out_requests(catalog: Catalog, store: Store, snapshot: str) -> list[tuple[str, dict[str, Any]]]:
+def left_out_requests(
+    catalog: Catalog, store: Store, snapshot: str, manifest_dir: str | Path | None = None
+) -> list[tuple[str, dict[str, Any]]]:
     """The requests ``snapshot`` left out because their answers were blocked, as (tool, args) to send again.
 
-    The store is untrusted: an entry must name a tool of the catalog and give arguments as a mapping of names to
-    scalars; the environment then validates them as it does an agent's call, and the request is built from the
-    catalog's binding (a stored URL is never sent)."""
-    provenance = store.provenance(snapshot) or {}
-    entries = provenance.get("left_out") or []
+    A sealed snapshot's list is read from its manifest, checked against the seal (:func:`check_pinned`: the store's
+    own copy could be edited past it); an open one's from the store, as trusted as its interactions. Either is
+    untrusted input: an entry must name a tool of the catalog and give arguments as a mapping of names to scalars;
+    the environment then validates them as it does an agent's call, and the request is built from the catalog's
+    binding (a stored URL is never sent)."""
+    from kopa_replay.record.snapshots import load_manifest
+
+    if store.snapshot(snapshot).sealed:
+        made = (load_manifest(store, snapshot, manifest_dir) or {}).get("refresh")
+    else:
+        made = store.provenance(snapshot)
+    entries = made.get("left_out") if isinstance(made, Mapping) else None
+    entries = entries if entries is not None else []
     where = f"snapshot {snapshot!r} in {store.path}"
     if not isinstance(entries, list):
         raise SnapshotError(f"{where}: its left-out requests are not a list (the store was edited)")
@@ -224,8 +256,15 @@ def record_snapshot(
             store.set_provenance(snapshot, {"shard": [shard[0] + 1, shard[1]], "plan": plan_digest(plan)})
             plan = recording_shards(catalog, plan, shard[1])[shard[0]]
         env = ToolEnvironment(catalog, src)
+        # a finished recording run again replays: what it left out was never recorded, so it is left out again
+        sealed_out = _sealed_left_out(store, snapshot, manifest_dir) if mode == "replay" else {}
         for done, call in enumerate(plan, 1):
             tool = catalog.get(call.tool)
+            if (entry := sealed_out.get(_label(tool, call.args) or "")) is not None:
+                outcomes["blocked_error"] += 1
+                left_out.append(entry)
+                calls += 1
+                continue
             if call.validated:  # an extra call: validated as an agent's would be
                 result: Any = env.call(call.tool, dict(call.args))
             else:  # a probe: sent as the catalog writes it
@@ -237,8 +276,10 @@ def record_snapshot(
             tick(progress, "recording", done, len(plan))
     summary = RecordSummary(snapshot, source, as_of_text, calls, dict(outcomes))
     summary.left_out = _sorted_left_out(left_out)
-    if summary.left_out:
-        store.set_provenance(snapshot, {**(store.provenance(snapshot) or {}), "left_out": summary.left_out})
+    earlier = store.provenance(snapshot) or {}
+    if mode != "replay" and (summary.left_out or "left_out" in earlier):
+        # this run's list (a resume sends again every request not recorded): none left when all were filled
+        store.set_provenance(snapshot, {**earlier, "left_out": summary.left_out})
     store.end_recording(snapshot)
     if seal:
         summary.manifest = seal_snapshot(store, snapshot, catalog, manifest_dir, tool_digests=tool_schema_digests)
@@ -487,7 +528,7 @@ def refresh_snapshot(
         source = source_label(source)
     as_of_text = _as_of_text(as_of, snapshot)
     # the base's left-out requests first (their answers were blocked when it was made: a refresh fills them)
-    extra = left_out_requests(catalog, store, base) + list(requests)
+    extra = left_out_requests(catalog, store, base, manifest_dir) + list(requests)
     base_requests = list(store.interactions(base))  # the base's interactions (``requests`` are the extra calls)
     chosen = _refreshed_tools(store, catalog, base, base_requests, tools, changed_since)  # checked before creating
     resent = rebuild_requests(  # every request checked before anything is created or sent
@@ -536,6 +577,7 @@ def refresh_snapshot(
         base_requests=resent,
         extra=todo,
         incidents=incidents,
+        sealed_left_out=_sealed_left_out(store, snapshot, manifest_dir) if sealed else {},
     )
     sharded = executor is not None and (executor.spec.kind == "ray" or executor.spec.workers > 1)
     if sharded and not sealed:
@@ -546,7 +588,11 @@ def refresh_snapshot(
     added = done.added
     # what the extra calls recorded: a call the environment refuses (bad arguments) sends nothing
     recorded_extra = (
-        store.snapshot(snapshot).interactions - len(carried) - len(base_requests) + outcomes.get("no_answer", 0)
+        store.snapshot(snapshot).interactions
+        - len(carried)
+        - len(base_requests)
+        + outcomes.get("no_answer", 0)
+        + done.base_blocked
     )
     summary = RecordSummary(snapshot, source, as_of_text, len(base_requests) + added, dict(outcomes))
     summary.retries = done.retries
@@ -601,6 +647,8 @@ class _RefreshPart:
     base_requests: list[Resend]
     extra: list[tuple[str, dict[str, Any]]]
     incidents: str = ""
+    #: a sealed refresh run again replays: what it left out (by request label) is left out again, not a miss
+    sealed_left_out: Mapping[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -609,6 +657,8 @@ class _RefreshDone:
     added: int
     retries: dict[str, int] | None
     left_out: list[dict[str, Any]] = field(default_factory=list)
+    #: requests of the base whose answers were blocked (not recorded)
+    base_blocked: int = 0
 
 
 def _refresh_part(
@@ -628,6 +678,7 @@ def _refresh_part(
     added = 0
     made: list[RetryTransport] = []
     left_out: list[dict[str, Any]] = []
+    base_blocked = 0
     wrap = retrying(catalog, part.retries, part.retry_backoff, _waiting(sleep, part.source), made)
 
     with (
@@ -650,6 +701,11 @@ def _refresh_part(
         for done, resend in enumerate(part.base_requests, 1):
             tick(progress, "re-executing", done, total)
             tool = catalog.get(resend.tool)
+            if (entry := part.sealed_left_out.get(_label(tool, resend.args) or "")) is not None:
+                outcomes["blocked_error"] += 1
+                base_blocked += 1
+                left_out.append(entry)
+                continue
             key = src.key_for(tool)
             register_secret(key)
             # rebuilt from the binding: the catalog's host, path and key placement (see rebuild_requests)
@@ -664,6 +720,7 @@ def _refresh_part(
                 response = src.client.send(request)
             except BlockedAnswer as exc:  # after the retries still no answer of the platform: never recorded
                 outcomes["blocked_error"] += 1
+                base_blocked += 1
                 left_out.append(left_out_entry(tool, resend.args, exc.evidence))
                 continue
             except httpx.TransportError:
@@ -673,12 +730,17 @@ def _refresh_part(
         env = ToolEnvironment(catalog, src)
         for done, (tool_name, args) in enumerate(part.extra, len(part.base_requests) + 1):
             tick(progress, "re-executing", done, total)
+            if (entry := part.sealed_left_out.get(_label(catalog.get(tool_name), args) or "")) is not None:
+                outcomes["blocked_error"] += 1
+                left_out.append(entry)
+                added += 1
+                continue
             result = env.call(tool_name, dict(args))
             outcomes[result.outcome] += 1
             added += 1
             if result.outcome == "blocked_error":
                 left_out.append(left_out_entry(catalog.get(tool_name), result.args, str(result.message)))
-    return _RefreshDone(dict(outcomes), added, made[0].stats.to_dict() if made else None, left_out)
+    return _RefreshDone(dict(outcomes), added, made[0].stats.to_dict() if made else None, left_out, base_blocked)
 
 
 @dataclass(frozen=True)
@@ -746,7 +808,8 @@ def _refresh_sharded(
         outcomes.update(done.outcomes)
         retries.update(done.retries or {})
     left_out = [entry for done in parts for entry in done.left_out]
-    return _RefreshDone(dict(outcomes), sum(done.added for done in parts), dict(retries) or None, left_out)
+    blocked = sum(done.base_blocked for done in parts)
+    return _RefreshDone(dict(outcomes), sum(done.added for done in parts), dict(retries) or None, left_out, blocked)
 
 
 def _remove_shard(path: Path) -> None:

@@ -244,3 +244,21 @@ def test_bench_stats_prints_the_shape_and_the_failure_modes_of_the_shipped_set(t
     (tmp_path / "tasks.jsonl").write_text("", encoding="utf-8")
     missing = CliRunner().invoke(cli, ["bench", "stats", "--tasks", str(tmp_path)])
     assert missing.exit_code != 0 and "has no build.json summary" in missing.output
+
+
+def test_an_agent_behind_the_platforms_bot_wall_is_graded_fairly(tmp_path, no_network):
+    """The oracle on the simulator while law.go.kr walls off scripts: every law call is blocked. The grade fails on
+    the calls it could not make count, and says — per rollout and in the report — that the platform did it."""
+    task = "kopa-law-abbrev-versions-1"
+    common = ("bench", "run", "--agent", "oracle", "--task", task, "--out", str(tmp_path / "out"))
+    walled = run(*common, "--source", "sim", "--incidents", "bot_wall=1@www.law.go.kr", "--format", "json")
+    assert walled.exit_code == 0, walled.output
+    data = json.loads(walled.output)
+    (rollout,) = data["tasks"][0]["rollouts"]
+    assert not rollout["passed"] and rollout["incidents"] > 0
+    assert data["incidents"] == {"rollouts": 1, "failed": 1}
+    assert "the platform's (an incident: blocked or failed environmentally)" in rollout["environment"]["reason"]
+    clean = json.loads(run(*common, "--source", "sim", "--format", "json").output)
+    assert clean["tasks"][0]["rollouts"][0]["passed"] and "incidents" not in clean
+    refused = run(*common, "--incidents", "bot_wall=1")  # the pinned snapshot injects nothing
+    assert refused.exit_code == 1 and "--incidents are injected by the simulator" in refused.output

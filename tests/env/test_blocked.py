@@ -205,3 +205,39 @@ def test_every_answer_of_the_shipped_snapshot_reads_as_it_did():
                 assert blocked_body(tool, status, body, unparsed=True) is None, name
                 continue
             assert hollow_document(tool, status, doc) is None, name
+
+
+WALLS = [
+    ("law_get_law", 200, b'<script>document.cookie="a=1";location.replace("/x")</script>', "blocked"),
+    ("law_get_law", 200, b'<meta http-equiv="refresh" content="0;url=/challenge">', "blocked"),
+    ("law_get_law", 200, b'<?xml version="1.0"?><html><body>x</body></html>', "blocked"),
+    ("law_get_law", 200, b"<!-- waf --><html><body>x</body></html>", "blocked"),
+    ("law_get_law", 403, b"Forbidden", "blocked"),
+    (
+        "law_get_ls_history",
+        403,
+        b"<html><head><title>Access Denied</title></head><body><h1>No</h1></body></html>",
+        "blocked",
+    ),
+    ("assembly_bill_search", 200, b"[]", "blocked"),
+    # the platform's word on the key or its pace, not a wall: environmental, as the catalog's statuses say
+    ("law_get_law", 401, b"Unauthorized", "environmental"),
+    ("law_get_law", 429, b"Too Many Requests", "environmental"),
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "status", "body", "truth"), WALLS, ids=[f"{w[0]}-{w[1]}-{i}" for i, w in enumerate(WALLS)]
+)
+def test_the_environment_and_drift_read_a_wall_alike(tool, status, body, truth):
+    """Pages a wall may start with (a bare script, a meta refresh, a prolog or a comment before <html>), a refusal in
+    plain text, a refusal page on the tool whose data is a page, an empty list: blocked to the environment and to the
+    drift reader both — never "0 results", never a broken binding, never a change of format."""
+    from kopa_replay.drift.requests import read_response
+    from kopa_replay.drift.schema import RecordedResponse
+
+    catalog = builtin_catalog()
+    read = interpret(catalog.get(tool), {}, status, body, "")
+    assert read.outcome == f"{truth}_error", read.message
+    response = RecordedResponse(tool, "GET", "https://example.invalid/x", status, "text/html", body)
+    assert read_response(catalog.get(tool), response).outcome == truth

@@ -111,8 +111,11 @@ def test_a_recording_under_an_incident_seals_nothing_blocked_and_a_refresh_fills
             assert [r.outcome for _, r in stored] == ["ok"] * len(probes)
         else:  # the gateway's own error, by its code: recorded as what it is (the platform said it)
             assert {(r.outcome, r.code) for _, r in stored} == {("environmental_error", GATEWAY_CODES[kind])}
-    else:  # key_echo: the answers, sealed
+    else:  # key_echo: the answers, sealed, and the Link header that echoed the key kept with the key masked
         assert recorded.left_out == [] and [r.outcome for _, r in stored] == ["ok"] * len(probes)
+        with Store(store_path, readonly=True) as store:
+            links = [dict(it.response_headers).get("link", "") for it in store.interactions("under")]
+        assert links and all("OC=***" in link and 'rel="self"' in link for link in links), links
     _assert_key_nowhere(tmp_path, store_path)
 
     refreshed = refresh_snapshot(

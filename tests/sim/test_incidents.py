@@ -233,3 +233,29 @@ def _law_tool():
     from kopa_replay.catalog import builtin_catalog
 
     return builtin_catalog().get("law_search_law")
+
+
+def test_a_spec_gives_each_entry_its_own_dates_and_refuses_what_would_inject_nothing():
+    import re
+
+    from kopa_replay.errors import UsageError
+    from kopa_replay.sim.incidents import Incident, parse_incidents
+    from kopa_replay.stages.common import check_incidents
+
+    week, until = parse_incidents("bot_wall=1@www.law.go.kr:2026-10-05..2026-10-12,html_page=0.2:..2026-09-30")
+    assert week == Incident("bot_wall", 1.0, ("www.law.go.kr",), dt.date(2026, 10, 5), dt.date(2026, 10, 12))
+    assert (until.start, until.end) == (None, dt.date(2026, 9, 30))
+    assert week.covers("www.law.go.kr", dt.date(2026, 10, 12)) and not week.covers(
+        "www.law.go.kr", dt.date(2026, 10, 13)
+    )
+    for spec, said in (
+        ("bot_wall=1:2026-10-05", "FROM..TO"),
+        ("bot_wall=1:2026-10-05..10-12", "YYYY-MM-DD"),
+        ("bot_wall=1:2026-10-12..2026-10-05", "ends (2026-10-05) before it begins"),
+    ):
+        with pytest.raises(SimError, match=re.escape(said)):
+            parse_incidents(spec)
+    with pytest.raises(UsageError, match="names host 'law.go.kr', not one the simulator serves"):
+        check_incidents("bot_wall=1@law.go.kr", "sim")  # www. forgotten: it would wall off nothing
+    with pytest.raises(UsageError, match="not sim"):
+        check_incidents("bot_wall=1", "replay")
