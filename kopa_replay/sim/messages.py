@@ -7,12 +7,48 @@ the two paths cannot disagree.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, quote, urlsplit
 
 __all__ = ["SimRequest", "SimResponse", "DEFAULT_SECRET_PARAMS"]
+
+#: how many distinct request targets and identities are remembered: a recording, a benchmark or a pruning loop asks
+#: the same requests again and again, and parsing and hashing them again is most of what the simulator adds to a call
+_REMEMBERED = 65536
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def _split_target(target: str) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    """(host, path, query) of a loopback request target whose first path segment is the real host name."""
+    parts = urlsplit(target)
+    segments = parts.path.lstrip("/").split("/", 1)
+    # A client rerouted with the host kept as written may keep its port too
+    # (Seoul's real base URL is openapi.seoul.go.kr:8088): the host is the name alone.
+    host = segments[0].lower().split(":", 1)[0]
+    path = "/" + (segments[1] if len(segments) > 1 else "")
+    return host, path, tuple(parse_qsl(parts.query, keep_blank_values=True))
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def _identity(
+    method: str,
+    host: str,
+    path: str,
+    query: tuple[tuple[str, str], ...],
+    body: bytes,
+    secret_params: frozenset[str],
+    secret_segments: frozenset[str],
+) -> str:
+    """:meth:`SimRequest.identity`, a pure function of its parts (so remembered)."""
+    secrets = {s.lower() for s in secret_params}
+    path = "/".join("{key}" if seg in secret_segments else seg for seg in path.split("/"))
+    kept = sorted((k, v) for k, v in query if k.lower() not in secrets)
+    text = "\n".join([method, host, path, *(f"{k}={v}" for k, v in kept), hashlib.sha256(body).hexdigest()])
+    return hashlib.sha256(text.encode()).hexdigest()
+
 
 #: Parameters that carry API keys on the real platforms; they never take part
 #: in a request's identity (faults, attempt counting) and never reach a log.
@@ -53,20 +89,14 @@ class SimRequest:
         cls, method: str, target: str, headers: Mapping[str, str] | None = None, body: bytes = b""
     ) -> "SimRequest":
         """From a loopback request target whose first path segment is the real host name."""
-        parts = urlsplit(target)
-        segments = parts.path.lstrip("/").split("/", 1)
-        # A client rerouted with the host kept as written may keep its port too
-        # (Seoul's real base URL is openapi.seoul.go.kr:8088): the host is the name alone.
-        host = segments[0].lower().split(":", 1)[0]
-        path = "/" + (segments[1] if len(segments) > 1 else "")
-        return cls(
-            method.upper(),
-            host,
-            path,
-            tuple(parse_qsl(parts.query, keep_blank_values=True)),
-            {k.lower(): v for k, v in (headers or {}).items()},
-            body,
-        )
+        return cls.from_target(method.upper(), target, {k.lower(): v for k, v in (headers or {}).items()}, body)
+
+    @classmethod
+    def from_target(cls, method: str, target: str, headers: Mapping[str, str], body: bytes = b"") -> "SimRequest":
+        """:meth:`from_loopback` for a caller whose ``headers`` already answer ``get`` of a lower-case name (a dict of
+        lower-case names, or ``httpx.Headers``, which compares names case-insensitively): nothing is copied."""
+        host, path, query = _split_target(target)
+        return cls(method, host, path, query, headers, body)
 
     def param(self, name: str, default: str | None = None) -> str | None:
         """First query value of ``name`` (exact name)."""
@@ -98,14 +128,15 @@ class SimRequest:
         Path segments equal to a known secret (Seoul puts the key in the path)
         are replaced before hashing.
         """
-        secrets = {s.lower() for s in secret_params}
-        segments = set(secret_segments)
-        path = "/".join("{key}" if seg in segments else seg for seg in self.path.split("/"))
-        query = sorted((k, v) for k, v in self.query if k.lower() not in secrets)
-        text = "\n".join(
-            [self.method, self.host, path, *(f"{k}={v}" for k, v in query), hashlib.sha256(self.body).hexdigest()]
+        return _identity(
+            self.method,
+            self.host,
+            self.path,
+            self.query,
+            self.body,
+            frozenset(secret_params),
+            frozenset(secret_segments),
         )
-        return hashlib.sha256(text.encode()).hexdigest()
 
     def redacted_url(
         self, secret_params: Iterable[str] = DEFAULT_SECRET_PARAMS, secret_segments: Iterable[str] = ()

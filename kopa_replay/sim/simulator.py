@@ -108,6 +108,8 @@ _CACHED_ANSWERS = 4096
 #: a pruning loop asks the same requests again and again
 _ANSWERS_BYTES = 64 * 2**20
 _ANSWER_MAX_BYTES = 4 * 2**20
+#: requests remembered as they came (each a small tuple beside its answer's key)
+_FRONT_KEYS = 65536
 
 
 class Simulator:
@@ -146,6 +148,9 @@ class Simulator:
         self._attempts: dict[str, int] = {}
         self._cache: OrderedDict[tuple, Sequence[dict[str, Any]]] = OrderedDict()
         self._answers: OrderedDict[tuple[str, str], SimResponse] = OrderedDict()
+        #: a request as it came (key included) → its answer's key in ``_answers``, when nothing is drawn
+        self._front: dict[tuple, tuple[str, str]] = {}
+        self._key_headers: tuple[str, ...] | None = None
         self._answer_bytes = 0
         self._lock = threading.Lock()
 
@@ -163,6 +168,16 @@ class Simulator:
 
     # -- the request path -------------------------------------------------
     def handle(self, request: SimRequest) -> SimResponse:
+        # Without faults or incidents the answer to a request is a pure function of it (the attempt does not count):
+        # a request met before goes straight to its finished answer, past routing, drift and hashing
+        front = self._front_key(request) if not self.fault_rate and not self.incidents else None
+        if front is not None:
+            with self._lock:
+                answer_key = self._front.get(front)
+                answered = self._answers.get(answer_key) if answer_key is not None else None
+                if answered is not None:
+                    self._answers.move_to_end(answer_key)  # type: ignore[arg-type]
+                    return answered
         protocol = self.registry.hosts.get(request.host)
         if protocol is None:
             return SimResponse(404, f"unknown host {request.host}".encode(), "text/plain;charset=UTF-8")
@@ -200,10 +215,25 @@ class Simulator:
         # out, so the kind of key that opened it is part of what it is: a sample key gets five rows)
         kind = "key" if key == self.api_key else key if key in proto.public_keys else "keyless"
         response = self._cached_answer(ctx, proto, endpoint, route, drift, (identity, kind))
+        if front is not None:
+            with self._lock:
+                self._front[front] = (identity, kind)
+                if len(self._front) > _FRONT_KEYS:
+                    self._front.clear()  # refilled as requests come again: cheaper than keeping an order
         if incident is not None:  # key_echo: the answer, and the key in a link beside it
             link = f'<{_echoed_url(request)}>; rel="self"'
             return replace(response, extra_headers=(*response.extra_headers, ("link", link)))
         return response
+
+    def _front_key(self, request: SimRequest) -> tuple:
+        """Everything of a request its answer depends on when nothing is drawn: method, host, path, query (the key
+        included), body, and the headers a platform reads a key from."""
+        if self._key_headers is None:
+            names = {p.key_header for p in self.registry.hosts.values() if getattr(p, "key_header", None)}
+            names |= {e.protocol.key_header for e in self.registry.endpoints if getattr(e.protocol, "key_header", None)}
+            self._key_headers = tuple(sorted(str(n).lower() for n in names))
+        headers = tuple(request.headers.get(name) for name in self._key_headers)
+        return (request.method, request.host, request.path, request.query, request.body, headers)
 
     def _cached_answer(
         self, ctx: Context, proto: Any, endpoint: Any, route: str, drift: ActiveDrift, answer_key: tuple[str, str]

@@ -20,13 +20,13 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
 def _to_sim(request: httpx.Request, body: bytes) -> SimRequest:
-    headers = dict(request.headers)
+    # httpx's headers are read as they are (their names compare case-insensitively): copying them costs more than
+    # the simulator's whole answer from its cache
     host = request.url.host
     target = request.url.raw_path.decode("ascii")
     if host in _LOOPBACK or host.startswith("127."):
-        return SimRequest.from_loopback(request.method, target, headers, body)
-    sim_request = SimRequest.from_loopback(request.method, "/" + host + target, headers, body)
-    return sim_request
+        return SimRequest.from_target(request.method, target, request.headers, body)
+    return SimRequest.from_target(request.method, "/" + host + target, request.headers, body)
 
 
 def _to_httpx(response: SimResponse, request: httpx.Request) -> httpx.Response:
