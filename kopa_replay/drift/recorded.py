@@ -15,6 +15,7 @@ from kopa_replay.catalog.model import Catalog
 from kopa_replay.drift.diff import diff_schemas
 from kopa_replay.drift.requests import DriftReport, diff_requests, pair_responses, request_id, twin_index
 from kopa_replay.drift.schema import RecordedResponse, infer_schemas, infer_tool_schema
+from kopa_replay.record.snapshots import left_out_entries
 from kopa_replay.record.store import Store
 
 __all__ = ["diff_snapshots", "drift_report", "recorded_responses", "tool_schema_digests"]
@@ -54,7 +55,7 @@ def drift_report(store: Store, catalog: Catalog, before: str, after: str) -> Dri
     old_by_tool, new_by_tool = _by_tool(catalog, old), _by_tool(catalog, new)
     new_twins = twin_index(catalog, new)
     made = store.provenance(after) or {}
-    blocked = _left_out(made)
+    blocked = {e["request"]: e["evidence"] for e in left_out_entries(made)}
     old_schemas, new_schemas = {}, {}
     pairs = []
     # one tool at a time, both snapshots: a body is parsed once (schema.parse_response's cache holds one tool's
@@ -81,19 +82,6 @@ def drift_report(store: Store, catalog: Catalog, before: str, after: str) -> Dri
     unpaired = sum(1 for r in new if r.tool in catalog and (r.request_key, r.seq) not in twins)
     pairs.sort(key=lambda p: (p.tool, p.request))
     return diff_requests(pairs, schema, carried=carried, unpaired=unpaired)
-
-
-def _left_out(provenance: dict[str, Any]) -> dict[str, str]:
-    """The requests a snapshot left out because their answers were blocked (a recorder's provenance), by request, with
-    the evidence; what is not a well-formed entry is skipped (a store from elsewhere says what it likes)."""
-    entries = provenance.get("left_out")
-    if not isinstance(entries, list):
-        return {}
-    return {
-        entry["request"]: entry["evidence"]
-        for entry in entries
-        if isinstance(entry, dict) and isinstance(entry.get("request"), str) and isinstance(entry.get("evidence"), str)
-    }
 
 
 def _by_tool(catalog: Catalog, responses: list[RecordedResponse]) -> dict[str, list[RecordedResponse]]:

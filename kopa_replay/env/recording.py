@@ -12,6 +12,7 @@ under test saw, as vcrpy does: it is not guarded.)
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -23,18 +24,25 @@ from kopa_replay.catalog.model import Catalog
 __all__ = ["blocked_answer", "environmental_answer", "guarded", "retrying"]
 
 
+@functools.lru_cache(maxsize=16)
+def _scrubber(secrets: tuple[str, ...]) -> Any:
+    """The masker of a request's keys: one per key (a recording sends thousands of requests with the same one)."""
+    from kopa_replay.record.redact import Redactor
+
+    return Redactor(secret_values=secrets)
+
+
 def _read_answer(catalog: Catalog, request: httpx.Request, response: httpx.Response) -> Any:
     """How the request's tool reads ``response`` (None for a request no catalog tool made), the request's keys
     masked first — as the recorder masks what it stores — so nothing read from the body (a wall page's title in
     the evidence) can carry one."""
     from kopa_replay.env.call import interpret
-    from kopa_replay.record.redact import Redactor
 
     tool = request.extensions.get("kopa_tool")
     if not tool or tool not in catalog:
         return None
     secrets = tuple(s for s in request.extensions.get("kopa_secrets", ()) if s)
-    content = Redactor(secret_values=secrets).scrub_bytes(response.content) if secrets else response.content
+    content = _scrubber(secrets).scrub_bytes(response.content) if secrets else response.content
     return interpret(catalog.get(tool), {}, response.status_code, content, "", response.headers.get("content-type"))
 
 

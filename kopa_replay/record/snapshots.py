@@ -58,7 +58,9 @@ __all__ = [
     "manifest_dir_for",
     "manifest_path",
     "load_manifest",
+    "left_out_entries",
     "seal_snapshot",
+    "snapshot_provenance",
     "verify_snapshot",
     "check_pinned",
     "check_snapshot",
@@ -170,6 +172,32 @@ def load_manifest(store: Store, name: str, manifest_dir: str | Path | None = Non
     if not isinstance(manifest, dict):
         raise SnapshotError(f"manifest {path} is not a JSON object")
     return manifest
+
+
+def snapshot_provenance(store: Store, name: str, manifest_dir: str | Path | None = None) -> Mapping[str, Any] | None:
+    """How a snapshot was made, read from where it is trusted: a sealed one's manifest (``refresh``, which
+    :func:`check_pinned` holds to the seal: the store's own copy could be edited past it), an open one's store (as
+    trusted as its interactions)."""
+    if store.snapshot(name).sealed:
+        made = (load_manifest(store, name, manifest_dir) or {}).get("refresh")
+        return made if isinstance(made, Mapping) else None
+    return store.provenance(name)
+
+
+#: the fields of a request a recording left out because its answer was blocked, and their types
+#: (:func:`kopa_replay.stages.workflows.left_out_entry` writes them)
+_LEFT_OUT_FIELDS = (("tool", str), ("args", dict), ("request", str), ("class", str), ("evidence", str))
+
+
+def left_out_entries(made: Any) -> list[dict[str, Any]]:
+    """The well-formed left-out requests of a provenance (:func:`snapshot_provenance`, or a shard store's); any other
+    entry is skipped — a store from elsewhere says what it likes. Whoever sends them again validates them further."""
+    entries = made.get("left_out") if isinstance(made, Mapping) else None
+    if not isinstance(entries, list):
+        return []
+    return [
+        dict(e) for e in entries if isinstance(e, Mapping) and all(isinstance(e.get(k), t) for k, t in _LEFT_OUT_FIELDS)
+    ]
 
 
 def _row_fields(info: Snapshot) -> dict[str, Any]:

@@ -121,16 +121,9 @@ def _label(tool: Any, args: Mapping[str, Any]) -> str | None:
 
 def _sealed_left_out(store: Store, snapshot: str, manifest_dir: str | Path | None) -> dict[str, dict[str, Any]]:
     """A sealed snapshot's left-out requests by request label, as its manifest lists them."""
-    from kopa_replay.record.snapshots import load_manifest
+    from kopa_replay.record.snapshots import left_out_entries, snapshot_provenance
 
-    made = (load_manifest(store, snapshot, manifest_dir) or {}).get("refresh")
-    entries = made.get("left_out") if isinstance(made, Mapping) else None
-    keys = ("tool", "args", "request", "class", "evidence")
-    return {
-        e["request"]: dict(e)
-        for e in (entries if isinstance(entries, list) else [])
-        if isinstance(e, Mapping) and all(isinstance(e.get(k), (str, dict)) for k in keys)
-    }
+    return {e["request"]: e for e in left_out_entries(snapshot_provenance(store, snapshot, manifest_dir))}
 
 
 def _sorted_left_out(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -148,13 +141,10 @@ def left_out_requests(
     untrusted input: an entry must name a tool of the catalog and give arguments as a mapping of names to scalars;
     the environment then validates them as it does an agent's call, and the request is built from the catalog's
     binding (a stored URL is never sent)."""
-    from kopa_replay.record.snapshots import load_manifest
+    from kopa_replay.record.snapshots import snapshot_provenance
 
-    if store.snapshot(snapshot).sealed:
-        made = (load_manifest(store, snapshot, manifest_dir) or {}).get("refresh")
-    else:
-        made = store.provenance(snapshot)
-    entries = made.get("left_out") if isinstance(made, Mapping) else None
+    made = snapshot_provenance(store, snapshot, manifest_dir)
+    entries = made.get("left_out") if made is not None else None
     entries = entries if entries is not None else []
     where = f"snapshot {snapshot!r} in {store.path}"
     if not isinstance(entries, list):
@@ -959,10 +949,10 @@ def merge_snapshots(
 
 def _shard_left_out(path: Path, snapshot: str) -> list[dict[str, Any]]:
     """The left-out requests a shard's recorder wrote (only well-formed entries: a shard is a store too)."""
+    from kopa_replay.record.snapshots import left_out_entries
+
     with Store(path, readonly=True) as shard:
-        entries = (shard.provenance(snapshot) or {}).get("left_out") or []
-    keys = ("tool", "args", "request", "class", "evidence")
-    return [dict(e) for e in entries if isinstance(e, Mapping) and all(isinstance(e.get(k), (str, dict)) for k in keys)]
+        return left_out_entries(shard.provenance(snapshot))
 
 
 def _merged_already(
