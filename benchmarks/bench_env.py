@@ -11,8 +11,10 @@ and would dominate the cold average.
 
 Warm: repeated calls, the way pruning, synthesis and rollouts replay a snapshot
 (the environment parses each recorded body once and hands out copies). Cold:
-each distinct call once on a freshly opened environment and store (every body
-read, decompressed and parsed).
+each distinct call once on a freshly opened environment and store, with the
+process's shared parsed documents forgotten first (every body read,
+decompressed, parsed, normalized and digested, as in a fresh process: a new
+GRPO worker, a ``bench run``).
 
     python benchmarks/bench_env.py --calls 5000
 """
@@ -27,6 +29,7 @@ from _timing import rate
 
 from kopa_replay.catalog import builtin_catalog
 from kopa_replay.env import ToolEnvironment, build_request, execute, open_source
+from kopa_replay.env.parse import forget_shared
 from kopa_replay.stages.probes import probe_requests
 
 
@@ -42,7 +45,11 @@ def main() -> None:
     }
     fixed = httpx.Response(200, content=b'{"ok":true}')
     noop = httpx.Client(transport=httpx.MockTransport(lambda request: fixed))
-    result: dict = {"calls": options.calls, "target_calls_per_second": 5000, "workloads": {}}
+    result: dict = {
+        "calls": options.calls,
+        "target_calls_per_second": 5000,
+        "workloads": {},
+    }
     with open_source("replay", snapshot="2026-09-01", catalog=catalog) as source:
         env = ToolEnvironment(catalog, source)
         key = source.key_for(catalog.get("datagokr_get_stock_price_info"))
@@ -55,6 +62,7 @@ def main() -> None:
             env.reset()
             cold_calls, cold_seconds = 0, 0.0
             for _ in range(5):
+                forget_shared()  # a fresh process has parsed nothing yet
                 with ToolEnvironment.open(catalog) as fresh:
                     cold_calls += len(workload)
                     cold_seconds += len(workload) / rate(lambda it: fresh.call(*it), workload)

@@ -32,7 +32,10 @@ What the columns mean (N = interactions already in the store, one snapshot, each
   is the ratio. Bytes per interaction do not depend on N, so this is measured
   once, at a few thousand interactions. The same workload is replayed once per
   round with a fresh ``Store`` per pass (every body read, decompressed and
-  verified: the cold case the cycled workload never reaches).
+  verified: the cold case the cycled workload never reaches); beside it, the
+  µs per body that verifying alone costs (sha256 of each body, the check
+  hishel does not make). ``--only cold`` measures this line alone (about a
+  minute with ``--unique-seeds 1``).
 
 How: the replay workload has N interactions whose bodies cycle through every
 built-in tool's examples answered in three seeded worlds. Our store is written
@@ -56,6 +59,7 @@ hishel needs ≈13 GB of disk twice over and ≈12 minutes to fill (hence the
 budget), and vcrpy is skipped.
 
     pip install -e '.[bench]'      # hishel 2, the peer measured beside us
+    python benchmarks/bench_replay.py --only cold --unique-seeds 1
     python benchmarks/bench_replay.py --sizes 1k,10k
     python benchmarks/bench_replay.py --sizes 1k,10k,100k
     python benchmarks/bench_replay.py --sizes 1k,10k,100k,1M --hishel-budget 1800 --json
@@ -95,6 +99,9 @@ SEEDS = (0, 1, 2)
 SERIAL = "kopa_n"
 SHIPPED_SNAPSHOT = "2026-09-01"
 ROUNDS = 3
+#: what the replay, recording and check timings read: wall time, or this process's CPU time (``--cpu-time``: on a
+#: machine other jobs share, the CPU a call costs, without the waits another job's load puts in)
+CLOCK: Callable[[], float] = time.perf_counter
 #: next pages / earlier dates asked per example call in the unique-body workload
 STEPS = 8
 
@@ -143,18 +150,18 @@ def variants(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
             yield out
 
 
-def simulate(unique_seeds: int) -> tuple[list[Exchange], list[Exchange]]:
+def simulate(unique_seeds: int, templates_too: bool = True) -> tuple[list[Exchange], list[Exchange]]:
     """(templates, unique) from one pass of simulators.
 
     templates: every built-in tool's example calls answered in the worlds of SEEDS (what the cycled
-    interactions repeat). unique: every distinct body among the examples and their :func:`variants`
-    in ``unique_seeds`` worlds, each once.
+    interactions repeat; none without ``templates_too``). unique: every distinct body among the examples and
+    their :func:`variants` in ``unique_seeds`` worlds, each once.
     """
     calls = [(tool, args) for tool in builtin_catalog() for args in tool.examples]
     templates: list[Exchange] = []
     unique: dict[str, Exchange] = {}
 
-    for seed in range(max(len(SEEDS), unique_seeds)):
+    for seed in range(max(len(SEEDS) if templates_too else 0, unique_seeds)):
         with httpx.Client(transport=SimTransport(Simulator(seed=seed))) as client:
 
             def send(tool: Any, args: dict[str, Any]) -> Exchange:
@@ -172,7 +179,7 @@ def simulate(unique_seeds: int) -> tuple[list[Exchange], list[Exchange]]:
 
             for tool, args in calls:
                 exchange = send(tool, args)
-                if seed in SEEDS:
+                if templates_too and seed in SEEDS:
                     templates.append(exchange)
                 if seed < unique_seeds:
                     unique.setdefault(hashlib.sha256(exchange.body).hexdigest(), exchange)
@@ -403,10 +410,10 @@ def per_call_us(
             elapsed = 0.0
             for _ in range(passes):
                 with make_client() as client:
-                    start = time.perf_counter()
+                    start = CLOCK()
                     for url in urls:
                         _ = client.get(url).content
-                    elapsed += time.perf_counter() - start
+                    elapsed += CLOCK() - start
             best[name] = min(best[name], elapsed / (passes * len(urls)) * 1e6)
     return best
 
@@ -425,12 +432,24 @@ def record_us(
     for _ in range(rounds):
         for name, recorder in recorders.items():
             with recorder() as make_client:
-                start = time.perf_counter()
+                start = CLOCK()
                 with make_client() as client:
                     for url in urls:
                         _ = client.get(url).content
-                elapsed = time.perf_counter() - start
+                elapsed = CLOCK() - start
             best[name] = min(best[name], elapsed / len(urls) * 1e6)
+    return best
+
+
+def check_us(bodies: Sequence[bytes], rounds: int = ROUNDS) -> float:
+    """µs per body of the check ours makes on each body's first read and hishel does not (sha256 of the body
+    against its digest): the part of ours' cold replay that is the check, not the lookup."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = CLOCK()
+        for body in bodies:
+            hashlib.sha256(body).hexdigest()
+        best = min(best, (CLOCK() - start) / len(bodies) * 1e6)
     return best
 
 
@@ -571,7 +590,7 @@ def measure_unique(unique: Sequence[Exchange], folder: Path, options: argparse.N
     if not options.no_hishel:
         fill_hishel(hishel_path, unique, size)
         out["hishel_bytes"] = round(files_bytes(hishel_path) / size, 1)
-    if not options.no_vcr:
+    if not options.no_vcr and options.only != "cold":  # bytes only: the cold line does not need them
         yaml_path = folder / "vcr-unique.yaml"
         write_vcr_cassette(yaml_path, unique, size)
         out["vcr_bytes"] = round(yaml_path.stat().st_size / size, 1)
@@ -590,6 +609,7 @@ def measure_unique(unique: Sequence[Exchange], folder: Path, options: argparse.N
     for name in ("ours", "hishel"):
         if f"replay_{name}_us" in out:
             out[f"replay_{name}_x_floor"] = round(out[f"replay_{name}_us"] / out["replay_floor_us"], 2)
+    out["ours_check_us"] = round(check_us(stored_bodies(unique, range(size))), 1)
     store_path.unlink()
     remove_db(hishel_path)
     return out
@@ -627,12 +647,9 @@ def times(ratio: float | None) -> str:
     return "-" if ratio is None else f"{ratio:.1f}x"
 
 
-def report(summary: dict) -> None:
-    results, unique = summary["results"], summary["unique"]
-    print(
-        f"{summary['templates']} template exchanges cycled; {summary['calls']} replayed calls per size and client; "
-        f"{summary['record']} interactions recorded per size and client; best of {ROUNDS} rounds"
-    )
+def report_sizes(summary: dict) -> None:
+    """The tables per size: replay, recording, bytes per interaction of the cycled workload."""
+    results = summary["results"]
     print("\nreplay, µs per call (x floor)")
     print(f"{'size':>6} {'floor':>9} {'ours':>16} {'hishel':>16} {'vcrpy':>18}")
     for r in results:
@@ -674,6 +691,20 @@ def report(summary: dict) -> None:
         )
     if any(not r.get("vcr_bytes_cycled") for r in results) and largest_vcr:
         print("~ : vcrpy bytes per interaction taken from the largest size measured (it is linear in the file)")
+
+
+def report(summary: dict) -> None:
+    results, unique = summary["results"], summary["unique"]
+    if not results:  # --only cold
+        print(f"cold replay of the unique-body store only (--only cold); best of {ROUNDS} rounds{summary['clock']}")
+    else:
+        print(
+            f"{summary['templates']} template exchanges cycled; {summary['calls']} replayed calls per size and "
+            f"client; {summary['record']} interactions recorded per size and client; best of {ROUNDS} rounds"
+            f"{summary['clock']}"
+        )
+    if results:
+        report_sizes(summary)
     if unique:
         print(
             f"\nunique bodies: {unique['interactions']:,} interactions, every body a different simulator response "
@@ -694,11 +725,17 @@ def report(summary: dict) -> None:
             f"cold replay of it, µs per call: floor {unique['replay_floor_us']:,.1f}, "
             f"ours {unique['replay_ours_us']:,.1f} ({unique['replay_ours_x_floor']:.2f}x), hishel {hishel}"
         )
+        print(
+            f"  (ours checks every body against its sha256 digest on its first read, {unique['ours_check_us']:,.1f} µs "
+            "of each call here; hishel serves its stored bodies unchecked)"
+        )
     shipped = summary["shipped"]
-    print(
-        f"\nshipped snapshot {SHIPPED_SNAPSHOT}: {shipped['interactions']} interactions, {shipped['ours_bytes']:,.0f} B "
-        f"each in the store vs {shipped['vcr_bytes']:,.0f} B in vcrpy's YAML ({times(shipped['vcr_over_ours'])})"
-    )
+    if shipped:
+        print(
+            f"\nshipped snapshot {SHIPPED_SNAPSHOT}: {shipped['interactions']} interactions, "
+            f"{shipped['ours_bytes']:,.0f} B each in the store vs {shipped['vcr_bytes']:,.0f} B in vcrpy's YAML "
+            f"({times(shipped['vcr_over_ours'])})"
+        )
 
     for r in results:
         for name, shown in (("hishel", "hishel"), ("vcr", "vcrpy")):
@@ -738,17 +775,33 @@ def main() -> None:
         default=300.0,
         help="skip hishel at sizes whose storage fill is estimated above this many seconds",
     )
+    parser.add_argument(
+        "--only",
+        choices=("cold",),
+        default=None,
+        help="measure one line: cold = the cold replay of the unique-body store (with its bytes), nothing per size",
+    )
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time replay, recording and the check in this process's CPU time, not wall time (a busy machine)",
+    )
     parser.add_argument("--no-vcr", action="store_true", help="leave vcrpy out")
     parser.add_argument("--no-hishel", action="store_true", help="leave hishel out")
     parser.add_argument("--dir", type=Path, default=None, help="where to write the stores and YAML files (temp dir)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     options = parser.parse_args()
     sizes = [parse_size(s) for s in options.sizes.split(",") if s.strip()]
+    if options.cpu_time:
+        global CLOCK
+        CLOCK = time.process_time
     if not options.no_hishel and importlib.util.find_spec("hishel") is None:
         parser.error("hishel is not installed: pip install -e '.[bench]', or pass --no-hishel")
 
     started = time.perf_counter()
-    exchanges, unique = simulate(options.unique_seeds)
+    if options.only == "cold" and options.unique_seeds < 1:
+        parser.error("--only cold replays the unique-body workload: give --unique-seeds 1 or more")
+    exchanges, unique = simulate(options.unique_seeds, templates_too=options.only is None)
     generate_s = time.perf_counter() - started
     if not options.json:
         print(
@@ -761,7 +814,7 @@ def main() -> None:
     results = []
     unique_row: dict | None = None
     with tempfile.TemporaryDirectory(dir=options.dir) as tmp:
-        for size in sizes:
+        for size in sizes if options.only is None else ():
             row = measure(size, exchanges, Path(tmp), options, vcr_measured, hishel_measured)
             results.append(row)
             if not options.json:
@@ -770,17 +823,18 @@ def main() -> None:
             unique_row = measure_unique(unique, Path(tmp), options)
             if not options.json:
                 print(f"measured unique bodies: {unique_row}", file=sys.stderr)
-        shipped = measure_shipped(Path(tmp))
+        shipped = measure_shipped(Path(tmp)) if options.only is None else None
     summary = {
         "python": platform.python_version(),
         "templates": len(exchanges),
         "calls": options.calls,
         "record": options.record,
-        "record_flat": round(results[-1]["record_ours_us"] / results[0]["record_ours_us"], 2),
+        "record_flat": round(results[-1]["record_ours_us"] / results[0]["record_ours_us"], 2) if results else None,
         "results": results,
         "unique": unique_row,
         "shipped": shipped,
         "generate_s": round(generate_s, 1),
+        "clock": "; CPU time (--cpu-time)" if options.cpu_time else "",
         "total_s": round(time.perf_counter() - started, 1),
     }
     if options.json:

@@ -68,9 +68,8 @@ def sim_serve(host, port, seed, as_of, fault_rate, world_size, latency_ms, incid
         seed=seed, as_of=_date(as_of, "--as-of"), fault_rate=fault_rate, world_size=world_size, incidents=incidents
     )
     server = make_server(simulator, host, port, latency_ms=latency_ms)  # a port in use: a UsageError naming it
-    bound = server.server_address[1]
     click.echo(
-        f"serving the simulator (seed {seed}, as of {simulator.as_of}, world {world_size}) on http://{host}:{bound}/"
+        f"serving the simulator (seed {seed}, as of {simulator.as_of}, world {world_size}) on {server.url}/"
         f"<real host>/<path>; key 'sim-key' or $KOPA_API_KEY"
         f"{f'; {latency_ms:g} ms latency' if latency_ms else ''}"
         f"{f'; incidents {incidents}' if incidents else ''}. Ctrl-C stops.",

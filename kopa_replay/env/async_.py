@@ -29,9 +29,11 @@ class AsyncToolEnvironment(EnvironmentBase):
     # annotated as in EnvironmentBase: bare, mypy checks the staticmethod against a bound method's type
     _default_sleep: ClassVar[Callable[[float], Any]] = staticmethod(asyncio.sleep)
 
-    async def call(self, tool: str, args: Mapping[str, Any] | None = None, *, copy_records: bool = True) -> ToolResult:
+    async def call(
+        self, tool: str, args: Mapping[str, Any] | None = None, *, copy_records: bool = True, log: bool = True
+    ) -> ToolResult:
         """See :meth:`ToolEnvironment.call <kopa_replay.env.sync.ToolEnvironment.call>`."""
-        return await self._drive(self._core.call_flow(tool, args, copy_records=copy_records))
+        return await self._drive(self._core.call_flow(tool, args, log=log, copy_records=copy_records))
 
     async def fetch_all(self, tool: str, args: Mapping[str, Any] | None = None, max_pages: int = 50) -> ToolResult:
         return await self._drive(self._core.fetch_all_flow(tool, args, max_pages))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["is_blank", "normalize_value", "normalize_record", "normalize_records"]
+__all__ = ["is_blank", "normalize_value", "normalize_record", "normalize_records", "normalize_read"]
 
 
 def is_blank(value: Any) -> bool:
@@ -49,3 +49,39 @@ def normalize_record(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def normalize_records(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [normalize_record(r) for r in records]
+
+
+#: value classes a record passes on as they are (bool before int: ``True.__class__`` is bool)
+_KEPT = frozenset({int, bool, type(None)})
+
+
+def normalize_read(records: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+    """:func:`normalize_records`, and whether the records are *plain*: every key a string and every value a string,
+    None, bool, int or a float from 1e-4 to 1e16 in size (or zero) — no nesting.
+
+    One pass over every value of a page instead of three (normalize, look for nesting, look for odd types): a
+    freshly read answer of a few hundred records spent more here than in its JSON parse. A plain page is shallow
+    (a dict copy per record copies it whole) and written alike by every canonical JSON writer: floats outside that
+    range are where writers differ (``1e-05`` or ``0.00001``), NaN and infinities are not JSON at all.
+    """
+    out: list[dict[str, Any]] = []
+    plain = True
+    for record in records:
+        new: dict[str, Any] = {}
+        for key, value in record.items():
+            kind = value.__class__
+            if kind is str:
+                new[key] = value if value.strip() else None
+            elif kind in _KEPT:
+                new[key] = value
+            elif kind is float:
+                new[key] = value
+                if plain and not (value == 0.0 or 1e-4 <= abs(value) < 1e16):
+                    plain = False
+            else:
+                new[key] = normalize_value(value)
+                plain = False
+            if plain and key.__class__ is not str:
+                plain = False
+        out.append(new)
+    return out, plain

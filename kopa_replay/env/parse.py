@@ -9,6 +9,7 @@ attributes as ``@name``), then read the catalog envelope's paths.
 from __future__ import annotations
 
 import codecs
+import functools
 import io
 import json
 import re
@@ -29,6 +30,7 @@ __all__ = [
     "decode_text",
     "parse_body",
     "parse_body_shared",
+    "forget_shared",
     "xml_to_dict",
     "lookup",
     "first_present",
@@ -90,14 +92,16 @@ def decode_text(body: bytes, content_type: str | None = None) -> str:
 
 
 def _element(node: ElementTree.Element) -> Any:
-    children = list(node)
+    # Attributes are read with items(), not .attrib: reading .attrib of an element without any makes it an empty
+    # dict (and its extra record) to hand back, for every leaf of a thousand-record page.
+    attributes = node.items()
     text = node.text or ""
-    if not children and not node.attrib:
+    if not len(node) and not attributes:
         # Keep a whitespace-only value as sent: " " is how the platforms write "empty".
         return text.strip() or text
-    out: dict[str, Any] = {f"@{k}": v for k, v in node.attrib.items()}
-    for child in children:
-        if len(child) or child.attrib:
+    out: dict[str, Any] = {f"@{k}": v for k, v in attributes}
+    for child in node:
+        if len(child) or child.items():
             value = _element(child)  # a string or a dict, never a list
         else:  # a leaf, as most of a record's fields are: _element's first case without the call (large documents)
             leaf = child.text or ""
@@ -183,16 +187,35 @@ def parse_body_shared(body: bytes, zip_member: str | None = None, content_type: 
     return doc
 
 
+def forget_shared() -> None:
+    """Empty the documents :func:`parse_body_shared` keeps: the next read of any body parses it, as in a fresh
+    process (what a cold benchmark must pay)."""
+    with _SHARED_LOCK:
+        _SHARED.clear()
+        _SHARED_BYTES[0] = 0
+
+
+@functools.lru_cache(maxsize=4096)
+def _path_parts(path: str) -> tuple[str, ...]:
+    """A dot path's segments: an envelope's few paths are read on every answer, split once."""
+    return tuple(path.split("."))
+
+
 def lookup(doc: Any, path: str) -> Any:
     """The value at a dot path (integers index lists); ``_MISSING`` when absent."""
     if path in (".", ""):
         return doc
-    node, parts = doc, path.split(".")
-    while parts:
-        part = parts.pop(0)
-        if isinstance(node, Mapping):
-            while part not in node and parts:  # a key with dots in it: Seoul's "SeoulRtd.citydata_ppltn", "RESULT.CODE"
-                part += "." + parts.pop(0)
+    node, parts = doc, _path_parts(path)
+    at, end = 0, len(parts)
+    while at < end:
+        part = parts[at]
+        at += 1
+        if node.__class__ is dict or isinstance(node, Mapping):
+            while (
+                part not in node and at < end
+            ):  # a key with dots in it: Seoul's "SeoulRtd.citydata_ppltn", "RESULT.CODE"
+                part += "." + parts[at]
+                at += 1
             if part not in node:
                 return _MISSING
             node = node[part]

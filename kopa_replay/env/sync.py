@@ -29,10 +29,13 @@ class ToolEnvironment(EnvironmentBase):
     _default_sleep: ClassVar[Callable[[float], Any]] = staticmethod(time.sleep)
 
     # calls
-    def call(self, tool: str, args: Mapping[str, Any] | None = None, *, copy_records: bool = True) -> ToolResult:
+    def call(
+        self, tool: str, args: Mapping[str, Any] | None = None, *, copy_records: bool = True, log: bool = True
+    ) -> ToolResult:
         """Call ``tool`` with ``args``. ``copy_records=False``: the records are shared with the environment's
-        memo and every other result of the same answer — read them, never write them."""
-        return self._drive(self._core.call_flow(tool, args, copy_records=copy_records))
+        memo and every other result of the same answer — read them, never write them. ``log=False``: the call
+        stays out of :attr:`log` and the state digest (a server answering for others keeps no trajectory)."""
+        return self._drive(self._core.call_flow(tool, args, log=log, copy_records=copy_records))
 
     def fetch_all(self, tool: str, args: Mapping[str, Any] | None = None, max_pages: int = 50) -> ToolResult:
         """Follow the tool's pagination until the total, an empty page or ``max_pages`` pages."""

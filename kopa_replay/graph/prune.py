@@ -200,11 +200,11 @@ def _pick(
     these same draws in this order, and for the handful of links a step weighs
     the scalar calls cost half as much.
     """
-    best, top = 0, -1.0
+    best, top, draw = 0, -1.0, rng.beta
     for position, i in enumerate(ids):
-        draw = rng.beta(alpha[i], beta[i]) + (trials[i] < min_trials)
-        if draw > top:
-            best, top = position, draw
+        value = draw(alpha[i], beta[i]) + (trials[i] < min_trials)
+        if value > top:
+            best, top = position, value
     return best
 
 
@@ -288,13 +288,15 @@ class Posteriors:
         )
 
     def absorb(self, tally: "Tally") -> None:
-        """Take over what ``tally`` (made from this state) did: its posteriors as they are, bit for bit."""
-        self.alpha, self.beta = np.array(tally.alpha), np.array(tally.beta)
-        self.trials = np.array(tally.trials, dtype=np.int64)
+        """Take over what ``tally`` (made from this state, or kept in step with it) did since it was last
+        absorbed: the posteriors of the links it tried, as they are, bit for bit; its ``added`` is emptied.
+        Only the links it tried are copied: an iteration tries a few thousand of the 18,000 paper-scale links."""
         for i, (successes, structural, environmental, _, _) in tally.added.items():
+            self.alpha[i], self.beta[i], self.trials[i] = tally.alpha[i], tally.beta[i], tally.trials[i]
             self.successes[i] += successes
             self.structural[i] += structural
             self.environmental[i] += environmental
+        tally.added.clear()
 
     def merge(self, outcomes: Sequence["BatchOutcome"]) -> None:
         """Add the batches' deltas in batch order, whatever order they come in."""
@@ -332,7 +334,8 @@ class Posteriors:
 
 
 class Tally:
-    """A walk's working copy of the posteriors and what it added to each link it tried.
+    """A walk's working copy of the posteriors and what it added to each link it tried (a batch's, or the whole
+    run's when it is one sequence: :meth:`Posteriors.absorb` and :meth:`prune` keep it in step with the state).
 
     Plain lists, not arrays: a step reads and updates a handful of links, where
     numpy's cost per call exceeds the work. ``added`` maps a link id to its
@@ -352,6 +355,11 @@ class Tally:
     @classmethod
     def of(cls, state: "Posteriors | BatchJob") -> "Tally":
         return cls(state.alpha, state.beta, state.trials, state.pruned)
+
+    def prune(self, ids: Sequence[int]) -> None:
+        """Mark ``ids`` pruned, as the state they were cut from."""
+        for i in ids:
+            self.pruned[i] = True
 
     def record(self, i: int, outcome: str, config: PruneConfig) -> None:
         """:func:`update` of link ``i``."""
@@ -519,15 +527,17 @@ class PathSampler:
 
         A path passes when it crossed at least one link and every call succeeded.
         """
-        name = self.starts[int(rng.integers(len(self.starts)))]
+        integers, call = rng.integers, env.call  # looked up once: a run makes 300,000 draws and 150,000 calls
+        name = self.starts[int(integers(len(self.starts)))]
         examples = self.examples[name]
         # the records are only read here: shared with the environment's memo, not copied
-        result = env.call(name, dict(examples[int(rng.integers(len(examples)))]), copy_records=False)
-        steps, steps_ok = 1, int(result.outcome == "ok")
+        result = call(name, dict(examples[int(integers(len(examples)))]), copy_records=False)
+        outcome = result.outcome
+        steps, steps_ok = 1, int(outcome == "ok")
         visited = [self.tool_ids[name]]
         crossed = 0
-        alpha, beta, trials = tally.alpha, tally.beta, tally.trials
-        while result.outcome == "ok" and crossed < config.max_depth:
+        alpha, beta, trials, min_trials = tally.alpha, tally.beta, tally.trials, config.min_trials
+        while outcome == "ok" and crossed < config.max_depth:
             out = retained.get(name)
             if out is None:
                 pruned = tally.pruned
@@ -535,19 +545,23 @@ class PathSampler:
             options = [i for i, target in out if target not in visited]
             if not options:
                 break
-            i = options[_pick(rng, options, alpha, beta, trials, config.min_trials)]
+            i = options[_pick(rng, options, alpha, beta, trials, min_trials)]
             rows = self._rows(result, i)
             crossed += 1
             if not rows:  # the output never carries what the binding reads: the binding is wrong
                 tally.record(i, "structural_error", config)
                 return False, steps, steps_ok
-            values = dict(zip(self.params[i], rows[int(rng.integers(len(rows)))]))
+            row = rows[int(integers(len(rows)))]  # drawn before the filler, as ever
             name = self.targets[i]
             beside = self.fillers[name]
-            result = env.call(name, {**beside[int(rng.integers(len(beside)))], **values}, copy_records=False)
+            # {**filler, **bound values}: the filler's keys first, a bound value over a filler's of the same name
+            args = dict(beside[int(integers(len(beside)))])
+            args.update(zip(self.params[i], row))
+            result = call(name, args, copy_records=False)
+            outcome = result.outcome
             steps += 1
-            steps_ok += result.outcome == "ok"
-            tally.record(i, result.outcome, config)
+            steps_ok += outcome == "ok"
+            tally.record(i, outcome, config)
             visited.append(self.tool_ids[name])
         return crossed > 0 and steps == steps_ok, steps, steps_ok
 
@@ -624,13 +638,16 @@ def prune(
     start = Posteriors.of(ordered, config)
     state = Posteriors.of(ordered, config)
     rng = np.random.default_rng(config.seed) if config.batches == 1 else None
+    # one sequence: one working copy for the whole run, kept in step with the state (absorbed and cut alike)
+    # rather than made afresh from its arrays every iteration
+    tally = Tally.of(state) if rng is not None else None
     runner = run_batches or _serial(sampler, env)
     retained: dict[str, list[tuple[int, int]]] = {}  # kept between iterations, less the sources of cut links
     history: list[IterationStats] = []
     try:
         with _collecting_less():
             for iteration in range(1, config.iterations + 1):
-                history.append(_iteration(iteration, sampler, state, rng, runner, env, config, retained))
+                history.append(_iteration(iteration, sampler, state, tally, rng, runner, env, config, retained))
                 if progress is not None:
                     progress(history[-1])
     finally:
@@ -642,15 +659,17 @@ def _iteration(
     iteration: int,
     sampler: PathSampler,
     state: Posteriors,
+    tally: Tally | None,
     rng: np.random.Generator | None,
     runner: RunBatches,
     env: Any,
     config: PruneConfig,
     retained: dict[str, list[tuple[int, int]]],
 ) -> IterationStats:
-    """One iteration: the paths (one walk on ``rng``, or the batches through ``runner``), then the cuts."""
+    """One iteration: the paths (one walk on ``rng`` updating ``tally``, or the batches through ``runner``),
+    then the cuts."""
     if rng is not None:
-        tally = Tally.of(state)
+        assert tally is not None  # prune() makes one with the generator
         try:
             passed, steps, steps_ok = sampler.walk(rng, env, tally, config.paths, config, retained)
         finally:
@@ -660,8 +679,10 @@ def _iteration(
         state.merge(outcomes)
         passed, steps, steps_ok = (sum(getattr(o, f) for o in outcomes) for f in ("passed", "steps", "steps_ok"))
     env.reset()  # the log is not needed here, and would grow by every call of the run
-    cut = state.cut(iteration, config)
-    for i in cut.tolist():
+    cut = state.cut(iteration, config).tolist()
+    if tally is not None:
+        tally.prune(cut)
+    for i in cut:
         retained.pop(sampler.sources[i], None)  # their retained links are fewer now
     return IterationStats(
         iteration, config.paths, passed, steps, steps_ok, len(cut), int(np.count_nonzero(~state.pruned))

@@ -167,29 +167,70 @@ class Redactor:
         :func:`echo_forms`, as it always has (identities are sealed into snapshots), not in every spelling the
         masker knows.
         """
-        parts = urlsplit(url)
-        host = (parts.hostname or "").lower()
-        segments = parts.path.split("/")
+        host, raw_path, raw_query = _split_url(url)
+        segments = raw_path.split("/")
         at = self._key_segment(host, segments)
-        if at is not None:
-            path = "/".join(MASK if i == at else unquote(seg) for i, seg in enumerate(segments))
+        if "%" in raw_path:
+            if at is not None:
+                path = "/".join(MASK if i == at else unquote(seg) for i, seg in enumerate(segments))
+            else:
+                path = "/".join(MASK if unquote(seg) in self._segments else unquote(seg) for seg in segments)
+        # nothing to unquote: each segment stands as it is (what unquote gives back)
+        elif at is not None:
+            path = "/".join(MASK if i == at else seg for i, seg in enumerate(segments))
+        elif self._segments and not self._segments.isdisjoint(segments):
+            path = "/".join(MASK if seg in self._segments else seg for seg in segments)
         else:
-            path = "/".join(MASK if unquote(seg) in self._segments else unquote(seg) for seg in segments)
+            path = raw_path
+        secret, noise = self.secret_params, self.noise_params
         query = sorted(
-            (k, v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            if not self.is_secret_param(k) and k.lower() not in self.noise_params
+            (k, v) for k, v in _query_pairs(raw_query) if (lower := k.lower()) not in secret and lower not in noise
         )
         text = "\n".join(
             [
                 method.upper(),
                 host,
                 path,
-                *(f"{k}={v}" for k, v in query),
-                hashlib.sha256(_identity_body(self.secret_values, body)).hexdigest(),
+                *[f"{k}={v}" for k, v in query],
+                hashlib.sha256(_identity_body(self.secret_values, body)).hexdigest() if body else _EMPTY_BODY,
             ]
         )
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+#: the body digest an identity carries for a request without a body
+_EMPTY_BODY = hashlib.sha256(b"").hexdigest()
+#: an absolute http(s) URL that :func:`urllib.parse.urlsplit` takes apart as plainly as a split at its first ``/``
+#: and ``?`` does (nothing it strips, no fragment, user info, IPv6 literal, backslash in the host or non-ASCII host to
+#: normalize)
+_PLAIN_URL = re.compile(r"https?://([^/?#@\[\]\\]*)((?:/[^?#]*)?)(?:\?([^#]*))?", re.ASCII)
+
+
+def _split_url(url: str) -> tuple[str, str, str]:
+    """(lower-case host, path, query) of ``url``, exactly as ``urlsplit`` (its ``hostname`` or "", ``path``,
+    ``query``) gives them: a request identity is sealed into snapshots. A plain URL (every one the catalog builds)
+    is split by one regex, every other goes through ``urlsplit``; the two agree (tests/record/test_transport.py)."""
+    # urlsplit strips leading blanks and drops tabs and line breaks: only printable ASCII is plain
+    plain = _PLAIN_URL.fullmatch(url) if url.isascii() and url.isprintable() else None
+    if plain is None:
+        parts = urlsplit(url)
+        return (parts.hostname or "").lower(), parts.path, parts.query
+    netloc, path, query = plain.groups()
+    return netloc.partition(":")[0].lower(), path, query or ""
+
+
+def _query_pairs(query: str) -> list[tuple[str, str]]:
+    """``parse_qsl(query, keep_blank_values=True)``: the same steps, with nothing decoded where nothing is encoded
+    (then ``unquote`` and the ``+`` replacement give each part back as it is)."""
+    pairs = []
+    for pair in query.split("&"):
+        if not pair:
+            continue
+        name, _, value = pair.partition("=")
+        if "%" in pair or "+" in pair:
+            name, value = unquote(name.replace("+", " ")), unquote(value.replace("+", " "))
+        pairs.append((name, value))
+    return pairs
 
 
 def echo_forms(value: str) -> tuple[str, ...]:

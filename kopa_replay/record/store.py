@@ -65,6 +65,7 @@ __all__ = [
     "RecordedRow",
     "Snapshot",
     "Store",
+    "StoredBody",
     "blob_digest",
     "check_snapshot_name",
     "default_store_path",
@@ -81,6 +82,7 @@ _COMPRESS_MIN = 64  # bodies shorter than this are stored raw: compression would
 _CACHED_BODIES = 1024  # decompressed bodies kept for replay
 _MAX_BODY = 1 << 30  # no recorded body is larger: a row that says so is corrupt
 _CACHED_BODY_MAX = 1 << 20  # larger bodies (the corpCode ZIP) are not kept
+_HEADERS_KEPT = 1024  # distinct response headers texts kept parsed
 #: SQLite's page cache per connection (negative: KiB): the request-key index of a million interactions stays in
 #: memory, so recording does not slow with the store's size
 _CACHE_KIB = -131_072
@@ -290,6 +292,11 @@ class RecordedRow:
         return self.status, dict(self.response_headers), blob_digest(self.body)
 
 
+#: a body as the file stores it, (codec, size, data): a ``blobs`` row but its digest, untrusted until decoded and
+#: checked (a plain tuple: replay makes one per request it meets)
+StoredBody = tuple[str, int, bytes]
+
+
 @dataclass(frozen=True)
 class Snapshot:
     name: str
@@ -375,6 +382,7 @@ class Store:
         self._bodies: OrderedDict[str, bytes] = OrderedDict()
         self._bodies_lock = threading.Lock()
         self._verified: set[str] = set()  # body digests this process has checked against their bytes
+        self._headers_parsed: dict[str, dict[str, str]] = {}  # response headers text -> parsed (_parsed_headers)
         if readonly or not create:
             if not self.path.exists():
                 raise StoreError(f"store {self.path} does not exist")
@@ -751,8 +759,10 @@ class Store:
         """A blob's bytes as recorded (not yet checked against its digest). With ``size`` (the row's), a compressed
         frame must declare that many bytes, at most :data:`_MAX_BODY`: a flipped bit in a frame header would
         otherwise have the decompressor allocate whatever it claims before the digest check could refuse it."""
+        if not isinstance(data, bytes):  # a TEXT or number put in a BLOB column past our writes
+            raise StoreError(f"its stored data is {type(data).__name__}, not bytes")
         if codec == "raw":
-            return bytes(data)
+            return data
         if codec == "zstd" or codec.startswith("zstd:"):
             decoder = self._decoder(codec)
             if size is not None:
@@ -923,7 +933,39 @@ class Store:
             "WHERE snapshot = ? AND request_key = ? ORDER BY seq",
             (snapshot, request_key),
         )
-        return {seq: (status, json.loads(headers), digest) for seq, status, headers, digest in rows}
+        return {seq: (status, self._parsed_headers(headers), digest) for seq, status, headers, digest in rows}
+
+    def answers_and_bodies(
+        self, snapshot: str, request_key: str
+    ) -> tuple[dict[int, tuple[int, dict[str, str], str]], dict[str, StoredBody]]:
+        """:meth:`answers`, and each answer's body as the file stores it, read by the same query: what a replay
+        meeting a request for the first time asks, so a body not yet read costs no second query. The bodies are
+        not checked here: hand one to :meth:`body`, which decodes and checks it as if it had read it itself."""
+        rows = self.conn.execute(
+            "SELECT i.seq, i.status, i.response_headers, i.body, b.codec, b.size, b.data FROM interactions i "
+            "LEFT JOIN blobs b ON b.digest = i.body WHERE i.snapshot = ? AND i.request_key = ? ORDER BY i.seq",
+            (snapshot, request_key),
+        ).fetchall()
+        answers = {seq: (status, self._parsed_headers(headers), digest) for seq, status, headers, digest, *_ in rows}
+        # a missing blob (no codec) is left to body(), which says so
+        return answers, {row[3]: row[4:] for row in rows if row[4] is not None}
+
+    def _parsed_headers(self, text: str) -> dict[str, str]:
+        """Recorded response headers as a new dict, the JSON parsed once per distinct text (a store holds few: its
+        content types), so a replay meeting thousands of requests does not parse the same text thousands of times."""
+        parsed = self._headers_parsed.get(text)
+        if parsed is None:
+            if len(self._headers_parsed) >= _HEADERS_KEPT:  # a store of many distinct headers: start again
+                self._headers_parsed.clear()
+            try:
+                parsed = json.loads(text)
+            except (TypeError, ValueError):
+                parsed = None
+            if not (isinstance(parsed, dict) and all(isinstance(v, str) for v in parsed.values())):
+                # a store from elsewhere is hostile input: an edited row is its error, not a traceback
+                raise StoreError(f"{self.path}: a recorded answer's response headers are not a JSON object of text")
+            self._headers_parsed[text] = parsed
+        return dict(parsed)
 
     def interactions(self, snapshot: str) -> Iterator[Interaction]:
         """Every interaction of a snapshot, in a deterministic order (request key, then seq)."""
@@ -933,15 +975,17 @@ class Store:
         for row in cursor:
             yield self._interaction(row)
 
-    def body(self, digest: str) -> bytes:
+    def body(self, digest: str, stored: StoredBody | None = None) -> bytes:
         """A stored body by digest, checked against the digest the first time this process reads it (a
-        mismatch is a :class:`StoreError`, never a wrong answer); recently read bodies are kept."""
+        mismatch is a :class:`StoreError`, never a wrong answer); recently read bodies are kept. ``stored``: its
+        row, already read from this store (:meth:`answers_and_bodies`), decoded and checked exactly as one read
+        here would be."""
         cached = self._bodies.get(digest)
         if cached is not None:
             return cached
-        data = self._read_body(digest)
+        data = self._read_body(digest) if stored is None else self._decoded(digest, stored)
         if digest not in self._verified:
-            if blob_digest(data) != digest:
+            if hashlib.sha256(data).hexdigest() != digest:  # blob_digest, without a call on replay's path
                 raise StoreError(
                     f"store {self.path}: body {digest[:12]}… does not match its digest: the store is "
                     "corrupt (kopa-replay cassette verify lists what)"
@@ -958,8 +1002,12 @@ class Store:
         row = self.conn.execute("SELECT codec, size, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
         if row is None:
             raise StoreError(f"store {self.path} lacks body {digest[:12]}…: the store is corrupt")
-        codec, size, data = row
+        return self._decoded(digest, row)
+
+    def _decoded(self, digest: str, stored: StoredBody) -> bytes:
+        """A blob row's bytes as recorded (not yet checked against ``digest``, which errors name)."""
         try:
+            codec, size, data = stored
             return self._decode(codec, data, size)
         except zstandard.ZstdError as exc:
             raise StoreError(

@@ -36,7 +36,7 @@ import httpx
 
 from kopa_replay.errors import CassetteMiss, KopaError, StoreError, UsageError
 from kopa_replay.record.redact import Redactor
-from kopa_replay.record.store import RecordedRow, Store, blob_digest
+from kopa_replay.record.store import RecordedRow, Store, StoredBody, blob_digest
 
 __all__ = ["MODES", "KEPT_RESPONSE_HEADERS", "decide", "Replayed", "RecordTransport", "AsyncRecordTransport"]
 
@@ -87,6 +87,9 @@ COMMIT_EVERY = 128
 COMMIT_WITHIN = 0.5
 #: request identities kept per transport (the memo is emptied when full: refilling costs little)
 KEYS_KEPT = 100_000
+#: what :meth:`_Core.plan` decides: action, request key, redactor, the answer to replay (status, headers, body
+#: digest), the request's occurrence number, and the replayed body as stored when the same query read it
+_Plan = tuple[str, str, Redactor, "tuple[int, dict[str, str], str] | None", int, "StoredBody | None"]
 
 
 @dataclass
@@ -129,16 +132,15 @@ class _Core:
     def records(self) -> bool:
         return self.mode in ("record", "refresh")
 
-    def plan(self, request: httpx.Request) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None, int]:
-        """(action, request key, redactor, interaction to replay, this request's occurrence number)."""
+    def plan(self, request: httpx.Request) -> _Plan:
+        """(action, request key, redactor, interaction to replay, this request's occurrence number, the replayed
+        body as stored when the same query read it)."""
         secrets: Iterable[str] = request.extensions.get("kopa_secrets") or ()
         return self.plan_raw(request.method, str(request.url), request.content, secrets)
 
-    def plan_raw(
-        self, method: str, url: str, content: bytes, secrets: Iterable[str] = ()
-    ) -> tuple[str, str, Redactor, tuple[int, dict[str, str], str] | None, int]:
+    def plan_raw(self, method: str, url: str, content: bytes, secrets: Iterable[str] = ()) -> _Plan:
         """:meth:`plan` for a request that was never built as an ``httpx.Request`` (the replay fast path)."""
-        secrets = tuple(s for s in secrets if s)
+        secrets = tuple(s for s in secrets if s) if secrets else ()
         known = self._keys.get((method, url, secrets)) if not content else None
         if known is None:
             redactor = self._redactors.get(secrets) if secrets else self.redactor
@@ -150,34 +152,48 @@ class _Core:
                     self._keys.clear()
                 self._keys[(method, url, secrets)] = known
         key, redactor = known
+        stored: dict[str, StoredBody] = {}
         with self._lock:
             if self.records:
-                recorded = self._answers(key)  # afresh: other recorders may have written it
+                recorded, _ = self._answers(key)  # afresh: other recorders may have written it
             else:
-                if key not in self._recorded:
-                    self._recorded[key] = self._answers(key)
-                recorded = self._recorded[key]
+                known_answers = self._recorded.get(key)
+                if known_answers is None:
+                    # the first time: the bodies come with the answers (one query), as most are read only now;
+                    # only answers are kept (a body read again comes from the store's cache or the file)
+                    known_answers, stored = self._answers(key, bodies=True)
+                    self._recorded[key] = known_answers
+                recorded = known_answers
             occurrence = self._occurrences.get(key, 0)
             self._occurrences[key] = occurrence + 1
         action = decide(self.mode, recorded, occurrence)
         if action == "replay":
             # recording serves the answer of its own occurrence; replay walks the answers, then repeats the last
-            answer = (
-                recorded[occurrence + 1]
-                if self.records
-                else list(recorded.values())[min(occurrence, len(recorded) - 1)]
-            )
-            return action, key, redactor, answer, occurrence + 1
+            if self.records:
+                answer = recorded[occurrence + 1]
+            elif len(recorded) == 1:
+                (answer,) = recorded.values()
+            else:
+                answer = list(recorded.values())[min(occurrence, len(recorded) - 1)]
+            return action, key, redactor, answer, occurrence + 1, stored.get(answer[2])
         # a recorder writes its n-th occurrence as seq n; replay-or-record writes the first answer (seq 1)
-        return action, key, redactor, None, occurrence + 1 if self.records else max(recorded, default=0) + 1
+        return action, key, redactor, None, occurrence + 1 if self.records else max(recorded, default=0) + 1, None
 
-    def _answers(self, key: str) -> dict[int, tuple[int, dict[str, str], str]]:
-        """The snapshot's answers to ``key`` by seq, with this transport's not yet committed ones."""
-        answers = self.store.answers(self.snapshot, key)
+    def _answers(
+        self, key: str, bodies: bool = False
+    ) -> tuple[dict[int, tuple[int, dict[str, str], str]], dict[str, StoredBody]]:
+        """The snapshot's answers to ``key`` by seq, with this transport's not yet committed ones; and with
+        ``bodies``, the stored bodies the same query read (:meth:`Store.answers_and_bodies`)."""
+        if bodies:
+            answers, stored = self.store.answers_and_bodies(self.snapshot, key)
+        else:
+            answers, stored = self.store.answers(self.snapshot, key), {}
+        pending = False
         for row in self._pending:
             if row.request_key == key and row.seq is not None and row.seq not in answers:
-                answers[row.seq] = row.answer
-        return dict(sorted(answers.items()))
+                answers[row.seq], pending = row.answer, True
+        # the store's come in seq order; only answers still pending need a place among them
+        return (dict(sorted(answers.items())) if pending else answers), stored
 
     def rewind(self) -> None:
         """Forget how often each request was met: the next one is its first occurrence again, as in a freshly
@@ -205,25 +221,38 @@ class _Core:
         """
         if self.records:
             return None
-        action, _key, _redactor, answer, _seq = self.plan_raw(method, url, b"", secrets)
+        action, _key, _redactor, answer, _seq, stored = self.plan_raw(method, url, b"", secrets)
         if action != "replay" or answer is None:
             return None
         status, _headers, digest = answer
-        return Replayed(status, digest, functools.partial(self._body, digest, tool, method, url, _redactor))
+        return Replayed(status, digest, functools.partial(self._body, digest, tool, method, url, _redactor, stored))
 
     def replayed(
-        self, request: httpx.Request, redactor: Redactor, answer: tuple[int, dict[str, str], str]
+        self,
+        request: httpx.Request,
+        redactor: Redactor,
+        answer: tuple[int, dict[str, str], str],
+        stored: StoredBody | None = None,
     ) -> httpx.Response:
         status, headers, digest = answer
-        body = self._body(digest, request.extensions.get("kopa_tool"), request.method, str(request.url), redactor)
+        body = self._body(digest, request.extensions.get("kopa_tool"), request.method, request.url, redactor, stored)
         return httpx.Response(
             status, headers=headers, content=body, request=request, extensions={"kopa_replayed": True}
         )
 
-    def _body(self, digest: str, tool: str | None, method: str, url: str, redactor: Redactor) -> bytes:
-        """A recorded body; a corrupt one is an error naming the snapshot, tool and (redacted) request."""
+    def _body(
+        self,
+        digest: str,
+        tool: str | None,
+        method: str,
+        url: str | httpx.URL,
+        redactor: Redactor,
+        stored: StoredBody | None = None,
+    ) -> bytes:
+        """A recorded body (``stored``: as the planning query read it); a corrupt one is an error naming the
+        snapshot, tool and (redacted) request (``url`` is made a string only then)."""
         try:
-            return self.store.body(digest)
+            return self.store.body(digest, stored)
         except StoreError as exc:
             with self._lock:
                 waiting = next((row.body for row in self._pending if blob_digest(row.body) == digest), None)
@@ -237,7 +266,9 @@ class _Core:
             if waiting is not None:
                 return waiting
             where = f"tool {tool}, " if tool else ""
-            raise StoreError(f"snapshot {self.snapshot!r}, {where}{method} {redactor.redact_url(url)}: {exc}") from None
+            raise StoreError(
+                f"snapshot {self.snapshot!r}, {where}{method} {redactor.redact_url(str(url))}: {exc}"
+            ) from None
 
     def miss(self, request: httpx.Request, redactor: Redactor) -> CassetteMiss:
         return CassetteMiss(
@@ -348,10 +379,10 @@ class RecordTransport(httpx.BaseTransport):
         self._core.rewind()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        action, key, redactor, interaction, seq = self._core.plan(request)
+        action, key, redactor, interaction, seq, stored = self._core.plan(request)
         if action == "replay":
             assert interaction is not None  # plan() hands an answer with every "replay"
-            return self._core.replayed(request, redactor, interaction)
+            return self._core.replayed(request, redactor, interaction, stored)
         if action == "miss" or self.inner is None:
             raise self._core.miss(request, redactor)
         try:
@@ -401,10 +432,10 @@ class AsyncRecordTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         await request.aread()
-        action, key, redactor, interaction, seq = self._core.plan(request)
+        action, key, redactor, interaction, seq, stored = self._core.plan(request)
         if action == "replay":
             assert interaction is not None  # plan() hands an answer with every "replay"
-            return self._core.replayed(request, redactor, interaction)
+            return self._core.replayed(request, redactor, interaction, stored)
         if action == "miss" or self.inner is None:
             raise self._core.miss(request, redactor)
         try:

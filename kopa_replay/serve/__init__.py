@@ -14,6 +14,7 @@ __all__ = [
     "ERROR_CLASSES",
     "build_server",
     "http_app",
+    "listen",
     "output_schema",
     "raised_content",
     "result_content",

@@ -6,7 +6,7 @@ name, title, description, ``inputSchema`` and annotations are exactly those of
 one shape for every tool's results, success and error alike, whose records list the
 fields the catalog knows for that tool. A call runs ``env.call(name, arguments)`` —
 validated, sent through the source (strict replay of a snapshot by default), parsed,
-classified and logged — and answers that JSON object twice: as ``structuredContent``
+classified (not logged: the server keeps no trajectory) — and answers that JSON object twice: as ``structuredContent``
 and, serialized, as one text block for clients older than structured results::
 
     {"tool", "args", "snapshot", "outcome", "error_class", "code", "message", "status", "total_count",
@@ -37,10 +37,13 @@ Run it::
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import shlex
+import socket
 import sys
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +61,7 @@ __all__ = [
     "Raised",
     "build_server",
     "http_app",
+    "listen",
     "output_schema",
     "raised_content",
     "record_field_schema",
@@ -267,6 +271,44 @@ def output_schema(tool: Tool) -> dict[str, Any]:
     return result_schema({name: tool.output_field_schema(name) for name in tool.output_fields})
 
 
+_RECORDS_KEY = json.dumps("records")
+
+#: How many characters of records' JSON text a server keeps (the least recently served pages go first): the
+#: first example of every benchmark tool (54 calls, 1.7 M) several times over, and a bound on what the cache
+#: keeps alive (its lists too, which are mostly the environment's memo's anyway).
+RECORDS_TEXT_BUDGET = 16_000_000
+
+
+class _RecordsText:
+    """The JSON text of record lists served before, by the list's identity, least recently served evicted first.
+
+    The environment hands out its interpretation memo's own records (``copy_records=False``), one list per
+    distinct answer, shared by every call that gets that answer and never changed, so a list met again has the
+    same text: writing it (31 KB on average over the benchmark tools' examples, 0.6 MB for a whole-market page)
+    was most of what the handler spent on a call. Each entry holds its list, so an id cannot be reused by another
+    list while it is cached; empty lists are written afresh (nothing to save, and each failed call brings a new
+    one)."""
+
+    def __init__(self, budget: int = RECORDS_TEXT_BUDGET) -> None:
+        self.budget = budget
+        self.size = 0
+        self._entries: OrderedDict[int, tuple[list[Any], str]] = OrderedDict()
+
+    def text(self, records: list[Any]) -> str:
+        entry = self._entries.get(id(records))
+        if entry is not None:  # the entry holds its list: the id is that list's
+            self._entries.move_to_end(id(records))
+            return entry[1]
+        text = json.dumps(records, ensure_ascii=False)  # TypeError: not only JSON's types (the caller's to handle)
+        if records and len(text) <= self.budget:
+            self._entries[id(records)] = (records, text)
+            self.size += len(text)
+            while self.size > self.budget:
+                _, (_, evicted) = self._entries.popitem(last=False)
+                self.size -= len(evicted)
+        return text
+
+
 def _version() -> str:
     try:
         from importlib.metadata import version
@@ -279,7 +321,8 @@ def _version() -> str:
 def build_server(env: ToolEnvironment, catalog: Catalog | None = None) -> Any:
     """A low-level ``mcp.server.Server`` listing ``catalog`` (default: the environment's) and calling through ``env``.
 
-    Tools outside ``catalog`` are refused (``isError``, structural) even if ``env`` knows them.
+    Tools outside ``catalog`` are refused (``isError``, structural) even if ``env`` knows them. The server's calls
+    stay out of ``env``'s call log (it reads none): a long-running server keeps no trajectory.
     """
     import mcp_types as types
     from mcp.server import Server
@@ -303,19 +346,35 @@ def build_server(env: ToolEnvironment, catalog: Catalog | None = None) -> Any:
             )
         )
     snapshot = env.source.details.get("snapshot")
+    # Handlers answer in wire form (dicts, which the SDK accepts beside its models): the SDK validates and dumps
+    # every result into its own dict anyway, so a model built here would be walked once more for nothing — for
+    # tools/list (833 tools, 3.6 MB) ≈ 70 ms per client that lists, for a page of records its size again.
+    listing = types.ListToolsResult(tools=listed).model_dump(by_alias=True, mode="json", exclude_none=True)
 
-    def answer(payload: dict[str, Any]) -> Any:
-        # the text block for clients older than structured results; structuredContent is that text read back, so
-        # the two are the same JSON by construction
-        body = json.dumps(payload, ensure_ascii=False, default=str)
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=body)],
-            structured_content=json.loads(body),
-            is_error=payload["error_class"] is not None,
-        )
+    texts = _RecordsText()
+
+    def answer(payload: dict[str, Any]) -> dict[str, Any]:
+        # The text block (for clients older than structured results) is the JSON of structuredContent, written
+        # as json.dumps writes the whole payload: the envelope, then the records (last), whose text is kept per
+        # page served (the same page answers call after call). structuredContent is the payload itself, which
+        # the SDK copies while it checks it; with only JSON's types in it (else json.dumps raises TypeError) it
+        # goes on the wire as the same JSON as the text.
+        head = dict(payload)
+        records = head.pop("records")
+        try:
+            body = f"{json.dumps(head, ensure_ascii=False)[:-1]}, {_RECORDS_KEY}: {texts.text(records)}}}"
+            structured = {**head, "records": records}
+        except TypeError:  # a value JSON has no type for: the text spells it with str(), structuredContent as read
+            body = json.dumps(payload, ensure_ascii=False, default=str)
+            structured = json.loads(body)
+        return {
+            "content": [{"type": "text", "text": body}],
+            "structuredContent": structured,
+            "isError": payload["error_class"] is not None,
+        }
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(tools=listed)
+        return listing  # the SDK copies what a handler returns before shaping it for the wire
 
     async def on_call_tool(ctx: Any, params: Any) -> Any:
         name = params.name
@@ -329,8 +388,10 @@ def build_server(env: ToolEnvironment, catalog: Catalog | None = None) -> Any:
             return answer(_answer(name, arguments, snapshot, "structural_error", None, message, hint))
         try:
             # Synchronous on purpose: replay answers from the local store in microseconds, and the
-            # store's sqlite connection belongs to this thread.
-            result = env.call(name, arguments)
+            # store's sqlite connection belongs to this thread. The records are the environment's own (no copy):
+            # they are only serialized here, never changed. Unlogged: nothing here reads a call log, which would
+            # grow one entry a call for as long as the server runs (a caller's own entries are left as they are).
+            result = env.call(name, arguments, copy_records=False, log=False)
         except KopaError as exc:  # CassetteMiss under strict replay, StoreError from a corrupt store, ...
             return answer(raised_content(name, arguments, exc, env.source.details))
         return answer(result_content(result, snapshot))
@@ -367,6 +428,20 @@ def http_app(
     """
     _check_idle_timeout(session_idle_timeout)
     return server.streamable_http_app(host=host, session_idle_timeout=session_idle_timeout, json_response=True)
+
+
+def listen(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (0: any free port) for uvicorn's ``sockets=``, bound before uvicorn
+    starts so that a busy port is a clean :class:`UsageError` naming it, not uvicorn's exit 3. Nagle's algorithm is
+    off on its connections (see :func:`kopa_replay.sim.server.listen`: ≈ 40 ms a request otherwise)."""
+    from kopa_replay.sim.server import listen as tcp_listen
+
+    try:
+        return tcp_listen(host, port)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot serve MCP on {host}:{port}: {exc.strerror or exc} (another server there? choose --port)"
+        ) from None
 
 
 def serve(
@@ -407,6 +482,10 @@ def serve(
                 file=sys.stderr,
                 flush=True,
             )
+        # What was built to serve (the catalog, the tools/list answer, the store's caches) lives as long as the
+        # server: frozen, the collector's full passes (one every few hundred calls of big pages, each stalling every
+        # client) no longer walk it
+        gc.freeze()
         if transport == "stdio":
             import anyio
             from mcp.server.stdio import stdio_server
@@ -417,18 +496,11 @@ def serve(
 
             anyio.run(run)
         else:
-            import socket
             import sys
 
             import uvicorn
 
-            # bound here, before uvicorn starts: a busy port is a clean error naming it, not uvicorn's exit 3
-            try:
-                sock = socket.create_server((host, port), reuse_port=False)
-            except OSError as exc:
-                raise UsageError(
-                    f"cannot serve MCP on {host}:{port}: {exc.strerror or exc} (another server there? choose --port)"
-                ) from None
+            sock = listen(host, port)
             bound = sock.getsockname()[1]
             idle = "never" if session_idle_timeout is None else f"after {session_idle_timeout:g} s"
             print(

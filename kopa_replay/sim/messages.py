@@ -161,3 +161,12 @@ class SimResponse:
     @property
     def headers(self) -> list[tuple[str, str]]:
         return [("content-type", self.content_type), *self.extra_headers]
+
+    @functools.cached_property
+    def raw_headers(self) -> tuple[tuple[bytes, bytes], ...]:
+        """:attr:`headers` and the content length as Latin-1 bytes, as they go on the wire (what the loopback server
+        sends). Made once per answer: a remembered answer is sent again and again."""
+        return (
+            *((name.encode("latin-1"), value.encode("latin-1")) for name, value in self.headers),
+            (b"content-length", str(len(self.body)).encode("ascii")),
+        )

@@ -172,12 +172,9 @@ class Simulator:
         # a request met before goes straight to its finished answer, past routing, drift and hashing
         front = self._front_key(request) if not self.fault_rate and not self.incidents else None
         if front is not None:
-            with self._lock:
-                answer_key = self._front.get(front)
-                answered = self._answers.get(answer_key) if answer_key is not None else None
-                if answered is not None:
-                    self._answers.move_to_end(answer_key)  # type: ignore[arg-type]
-                    return answered
+            answered = self._remembered(front)
+            if answered is not None:
+                return answered
         protocol = self.registry.hosts.get(request.host)
         if protocol is None:
             return SimResponse(404, f"unknown host {request.host}".encode(), "text/plain;charset=UTF-8")
@@ -224,6 +221,22 @@ class Simulator:
             link = f'<{_echoed_url(request)}>; rel="self"'
             return replace(response, extra_headers=(*response.extra_headers, ("link", link)))
         return response
+
+    def remembered(self, request: SimRequest) -> SimResponse | None:
+        """:meth:`handle`'s answer when it is a request met before and nothing is drawn (no faults, no incidents),
+        without making anything; None when the answer must be made (call :meth:`handle`). Cheap: a server answers
+        what is remembered in its loop and sends the rest to a worker thread."""
+        if self.fault_rate or self.incidents:
+            return None
+        return self._remembered(self._front_key(request))
+
+    def _remembered(self, front: tuple) -> SimResponse | None:
+        with self._lock:
+            answer_key = self._front.get(front)
+            answered = self._answers.get(answer_key) if answer_key is not None else None
+            if answered is not None:
+                self._answers.move_to_end(answer_key)  # type: ignore[arg-type]
+            return answered
 
     def _front_key(self, request: SimRequest) -> tuple:
         """Everything of a request its answer depends on when nothing is drawn: method, host, path, query (the key

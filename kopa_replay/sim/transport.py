@@ -30,7 +30,11 @@ def _to_sim(request: httpx.Request, body: bytes) -> SimRequest:
 
 
 def _to_httpx(response: SimResponse, request: httpx.Request) -> httpx.Response:
-    return httpx.Response(response.status, headers=response.headers, content=response.body, request=request)
+    # The answer's wire headers (made once per answer) and an unread stream, as httpx's own transports return: the
+    # client reads it; building from ``content=`` re-encodes every header and sets the length on each call.
+    return httpx.Response(
+        response.status, headers=response.raw_headers, stream=httpx.ByteStream(response.body), request=request
+    )
 
 
 class SimTransport(httpx.BaseTransport):

@@ -241,12 +241,22 @@ def families_digest(directory: str | Path | None = None) -> str:
     return files_digest(Path(directory) if directory is not None else FAMILIES_DIR)
 
 
-def uncovered_links(family: Family, links: Sequence[Link]) -> list[str]:
-    """The hand-offs of ``family``'s plan no retained link vouches for (see the module docstring), as text."""
-    vouched: dict[tuple[str, str], set[tuple[str, str]]] = {}
+Vouched = dict[tuple[str, str], set[tuple[str, str]]]
+
+
+def vouched_bindings(links: Sequence[Link]) -> Vouched:
+    """(source, target) -> the (parameter, field) bindings the retained links between them carry."""
+    vouched: Vouched = {}
     for link in links:
         if not link.pruned:
             vouched.setdefault((link.source, link.target), set()).update(link.binding.items())
+    return vouched
+
+
+def uncovered_links(family: Family, links: Sequence[Link] | Vouched) -> list[str]:
+    """The hand-offs of ``family``'s plan no retained link vouches for (see the module docstring), as text.
+    ``links`` may be :func:`vouched_bindings` of them, made once for many families (a graph has thousands)."""
+    vouched = links if isinstance(links, dict) else vouched_bindings(links)
     out = []
     for step in family.plan:
         if step.source is None:
@@ -431,6 +441,7 @@ def synthesize_families(
     live = _realtime_tools()
     left_out: dict[str, str] = {}
     runnable: list[_Instances] = []
+    vouched = vouched_bindings(links)
     for family in sorted(families, key=lambda f: (f.domain, f.name)):
         unknown = [tool for tool in family.tools if tool not in catalog]
         if unknown:
@@ -440,7 +451,7 @@ def synthesize_families(
             left_out[family.name] = f"calls an excluded platform ({', '.join(sorted(platforms & excluded))})"
         elif (family.realtime or set(family.tools) & live) and not config.realtime:
             left_out[family.name] = "real-time (answers change minute to minute)"
-        elif uncovered := uncovered_links(family, links):
+        elif uncovered := uncovered_links(family, vouched):
             left_out[family.name] = f"no retained link vouches for {uncovered[0]}"
         else:
             runnable.append(_Instances(family, catalog, env, config.seed))

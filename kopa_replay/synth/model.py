@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 __all__ = [
@@ -111,7 +111,13 @@ class Trajectory:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The trajectory as JSON-ready data (what ``asdict`` gives), its ``meta`` shared, not copied: ``meta``
+        holds each call's records, and a deep copy of them cost more than the rest of writing a corpus."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["steps"] = [asdict(step) for step in self.steps]
+        data["junctions"] = [asdict(junction) for junction in self.junctions]
+        data["answer"] = asdict(self.answer)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Trajectory":

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kopa_replay.env.parse as parse
-from kopa_replay.env.parse import ParseError, parse_body, parse_body_shared
+from kopa_replay.env.parse import ParseError, forget_shared, parse_body, parse_body_shared
 
 
 def test_the_same_bytes_are_parsed_once_and_other_bytes_anew(monkeypatch):
@@ -20,6 +20,8 @@ def test_the_same_bytes_are_parsed_once_and_other_bytes_anew(monkeypatch):
     monkeypatch.undo()
     assert parse_body_shared(body, None, "application/xml") == first  # another key, parsed anew, equal
     assert parse_body_shared(b'{"a": 1}') == {"a": 1}
+    forget_shared()  # as in a fresh process: parsed anew, the budget's count back to nothing
+    assert parse._SHARED_BYTES[0] == 0 and parse_body_shared(body) is not first and parse_body_shared(body) == first
 
 
 def test_the_budget_holds_and_a_bad_body_is_never_kept(monkeypatch):

@@ -87,19 +87,32 @@ def test_a_flipped_byte_is_an_error_naming_the_body_never_a_wrong_answer(tmp_pat
     fresh = Store(store.path, readonly=True)
     with pytest.raises(StoreError, match=rf"body {digest[:12]}… does not match its digest"):
         fresh.body(digest)
+    # replay's path: the body read by the query that finds the answer, checked the same
+    again = Store(store.path, readonly=True)
+    _answers, stored = again.answers_and_bodies("s", "k1")
+    with pytest.raises(StoreError, match=rf"body {digest[:12]}… does not match its digest"):
+        again.body(digest, stored[digest])
     assert fresh.body(store.lookup("s", "k2")[0].body_digest) == b'{"short": true}'
     problems = verify_snapshot(fresh, "s")
     assert problems == [f"body {digest[:12]}… does not match its digest"]
 
 
-def test_an_undecompressable_blob_is_a_store_error_not_a_zstd_traceback(tmp_path, catalog):
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ("data = x'28b52ffd0000'", "cannot be decompressed"),
+        ("codec = 'raw', data = 'text, not bytes'", "stored data is str, not bytes"),  # SQLite keeps any type
+    ],
+)
+def test_an_undecompressable_blob_is_a_store_error_not_a_zstd_traceback(tmp_path, catalog, edit, said):
     store = _recorded(tmp_path, catalog)
     digest = store.lookup("s", "k1")[0].body_digest
-    _hack(store, f"UPDATE blobs SET data = x'28b52ffd0000' WHERE digest = '{digest}'")
+    _hack(store, f"UPDATE blobs SET {edit} WHERE digest = '{digest}'")
     fresh = Store(store.path, readonly=True)
-    with pytest.raises(StoreError, match="cannot be decompressed"):
+    with pytest.raises(StoreError, match=said):
         fresh.body(digest)
-    assert any("cannot be decompressed" in p for p in verify_snapshot(fresh, "s"))
+    assert any(said in p for p in verify_snapshot(fresh, "s"))
+    assert any(said in p for p in fresh.verify())
 
 
 @pytest.mark.parametrize(
@@ -509,11 +522,11 @@ def test_a_body_committed_by_the_timer_between_read_and_lock_is_served(tmp_path,
     real_body = Store.body
     missed = []
 
-    def first_read_misses(self, wanted):
+    def first_read_misses(self, wanted, stored=None):
         if wanted == digest and not missed:  # the read that ran before the timer's commit became visible
             missed.append(wanted)
             raise StoreError(f"store {self.path} lacks body {wanted[:12]}…: the store is corrupt")
-        return real_body(self, wanted)
+        return real_body(self, wanted, stored)
 
     monkeypatch.setattr(Store, "body", first_read_misses)
     core = transport._core
@@ -602,3 +615,13 @@ def test_a_schema_version_that_is_not_a_number_is_refused_with_one_error_line(tm
             Store(store.path, readonly=readonly)
     result = CliRunner().invoke(cli, ["cassette", "stats", "--store", str(store.path)])
     assert result.exit_code == 1 and result.output.startswith("Error: ") and "is not a number" in result.output
+
+
+@pytest.mark.parametrize("headers", ["null", "[1]", '{"content-type": 1}', "not json"])
+def test_response_headers_that_are_not_an_object_of_text_are_a_store_error(tmp_path, catalog, headers):
+    store = _recorded(tmp_path, catalog)
+    _hack(store, f"UPDATE interactions SET response_headers = '{headers}' WHERE request_key = 'k1'")
+    fresh = Store(store.path, readonly=True)
+    for read in (fresh.answers, fresh.answers_and_bodies):
+        with pytest.raises(StoreError, match="response headers are not a JSON object"):
+            read("s", "k1")

@@ -4,7 +4,6 @@ SDK's real client reaches over streamable HTTP, with no subprocess to start."""
 from __future__ import annotations
 
 import contextlib
-import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,13 +18,13 @@ async def _serving(catalog, idle_timeout: float | None = None, **open_args: Any)
     import uvicorn
 
     from kopa_replay.env.environment import ToolEnvironment
-    from kopa_replay.serve.mcp import build_server, http_app
+    from kopa_replay.serve.mcp import build_server, http_app, listen
 
     open_args = {"source": "replay", "snapshot": "2026-09-01", **open_args}
     with ToolEnvironment.open(catalog, **open_args) as env:
         server = build_server(env, catalog)
         app = http_app(server, session_idle_timeout=idle_timeout)
-        sock = socket.create_server(("127.0.0.1", 0))
+        sock = listen("127.0.0.1", 0)
         uv = uvicorn.Server(
             uvicorn.Config(app, log_level="warning", ws="none", lifespan="on", timeout_graceful_shutdown=5)
         )

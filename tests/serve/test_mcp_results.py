@@ -170,3 +170,62 @@ def test_a_bot_wall_is_a_blocked_result_with_its_evidence_not_a_broken_call(cata
     assert result.is_error and (got["outcome"], got["error_class"]) == ("blocked_error", "blocked")
     assert got["status"] == 403 and "HTML page" in got["message"] and "Access Denied" in got["message"]
     assert "Nothing is wrong with the call" in got["hint"] and got["records"] == []
+
+
+def test_answers_are_the_same_call_after_call_and_the_server_keeps_no_call_log(catalog):
+    import mcp_types as types
+
+    from kopa_replay.serve.mcp import build_server
+
+    tool = catalog.get(STOCK)
+    args = dict(tool.examples[0])
+    with ToolEnvironment.open(catalog.filter(STOCK)) as env:
+        handler = build_server(env).get_request_handler("tools/call").handler
+        mine = env.call(STOCK, args)  # the caller's own call stays in its log; the server's are never added
+
+        async def call():
+            return await handler(None, types.CallToolRequestParams(name=STOCK, arguments=args))
+
+        first, second = anyio.run(call), anyio.run(call)
+        assert [entry.digest for entry in env.log] == [mine.digest]
+    assert first == second and not first["isError"]
+    # the records served are the environment's own: serializing them twice must leave them as they were
+    assert first["structuredContent"] == json.loads(first["content"][0]["text"])
+    assert first["structuredContent"]["outcome"] == "ok" and first["structuredContent"]["records"]
+    # the text written in parts (the envelope, then the records' text kept from the first call) is, call after
+    # call, the whole payload as json.dumps writes it
+    for answer in (first, second):
+        assert answer["content"][0]["text"] == json.dumps(answer["structuredContent"], ensure_ascii=False)
+
+
+def test_a_value_json_has_no_type_for_is_written_as_text_in_both_blocks(catalog, monkeypatch):
+    import datetime
+
+    import mcp_types as types
+
+    from kopa_replay.env.core import ToolResult
+    from kopa_replay.serve.mcp import build_server
+
+    day = datetime.date(2026, 8, 31)
+    result = ToolResult(STOCK, {"basDt": day}, [{"basDt": day}], 1, None, "ok", "00", None, "d")
+    with ToolEnvironment.open(catalog.filter(STOCK)) as env:
+        monkeypatch.setattr(env, "call", lambda name, args, **options: result)
+        handler = build_server(env).get_request_handler("tools/call").handler
+        answer = anyio.run(handler, None, types.CallToolRequestParams(name=STOCK, arguments={}))
+    assert answer["structuredContent"] == json.loads(answer["content"][0]["text"])
+    assert answer["structuredContent"]["records"] == [{"basDt": "2026-08-31"}]
+    assert answer["structuredContent"]["args"] == {"basDt": "2026-08-31"}
+
+
+def test_the_records_text_kept_is_bounded_and_evicts_the_least_recently_served():
+    from kopa_replay.serve.mcp import _RecordsText
+
+    texts = _RecordsText(budget=50)
+    pages = [[{"n": i, "s": "가나다"}] for i in range(4)]  # 22 characters of JSON each: two fit
+    assert texts.text(pages[0]) == json.dumps(pages[0], ensure_ascii=False)
+    texts.text(pages[1])
+    assert texts.text(pages[0]) is texts.text(pages[0])  # kept (the same string), and now served last
+    texts.text(pages[2])  # over the budget: page 1, served least recently, goes
+    assert texts.size == 44 and [id(page) in texts._entries for page in pages[:3]] == [True, False, True]
+    assert texts.text(pages[1]) == json.dumps(pages[1], ensure_ascii=False)  # written again, the same text
+    assert texts.text([]) == "[]" and id(pages[3]) not in texts._entries

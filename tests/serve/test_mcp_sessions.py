@@ -111,3 +111,25 @@ def test_a_generated_paper_scale_tool_says_so_in_tools_list_over_the_real_client
 
     metas = anyio.run(body)
     assert metas == {"dart_company": None, fill.name: {GENERATED_META: True}}
+
+
+def test_connections_to_the_http_socket_send_without_waiting_for_acks():
+    # uvicorn writes an answer's headers and body in two sends: with Nagle on, the body waited for the client's
+    # delayed ACK (≈ 40 ms a request on Linux)
+    import socket
+
+    from kopa_replay.serve.mcp import listen
+
+    with listen("127.0.0.1", 0) as sock, socket.create_connection(sock.getsockname()):
+        accepted, _ = sock.accept()
+        with accepted:
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+
+
+def test_a_busy_port_is_a_usage_error_naming_it():
+    from kopa_replay.serve.mcp import listen
+
+    with listen("127.0.0.1", 0) as sock:
+        port = sock.getsockname()[1]
+        with pytest.raises(UsageError, match=rf"cannot serve MCP on 127\.0\.0\.1:{port}: .*choose --port"):
+            listen("127.0.0.1", port)
