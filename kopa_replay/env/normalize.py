@@ -48,7 +48,8 @@ def normalize_record(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def normalize_records(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    return [normalize_record(r) for r in records]
+    """Every record with blank values as None: :func:`normalize_read`'s records."""
+    return normalize_read(records)[0]
 
 
 #: value classes a record passes on as they are (bool before int: ``True.__class__`` is bool)

@@ -211,9 +211,8 @@ def lookup(doc: Any, path: str) -> Any:
         part = parts[at]
         at += 1
         if node.__class__ is dict or isinstance(node, Mapping):
-            while (
-                part not in node and at < end
-            ):  # a key with dots in it: Seoul's "SeoulRtd.citydata_ppltn", "RESULT.CODE"
+            # a key with dots in it: Seoul's "SeoulRtd.citydata_ppltn", "RESULT.CODE"
+            while part not in node and at < end:
                 part += "." + parts[at]
                 at += 1
             if part not in node:

@@ -985,7 +985,7 @@ class Store:
             return cached
         data = self._read_body(digest) if stored is None else self._decoded(digest, stored)
         if digest not in self._verified:
-            if hashlib.sha256(data).hexdigest() != digest:  # blob_digest, without a call on replay's path
+            if blob_digest(data) != digest:
                 raise StoreError(
                     f"store {self.path}: body {digest[:12]}… does not match its digest: the store is "
                     "corrupt (kopa-replay cassette verify lists what)"

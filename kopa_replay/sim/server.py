@@ -84,13 +84,12 @@ class SimApp:
                 # how an ASGI app has uvicorn close a connection (an unstarted one would get a 500).
                 await send({"type": "http.response.start", "status": 500, "headers": []})
                 raise
-            await send({"type": "http.response.start", "status": response.status, "headers": response.raw_headers})
         finally:
-            # counted before the body goes out, so a client that has its answer finds it counted
+            # counted before the answer goes out, so a client that has its answer finds it counted
             with self._counting:
                 self.in_flight -= 1
                 self.answered += 1
-        await send({"type": "http.response.body", "body": response.body})
+        await _answer(send, response)
 
     async def _response(self, scope: Scope, receive: Receive, method: str) -> SimResponse:
         chunks = []
@@ -212,9 +211,9 @@ def _uvicorn_server(app: App) -> Any:
 
 
 def listen(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    """A listening socket on ``host:port`` (OSError when it cannot bind). Made with ``proto=IPPROTO_TCP`` (what ``getaddrinfo`` gives), so that
-    asyncio turns Nagle's algorithm off on its connections: uvicorn writes an answer's head and body apart, and
-    with Nagle on the body waits for the client's delayed ACK, ≈ 40 ms a request on Linux."""
+    """A listening socket on ``host:port`` (OSError when it cannot bind). Made with ``proto=IPPROTO_TCP`` (what
+    ``getaddrinfo`` gives), so that asyncio turns Nagle's algorithm off on its connections: uvicorn writes an answer's
+    head and body apart, and with Nagle on the body waits for the client's delayed ACK, ≈ 40 ms a request on Linux."""
     # "" is every interface, as bind() takes it; IPv4 first where a name has both (a server on localhost is reached
     # at 127.0.0.1 by what the CLI prints and the mirrors users write), an IPv6 literal as itself
     found = socket.getaddrinfo(host or "0.0.0.0", port, type=socket.SOCK_STREAM)

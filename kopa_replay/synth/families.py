@@ -89,6 +89,7 @@ __all__ = [
     "load_families",
     "synthesize_families",
     "uncovered_links",
+    "vouched_bindings",
 ]
 
 FAMILIES_DIR = Path(__file__).resolve().parent / "families"
@@ -253,10 +254,9 @@ def vouched_bindings(links: Sequence[Link]) -> Vouched:
     return vouched
 
 
-def uncovered_links(family: Family, links: Sequence[Link] | Vouched) -> list[str]:
-    """The hand-offs of ``family``'s plan no retained link vouches for (see the module docstring), as text.
-    ``links`` may be :func:`vouched_bindings` of them, made once for many families (a graph has thousands)."""
-    vouched = links if isinstance(links, dict) else vouched_bindings(links)
+def uncovered_links(family: Family, vouched: Vouched) -> list[str]:
+    """The hand-offs of ``family``'s plan no retained link vouches for (see the module docstring), as text;
+    ``vouched`` is :func:`vouched_bindings` of the links, made once for every family (a graph has thousands)."""
     out = []
     for step in family.plan:
         if step.source is None:
@@ -569,8 +569,9 @@ def main(argv: Sequence[str]) -> int:
     bad = 0
     with ExitStack() as stack:
         env = ToolEnvironment(catalog, stack.enter_context(open_source("sim:full", seed=0, as_of="2026-09-01")))
+        vouched = vouched_bindings(links) if links is not None else {}
         for family in chosen:
-            vouch = uncovered_links(family, links) if links is not None else []
+            vouch = uncovered_links(family, vouched) if links is not None else []
             result = synthesize_families(
                 catalog,
                 links if links is not None else _all_vouched(family),
