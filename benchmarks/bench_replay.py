@@ -34,8 +34,12 @@ What the columns mean (N = interactions already in the store, one snapshot, each
   round with a fresh ``Store`` per pass (every body read, decompressed and
   verified: the cold case the cycled workload never reaches); beside it, the
   µs per body that verifying alone costs (sha256 of each body, the check
-  hishel does not make). ``--only cold`` measures this line alone (about a
-  minute with ``--unique-seeds 1``).
+  hishel does not make); and a copy of that store verified once
+  (``Store.verify``, what ``kopa-replay cassette verify`` runs, remembered in a
+  ledger in a temporary cache folder), replayed the same way: its bodies are
+  served unhashed while the file is the one verified (kopa_replay.record.ledger).
+  ``--only cold`` measures this line alone (about a minute with
+  ``--unique-seeds 1``).
 
 How: the replay workload has N interactions whose bodies cycle through every
 built-in tool's examples answered in three seeded worlds. Our store is written
@@ -74,6 +78,7 @@ import hashlib
 import importlib.util
 import itertools
 import json
+import os
 import platform
 import random
 import shutil
@@ -89,7 +94,7 @@ import httpx
 
 from kopa_replay.catalog import builtin_catalog
 from kopa_replay.env import build_request
-from kopa_replay.record import RecordTransport, Redactor, Store
+from kopa_replay.record import RecordTransport, Redactor, Store, ledger
 from kopa_replay.record.store import RecordedRow
 from kopa_replay.record.vcr import recorded_row
 from kopa_replay.sim import SimTransport, Simulator
@@ -285,14 +290,19 @@ def replay_client(path: Path) -> Callable[[], httpx.Client]:
 
 
 @contextlib.contextmanager
-def cold_replay_client(path: Path) -> Iterator[Callable[[], httpx.Client]]:
-    """A fresh read-only Store per client: no body comes from the store's cache or is taken as verified."""
+def cold_replay_client(path: Path, ledger_folder: str | None = None) -> Iterator[Callable[[], httpx.Client]]:
+    """A fresh read-only Store per client: no body comes from the store's cache or is taken as checked by this
+    process. ``ledger_folder``: the cache folder whose ledger remembers the file as verified whole (its bodies are
+    then served unhashed); without it, the file must not be remembered (every body is hashed)."""
     opened: list[Store] = []
 
     def make() -> httpx.Client:
         while opened:
             opened.pop().close()
-        opened.append(Store(path, readonly=True))
+        with ledger_in_use(ledger_folder):
+            opened.append(Store(path, readonly=True))
+        if opened[-1].trusted != (ledger_folder is not None):
+            raise AssertionError(f"{path} is {'' if opened[-1].trusted else 'not '}taken as verified whole")
         return httpx.Client(transport=RecordTransport(None, opened[-1], "bench", "replay"))
 
     try:
@@ -453,6 +463,40 @@ def check_us(bodies: Sequence[bytes], rounds: int = ROUNDS) -> float:
     return best
 
 
+@contextlib.contextmanager
+def ledger_in_use(folder: str | None) -> Iterator[None]:
+    """KOPA_CACHE_DIR set to ``folder`` (the ledger of verified stores lives there) while inside; None: as it is."""
+    before = os.environ.get("KOPA_CACHE_DIR")
+    if folder is not None:
+        os.environ["KOPA_CACHE_DIR"] = folder
+    try:
+        yield
+    finally:
+        if folder is not None:
+            if before is None:
+                del os.environ["KOPA_CACHE_DIR"]
+            else:
+                os.environ["KOPA_CACHE_DIR"] = before
+
+
+@contextlib.contextmanager
+def verified_once(store_path: Path, verified_path: Path) -> Iterator[str | None]:
+    """A copy of the store verified whole once (what ``kopa-replay cassette verify`` does), remembered in a ledger
+    of its own (a temporary cache folder, so the user's is left alone); yields that folder, or None when this
+    machine cannot remember the file (see kopa_replay.record.ledger)."""
+    shutil.copyfile(store_path, verified_path)
+    with tempfile.TemporaryDirectory() as folder:
+        # the ledger remembers a file only once its last change is SETTLED_NS old (a later write must show)
+        waited = ledger.SETTLED_NS - (time.time_ns() - verified_path.stat().st_ctime_ns)
+        time.sleep(max(0.0, waited / 1e9 + 0.05))
+        with ledger_in_use(folder), Store(verified_path, readonly=True) as store:
+            remembered = not store.verify() and store.remembered
+        try:
+            yield folder if remembered else None
+        finally:
+            verified_path.unlink(missing_ok=True)
+
+
 def check_answers(
     make_client: Callable[[], httpx.Client], urls: Sequence[str], expected: Sequence[bytes], who: str
 ) -> None:
@@ -598,15 +642,22 @@ def measure_unique(unique: Sequence[Exchange], folder: Path, options: argparse.N
     for name in ("vcr", "hishel"):
         if f"{name}_bytes" in out:
             out[f"{name}_over_ours"] = round(out[f"{name}_bytes"] / out["ours_bytes"], 1)
-    with cold_replay_client(store_path) as cold:
+    verified_path = folder / "kopa-unique-verified.sqlite"
+    with contextlib.ExitStack() as stack:
+        cold = stack.enter_context(cold_replay_client(store_path))
         clients = {"floor": lambda: httpx.Client(transport=mock_transport(unique)), "ours": cold}
-        check_answers(cold, urls, stored_bodies(unique, range(size)), "ours")
+        bodies = stored_bodies(unique, range(size))
+        check_answers(cold, urls, bodies, "ours")
+        ledger_folder = stack.enter_context(verified_once(store_path, verified_path))
+        if ledger_folder is not None:
+            clients["ours_verified"] = stack.enter_context(cold_replay_client(verified_path, ledger_folder))
+            check_answers(clients["ours_verified"], urls, bodies, "ours (verified store)")
         if not options.no_hishel:
             clients["hishel"] = lambda: hishel_client(hishel_path, offline())
             check_answers(clients["hishel"], urls, [e.body for e in unique], "hishel")
         replayed = per_call_us(clients, urls, 1)
     out.update({f"replay_{name}_us": round(us, 1) for name, us in replayed.items()})
-    for name in ("ours", "hishel"):
+    for name in ("ours", "ours_verified", "hishel"):
         if f"replay_{name}_us" in out:
             out[f"replay_{name}_x_floor"] = round(out[f"replay_{name}_us"] / out["replay_floor_us"], 2)
     out["ours_check_us"] = round(check_us(stored_bodies(unique, range(size))), 1)
@@ -729,6 +780,17 @@ def report(summary: dict) -> None:
             f"  (ours checks every body against its sha256 digest on its first read, {unique['ours_check_us']:,.1f} µs "
             "of each call here; hishel serves its stored bodies unchecked)"
         )
+        if "replay_ours_verified_us" in unique:
+            print(
+                f"  ours on a store verified once (cassette verify; remembered by the file's identity): "
+                f"{unique['replay_ours_verified_us']:,.1f} ({unique['replay_ours_verified_x_floor']:.2f}x), "
+                f"{unique['replay_ours_verified_us'] / unique['replay_hishel_us']:.2f}x hishel's"
+                if "replay_hishel_us" in unique
+                else f"  ours on a store verified once: {unique['replay_ours_verified_us']:,.1f} "
+                f"({unique['replay_ours_verified_x_floor']:.2f}x)"
+            )
+        else:
+            print("  ours on a store verified once: skipped (this machine cannot remember the file: record.ledger)")
     shipped = summary["shipped"]
     if shipped:
         print(

@@ -48,7 +48,7 @@ def cache_dir() -> Path | None:
     return Path(base) / "kopa-replay"
 
 
-def _private_folder(folder: Path) -> bool:
+def private_folder(folder: Path) -> bool:
     """Make ``folder`` (owner-only) if missing; True when it is a folder this user owns and nobody else may write
     to: a cache whose entries are trusted like Python's own bytecode must not be one another user can fill."""
     try:
@@ -95,7 +95,7 @@ def load_yaml(text: str) -> Any:
 
 def _yaml_cache_entry(text: str, loader: str) -> Path | None:
     folder = cache_dir()
-    if folder is None or not _private_folder(folder / "yaml"):
+    if folder is None or not private_folder(folder / "yaml"):
         return None
     key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20)
     key.update(f"\0{loader}\0{sys.version_info[:2]}\0{marshal.version}".encode())

@@ -72,6 +72,9 @@ def cassette_copy(paths, shipped, fmt) -> None:
 def cassette_verify(store, fmt) -> None:
     """Re-hash every stored body and check the database; exit 1 on corruption.
 
+    A store found whole is remembered on this machine (in the cache folder, bound to the file's identity):
+    replays that open it read-only later skip the per-body check until the file changes.
+
     Example: kopa-replay cassette verify --store cassettes/kopa.sqlite
     """
     from kopa_replay.errors import StoreError
@@ -84,7 +87,16 @@ def cassette_verify(store, fmt) -> None:
             + "; ".join(problems[:5])
             + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
         )
-    _emit(fmt, {"store": str(opened.path), "ok": True}, f"ok: every body in {opened.path} matches its digest")
+    remembered = (
+        "; remembered on this machine: read-only replays skip the per-body check until the file changes"
+        if opened.remembered
+        else ""
+    )
+    _emit(
+        fmt,
+        {"store": str(opened.path), "ok": True, "remembered": opened.remembered},
+        f"ok: every body in {opened.path} matches its digest{remembered}",
+    )
 
 
 @cassette.command("stats")

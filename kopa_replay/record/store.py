@@ -57,6 +57,7 @@ import sqlite_utils
 import zstandard
 
 from kopa_replay.errors import SnapshotError, StoreError
+from kopa_replay.record import ledger
 from kopa_replay.util import check_snapshot_name
 
 __all__ = [
@@ -382,6 +383,12 @@ class Store:
         self._bodies: OrderedDict[str, bytes] = OrderedDict()
         self._bodies_lock = threading.Lock()
         self._verified: set[str] = set()  # body digests this process has checked against their bytes
+        # a read-only file in rollback-journal mode, held open with its identity (record.ledger): replay reads it
+        # through an immutable connection (no locks, no journal looked for: half a lookup's cost), each read
+        # confirmed afterwards by one fstat; when the ledger vouches for it (verified whole, unchanged since),
+        # its bodies are served without hashing them again. A change to the file ends both for this Store.
+        self._held = ledger.hold(self.path) if readonly else None
+        self.remembered = False  # verify() found the file whole and the ledger now remembers it
         self._headers_parsed: dict[str, dict[str, str]] = {}  # response headers text -> parsed (_parsed_headers)
         if readonly or not create:
             if not self.path.exists():
@@ -422,11 +429,14 @@ class Store:
             temporary.unlink(missing_ok=True)
 
     # -- connections ------------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, immutable: bool = False) -> sqlite3.Connection:
         try:
             if self.readonly:
                 conn = sqlite3.connect(
-                    f"file:{self.path}?mode=ro", uri=True, check_same_thread=False, isolation_level=None
+                    f"file:{self.path}?mode=ro{'&immutable=1' if immutable else ''}",
+                    uri=True,
+                    check_same_thread=False,
+                    isolation_level=None,
                 )
             else:
                 conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -451,11 +461,51 @@ class Store:
             conn = self._local.conn = self._connect()
         return conn
 
-    def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
+    @property
+    def trusted(self) -> bool:
+        """True when the file is one this user verified whole and it has not changed since (see
+        :mod:`~kopa_replay.record.ledger`): replay serves its bodies without hashing them again."""
+        held = self._held
+        return held is not None and held.verified
+
+    def _replay_rows(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
+        """The rows of a replay read: for a held file, through this thread's immutable connection, kept only if
+        the file is still the one held afterwards; else (or once it changed) through :attr:`conn`, with its locks."""
+        held = self._held
+        if held is not None:
+            conn = getattr(self._local, "immutable", None)
+            if conn is None:
+                conn = self._connect(immutable=True)
+                self._local.immutable = conn
+                if not held.is_at(self.path):  # another file moved into its place since it was opened
+                    self._let_go(held)
+                    return self._replay_rows(sql, params)
+            rows = conn.execute(sql, params).fetchall()
+            if held.unchanged():
+                return rows
+            self._let_go(held)
+        return self.conn.execute(sql, params).fetchall()
+
+    def _let_go(self, held: ledger.HeldFile) -> None:
+        """The held file changed or was replaced: from now on this Store reads with locks and checks every body it
+        has not checked itself (the bodies served before were read before the change)."""
+        if self._held is held:
+            self._held = None
+            held.close()
+        conn = getattr(self._local, "immutable", None)
+        if conn is not None:  # (another thread's is left to be collected with its thread)
             conn.close()
-            self._local.conn = None
+            self._local.immutable = None
+
+    def close(self) -> None:
+        for name in ("conn", "immutable"):
+            conn = getattr(self._local, name, None)
+            if conn is not None:
+                conn.close()
+                setattr(self._local, name, None)
+        if self._held is not None:
+            self._held.close()
+            self._held = None
 
     def __enter__(self) -> "Store":
         return self
@@ -928,7 +978,7 @@ class Store:
     def answers(self, snapshot: str, request_key: str) -> dict[int, tuple[int, dict[str, str], str]]:
         """seq → (status, response headers, body digest) of each recorded answer, in seq order: replay's one
         query."""
-        rows = self.conn.execute(
+        rows = self._replay_rows(
             "SELECT seq, status, response_headers, body FROM interactions "
             "WHERE snapshot = ? AND request_key = ? ORDER BY seq",
             (snapshot, request_key),
@@ -941,11 +991,11 @@ class Store:
         """:meth:`answers`, and each answer's body as the file stores it, read by the same query: what a replay
         meeting a request for the first time asks, so a body not yet read costs no second query. The bodies are
         not checked here: hand one to :meth:`body`, which decodes and checks it as if it had read it itself."""
-        rows = self.conn.execute(
+        rows = self._replay_rows(
             "SELECT i.seq, i.status, i.response_headers, i.body, b.codec, b.size, b.data FROM interactions i "
             "LEFT JOIN blobs b ON b.digest = i.body WHERE i.snapshot = ? AND i.request_key = ? ORDER BY i.seq",
             (snapshot, request_key),
-        ).fetchall()
+        )
         answers = {seq: (status, self._parsed_headers(headers), digest) for seq, status, headers, digest, *_ in rows}
         # a missing blob (no codec) is left to body(), which says so
         return answers, {row[3]: row[4:] for row in rows if row[4] is not None}
@@ -984,7 +1034,7 @@ class Store:
         if cached is not None:
             return cached
         data = self._read_body(digest) if stored is None else self._decoded(digest, stored)
-        if digest not in self._verified:
+        if not self.trusted and digest not in self._verified:
             if blob_digest(data) != digest:
                 raise StoreError(
                     f"store {self.path}: body {digest[:12]}… does not match its digest: the store is "
@@ -999,7 +1049,8 @@ class Store:
         return data
 
     def _read_body(self, digest: str) -> bytes:
-        row = self.conn.execute("SELECT codec, size, data FROM blobs WHERE digest = ?", (digest,)).fetchone()
+        rows = self._replay_rows("SELECT codec, size, data FROM blobs WHERE digest = ?", (digest,))
+        row = rows[0] if rows else None
         if row is None:
             raise StoreError(f"store {self.path} lacks body {digest[:12]}…: the store is corrupt")
         return self._decoded(digest, row)
@@ -1028,7 +1079,12 @@ class Store:
 
     # -- maintenance ---------------------------------------------------------------
     def verify(self) -> list[str]:
-        """Problems found: blobs whose bytes do not hash to their digest, rows pointing at missing blobs."""
+        """Problems found: blobs whose bytes do not hash to their digest, rows pointing at missing blobs.
+
+        With none, the file is remembered as verified whole when :mod:`~kopa_replay.record.ledger` can bind it
+        (read-only stores opened on it later skip the per-body check until the file changes); ``trusted`` says
+        whether it was."""
+        identity = ledger.settled_identity(self.path)
         problems: list[str] = []
         for digest, codec, size, data in self.conn.execute(
             "SELECT digest, codec, size, data FROM blobs ORDER BY digest"
@@ -1048,6 +1104,7 @@ class Store:
         integrity = self.conn.execute("PRAGMA integrity_check").fetchone()[0]
         if integrity != "ok":
             problems.append(f"sqlite integrity check: {integrity}")
+        self.remembered = not problems and ledger.remember(self.path, identity)
         return problems
 
     def stats(self) -> dict[str, Any]:
