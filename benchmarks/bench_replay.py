@@ -95,7 +95,7 @@ import httpx
 from kopa_replay.catalog import builtin_catalog
 from kopa_replay.env import build_request
 from kopa_replay.record import RecordTransport, Redactor, Store, ledger
-from kopa_replay.record.store import RecordedRow
+from kopa_replay.record.store import RecordedRow, verify_store
 from kopa_replay.record.vcr import recorded_row
 from kopa_replay.sim import SimTransport, Simulator
 
@@ -298,7 +298,10 @@ def cold_replay_client(path: Path, ledger_folder: str | None = None) -> Iterator
 
     def make() -> httpx.Client:
         while opened:
-            opened.pop().close()
+            done = opened.pop()
+            if done.trusted != (ledger_folder is not None):  # a store that let go mid-pass measured the other path
+                raise AssertionError(f"{path} stopped being taken as verified whole during a pass")
+            done.close()
         with ledger_in_use(ledger_folder):
             opened.append(Store(path, readonly=True))
         if opened[-1].trusted != (ledger_folder is not None):
@@ -489,8 +492,8 @@ def verified_once(store_path: Path, verified_path: Path) -> Iterator[str | None]
         # the ledger remembers a file only once its last change is SETTLED_NS old (a later write must show)
         waited = ledger.SETTLED_NS - (time.time_ns() - verified_path.stat().st_ctime_ns)
         time.sleep(max(0.0, waited / 1e9 + 0.05))
-        with ledger_in_use(folder), Store(verified_path, readonly=True) as store:
-            remembered = not store.verify() and store.remembered
+        with ledger_in_use(folder):
+            remembered = verify_store(verified_path) == ([], None)
         try:
             yield folder if remembered else None
         finally:

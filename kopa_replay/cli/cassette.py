@@ -78,24 +78,25 @@ def cassette_verify(store, fmt) -> None:
     Example: kopa-replay cassette verify --store cassettes/kopa.sqlite
     """
     from kopa_replay.errors import StoreError
+    from kopa_replay.record.store import verify_store
 
-    with _open_store(store) as opened:
-        problems = opened.verify()
+    path = _store_path(store)
+    problems, not_remembered = verify_store(path)
     if problems:
         raise StoreError(
-            f"store {opened.path} is corrupt: "
+            f"store {path} is corrupt: "
             + "; ".join(problems[:5])
             + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
         )
-    remembered = (
-        "; remembered on this machine: read-only replays skip the per-body check until the file changes"
-        if opened.remembered
-        else ""
+    said = (
+        "remembered on this machine: read-only replays skip the per-body check until the file changes"
+        if not_remembered is None
+        else f"not remembered on this machine: {not_remembered}"
     )
     _emit(
         fmt,
-        {"store": str(opened.path), "ok": True, "remembered": opened.remembered},
-        f"ok: every body in {opened.path} matches its digest{remembered}",
+        {"store": str(path), "ok": True, "remembered": not_remembered is None, "not_remembered": not_remembered},
+        f"ok: every body in {path} matches its digest; {said}",
     )
 
 

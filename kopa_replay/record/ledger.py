@@ -1,31 +1,39 @@
 """Store files this machine has verified whole, so a fresh process need not hash each body again.
 
 A replay checks every body it reads against its digest, once per process: a fresh process (a new GRPO worker, a
-``bench run``) hashes every body it reads. After ``kopa-replay cassette verify`` has checked every blob of a store
-file and found nothing wrong, this ledger remembers that file by its *identity* — device, inode, size, and the
-modification and status-change times in nanoseconds — the way git's index trusts a file whose stat data has not
-changed since it hashed it. A read-only store opened later whose file has the same identity serves its bodies
-without hashing them again.
+``bench run``) hashes every body it reads. After ``kopa-replay cassette verify``
+(:func:`~kopa_replay.record.store.verify_store`) has checked every blob of a store file and found nothing wrong,
+this ledger remembers that file by its *identity* — device, inode, size, and the modification and status-change
+times in nanoseconds — the way git's index trusts a file whose stat data has not changed since it hashed it. A
+read-only store opened later on a file with the same identity serves its bodies without hashing them again, each
+body kept only if one ``fstat`` after its reads finds the file as it was opened.
 
-Why that is as strong as hashing each body: the ledger is written only by this user on this machine, in a folder
-nobody else may write to (:func:`~kopa_replay.util.cache_dir`; when it is off, nothing is remembered), and any
-change to the file's bytes moves its status-change time (``st_ctime``), which the kernel sets to the current time
-on every write and no unprivileged call can set back (``utime`` moves it too). A store from elsewhere brings no
-entry with it: its first verify on this machine hashes every body. What the identity cannot see, it refuses:
+Why that stands in for hashing each body: the ledger is written only by this user on this machine, in a folder
+nobody else may write to (:func:`~kopa_replay.util.cache_dir`; when it is off, nothing is remembered), and a write
+to the file through the file system moves its status-change time (``st_ctime``) to the current time, which no
+unprivileged call can set back (``utime`` moves it too). A store from elsewhere brings no entry with it: its first
+verify on this machine hashes every body. What the identity cannot see, it refuses:
 
-* a file in WAL mode, or with a ``-wal`` or ``-journal`` file beside it (SQLite would read pages from those, not
-  from the file whose identity was taken);
-* a file changed less than :data:`SETTLED_NS` before it was verified: timestamps are kept at the kernel's tick,
-  so a second write in the same tick could leave the identity as it was (git's "racy" files);
-* a file whose identity changed while it was being verified;
+* a file in WAL mode, or with a ``-wal`` or ``-journal`` file beside it or beside the file a link resolves to
+  (SQLite would read pages from those, not from the file whose identity was taken);
+* a file changed less than :data:`SETTLED_NS` before it is held: timestamps are kept at the kernel's tick, so a
+  second write in the same tick could leave the identity as it was (git's "racy" files);
+* a file that changed, or another file moved into its place, while it was verified;
 * Windows, whose ``st_ctime`` is the creation time.
 
-Refused or not, nothing is lost: a store without an entry is checked body by body, as always.
+What it does not see, and the per-body hash would: bytes that change without a write through the file system —
+bit rot on the disk or in memory, a second write through a shared writable ``mmap`` to a page already dirty (the
+kernel moves the times on the first only) — and a file system that reports times of its own (FUSE, network file
+systems, whose attribute cache can also answer ``fstat`` from memory for up to a minute). Those are the price of
+skipping the hash; ``KOPA_CACHE_DIR=off``, or not verifying a store with ``cassette verify``, keeps the per-body
+check. Refused or not, nothing is lost: a store without an entry is checked body by body, as always.
 
-The same identity lets a read-only store skip SQLite's per-query locking (:func:`hold`, verified or not): replay
-reads a held file through an ``immutable`` connection — no lock taken, no journal looked for, half the cost of a
-lookup — and keeps a read only if one ``fstat`` afterwards finds the file as it was held. A file that changed, or
-another file moved into its place, ends both for that store: it reads with locks and checks each body from then on.
+The same identity lets any read-only store skip SQLite's per-query locking (:func:`hold`, verified or not): the
+replay lookups (:meth:`~kopa_replay.record.store.Store.answers`, ``answers_and_bodies``, a body read by digest)
+go through an ``immutable`` connection — no lock taken, no journal looked for, half the cost of a lookup — and a
+read is kept only if one ``fstat`` afterwards finds the file as it was held. A file that changed, moved or cannot
+be opened again ends both for that store: it reads with locks (the file as it was opened) and checks each body
+from then on.
 """
 
 from __future__ import annotations
@@ -48,51 +56,54 @@ _FOLDER = "verified-stores"
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def file_identity(path: str | Path) -> str | None:
-    """The identity a ledger entry is bound to, or None for a file that cannot have one (see the module)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        return _identity(path, fd, os.fstat(fd))
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+class _NoIdentity(Exception):
+    """Why a file cannot have an identity (its message)."""
 
 
-def _identity(path: str | Path, fd: int, status: os.stat_result) -> str | None:
-    """The identity of the file open as ``fd`` (found at ``path``, whose journal files are looked for)."""
-    if os.name == "nt" or not status.st_ctime_ns:  # creation time, or no status-change time kept at all
-        return None
-    for suffix in ("-wal", "-journal"):
-        if os.path.lexists(f"{path}{suffix}"):
-            return None
+def _identity(path: str | Path, fd: int, status: os.stat_result) -> str:
+    """The identity of the file open as ``fd`` (found at ``path``); :class:`_NoIdentity` says why it has none."""
+    if os.name == "nt":
+        raise _NoIdentity("Windows keeps no status-change time (its st_ctime is the creation time)")
+    if not status.st_ctime_ns:
+        raise _NoIdentity("its file system keeps no status-change time")
+    # SQLite names a journal after the file the path resolves to
+    for base in dict.fromkeys((str(path), os.path.realpath(path))):
+        for suffix in ("-wal", "-journal"):
+            if os.path.lexists(f"{base}{suffix}"):
+                raise _NoIdentity(f"a {suffix[1:]} file lies beside it (SQLite reads pages from it)")
     header = os.pread(fd, 20, 0)
     # bytes 18 and 19 are the file format's write and read versions: 1 is a rollback journal, 2 is WAL
     if len(header) < 20 or not header.startswith(_SQLITE_HEADER) or header[18:20] != b"\x01\x01":
-        return None
+        raise _NoIdentity("it is in WAL mode, as a store being recorded is (a finalized store is not)")
+    if time.time_ns() - status.st_ctime_ns < SETTLED_NS:
+        # a write in the same timestamp tick as the last one could leave the identity as it is (git's racy files)
+        raise _NoIdentity(f"it changed less than {SETTLED_NS / 1e9:g} s ago")
     fields = (LEDGER_VERSION, status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
     return hashlib.sha256(":".join(map(str, fields)).encode()).hexdigest()
 
 
 class HeldFile:
-    """A store file in rollback-journal mode held open, with the identity it had when opened: :meth:`unchanged`
-    says, for the cost of one ``fstat``, whether its bytes are still those (a read confirmed by it afterwards read
-    them: a write before or during the read would have moved the status-change time). ``verified``: the ledger
-    remembers those bytes as verified whole."""
+    """A store file in rollback-journal mode held open, with the identity it had when opened (at least
+    :data:`SETTLED_NS` after its last change): :meth:`unchanged` says, for the cost of one ``fstat``, whether its
+    bytes are still those (a read confirmed by it afterwards read them: a write before or during the read would have
+    moved the status-change time). ``verified``: the ledger remembers those bytes as verified whole. The descriptor
+    is closed when the last reference goes (a thread still checking never meets a closed or reused one)."""
 
-    def __init__(self, fd: int, status: os.stat_result, verified: bool) -> None:
+    def __init__(self, fd: int, status: os.stat_result, identity: str, verified: bool) -> None:
         self.fd = fd
+        self.identity = identity
         self.verified = verified
-        self.device, self.inode = status.st_dev, status.st_ino
-        self._stamp = (status.st_size, status.st_mtime_ns, status.st_ctime_ns)
-        self._closer = weakref.finalize(self, os.close, fd)
+        self._stamp = _stamp(status)
+        weakref.finalize(self, os.close, fd)
 
     def unchanged(self) -> bool:
-        status = os.fstat(self.fd)
-        return (status.st_size, status.st_mtime_ns, status.st_ctime_ns) == self._stamp
+        try:
+            status = os.fstat(self.fd)
+        except OSError:  # a descriptor the file system took back (NFS's ESTALE): not the file held
+            return False
+        # spelled out rather than through _stamp: this runs after every replay read
+        stamp = (status.st_ctime_ns, status.st_mtime_ns, status.st_size, status.st_ino, status.st_dev)
+        return stamp == self._stamp
 
     def is_at(self, path: str | Path) -> bool:
         """True when ``path`` names this very file (not another one moved into its place)."""
@@ -100,29 +111,30 @@ class HeldFile:
             status = os.stat(path)
         except OSError:
             return False
-        return (status.st_dev, status.st_ino) == (self.device, self.inode)
-
-    def close(self) -> None:
-        self._closer()
+        return _stamp(status) == self._stamp
 
 
-def hold(path: str | Path) -> HeldFile | None:
-    """The file at ``path`` held open when it can have an identity (see the module; None otherwise), ``verified``
-    when it is, to the byte, one this user verified whole (:func:`remember`)."""
+def _stamp(status: os.stat_result) -> tuple[int, ...]:
+    return (status.st_ctime_ns, status.st_mtime_ns, status.st_size, status.st_ino, status.st_dev)
+
+
+def hold(path: str | Path) -> HeldFile | str:
+    """The file at ``path`` held open when it can have an identity (see the module), ``verified`` when it is, to
+    the byte, one this user verified whole (:func:`remember`); else why it cannot."""
     try:
         fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
+    except OSError as exc:
+        return f"it cannot be opened ({exc.strerror})"
     try:
         status = os.fstat(fd)
         identity = _identity(path, fd, status)
-        if identity is None:
-            return None
         entry = _entry(identity)
-        held, fd = HeldFile(fd, status, entry is not None and entry.is_file()), -1
+        held, fd = HeldFile(fd, status, identity, entry is not None and entry.is_file()), -1
         return held
-    except OSError:
-        return None
+    except _NoIdentity as why:
+        return str(why)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror})"
     finally:
         if fd >= 0:
             os.close(fd)
@@ -140,34 +152,21 @@ def _entry(identity: str, *, making: bool = False) -> Path | None:
     return folder / identity
 
 
-def settled_identity(path: str | Path) -> str | None:
-    """:func:`file_identity`, taken before a verification begins, when the file last changed at least
-    :data:`SETTLED_NS` ago (else None): any write after this moment gets a later status-change time, so an
-    identity that is the same after the verification proves nothing was written during it."""
-    identity = file_identity(path)
-    try:
-        changed = Path(path).stat().st_ctime_ns
-    except OSError:
-        return None
-    return identity if time.time_ns() - changed >= SETTLED_NS else None
-
-
-def remember(path: str | Path, identity_before: str | None) -> bool:
-    """Remember the file at ``path`` as verified whole; ``identity_before`` is its :func:`settled_identity` taken
-    before the verification began. True when remembered; False (nothing written) when the file cannot have an
-    entry, changed during the verification or too shortly before it, or the ledger's folder is off or not private.
-    """
-    if identity_before is None or file_identity(path) != identity_before:
-        return False
-    entry = _entry(identity_before, making=True)
+def remember(path: str | Path, held: HeldFile) -> str | None:
+    """Remember the file at ``path`` as verified whole, ``held`` (:func:`hold`) before the verification began and
+    the verification read through a connection opened after that. None when remembered, else why not (nothing is
+    written): the file changed during the verification or another took its place, or the ledger is off."""
+    if not (held.unchanged() and held.is_at(path)):
+        return "it changed while it was verified"
+    entry = _entry(held.identity, making=True)
     if entry is None:
-        return False
+        return "the cache folder is off (KOPA_CACHE_DIR) or others may write to it"
     try:
         write_atomic(entry, f"{Path(path).resolve()}\n", mode=0o600)
-    except OSError:
-        return False
+    except OSError as exc:
+        return f"the ledger cannot be written ({exc.strerror})"
     _forget_oldest(entry.parent)
-    return True
+    return None
 
 
 def _forget_oldest(folder: Path) -> None:

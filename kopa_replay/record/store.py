@@ -387,8 +387,8 @@ class Store:
         # through an immutable connection (no locks, no journal looked for: half a lookup's cost), each read
         # confirmed afterwards by one fstat; when the ledger vouches for it (verified whole, unchanged since),
         # its bodies are served without hashing them again. A change to the file ends both for this Store.
-        self._held = ledger.hold(self.path) if readonly else None
-        self.remembered = False  # verify() found the file whole and the ledger now remembers it
+        held = ledger.hold(self.path) if readonly else None
+        self._held = held if isinstance(held, ledger.HeldFile) else None
         self._headers_parsed: dict[str, dict[str, str]] = {}  # response headers text -> parsed (_parsed_headers)
         if readonly or not create:
             if not self.path.exists():
@@ -432,8 +432,9 @@ class Store:
     def _connect(self, immutable: bool = False) -> sqlite3.Connection:
         try:
             if self.readonly:
+                # as a URI, percent-encoded: a name with "%41", "?" or "#" is the file it names, not another
                 conn = sqlite3.connect(
-                    f"file:{self.path}?mode=ro{'&immutable=1' if immutable else ''}",
+                    f"{Path(os.path.abspath(self.path)).as_uri()}?mode=ro{'&immutable=1' if immutable else ''}",
                     uri=True,
                     check_same_thread=False,
                     isolation_level=None,
@@ -470,28 +471,34 @@ class Store:
 
     def _replay_rows(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
         """The rows of a replay read: for a held file, through this thread's immutable connection, kept only if
-        the file is still the one held afterwards; else (or once it changed) through :attr:`conn`, with its locks."""
+        the file is still the one held afterwards; else (or once it changed, moved or cannot be opened again)
+        through :attr:`conn`, with its locks, which reads the file as it was opened."""
         held = self._held
         if held is not None:
-            conn = getattr(self._local, "immutable", None)
-            if conn is None:
-                conn = self._connect(immutable=True)
-                self._local.immutable = conn
-                if not held.is_at(self.path):  # another file moved into its place since it was opened
-                    self._let_go(held)
-                    return self._replay_rows(sql, params)
-            rows = conn.execute(sql, params).fetchall()
-            if held.unchanged():
+            rows = None
+            try:
+                conn = getattr(self._local, "immutable", None)
+                if conn is None:
+                    conn = self._connect(immutable=True)
+                    if not held.is_at(self.path):  # another file moved into its place since it was held
+                        conn.close()
+                        conn = None
+                    self._local.immutable = conn
+                if conn is not None:
+                    rows = conn.execute(sql, params).fetchall()
+            except (StoreError, sqlite3.Error):  # gone, or not readable as it was: the locked connection decides
+                pass
+            if rows is not None and held.unchanged():
                 return rows
             self._let_go(held)
         return self.conn.execute(sql, params).fetchall()
 
     def _let_go(self, held: ledger.HeldFile) -> None:
         """The held file changed or was replaced: from now on this Store reads with locks and checks every body it
-        has not checked itself (the bodies served before were read before the change)."""
+        has not checked itself (the bodies served before were read before the change). The descriptor goes with
+        the last reference (another thread may be checking it now)."""
         if self._held is held:
             self._held = None
-            held.close()
         conn = getattr(self._local, "immutable", None)
         if conn is not None:  # (another thread's is left to be collected with its thread)
             conn.close()
@@ -503,9 +510,7 @@ class Store:
             if conn is not None:
                 conn.close()
                 setattr(self._local, name, None)
-        if self._held is not None:
-            self._held.close()
-            self._held = None
+        self._held = None
 
     def __enter__(self) -> "Store":
         return self
@@ -786,9 +791,9 @@ class Store:
                 if data is None:
                     row = None
                     if codec.startswith("zstd:") and codec[5:].isdigit():
-                        row = self.conn.execute(
-                            "SELECT data FROM dictionaries WHERE id = ?", (int(codec[5:]),)
-                        ).fetchone()
+                        # read as replay reads, so a held file's dictionary is the one verified (or hashed after)
+                        rows = self._replay_rows("SELECT data FROM dictionaries WHERE id = ?", (int(codec[5:]),))
+                        row = rows[0] if rows else None
                     if row is None:
                         raise StoreError(f"codec {codec!r} names no dictionary in the file")
                     data = self._dictionaries[codec] = bytes(row[0])
@@ -1034,6 +1039,8 @@ class Store:
         if cached is not None:
             return cached
         data = self._read_body(digest) if stored is None else self._decoded(digest, stored)
+        # every read this body came from (its row, its dictionary) was kept only if the file was as held after it;
+        # trusted now, the file was the one verified when each was made
         if not self.trusted and digest not in self._verified:
             if blob_digest(data) != digest:
                 raise StoreError(
@@ -1081,10 +1088,7 @@ class Store:
     def verify(self) -> list[str]:
         """Problems found: blobs whose bytes do not hash to their digest, rows pointing at missing blobs.
 
-        With none, the file is remembered as verified whole when :mod:`~kopa_replay.record.ledger` can bind it
-        (read-only stores opened on it later skip the per-body check until the file changes); ``trusted`` says
-        whether it was."""
-        identity = ledger.settled_identity(self.path)
+        :func:`verify_store` also remembers a file found whole."""
         problems: list[str] = []
         for digest, codec, size, data in self.conn.execute(
             "SELECT digest, codec, size, data FROM blobs ORDER BY digest"
@@ -1104,7 +1108,6 @@ class Store:
         integrity = self.conn.execute("PRAGMA integrity_check").fetchone()[0]
         if integrity != "ok":
             problems.append(f"sqlite integrity check: {integrity}")
-        self.remembered = not problems and ledger.remember(self.path, identity)
         return problems
 
     def stats(self) -> dict[str, Any]:
@@ -1147,3 +1150,21 @@ class Store:
             return False
         finally:
             conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+
+
+def verify_store(path: str | Path) -> tuple[list[str], str | None]:
+    """:meth:`Store.verify` of the store file at ``path``, and, when it finds nothing wrong, the file remembered as
+    verified whole (:mod:`~kopa_replay.record.ledger`): read-only stores opened on it later serve its bodies
+    without hashing them while it stays, to the byte, the file verified. Returns (problems, why it was not
+    remembered, or None when it was).
+
+    The file is held before a fresh read-only Store opens it, so the verification reads the bytes held (no page
+    kept from an earlier read), and it is remembered only if it is still those bytes at that path afterwards."""
+    held = ledger.hold(path)
+    with Store(path, readonly=True) as store:
+        problems = store.verify()
+    if problems:
+        return problems, "it is not whole"
+    if isinstance(held, str):
+        return problems, held
+    return problems, ledger.remember(path, held)

@@ -17,6 +17,9 @@ from kopa_replay.cli import cli
 from kopa_replay.errors import StoreError
 from kopa_replay.record import RecordTransport, Redactor, Store, ledger
 from kopa_replay.record import store as store_module
+from kopa_replay.record.store import verify_store
+
+pytestmark = pytest.mark.skipif(os.name == "nt", reason="Windows keeps no status-change time: nothing is remembered")
 
 SETTLE_S = 0.05  # the guard shortened for the tests; real timestamps still have to move past it
 BODIES = {f"k{n}": json.dumps({"item": n, "name": f"회사 {n}", "pad": "x" * (40 * n)}).encode() for n in range(1, 6)}
@@ -57,8 +60,7 @@ def _store(tmp_path):
 
 
 def _verified(path) -> None:
-    with Store(path, readonly=True) as store:
-        assert store.verify() == [] and store.remembered
+    assert verify_store(path) == ([], None)
 
 
 def _replay(store: Store) -> dict[str, bytes]:
@@ -183,15 +185,16 @@ def test_a_journal_beside_the_file_or_wal_mode_is_never_trusted(tmp_path, cache)
     with Store(path) as writable:  # a recorder opening it puts the file back in WAL mode
         writable.conn.execute("PRAGMA journal_mode = WAL")
     time.sleep(SETTLE_S * 2)
+    assert verify_store(path) == ([], "it is in WAL mode, as a store being recorded is (a finalized store is not)")
     with Store(path, readonly=True) as store:
-        assert store.verify() == [] and not store.remembered and not store.trusted
+        assert not store.trusted
 
 
 def test_a_file_changed_just_before_its_verification_is_not_remembered(tmp_path, cache, monkeypatch):
     path = _store(tmp_path)
     monkeypatch.setattr(ledger, "SETTLED_NS", 3_600 * 10**9)  # changed "just now" against an hour's guard
-    with Store(path, readonly=True) as store:
-        assert store.verify() == [] and not store.remembered
+    assert verify_store(path) == ([], "it changed less than 3600 s ago")
+    monkeypatch.setattr(ledger, "SETTLED_NS", int(SETTLE_S * 1e9))
     with Store(path, readonly=True) as store:
         assert not store.trusted
 
@@ -213,8 +216,8 @@ def test_a_corrupt_store_is_not_remembered(tmp_path, cache):
     digest = store_module.blob_digest(BODIES["k2"])
     edit_past_triggers(path, f"UPDATE blobs SET codec = 'raw', data = x'00' WHERE digest = '{digest}'")
     time.sleep(SETTLE_S * 2)
-    with Store(path, readonly=True) as store:
-        assert store.verify() and not store.remembered
+    problems, why = verify_store(path)
+    assert problems and why == "it is not whole"
     assert not (cache / "verified-stores").exists() or not any((cache / "verified-stores").iterdir())
 
 
@@ -223,10 +226,14 @@ def test_cassette_verify_says_when_it_remembered_the_store(tmp_path, cache, monk
     runner = CliRunner()
     said = runner.invoke(cli, ["cassette", "verify", "--store", str(path), "--json"])
     assert said.exit_code == 0, said.output
-    assert json.loads(said.output) == {"store": str(path), "ok": True, "remembered": True}
+    assert json.loads(said.output) == {"store": str(path), "ok": True, "remembered": True, "not_remembered": None}
     monkeypatch.setenv("KOPA_CACHE_DIR", "off")
     said = runner.invoke(cli, ["cassette", "verify", "--store", str(path)])
-    assert said.exit_code == 0 and "remembered" not in said.output and "matches its digest" in said.output
+    assert said.exit_code == 0, said.output
+    assert said.output.strip().endswith(
+        "matches its digest; not remembered on this machine: the cache folder is off (KOPA_CACHE_DIR) or others "
+        "may write to it"
+    )
 
 
 def test_the_ledger_keeps_its_newest_entries_only(tmp_path, cache, monkeypatch):
@@ -250,3 +257,101 @@ def test_a_replay_that_only_looks_leaves_the_cache_folder_alone(tmp_path, cache)
     with Store(path, readonly=True) as store:
         assert not store.trusted and _replay(store) == BODIES
     assert not cache.exists()
+
+
+@pytest.mark.parametrize("name", ["x%41.sqlite", "s#1.sqlite", "what?.sqlite"])
+def test_a_name_a_uri_would_read_otherwise_opens_the_file_it_names(tmp_path, cache, name):
+    folder = tmp_path / "f"
+    folder.mkdir()
+    made = _store(folder)
+    path = made.rename(folder / name)
+    time.sleep(SETTLE_S * 2)  # the rename moved its status-change time
+    _verified(path)
+    with Store(path, readonly=True) as store:
+        assert store.trusted and _replay(store) == BODIES
+    assert sorted(p.name for p in folder.iterdir()) == [name]  # no stray file made for another name
+
+
+def test_a_body_read_before_a_change_is_served_and_the_next_is_hashed(tmp_path, cache, monkeypatch):
+    path = _store(tmp_path)
+    _verified(path)
+    hashed = _hashes(monkeypatch)
+    with Store(path, readonly=True) as store:
+        answers, stored = store.answers_and_bodies("s", _key("k4"))  # read while the file was the one verified
+        edit_past_triggers(path, "UPDATE interactions SET status = 500")
+        digest = answers[1][2]
+        assert store.body(digest, stored[digest]) == BODIES["k4"] and hashed == []
+        answers, stored = store.answers_and_bodies("s", _key("k5"))  # read after: the change is seen
+        assert answers[1][0] == 500 and not store.trusted
+        assert store.body(answers[1][2], stored[answers[1][2]]) == BODIES["k5"]
+        assert hashed == [len(BODIES["k5"])]
+
+
+@pytest.mark.parametrize("gone", ["deleted", "moved"])
+def test_a_held_file_deleted_or_moved_while_open_is_read_as_it_was_opened(tmp_path, cache, gone):
+    path = _store(tmp_path)
+    _verified(path)
+    with Store(path, readonly=True) as store:
+        assert store.trusted
+        if gone == "deleted":
+            path.unlink()
+        else:
+            path.rename(tmp_path / "elsewhere.sqlite")
+        assert _replay(store) == BODIES
+        assert not store.trusted
+
+
+def test_a_dictionary_edited_after_a_lookup_of_a_verified_store_is_never_served_unchecked(tmp_path, cache):
+    path = tmp_path / "d.sqlite"
+    bodies = [
+        json.dumps(
+            {
+                "items": [
+                    {
+                        "basDt": f"2026{1 + n % 12:02d}{d:02d}",
+                        "srtnCd": f"{n:06d}",
+                        "itmsNm": f"종목{n}",
+                        "clpr": str(1000 + n * 7 + d),
+                    }
+                    for d in range(1, 6)
+                ]
+            },
+            ensure_ascii=False,
+        ).encode()
+        for n in range(120)
+    ]
+    with Store(path) as store:
+        for n, body in enumerate(bodies):
+            store.append(
+                snapshot="s",
+                request_key=f"k{n}",
+                tool="datagokr_x",
+                method="GET",
+                url="https://h/p",
+                request_headers={},
+                status=200,
+                response_headers={},
+                body=body,
+            )
+        assert store.finalize()
+        ((ident, data),) = store.conn.execute("SELECT id, data FROM dictionaries").fetchall()
+        key = store.conn.execute(
+            "SELECT i.request_key FROM interactions i JOIN blobs b ON b.digest = i.body WHERE b.codec = ? LIMIT 1",
+            (f"zstd:{ident}",),
+        ).fetchone()[0]
+    time.sleep(SETTLE_S * 2)
+    _verified(path)
+    edited = bytearray(data)
+    edited[-4096:] = bytes(4096)
+    with Store(path, readonly=True) as store:
+        assert store.trusted
+        answers, stored = store.answers_and_bodies("s", key)  # the row, read while the file was the one verified
+        digest = answers[1][2]
+        edit_past_triggers(path, f"UPDATE dictionaries SET data = x'{bytes(edited).hex()}'")
+        try:
+            served = store.body(digest, stored[digest])  # its dictionary is read only now: after the edit
+        except StoreError as exc:
+            assert digest[:12] in str(exc)
+        else:
+            assert served == bodies[int(key[1:])]
+        assert not store.trusted
