@@ -383,12 +383,7 @@ class Store:
         self._bodies: OrderedDict[str, bytes] = OrderedDict()
         self._bodies_lock = threading.Lock()
         self._verified: set[str] = set()  # body digests this process has checked against their bytes
-        # a read-only file in rollback-journal mode, held open with its identity (record.ledger): replay reads it
-        # through an immutable connection (no locks, no journal looked for: half a lookup's cost), each read
-        # confirmed afterwards by one fstat; when the ledger vouches for it (verified whole, unchanged since),
-        # its bodies are served without hashing them again. A change to the file ends both for this Store.
-        held = ledger.hold(self.path) if readonly else None
-        self._held = held if isinstance(held, ledger.HeldFile) else None
+        self._held: ledger.HeldFile | None = None  # see below, once the file is known to be a store
         self._headers_parsed: dict[str, dict[str, str]] = {}  # response headers text -> parsed (_parsed_headers)
         if readonly or not create:
             if not self.path.exists():
@@ -401,6 +396,12 @@ class Store:
             # SQLite would take an empty file for a new database; a truncated store must not pass for one
             raise StoreError(f"{self.path} is an empty file, not a cassette store (remove it to start a new store)")
         self._prepare()
+        # a read-only file in rollback-journal mode, held open with its identity (record.ledger): replay reads it
+        # through an immutable connection (no locks, no journal looked for: half a lookup's cost), each read
+        # confirmed afterwards by one fstat; when the ledger vouches for it (verified whole, unchanged since),
+        # its bodies are served without hashing them again. A change to the file ends both for this Store.
+        held = ledger.hold(self.path) if readonly else None
+        self._held = held if isinstance(held, ledger.HeldFile) else None
 
     def _create(self) -> None:
         """Make a new store file whole before it appears at ``path``: recorders starting at once on a new
