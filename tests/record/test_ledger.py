@@ -12,6 +12,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from hostile import edit_past_triggers
+from stores import append_bodies, platform_bodies
 
 from kopa_replay.cli import cli
 from kopa_replay.errors import StoreError
@@ -303,36 +304,9 @@ def test_a_held_file_deleted_or_moved_while_open_is_read_as_it_was_opened(tmp_pa
 
 def test_a_dictionary_edited_after_a_lookup_of_a_verified_store_is_never_served_unchecked(tmp_path, cache):
     path = tmp_path / "d.sqlite"
-    bodies = [
-        json.dumps(
-            {
-                "items": [
-                    {
-                        "basDt": f"2026{1 + n % 12:02d}{d:02d}",
-                        "srtnCd": f"{n:06d}",
-                        "itmsNm": f"종목{n}",
-                        "clpr": str(1000 + n * 7 + d),
-                    }
-                    for d in range(1, 6)
-                ]
-            },
-            ensure_ascii=False,
-        ).encode()
-        for n in range(120)
-    ]
+    bodies = platform_bodies(120)
     with Store(path) as store:
-        for n, body in enumerate(bodies):
-            store.append(
-                snapshot="s",
-                request_key=f"k{n}",
-                tool="datagokr_x",
-                method="GET",
-                url="https://h/p",
-                request_headers={},
-                status=200,
-                response_headers={},
-                body=body,
-            )
+        append_bodies(store, bodies)
         assert store.finalize()
         ((ident, data),) = store.conn.execute("SELECT id, data FROM dictionaries").fetchall()
         key = store.conn.execute(

@@ -13,6 +13,7 @@ import httpx
 import pytest
 import zstandard
 from hostile import edit_past_triggers
+from stores import append_bodies, platform_bodies
 
 from kopa_replay.drift.recorded import tool_schema_digests
 from kopa_replay.errors import SnapshotError, StoreError
@@ -377,54 +378,10 @@ def test_snapshot_delete_removes_an_open_snapshot_and_refuses_a_sealed_one(tmp_p
     assert Store(store.path, readonly=True).snapshot_names() == ["sealed"]
 
 
-def _bodies(count: int) -> list[bytes]:
-    """Distinct, realistic JSON bodies of one platform."""
-    return [
-        json.dumps(
-            {
-                "response": {
-                    "header": {"resultCode": "00", "resultMsg": "NORMAL SERVICE."},
-                    "body": {
-                        "items": {
-                            "item": [
-                                {
-                                    "basDt": f"2026{m:02d}{d:02d}",
-                                    "srtnCd": f"{n:06d}",
-                                    "itmsNm": f"종목{n}",
-                                    "clpr": str(1000 + n * 7 + d),
-                                    "vs": str(d - 15),
-                                    "mrktCtg": "KOSDAQ",
-                                }
-                                for d in range(1, 6)
-                            ]
-                        },
-                        "numOfRows": 5,
-                        "pageNo": 1,
-                        "totalCount": 5,
-                    },
-                }
-            },
-            ensure_ascii=False,
-        ).encode()
-        for n, m in ((n, 1 + n % 12) for n in range(count))
-    ]
-
-
 def test_bodies_are_compressed_with_a_dictionary_trained_from_the_stores_own_bodies(tmp_path):
     store = Store(tmp_path / "d.sqlite")
-    bodies = _bodies(200)
-    for n, body in enumerate(bodies):
-        store.append(
-            snapshot="s",
-            request_key=f"k{n}",
-            tool="datagokr_get_stock_price_info",
-            method="GET",
-            url=f"https://h/p?n={n}",
-            request_headers={},
-            status=200,
-            response_headers={},
-            body=body,
-        )
+    bodies = platform_bodies(200)
+    append_bodies(store, bodies, tool="datagokr_get_stock_price_info", url="https://h/p?n={n}")
     codecs = dict(store.conn.execute("SELECT codec, COUNT(*) FROM blobs GROUP BY codec").fetchall())
     dictionary_codecs = [c for c in codecs if c.startswith("zstd:")]
     assert len(dictionary_codecs) == 1 and codecs[dictionary_codecs[0]] >= 100  # one datagokr dictionary
@@ -443,18 +400,7 @@ def test_bodies_are_compressed_with_a_dictionary_trained_from_the_stores_own_bod
 
 def test_an_edited_dictionary_is_caught_never_a_wrong_answer(tmp_path):
     store = Store(tmp_path / "d.sqlite")
-    for n, body in enumerate(_bodies(120)):
-        store.append(
-            snapshot="s",
-            request_key=f"k{n}",
-            tool="datagokr_x",
-            method="GET",
-            url="https://h/p",
-            request_headers={},
-            status=200,
-            response_headers={},
-            body=body,
-        )
+    append_bodies(store, platform_bodies(120))
     with pytest.raises(sqlite3.IntegrityError, match="immutable"):
         store.conn.execute("UPDATE dictionaries SET data = x'00'")
     ((ident, data),) = store.conn.execute("SELECT id, data FROM dictionaries").fetchall()
@@ -463,7 +409,7 @@ def test_an_edited_dictionary_is_caught_never_a_wrong_answer(tmp_path):
     _hack(store, f"UPDATE dictionaries SET data = x'{bytes(edited).hex()}'")
     fresh = Store(store.path, readonly=True)
     used = [d for (d,) in fresh.conn.execute("SELECT digest FROM blobs WHERE codec = ?", (f"zstd:{ident}",))]
-    originals = {blob_digest(body): body for body in _bodies(120)}
+    originals = {blob_digest(body): body for body in platform_bodies(120)}
     refused = 0
     for digest in used:
         try:
@@ -485,19 +431,8 @@ def test_a_platform_whose_bodies_train_no_dictionary_is_tried_once(tmp_path, mon
 
     monkeypatch.setattr(zstandard, "train_dictionary", refuse)
     store = Store(tmp_path / "n.sqlite")
-    bodies = _bodies(120)
-    for n, body in enumerate(bodies):
-        store.append(
-            snapshot="s",
-            request_key=f"k{n}",
-            tool="datagokr_x",
-            method="GET",
-            url="https://h/p",
-            request_headers={},
-            status=200,
-            response_headers={},
-            body=body,
-        )
+    bodies = platform_bodies(120)
+    append_bodies(store, bodies)
     assert len(calls) == 1
     assert {c for (c,) in store.conn.execute("SELECT DISTINCT codec FROM blobs")} == {"zstd"}
     assert [store.body(blob_digest(b)) for b in bodies] == bodies
