@@ -32,7 +32,10 @@ cost the benchmark ≈ 1 s a session. Cells alternate between the servers, so a 
 alike.
 
 Stdio the same: one client launching each server over stdio (raw: JSON-RPC lines over the pipe), calling for
-``--seconds``.
+``--seconds``. The noop floor is served by the SDK's stdio transport (``mcp.server.stdio.stdio_server``: a worker
+thread per line read and per answer written); ours and same answers by ours (``kopa_replay.serve.stdio``: the event
+loop's own pipes, answers written as the JSON bytes pydantic makes), so that same answers still tells what our
+server does per call beyond moving its answers.
 
 The clients all run in this process, on one event loop; each server is one process. On two cores the clients and
 the server take about a core each, and calls/s and latency depend on both. The server's CPU time a call (Linux:
@@ -147,8 +150,10 @@ def serve_floor(kind: str, transport: str) -> None:
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
 
+        from kopa_replay.serve.stdio import stdio_streams
+
         async def run() -> None:
-            async with stdio_server() as (read, write):
+            async with stdio_server() if kind == "noop" else stdio_streams() as (read, write):
                 await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
         anyio.run(run)

@@ -488,10 +488,11 @@ def serve(
         gc.freeze()
         if transport == "stdio":
             import anyio
-            from mcp.server.stdio import stdio_server
+
+            from kopa_replay.serve.stdio import stdio_streams
 
             async def run() -> None:
-                async with stdio_server() as (read_stream, write_stream):
+                async with stdio_streams() as (read_stream, write_stream):
                     await server.run(read_stream, write_stream, server.create_initialization_options())
 
             anyio.run(run)
