@@ -549,6 +549,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KopaError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C (SIGINT) stops the server: no traceback for it
+        return 130
     return 0
 
 

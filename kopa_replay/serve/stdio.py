@@ -7,14 +7,21 @@ decoded to ``str``, copied once more with its newline and encoded to UTF-8 again
 (31 KB of JSON on average, twice: structuredContent and its text block); over a pipe those hops and copies were a
 third of the server's time a call. Here the lines come from an asyncio pipe reader and each answer goes out as the
 JSON bytes pydantic writes (the same bytes as ``model_dump_json().encode()``), written without blocking the loop:
-a slow reader on the other end holds back its own answers (``drain``), never the server's reading.
+a slow reader on the other end holds back its own answers, never the server's reading. Each answer is in the pipe
+before the next is taken (the SDK's flush), so none is cut short when the server stops.
 
-As the SDK does, the transport takes the process's descriptors 0 and 1 for itself while it serves: the wire is
-spoken on private duplicates, descriptor 0 reads the null device and descriptor 1 writes to stderr, so a stray
-``print`` or a child process cannot corrupt a message; both are put back on exit. Where that cannot be done the
-same way — stdin or stdout is not a pipe or a socket (a terminal, whose non-blocking mode would outlive us in the
-shell; a regular file, which asyncio cannot watch), another loop than asyncio, Windows — :func:`stdio_streams` is
-the SDK's own transport.
+As the SDK does, the transport takes the process's descriptors 0 and 1 for itself while it serves: descriptor 0
+reads the null device and descriptor 1 writes to stderr, so a stray ``print`` or a child process cannot corrupt a
+message; both are put back on exit, also when the serving is cancelled. The wire is spoken on the pipes reopened
+through ``/proc/self/fd`` — new open file descriptions of the same pipes, so their non-blocking mode is ours alone
+and never reaches the client's or a sibling's copies of them, even if the server is killed. Where that cannot be
+done — stdin or stdout not a pipe (a terminal, a regular file, a socket: asyncio's pipe writer takes a readable
+socket for a closed one), no ``/proc`` (macOS), another loop than asyncio, Windows — :func:`stdio_streams` is the
+SDK's own transport.
+
+Lines are split on ``\\n``, and on ``\\r`` and ``\\r\\n`` as the SDK's universal newlines split them. A request line over
+:data:`MAX_LINE` bytes is refused (the session is told, as of a line that is not JSON) and skipped to its end; the SDK
+reads any length, but asyncio's reader would otherwise buffer up to twice its limit ahead of a busy session.
 """
 
 from __future__ import annotations
@@ -29,92 +36,129 @@ from typing import Any
 
 #: The wire's descriptors, as MCP's stdio transport defines it.
 STDIN, STDOUT = 0, 1
-#: The longest request line read (the SDK reads without a limit); asyncio's reader buffers at most twice this.
-MAX_LINE = 1 << 30
+#: The longest request line read, in bytes (16 MiB; a tool call's arguments are a few hundred bytes).
+MAX_LINE = 16 << 20
 
 
-def _is_pipe_or_socket(fd: int) -> bool:
+def _is_pipe(fd: int) -> bool:
     try:
-        mode = os.fstat(fd).st_mode
+        return stat.S_ISFIFO(os.fstat(fd).st_mode)
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def own_pipes_possible(stdin_fd: int = STDIN, stdout_fd: int = STDOUT) -> bool:
     """Whether :func:`stdio_streams`, called from this event loop, serves on its own pipes (else it is the SDK's
-    transport)."""
-    if sys.platform == "win32":
+    transport): both descriptors pipes, reopenable through ``/proc/self/fd``, on asyncio."""
+    if sys.platform == "win32" or not os.path.isdir("/proc/self/fd"):
         return False
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # called outside asyncio (trio, or no loop at all)
         return False
-    return _is_pipe_or_socket(stdin_fd) and _is_pipe_or_socket(stdout_fd)
+    return _is_pipe(stdin_fd) and _is_pipe(stdout_fd)
 
 
 class _Claim:
-    """Descriptors 0 and 1 diverted (null device, stderr) while the wire is spoken on private duplicates."""
+    """Descriptors 0 and 1 diverted (null device, stderr) while the wire is spoken on the same pipes reopened
+    (``wire_in``, ``wire_out``: non-blocking, and new open file descriptions, so that mode stays ours)."""
 
     def __init__(self) -> None:
-        self.wire_in = os.dup(STDIN)
+        # O_NONBLOCK also keeps the opens from waiting: a FIFO opened to read waits for a writer, else
+        self.wire_in = os.open(f"/proc/self/fd/{STDIN}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        self.saved: list[int] = []
         try:
-            self.wire_out = os.dup(STDOUT)
-        except OSError:
+            self.wire_out = os.open(f"/proc/self/fd/{STDOUT}", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:  # ENXIO: nobody reads stdout any more
             os.close(self.wire_in)
             raise
-        null = os.open(os.devnull, os.O_RDONLY)
         try:
-            os.dup2(null, STDIN)
-            os.dup2(2, STDOUT)
+            self.saved.append(os.dup(STDIN))
+            self.saved.append(os.dup(STDOUT))
+            null = os.open(os.devnull, os.O_RDONLY)
+            try:
+                os.dup2(null, STDIN)
+                os.dup2(2, STDOUT)
+            finally:
+                os.close(null)
         except OSError:
             self.release()
+            for fd in (self.wire_in, self.wire_out):
+                os.close(fd)
             raise
-        finally:
-            os.close(null)
 
     def release(self) -> None:
-        for wire, fd in ((self.wire_in, STDIN), (self.wire_out, STDOUT)):
+        """Descriptors 0 and 1 back to the wire as they were (blocking as they were: never changed)."""
+        for saved, fd in zip(self.saved, (STDIN, STDOUT)):
             with suppress(OSError):
-                os.set_blocking(wire, True)  # asyncio made the pipe non-blocking; the process's next reader expects not
-                os.dup2(wire, fd)
+                os.dup2(saved, fd)
             with suppress(OSError):
-                os.close(wire)
+                os.close(saved)
+        self.saved = []
 
 
 @asynccontextmanager
-async def _own_pipes() -> AsyncIterator[tuple[Any, Any]]:
+async def _own_pipes(claim: _Claim) -> AsyncIterator[tuple[Any, Any]]:
     import anyio
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
     loop = asyncio.get_running_loop()
-    claim = _Claim()
     reader = asyncio.StreamReader(limit=MAX_LINE)
     read_transport = write_transport = None
     try:
-        # asyncio closes the file it is given: hand it duplicates, so the claim still holds the wire to put back
+        # the transports own the reopened pipes from here (they close them)
         read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(claim.wire_in), "rb", buffering=0)
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(claim.wire_in, "rb", buffering=0)
         )
         write_transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(os.dup(claim.wire_out), "wb", buffering=0)
+            asyncio.streams.FlowControlMixin, os.fdopen(claim.wire_out, "wb", buffering=0)
         )
+        write_transport.set_write_buffer_limits(high=0)  # drain() returns once the answer is all in the pipe
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
         read_send, read_stream = anyio.create_memory_object_stream[Any](0)
         write_stream, write_receive = anyio.create_memory_object_stream[Any](0)
 
+        async def deliver(text: str) -> None:
+            try:
+                message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+            except Exception as exc:  # the session answers a line it cannot read; the transport goes on
+                await read_send.send(exc)
+                return
+            await read_send.send(SessionMessage(message))
+
+        async def next_line() -> bytes | None:
+            """The next line (b"" at the end of input), or None for a line over MAX_LINE, read to its end and
+            dropped."""
+            try:
+                return await reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:  # the end of input: a last line without its newline, or b""
+                return exc.partial
+            except asyncio.LimitOverrunError as exc:
+                overrun = exc
+            while True:  # drop what is buffered of it (up to its newline, if that came), then the rest of it
+                await reader.readexactly(overrun.consumed)
+                try:
+                    await reader.readuntil(b"\n")
+                    return None
+                except asyncio.IncompleteReadError:
+                    return None
+                except asyncio.LimitOverrunError as exc:
+                    overrun = exc
+
         async def read_lines() -> None:
             async with read_send:
-                while line := await reader.readline():
-                    try:  # as the SDK reads it: UTF-8, undecodable bytes replaced
-                        message = types.jsonrpc_message_adapter.validate_json(
-                            line.decode("utf-8", "replace"), by_name=False
-                        )
-                    except Exception as exc:  # the session answers a line it cannot read; the transport goes on
-                        await read_send.send(exc)
+                while (line := await next_line()) != b"":
+                    if line is None:  # the session is told, as of a line it cannot read
+                        await read_send.send(ValueError(f"a request line longer than {MAX_LINE} bytes"))
                         continue
-                    await read_send.send(SessionMessage(message))
+                    text = line.decode("utf-8", "replace")  # as the SDK reads it: undecodable bytes replaced
+                    if "\r" in text:  # universal newlines, as the SDK's text reader splits (on these only)
+                        parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+                        for part in parts[:-1] if parts[-1] == "" else parts:  # "" after the line's own end
+                            await deliver(part)
+                    else:
+                        await deliver(text)
 
         async def write_answers() -> None:
             async with write_receive:
@@ -137,15 +181,26 @@ async def _own_pipes() -> AsyncIterator[tuple[Any, Any]]:
         for transport in (write_transport, read_transport):
             if transport is not None:
                 transport.close()
-        await asyncio.sleep(0)  # let the transports' close callbacks run before the descriptors are put back
+        if read_transport is None:  # never handed over: still ours to close
+            os.close(claim.wire_in)
+        if write_transport is None:
+            os.close(claim.wire_out)
         claim.release()
+        with anyio.CancelScope(shield=True):  # cancelled or not: let the transports' close callbacks run
+            await asyncio.sleep(0)
 
 
 @asynccontextmanager
 async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
     """``(read_stream, write_stream)`` for ``Server.run``: MCP over this process's stdin and stdout."""
+    claim = None
     if own_pipes_possible():
-        async with _own_pipes() as streams:
+        try:
+            claim = _Claim()
+        except OSError:  # /proc/self/fd refused the reopen, or nobody reads stdout any more: the SDK's finds out
+            claim = None
+    if claim is not None:
+        async with _own_pipes(claim) as streams:
             yield streams
         return
     from mcp.server.stdio import stdio_server
