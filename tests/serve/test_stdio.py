@@ -240,9 +240,10 @@ def test_the_last_answer_arrives_whole_when_the_server_stops_before_it_is_read(t
         # more than a pipe holds (64 KiB), less than twice: what the pipe cannot take waits in the server
         proc.stdin.write(_line(_call(2, "big", {"n": 100_000})))
         proc.stdin.flush()
-        time.sleep(1)  # answered by now, and waiting for room in the pipe
+        # its first bytes fill the pipe, the rest waits in the server
+        assert select.select([proc.stdout], [], [], WAIT_S)[0], "no answer in time"
         proc.stdin.close()  # the server stops at the end of its input; its answer is not read yet
-        time.sleep(1)
+        time.sleep(1)  # time to stop, for a server that would drop the rest
         answer = json.loads(answers.next())
         rest = answers.buffer + proc.stdout.read()
         assert proc.wait(timeout=WAIT_S) == 0
