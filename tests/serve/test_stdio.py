@@ -301,8 +301,12 @@ def test_a_client_that_goes_away_ends_the_server_quietly():
         assert proc.stderr.read() == b""
 
 
+def _sigint_as_from_a_shell() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a test runner's worker may ignore it, and children inherit that
+
+
 def test_ctrl_c_stops_the_server_without_a_traceback():
-    with _start(SERVER) as proc:
+    with _start(SERVER, preexec_fn=_sigint_as_from_a_shell) as proc:
         answers = _PipeAnswers(proc.stdout)
         _ask(proc, answers, INITIALIZE, INITIALIZED)
         proc.send_signal(signal.SIGINT)
