@@ -147,18 +147,22 @@ async def _own_pipes(claim: _Claim) -> AsyncIterator[tuple[Any, Any]]:
                     overrun = exc
 
         async def read_lines() -> None:
-            async with read_send:
-                while (line := await next_line()) != b"":
-                    if line is None:  # the session is told, as of a line it cannot read
-                        await read_send.send(ValueError(f"a request line longer than {MAX_LINE} bytes"))
-                        continue
-                    text = line.decode("utf-8", "replace")  # as the SDK reads it: undecodable bytes replaced
-                    if "\r" in text:  # universal newlines, as the SDK's text reader splits (on these only)
-                        parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-                        for part in parts[:-1] if parts[-1] == "" else parts:  # "" after the line's own end
-                            await deliver(part)
-                    else:
-                        await deliver(text)
+            with suppress(anyio.BrokenResourceError):  # the session stopped reading (it ended): so does this
+                async with read_send:
+                    await read_into_session()
+
+        async def read_into_session() -> None:
+            while (line := await next_line()) != b"":
+                if line is None:  # the session is told, as of a line it cannot read
+                    await read_send.send(ValueError(f"a request line longer than {MAX_LINE} bytes"))
+                    continue
+                text = line.decode("utf-8", "replace")  # as the SDK reads it: undecodable bytes replaced
+                if "\r" in text:  # universal newlines, as the SDK's text reader splits (on these only)
+                    parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+                    for part in parts[:-1] if parts[-1] == "" else parts:  # "" after the line's own end
+                        await deliver(part)
+                else:
+                    await deliver(text)
 
         async def write_answers() -> None:
             async with write_receive:
