@@ -105,15 +105,12 @@ async def _own_pipes(claim: _Claim) -> AsyncIterator[tuple[Any, Any]]:
 
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=MAX_LINE)
+    pipe_in, pipe_out = os.fdopen(claim.wire_in, "rb", buffering=0), os.fdopen(claim.wire_out, "wb", buffering=0)
     read_transport = write_transport = None
     try:
         # the transports own the reopened pipes from here (they close them)
-        read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(claim.wire_in, "rb", buffering=0)
-        )
-        write_transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(claim.wire_out, "wb", buffering=0)
-        )
+        read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe_in)
+        write_transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe_out)
         write_transport.set_write_buffer_limits(high=0)  # drain() returns once the answer is all in the pipe
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
         read_send, read_stream = anyio.create_memory_object_stream[Any](0)
@@ -185,10 +182,9 @@ async def _own_pipes(claim: _Claim) -> AsyncIterator[tuple[Any, Any]]:
         for transport in (write_transport, read_transport):
             if transport is not None:
                 transport.close()
-        if read_transport is None:  # never handed over: still ours to close
-            os.close(claim.wire_in)
-        if write_transport is None:
-            os.close(claim.wire_out)
+        for transport, pipe in ((read_transport, pipe_in), (write_transport, pipe_out)):
+            if transport is None:  # never handed over: still ours to close
+                pipe.close()
         claim.release()
         with anyio.CancelScope(shield=True):  # cancelled or not: let the transports' close callbacks run
             await asyncio.sleep(0)
