@@ -48,17 +48,17 @@ INITIALIZE = {
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
 }
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-#: (line, whether it is answered): Korean records, a refused argument, an unknown tool, the listing, a line that is
-#: not JSON (the session reads past it and answers nothing), a ping after it
+#: Korean records, a refused argument, an unknown tool, the listing, a line that is not JSON (the session reads past
+#: it and answers nothing), a ping after it
 SESSION = [
-    (INITIALIZE, True),
-    (INITIALIZED, False),
-    ({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, True),
-    (_call(3, "datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"}), True),
-    (_call(4, "datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "31 August"}), True),
-    (_call(5, "no_such_tool", {}), True),
-    ("this line is not JSON", False),
-    ({"jsonrpc": "2.0", "id": 6, "method": "ping"}, True),
+    INITIALIZE,
+    INITIALIZED,
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    _call(3, "datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "20260831"}),
+    _call(4, "datagokr_get_stock_price_info", {"srtnCd": "069540", "basDt": "31 August"}),
+    _call(5, "no_such_tool", {}),
+    "this line is not JSON",
+    {"jsonrpc": "2.0", "id": 6, "method": "ping"},
 ]
 
 
@@ -92,22 +92,38 @@ class _FileAnswers:
             time.sleep(0.01)
 
 
+def _start(command: list[str], **options) -> subprocess.Popen:
+    options = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **options}
+    return subprocess.Popen(command, cwd=ROOT, env={**ENV, **options.pop("env", {})}, **options)
+
+
+def _ask_lines(proc: subprocess.Popen, answers: _PipeAnswers | _FileAnswers, *messages: dict | str) -> list[bytes]:
+    """Each message written; the answers to those with an id, read in turn (their lines)."""
+    read = []
+    for message in messages:
+        proc.stdin.write(_line(message))
+        proc.stdin.flush()
+        if isinstance(message, dict) and "id" in message:
+            read.append(answers.next())
+    return read
+
+
+def _ask(proc: subprocess.Popen, answers: _PipeAnswers, *messages: dict | str) -> list[dict]:
+    """:func:`_ask_lines`, the answers read as JSON."""
+    return [json.loads(line) for line in _ask_lines(proc, answers, *messages)]
+
+
 def _session(command: list[str], stdout_file: Path | None = None) -> tuple[list[bytes], bytes, int]:
     """The answers' lines to :data:`SESSION`, then stdout's rest (after stdin closed), with stderr and the exit code."""
     out = open(stdout_file, "wb") if stdout_file else subprocess.PIPE
     try:
-        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE, cwd=ROOT, env=ENV)
+        proc = _start(command, stdout=out)
     finally:
         if stdout_file:
             out.close()
     with proc:
         answers = _FileAnswers(stdout_file) if stdout_file else _PipeAnswers(proc.stdout)
-        lines = []
-        for message, answered in SESSION:
-            proc.stdin.write(_line(message))
-            proc.stdin.flush()
-            if answered:
-                lines.append(answers.next())
+        lines = _ask_lines(proc, answers, *SESSION)
         proc.stdin.close()
         stderr = proc.stderr.read()
         code = proc.wait(timeout=WAIT_S)
@@ -180,22 +196,6 @@ def test_server(tmp_path) -> list[str]:
     script = tmp_path / "test_server.py"
     script.write_text(TEST_SERVER)
     return [sys.executable, str(script)]
-
-
-def _start(command: list[str], **options) -> subprocess.Popen:
-    options = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **options}
-    return subprocess.Popen(command, cwd=ROOT, env={**ENV, **options.pop("env", {})}, **options)
-
-
-def _ask(proc: subprocess.Popen, answers: _PipeAnswers, *messages: dict | str) -> list[dict]:
-    """Each message written; the answers to those with an id, read in turn."""
-    read = []
-    for message in messages:
-        proc.stdin.write(_line(message))
-        proc.stdin.flush()
-        if isinstance(message, dict) and "id" in message:
-            read.append(json.loads(answers.next()))
-    return read
 
 
 AFTER = b"after: same descriptors True, blocking True True\n"
@@ -285,13 +285,8 @@ def test_carriage_returns_end_lines_as_in_the_sdks_text_reader(test_server):
 
 
 def test_a_client_that_goes_away_ends_the_server_quietly():
-    with subprocess.Popen(
-        SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=ENV
-    ) as proc:
-        answers = _PipeAnswers(proc.stdout)
-        proc.stdin.write(_line(INITIALIZE))
-        proc.stdin.flush()
-        answers.next()
+    with _start(SERVER) as proc:
+        _ask(proc, _PipeAnswers(proc.stdout), INITIALIZE)
         proc.stdout.close()  # the client stops reading, then asks for a listing it will never read
         proc.stdin.write(_line(INITIALIZED) + _line({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
         proc.stdin.flush()
