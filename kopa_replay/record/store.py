@@ -53,7 +53,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
 import zstandard
 
 from kopa_replay.errors import SnapshotError, StoreError
@@ -522,7 +521,7 @@ class Store:
     def _prepare(self) -> None:
         """Check the file is ours and current; create or migrate the schema when writable."""
         try:
-            tables = set(sqlite_utils.Database(self.conn).table_names())
+            tables = {name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a SQLite cassette store: {exc}") from exc
         if tables and "meta" not in tables:

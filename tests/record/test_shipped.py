@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from kopa_replay.bench.suite import benchmark_workload
 from kopa_replay.env import open_source
@@ -49,3 +51,23 @@ def test_the_showcase_replays_offline_from_the_shipped_snapshot(catalog, no_netw
         result = walk_lightron(catalog, source, DEFAULT_AS_OF)
     assert (result.floor_price, result.prior_close) == (532, 1680)
     assert no_network == []
+
+
+def test_replaying_the_shipped_snapshot_imports_no_data_frame_library():
+    """A fresh process that opens the default snapshot and answers a call — every ``bench run``, MCP server and
+    GRPO worker — does not import pandas (sqlite-utils imports it when installed: ≈0.4 s of each such process here,
+    and tens of thousands of objects every full garbage collection walks through afterwards)."""
+    script = (
+        "import sys\n"
+        "from kopa_replay.catalog import builtin_catalog\n"
+        "from kopa_replay.env import ToolEnvironment\n"
+        "catalog = builtin_catalog()\n"
+        "tool = catalog.get('datagokr_get_stock_price_info')\n"
+        "with ToolEnvironment.open(catalog) as env:\n"
+        "    result = env.call(tool.name, dict(tool.examples[0]))\n"
+        "assert result.outcome == 'ok', result\n"
+        "print(sorted(sys.modules.keys() & {'pandas', 'pyarrow', 'sqlite_utils'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
