@@ -14,7 +14,12 @@ Warm: repeated calls, the way pruning, synthesis and rollouts replay a snapshot
 each distinct call once on a freshly opened environment and store, with the
 process's shared parsed documents forgotten first (every body read,
 decompressed, parsed, normalized and digested, as in a fresh process: a new
-GRPO worker, a ``bench run``).
+GRPO worker, a ``bench run``). The share of the cold rounds spent in Python's cyclic garbage collector is printed
+beside them: the memo, the log and the caches keep objects from every call, and each full collection walks every
+container the process holds.
+
+A fresh process: a new interpreter that opens the shipped snapshot and answers one example call, beside one that
+imports httpx and makes one call over the no-op transport (median wall time of five each; ``--no-fresh`` skips it).
 
     python benchmarks/bench_env.py --calls 5000
 """
@@ -22,7 +27,12 @@ GRPO worker, a ``bench run``).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import statistics
+import subprocess
+import sys
+import time
 
 import httpx
 from _timing import rate
@@ -32,11 +42,60 @@ from kopa_replay.env import ToolEnvironment, build_request, execute, open_source
 from kopa_replay.env.parse import forget_shared
 from kopa_replay.stages.probes import probe_requests
 
+#: a new interpreter's first replayed call on the shipped snapshot, and its floor: a first call over a no-op transport
+FRESH = {
+    "replay_first_call": (
+        "from kopa_replay.catalog import builtin_catalog\n"
+        "from kopa_replay.env import ToolEnvironment\n"
+        "catalog = builtin_catalog()\n"
+        "tool = catalog.get('datagokr_get_stock_price_info')\n"
+        "with ToolEnvironment.open(catalog) as env:\n"
+        "    assert env.call(tool.name, dict(tool.examples[0])).outcome == 'ok'\n"
+    ),
+    "noop_httpx_first_call": (
+        "import httpx\n"
+        "fixed = httpx.Response(200, content=b'{\"ok\":true}')\n"
+        "httpx.Client(transport=httpx.MockTransport(lambda request: fixed)).get('https://example.org/').content\n"
+    ),
+}
+
+
+def fresh_process_seconds(script: str, runs: int = 5) -> float:
+    """Median wall time of a new interpreter running ``script``."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", script], check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+class CollectorTime:
+    """Wall time spent in Python's cyclic garbage collector while inside (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._started = 0.0
+
+    def _note(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.seconds += time.perf_counter() - self._started
+
+    def __enter__(self) -> "CollectorTime":
+        gc.callbacks.append(self._note)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._note)
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=5000, help="calls per mode")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--no-fresh", action="store_true", help="skip the fresh-process first call")
     options = parser.parse_args()
     catalog = builtin_catalog()
     workloads = {
@@ -49,6 +108,7 @@ def main() -> None:
         "calls": options.calls,
         "target_calls_per_second": 5000,
         "workloads": {},
+        "cold_gc_share": {},
     }
     with open_source("replay", snapshot="2026-09-01", catalog=catalog) as source:
         env = ToolEnvironment(catalog, source)
@@ -60,12 +120,13 @@ def main() -> None:
             env.reset()
             through_env = rate(lambda it: env.call(*it), items)
             env.reset()
-            cold_calls, cold_seconds = 0, 0.0
+            cold_calls, cold_seconds, collector = 0, 0.0, CollectorTime()
             for _ in range(5):
                 forget_shared()  # a fresh process has parsed nothing yet
-                with ToolEnvironment.open(catalog) as fresh:
+                with ToolEnvironment.open(catalog) as fresh, collector:
                     cold_calls += len(workload)
                     cold_seconds += len(workload) / rate(lambda it: fresh.call(*it), workload)
+            result["cold_gc_share"][label] = round(collector.seconds / cold_seconds, 3)
             raw = rate(lambda it: execute(catalog.get(it[0]), it[1], source.client, key), items)
             requests = [build_request(catalog.get(name), args, "k") for name, args in items]
             floor = rate(lambda r: noop.request(r[0], r[1], headers=r[2]).content, requests)
@@ -75,6 +136,10 @@ def main() -> None:
                 "execute_replay": round(raw),
                 "noop_httpx_mocktransport": round(floor),
             }
+    if not options.no_fresh:
+        result["fresh_process_seconds"] = {
+            name: round(fresh_process_seconds(script), 3) for name, script in FRESH.items()
+        }
     if options.json:
         print(json.dumps(result, indent=2))
         return
@@ -82,6 +147,15 @@ def main() -> None:
         floor = modes["noop_httpx_mocktransport"]
         for mode, value in modes.items():
             print(f"{label:<9} {mode:<29} {value:>7} calls/s  {value / floor:>5.2f}x the no-op floor")
+        print(
+            f"{label:<9} {'cold: in the garbage collector':<29} {result['cold_gc_share'][label]:>7.1%} of the cold time"
+        )
+    if "fresh_process_seconds" in result:
+        fresh = result["fresh_process_seconds"]
+        print(
+            f"fresh process, first call: replay {fresh['replay_first_call']:.2f} s, no-op httpx "
+            f"{fresh['noop_httpx_first_call']:.2f} s"
+        )
 
 
 if __name__ == "__main__":
