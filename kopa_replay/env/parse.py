@@ -146,16 +146,21 @@ _DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= byte <= 0x39 else byte for byte in range
 _LONG_DIGITS = b"0" * 19
 
 
-def _json_by_orjson(body: bytes) -> Any:
+def _json_by_orjson(body: bytes, bom: bool) -> Any:
     """The JSON object or array in a UTF-8 ``body``, read by orjson (half the time of ``json.loads``, and no
     decode to ``str`` first); :data:`MISSING` wherever the stdlib's reading might differ or fail, so the caller
-    reads the body as before and says why it cannot.
+    reads the body as before and says why it cannot. ``bom``: a leading byte-order mark is dropped, as the
+    ``utf-8-sig`` decode of a body that declares no charset drops it (one declared UTF-8 keeps it, and fails).
 
     orjson refuses what the stdlib takes outside strict JSON (NaN, Infinity, 1e400, a lone surrogate escape,
     invalid UTF-8 that CP949 may still read) — a refusal here is no verdict. The one value it reads *otherwise*:
-    an integer past 64 bits, which it makes a float; a body with 19 digits in a row never comes this way.
+    an integer past 64 bits, which it makes a float; a body with 19 digits in a row never comes this way. It reads
+    up to 1,024 levels of nesting, where the stdlib stops short of the interpreter's recursion limit (≈990 levels
+    at the top of the stack): between the two, a body the stdlib could not read (a RecursionError) reads.
     """
     if body[:3] == codecs.BOM_UTF8:
+        if not bom:
+            return MISSING
         body = body[3:]
     body = body.lstrip()
     if body[:1] not in (b"{", b"[") or _LONG_DIGITS in body.translate(_DIGITS_AS_ZERO):
@@ -167,7 +172,15 @@ def _json_by_orjson(body: bytes) -> Any:
 
 
 def parse_body(body: bytes, zip_member: str | None = None, content_type: str | None = None) -> Any:
-    """The response body as JSON-shaped data, whatever format and charset it came in."""
+    """The response body as JSON-shaped data, whatever format and charset it came in; :class:`ParseError` for a
+    body that is none of them, or nested deeper than this interpreter can read."""
+    try:
+        return _parsed(body, zip_member, content_type)
+    except RecursionError:  # a hostile or broken body, not a crash: said like any other unreadable one
+        raise ParseError("nested too deeply to read") from None
+
+
+def _parsed(body: bytes, zip_member: str | None, content_type: str | None) -> Any:
     if body[:2] == b"PK":
         try:
             with zipfile.ZipFile(io.BytesIO(body)) as archive:
@@ -180,7 +193,7 @@ def parse_body(body: bytes, zip_member: str | None = None, content_type: str | N
             raise ParseError(f"malformed ZIP: {exc}") from exc
     declared = declared_charset(body, content_type)
     if declared is None or declared == "utf-8":
-        doc = _json_by_orjson(body)
+        doc = _json_by_orjson(body, bom=declared is None)
         if doc is not MISSING:
             return doc
     text = _decoded(body, declared).lstrip()

@@ -442,6 +442,9 @@ class Store:
             else:
                 conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            # a row a REPLACE removes runs the delete triggers too (off by default), so UPDATE OR REPLACE cannot
+            # push a sealed snapshot's row or interaction out from under the triggers that guard them
+            conn.execute("PRAGMA recursive_triggers = ON")
             if not self.readonly:
                 # WAL with synchronous=NORMAL: a commit is not fsynced, yet a killed process loses nothing
                 # committed (only a power cut can drop the last commits, never corrupt the file); with FULL

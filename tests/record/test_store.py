@@ -56,6 +56,24 @@ def test_a_sealed_snapshot_refuses_writes_and_deletes(tmp_path):
         store.conn.execute("DELETE FROM interactions WHERE snapshot = 's'")
 
 
+def test_replace_cannot_push_a_sealed_row_out_through_the_stores_connection(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    store.ensure_snapshot("s")
+    _append(store)
+    store.seal("s", "digest")
+    store.ensure_snapshot("scratch")
+    _append(store, snapshot="scratch", key="other", status=500)
+    sealed_id = store.conn.execute("SELECT id FROM interactions WHERE snapshot = 's'").fetchone()[0]
+    for statement, args in (
+        ("UPDATE OR REPLACE snapshots SET name = 's' WHERE name = 'scratch'", ()),
+        ("UPDATE OR REPLACE interactions SET id = ? WHERE snapshot = 'scratch'", (sealed_id,)),
+    ):
+        with pytest.raises(sqlite3.IntegrityError, match="sealed"):
+            store.conn.execute(statement, args)
+    assert store.conn.execute("SELECT name, sealed FROM snapshots WHERE name = 's'").fetchall() == [("s", 1)]
+    assert [(i.snapshot, i.status) for i in store.lookup("s", "k")] == [("s", 200)]
+
+
 def test_foreign_and_future_files_are_refused_untouched(tmp_path):
     foreign = tmp_path / "other.sqlite"
     with sqlite3.connect(foreign) as conn:
