@@ -394,7 +394,11 @@ class Store:
         if self.path.is_file() and self.path.stat().st_size == 0:
             # SQLite would take an empty file for a new database; a truncated store must not pass for one
             raise StoreError(f"{self.path} is an empty file, not a cassette store (remove it to start a new store)")
-        self._prepare()
+        try:
+            self._prepare()
+        except BaseException:
+            self.close()  # a refused file is not left open (to hold locks, or a descriptor, until collected)
+            raise
         # a read-only file in rollback-journal mode, held open with its identity (record.ledger): replay reads it
         # through an immutable connection (no locks, no journal looked for: half a lookup's cost), each read
         # confirmed afterwards by one fstat; when the ledger vouches for it (verified whole, unchanged since),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 
 import pytest
@@ -90,6 +91,19 @@ def test_foreign_and_future_files_are_refused_untouched(tmp_path):
     text.write_text("not a database at all " * 100)
     with pytest.raises(StoreError, match="not a SQLite cassette store"):
         Store(text)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="lists open files through /proc")
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_refused_file_is_not_left_open(tmp_path, readonly):
+    foreign = tmp_path / "other.sqlite"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE notes (text)")
+    conn.close()
+    with pytest.raises(StoreError, match="not a kopa-replay store"):
+        Store(foreign, readonly=readonly)
+    opened = {os.path.realpath(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")}
+    assert str(foreign.resolve()) not in opened
 
 
 def test_missing_store_and_snapshot_are_named(tmp_path):
