@@ -27,7 +27,10 @@ snapshot uses it (version 2; a version 1 store gains them when first opened
 writable, its digests and manifests unchanged), and — version 4 — no
 ``INSERT OR REPLACE`` / ``REPLACE INTO`` can put a new row in place of a sealed
 snapshot, a sealed interaction, a blob or a dictionary (SQLite runs no delete
-trigger for the rows a REPLACE removes). What no trigger can see (``ALTER``,
+trigger for the rows a REPLACE removes). An ``UPDATE OR REPLACE`` that moves an
+unsealed row onto a sealed one is refused through the store's own connections
+(``recursive_triggers``: the row it removes runs the delete triggers), not
+through a plain ``sqlite3`` connection, which the digest catches as below. What no trigger can see (``ALTER``,
 ``DROP TRIGGER``, a trigger or table of someone else's) changes the schema, and
 every open compares the file's schema with the one its version has: any
 difference is refused. An edit made with the triggers dropped and put back is
